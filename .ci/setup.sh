@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what mtcs needs on a fresh Debian 12 machine (run as root or with sudo).
+#   .ci/setup.sh          build + test dependencies (Debian packages only; no Python needed)
+#   .ci/setup.sh --full   also a venv in .venv with torch, h5py, numpy, matplotlib
+#                         (main job: torch peers, golden regeneration, report plots)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+full=0
+for a in "$@"; do
+  case "$a" in
+    --full) full=1 ;;
+    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown option '$a' (try --help)" >&2; exit 2 ;;
+  esac
+done
+SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+pkgs=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libopenblas-dev
+      libbenchmark-dev valgrind python3 python3-venv)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if [ "$full" = 1 ]; then
+  py=/usr/bin/python3; [ -x "$py" ] || py=python3
+  [ -x .venv/bin/python ] || "$py" -m venv .venv
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -r golden/requirements.txt
+fi
+echo "setup: done"
