@@ -1,0 +1,223 @@
+/* mt.h - public contract of mtcs: dtypes, layouts, statuses, tensor views,
+ * kernel calls and the versioned implementation table (plugin ABI).
+ *
+ * This header depends on the C standard library only, so a third party can
+ * build a plugin from spec/ alone. See spec/plugin-abi.md.
+ */
+#ifndef MT_MT_H
+#define MT_MT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped when mt_tensor, mt_call, mt_host or mt_impl change incompatibly.
+ * Adding ops (new slots at the end of the kernel table) does not bump it. */
+#define MT_ABI_VERSION 1u
+
+#define MT_MAX_DIMS 8
+#define MT_MAX_OUTPUTS 4
+#define MT_MSG_LEN 512
+
+/* ---- statuses ---------------------------------------------------------- */
+typedef enum {
+#define MT_STATUS(name, code, msg) MT_##name = code,
+#include "mt/status.def"
+#undef MT_STATUS
+  MT_STATUS__COUNT
+} mt_status;
+
+/* Filled by whoever returns a status other than MT_OK. `msg` names the
+ * field, the index and the value ("COO indices[1][17] = 9 is out of range
+ * for dim 1 of size 8"). */
+typedef struct mt_error {
+  mt_status status;
+  char msg[MT_MSG_LEN];
+} mt_error;
+
+/* ---- ops --------------------------------------------------------------- */
+typedef enum {
+  MT_OP__NONE = 0,
+#define MT_OP(id, name, family, rules) MT_OP_##name = id,
+#include "mt/ops.def"
+#undef MT_OP
+  MT_OP__END /* one past the largest id */
+} mt_op;
+
+/* ---- dtypes ------------------------------------------------------------ */
+/* MT_DTYPE(name, element size, golden name). float16 is stored as IEEE
+ * binary16 bits (uint16_t); bool as uint8_t 0/1. */
+#define MT_DTYPES(X)          \
+  X(float32, 4, "float32")    \
+  X(float64, 8, "float64")    \
+  X(float16, 2, "float16")    \
+  X(int64, 8, "int64")        \
+  X(int32, 4, "int32")        \
+  X(int8, 1, "int8")          \
+  X(uint8, 1, "uint8")        \
+  X(bool, 1, "bool")
+
+typedef enum {
+#define MT_X(name, size, str) MT_##name,
+  MT_DTYPES(MT_X)
+#undef MT_X
+  MT_DTYPE__COUNT
+} mt_dtype;
+
+/* ---- layouts (golden `kind`) ------------------------------------------- */
+#define MT_KINDS(X) \
+  X(DENSE, "dense") \
+  X(COO, "coo")     \
+  X(CSR, "csr")     \
+  X(MASKED, "masked") \
+  X(SCALAR, "scalar")
+
+typedef enum {
+#define MT_X(name, str) MT_KIND_##name,
+  MT_KINDS(MT_X)
+#undef MT_X
+  MT_KIND__COUNT
+} mt_kind;
+
+/* ---- tensor views ------------------------------------------------------ */
+/* One struct for every layout; which fields are meaningful depends on kind.
+ *
+ * DENSE  values: element buffer; strides[d] in elements (row-major
+ *        contiguous when strides[d] = prod(shape[d+1:])). ndim may be 0.
+ * COO    sparse_dim + dense_dim == ndim (hybrid when dense_dim > 0);
+ *        indices: int64 [sparse_dim][nnz], row-major (indices[d*nnz + k]);
+ *        values: contiguous [nnz, shape[sparse_dim], ..., shape[ndim-1]];
+ *        coalesced: 1 when indices are sorted lexicographically and unique.
+ * CSR    ndim == 2; crow_indices: int64 [shape[0]+1]; col_indices: int64
+ *        [nnz]; values: contiguous [nnz].
+ * MASKED data and mask: two tensors of the same kind and shape; mask dtype
+ *        bool. mask true = the element is specified.
+ * SCALAR ndim == 0; values holds one element of dtype (a Python number:
+ *        float64 for floats, int64 for ints, bool for bools). */
+typedef struct mt_tensor mt_tensor;
+struct mt_tensor {
+  mt_kind kind;
+  mt_dtype dtype;
+  int ndim;
+  int64_t shape[MT_MAX_DIMS];
+  int64_t strides[MT_MAX_DIMS]; /* DENSE only */
+  void *values;                 /* DENSE, COO, CSR, SCALAR */
+  int sparse_dim;               /* COO */
+  int dense_dim;                /* COO */
+  int64_t nnz;                  /* COO, CSR */
+  int64_t *indices;             /* COO */
+  int coalesced;                /* COO */
+  int64_t *crow_indices;        /* CSR */
+  int64_t *col_indices;         /* CSR */
+  mt_tensor *data;              /* MASKED */
+  mt_tensor *mask;              /* MASKED */
+  void *owner;                  /* allocator's bookkeeping; do not touch */
+};
+
+/* ---- keyword arguments ------------------------------------------------- */
+typedef enum {
+  MT_KW_BOOL,
+  MT_KW_INT,
+  MT_KW_FLOAT,
+  MT_KW_STR,
+  MT_KW_INTS /* a tuple of ints, e.g. dim=(0, 1) */
+} mt_kw_type;
+
+typedef struct mt_kwarg {
+  const char *name; /* torch's keyword name */
+  mt_kw_type type;
+  int64_t i;        /* BOOL (0/1), INT */
+  double f;         /* FLOAT (INT and BOOL also set f) */
+  const char *s;    /* STR */
+  int n;            /* INTS: count */
+  const int64_t *ints;
+} mt_kwarg;
+
+typedef struct mt_kwargs {
+  int n;
+  const mt_kwarg *items;
+} mt_kwargs;
+
+static inline const mt_kwarg *mt_kw_find(const mt_kwargs *kw, const char *name) {
+  if (!kw) return NULL;
+  for (int k = 0; k < kw->n; k++)
+    if (strcmp(kw->items[k].name, name) == 0) return &kw->items[k];
+  return NULL;
+}
+/* Numeric kwarg as double, `dflt` when absent (bool/int/float all read). */
+static inline double mt_kw_float(const mt_kwargs *kw, const char *name, double dflt) {
+  const mt_kwarg *a = mt_kw_find(kw, name);
+  return (a && a->type != MT_KW_STR && a->type != MT_KW_INTS) ? a->f : dflt;
+}
+static inline int64_t mt_kw_int(const mt_kwargs *kw, const char *name, int64_t dflt) {
+  const mt_kwarg *a = mt_kw_find(kw, name);
+  return (a && (a->type == MT_KW_INT || a->type == MT_KW_BOOL)) ? a->i : dflt;
+}
+
+/* ---- host services: allocation for kernels ------------------------------ */
+/* Provided by the runner to every kernel, so a plugin allocates outputs that
+ * the runner can free, without linking anything of mtcs. All new tensors
+ * are contiguous; buffers are zero-filled. */
+typedef struct mt_host {
+  uint32_t abi_version;
+  uint32_t struct_size;
+  mt_status (*dense_new)(mt_dtype dtype, int ndim, const int64_t *shape, mt_tensor **out,
+                         mt_error *err);
+  /* COO with room for nnz entries; ndim - sparse_dim dense dims. */
+  mt_status (*coo_new)(mt_dtype dtype, int ndim, const int64_t *shape, int sparse_dim,
+                       int64_t nnz, mt_tensor **out, mt_error *err);
+  mt_status (*csr_new)(mt_dtype dtype, int64_t rows, int64_t cols, int64_t nnz, mt_tensor **out,
+                       mt_error *err);
+  /* Takes ownership of data and mask, also on failure. */
+  mt_status (*masked_new)(mt_tensor *data, mt_tensor *mask, mt_tensor **out, mt_error *err);
+  mt_status (*scalar_new)(mt_dtype dtype, double value, mt_tensor **out, mt_error *err);
+  void (*free)(mt_tensor *t); /* NULL is fine */
+} mt_host;
+
+/* ---- a kernel call ----------------------------------------------------- */
+typedef struct mt_call {
+  const mt_host *host;
+  mt_op op;
+  int n_in;
+  const mt_tensor *const *in; /* torch's positional arguments, in order */
+  const mt_kwargs *kw;        /* torch's keyword arguments */
+  int n_out;                  /* set by the kernel */
+  mt_tensor *out[MT_MAX_OUTPUTS]; /* set by the kernel; freed by the caller */
+} mt_call;
+
+/* Returns MT_OK with outputs set, or a status with err filled (outputs the
+ * kernel made before failing are its own to free). MT_NOT_SUPPORTED means
+ * "this backend does not do this op/dtype/layout", reported apart from
+ * failures. Kernels never print, exit or abort. */
+typedef mt_status (*mt_kernel_fn)(mt_call *call, mt_error *err);
+
+/* ---- the implementation table (plugin ABI) ------------------------------ */
+/* A plugin exports:  const mt_impl *mt_plugin_entry(uint32_t abi_version);
+ * The runner reads only the fields that fit in struct_size and only the
+ * kernel slots below n_kernels: an old plugin keeps working when ops are
+ * added. kernels[id] == NULL means NOT_SUPPORTED. */
+typedef struct mt_impl {
+  uint32_t abi_version; /* MT_ABI_VERSION the plugin was built against */
+  uint32_t struct_size; /* sizeof(mt_impl) as the plugin saw it */
+  const char *name;
+  /* Optional (NULL = every non-NULL kernel takes every input): quick query
+   * whether op on these inputs is supported; 0 = NOT_SUPPORTED. */
+  int (*supports)(mt_op op, const mt_tensor *const *in, int n_in);
+  /* Optional: nonzero when the backend cannot run on this machine (no
+   * device); fills why. The runner then reports SKIP. */
+  int (*unavailable)(char *why, size_t why_len);
+  uint32_t n_kernels;          /* slots in kernels[], normally MT_OP__END */
+  const mt_kernel_fn *kernels; /* indexed by mt_op id */
+} mt_impl;
+
+typedef const mt_impl *(*mt_plugin_entry_fn)(uint32_t abi_version);
+#define MT_PLUGIN_ENTRY "mt_plugin_entry"
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MT_MT_H */
