@@ -1,0 +1,86 @@
+/* access.c - element access in any dtype, as double, and IEEE binary16. */
+#include <math.h>
+#include <string.h>
+
+#include "mt_core.h"
+
+float mt_half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0x1f) { /* inf / nan */
+    bits = sign | 0x7f800000u | (man << 13);
+  } else if (exp == 0) {
+    if (man == 0) {
+      bits = sign;
+    } else { /* subnormal: value = man * 2^-24, exact in float */
+      float f = (float)man * 0x1p-24f;
+      memcpy(&bits, &f, sizeof bits);
+      bits |= sign;
+    }
+  } else {
+    bits = sign | ((exp + 112u) << 23) | (man << 13);
+  }
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/* Round to nearest even, overflow to inf, NaN kept quiet. */
+uint16_t mt_float_to_half(float f) {
+  uint32_t x;
+  memcpy(&x, &f, sizeof x);
+  uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+  uint32_t absx = x & 0x7fffffffu;
+  if (absx >= 0x7f800000u) /* inf or nan */
+    return sign | (absx > 0x7f800000u ? 0x7e00u : 0x7c00u);
+  if (absx >= 0x477ff000u) return sign | 0x7c00u; /* rounds to >= 65520: inf */
+  if (absx < 0x38800000u) {                         /* below 2^-14: subnormal or zero */
+    float a;
+    memcpy(&a, &absx, sizeof a);
+    /* a * 2^24 in [0, 1024); rint rounds to nearest even in the default mode */
+    return sign | (uint16_t)rintf(a * 0x1p24f);
+  }
+  uint32_t mant = absx & 0x7fffffu, exp = (absx >> 23) - 112u;
+  uint32_t h = (exp << 10) | (mant >> 13), rest = mant & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) h++; /* carry into exp is correct */
+  return sign | (uint16_t)h;
+}
+
+double mt_get_f64(const void *buf, mt_dtype dtype, int64_t i) {
+  switch (dtype) {
+  case MT_float32: return ((const float *)buf)[i];
+  case MT_float64: return ((const double *)buf)[i];
+  case MT_float16: return mt_half_to_float(((const uint16_t *)buf)[i]);
+  case MT_int64: return (double)((const int64_t *)buf)[i];
+  case MT_int32: return ((const int32_t *)buf)[i];
+  case MT_int8: return ((const int8_t *)buf)[i];
+  case MT_uint8: return ((const uint8_t *)buf)[i];
+  case MT_bool: return ((const uint8_t *)buf)[i] != 0;
+  default: return NAN;
+  }
+}
+
+void mt_set_f64(void *buf, mt_dtype dtype, int64_t i, double v) {
+  switch (dtype) {
+  case MT_float32: ((float *)buf)[i] = (float)v; break;
+  case MT_float64: ((double *)buf)[i] = v; break;
+  case MT_float16: ((uint16_t *)buf)[i] = mt_float_to_half((float)v); break;
+  case MT_int64: ((int64_t *)buf)[i] = (int64_t)v; break;
+  case MT_int32: ((int32_t *)buf)[i] = (int32_t)v; break;
+  case MT_int8: ((int8_t *)buf)[i] = (int8_t)v; break;
+  case MT_uint8: ((uint8_t *)buf)[i] = (uint8_t)v; break;
+  case MT_bool: ((uint8_t *)buf)[i] = v != 0; break;
+  default: break;
+  }
+}
+
+double mt_dense_get(const mt_tensor *t, int64_t linear) {
+  int64_t off = 0;
+  for (int d = t->ndim - 1; d >= 0; d--) {
+    int64_t n = t->shape[d];
+    if (n <= 0) return NAN;
+    off += (linear % n) * t->strides[d];
+    linear /= n;
+  }
+  return mt_get_f64(t->values, t->dtype, off);
+}
