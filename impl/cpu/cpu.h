@@ -1,0 +1,12 @@
+/* cpu.h - the reference CPU backend: one kernel per op of ops.def, named
+ * mt_cpu_<op>, defined in the file of its family (impl/cpu/<family>.c).
+ * A missing kernel is a link error. */
+#ifndef MT_CPU_H
+#define MT_CPU_H
+#include "mt_core.h"
+
+#define MT_OP(id, name, family, rules) mt_status mt_cpu_##name(mt_call *call, mt_error *err);
+#include "mt/ops.def"
+#undef MT_OP
+
+#endif

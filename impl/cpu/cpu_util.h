@@ -1,0 +1,289 @@
+/* cpu_util.h - helpers shared by the CPU reference kernels (internal).
+ *
+ * Everything here is static inline so that each op-family file stays a
+ * self-contained unit. Conventions:
+ *   - every function that can fail returns an mt_status and fills err with a
+ *     message naming the op, the field and the value;
+ *   - outputs are allocated through the call's mt_host (mt__cpu_host), never
+ *     with malloc; temporaries come from the core (mt_tensor_clone,
+ *     mt_coo_coalesce) and are released with mt_tensor_free;
+ *   - float32 and float64 are the computed dtypes; element loads widen to
+ *     double (exact for both), stores round once to the tensor dtype. */
+#ifndef MT_CPU_UTIL_H
+#define MT_CPU_UTIL_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu.h"
+
+/* ---- call plumbing ---------------------------------------------------- */
+
+/* The allocator for outputs: the caller's host, or the core's when a test
+ * calls a kernel directly without one. */
+static inline const mt_host *mt__cpu_host(const mt_call *call) {
+  return call->host ? call->host : mt_host_default();
+}
+
+/* Input i of the call; INVALID_ARGUMENT when the caller passed fewer. */
+static inline mt_status mt__cpu_input(const mt_call *call, int i, const char *op,
+                                      const mt_tensor **out, mt_error *err) {
+  *out = NULL;
+  if (call->n_in <= i || !call->in || !call->in[i])
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: expected at least %d inputs, got %d", op, i + 1,
+                  call->n_in);
+  *out = call->in[i];
+  return MT_OK;
+}
+
+/* "inputs/<i>" for messages. */
+static inline const char *mt__cpu_in_name(int i, char *buf, size_t len) {
+  snprintf(buf, len, "inputs/%d", i);
+  return buf;
+}
+
+/* Start of every kernel: no outputs yet (the caller's out[] may hold
+ * anything until the kernel sets it). */
+static inline void mt__cpu_begin(mt_call *call) {
+  call->n_out = 0;
+  for (int k = 0; k < MT_MAX_OUTPUTS; k++) call->out[k] = NULL;
+}
+
+/* Frees every output the kernel had set (on a failure path) and resets
+ * n_out, so that a failed call hands nothing back. */
+static inline void mt__cpu_drop_outputs(mt_call *call) {
+  const mt_host *h = mt__cpu_host(call);
+  for (int k = 0; k < MT_MAX_OUTPUTS; k++) {
+    if (call->out[k]) h->free(call->out[k]);
+    call->out[k] = NULL;
+  }
+  call->n_out = 0;
+}
+
+/* ---- dtypes ----------------------------------------------------------- */
+
+static inline int mt__cpu_is_f(mt_dtype d) { return d == MT_float32 || d == MT_float64; }
+
+/* NOT_SUPPORTED unless t (or a masked tensor's data) is float32/float64. */
+static inline mt_status mt__cpu_require_float(const mt_tensor *t, const char *what, const char *op,
+                                              mt_error *err) {
+  mt_dtype d = t->kind == MT_KIND_MASKED ? t->data->dtype : t->dtype;
+  if (mt__cpu_is_f(d)) return MT_OK;
+  return mt_err(err, MT_NOT_SUPPORTED,
+                "%s: %s has dtype %s; the CPU reference backend computes float32 and float64 only",
+                op, what, mt_dtype_name(d));
+}
+
+static inline double mt__cpu_ld(const void *buf, mt_dtype d, int64_t i) {
+  return d == MT_float32 ? (double)((const float *)buf)[i] : ((const double *)buf)[i];
+}
+static inline void mt__cpu_st(void *buf, mt_dtype d, int64_t i, double v) {
+  if (d == MT_float32)
+    ((float *)buf)[i] = (float)v;
+  else
+    ((double *)buf)[i] = v;
+}
+/* A bool (uint8 0/1) element; any nonzero byte reads as true. */
+static inline bool mt__cpu_ldb(const void *buf, int64_t i) {
+  return ((const uint8_t *)buf)[i] != 0;
+}
+
+/* Rounds a double to the dtype (the "cast to the tensor dtype first" of
+ * scalar operands and hyper-parameters). */
+static inline double mt__cpu_round(mt_dtype d, double v) {
+  return d == MT_float32 ? (double)(float)v : v;
+}
+
+/* A Python number operand (kind SCALAR, or a 0-d dense tensor) as double. */
+static inline mt_status mt__cpu_scalar_value(const mt_tensor *t, const char *what, const char *op,
+                                             double *out, mt_error *err) {
+  *out = 0.0;
+  if (!(t->kind == MT_KIND_SCALAR || (t->kind == MT_KIND_DENSE && t->ndim == 0)) || !t->values)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: %s must be a number (kind scalar), got kind %s",
+                  op, what, mt_kind_name(t->kind));
+  *out = mt_get_f64(t->values, t->dtype, 0);
+  return MT_OK;
+}
+
+/* Python's repr() of a float ("-0.1", "1e-10", "100.0", "nan"), for the
+ * messages that quote torch's ("Invalid learning rate: -0.1"). */
+static inline const char *mt__cpu_pyfloat(double v, char *buf, size_t len) {
+  if (isnan(v)) {
+    snprintf(buf, len, "nan");
+    return buf;
+  }
+  if (isinf(v)) {
+    snprintf(buf, len, v < 0 ? "-inf" : "inf");
+    return buf;
+  }
+  char e[40];
+  int p = 1;
+  for (; p < 17; p++) { /* shortest digit count that round-trips */
+    snprintf(e, sizeof e, "%.*e", p - 1, v);
+    if (strtod(e, NULL) == v) break;
+  }
+  snprintf(e, sizeof e, "%.*e", p - 1, v);
+  int exp10 = atoi(strchr(e, 'e') + 1);
+  if (exp10 >= -4 && exp10 < 16) {
+    int dec = p - 1 - exp10;
+    snprintf(buf, len, "%.*f", dec > 0 ? dec : 0, v);
+    if (!strchr(buf, '.') && strlen(buf) + 2 < len) strcat(buf, ".0");
+  } else {
+    snprintf(buf, len, "%s", e);
+  }
+  return buf;
+}
+
+/* ---- dense views -------------------------------------------------------- */
+
+/* Storage offset (in elements) of the row-major linear index of a dense
+ * tensor, honouring its strides. */
+static inline int64_t mt__cpu_offset(const mt_tensor *t, int64_t linear) {
+  int64_t off = 0;
+  for (int d = t->ndim - 1; d >= 0; d--) {
+    int64_t n = t->shape[d];
+    if (n <= 0) return 0;
+    off += (linear % n) * t->strides[d];
+    linear /= n;
+  }
+  return off;
+}
+
+/* A contiguous view of a dense tensor: t itself when already contiguous,
+ * else a core clone put in *tmp (free it with mt_tensor_free). */
+static inline mt_status mt__cpu_contig(const mt_tensor *t, const mt_tensor **view, mt_tensor **tmp,
+                                       mt_error *err) {
+  *tmp = NULL;
+  if (t->kind != MT_KIND_DENSE || mt_is_contiguous(t)) {
+    *view = t;
+    return MT_OK;
+  }
+  mt_status st = mt_tensor_clone(t, tmp, err);
+  *view = *tmp;
+  return st;
+}
+
+/* A dense-storage masked tensor with contiguous data and mask. */
+typedef struct {
+  const mt_tensor *data, *mask;
+  mt_tensor *tmp_data, *tmp_mask;
+} mt__cpu_mview;
+
+static inline void mt__cpu_mview_close(mt__cpu_mview *v) {
+  mt_tensor_free(v->tmp_data);
+  mt_tensor_free(v->tmp_mask);
+  memset(v, 0, sizeof *v);
+}
+
+static inline mt_status mt__cpu_mview_open(const mt_tensor *m, mt__cpu_mview *v, mt_error *err) {
+  mt_status st;
+  memset(v, 0, sizeof *v);
+  if ((st = mt__cpu_contig(m->data, &v->data, &v->tmp_data, err)) != MT_OK) goto fail;
+  if ((st = mt__cpu_contig(m->mask, &v->mask, &v->tmp_mask, err)) != MT_OK) goto fail;
+  return MT_OK;
+fail:
+  mt__cpu_mview_close(v);
+  return st;
+}
+
+/* ---- outputs ------------------------------------------------------------ */
+
+/* A dense-storage masked output of the given dtype/shape; *data and *mask
+ * point at its (zero-filled, contiguous) members. */
+static inline mt_status mt__cpu_new_masked_dense(const mt_host *h, mt_dtype dtype, int ndim,
+                                                 const int64_t *shape, mt_tensor **out,
+                                                 mt_tensor **data, mt_tensor **mask,
+                                                 mt_error *err) {
+  mt_tensor *d = NULL, *m = NULL;
+  mt_status st;
+  *out = NULL;
+  if ((st = h->dense_new(dtype, ndim, shape, &d, err)) != MT_OK) return st;
+  if ((st = h->dense_new(MT_bool, ndim, shape, &m, err)) != MT_OK) {
+    h->free(d);
+    return st;
+  }
+  if ((st = h->masked_new(d, m, out, err)) != MT_OK) return st; /* took d and m */
+  *data = (*out)->data;
+  *mask = (*out)->mask;
+  return MT_OK;
+}
+
+/* Deep copy of a DENSE (any strides) or COO tensor, allocated by h; the
+ * copy is contiguous and keeps the COO `coalesced` flag. */
+static inline mt_status mt__cpu_copy(const mt_host *h, const mt_tensor *t, mt_tensor **out,
+                                     mt_error *err) {
+  mt_status st;
+  size_t es = mt_dtype_size(t->dtype);
+  *out = NULL;
+  if (t->kind == MT_KIND_DENSE) {
+    if ((st = h->dense_new(t->dtype, t->ndim, t->shape, out, err)) != MT_OK) return st;
+    int64_t n = mt_numel(t);
+    const char *src = (const char *)t->values;
+    char *dst = (char *)(*out)->values;
+    if (mt_is_contiguous(t)) {
+      if (n) memcpy(dst, src, (size_t)n * es);
+    } else {
+      for (int64_t i = 0; i < n; i++)
+        memcpy(dst + (size_t)i * es, src + (size_t)mt__cpu_offset(t, i) * es, es);
+    }
+    return MT_OK;
+  }
+  if (t->kind == MT_KIND_COO) {
+    if ((st = h->coo_new(t->dtype, t->ndim, t->shape, t->sparse_dim, t->nnz, out, err)) != MT_OK)
+      return st;
+    if (t->nnz) {
+      memcpy((*out)->indices, t->indices, (size_t)t->sparse_dim * (size_t)t->nnz * sizeof(int64_t));
+      memcpy((*out)->values, t->values, (size_t)t->nnz * (size_t)mt_coo_row_numel(t) * es);
+    }
+    (*out)->coalesced = t->coalesced;
+    return MT_OK;
+  }
+  return mt_err(err, MT_NOT_SUPPORTED, "copy of a %s tensor is not supported by the CPU backend",
+                mt_kind_name(t->kind));
+}
+
+/* A coalesced copy of a COO tensor, allocated by h (already coalesced
+ * inputs are copied as they are). */
+static inline mt_status mt__cpu_coalesced_copy(const mt_host *h, const mt_tensor *coo,
+                                               mt_tensor **out, mt_error *err) {
+  if (coo->coalesced) return mt__cpu_copy(h, coo, out, err);
+  mt_tensor *tmp = NULL;
+  mt_status st = mt_coo_coalesce(coo, &tmp, err);
+  if (st == MT_OK) st = mt__cpu_copy(h, tmp, out, err);
+  mt_tensor_free(tmp);
+  return st;
+}
+
+/* A coalesced view of a COO tensor: coo itself, or a core coalesced copy in
+ * *tmp (free it with mt_tensor_free). */
+static inline mt_status mt__cpu_coalesced(const mt_tensor *coo, const mt_tensor **view,
+                                          mt_tensor **tmp, mt_error *err) {
+  *tmp = NULL;
+  if (coo->coalesced) {
+    *view = coo;
+    return MT_OK;
+  }
+  mt_status st = mt_coo_coalesce(coo, tmp, err);
+  *view = *tmp;
+  return st;
+}
+
+/* Row-major linear index of COO entry k (sparse dims only). */
+static inline int64_t mt__cpu_coo_linear(const mt_tensor *coo, int64_t k) {
+  int64_t lin = 0;
+  for (int d = 0; d < coo->sparse_dim; d++)
+    lin = lin * coo->shape[d] + coo->indices[d * coo->nnz + k];
+  return lin;
+}
+
+/* 1 when two COO tensors have the same sparse_dim, nnz and indices. */
+static inline int mt__cpu_coo_same_indices(const mt_tensor *a, const mt_tensor *b) {
+  if (a->sparse_dim != b->sparse_dim || a->nnz != b->nnz) return 0;
+  size_t n = (size_t)a->sparse_dim * (size_t)a->nnz;
+  return n == 0 || memcmp(a->indices, b->indices, n * sizeof(int64_t)) == 0;
+}
+
+#endif /* MT_CPU_UTIL_H */

@@ -1,0 +1,233 @@
+/* masked.c - CPU kernels of the masked family: masked_tensor, to_tensor.
+ *
+ * masked_tensor(data, mask)  MASK-1 (construction), MASK-2 (its errors),
+ *   following torch.masked.MaskedTensor.__init__: _preprocess_data (layout
+ *   check, COO coalescing, COO data restricted to the mask's true entries
+ *   when the nnz differ) then _validate_members (same indices, bool mask,
+ *   data dtype, dim, size), in that order.
+ * to_tensor(m, value)        MASK-3: data where mask, else value. */
+#include "cpu_util.h"
+
+/* ---- masked_tensor ------------------------------------------------------ */
+
+/* torch.masked accepts these data dtypes (MaskedTensor._validate_members);
+ * uint8 is the one of ours it rejects. */
+static int masked_data_dtype_ok(mt_dtype d) {
+  return d == MT_float16 || d == MT_float32 || d == MT_float64 || d == MT_bool || d == MT_int8 ||
+         d == MT_int32 || d == MT_int64;
+}
+
+/* torch's _sparse_coo_where(mask, data, 0) for coalesced COO inputs: a COO
+ * tensor whose entries are exactly the mask's true entries, holding data's
+ * value there (0 where data has no entry). Allocated by h. */
+static mt_status coo_where(const mt_host *h, const mt_tensor *mask, const mt_tensor *data,
+                           mt_tensor **out, mt_error *err) {
+  mt_status st;
+  int64_t row = mt_coo_row_numel(data);
+  size_t es = mt_dtype_size(data->dtype);
+  int64_t n_true = 0;
+  *out = NULL;
+  /* An entry is masked in when any element of its (dense-dims) row is. */
+  for (int64_t k = 0; k < mask->nnz; k++) {
+    int any = 0;
+    for (int64_t j = 0; j < row && !any; j++) any = mt__cpu_ldb(mask->values, k * row + j);
+    n_true += any;
+  }
+  if ((st = h->coo_new(data->dtype, data->ndim, data->shape, data->sparse_dim, n_true, out, err)) !=
+      MT_OK)
+    return st;
+  mt_tensor *o = *out;
+  int64_t w = 0, p = 0; /* p walks data's (sorted) entries alongside mask's */
+  for (int64_t k = 0; k < mask->nnz; k++) {
+    int any = 0;
+    for (int64_t j = 0; j < row && !any; j++) any = mt__cpu_ldb(mask->values, k * row + j);
+    if (!any) continue;
+    int64_t lin = mt__cpu_coo_linear(mask, k);
+    while (p < data->nnz && mt__cpu_coo_linear(data, p) < lin) p++;
+    for (int d = 0; d < mask->sparse_dim; d++)
+      o->indices[d * n_true + w] = mask->indices[d * mask->nnz + k];
+    char *dst = (char *)o->values + (size_t)(w * row) * es;
+    if (p < data->nnz && mt__cpu_coo_linear(data, p) == lin)
+      memcpy(dst, (const char *)data->values + (size_t)(p * row) * es, (size_t)row * es);
+    /* else: zero-filled by coo_new, the where's fill value 0 */
+    w++;
+  }
+  o->coalesced = 1;
+  return MT_OK;
+}
+
+mt_status mt_cpu_masked_tensor(mt_call *call, mt_error *err) {
+  static const char *op = "masked_tensor";
+  const mt_host *h = mt__cpu_host(call);
+  const mt_tensor *data = NULL, *mask = NULL;
+  mt_tensor *cdata_tmp = NULL, *cmask_tmp = NULL, *where = NULL;
+  mt_tensor *out_data = NULL, *out_mask = NULL, *out = NULL;
+  char sa[64], sb[64];
+  mt_status st;
+
+  mt__cpu_begin(call);
+  if ((st = mt__cpu_input(call, 0, op, &data, err)) != MT_OK) return st;
+  if ((st = mt__cpu_input(call, 1, op, &mask, err)) != MT_OK) return st;
+  /* MASK-2: torch raises TypeError "data must be a Tensor" for a MaskedTensor
+   * or a number. */
+  if (data->kind == MT_KIND_MASKED || data->kind == MT_KIND_SCALAR)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: data must be a Tensor (inputs/0 has kind %s)", op,
+                  mt_kind_name(data->kind));
+  if (mask->kind == MT_KIND_MASKED || mask->kind == MT_KIND_SCALAR)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: mask must be a Tensor (inputs/1 has kind %s)", op,
+                  mt_kind_name(mask->kind));
+  /* MASK-2: layout first, as torch's _preprocess_data. */
+  if (data->kind != mask->kind)
+    return mt_err(err, MT_LAYOUT_MISMATCH,
+                  "%s: data and mask must have the same layout (data is %s, mask is %s)", op,
+                  mt_kind_name(data->kind), mt_kind_name(mask->kind));
+  if (data->kind != MT_KIND_DENSE && data->kind != MT_KIND_COO)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: %s storage is not supported by the CPU backend", op,
+                  mt_kind_name(data->kind));
+  if ((st = mt_tensor_validate(data, "inputs/0", err)) != MT_OK) return st;
+  if ((st = mt_tensor_validate(mask, "inputs/1", err)) != MT_OK) return st;
+
+  /* MASK-2: bool mask, supported data dtype, then dim and size. */
+  if (mask->dtype != MT_bool)
+    return mt_err(err, MT_DTYPE_MISMATCH, "%s: mask must have dtype bool (inputs/1 has dtype %s)",
+                  op, mt_dtype_name(mask->dtype));
+  if (!masked_data_dtype_ok(data->dtype))
+    return mt_err(err, MT_DTYPE_MISMATCH,
+                  "%s: torch.%s is not supported in MaskedTensor (inputs/0)", op,
+                  mt_dtype_name(data->dtype));
+  if (data->ndim != mask->ndim)
+    return mt_err(err, MT_SHAPE_MISMATCH,
+                  "%s: data.dim() must equal mask.dim() (data.dim() = %d, mask.dim() = %d)", op,
+                  data->ndim, mask->ndim);
+  if (!mt_shape_equal(data, mask))
+    return mt_err(err, MT_SHAPE_MISMATCH,
+                  "%s: data.size() must equal mask.size() (data %s, mask %s)", op,
+                  mt_shape_str(data->ndim, data->shape, sa, sizeof sa),
+                  mt_shape_str(mask->ndim, mask->shape, sb, sizeof sb));
+
+  if (data->kind == MT_KIND_DENSE) {
+    if ((st = mt__cpu_copy(h, data, &out_data, err)) != MT_OK) goto out;
+    if ((st = mt__cpu_copy(h, mask, &out_mask, err)) != MT_OK) goto out;
+  } else {
+    /* MASK-1, COO storage: both coalesced; when the nnz differ, data is
+     * restricted to the mask's true entries (torch's _sparse_coo_where). */
+    const mt_tensor *cdata, *cmask;
+    if (data->sparse_dim != mask->sparse_dim) {
+      st = mt_err(err, MT_LAYOUT_MISMATCH,
+                  "%s: data and mask must have the same sparse_dim (data %d, mask %d)", op,
+                  data->sparse_dim, mask->sparse_dim);
+      goto out;
+    }
+    if ((st = mt__cpu_coalesced(data, &cdata, &cdata_tmp, err)) != MT_OK) goto out;
+    if ((st = mt__cpu_coalesced(mask, &cmask, &cmask_tmp, err)) != MT_OK) goto out;
+    if (cdata->nnz != cmask->nnz) {
+      if ((st = coo_where(h, cmask, cdata, &where, err)) != MT_OK) goto out;
+      cdata = where;
+    }
+    if (!mt__cpu_coo_same_indices(cdata, cmask)) {
+      st = mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: data and mask are both sparse COO tensors but do not have the same "
+                  "indices (data nnz %lld, mask nnz %lld after coalescing)",
+                  op, (long long)cdata->nnz, (long long)cmask->nnz);
+      goto out;
+    }
+    if (where) {
+      out_data = where;
+      where = NULL;
+    } else if ((st = mt__cpu_copy(h, cdata, &out_data, err)) != MT_OK) {
+      goto out;
+    }
+    if ((st = mt__cpu_copy(h, cmask, &out_mask, err)) != MT_OK) goto out;
+    out_data->coalesced = out_mask->coalesced = 1;
+  }
+  st = h->masked_new(out_data, out_mask, &out, err);
+  out_data = out_mask = NULL; /* owned by masked_new, also on failure */
+  if (st != MT_OK) goto out;
+  call->out[0] = out;
+  call->n_out = 1;
+out:
+  if (out_data) h->free(out_data);
+  if (out_mask) h->free(out_mask);
+  if (where) h->free(where);
+  mt_tensor_free(cdata_tmp);
+  mt_tensor_free(cmask_tmp);
+  return st;
+}
+
+/* ---- to_tensor ---------------------------------------------------------- */
+
+/* MASK-3, COO storage: every element is `fill` except the masked-in
+ * elements of the stored entries, which take data's value. */
+static mt_status to_tensor_coo(const mt_tensor *m, double fill, mt_tensor *out, mt_error *err) {
+  static const char *op = "to_tensor";
+  const mt_tensor *data = NULL, *mask = NULL;
+  mt_tensor *dtmp = NULL, *mtmp = NULL;
+  mt_status st;
+  int64_t n = mt_numel(out), row;
+  for (int64_t i = 0; i < n; i++) mt__cpu_st(out->values, out->dtype, i, fill);
+  if ((st = mt__cpu_coalesced(m->data, &data, &dtmp, err)) != MT_OK) goto out;
+  if ((st = mt__cpu_coalesced(m->mask, &mask, &mtmp, err)) != MT_OK) goto out;
+  if (!mt__cpu_coo_same_indices(data, mask)) {
+    st = mt_err(err, MT_INVALID_ARGUMENT,
+                "%s: inputs/0 data and mask do not have the same COO indices", op);
+    goto out;
+  }
+  row = mt_coo_row_numel(data);
+  for (int64_t k = 0; k < data->nnz; k++) {
+    int64_t base = mt__cpu_coo_linear(data, k) * row;
+    for (int64_t j = 0; j < row; j++)
+      if (mt__cpu_ldb(mask->values, k * row + j))
+        mt__cpu_st(out->values, out->dtype, base + j,
+                   mt__cpu_ld(data->values, data->dtype, k * row + j));
+  }
+out:
+  mt_tensor_free(dtmp);
+  mt_tensor_free(mtmp);
+  return st;
+}
+
+mt_status mt_cpu_to_tensor(mt_call *call, mt_error *err) {
+  static const char *op = "to_tensor";
+  const mt_host *h = mt__cpu_host(call);
+  const mt_tensor *m = NULL, *v = NULL;
+  mt_tensor *out = NULL;
+  mt__cpu_mview mv = {0};
+  double fill = 0.0;
+  mt_status st;
+
+  mt__cpu_begin(call);
+  if ((st = mt__cpu_input(call, 0, op, &m, err)) != MT_OK) return st;
+  if ((st = mt__cpu_input(call, 1, op, &v, err)) != MT_OK) return st;
+  if (m->kind != MT_KIND_MASKED)
+    return mt_err(err, MT_LAYOUT_MISMATCH, "%s: inputs/0 must be a masked tensor, got kind %s", op,
+                  mt_kind_name(m->kind));
+  if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
+  if ((st = mt__cpu_require_float(m, "inputs/0", op, err)) != MT_OK) return st;
+  if ((st = mt__cpu_scalar_value(v, "inputs/1 (value)", op, &fill, err)) != MT_OK) return st;
+  /* masked_fill casts the value to the data dtype (float32: rounded once). */
+  fill = mt__cpu_round(m->data->dtype, fill);
+
+  if ((st = h->dense_new(m->data->dtype, m->ndim, m->shape, &out, err)) != MT_OK) goto out;
+  if (m->data->kind == MT_KIND_COO) {
+    if ((st = to_tensor_coo(m, fill, out, err)) != MT_OK) goto out;
+  } else if (m->data->kind == MT_KIND_DENSE) {
+    if ((st = mt__cpu_mview_open(m, &mv, err)) != MT_OK) goto out;
+    mt_dtype dt = out->dtype;
+    int64_t n = mt_numel(out);
+    /* MASK-3: data where mask (masked-out data is poison and never read). */
+    for (int64_t i = 0; i < n; i++)
+      mt__cpu_st(out->values, dt, i,
+                 mt__cpu_ldb(mv.mask->values, i) ? mt__cpu_ld(mv.data->values, dt, i) : fill);
+  } else {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s storage is not supported by the CPU backend", op,
+                mt_kind_name(m->data->kind));
+    goto out;
+  }
+  call->out[0] = out;
+  call->n_out = 1;
+  out = NULL;
+out:
+  mt__cpu_mview_close(&mv);
+  if (out) h->free(out);
+  return st;
+}

@@ -1,0 +1,413 @@
+/* optim.c - CPU kernels of the optim family: the three Adagrad paths.
+ *
+ * Inputs [param, grad, state_sum], kwargs lr (0.01), lr_decay (0),
+ * weight_decay (0), eps (1e-10), maximize (false), step (1: this step's
+ * 1-based count); outputs [param, state_sum, std], std in the path's own
+ * layout so that the eps placement is observable (ADA-6).
+ *
+ * ADA-5  lr, lr_decay, weight_decay, eps < 0 (or NaN) -> INVALID_ARGUMENT
+ *        with torch.optim.Adagrad's message, checked in its order.
+ * ADA-4  clr = lr / (1 + (step - 1) * lr_decay), in double (a Python
+ *        float); maximize negates the gradient first.
+ * ADA-1  adagrad_dense: torch.optim.Adagrad's single-tensor dense path.
+ * ADA-2  adagrad_sparse: its `_make_sparse` path for a COO gradient.
+ * ADA-3  adagrad_masked: the MaskedTensor tutorial's path.
+ *
+ * Every operation is done in the tensor dtype (float for float32) in
+ * torch's order, each line below citing the torch expression it mirrors.
+ * Where torch's kernels differ in rounding, so do we: torch's dense
+ * add(x, alpha=a) is a fused multiply-add (fmaf), its dense + sparse add is
+ * a separate multiply and add, and addcdiv computes (value * t1) / t2. */
+#include <tgmath.h> /* sqrt/fma resolve to sqrtf/fmaf on float operands */
+
+#include "cpu_util.h"
+
+/* ---- hyper-parameters (ADA-4, ADA-5) ------------------------------------ */
+
+typedef struct {
+  double lr, lr_decay, weight_decay, eps, step, clr;
+  int maximize;
+} hparams;
+
+static mt_status parse_hparams(const char *name, const mt_kwargs *kw, hparams *hp, mt_error *err) {
+  char b[48];
+  hp->lr = mt_kw_float(kw, "lr", 0.01);
+  hp->lr_decay = mt_kw_float(kw, "lr_decay", 0.0);
+  hp->weight_decay = mt_kw_float(kw, "weight_decay", 0.0);
+  hp->eps = mt_kw_float(kw, "eps", 1e-10);
+  hp->maximize = mt_kw_float(kw, "maximize", 0.0) != 0.0;
+  hp->step = mt_kw_float(kw, "step", 1.0);
+  /* ADA-5: torch.optim.Adagrad.__init__'s checks, in its order
+   * (`not 0.0 <= x`, so NaN is invalid too). */
+  if (!(0.0 <= hp->lr))
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: Invalid learning rate: %s", name,
+                  mt__cpu_pyfloat(hp->lr, b, sizeof b));
+  if (!(0.0 <= hp->lr_decay))
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: Invalid lr_decay value: %s", name,
+                  mt__cpu_pyfloat(hp->lr_decay, b, sizeof b));
+  if (!(0.0 <= hp->weight_decay))
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: Invalid weight_decay value: %s", name,
+                  mt__cpu_pyfloat(hp->weight_decay, b, sizeof b));
+  if (!(0.0 <= hp->eps))
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: Invalid epsilon value: %s", name,
+                  mt__cpu_pyfloat(hp->eps, b, sizeof b));
+  if (!(hp->step >= 1.0))
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: step must be the 1-based count of this step, got %s", name,
+                  mt__cpu_pyfloat(hp->step, b, sizeof b));
+  /* ADA-4: clr = lr / (1 + (step - 1) * lr_decay) */
+  hp->clr = hp->lr / (1.0 + (hp->step - 1.0) * hp->lr_decay);
+  return MT_OK;
+}
+
+/* ---- the update loops, one per path and dtype ---------------------------- */
+/* T is float or double; p/s are the (contiguous) output copies of param and
+ * state_sum, updated in place. nclr = (T)(-clr), as torch casts alpha/value
+ * scalars to the tensor dtype. */
+
+/* ADA-1, torch's _single_tensor_adagrad, dense branch. */
+#define MT__ADA_DENSE(T)                                                                           \
+  static void ada_dense_##T(int64_t n, T *restrict p, T *restrict s, T *restrict sd,               \
+                            const T *restrict g, T nclr, int use_wd, T wd, T eps, int maximize) {  \
+    for (int64_t i = 0; i < n; i++) {                                                              \
+      /* grad = -grad if maximize */                                                               \
+      T gi = maximize ? -g[i] : g[i];                                                              \
+      /* grad = grad.add(param, alpha=weight_decay): a fused multiply-add */                       \
+      if (use_wd) gi = fma(wd, p[i], gi);                                                          \
+      /* state_sum.addcmul_(grad, grad, value=1) */                                                \
+      s[i] = s[i] + gi * gi;                                                                       \
+      /* std = state_sum.sqrt().add_(eps) */                                                       \
+      T std = sqrt(s[i]) + eps;                                                                    \
+      /* param.addcdiv_(grad, std, value=-clr): self + value * t1 / t2 */                          \
+      p[i] = p[i] + nclr * gi / std;                                                               \
+      sd[i] = std;                                                                                 \
+    }                                                                                              \
+  }
+MT__ADA_DENSE(float)
+MT__ADA_DENSE(double)
+
+/* ADA-2 / ADA-3 over a coalesced COO gradient (nnz entries of `row`
+ * elements at dense offsets lin[k]*row + j). keep[k] == 0 skips entry k
+ * (ADA-3's mask); keep NULL keeps all (ADA-2). std of the kept elements is
+ * written compactly to sv. The sparse and the tutorial's COO forms round
+ * alike: dense + sparse adds are a multiply then an add. */
+#define MT__ADA_COO(T)                                                                             \
+  static void ada_coo_##T(const mt_tensor *g, const int64_t *lin, const uint8_t *keep,             \
+                          T *restrict p, T *restrict s, T *restrict sv, T nclr, T eps,             \
+                          int maximize) {                                                          \
+    int64_t row = mt_coo_row_numel(g), w = 0;                                                      \
+    const T *v = (const T *)g->values;                                                             \
+    for (int64_t k = 0; k < g->nnz; k++) {                                                         \
+      if (keep && !keep[k]) continue;                                                              \
+      for (int64_t j = 0; j < row; j++) {                                                          \
+        int64_t i = lin[k] * row + j;                                                              \
+        /* grad = -grad if maximize */                                                             \
+        T gi = maximize ? -v[k * row + j] : v[k * row + j];                                        \
+        /* state_sum.add_(_make_sparse(grad, grad_indices, grad_values.pow(2))) */                 \
+        s[i] = s[i] + gi * gi;                                                                     \
+        /* std_values = state_sum.sparse_mask(grad)._values().sqrt_().add_(eps) */                 \
+        T std = sqrt(s[i]) + eps;                                                                  \
+        /* param.add_(_make_sparse(grad, grad_indices, grad_values / std_values),                  \
+         *            alpha=-clr) */                                                               \
+        p[i] = p[i] + nclr * (gi / std);                                                           \
+        sv[w++] = std;                                                                             \
+      }                                                                                            \
+    }                                                                                              \
+  }
+MT__ADA_COO(float)
+MT__ADA_COO(double)
+
+/* ADA-3 with a dense-storage masked gradient, as the generator's dense form
+ * of the tutorial: masked-out grad data is poison and never read. */
+#define MT__ADA_MASKED_DENSE(T)                                                                    \
+  static void ada_masked_dense_##T(int64_t n, T *restrict p, T *restrict s, T *restrict sd,        \
+                                   const T *restrict g, const uint8_t *restrict mask, T nclr,      \
+                                   T eps, int maximize) {                                          \
+    for (int64_t i = 0; i < n; i++) {                                                              \
+      T gi = 0;                                                                                    \
+      if (mask[i]) {                                                                               \
+        /* masked_grad = -grad if maximize */                                                      \
+        gi = maximize ? -g[i] : g[i];                                                              \
+        /* state_sum = state_sum + masked_grad.pow(2).to_tensor(0) */                              \
+        s[i] = s[i] + gi * gi;                                                                     \
+      }                                                                                            \
+      /* std = masked_tensor(state_sum, mask).sqrt().add(eps) */                                   \
+      T std = sqrt(s[i]) + eps;                                                                    \
+      /* param = param.add((masked_grad / std).to_tensor(0), alpha=-clr): an fma */                \
+      if (mask[i]) p[i] = fma(nclr, gi / std, p[i]);                                               \
+      sd[i] = std;                                                                                 \
+    }                                                                                              \
+  }
+MT__ADA_MASKED_DENSE(float)
+MT__ADA_MASKED_DENSE(double)
+
+/* ---- shared input handling ----------------------------------------------- */
+
+typedef struct {
+  const mt_tensor *param, *grad, *state_sum;
+  mt_dtype dt;
+  hparams hp;
+} ada_args;
+
+/* Inputs, validation and hyper-parameters common to the three paths; the
+ * grad's layout is checked by each path. */
+static mt_status ada_args_get(mt_call *call, const char *name, ada_args *a, mt_error *err) {
+  const mt_tensor *in[3];
+  char what[32], sa[64], sb[64];
+  mt_status st;
+  static const char *const role[3] = {"param", "grad", "state_sum"};
+  for (int k = 0; k < 3; k++) {
+    if ((st = mt__cpu_input(call, k, name, &in[k], err)) != MT_OK) return st;
+    if ((st = mt_tensor_validate(in[k], mt__cpu_in_name(k, what, sizeof what), err)) != MT_OK)
+      return st;
+  }
+  a->param = in[0];
+  a->grad = in[1];
+  a->state_sum = in[2];
+  if ((st = parse_hparams(name, call->kw, &a->hp, err)) != MT_OK) return st;
+  for (int k = 0; k < 3; k += 2)
+    if (in[k]->kind != MT_KIND_DENSE)
+      return mt_err(err, MT_LAYOUT_MISMATCH,
+                    "%s: inputs/%d (%s) must be a dense tensor, got kind %s", name, k, role[k],
+                    mt_kind_name(in[k]->kind));
+  if ((st = mt__cpu_require_float(a->param, "inputs/0 (param)", name, err)) != MT_OK) return st;
+  a->dt = a->param->dtype;
+  for (int k = 1; k < 3; k++) {
+    mt_dtype d = in[k]->kind == MT_KIND_MASKED ? in[k]->data->dtype : in[k]->dtype;
+    if (d != a->dt)
+      return mt_err(err, MT_DTYPE_MISMATCH, "%s: inputs/%d (%s) has dtype %s, param has dtype %s",
+                    name, k, role[k], mt_dtype_name(d), mt_dtype_name(a->dt));
+    if (!mt_shape_equal(in[k], a->param))
+      return mt_err(err, MT_SHAPE_MISMATCH, "%s: inputs/%d (%s) has shape %s, param has shape %s",
+                    name, k, role[k], mt_shape_str(in[k]->ndim, in[k]->shape, sa, sizeof sa),
+                    mt_shape_str(a->param->ndim, a->param->shape, sb, sizeof sb));
+  }
+  return MT_OK;
+}
+
+/* Outputs 0 and 1: contiguous copies of param and state_sum to update. */
+static mt_status ada_outputs(mt_call *call, const ada_args *a, mt_error *err) {
+  const mt_host *h = mt__cpu_host(call);
+  mt_status st;
+  if ((st = mt__cpu_copy(h, a->param, &call->out[0], err)) != MT_OK) return st;
+  if ((st = mt__cpu_copy(h, a->state_sum, &call->out[1], err)) != MT_OK) return st;
+  return MT_OK;
+}
+
+/* Dense linear index of each COO entry (sparse dims). */
+static mt_status coo_linear_all(const mt_tensor *g, int64_t **lin, mt_error *err) {
+  *lin = malloc(sizeof **lin * (size_t)(g->nnz ? g->nnz : 1));
+  if (!*lin)
+    return mt_err(err, MT_OUT_OF_MEMORY, "out of memory for %lld COO entries", (long long)g->nnz);
+  for (int64_t k = 0; k < g->nnz; k++) (*lin)[k] = mt__cpu_coo_linear(g, k);
+  return MT_OK;
+}
+
+/* ---- ADA-1: adagrad_dense ----------------------------------------------- */
+
+mt_status mt_cpu_adagrad_dense(mt_call *call, mt_error *err) {
+  static const char *name = "adagrad_dense";
+  const mt_host *h = mt__cpu_host(call);
+  ada_args a;
+  const mt_tensor *g;
+  mt_tensor *gtmp = NULL;
+  mt_status st;
+
+  mt__cpu_begin(call);
+  if ((st = ada_args_get(call, name, &a, err)) != MT_OK) return st;
+  if (a.grad->kind != MT_KIND_DENSE)
+    return mt_err(err, MT_LAYOUT_MISMATCH,
+                  "%s: inputs/1 (grad) must be a dense tensor, got kind %s", name,
+                  mt_kind_name(a.grad->kind));
+  if ((st = mt__cpu_contig(a.grad, &g, &gtmp, err)) != MT_OK) goto out;
+  if ((st = ada_outputs(call, &a, err)) != MT_OK) goto out;
+  if ((st = h->dense_new(a.dt, a.param->ndim, a.param->shape, &call->out[2], err)) != MT_OK)
+    goto out;
+  int64_t n = mt_numel(a.param);
+  int use_wd = a.hp.weight_decay != 0.0; /* torch: `if weight_decay != 0` */
+  if (a.dt == MT_float32)
+    ada_dense_float(n, call->out[0]->values, call->out[1]->values, call->out[2]->values, g->values,
+                    (float)-a.hp.clr, use_wd, (float)a.hp.weight_decay, (float)a.hp.eps,
+                    a.hp.maximize);
+  else
+    ada_dense_double(n, call->out[0]->values, call->out[1]->values, call->out[2]->values, g->values,
+                     -a.hp.clr, use_wd, a.hp.weight_decay, a.hp.eps, a.hp.maximize);
+  call->n_out = 3;
+out:
+  mt_tensor_free(gtmp);
+  if (st != MT_OK) mt__cpu_drop_outputs(call);
+  return st;
+}
+
+/* ---- ADA-2: adagrad_sparse ---------------------------------------------- */
+
+mt_status mt_cpu_adagrad_sparse(mt_call *call, mt_error *err) {
+  static const char *name = "adagrad_sparse";
+  const mt_host *h = mt__cpu_host(call);
+  ada_args a;
+  const mt_tensor *g;
+  mt_tensor *gtmp = NULL, *std = NULL;
+  int64_t *lin = NULL;
+  mt_status st;
+
+  mt__cpu_begin(call);
+  if ((st = ada_args_get(call, name, &a, err)) != MT_OK) return st;
+  if (a.grad->kind != MT_KIND_COO)
+    return mt_err(err, MT_LAYOUT_MISMATCH,
+                  "%s: inputs/1 (grad) must be a sparse COO tensor, got kind %s", name,
+                  mt_kind_name(a.grad->kind));
+  /* ADA-2: torch refuses weight decay with a sparse gradient. */
+  if (a.hp.weight_decay != 0.0)
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: weight_decay option is not compatible with sparse gradients", name);
+  /* grad = grad.coalesce(): the update is non-linear, duplicates are summed */
+  if ((st = mt__cpu_coalesced(a.grad, &g, &gtmp, err)) != MT_OK) goto out;
+  if ((st = coo_linear_all(g, &lin, err)) != MT_OK) goto out;
+  if ((st = ada_outputs(call, &a, err)) != MT_OK) goto out;
+  /* std: COO over the coalesced grad's indices */
+  if ((st = h->coo_new(a.dt, g->ndim, g->shape, g->sparse_dim, g->nnz, &std, err)) != MT_OK)
+    goto out;
+  call->out[2] = std;
+  if (g->nnz)
+    memcpy(std->indices, g->indices, sizeof(int64_t) * (size_t)g->sparse_dim * (size_t)g->nnz);
+  std->coalesced = 1;
+  if (a.dt == MT_float32)
+    ada_coo_float(g, lin, NULL, call->out[0]->values, call->out[1]->values, std->values,
+                  (float)-a.hp.clr, (float)a.hp.eps, a.hp.maximize);
+  else
+    ada_coo_double(g, lin, NULL, call->out[0]->values, call->out[1]->values, std->values, -a.hp.clr,
+                   a.hp.eps, a.hp.maximize);
+  call->n_out = 3;
+out:
+  free(lin);
+  mt_tensor_free(gtmp);
+  if (st != MT_OK) mt__cpu_drop_outputs(call);
+  return st;
+}
+
+/* ---- ADA-3: adagrad_masked ---------------------------------------------- */
+
+/* The masked path over COO storage: g is the coalesced gradient data,
+ * keep[k] its mask per entry. std is a masked tensor with COO data and a
+ * COO mask over the kept entries. */
+static mt_status masked_coo(mt_call *call, const ada_args *a, const mt_tensor *g,
+                            const uint8_t *keep, mt_error *err) {
+  const mt_host *h = mt__cpu_host(call);
+  mt_tensor *sdata = NULL, *smask = NULL;
+  int64_t *lin = NULL, n_keep = 0;
+  mt_status st;
+  for (int64_t k = 0; k < g->nnz; k++) n_keep += keep[k] != 0;
+  if ((st = coo_linear_all(g, &lin, err)) != MT_OK) goto out;
+  if ((st = ada_outputs(call, a, err)) != MT_OK) goto out;
+  if ((st = h->coo_new(a->dt, g->ndim, g->shape, g->sparse_dim, n_keep, &sdata, err)) != MT_OK)
+    goto out;
+  if ((st = h->coo_new(MT_bool, g->ndim, g->shape, g->sparse_dim, n_keep, &smask, err)) != MT_OK)
+    goto out;
+  for (int64_t k = 0, w = 0; k < g->nnz; k++) {
+    if (!keep[k]) continue;
+    for (int d = 0; d < g->sparse_dim; d++) {
+      sdata->indices[d * n_keep + w] = g->indices[d * g->nnz + k];
+      smask->indices[d * n_keep + w] = g->indices[d * g->nnz + k];
+    }
+    ((uint8_t *)smask->values)[w] = 1;
+    w++;
+  }
+  sdata->coalesced = smask->coalesced = 1;
+  if (a->dt == MT_float32)
+    ada_coo_float(g, lin, keep, call->out[0]->values, call->out[1]->values, sdata->values,
+                  (float)-a->hp.clr, (float)a->hp.eps, a->hp.maximize);
+  else
+    ada_coo_double(g, lin, keep, call->out[0]->values, call->out[1]->values, sdata->values,
+                   -a->hp.clr, a->hp.eps, a->hp.maximize);
+  st = h->masked_new(sdata, smask, &call->out[2], err);
+  sdata = smask = NULL; /* owned by masked_new, also on failure */
+out:
+  free(lin);
+  if (sdata) h->free(sdata);
+  if (smask) h->free(smask);
+  return st;
+}
+
+mt_status mt_cpu_adagrad_masked(mt_call *call, mt_error *err) {
+  static const char *name = "adagrad_masked";
+  const mt_host *h = mt__cpu_host(call);
+  ada_args a;
+  const mt_tensor *g = NULL, *gm = NULL;
+  mt_tensor *gtmp = NULL, *gmtmp = NULL, *sdata = NULL, *smask = NULL;
+  mt__cpu_mview mv = {0};
+  uint8_t *keep = NULL;
+  mt_status st;
+
+  mt__cpu_begin(call);
+  if ((st = ada_args_get(call, name, &a, err)) != MT_OK) return st;
+  if (a.grad->kind != MT_KIND_MASKED && a.grad->kind != MT_KIND_COO)
+    return mt_err(err, MT_LAYOUT_MISMATCH,
+                  "%s: inputs/1 (grad) must be a masked tensor or a sparse COO tensor, got kind %s",
+                  name, mt_kind_name(a.grad->kind));
+  /* ADA-3: the tutorial's masked path has no weight decay. */
+  if (a.hp.weight_decay != 0.0)
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: weight_decay is not supported by the MaskedTensor Adagrad path (got %g)",
+                  name, a.hp.weight_decay);
+
+  if (a.grad->kind == MT_KIND_COO) {
+    /* The tutorial: mask = (grad.to_dense() != 0).to_sparse(), so the
+     * coalesced grad's explicitly stored zeros are masked out. */
+    if (a.grad->dense_dim != 0) {
+      st = mt_err(err, MT_NOT_SUPPORTED, "%s: a hybrid COO grad (dense_dim %d) is not supported",
+                  name, a.grad->dense_dim);
+      goto out;
+    }
+    if ((st = mt__cpu_coalesced(a.grad, &g, &gtmp, err)) != MT_OK) goto out;
+    keep = malloc((size_t)(g->nnz ? g->nnz : 1));
+    if (!keep) {
+      st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", name);
+      goto out;
+    }
+    for (int64_t k = 0; k < g->nnz; k++) keep[k] = mt__cpu_ld(g->values, a.dt, k) != 0.0;
+    st = masked_coo(call, &a, g, keep, err);
+    goto out;
+  }
+  if (a.grad->data->kind == MT_KIND_COO) {
+    /* COO storage: data and mask share coalesced indices; the mask values
+     * say which entries are specified. */
+    if ((st = mt__cpu_coalesced(a.grad->data, &g, &gtmp, err)) != MT_OK) goto out;
+    if ((st = mt__cpu_coalesced(a.grad->mask, &gm, &gmtmp, err)) != MT_OK) goto out;
+    if (!mt__cpu_coo_same_indices(g, gm) || g->dense_dim != 0) {
+      st = mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: inputs/1 (grad) data and mask must share their COO indices (no dense dims)",
+                  name);
+      goto out;
+    }
+    st = masked_coo(call, &a, g, (const uint8_t *)gm->values, err);
+    goto out;
+  }
+  if (a.grad->data->kind != MT_KIND_DENSE) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s storage is not supported by the CPU backend", name,
+                mt_kind_name(a.grad->data->kind));
+    goto out;
+  }
+  /* Dense storage: std is a dense-storage masked tensor with grad's mask. */
+  if ((st = mt__cpu_mview_open(a.grad, &mv, err)) != MT_OK) goto out;
+  if ((st = ada_outputs(call, &a, err)) != MT_OK) goto out;
+  if ((st = mt__cpu_new_masked_dense(h, a.dt, a.param->ndim, a.param->shape, &call->out[2], &sdata,
+                                     &smask, err)) != MT_OK)
+    goto out;
+  int64_t n = mt_numel(a.param);
+  if (n) memcpy(smask->values, mv.mask->values, (size_t)n);
+  if (a.dt == MT_float32)
+    ada_masked_dense_float(n, call->out[0]->values, call->out[1]->values, sdata->values,
+                           mv.data->values, mv.mask->values, (float)-a.hp.clr, (float)a.hp.eps,
+                           a.hp.maximize);
+  else
+    ada_masked_dense_double(n, call->out[0]->values, call->out[1]->values, sdata->values,
+                            mv.data->values, mv.mask->values, -a.hp.clr, a.hp.eps, a.hp.maximize);
+out:
+  if (st == MT_OK) call->n_out = 3;
+  mt__cpu_mview_close(&mv);
+  mt_tensor_free(gtmp);
+  mt_tensor_free(gmtmp);
+  free(keep);
+  if (st != MT_OK) mt__cpu_drop_outputs(call);
+  return st;
+}

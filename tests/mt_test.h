@@ -1,0 +1,65 @@
+/* mt_test.h - the few macros unit tests need. One test file per unit; each
+ * TEST is a function named for the behaviour it checks. A failed CHECK
+ * prints file:line and the expression and marks the test failed; main()
+ * from MT_TEST_MAIN runs every registered test and exits 1 on any failure. */
+#ifndef MT_TEST_H
+#define MT_TEST_H
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct { const char *name; void (*fn)(int *failed); } mt_test_case;
+
+#define TEST(name) static void name(int *mt__failed)
+#define CHECK(cond)                                                          \
+  do {                                                                       \
+    if (!(cond)) {                                                           \
+      fprintf(stderr, "  %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
+      *mt__failed = 1;                                                       \
+    }                                                                        \
+  } while (0)
+#define CHECK_EQ_INT(a, b)                                                   \
+  do {                                                                       \
+    long long mt__a = (long long)(a), mt__b = (long long)(b);                \
+    if (mt__a != mt__b) {                                                    \
+      fprintf(stderr, "  %s:%d: %s == %lld, expected %s == %lld\n", __FILE__, \
+              __LINE__, #a, mt__a, #b, mt__b);                               \
+      *mt__failed = 1;                                                       \
+    }                                                                        \
+  } while (0)
+/* |a - b| <= tol; NaN equals NaN. */
+#define CHECK_NEAR(a, b, tol)                                                \
+  do {                                                                       \
+    double mt__a = (double)(a), mt__b = (double)(b);                         \
+    if (!((isnan(mt__a) && isnan(mt__b)) || fabs(mt__a - mt__b) <= (tol) ||  \
+          (mt__a == mt__b))) {                                               \
+      fprintf(stderr, "  %s:%d: %s == %.9g, expected %.9g (tol %g)\n",      \
+              __FILE__, __LINE__, #a, mt__a, mt__b, (double)(tol));          \
+      *mt__failed = 1;                                                       \
+    }                                                                        \
+  } while (0)
+#define CHECK_STATUS(expr, want)                                             \
+  do {                                                                       \
+    mt_status mt__s = (expr);                                                \
+    if (mt__s != (want)) {                                                   \
+      fprintf(stderr, "  %s:%d: %s returned %d, expected %s\n", __FILE__,    \
+              __LINE__, #expr, (int)mt__s, #want);                           \
+      *mt__failed = 1;                                                       \
+    }                                                                        \
+  } while (0)
+
+#define MT_TEST_MAIN(...)                                                    \
+  int main(void) {                                                           \
+    static const mt_test_case tests[] = {__VA_ARGS__};                       \
+    int n = (int)(sizeof tests / sizeof tests[0]), bad = 0;                  \
+    for (int i = 0; i < n; i++) {                                            \
+      int failed = 0;                                                        \
+      tests[i].fn(&failed);                                                  \
+      printf("%s %s\n", failed ? "FAIL" : "ok  ", tests[i].name);            \
+      bad += failed;                                                         \
+    }                                                                        \
+    printf("%d passed, %d failed\n", n - bad, bad);                          \
+    return bad ? 1 : 0;                                                      \
+  }
+#define T(name) {#name, name}
+#endif

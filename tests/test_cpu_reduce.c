@@ -1,0 +1,345 @@
+/* test_cpu_reduce.c - the CPU kernels of masked reductions: sum mean prod
+ * amin amax (RED-1 all-reduce, RED-2 dims/keepdim, RED-3 masked-out
+ * elements take the identity; fully masked outputs are the exact fill).
+ * Inputs are literals; expected values are derived by hand in comments. */
+#include <stdlib.h>
+
+#include "cpu/cpu.h"
+#include "mt_test.h"
+
+/* ---- fixtures ------------------------------------------------------------ */
+#define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
+#define VALS(...) ((const double[]){__VA_ARGS__})
+#define BITS(...) ((const int[]){__VA_ARGS__})
+#define NAN_POISON NAN
+
+static inline mt_tensor *dense(mt_dtype dt, int ndim, const int64_t *shape, const double *v) {
+  mt_tensor *t = NULL;
+  if (mt_dense_new(dt, ndim, shape, &t, NULL) != MT_OK) abort();
+  for (int64_t i = 0; i < mt_numel(t); i++) mt_set_f64(t->values, dt, i, v[i]);
+  return t;
+}
+static inline mt_tensor *bools(int ndim, const int64_t *shape, const int *b) {
+  mt_tensor *t = NULL;
+  if (mt_dense_new(MT_bool, ndim, shape, &t, NULL) != MT_OK) abort();
+  for (int64_t i = 0; i < mt_numel(t); i++) ((uint8_t *)t->values)[i] = (uint8_t)(b[i] != 0);
+  return t;
+}
+static inline mt_tensor *masked(mt_tensor *data, mt_tensor *mask) {
+  mt_tensor *t = NULL;
+  if (mt_masked_new(data, mask, &t, NULL) != MT_OK) abort();
+  return t;
+}
+static inline mt_tensor *number(double v) {
+  mt_tensor *t = NULL;
+  if (mt_scalar_new(MT_float64, v, &t, NULL) != MT_OK) abort();
+  return t;
+}
+/* 2-d COO [rows x cols] with nnz entries (rows[k], cols[k]) = v[k]. */
+static inline mt_tensor *coo2(mt_dtype dt, int64_t r, int64_t c, int64_t nnz, const int64_t *ri,
+                              const int64_t *ci, const double *v, int coalesced) {
+  mt_tensor *t = NULL;
+  if (mt_coo_new(dt, 2, SHAPE(r, c), 2, nnz, &t, NULL) != MT_OK) abort();
+  for (int64_t k = 0; k < nnz; k++) {
+    t->indices[k] = ri[k];
+    t->indices[nnz + k] = ci[k];
+    if (dt == MT_bool)
+      ((uint8_t *)t->values)[k] = v[k] != 0;
+    else
+      mt_set_f64(t->values, dt, k, v[k]);
+  }
+  t->coalesced = coalesced;
+  return t;
+}
+static inline double at(const mt_tensor *t, int64_t i) {
+  return mt_get_f64(t->values, t->dtype, i);
+}
+static inline int bit(const mt_tensor *t, int64_t i) {
+  return ((const uint8_t *)t->values)[i] != 0;
+}
+
+/* Runs kernel fn on the inputs (and kwargs); outputs land in call. */
+static inline mt_status run(mt_kernel_fn fn, mt_call *call, mt_error *err, int n_in,
+                            const mt_tensor *const *in, const mt_kwargs *kw) {
+  memset(call, 0, sizeof *call);
+  memset(err, 0, sizeof *err);
+  call->host = mt_host_default();
+  call->n_in = n_in;
+  call->in = in;
+  call->kw = kw;
+  return fn(call, err);
+}
+static inline void done(mt_call *call, mt_tensor **own, int n_own) {
+  for (int k = 0; k < call->n_out; k++) mt_tensor_free(call->out[k]);
+  for (int k = 0; k < n_own; k++) mt_tensor_free(own[k]);
+}
+
+static inline mt_kwarg kw_int(const char *name, int64_t v) {
+  return (mt_kwarg){.name = name, .type = MT_KW_INT, .i = v, .f = (double)v};
+}
+static inline mt_kwarg kw_bool(const char *name, int v) {
+  return (mt_kwarg){.name = name, .type = MT_KW_BOOL, .i = v, .f = v};
+}
+static inline mt_kwarg kw_ints(const char *name, int n, const int64_t *v) {
+  return (mt_kwarg){.name = name, .type = MT_KW_INTS, .n = n, .ints = v};
+}
+
+/* The 2x3 input used by most tests (float64):
+ *   data [[1, 2, 3],        mask [[1, 0, 1],
+ *         [4, P, 6]]              [0, 0, 0]]     P = NaN poison
+ * row 1 is fully masked out. */
+static inline mt_tensor *sample(mt_dtype dt) {
+  return masked(dense(dt, 2, SHAPE(2, 3), VALS(1, 2, 3, 4, NAN_POISON, 6)),
+                bools(2, SHAPE(2, 3), BITS(1, 0, 1, 0, 0, 0)));
+}
+
+/* Runs op on sample() reducing dim 1 and checks the 2 outputs:
+ * row 0 -> want0 (mask true), row 1 -> fill (mask false). */
+static void check_dim1(int *mt__failed, mt_kernel_fn fn, double want0, double fill) {
+  mt_tensor *m = sample(MT_float64);
+  mt_kwarg kv[] = {kw_int("dim", 1)};
+  mt_kwargs kw = {1, kv};
+  const mt_tensor *in[] = {m};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(fn, &c, &e, 1, in, &kw), MT_OK);
+  if (c.n_out == 1) {
+    mt_tensor *o = c.out[0];
+    CHECK_EQ_INT(o->kind, MT_KIND_MASKED);
+    CHECK_EQ_INT(o->ndim, 1);
+    CHECK_EQ_INT(o->shape[0], 2);
+    CHECK_NEAR(at(o->data, 0), want0, 1e-15);
+    CHECK_EQ_INT(bit(o->mask, 0), 1);
+    CHECK_NEAR(at(o->data, 1), fill, 0); /* RED-3: exactly the fill */
+    CHECK_EQ_INT(bit(o->mask, 1), 0);
+  }
+  done(&c, (mt_tensor *[]){m}, 1);
+}
+
+TEST(sum_fully_masked_row_is_masked_out_with_zero_fill) {
+  /* row 0: 1 + 3 = 4 (2 is masked out); row 1: nothing -> 0, mask false */
+  check_dim1(mt__failed, mt_cpu_sum, 4, 0);
+}
+
+TEST(mean_fully_masked_row_is_masked_out_with_nan_fill) {
+  /* row 0: (1 + 3) / 2 = 2; row 1: 0 / 0 = NaN */
+  check_dim1(mt__failed, mt_cpu_mean, 2, NAN);
+}
+
+TEST(prod_fully_masked_row_is_masked_out_with_one_fill) {
+  /* row 0: 1 * 3 = 3; row 1: identity 1 */
+  check_dim1(mt__failed, mt_cpu_prod, 3, 1);
+}
+
+TEST(amin_fully_masked_row_is_masked_out_with_pos_inf_fill) {
+  /* row 0: min(1, 3) = 1; row 1: +inf */
+  check_dim1(mt__failed, mt_cpu_amin, 1, INFINITY);
+}
+
+TEST(amax_fully_masked_row_is_masked_out_with_neg_inf_fill) {
+  /* row 0: max(1, 3) = 3; row 1: -inf */
+  check_dim1(mt__failed, mt_cpu_amax, 3, -INFINITY);
+}
+
+TEST(sum_dim0_reduces_columns_and_any_masks_them) {
+  /* columns: [1+0, 0+0, 3+0] -> [1, 0, 3], mask [1, 0, 1] */
+  mt_tensor *m = sample(MT_float32);
+  mt_kwarg kv[] = {kw_int("dim", 0)};
+  mt_kwargs kw = {1, kv};
+  const mt_tensor *in[] = {m};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_sum, &c, &e, 1, in, &kw), MT_OK);
+  mt_tensor *o = c.out[0];
+  CHECK_EQ_INT(o->data->dtype, MT_float32);
+  const double want[] = {1, 0, 3};
+  for (int i = 0; i < 3; i++) {
+    CHECK_NEAR(at(o->data, i), want[i], 0);
+    CHECK_EQ_INT(bit(o->mask, i), i != 1);
+  }
+  done(&c, (mt_tensor *[]){m}, 1);
+}
+
+TEST(sum_negative_dim_with_keepdim_keeps_a_size_one_dim) {
+  /* dim=-1 == dim 1, keepdim -> shape [2, 1]: [[4], [0]] */
+  mt_tensor *m = sample(MT_float64);
+  mt_kwarg kv[] = {kw_int("dim", -1), kw_bool("keepdim", 1)};
+  mt_kwargs kw = {2, kv};
+  const mt_tensor *in[] = {m};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_sum, &c, &e, 1, in, &kw), MT_OK);
+  mt_tensor *o = c.out[0];
+  CHECK_EQ_INT(o->ndim, 2);
+  CHECK_EQ_INT(o->shape[0], 2);
+  CHECK_EQ_INT(o->shape[1], 1);
+  CHECK_EQ_INT(o->data->ndim, 2);
+  CHECK_NEAR(at(o->data, 0), 4, 0);
+  CHECK_NEAR(at(o->data, 1), 0, 0);
+  done(&c, (mt_tensor *[]){m}, 1);
+}
+
+TEST(all_reduce_gives_a_0d_output_masked_by_any) {
+  /* RED-1: sum over masked-in {1, 3} = 4, mask any = true, ndim 0;
+   * fully masked input: amax -> -inf, mask false */
+  mt_tensor *m = sample(MT_float64);
+  mt_tensor *none =
+      masked(dense(MT_float64, 1, SHAPE(2), VALS(5, 6)), bools(1, SHAPE(2), BITS(0, 0)));
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_sum, &c, &e, 1, (const mt_tensor *[]){m}, NULL), MT_OK);
+  CHECK_EQ_INT(c.out[0]->ndim, 0);
+  CHECK_EQ_INT(c.out[0]->data->ndim, 0);
+  CHECK_NEAR(at(c.out[0]->data, 0), 4, 0);
+  CHECK_EQ_INT(bit(c.out[0]->mask, 0), 1);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_amax, &c, &e, 1, (const mt_tensor *[]){none}, NULL), MT_OK);
+  CHECK_NEAR(at(c.out[0]->data, 0), -INFINITY, 0);
+  CHECK_EQ_INT(bit(c.out[0]->mask, 0), 0);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_mean, &c, &e, 1, (const mt_tensor *[]){none}, NULL), MT_OK);
+  CHECK(isnan(at(c.out[0]->data, 0)));
+  done(&c, (mt_tensor *[]){m, none}, 2);
+}
+
+TEST(sum_over_a_tuple_of_dims_of_a_3d_input) {
+  /* shape [2,2,2], data = 0..7, mask all true except element 7:
+   * dims (0, 2) leave dim 1: j=0 -> 0+1+4+5 = 10, j=1 -> 2+3+6 = 11 */
+  mt_tensor *m = masked(dense(MT_float64, 3, SHAPE(2, 2, 2), VALS(0, 1, 2, 3, 4, 5, 6, 7)),
+                        bools(3, SHAPE(2, 2, 2), BITS(1, 1, 1, 1, 1, 1, 1, 0)));
+  mt_kwarg kv[] = {kw_ints("dim", 2, SHAPE(0, 2))};
+  mt_kwargs kw = {1, kv};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_sum, &c, &e, 1, (const mt_tensor *[]){m}, &kw), MT_OK);
+  CHECK_EQ_INT(c.out[0]->ndim, 1);
+  CHECK_NEAR(at(c.out[0]->data, 0), 10, 0);
+  CHECK_NEAR(at(c.out[0]->data, 1), 11, 0);
+  done(&c, (mt_tensor *[]){m}, 1);
+}
+
+TEST(prod_with_a_tuple_of_dims_is_invalid_argument) {
+  /* torch.prod has no overload taking a tuple: TypeError in torch */
+  mt_tensor *m = sample(MT_float64);
+  mt_kwarg kv[] = {kw_ints("dim", 1, SHAPE(1))};
+  mt_kwargs kw = {1, kv};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_prod, &c, &e, 1, (const mt_tensor *[]){m}, &kw), MT_INVALID_ARGUMENT);
+  CHECK(strstr(e.msg, "tuple") != NULL);
+  done(&c, (mt_tensor *[]){m}, 1);
+}
+
+TEST(dim_out_of_range_and_repeated_dims_are_rejected) {
+  /* ndim 2: dims must be in [-2, 1] */
+  mt_tensor *m = sample(MT_float64);
+  mt_kwarg k2[] = {kw_int("dim", 2)};
+  mt_kwargs kw2 = {1, k2};
+  mt_kwarg kr[] = {kw_ints("dim", 2, SHAPE(1, -1))};
+  mt_kwargs kwr = {1, kr};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_amin, &c, &e, 1, (const mt_tensor *[]){m}, &kw2), MT_INDEX_OUT_OF_RANGE);
+  CHECK(strstr(e.msg, "[-2, 1], but got 2") != NULL);
+  CHECK_STATUS(run(mt_cpu_sum, &c, &e, 1, (const mt_tensor *[]){m}, &kwr), MT_INVALID_ARGUMENT);
+  CHECK(strstr(e.msg, "multiple times") != NULL);
+  done(&c, (mt_tensor *[]){m}, 1);
+}
+
+TEST(zero_size_input_reduces_to_the_fill_and_amin_refuses_an_empty_dim) {
+  /* shape [2, 0]: sum over dim 1 -> [0, 0] masked out; shape [0, 3] over
+   * dim 1 -> shape [0]; amin over the empty dim 1 is an error in torch */
+  mt_tensor *a = masked(dense(MT_float32, 2, SHAPE(2, 0), NULL), bools(2, SHAPE(2, 0), NULL));
+  mt_tensor *b = masked(dense(MT_float32, 2, SHAPE(0, 3), NULL), bools(2, SHAPE(0, 3), NULL));
+  mt_kwarg kv[] = {kw_int("dim", 1)};
+  mt_kwargs kw = {1, kv};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_prod, &c, &e, 1, (const mt_tensor *[]){a}, &kw), MT_OK);
+  CHECK_EQ_INT(c.out[0]->shape[0], 2);
+  CHECK_NEAR(at(c.out[0]->data, 0), 1, 0);
+  CHECK_NEAR(at(c.out[0]->data, 1), 1, 0);
+  CHECK_EQ_INT(bit(c.out[0]->mask, 0), 0);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_mean, &c, &e, 1, (const mt_tensor *[]){b}, &kw), MT_OK);
+  CHECK_EQ_INT(c.out[0]->ndim, 1);
+  CHECK_EQ_INT(c.out[0]->shape[0], 0);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_amin, &c, &e, 1, (const mt_tensor *[]){a}, &kw), MT_INVALID_ARGUMENT);
+  CHECK(strstr(e.msg, "non-zero size") != NULL);
+  done(&c, (mt_tensor *[]){a, b}, 2);
+}
+
+TEST(float32_sum_accumulates_in_double_and_rounds_once) {
+  /* 2^24 + 1 + 1: float accumulation gives 16777216 (each +1 rounds away),
+   * double gives 16777218, representable in float */
+  mt_tensor *m = masked(dense(MT_float32, 1, SHAPE(3), VALS(16777216, 1, 1)),
+                        bools(1, SHAPE(3), BITS(1, 1, 1)));
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_sum, &c, &e, 1, (const mt_tensor *[]){m}, NULL), MT_OK);
+  CHECK_NEAR(at(c.out[0]->data, 0), 16777218, 0);
+  done(&c, (mt_tensor *[]){m}, 1);
+}
+
+TEST(nan_at_masked_in_position_propagates_through_amax) {
+  /* [1, NaN, 3] all masked in -> NaN; poison NaN masked out is ignored */
+  mt_tensor *a =
+      masked(dense(MT_float64, 1, SHAPE(3), VALS(1, NAN, 3)), bools(1, SHAPE(3), BITS(1, 1, 1)));
+  mt_tensor *b =
+      masked(dense(MT_float64, 1, SHAPE(3), VALS(1, NAN, 3)), bools(1, SHAPE(3), BITS(1, 0, 1)));
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_amax, &c, &e, 1, (const mt_tensor *[]){a}, NULL), MT_OK);
+  CHECK(isnan(at(c.out[0]->data, 0)));
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_amax, &c, &e, 1, (const mt_tensor *[]){b}, NULL), MT_OK);
+  CHECK_NEAR(at(c.out[0]->data, 0), 3, 0);
+  done(&c, (mt_tensor *[]){a, b}, 2);
+}
+
+TEST(strided_input_reduces_in_logical_order) {
+  /* storage [[1,2],[3,4]] transposed -> logical [[1,3],[2,4]]; sum dim 1
+   * -> [4, 6] */
+  mt_tensor *d = dense(MT_float64, 2, SHAPE(2, 2), VALS(1, 2, 3, 4));
+  d->strides[0] = 1, d->strides[1] = 2;
+  mt_tensor *m = masked(d, bools(2, SHAPE(2, 2), BITS(1, 1, 1, 1)));
+  mt_kwarg kv[] = {kw_int("dim", 1)};
+  mt_kwargs kw = {1, kv};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_sum, &c, &e, 1, (const mt_tensor *[]){m}, &kw), MT_OK);
+  CHECK_NEAR(at(c.out[0]->data, 0), 4, 0);
+  CHECK_NEAR(at(c.out[0]->data, 1), 6, 0);
+  done(&c, (mt_tensor *[]){m}, 1);
+}
+
+TEST(coo_storage_all_reduce_uses_the_stored_values_under_the_mask) {
+  /* data {(0,1): 2, (1,2): 5, (1,3): 7}, mask values [1, 0, 1] -> 2 + 7 = 9 */
+  mt_tensor *m = masked(coo2(MT_float64, 2, 4, 3, SHAPE(0, 1, 1), SHAPE(1, 2, 3), VALS(2, 5, 7), 1),
+                        coo2(MT_bool, 2, 4, 3, SHAPE(0, 1, 1), SHAPE(1, 2, 3), VALS(1, 0, 1), 1));
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_sum, &c, &e, 1, (const mt_tensor *[]){m}, NULL), MT_OK);
+  CHECK_EQ_INT(c.out[0]->ndim, 0);
+  CHECK_NEAR(at(c.out[0]->data, 0), 9, 0);
+  CHECK_EQ_INT(bit(c.out[0]->mask, 0), 1);
+  done(&c, (mt_tensor *[]){m}, 1);
+}
+
+MT_TEST_MAIN(T(sum_fully_masked_row_is_masked_out_with_zero_fill),
+             T(mean_fully_masked_row_is_masked_out_with_nan_fill),
+             T(prod_fully_masked_row_is_masked_out_with_one_fill),
+             T(amin_fully_masked_row_is_masked_out_with_pos_inf_fill),
+             T(amax_fully_masked_row_is_masked_out_with_neg_inf_fill),
+             T(sum_dim0_reduces_columns_and_any_masks_them),
+             T(sum_negative_dim_with_keepdim_keeps_a_size_one_dim),
+             T(all_reduce_gives_a_0d_output_masked_by_any),
+             T(sum_over_a_tuple_of_dims_of_a_3d_input),
+             T(prod_with_a_tuple_of_dims_is_invalid_argument),
+             T(dim_out_of_range_and_repeated_dims_are_rejected),
+             T(zero_size_input_reduces_to_the_fill_and_amin_refuses_an_empty_dim),
+             T(float32_sum_accumulates_in_double_and_rounds_once),
+             T(nan_at_masked_in_position_propagates_through_amax),
+             T(strided_input_reduces_in_logical_order),
+             T(coo_storage_all_reduce_uses_the_stored_values_under_the_mask))
