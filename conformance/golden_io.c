@@ -1,0 +1,1556 @@
+/* golden_io.c - HDF5 golden files (format version 1): reading into mt_tensor
+ * views with every size and type checked, and writing one-case files. See
+ * golden_io.h. Nothing read from a file is trusted: element counts are
+ * checked against shapes before anything is allocated, products are
+ * overflow-checked, integer conversions that would clip abort the read. */
+#include "golden_io.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#define MAX_STRING_ATTR ((size_t)1 << 20)
+
+/* ---- error reporting ----------------------------------------------------------- */
+
+/* Where we are, for messages: "<file>: case <id>: <path>: <what>". */
+typedef struct rd {
+  const char *file;
+  const char *case_id; /* NULL outside a case */
+  mt_error *err;
+} rd;
+
+static void h5_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+
+typedef struct h5_text {
+  char *buf;
+  size_t len;
+} h5_text;
+
+static herr_t h5_walk_cb(unsigned n, const H5E_error2_t *e, void *data) {
+  h5_text *t = data;
+  if (n == 0 && e && e->desc) snprintf(t->buf, t->len, "%s", e->desc);
+  return 0;
+}
+
+/* The most specific message on HDF5's error stack (then cleared). */
+static void h5_error_text(char *buf, size_t len) {
+  h5_text t = {buf, len};
+  buf[0] = 0;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, h5_walk_cb, &t);
+  H5Eclear2(H5E_DEFAULT);
+}
+
+static mt_status rd_vfail(const rd *r, const char *path, mt_status s, int with_h5, const char *fmt,
+                          va_list ap) {
+  char msg[MT_MSG_LEN], h5[200] = "";
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  if (with_h5) h5_error_text(h5, sizeof h5);
+  const char *sep = h5[0] ? " (HDF5: " : "", *end = h5[0] ? ")" : "";
+  int have_path = path && path[0];
+  if (r->case_id)
+    return mt_err(r->err, s, "%s: case %s: %s%s%s%s%s%s", r->file, r->case_id,
+                  have_path ? path : "", have_path ? ": " : "", msg, sep, h5, end);
+  return mt_err(r->err, s, "%s: %s%s%s%s%s%s", r->file, have_path ? path : "",
+                have_path ? ": " : "", msg, sep, h5, end);
+}
+
+/* A format problem (INVALID_FORMAT). */
+static mt_status rd_fail(const rd *r, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static mt_status rd_fail(const rd *r, const char *path, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  mt_status s = rd_vfail(r, path, MT_INVALID_FORMAT, 0, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+/* An HDF5 call failed: adds HDF5's own message. */
+static mt_status rd_h5fail(const rd *r, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static mt_status rd_h5fail(const rd *r, const char *path, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  mt_status s = rd_vfail(r, path, MT_INVALID_FORMAT, 1, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+/* Prefixes an error from the core (allocation, validation) with the place. */
+static mt_status rd_prefix(const rd *r, const char *path) {
+  if (r->case_id)
+    return mt_err_prefix(r->err, "%s: case %s: %s", r->file, r->case_id, path);
+  return mt_err_prefix(r->err, "%s: %s", r->file, path);
+}
+
+static char *xstrdup(const char *s) {
+  if (!s) return NULL;
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
+static mt_status rd_oom(const rd *r, const char *path) {
+  mt_err(r->err, MT_OUT_OF_MEMORY, NULL);
+  return rd_prefix(r, path);
+}
+
+static void join_path(char *out, size_t len, const char *a, const char *b) {
+  if (a && a[0])
+    snprintf(out, len, "%s/%s", a, b);
+  else
+    snprintf(out, len, "%s", b);
+}
+
+static const char *class_name(H5T_class_t c) {
+  switch (c) {
+    case H5T_INTEGER: return "an integer";
+    case H5T_FLOAT: return "a float";
+    case H5T_STRING: return "a string";
+    case H5T_ENUM: return "an enum";
+    case H5T_COMPOUND: return "a compound";
+    case H5T_ARRAY: return "an array";
+    case H5T_VLEN: return "a variable-length sequence";
+    default: return "an unsupported type";
+  }
+}
+
+/* ---- attributes ------------------------------------------------------------------- */
+
+typedef struct attr_h {
+  hid_t a, t, s;
+} attr_h;
+
+static void attr_close(attr_h *h) {
+  if (h->s >= 0) H5Sclose(h->s);
+  if (h->t >= 0) H5Tclose(h->t);
+  if (h->a >= 0) H5Aclose(h->a);
+  h->a = h->t = h->s = -1;
+}
+
+/* 1 = opened, 0 = absent (an error when required), <0 = failed (err set). */
+static int attr_open(const rd *r, hid_t obj, const char *path, const char *name, int required,
+                     attr_h *h) {
+  h->a = h->t = h->s = -1;
+  htri_t ex = H5Aexists(obj, name);
+  if (ex < 0) {
+    rd_h5fail(r, path, "cannot look up attribute '%s'", name);
+    return -1;
+  }
+  if (ex == 0) {
+    if (!required) return 0;
+    rd_fail(r, path, "missing attribute '%s'", name);
+    return -1;
+  }
+  if ((h->a = H5Aopen(obj, name, H5P_DEFAULT)) < 0 || (h->t = H5Aget_type(h->a)) < 0 ||
+      (h->s = H5Aget_space(h->a)) < 0) {
+    rd_h5fail(r, path, "cannot open attribute '%s'", name);
+    attr_close(h);
+    return -1;
+  }
+  return 1;
+}
+
+/* Elements of a dataspace; a null dataspace has none. */
+static hssize_t space_npoints(hid_t s) {
+  if (H5Sget_simple_extent_type(s) == H5S_NULL) return 0;
+  return H5Sget_simple_extent_npoints(s);
+}
+
+/* A string attribute (variable- or fixed-length, any padding and cset).
+ * *out = NULL when absent and not required. */
+static mt_status attr_string(const rd *r, hid_t obj, const char *path, const char *name,
+                             int required, char **out) {
+  mt_status st = MT_OK;
+  attr_h h;
+  hid_t mem = -1;
+  char *buf = NULL;
+  *out = NULL;
+  int o = attr_open(r, obj, path, name, required, &h);
+  if (o <= 0) return o < 0 ? r->err->status : MT_OK;
+  if (H5Tget_class(h.t) != H5T_STRING) {
+    st = rd_fail(r, path, "attribute '%s' is %s, expected a string", name,
+                 class_name(H5Tget_class(h.t)));
+    goto out;
+  }
+  if (space_npoints(h.s) != 1) {
+    st = rd_fail(r, path, "attribute '%s' holds %lld strings, expected one", name,
+                 (long long)space_npoints(h.s));
+    goto out;
+  }
+  if ((mem = H5Tcopy(H5T_C_S1)) < 0 || H5Tset_cset(mem, H5Tget_cset(h.t)) < 0) {
+    st = rd_h5fail(r, path, "attribute '%s': cannot make a string type", name);
+    goto out;
+  }
+  if (H5Tis_variable_str(h.t) > 0) {
+    char *p = NULL;
+    if (H5Tset_size(mem, H5T_VARIABLE) < 0 || H5Aread(h.a, mem, &p) < 0) {
+      st = rd_h5fail(r, path, "cannot read attribute '%s'", name);
+      goto out;
+    }
+    *out = xstrdup(p ? p : "");
+    if (p) H5free_memory(p);
+  } else {
+    size_t size = H5Tget_size(h.t);
+    if (size == 0 || size > MAX_STRING_ATTR) {
+      st = rd_fail(r, path, "attribute '%s' is a string of %zu bytes", name, size);
+      goto out;
+    }
+    /* One byte more, null-terminated: HDF5 strips the file's padding. */
+    if (!(buf = calloc(1, size + 1))) {
+      st = rd_oom(r, path);
+      goto out;
+    }
+    if (H5Tset_size(mem, size + 1) < 0 || H5Tset_strpad(mem, H5T_STR_NULLTERM) < 0 ||
+        H5Aread(h.a, mem, buf) < 0) {
+      st = rd_h5fail(r, path, "cannot read attribute '%s'", name);
+      goto out;
+    }
+    buf[size] = 0;
+    *out = xstrdup(buf);
+  }
+  if (!*out) st = rd_oom(r, path);
+out:
+  free(buf);
+  if (mem >= 0) H5Tclose(mem);
+  attr_close(&h);
+  return st;
+}
+
+/* An enum element that is a bool (h5py: FALSE=0, TRUE=1): 0/1, or -1. */
+static int enum_bool_value(hid_t t, const void *raw) {
+  char nm[16] = "";
+  if (H5Tenum_nameof(t, raw, nm, sizeof nm) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return -1;
+  }
+  if (strcmp(nm, "TRUE") == 0 || strcmp(nm, "true") == 0 || strcmp(nm, "True") == 0) return 1;
+  if (strcmp(nm, "FALSE") == 0 || strcmp(nm, "false") == 0 || strcmp(nm, "False") == 0) return 0;
+  return -1;
+}
+
+typedef enum { AV_INT, AV_BOOL_ENUM } attr_int_kind;
+
+/* A scalar integer or bool attribute (any integer width, or h5py's enum
+ * bool). *present = 0 when absent and not required. */
+static mt_status attr_int(const rd *r, hid_t obj, const char *path, const char *name,
+                          int required, int64_t *out, int *present, attr_int_kind *kind) {
+  mt_status st = MT_OK;
+  attr_h h;
+  *present = 0;
+  int o = attr_open(r, obj, path, name, required, &h);
+  if (o <= 0) return o < 0 ? r->err->status : MT_OK;
+  if (space_npoints(h.s) != 1) {
+    st = rd_fail(r, path, "attribute '%s' holds %lld values, expected one", name,
+                 (long long)space_npoints(h.s));
+    goto out;
+  }
+  H5T_class_t c = H5Tget_class(h.t);
+  if (c == H5T_INTEGER) {
+    int64_t v = 0;
+    if (H5Aread(h.a, H5T_NATIVE_INT64, &v) < 0) {
+      st = rd_h5fail(r, path, "cannot read attribute '%s'", name);
+      goto out;
+    }
+    *out = v;
+    if (kind) *kind = AV_INT;
+  } else if (c == H5T_ENUM) {
+    unsigned char raw[16] = {0};
+    if (H5Tget_size(h.t) > sizeof raw || H5Aread(h.a, h.t, raw) < 0) {
+      st = rd_h5fail(r, path, "cannot read enum attribute '%s'", name);
+      goto out;
+    }
+    int b = enum_bool_value(h.t, raw);
+    if (b < 0) {
+      st = rd_fail(r, path, "attribute '%s' is an enum that is not a bool (FALSE/TRUE)", name);
+      goto out;
+    }
+    *out = b;
+    if (kind) *kind = AV_BOOL_ENUM;
+  } else {
+    st = rd_fail(r, path, "attribute '%s' is %s, expected an integer or a bool", name,
+                 class_name(c));
+    goto out;
+  }
+  *present = 1;
+out:
+  attr_close(&h);
+  return st;
+}
+
+static mt_status attr_bool(const rd *r, hid_t obj, const char *path, const char *name, int dflt,
+                           int *out) {
+  int64_t v = dflt;
+  int present = 0;
+  mt_status st = attr_int(r, obj, path, name, 0, &v, &present, NULL);
+  if (st != MT_OK) return st;
+  if (present && v != 0 && v != 1)
+    return rd_fail(r, path, "attribute '%s' = %" PRId64 ", expected a bool (0 or 1)", name, v);
+  *out = present ? (int)v : dflt;
+  return MT_OK;
+}
+
+/* An integer array attribute of at most max elements. A null dataspace or a
+ * zero-size simple one is empty; a scalar is one element. */
+static mt_status attr_ints(const rd *r, hid_t obj, const char *path, const char *name,
+                           int required, int max, int64_t *out, int *n, int *present) {
+  mt_status st = MT_OK;
+  attr_h h;
+  *n = 0;
+  *present = 0;
+  int o = attr_open(r, obj, path, name, required, &h);
+  if (o <= 0) return o < 0 ? r->err->status : MT_OK;
+  H5T_class_t c = H5Tget_class(h.t);
+  if (c != H5T_INTEGER) {
+    st = rd_fail(r, path, "attribute '%s' is %s, expected integers", name, class_name(c));
+    goto out;
+  }
+  H5S_class_t sc = H5Sget_simple_extent_type(h.s);
+  if (sc == H5S_SIMPLE && H5Sget_simple_extent_ndims(h.s) > 1) {
+    st = rd_fail(r, path, "attribute '%s' has %d dimensions, expected a 1-d array", name,
+                 H5Sget_simple_extent_ndims(h.s));
+    goto out;
+  }
+  hssize_t np = space_npoints(h.s);
+  if (np < 0 || np > max) {
+    st = rd_fail(r, path, "attribute '%s' has %lld elements, at most %d allowed", name,
+                 (long long)np, max);
+    goto out;
+  }
+  if (np > 0 && H5Aread(h.a, H5T_NATIVE_INT64, out) < 0) {
+    st = rd_h5fail(r, path, "cannot read attribute '%s'", name);
+    goto out;
+  }
+  *n = (int)np;
+  *present = 1;
+out:
+  attr_close(&h);
+  return st;
+}
+
+/* Names of the attributes of obj, in name order. */
+typedef struct name_list {
+  int n, cap;
+  char **v;
+} name_list;
+
+static void names_free(name_list *l) {
+  for (int i = 0; i < l->n; i++) free(l->v[i]);
+  free(l->v);
+  l->n = l->cap = 0;
+  l->v = NULL;
+}
+
+static int names_push(name_list *l, const char *s) {
+  if (l->n == l->cap) {
+    int cap = l->cap ? 2 * l->cap : 16;
+    char **v = realloc(l->v, (size_t)cap * sizeof *v);
+    if (!v) return -1;
+    l->v = v;
+    l->cap = cap;
+  }
+  if (!(l->v[l->n] = xstrdup(s))) return -1;
+  l->n++;
+  return 0;
+}
+
+static herr_t attr_name_cb(hid_t loc, const char *name, const H5A_info_t *info, void *data) {
+  (void)loc;
+  (void)info;
+  return names_push(data, name) < 0 ? -1 : 0;
+}
+
+static mt_status attr_names(const rd *r, hid_t obj, const char *path, name_list *out) {
+  hsize_t idx = 0;
+  if (H5Aiterate2(obj, H5_INDEX_NAME, H5_ITER_INC, &idx, attr_name_cb, out) < 0) {
+    names_free(out);
+    return rd_h5fail(r, path, "cannot list attributes");
+  }
+  return MT_OK;
+}
+
+/* Names of the links of group g, in name order. */
+static mt_status link_names(const rd *r, hid_t g, const char *path, name_list *out) {
+  H5G_info_t info;
+  if (H5Gget_info(g, &info) < 0) return rd_h5fail(r, path, "cannot list the group");
+  for (hsize_t i = 0; i < info.nlinks; i++) {
+    ssize_t len = H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, NULL, 0, H5P_DEFAULT);
+    if (len < 0) {
+      names_free(out);
+      return rd_h5fail(r, path, "cannot read the name of member %llu", (unsigned long long)i);
+    }
+    char *nm = malloc((size_t)len + 1);
+    if (!nm) {
+      names_free(out);
+      return rd_oom(r, path);
+    }
+    if (H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, nm, (size_t)len + 1,
+                           H5P_DEFAULT) < 0) {
+      free(nm);
+      names_free(out);
+      return rd_h5fail(r, path, "cannot read the name of member %llu", (unsigned long long)i);
+    }
+    int bad = names_push(out, nm);
+    free(nm);
+    if (bad) {
+      names_free(out);
+      return rd_oom(r, path);
+    }
+  }
+  return MT_OK;
+}
+
+/* ---- objects ----------------------------------------------------------------------- */
+
+/* Opens member `name` of g, which must be a group (want H5I_GROUP) or a
+ * dataset (H5I_DATASET). 1 = opened, 0 = absent (error when required),
+ * <0 = failed. */
+static int obj_open(const rd *r, hid_t g, const char *path, const char *name, H5I_type_t want,
+                    int required, hid_t *out) {
+  char full[256];
+  join_path(full, sizeof full, path, name);
+  *out = -1;
+  htri_t ex = H5Lexists(g, name, H5P_DEFAULT);
+  if (ex < 0) {
+    rd_h5fail(r, full, "cannot look up");
+    return -1;
+  }
+  if (ex == 0) {
+    if (!required) return 0;
+    rd_fail(r, full, "missing %s", want == H5I_GROUP ? "group" : "dataset");
+    return -1;
+  }
+  hid_t o = H5Oopen(g, name, H5P_DEFAULT);
+  if (o < 0) {
+    rd_h5fail(r, full, "cannot open");
+    return -1;
+  }
+  if (H5Iget_type(o) != want) {
+    H5Oclose(o);
+    rd_fail(r, full, "is not a %s", want == H5I_GROUP ? "group" : "dataset");
+    return -1;
+  }
+  *out = o;
+  return 1;
+}
+
+/* ---- datasets --------------------------------------------------------------------- */
+
+/* IEEE binary16 in native byte order. */
+static hid_t half_type(void) {
+  hid_t t = H5Tcopy(H5T_NATIVE_FLOAT);
+  if (t < 0) return -1;
+  if (H5Tset_fields(t, 15, 10, 5, 0, 10) < 0 || H5Tset_size(t, 2) < 0 || H5Tset_ebias(t, 15) < 0) {
+    H5Tclose(t);
+    return -1;
+  }
+  return t;
+}
+
+/* Enum bool with uint8 storage, as h5py writes numpy bools. */
+static hid_t enum_bool_type(void) {
+  hid_t t = H5Tenum_create(H5T_NATIVE_UINT8);
+  uint8_t f = 0, tr = 1;
+  if (t < 0) return -1;
+  if (H5Tenum_insert(t, "FALSE", &f) < 0 || H5Tenum_insert(t, "TRUE", &tr) < 0) {
+    H5Tclose(t);
+    return -1;
+  }
+  return t;
+}
+
+/* The memory type for dtype (a copy: close it). */
+static hid_t mem_type(mt_dtype dt) {
+  switch (dt) {
+    case MT_float32: return H5Tcopy(H5T_NATIVE_FLOAT);
+    case MT_float64: return H5Tcopy(H5T_NATIVE_DOUBLE);
+    case MT_float16: return half_type();
+    case MT_int64: return H5Tcopy(H5T_NATIVE_INT64);
+    case MT_int32: return H5Tcopy(H5T_NATIVE_INT32);
+    case MT_int8: return H5Tcopy(H5T_NATIVE_INT8);
+    case MT_uint8: return H5Tcopy(H5T_NATIVE_UINT8);
+    case MT_bool: return H5Tcopy(H5T_NATIVE_UINT8);
+    default: return -1;
+  }
+}
+
+/* Abort conversions that would clip a value (out of range for the dtype). */
+static H5T_conv_ret_t conv_cb(H5T_conv_except_t except, hid_t src, hid_t dst, void *src_buf,
+                              void *dst_buf, void *data) {
+  (void)src, (void)dst, (void)src_buf, (void)dst_buf, (void)data;
+  if (except == H5T_CONV_EXCEPT_RANGE_HI || except == H5T_CONV_EXCEPT_RANGE_LOW)
+    return H5T_CONV_ABORT;
+  return H5T_CONV_UNHANDLED;
+}
+
+typedef struct ds_h {
+  hid_t d, t, s;
+  int rank;
+  hsize_t dims[H5S_MAX_RANK];
+  int64_t npoints;
+  char path[256];
+} ds_h;
+
+static void ds_close(ds_h *h) {
+  if (h->s >= 0) H5Sclose(h->s);
+  if (h->t >= 0) H5Tclose(h->t);
+  if (h->d >= 0) H5Dclose(h->d);
+  h->d = h->t = h->s = -1;
+}
+
+/* Opens dataset `name` of g and reads its shape; dtype's type class is
+ * checked (floats for float dtypes, integers for integer dtypes, integers
+ * or an enum bool for bool). */
+static mt_status ds_open(const rd *r, hid_t g, const char *gpath, const char *name, mt_dtype dt,
+                         ds_h *h) {
+  h->d = h->t = h->s = -1;
+  join_path(h->path, sizeof h->path, gpath, name);
+  int o = obj_open(r, g, gpath, name, H5I_DATASET, 1, &h->d);
+  if (o <= 0) return r->err->status;
+  if ((h->t = H5Dget_type(h->d)) < 0 || (h->s = H5Dget_space(h->d)) < 0) {
+    mt_status st = rd_h5fail(r, h->path, "cannot read the type and dataspace");
+    ds_close(h);
+    return st;
+  }
+  H5T_class_t c = H5Tget_class(h->t);
+  int ok = mt_dtype_is_float(dt) ? c == H5T_FLOAT
+           : dt == MT_bool      ? (c == H5T_INTEGER || c == H5T_ENUM)
+                                : c == H5T_INTEGER;
+  if (!ok) {
+    mt_status st = rd_fail(r, h->path, "dataset is %s, which cannot hold dtype %s",
+                           class_name(c), mt_dtype_name(dt));
+    ds_close(h);
+    return st;
+  }
+  H5S_class_t sc = H5Sget_simple_extent_type(h->s);
+  h->rank = sc == H5S_SIMPLE ? H5Sget_simple_extent_ndims(h->s) : 0;
+  if (h->rank < 0 || h->rank > H5S_MAX_RANK ||
+      (h->rank > 0 && H5Sget_simple_extent_dims(h->s, h->dims, NULL) < 0)) {
+    mt_status st = rd_h5fail(r, h->path, "cannot read the dataspace");
+    ds_close(h);
+    return st;
+  }
+  hssize_t np = space_npoints(h->s);
+  if (np < 0) {
+    mt_status st = rd_h5fail(r, h->path, "cannot count the elements");
+    ds_close(h);
+    return st;
+  }
+  h->npoints = (int64_t)np;
+  return MT_OK;
+}
+
+/* Reads all of h into buf (npoints elements of dt); bools must be 0/1. */
+static mt_status ds_read(const rd *r, ds_h *h, mt_dtype dt, void *buf) {
+  mt_status st = MT_OK;
+  hid_t mem = -1, dxpl = -1;
+  if (h->npoints == 0) return MT_OK;
+  int is_enum = H5Tget_class(h->t) == H5T_ENUM;
+  if (is_enum) {
+    if (H5Tget_size(h->t) > 8) {
+      st = rd_fail(r, h->path, "enum of %zu bytes is not a bool", H5Tget_size(h->t));
+      goto out;
+    }
+    mem = enum_bool_type();
+  } else {
+    mem = mem_type(dt);
+  }
+  if (mem < 0 || (dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0 ||
+      H5Pset_type_conv_cb(dxpl, conv_cb, NULL) < 0) {
+    st = rd_h5fail(r, h->path, "cannot set up reading %s", mt_dtype_name(dt));
+    goto out;
+  }
+  if (H5Dread(h->d, mem, H5S_ALL, H5S_ALL, dxpl, buf) < 0) {
+    st = rd_h5fail(r, h->path, "cannot read %" PRId64 " elements as %s%s", h->npoints,
+                   mt_dtype_name(dt), is_enum ? " (an enum that is not FALSE/TRUE?)" : "");
+    goto out;
+  }
+  if (dt == MT_bool) {
+    const uint8_t *b = buf;
+    for (int64_t i = 0; i < h->npoints; i++)
+      if (b[i] > 1) {
+        st = rd_fail(r, h->path, "element %" PRId64 " = %u is not a bool (0 or 1)", i, b[i]);
+        goto out;
+      }
+  }
+out:
+  if (dxpl >= 0) H5Pclose(dxpl);
+  if (mem >= 0) H5Tclose(mem);
+  return st;
+}
+
+/* ---- tensors ------------------------------------------------------------------------ */
+
+/* Checks a shape from the file and returns its element count; refuses
+ * tensors above the size limit before anything is allocated. */
+static mt_status check_shape(const rd *r, const char *path, mt_dtype dt, int ndim,
+                             const int64_t *shape, int64_t *numel) {
+  char s[160];
+  int64_t n = 1, nz = 1; /* nz: product of the non-zero dims, so every sub-product fits */
+  for (int d = 0; d < ndim; d++) {
+    if (shape[d] < 0)
+      return rd_fail(r, path, "shape[%d] = %" PRId64 " is negative", d, shape[d]);
+    if (__builtin_mul_overflow(nz, shape[d] ? shape[d] : 1, &nz) ||
+        nz > MT_GOLDEN_MAX_TENSOR_BYTES)
+      return rd_fail(r, path, "shape %s: absurd size (more than %" PRId64 " elements)",
+                     mt_shape_str(ndim, shape, s, sizeof s), (int64_t)MT_GOLDEN_MAX_TENSOR_BYTES);
+    n *= shape[d];
+  }
+  int64_t bytes;
+  if (__builtin_mul_overflow(n, (int64_t)mt_dtype_size(dt), &bytes) ||
+      bytes > MT_GOLDEN_MAX_TENSOR_BYTES)
+    return rd_fail(r, path,
+                   "shape %s has %" PRId64 " elements of %s, more than the %" PRId64
+                   "-byte limit for a golden tensor",
+                   mt_shape_str(ndim, shape, s, sizeof s), n, mt_dtype_name(dt),
+                   (int64_t)MT_GOLDEN_MAX_TENSOR_BYTES);
+  *numel = n;
+  return MT_OK;
+}
+
+static mt_status count_mismatch(const rd *r, const ds_h *h, int ndim, const int64_t *shape,
+                                int64_t need, const char *what) {
+  char s[160];
+  return rd_fail(r, h->path, "dataset has %" PRId64 " elements, %s %s needs %" PRId64, h->npoints,
+                 what, mt_shape_str(ndim, shape, s, sizeof s), need);
+}
+
+static mt_status read_tensor(const rd *r, hid_t parent, const char *ppath, const char *name,
+                             int depth, mt_tensor **out);
+
+static mt_status read_dense(const rd *r, hid_t g, const char *path, mt_dtype dt, int ndim,
+                            const int64_t *shape, mt_tensor **out) {
+  mt_status st;
+  int64_t numel = 0;
+  ds_h v;
+  if ((st = check_shape(r, path, dt, ndim, shape, &numel)) != MT_OK) return st;
+  if ((st = ds_open(r, g, path, "values", dt, &v)) != MT_OK) return st;
+  if (v.npoints != numel) {
+    st = count_mismatch(r, &v, ndim, shape, numel, "shape");
+    goto out;
+  }
+  if ((st = mt_dense_new(dt, ndim, shape, out, r->err)) != MT_OK) {
+    rd_prefix(r, path);
+    goto out;
+  }
+  st = ds_read(r, &v, dt, (*out)->values);
+out:
+  ds_close(&v);
+  return st;
+}
+
+static mt_status read_coo(const rd *r, hid_t g, const char *path, mt_dtype dt, int ndim,
+                          const int64_t *shape, mt_tensor **out) {
+  mt_status st;
+  int64_t numel = 0;
+  int coalesced = 0;
+  ds_h ix = {.d = -1, .t = -1, .s = -1}, v = {.d = -1, .t = -1, .s = -1};
+  char s[160];
+  if ((st = check_shape(r, path, dt, ndim, shape, &numel)) != MT_OK) return st;
+  if ((st = attr_bool(r, g, path, "coalesced", 0, &coalesced)) != MT_OK) return st;
+  if ((st = ds_open(r, g, path, "indices", MT_int64, &ix)) != MT_OK) goto out;
+  if (ix.rank != 2) {
+    st = rd_fail(r, ix.path, "has %d dimensions, expected 2 ([sparse_dim, nnz])", ix.rank);
+    goto out;
+  }
+  int64_t sd = (int64_t)ix.dims[0], nnz = (int64_t)ix.dims[1];
+  if (sd > ndim || (sd == 0 && ndim > 0)) {
+    st = rd_fail(r, ix.path, "has %" PRId64 " rows (sparse dims), shape %s has %d dims", sd,
+                 mt_shape_str(ndim, shape, s, sizeof s), ndim);
+    goto out;
+  }
+  int64_t row = 1, nvals, idx_bytes;
+  /* check_shape bounds every sub-product of shape by 2^30: no overflow here */
+  for (int d = (int)sd; d < ndim; d++) row *= shape[d];
+  int64_t per_entry = sd * 8 + (int64_t)mt_dtype_size(dt) * row;
+  if (__builtin_mul_overflow(nnz, row, &nvals) ||
+      __builtin_mul_overflow(nnz, per_entry, &idx_bytes) ||
+      idx_bytes > MT_GOLDEN_MAX_TENSOR_BYTES) {
+    st = rd_fail(r, ix.path, "nnz %" PRId64 " is more than a golden tensor may hold", nnz);
+    goto out;
+  }
+  if ((st = ds_open(r, g, path, "values", dt, &v)) != MT_OK) goto out;
+  if (v.npoints != nvals) {
+    st = rd_fail(r, v.path,
+                 "dataset has %" PRId64 " elements, nnz %" PRId64 " x %" PRId64
+                 " elements per entry needs %" PRId64,
+                 v.npoints, nnz, row, nvals);
+    goto out;
+  }
+  if ((st = mt_coo_new(dt, ndim, shape, (int)sd, nnz, out, r->err)) != MT_OK) {
+    rd_prefix(r, path);
+    goto out;
+  }
+  if ((st = ds_read(r, &ix, MT_int64, (*out)->indices)) != MT_OK) goto out;
+  if ((st = ds_read(r, &v, dt, (*out)->values)) != MT_OK) goto out;
+  (*out)->coalesced = coalesced;
+out:
+  ds_close(&ix);
+  ds_close(&v);
+  return st;
+}
+
+static mt_status read_csr(const rd *r, hid_t g, const char *path, mt_dtype dt, int ndim,
+                          const int64_t *shape, mt_tensor **out) {
+  mt_status st;
+  int64_t numel = 0;
+  ds_h cr = {.d = -1, .t = -1, .s = -1}, co = cr, v = cr;
+  char s[160];
+  if (ndim != 2)
+    return rd_fail(r, path, "csr tensor with shape %s, expected 2 dims",
+                   mt_shape_str(ndim, shape, s, sizeof s));
+  if ((st = check_shape(r, path, dt, ndim, shape, &numel)) != MT_OK) return st;
+  if ((st = ds_open(r, g, path, "crow_indices", MT_int64, &cr)) != MT_OK) goto out;
+  if (cr.npoints != shape[0] + 1) {
+    st = rd_fail(r, cr.path, "has %" PRId64 " elements, %" PRId64 " rows need %" PRId64,
+                 cr.npoints, shape[0], shape[0] + 1);
+    goto out;
+  }
+  if ((st = ds_open(r, g, path, "col_indices", MT_int64, &co)) != MT_OK) goto out;
+  if ((st = ds_open(r, g, path, "values", dt, &v)) != MT_OK) goto out;
+  int64_t nnz = co.npoints;
+  if (v.npoints != nnz) {
+    st = rd_fail(r, v.path, "has %" PRId64 " elements, col_indices has %" PRId64, v.npoints, nnz);
+    goto out;
+  }
+  if (nnz > numel) {
+    st = rd_fail(r, co.path, "nnz %" PRId64 " is more than the %" PRId64 " elements of shape %s",
+                 nnz, numel, mt_shape_str(ndim, shape, s, sizeof s));
+    goto out;
+  }
+  if ((st = mt_csr_new(dt, shape[0], shape[1], nnz, out, r->err)) != MT_OK) {
+    rd_prefix(r, path);
+    goto out;
+  }
+  if ((st = ds_read(r, &cr, MT_int64, (*out)->crow_indices)) != MT_OK) goto out;
+  if ((st = ds_read(r, &co, MT_int64, (*out)->col_indices)) != MT_OK) goto out;
+  st = ds_read(r, &v, dt, (*out)->values);
+out:
+  ds_close(&cr);
+  ds_close(&co);
+  ds_close(&v);
+  return st;
+}
+
+static mt_status read_masked(const rd *r, hid_t g, const char *path, mt_dtype dt, int ndim,
+                             const int64_t *shape, int depth, mt_tensor **out) {
+  mt_status st;
+  mt_tensor *data = NULL, *mask = NULL;
+  char s1[160], s2[160];
+  if (depth > 0) return rd_fail(r, path, "a masked tensor inside a masked tensor");
+  if ((st = read_tensor(r, g, path, "data", depth + 1, &data)) != MT_OK) goto fail;
+  if ((st = read_tensor(r, g, path, "mask", depth + 1, &mask)) != MT_OK) goto fail;
+  if (data->kind == MT_KIND_MASKED || data->kind == MT_KIND_SCALAR) {
+    st = rd_fail(r, path, "data is %s, expected dense, coo or csr storage",
+                 mt_kind_name(data->kind));
+    goto fail;
+  }
+  if (data->dtype != dt) {
+    st = rd_fail(r, path, "data has dtype %s, the masked tensor says %s",
+                 mt_dtype_name(data->dtype), mt_dtype_name(dt));
+    goto fail;
+  }
+  if (data->ndim != ndim || memcmp(data->shape, shape, (size_t)ndim * sizeof *shape) != 0) {
+    st = rd_fail(r, path, "data has shape %s, the masked tensor says %s",
+                 mt_shape_str(data->ndim, data->shape, s1, sizeof s1),
+                 mt_shape_str(ndim, shape, s2, sizeof s2));
+    goto fail;
+  }
+  if (mask->dtype != MT_bool) {
+    st = rd_fail(r, path, "mask has dtype %s, expected bool", mt_dtype_name(mask->dtype));
+    goto fail;
+  }
+  st = mt_masked_new(data, mask, out, r->err); /* takes data and mask */
+  if (st != MT_OK) rd_prefix(r, path);
+  return st;
+fail:
+  mt_tensor_free(data);
+  mt_tensor_free(mask);
+  return st;
+}
+
+static mt_status read_scalar(const rd *r, hid_t g, const char *path, mt_dtype dt, int ndim,
+                             const int64_t *shape, mt_tensor **out) {
+  mt_status st;
+  ds_h v;
+  char s[160];
+  if (ndim != 0)
+    return rd_fail(r, path, "scalar with shape %s, expected []",
+                   mt_shape_str(ndim, shape, s, sizeof s));
+  if ((st = ds_open(r, g, path, "value", dt, &v)) != MT_OK) return st;
+  if (v.npoints != 1) {
+    st = rd_fail(r, v.path, "has %" PRId64 " elements, a scalar needs 1", v.npoints);
+    goto out;
+  }
+  if ((st = mt_scalar_new(dt, 0.0, out, r->err)) != MT_OK) {
+    rd_prefix(r, path);
+    goto out;
+  }
+  st = ds_read(r, &v, dt, (*out)->values);
+out:
+  ds_close(&v);
+  return st;
+}
+
+/* The tensor group parent/name; `ppath` names parent in messages. */
+static mt_status read_tensor(const rd *r, hid_t parent, const char *ppath, const char *name,
+                             int depth, mt_tensor **out) {
+  mt_status st = MT_OK;
+  hid_t g = -1;
+  char path[256], *kind_s = NULL, *dtype_s = NULL;
+  int64_t shape[MT_MAX_DIMS] = {0};
+  int ndim = 0, present = 0;
+  mt_kind kind;
+  mt_dtype dt;
+  *out = NULL;
+  join_path(path, sizeof path, ppath, name);
+  if (obj_open(r, parent, ppath, name, H5I_GROUP, 1, &g) <= 0) return r->err->status;
+  if ((st = attr_string(r, g, path, "kind", 1, &kind_s)) != MT_OK) goto out;
+  if ((st = attr_string(r, g, path, "dtype", 1, &dtype_s)) != MT_OK) goto out;
+  if (mt_kind_from_name(kind_s, &kind) != 0) {
+    st = rd_fail(r, path, "unknown kind '%s' (expected dense, coo, csr, masked or scalar)", kind_s);
+    goto out;
+  }
+  if (mt_dtype_from_name(dtype_s, &dt) != 0) {
+    st = rd_fail(r, path,
+                 "unknown dtype '%s' (expected float32, float64, float16, int64, int32, int8, "
+                 "uint8 or bool)",
+                 dtype_s);
+    goto out;
+  }
+  if ((st = attr_ints(r, g, path, "shape", 1, MT_MAX_DIMS, shape, &ndim, &present)) != MT_OK)
+    goto out;
+  switch (kind) {
+    case MT_KIND_DENSE: st = read_dense(r, g, path, dt, ndim, shape, out); break;
+    case MT_KIND_COO: st = read_coo(r, g, path, dt, ndim, shape, out); break;
+    case MT_KIND_CSR: st = read_csr(r, g, path, dt, ndim, shape, out); break;
+    case MT_KIND_MASKED: st = read_masked(r, g, path, dt, ndim, shape, depth, out); break;
+    case MT_KIND_SCALAR: st = read_scalar(r, g, path, dt, ndim, shape, out); break;
+    default: st = rd_fail(r, path, "unsupported kind '%s'", kind_s); break;
+  }
+  if (st == MT_OK && depth == 0 && (st = mt_tensor_validate(*out, path, r->err)) != MT_OK) {
+    if (r->case_id)
+      mt_err_prefix(r->err, "%s: case %s: invalid tensor", r->file, r->case_id);
+    else
+      mt_err_prefix(r->err, "%s: invalid tensor", r->file);
+  }
+out:
+  if (st != MT_OK) {
+    mt_tensor_free(*out);
+    *out = NULL;
+  }
+  free(kind_s);
+  free(dtype_s);
+  if (g >= 0) H5Oclose(g);
+  return st;
+}
+
+/* A list group (inputs, outputs, outputs@...): members named 0..n-1. */
+static mt_status read_list(const rd *r, hid_t cg, const char *name, int required, int max,
+                           int *n_out, mt_tensor ***out) {
+  mt_status st = MT_OK;
+  hid_t g = -1;
+  name_list names = {0};
+  mt_tensor **v = NULL;
+  int n = 0;
+  *n_out = 0;
+  *out = NULL;
+  int o = obj_open(r, cg, "", name, H5I_GROUP, required, &g);
+  if (o <= 0) return o < 0 ? r->err->status : MT_OK;
+  if ((st = link_names(r, g, name, &names)) != MT_OK) goto out;
+  if (names.n > max) {
+    st = rd_fail(r, name, "has %d members, at most %d allowed", names.n, max);
+    goto out;
+  }
+  if (names.n && !(v = calloc((size_t)names.n, sizeof *v))) {
+    st = rd_oom(r, name);
+    goto out;
+  }
+  for (n = 0; n < names.n; n++) {
+    char k[16];
+    snprintf(k, sizeof k, "%d", n);
+    htri_t ex = H5Lexists(g, k, H5P_DEFAULT);
+    if (ex <= 0) {
+      st = rd_fail(r, name, "has %d members but none named '%s' (members are named 0..%d)",
+                   names.n, k, names.n - 1);
+      goto out;
+    }
+    if ((st = read_tensor(r, g, name, k, 0, &v[n])) != MT_OK) goto out;
+  }
+out:
+  if (st != MT_OK) {
+    for (int k = 0; k < n; k++) mt_tensor_free(v[k]);
+    free(v);
+  } else {
+    *n_out = names.n;
+    *out = v;
+  }
+  names_free(&names);
+  if (g >= 0) H5Oclose(g);
+  return st;
+}
+
+static void kwargs_free(mt_kwargs *kw) {
+  mt_kwarg *items = (mt_kwarg *)kw->items;
+  for (int k = 0; k < kw->n; k++) {
+    free((char *)items[k].name);
+    free((char *)items[k].s);
+    free((int64_t *)items[k].ints);
+  }
+  free(items);
+  kw->n = 0;
+  kw->items = NULL;
+}
+
+/* One kwarg attribute: enum bool or uint8 scalar -> BOOL, integer scalar ->
+ * INT, float scalar -> FLOAT, string -> STR, integer array -> INTS. */
+static mt_status read_kwarg(const rd *r, hid_t g, const char *name, mt_kwarg *kw) {
+  mt_status st = MT_OK;
+  attr_h h;
+  char path[256];
+  join_path(path, sizeof path, "kwargs", name);
+  if (attr_open(r, g, "kwargs", name, 1, &h) < 0) return r->err->status;
+  H5T_class_t c = H5Tget_class(h.t);
+  H5S_class_t sc = H5Sget_simple_extent_type(h.s);
+  int is_scalar = sc == H5S_SCALAR;
+  memset(kw, 0, sizeof *kw);
+  if (!(kw->name = xstrdup(name))) {
+    st = rd_oom(r, path);
+    goto out;
+  }
+  if (c == H5T_STRING) {
+    attr_close(&h);
+    kw->type = MT_KW_STR;
+    char *s = NULL;
+    if ((st = attr_string(r, g, "kwargs", name, 1, &s)) != MT_OK) goto out;
+    kw->s = s;
+  } else if (c == H5T_FLOAT) {
+    if (!is_scalar) {
+      st = rd_fail(r, path, "float arrays are not supported as kwargs");
+      goto out;
+    }
+    kw->type = MT_KW_FLOAT;
+    if (H5Aread(h.a, H5T_NATIVE_DOUBLE, &kw->f) < 0) st = rd_h5fail(r, path, "cannot read");
+  } else if ((c == H5T_INTEGER || c == H5T_ENUM) && is_scalar) {
+    int is_u8 = c == H5T_INTEGER && H5Tget_size(h.t) == 1 && H5Tget_sign(h.t) == H5T_SGN_NONE;
+    attr_close(&h);
+    int64_t v = 0;
+    int present = 0;
+    attr_int_kind ak = AV_INT;
+    if ((st = attr_int(r, g, "kwargs", name, 1, &v, &present, &ak)) != MT_OK) goto out;
+    kw->type = (ak == AV_BOOL_ENUM || (is_u8 && (v == 0 || v == 1))) ? MT_KW_BOOL : MT_KW_INT;
+    kw->i = v;
+    kw->f = (double)v;
+  } else if (c == H5T_INTEGER) {
+    attr_close(&h);
+    int64_t *ints = malloc(MT_GOLDEN_MAX_KWARGS * sizeof *ints);
+    int n = 0, present = 0;
+    if (!ints) {
+      st = rd_oom(r, path);
+      goto out;
+    }
+    kw->ints = ints;
+    kw->type = MT_KW_INTS;
+    if ((st = attr_ints(r, g, "kwargs", name, 1, MT_GOLDEN_MAX_KWARGS, ints, &n, &present)) !=
+        MT_OK)
+      goto out;
+    kw->n = n;
+  } else {
+    st = rd_fail(r, path, "kwarg is %s, expected a bool, int, float, string or int array",
+                 class_name(c));
+  }
+out:
+  attr_close(&h);
+  return st;
+}
+
+static mt_status read_kwargs(const rd *r, hid_t cg, mt_kwargs *kw) {
+  mt_status st = MT_OK;
+  hid_t g = -1;
+  name_list names = {0};
+  mt_kwarg *items = NULL;
+  kw->n = 0;
+  kw->items = NULL;
+  int o = obj_open(r, cg, "", "kwargs", H5I_GROUP, 0, &g);
+  if (o <= 0) return o < 0 ? r->err->status : MT_OK;
+  if ((st = attr_names(r, g, "kwargs", &names)) != MT_OK) goto out;
+  if (names.n > MT_GOLDEN_MAX_KWARGS) {
+    st = rd_fail(r, "kwargs", "has %d attributes, at most %d allowed", names.n,
+                 MT_GOLDEN_MAX_KWARGS);
+    goto out;
+  }
+  if (names.n && !(items = calloc((size_t)names.n, sizeof *items))) {
+    st = rd_oom(r, "kwargs");
+    goto out;
+  }
+  kw->items = items;
+  for (int k = 0; k < names.n; k++) {
+    kw->n = k + 1; /* so kwargs_free frees what read_kwarg allocated */
+    if ((st = read_kwarg(r, g, names.v[k], &items[k])) != MT_OK) goto out;
+  }
+out:
+  if (st != MT_OK) kwargs_free(kw);
+  names_free(&names);
+  if (g >= 0) H5Oclose(g);
+  return st;
+}
+
+/* ---- cases ---------------------------------------------------------------------------- */
+
+static void free_list(int n, mt_tensor **v) {
+  for (int k = 0; k < n; k++) mt_tensor_free(v[k]);
+  free(v);
+}
+
+void mt_golden_unload(mt_golden_case *c) {
+  if (!c) return;
+  free_list(c->n_in, c->in);
+  free_list(c->n_out, c->out);
+  kwargs_free(&c->kw);
+  for (int k = 0; k < c->n_variants; k++) {
+    free(c->variants[k].label);
+    free_list(c->variants[k].n_out, c->variants[k].out);
+  }
+  free(c->variants);
+  c->n_in = c->n_out = c->n_variants = 0;
+  c->in = c->out = NULL;
+  c->variants = NULL;
+  c->loaded = 0;
+}
+
+static void header_free(mt_golden_case *c) {
+  mt_golden_unload(c);
+  free(c->id);
+  free(c->op_name);
+  free(c->profile);
+  free(c->rules);
+  free(c->tolerance_str);
+  free(c->error_class);
+  free(c->torch_error);
+  free(c->torch_call);
+  free(c->poison);
+  memset(c, 0, sizeof *c);
+}
+
+static mt_status open_case_group(const rd *r, hid_t file, const char *id, hid_t *g) {
+  char path[1024];
+  snprintf(path, sizeof path, "/cases/%s", id);
+  if ((*g = H5Gopen2(file, path, H5P_DEFAULT)) < 0) return rd_h5fail(r, "", "cannot open %s", path);
+  return MT_OK;
+}
+
+static mt_status read_header(const rd *r, hid_t g, mt_golden_case *c) {
+  mt_status st;
+  char *expect = NULL;
+  mt_status dummy;
+  if ((st = attr_string(r, g, "", "op", 1, &c->op_name)) != MT_OK) goto out;
+  if (mt_op_from_name(c->op_name, &c->op) != 0) c->op = MT_OP__NONE;
+  if ((st = attr_string(r, g, "", "profile", 0, &c->profile)) != MT_OK) goto out;
+  if ((st = attr_string(r, g, "", "rules", 0, &c->rules)) != MT_OK) goto out;
+  if ((st = attr_string(r, g, "", "tolerance", 0, &c->tolerance_str)) != MT_OK) goto out;
+  if ((st = attr_string(r, g, "", "expect", 0, &expect)) != MT_OK) goto out;
+  if ((st = attr_string(r, g, "", "error_class", 0, &c->error_class)) != MT_OK) goto out;
+  if ((st = attr_string(r, g, "", "torch_error", 0, &c->torch_error)) != MT_OK) goto out;
+  if ((st = attr_string(r, g, "", "torch_call", 0, &c->torch_call)) != MT_OK) goto out;
+  if ((st = attr_string(r, g, "", "poison", 0, &c->poison)) != MT_OK) goto out;
+  if ((st = attr_bool(r, g, "", "check_masked_out", 0, &c->check_masked_out)) != MT_OK) goto out;
+  if (!c->profile && !(c->profile = xstrdup("torch"))) goto oom;
+  if (!c->rules && !(c->rules = xstrdup(""))) goto oom;
+  if (!c->tolerance_str && !(c->tolerance_str = xstrdup("exact"))) goto oom;
+  if (expect && strcmp(expect, "error") == 0) {
+    c->expect_error = 1;
+  } else if (expect && strcmp(expect, "ok") != 0) {
+    st = rd_fail(r, "", "attribute 'expect' is '%s', expected 'ok' or 'error'", expect);
+    goto out;
+  }
+  if (c->expect_error && !c->error_class) {
+    st = rd_fail(r, "", "expect is 'error' but attribute 'error_class' is missing");
+    goto out;
+  }
+  if (c->expect_error && mt_status_from_name(c->error_class, &dummy) != 0) {
+    st = rd_fail(r, "", "error_class '%s' is not a status of this mtcs (status.def)",
+                 c->error_class);
+    goto out;
+  }
+  if (mt_tolerance_parse(c->tolerance_str, &c->tolerance, r->err) != MT_OK) {
+    char why[MT_MSG_LEN];
+    snprintf(why, sizeof why, "%s", r->err->msg);
+    st = rd_fail(r, "", "attribute 'tolerance': %s", why);
+    goto out;
+  }
+out:
+  free(expect);
+  return st;
+oom:
+  free(expect);
+  return rd_oom(r, "");
+}
+
+mt_status mt_golden_load(mt_golden_file *f, mt_golden_case *c, mt_error *err) {
+  mt_status st = MT_OK;
+  hid_t g = -1;
+  name_list names = {0};
+  mt_error local;
+  if (!err) err = &local;
+  rd r = {f->path, c->id, err};
+  if (c->loaded) return MT_OK;
+  h5_quiet();
+  if ((st = open_case_group(&r, (hid_t)f->h5, c->id, &g)) != MT_OK) return st;
+  if ((st = read_list(&r, g, "inputs", 1, MT_GOLDEN_MAX_INPUTS, &c->n_in, &c->in)) != MT_OK)
+    goto out;
+  if ((st = read_kwargs(&r, g, &c->kw)) != MT_OK) goto out;
+  if ((st = read_list(&r, g, "outputs", !c->expect_error, MT_MAX_OUTPUTS, &c->n_out, &c->out)) !=
+      MT_OK)
+    goto out;
+  if (!c->expect_error && c->n_out == 0) {
+    st = rd_fail(&r, "outputs", "is empty, but the case expects 'ok'");
+    goto out;
+  }
+  /* outputs@<label>: what another torch version gives. */
+  if ((st = link_names(&r, g, "", &names)) != MT_OK) goto out;
+  for (int k = 0; k < names.n; k++) {
+    const char *nm = names.v[k];
+    if (strncmp(nm, "outputs@", 8) != 0) continue;
+    if (c->n_variants == MT_GOLDEN_MAX_VARIANTS) {
+      st = rd_fail(&r, nm, "more than %d output variants", MT_GOLDEN_MAX_VARIANTS);
+      goto out;
+    }
+    mt_golden_variant *v = realloc(c->variants, (size_t)(c->n_variants + 1) * sizeof *v);
+    if (!v) {
+      st = rd_oom(&r, nm);
+      goto out;
+    }
+    c->variants = v;
+    v = &c->variants[c->n_variants];
+    memset(v, 0, sizeof *v);
+    if (!(v->label = xstrdup(nm + 8))) {
+      st = rd_oom(&r, nm);
+      goto out;
+    }
+    c->n_variants++;
+    if ((st = read_list(&r, g, nm, 1, MT_MAX_OUTPUTS, &v->n_out, &v->out)) != MT_OK) goto out;
+  }
+  c->loaded = 1;
+out:
+  names_free(&names);
+  if (g >= 0) H5Gclose(g);
+  if (st != MT_OK) mt_golden_unload(c);
+  return st;
+}
+
+/* ---- files ------------------------------------------------------------------------------- */
+
+static void meta_free(mt_golden_meta *m) {
+  free(m->format);
+  free(m->generator);
+  free(m->generator_sha256);
+  free(m->torch_version);
+  free(m->numpy_version);
+  free(m->created_utc);
+  memset(m, 0, sizeof *m);
+}
+
+void mt_golden_close(mt_golden_file *f) {
+  if (!f) return;
+  for (int k = 0; k < f->n_cases; k++) header_free(&f->cases[k]);
+  free(f->cases);
+  meta_free(&f->meta);
+  if (f->h5 >= 0) H5Fclose((hid_t)f->h5);
+  free(f->path);
+  free(f);
+}
+
+static int valid_case_id(const char *id) {
+  if (!id[0]) return 0;
+  for (const unsigned char *p = (const unsigned char *)id; *p; p++)
+    if (*p <= ' ' || *p == 0x7f) return 0;
+  return 1;
+}
+
+mt_status mt_golden_open(const char *path, mt_golden_file **out, mt_error *err) {
+  mt_status st = MT_OK;
+  mt_golden_file *f = NULL;
+  hid_t cases = -1;
+  name_list ids = {0};
+  mt_error local;
+  if (!err) err = &local;
+  rd r = {path, NULL, err};
+  struct stat sb;
+  *out = NULL;
+  h5_quiet();
+  if (stat(path, &sb) != 0)
+    return mt_err(err, MT_IO_ERROR, "cannot open golden file %s: %s", path, strerror(errno));
+  if (S_ISDIR(sb.st_mode))
+    return mt_err(err, MT_IO_ERROR, "golden file %s is a directory", path);
+  if (access(path, R_OK) != 0)
+    return mt_err(err, MT_IO_ERROR, "cannot read golden file %s: %s", path, strerror(errno));
+  htri_t is5 = H5Fis_hdf5(path);
+  if (is5 <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return mt_err(err, MT_INVALID_FORMAT, "%s: not an HDF5 file (no HDF5 signature; %lld bytes)",
+                  path, (long long)sb.st_size);
+  }
+  if (!(f = calloc(1, sizeof *f)) || !(f->path = xstrdup(path))) {
+    free(f);
+    return mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", path);
+  }
+  f->h5 = -1;
+  hid_t fid = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (fid < 0) {
+    st = rd_h5fail(&r, "", "cannot open as HDF5 (corrupt or truncated file?)");
+    goto out;
+  }
+  f->h5 = (int64_t)fid;
+  /* Root attributes. */
+  if ((st = attr_string(&r, fid, "/", "format", 0, &f->meta.format)) != MT_OK) goto out;
+  if (!f->meta.format) {
+    st = rd_fail(&r, "", "not an mtcs golden file (no root attribute 'format')");
+    goto out;
+  }
+  if (strcmp(f->meta.format, MT_GOLDEN_FORMAT) != 0) {
+    st = rd_fail(&r, "", "not an mtcs golden file (root attribute format is '%s', expected '%s')",
+                 f->meta.format, MT_GOLDEN_FORMAT);
+    goto out;
+  }
+  int present = 0;
+  if ((st = attr_int(&r, fid, "/", "format_version", 1, &f->meta.format_version, &present,
+                     NULL)) != MT_OK)
+    goto out;
+  if (f->meta.format_version != MT_GOLDEN_FORMAT_VERSION) {
+    st = rd_fail(&r, "", "unsupported format_version %" PRId64 " (this mtcs reads %d)",
+                 f->meta.format_version, MT_GOLDEN_FORMAT_VERSION);
+    goto out;
+  }
+  if ((st = attr_string(&r, fid, "/", "generator", 0, &f->meta.generator)) != MT_OK ||
+      (st = attr_string(&r, fid, "/", "generator_sha256", 0, &f->meta.generator_sha256)) != MT_OK ||
+      (st = attr_string(&r, fid, "/", "torch_version", 0, &f->meta.torch_version)) != MT_OK ||
+      (st = attr_string(&r, fid, "/", "numpy_version", 0, &f->meta.numpy_version)) != MT_OK ||
+      (st = attr_string(&r, fid, "/", "created_utc", 0, &f->meta.created_utc)) != MT_OK)
+    goto out;
+  /* Case headers. */
+  if (obj_open(&r, fid, "", "cases", H5I_GROUP, 1, &cases) <= 0) {
+    st = err->status;
+    goto out;
+  }
+  if ((st = link_names(&r, cases, "cases", &ids)) != MT_OK) goto out;
+  if (ids.n && !(f->cases = calloc((size_t)ids.n, sizeof *f->cases))) {
+    st = rd_oom(&r, "cases");
+    goto out;
+  }
+  for (int k = 0; k < ids.n; k++) {
+    mt_golden_case *c = &f->cases[k];
+    f->n_cases = k + 1;
+    c->id = ids.v[k];
+    ids.v[k] = NULL;
+    if (!valid_case_id(c->id)) {
+      st = rd_fail(&r, "cases", "case id '%s' is empty or holds spaces or control characters",
+                   c->id);
+      goto out;
+    }
+    rd cr = {path, c->id, err};
+    hid_t g = -1;
+    if ((st = open_case_group(&cr, fid, c->id, &g)) != MT_OK) goto out;
+    st = read_header(&cr, g, c);
+    H5Gclose(g);
+    if (st != MT_OK) goto out;
+  }
+out:
+  names_free(&ids);
+  if (cases >= 0) H5Oclose(cases);
+  if (st != MT_OK) {
+    mt_golden_close(f);
+    return st;
+  }
+  *out = f;
+  return MT_OK;
+}
+
+/* ---- writing ----------------------------------------------------------------------------- */
+
+typedef struct wr {
+  const char *path;
+  mt_error *err;
+} wr;
+
+static mt_status wr_fail(const wr *w, const char *what) {
+  char h5[200];
+  h5_error_text(h5, sizeof h5);
+  return mt_err(w->err, MT_IO_ERROR, "writing %s: %s%s%s%s", w->path, what, h5[0] ? " (HDF5: " : "",
+                h5, h5[0] ? ")" : "");
+}
+
+static herr_t put_attr(hid_t obj, const char *name, hid_t type, hid_t space, const void *buf) {
+  hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+  if (a < 0) return -1;
+  herr_t e = H5Awrite(a, type, buf);
+  H5Aclose(a);
+  return e;
+}
+
+static herr_t attr_put_str(hid_t obj, const char *name, const char *val) {
+  if (!val) return 0;
+  hid_t t = H5Tcopy(H5T_C_S1), s = H5Screate(H5S_SCALAR);
+  herr_t e = -1;
+  if (t >= 0 && s >= 0 && H5Tset_size(t, H5T_VARIABLE) >= 0 && H5Tset_cset(t, H5T_CSET_UTF8) >= 0)
+    e = put_attr(obj, name, t, s, &val);
+  if (t >= 0) H5Tclose(t);
+  if (s >= 0) H5Sclose(s);
+  return e;
+}
+
+static herr_t attr_put_i64(hid_t obj, const char *name, int64_t v) {
+  hid_t s = H5Screate(H5S_SCALAR);
+  herr_t e = s < 0 ? -1 : put_attr(obj, name, H5T_STD_I64LE, s, &v);
+  if (s >= 0) H5Sclose(s);
+  return e;
+}
+
+static herr_t attr_put_f64(hid_t obj, const char *name, double v) {
+  hid_t s = H5Screate(H5S_SCALAR);
+  herr_t e = s < 0 ? -1 : put_attr(obj, name, H5T_IEEE_F64LE, s, &v);
+  if (s >= 0) H5Sclose(s);
+  return e;
+}
+
+static herr_t attr_put_bool_enum(hid_t obj, const char *name, int v) {
+  hid_t t = enum_bool_type(), s = H5Screate(H5S_SCALAR);
+  uint8_t b = v ? 1 : 0;
+  herr_t e = (t < 0 || s < 0) ? -1 : put_attr(obj, name, t, s, &b);
+  if (t >= 0) H5Tclose(t);
+  if (s >= 0) H5Sclose(s);
+  return e;
+}
+
+static herr_t attr_put_i64s(hid_t obj, const char *name, const int64_t *v, int n) {
+  hsize_t dims[1] = {(hsize_t)n};
+  hid_t s = H5Screate_simple(1, dims, NULL);
+  herr_t e = s < 0 ? -1 : put_attr(obj, name, H5T_STD_I64LE, s, n ? (const void *)v : (const void *)"");
+  if (s >= 0) H5Sclose(s);
+  return e;
+}
+
+/* The file type for dtype (a copy: close it); bool as uint8. */
+static hid_t file_type(mt_dtype dt) {
+  switch (dt) {
+    case MT_float32: return H5Tcopy(H5T_IEEE_F32LE);
+    case MT_float64: return H5Tcopy(H5T_IEEE_F64LE);
+    case MT_float16: {
+      hid_t t = half_type();
+      if (t >= 0 && H5Tset_order(t, H5T_ORDER_LE) < 0) {
+        H5Tclose(t);
+        return -1;
+      }
+      return t;
+    }
+    case MT_int64: return H5Tcopy(H5T_STD_I64LE);
+    case MT_int32: return H5Tcopy(H5T_STD_I32LE);
+    case MT_int8: return H5Tcopy(H5T_STD_I8LE);
+    case MT_uint8:
+    case MT_bool: return H5Tcopy(H5T_STD_U8LE);
+    default: return -1;
+  }
+}
+
+static herr_t put_dataset(hid_t g, const char *name, mt_dtype dt, int rank, const int64_t *dims64,
+                          const void *buf) {
+  hsize_t dims[MT_MAX_DIMS];
+  for (int d = 0; d < rank; d++) dims[d] = (hsize_t)dims64[d];
+  hid_t s = rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR);
+  hid_t ft = file_type(dt), mt = mem_type(dt), d = -1;
+  herr_t e = -1;
+  if (s >= 0 && ft >= 0 && mt >= 0 &&
+      (d = H5Dcreate2(g, name, ft, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0) {
+    int64_t n = 1;
+    for (int k = 0; k < rank; k++) n *= dims64[k];
+    e = n ? H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) : 0;
+  }
+  if (d >= 0) H5Dclose(d);
+  if (mt >= 0) H5Tclose(mt);
+  if (ft >= 0) H5Tclose(ft);
+  if (s >= 0) H5Sclose(s);
+  return e;
+}
+
+static mt_status write_tensor(const wr *w, hid_t parent, const char *name, const mt_tensor *t) {
+  mt_status st = MT_OK;
+  mt_tensor *c = NULL;
+  hid_t g = H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g < 0) return wr_fail(w, name);
+  mt_dtype dt = t->kind == MT_KIND_MASKED ? t->data->dtype : t->dtype;
+  const mt_tensor *shape_of = t->kind == MT_KIND_MASKED ? t->data : t;
+  if (attr_put_str(g, "kind", mt_kind_name(t->kind)) < 0 ||
+      attr_put_str(g, "dtype", mt_dtype_name(dt)) < 0 ||
+      attr_put_i64s(g, "shape", shape_of->shape, shape_of->ndim) < 0) {
+    st = wr_fail(w, name);
+    goto out;
+  }
+  switch (t->kind) {
+    case MT_KIND_MASKED:
+      if ((st = write_tensor(w, g, "data", t->data)) != MT_OK) goto out;
+      st = write_tensor(w, g, "mask", t->mask);
+      break;
+    case MT_KIND_DENSE:
+      if (!mt_is_contiguous(t)) {
+        if ((st = mt_tensor_clone(t, &c, w->err)) != MT_OK) goto out;
+        t = c;
+      }
+      if (put_dataset(g, "values", dt, t->ndim, t->shape, t->values) < 0) st = wr_fail(w, name);
+      break;
+    case MT_KIND_SCALAR:
+      if (put_dataset(g, "value", dt, 0, NULL, t->values) < 0) st = wr_fail(w, name);
+      break;
+    case MT_KIND_COO: {
+      int64_t idims[2] = {t->sparse_dim, t->nnz}, vdims[MT_MAX_DIMS + 1];
+      vdims[0] = t->nnz;
+      for (int d = t->sparse_dim; d < t->ndim; d++) vdims[1 + d - t->sparse_dim] = t->shape[d];
+      if (attr_put_bool_enum(g, "coalesced", t->coalesced) < 0 ||
+          put_dataset(g, "indices", MT_int64, 2, idims, t->indices) < 0 ||
+          put_dataset(g, "values", dt, 1 + t->ndim - t->sparse_dim, vdims, t->values) < 0)
+        st = wr_fail(w, name);
+      break;
+    }
+    case MT_KIND_CSR: {
+      int64_t rows = t->shape[0] + 1, nnz = t->nnz;
+      if (put_dataset(g, "crow_indices", MT_int64, 1, &rows, t->crow_indices) < 0 ||
+          put_dataset(g, "col_indices", MT_int64, 1, &nnz, t->col_indices) < 0 ||
+          put_dataset(g, "values", dt, 1, &nnz, t->values) < 0)
+        st = wr_fail(w, name);
+      break;
+    }
+    default:
+      st = mt_err(w->err, MT_INVALID_ARGUMENT, "writing %s: %s: unknown kind %d", w->path, name,
+                  (int)t->kind);
+  }
+out:
+  mt_tensor_free(c);
+  H5Gclose(g);
+  return st;
+}
+
+static mt_status write_list(const wr *w, hid_t cg, const char *name, int n, mt_tensor *const *v) {
+  mt_status st = MT_OK;
+  hid_t g = H5Gcreate2(cg, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g < 0) return wr_fail(w, name);
+  for (int k = 0; k < n && st == MT_OK; k++) {
+    char nm[16];
+    snprintf(nm, sizeof nm, "%d", k);
+    st = write_tensor(w, g, nm, v[k]);
+  }
+  H5Gclose(g);
+  return st;
+}
+
+static herr_t write_kwarg(hid_t g, const mt_kwarg *kw) {
+  switch (kw->type) {
+    case MT_KW_BOOL: return attr_put_bool_enum(g, kw->name, kw->i != 0);
+    case MT_KW_INT: return attr_put_i64(g, kw->name, kw->i);
+    case MT_KW_FLOAT: return attr_put_f64(g, kw->name, kw->f);
+    case MT_KW_STR: return attr_put_str(g, kw->name, kw->s ? kw->s : "");
+    case MT_KW_INTS: return attr_put_i64s(g, kw->name, kw->ints, kw->n);
+  }
+  return -1;
+}
+
+static mt_status write_case_body(const wr *w, hid_t file, const mt_golden_meta *meta,
+                                 const mt_golden_case *c) {
+  mt_status st = MT_OK;
+  hid_t cases = -1, g = -1, kw = -1;
+  if (attr_put_str(file, "format", MT_GOLDEN_FORMAT) < 0 ||
+      attr_put_i64(file, "format_version", MT_GOLDEN_FORMAT_VERSION) < 0 ||
+      (meta && (attr_put_str(file, "generator", meta->generator) < 0 ||
+                attr_put_str(file, "generator_sha256", meta->generator_sha256) < 0 ||
+                attr_put_str(file, "torch_version", meta->torch_version) < 0 ||
+                attr_put_str(file, "numpy_version", meta->numpy_version) < 0 ||
+                attr_put_str(file, "created_utc", meta->created_utc) < 0))) {
+    st = wr_fail(w, "root attributes");
+    goto out;
+  }
+  if ((cases = H5Gcreate2(file, "cases", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
+      (g = H5Gcreate2(cases, c->id, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
+    st = wr_fail(w, c->id);
+    goto out;
+  }
+  if (attr_put_str(g, "op", c->op_name) < 0 || attr_put_str(g, "profile", c->profile) < 0 ||
+      attr_put_str(g, "rules", c->rules) < 0 || attr_put_str(g, "tolerance", c->tolerance_str) < 0 ||
+      attr_put_str(g, "expect", c->expect_error ? "error" : "ok") < 0 ||
+      attr_put_str(g, "error_class", c->error_class) < 0 ||
+      attr_put_str(g, "torch_error", c->torch_error) < 0 ||
+      attr_put_str(g, "torch_call", c->torch_call) < 0 || attr_put_str(g, "poison", c->poison) < 0 ||
+      (c->check_masked_out && attr_put_i64(g, "check_masked_out", 1) < 0)) {
+    st = wr_fail(w, "case attributes");
+    goto out;
+  }
+  if ((st = write_list(w, g, "inputs", c->n_in, c->in)) != MT_OK) goto out;
+  if ((kw = H5Gcreate2(g, "kwargs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
+    st = wr_fail(w, "kwargs");
+    goto out;
+  }
+  for (int k = 0; k < c->kw.n; k++)
+    if (write_kwarg(kw, &c->kw.items[k]) < 0) {
+      st = wr_fail(w, c->kw.items[k].name);
+      goto out;
+    }
+  if ((st = write_list(w, g, "outputs", c->n_out, c->out)) != MT_OK) goto out;
+  for (int k = 0; k < c->n_variants; k++) {
+    char nm[256];
+    snprintf(nm, sizeof nm, "outputs@%s", c->variants[k].label);
+    if ((st = write_list(w, g, nm, c->variants[k].n_out, c->variants[k].out)) != MT_OK) goto out;
+  }
+out:
+  if (kw >= 0) H5Gclose(kw);
+  if (g >= 0) H5Gclose(g);
+  if (cases >= 0) H5Gclose(cases);
+  return st;
+}
+
+mt_status mt_golden_write_case(const char *path, const mt_golden_meta *meta,
+                               const mt_golden_case *c, mt_error *err) {
+  mt_status st = MT_OK;
+  mt_error local;
+  if (!err) err = &local;
+  wr w = {path, err};
+  hid_t fapl = -1, file = -1;
+  size_t n = strlen(path);
+  char *tmp = malloc(n + 16);
+  if (!tmp) return mt_err(err, MT_OUT_OF_MEMORY, "writing %s: out of memory", path);
+  snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    st = mt_err(err, MT_IO_ERROR, "cannot create %s: %s", tmp, strerror(errno));
+    free(tmp);
+    return st;
+  }
+  close(fd);
+  h5_quiet();
+  if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 ||
+      H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110) < 0 ||
+      (file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) {
+    st = wr_fail(&w, "cannot create the file");
+    goto out;
+  }
+  st = write_case_body(&w, file, meta, c);
+  if (H5Fclose(file) < 0 && st == MT_OK) st = wr_fail(&w, "closing the file");
+  file = -1;
+  if (st == MT_OK) { /* mkstemp made it 0600; a golden file is an ordinary file */
+    mode_t um = umask(0);
+    umask(um);
+    chmod(tmp, 0666 & ~um);
+  }
+  if (st == MT_OK && rename(tmp, path) != 0)
+    st = mt_err(err, MT_IO_ERROR, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+out:
+  if (file >= 0) H5Fclose(file);
+  if (fapl >= 0) H5Pclose(fapl);
+  if (st != MT_OK) unlink(tmp);
+  free(tmp);
+  return st;
+}

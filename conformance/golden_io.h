@@ -1,0 +1,113 @@
+/* golden_io.h - reading golden files (format version 1, DESIGN.md "Golden
+ * files", spec/golden-format.md) into mt_tensor views, and writing a
+ * one-case golden file (repro bundles).
+ *
+ * Reading is lenient about how a conforming writer encodes things and
+ * strict about what they mean: string attributes may be variable- or
+ * fixed-length, integers of any width, bools uint8 or h5py's enum, an
+ * empty `shape` a null or a zero-size dataspace, float16 data is converted
+ * to IEEE half bits. Everything read is checked (sizes, types, element
+ * counts, mt_tensor_validate); every failure is an mt_error naming the file,
+ * the case and the object path:
+ *   "golden/reduce.h5: case sum.masked.f32.basic: inputs/0/values: dataset
+ *    has 11 elements, shape [3, 4] needs 12"
+ * Statuses: IO_ERROR (cannot open/read), INVALID_FORMAT (anything not
+ * format v1), OUT_OF_MEMORY.
+ *
+ * mt_golden_open reads the root attributes and every case's attributes
+ * (the "header"); the tensors of a case are read on demand by
+ * mt_golden_load, so a large file is never held in memory at once. */
+#ifndef MT_CONF_GOLDEN_IO_H
+#define MT_CONF_GOLDEN_IO_H
+
+#include <stdint.h>
+
+#include "compare.h"
+#include "mt_core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MT_GOLDEN_FORMAT "mtcs-golden"
+#define MT_GOLDEN_FORMAT_VERSION 1
+/* Refused before allocating: a golden tensor above this many bytes. */
+#define MT_GOLDEN_MAX_TENSOR_BYTES ((int64_t)1 << 30)
+#define MT_GOLDEN_MAX_INPUTS 64
+#define MT_GOLDEN_MAX_KWARGS 64
+#define MT_GOLDEN_MAX_VARIANTS 32
+
+/* Root attributes. Strings are NULL when absent (all but format and
+ * format_version are optional for reading). */
+typedef struct mt_golden_meta {
+  char *format;
+  int64_t format_version;
+  char *generator;
+  char *generator_sha256;
+  char *torch_version;
+  char *numpy_version;
+  char *created_utc;
+} mt_golden_meta;
+
+/* Outputs recorded for another torch version: group `outputs@<label>`,
+ * label e.g. "torch-2.1". */
+typedef struct mt_golden_variant {
+  char *label;
+  int n_out;
+  mt_tensor **out;
+} mt_golden_variant;
+
+typedef struct mt_golden_case {
+  /* ---- header: the case group's attributes ---- */
+  char *id;            /* the group name under /cases */
+  char *op_name;       /* `op` as written */
+  mt_op op;            /* MT_OP__NONE when op_name is not in ops.def */
+  char *profile;       /* "torch" when absent */
+  char *rules;         /* "" when absent */
+  char *tolerance_str; /* "exact" when absent */
+  mt_tolerance tolerance;
+  int expect_error;    /* expect == "error" */
+  char *error_class;   /* expect_error: a status name of status.def */
+  char *torch_error;   /* may be NULL */
+  char *torch_call;    /* may be NULL */
+  char *poison;        /* may be NULL */
+  int check_masked_out;
+  /* ---- body: read by mt_golden_load ---- */
+  int loaded;
+  int n_in;
+  mt_tensor **in;
+  mt_kwargs kw;         /* items owned by the case */
+  int n_out;
+  mt_tensor **out;
+  int n_variants;
+  mt_golden_variant *variants;
+} mt_golden_case;
+
+typedef struct mt_golden_file {
+  char *path;
+  mt_golden_meta meta;
+  int n_cases;
+  mt_golden_case *cases; /* sorted by id (HDF5 name order) */
+  int64_t h5;            /* the open file (an hid_t) */
+} mt_golden_file;
+
+/* Opens path, checks format/format_version and reads every case header. */
+mt_status mt_golden_open(const char *path, mt_golden_file **out, mt_error *err);
+/* Reads c's inputs, kwargs, outputs and output variants (idempotent). */
+mt_status mt_golden_load(mt_golden_file *f, mt_golden_case *c, mt_error *err);
+/* Frees what mt_golden_load read; the header stays. */
+void mt_golden_unload(mt_golden_case *c);
+void mt_golden_close(mt_golden_file *f); /* NULL is fine */
+
+/* Writes a golden file holding one (loaded) case, with root attributes from
+ * meta (format and format_version are always "mtcs-golden" and 1; a NULL
+ * meta or NULL strings leave the others out). Strings are written as
+ * variable-length UTF-8, bools as uint8 (kwargs: h5py's enum bool), like
+ * h5py. Atomic: a temporary file in the same directory, then rename. */
+mt_status mt_golden_write_case(const char *path, const mt_golden_meta *meta,
+                               const mt_golden_case *c, mt_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MT_CONF_GOLDEN_IO_H */

@@ -1,0 +1,86 @@
+/* report.h - run reports: JSON (machines) and JUnit XML (CI systems),
+ * written atomically (a temporary file beside the target, renamed over it
+ * at the end; a run that does not finish leaves no file behind).
+ *
+ * JSON:
+ *   {"mtcs_version": "0.1.0", "backend": "cpu", "complete": true,
+ *    "golden": [{"file", "torch_version", "generator_sha256", "cases"}],
+ *    "summary": {"PASS": n, "FAIL": n, ...every status...},
+ *    "totals": {"passed": n, "failed": n, "skipped": n, "cases": n},
+ *    "seconds": s,
+ *    "cases": [{"id", "file", "op", "family", "rules", "status", "message",
+ *               "seconds"}]}
+ * JUnit: <testsuites> with one <testsuite> per golden file, a <testcase>
+ * per case (classname "<file stem>.<op>"), <failure> for FAIL, <error> for
+ * ERROR/CRASH/TIMEOUT, <skipped> for NOT_SUPPORTED/SKIP. */
+#ifndef MT_CONF_REPORT_H
+#define MT_CONF_REPORT_H
+
+#include <stdio.h>
+
+#include "mt_core.h"
+#include "runner.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- atomic files ------------------------------------------------------------ */
+typedef struct mt_afile {
+  char *path; /* the target */
+  char *tmp;  /* "<path>.tmp.XXXXXX" beside it */
+  FILE *f;
+} mt_afile;
+
+/* Creates the temporary file now, so an unwritable target fails early. */
+mt_status mt_afile_open(mt_afile *a, const char *path, mt_error *err);
+/* Flushes, syncs, closes and renames over the target. */
+mt_status mt_afile_commit(mt_afile *a, mt_error *err);
+/* Closes and removes the temporary file (no-op when not open). */
+void mt_afile_abort(mt_afile *a);
+
+/* ---- the report model -------------------------------------------------------- */
+typedef struct mt_report_case {
+  int golden;           /* index into mt_report.golden */
+  const char *id, *op, *family, *rules; /* borrowed; family may be NULL */
+  mt_case_status status;
+  char *message;        /* owned; may be NULL */
+  double seconds;
+} mt_report_case;
+
+typedef struct mt_report_golden {
+  const char *file, *torch_version, *generator_sha256; /* borrowed; may be NULL */
+} mt_report_golden;
+
+typedef struct mt_report {
+  const char *backend;
+  int complete;
+  double seconds;
+  int n_golden;
+  mt_report_golden *golden; /* owned array */
+  int n_cases, cap_cases;
+  mt_report_case *cases;    /* owned array */
+  int counts[MT_CS__COUNT];
+} mt_report;
+
+mt_status mt_report_add_golden(mt_report *r, const char *file, const char *torch_version,
+                               const char *generator_sha256, mt_error *err);
+mt_status mt_report_add_case(mt_report *r, int golden, const char *id, const char *op,
+                             const char *family, const char *rules, const mt_case_result *res,
+                             mt_error *err);
+void mt_report_free(mt_report *r);
+
+int mt_report_count_group(const mt_report *r, mt_case_group g);
+
+/* Write the whole report to f; IO_ERROR when writing fails. */
+mt_status mt_report_write_json(FILE *f, const mt_report *r, mt_error *err);
+mt_status mt_report_write_junit(FILE *f, const mt_report *r, mt_error *err);
+
+/* Escaping, exposed for tests. */
+void mt_json_string(FILE *f, const char *s); /* with quotes; NULL -> null */
+void mt_xml_text(FILE *f, const char *s);    /* escaped for text and attributes */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MT_CONF_REPORT_H */

@@ -1,0 +1,367 @@
+/* test_runner.c - judging and isolating cases (conformance/runner.c) and
+ * writing reports (conformance/report.c), with a fake implementation whose
+ * kernels pass, fail, crash, hang, exit or return errors. */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mt_core.h"
+#include "mt_test.h"
+#include "report.h"
+#include "runner.h"
+
+#define CHECK_HAS(s, sub)                                                            \
+  do {                                                                               \
+    if (!strstr((s), (sub))) {                                                       \
+      fprintf(stderr, "  %s:%d: \"%s\" lacks \"%s\"\n", __FILE__, __LINE__, (s), (sub)); \
+      *mt__failed = 1;                                                               \
+    }                                                                                \
+  } while (0)
+
+/* ---- a fake implementation: one kernel per behaviour -------------------------------- */
+
+/* y = -x for a dense float32 [n]; `bump` is added to y[1]. */
+static mt_status negate(mt_call *call, mt_error *err, float bump) {
+  const mt_tensor *x = call->in[0];
+  mt_tensor *y = NULL;
+  mt_status st = call->host->dense_new(MT_float32, x->ndim, x->shape, &y, err);
+  if (st != MT_OK) return st;
+  for (int64_t i = 0; i < x->shape[0]; i++)
+    ((float *)y->values)[i] = -((const float *)x->values)[i] + (i == 1 ? bump : 0.0f);
+  call->out[0] = y;
+  call->n_out = 1;
+  return MT_OK;
+}
+
+static mt_status k_right(mt_call *c, mt_error *e) { return negate(c, e, 0.0f); }
+static mt_status k_wrong(mt_call *c, mt_error *e) { return negate(c, e, 0.5f); }
+static mt_status k_crash(mt_call *c, mt_error *e) { abort(); }
+static mt_status k_hang(mt_call *c, mt_error *e) {
+  for (;;) pause();
+  return MT_OK;
+}
+static mt_status k_exit(mt_call *c, mt_error *e) { _exit(3); }
+static mt_status k_mask_mismatch(mt_call *c, mt_error *e) {
+  return mt_err(e, MT_MASK_MISMATCH, "masks differ at [0]");
+}
+static mt_status k_shape_mismatch(mt_call *c, mt_error *e) {
+  return mt_err(e, MT_SHAPE_MISMATCH, "shapes [2] and [3]");
+}
+static mt_status k_not_supported(mt_call *c, mt_error *e) {
+  return mt_err(e, MT_NOT_SUPPORTED, "fake: not this one");
+}
+static mt_status k_bad_n_out(mt_call *c, mt_error *e) {
+  c->n_out = 99;
+  return MT_OK;
+}
+
+/* ---- a hand-made case: neg of [1, 2] is [-1, -2] --------------------------------------- */
+
+typedef struct fixture {
+  mt_golden_case c;
+  mt_tensor *in[1], *out[1], *alt[1];
+  mt_golden_variant variant;
+} fixture;
+
+static mt_tensor *vec(float a, float b) {
+  mt_tensor *t = NULL;
+  mt_error err = {0};
+  int64_t shape[1] = {2};
+  if (mt_dense_new(MT_float32, 1, shape, &t, &err) != MT_OK) abort();
+  ((float *)t->values)[0] = a;
+  ((float *)t->values)[1] = b;
+  return t;
+}
+
+static void fixture_init(fixture *f) {
+  memset(f, 0, sizeof *f);
+  mt_error err = {0};
+  f->c.id = "neg.dense.f32.fake";
+  f->c.op_name = "neg";
+  f->c.op = MT_OP_neg;
+  f->c.rules = "MASK-4";
+  f->c.profile = "torch";
+  f->c.tolerance_str = "exact";
+  mt_tolerance_parse("exact", &f->c.tolerance, &err);
+  f->in[0] = vec(1, 2);
+  f->out[0] = vec(-1, -2);
+  f->c.n_in = 1;
+  f->c.in = f->in;
+  f->c.n_out = 1;
+  f->c.out = f->out;
+  f->c.loaded = 1;
+}
+
+static void fixture_expect_error(fixture *f, const char *cls) {
+  f->c.expect_error = 1;
+  f->c.error_class = (char *)cls;
+  f->c.torch_error = "RuntimeError: torch says no";
+  f->c.n_out = 0;
+}
+
+static void fixture_add_variant(fixture *f, float y1) {
+  f->alt[0] = vec(-1, y1);
+  f->variant = (mt_golden_variant){"torch-2.1", 1, f->alt};
+  f->c.variants = &f->variant;
+  f->c.n_variants = 1;
+}
+
+static void fixture_free(fixture *f) {
+  mt_tensor_free(f->in[0]);
+  mt_tensor_free(f->out[0]);
+  mt_tensor_free(f->alt[0]);
+}
+
+/* Runs f on an implementation whose only kernel, neg, is k (NULL: none). */
+static mt_case_result run(mt_kernel_fn k, fixture *f, int no_fork, double timeout) {
+  mt_kernel_fn kernels[MT_OP__END] = {[MT_OP_neg] = k};
+  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels};
+  mt_run_opts o = {timeout, no_fork};
+  mt_case_result r;
+  mt_case_run(&impl, &f->c, &o, &r);
+  return r;
+}
+
+/* ---- judging -------------------------------------------------------------------------- */
+
+TEST(matching_outputs_pass_forked_and_in_process) {
+  fixture f;
+  fixture_init(&f);
+  mt_case_result r = run(k_right, &f, 0, 10);
+  CHECK_EQ_INT(r.status, MT_CS_PASS);
+  r = run(k_right, &f, 1, 10);
+  CHECK_EQ_INT(r.status, MT_CS_PASS);
+  fixture_free(&f);
+}
+
+TEST(differing_output_fails_with_index_values_and_tolerance) {
+  fixture f;
+  fixture_init(&f);
+  mt_case_result r = run(k_wrong, &f, 0, 10); /* y[1] = -1.5, not -2 */
+  CHECK_EQ_INT(r.status, MT_CS_FAIL);
+  CHECK_HAS(r.message, "output 0: values[1]: expected -2, got -1.5");
+  CHECK_HAS(r.message, "tolerance exact");
+  fixture_free(&f);
+}
+
+TEST(matching_a_recorded_variant_is_expected_divergence) {
+  fixture f;
+  fixture_init(&f);
+  fixture_add_variant(&f, -1.5f); /* another torch gave -1.5 */
+  mt_case_result r = run(k_wrong, &f, 0, 10);
+  CHECK_EQ_INT(r.status, MT_CS_EXPECTED_DIVERGENCE);
+  CHECK_HAS(r.message, "matches outputs@torch-2.1");
+  fixture_free(&f);
+  fixture_init(&f);
+  fixture_add_variant(&f, 7.0f); /* no version gave -1.5 */
+  r = run(k_wrong, &f, 0, 10);
+  CHECK_EQ_INT(r.status, MT_CS_FAIL);
+  CHECK_HAS(r.message, "no outputs@torch-* variant matches");
+  fixture_free(&f);
+}
+
+TEST(error_cases_pass_on_the_same_status_and_fail_otherwise) {
+  fixture f;
+  fixture_init(&f);
+  fixture_expect_error(&f, "MASK_MISMATCH");
+  mt_case_result r = run(k_mask_mismatch, &f, 0, 10);
+  CHECK_EQ_INT(r.status, MT_CS_PASS);
+  r = run(k_shape_mismatch, &f, 0, 10);
+  CHECK_EQ_INT(r.status, MT_CS_FAIL);
+  CHECK_HAS(r.message, "expected error MASK_MISMATCH, got SHAPE_MISMATCH");
+  CHECK_HAS(r.message, "torch says no");
+  r = run(k_right, &f, 0, 10);
+  CHECK_EQ_INT(r.status, MT_CS_FAIL);
+  CHECK_HAS(r.message, "expected error MASK_MISMATCH, got OK");
+  r = run(k_not_supported, &f, 0, 10);
+  CHECK_EQ_INT(r.status, MT_CS_NOT_SUPPORTED);
+  fixture_free(&f);
+}
+
+TEST(unexpected_error_is_ERROR_and_not_supported_stays) {
+  fixture f;
+  fixture_init(&f);
+  mt_case_result r = run(k_shape_mismatch, &f, 0, 10);
+  CHECK_EQ_INT(r.status, MT_CS_ERROR);
+  CHECK_HAS(r.message, "SHAPE_MISMATCH: shapes [2] and [3]");
+  r = run(k_not_supported, &f, 0, 10);
+  CHECK_EQ_INT(r.status, MT_CS_NOT_SUPPORTED);
+  CHECK_HAS(r.message, "fake: not this one");
+  r = run(NULL, &f, 0, 10); /* empty slot */
+  CHECK_EQ_INT(r.status, MT_CS_NOT_SUPPORTED);
+  r = run(k_bad_n_out, &f, 0, 10);
+  CHECK_EQ_INT(r.status, MT_CS_FAIL);
+  CHECK_HAS(r.message, "n_out = 99");
+  fixture_free(&f);
+}
+
+/* ---- isolation ------------------------------------------------------------------------- */
+
+TEST(crash_is_reported_with_the_signal_and_the_run_goes_on) {
+  fixture f;
+  fixture_init(&f);
+  mt_case_result r = run(k_crash, &f, 0, 10);
+  CHECK_EQ_INT(r.status, MT_CS_CRASH);
+  CHECK_HAS(r.message, "SIGABRT");
+  r = run(k_right, &f, 0, 10); /* this process is fine */
+  CHECK_EQ_INT(r.status, MT_CS_PASS);
+  fixture_free(&f);
+}
+
+TEST(hanging_case_is_killed_at_the_timeout) {
+  fixture f;
+  fixture_init(&f);
+  mt_case_result r = run(k_hang, &f, 0, 0.3);
+  CHECK_EQ_INT(r.status, MT_CS_TIMEOUT);
+  CHECK(r.seconds >= 0.3 && r.seconds < 5.0);
+  CHECK_HAS(r.message, "no result after 0.3 s");
+  fixture_free(&f);
+}
+
+TEST(exit_without_a_result_is_a_crash) {
+  fixture f;
+  fixture_init(&f);
+  mt_case_result r = run(k_exit, &f, 0, 10);
+  CHECK_EQ_INT(r.status, MT_CS_CRASH);
+  CHECK_HAS(r.message, "exited with status 3");
+  fixture_free(&f);
+}
+
+/* ---- statuses and backends ----------------------------------------------------------- */
+
+TEST(status_table_names_and_groups) {
+  CHECK(!strcmp(mt_case_status_name(MT_CS_EXPECTED_DIVERGENCE), "EXPECTED_DIVERGENCE"));
+  CHECK(!strcmp(mt_case_status_name(MT_CS_NOT_SUPPORTED), "NOT_SUPPORTED"));
+  CHECK_EQ_INT(mt_case_status_group(MT_CS_PASS), MT_GROUP_PASSED);
+  CHECK_EQ_INT(mt_case_status_group(MT_CS_EXPECTED_DIVERGENCE), MT_GROUP_PASSED);
+  CHECK_EQ_INT(mt_case_status_group(MT_CS_NOT_SUPPORTED), MT_GROUP_SKIPPED);
+  CHECK_EQ_INT(mt_case_status_group(MT_CS_SKIP), MT_GROUP_SKIPPED);
+  CHECK_EQ_INT(mt_case_status_group(MT_CS_CRASH), MT_GROUP_FAILED);
+  CHECK_EQ_INT(mt_case_status_group(MT_CS_TIMEOUT), MT_GROUP_FAILED);
+  CHECK_EQ_INT(mt_case_status_group(MT_CS_ERROR), MT_GROUP_FAILED);
+  CHECK(!strcmp(mt_case_status_junit(MT_CS_FAIL), "failure"));
+  CHECK(!strcmp(mt_case_status_junit(MT_CS_CRASH), "error"));
+  CHECK(mt_case_status_junit(MT_CS_PASS) == NULL);
+}
+
+TEST(backend_names_resolve_or_explain) {
+  mt_backend b;
+  mt_error err = {0};
+  CHECK_STATUS(mt_backend_open("cpu", &b, &err), MT_OK);
+  CHECK(b.impl == mt_backend_cpu() && !strcmp(b.name, "cpu"));
+  mt_backend_close(&b);
+  mt_status st = mt_backend_open("cuda", &b, &err);
+  CHECK(st == MT_OK || st == MT_NOT_SUPPORTED);
+  if (st == MT_NOT_SUPPORTED) CHECK_HAS(err.msg, "cuda backend: ");
+  mt_backend_close(&b);
+  CHECK_STATUS(mt_backend_open("tpu", &b, &err), MT_INVALID_ARGUMENT);
+  CHECK_HAS(err.msg, "unknown backend 'tpu'");
+  CHECK_STATUS(mt_backend_open("/nonexistent/plugin.so", &b, &err), MT_INVALID_ARGUMENT);
+  CHECK_HAS(err.msg, "/nonexistent/plugin.so");
+  const char *example = MT_BINARY_DIR "/plugins/example.so";
+  if (access(example, R_OK) == 0) {
+    CHECK_STATUS(mt_backend_open(example, &b, &err), MT_OK);
+    CHECK(b.impl && !strcmp(b.name, "example") && b.impl->abi_version == MT_ABI_VERSION);
+    mt_backend_close(&b);
+  }
+}
+
+/* ---- reports ------------------------------------------------------------------------------ */
+
+static char *capture(void (*fn)(FILE *, const char *), const char *s) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  fn(f, s);
+  fclose(f);
+  return buf;
+}
+
+TEST(json_and_xml_escaping) {
+  char *j = capture(mt_json_string, "a\"b\\c\nd\x01");
+  CHECK(!strcmp(j, "\"a\\\"b\\\\c\\nd\\u0001\""));
+  free(j);
+  j = capture(mt_json_string, NULL);
+  CHECK(!strcmp(j, "null"));
+  free(j);
+  char *x = capture(mt_xml_text, "<a & 'b'>\"\x02");
+  CHECK(!strcmp(x, "&lt;a &amp; &apos;b&apos;&gt;&quot;?"));
+  free(x);
+}
+
+TEST(atomic_file_appears_only_on_commit) {
+  char dir[512], path[600];
+  snprintf(dir, sizeof dir, "%s/test_runner.XXXXXX", MT_BINARY_DIR);
+  if (!mkdtemp(dir)) {
+    snprintf(dir, sizeof dir, "/tmp/test_runner.XXXXXX");
+    if (!mkdtemp(dir)) abort();
+  }
+  snprintf(path, sizeof path, "%s/r.json", dir);
+  mt_afile a;
+  mt_error err = {0};
+  CHECK_STATUS(mt_afile_open(&a, path, &err), MT_OK);
+  fputs("{}\n", a.f);
+  CHECK(access(path, F_OK) != 0); /* not yet */
+  CHECK_STATUS(mt_afile_commit(&a, &err), MT_OK);
+  CHECK(access(path, F_OK) == 0);
+  unlink(path);
+  CHECK_STATUS(mt_afile_open(&a, path, &err), MT_OK);
+  fputs("partial", a.f);
+  mt_afile_abort(&a);
+  CHECK(access(path, F_OK) != 0);
+  CHECK(rmdir(dir) == 0); /* nothing left behind, the temporary file included */
+  char bad[700];
+  snprintf(bad, sizeof bad, "%s/no/such/dir/r.json", dir);
+  CHECK_STATUS(mt_afile_open(&a, bad, &err), MT_IO_ERROR);
+  CHECK_HAS(err.msg, "cannot write report");
+}
+
+TEST(report_counts_and_json_summary) {
+  mt_report rep = {0};
+  mt_error err = {0};
+  rep.backend = "fake";
+  rep.complete = 1;
+  CHECK_STATUS(mt_report_add_golden(&rep, "golden/x.h5", "2.5.1", "abc", &err), MT_OK);
+  mt_case_result pass = {MT_CS_PASS, 0.25, ""}, fail = {MT_CS_FAIL, 0.5, "output 0: \"x\""},
+                 ns = {MT_CS_NOT_SUPPORTED, 0, "no"}, ed = {MT_CS_EXPECTED_DIVERGENCE, 0, "v"};
+  mt_report_add_case(&rep, 0, "a", "neg", "unary", "MASK-4", &pass, &err);
+  mt_report_add_case(&rep, 0, "b", "neg", "unary", "MASK-4", &fail, &err);
+  mt_report_add_case(&rep, 0, "c", "neg", "unary", "MASK-4", &ns, &err);
+  mt_report_add_case(&rep, 0, "d", "neg", "unary", "MASK-4", &ed, &err);
+  CHECK_EQ_INT(mt_report_count_group(&rep, MT_GROUP_PASSED), 2); /* PASS + EXPECTED_DIVERGENCE */
+  CHECK_EQ_INT(mt_report_count_group(&rep, MT_GROUP_FAILED), 1);
+  CHECK_EQ_INT(mt_report_count_group(&rep, MT_GROUP_SKIPPED), 1);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  CHECK_STATUS(mt_report_write_json(f, &rep, &err), MT_OK);
+  fclose(f);
+  CHECK_HAS(buf, "\"summary\": {\"PASS\": 1, \"FAIL\": 1, \"ERROR\": 0, \"NOT_SUPPORTED\": 1");
+  CHECK_HAS(buf, "\"EXPECTED_DIVERGENCE\": 1}");
+  CHECK_HAS(buf, "\"message\": \"output 0: \\\"x\\\"\"");
+  CHECK_HAS(buf, "\"torch_version\": \"2.5.1\"");
+  free(buf);
+  f = open_memstream(&buf, &len);
+  CHECK_STATUS(mt_report_write_junit(f, &rep, &err), MT_OK);
+  fclose(f);
+  CHECK_HAS(buf, "<testsuite name=\"golden/x.h5\" tests=\"4\" failures=\"1\" errors=\"0\" skipped=\"1\"");
+  CHECK_HAS(buf, "<failure type=\"FAIL\" message=\"output 0: &quot;x&quot;\">");
+  CHECK_HAS(buf, "classname=\"x.neg\" name=\"c\"");
+  free(buf);
+  mt_report_free(&rep);
+}
+
+MT_TEST_MAIN(T(matching_outputs_pass_forked_and_in_process),
+             T(differing_output_fails_with_index_values_and_tolerance),
+             T(matching_a_recorded_variant_is_expected_divergence),
+             T(error_cases_pass_on_the_same_status_and_fail_otherwise),
+             T(unexpected_error_is_ERROR_and_not_supported_stays),
+             T(crash_is_reported_with_the_signal_and_the_run_goes_on),
+             T(hanging_case_is_killed_at_the_timeout), T(exit_without_a_result_is_a_crash),
+             T(status_table_names_and_groups), T(backend_names_resolve_or_explain),
+             T(json_and_xml_escaping), T(atomic_file_appears_only_on_commit),
+             T(report_counts_and_json_summary))
