@@ -47,6 +47,16 @@ typedef struct { const char *name; void (*fn)(int *failed); } mt_test_case;
       *mt__failed = 1;                                                       \
     }                                                                        \
   } while (0)
+/* The string s contains sub (messages name what they should). */
+#define CHECK_HAS(s, sub)                                                    \
+  do {                                                                       \
+    const char *mt__s = (s), *mt__sub = (sub);                               \
+    if (!strstr(mt__s, mt__sub)) {                                           \
+      fprintf(stderr, "  %s:%d: \"%s\" lacks \"%s\"\n", __FILE__, __LINE__,   \
+              mt__s, mt__sub);                                               \
+      *mt__failed = 1;                                                       \
+    }                                                                        \
+  } while (0)
 
 #define MT_TEST_MAIN(...)                                                    \
   int main(void) {                                                           \

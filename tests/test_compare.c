@@ -10,14 +10,6 @@
 #include "mt_test.h"
 
 #define HAS(s, sub) (strstr((s), (sub)) != NULL)
-#define CHECK_HAS(s, sub)                                                       \
-  do {                                                                          \
-    if (!HAS(s, sub)) {                                                         \
-      fprintf(stderr, "  %s:%d: \"%s\" lacks \"%s\"\n", __FILE__, __LINE__, s, sub); \
-      *mt__failed = 1;                                                          \
-    }                                                                           \
-  } while (0)
-
 static mt_tolerance tol(const char *s) {
   mt_tolerance t;
   mt_error err = {0};

@@ -22,14 +22,6 @@
 #include "mt_core.h"
 #include "mt_test.h"
 
-#define CHECK_HAS(s, sub)                                                            \
-  do {                                                                               \
-    if (!strstr((s), (sub))) {                                                       \
-      fprintf(stderr, "  %s:%d: \"%s\" lacks \"%s\"\n", __FILE__, __LINE__, (s), (sub)); \
-      *mt__failed = 1;                                                               \
-    }                                                                                \
-  } while (0)
-
 /* ---- a scratch directory per test ---------------------------------------------- */
 
 typedef struct scratch {

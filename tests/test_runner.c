@@ -14,14 +14,6 @@
 #include "report.h"
 #include "runner.h"
 
-#define CHECK_HAS(s, sub)                                                            \
-  do {                                                                               \
-    if (!strstr((s), (sub))) {                                                       \
-      fprintf(stderr, "  %s:%d: \"%s\" lacks \"%s\"\n", __FILE__, __LINE__, (s), (sub)); \
-      *mt__failed = 1;                                                               \
-    }                                                                                \
-  } while (0)
-
 /* ---- a fake implementation: one kernel per behaviour -------------------------------- */
 
 /* y = -x for a dense float32 [n]; `bump` is added to y[1]. */
