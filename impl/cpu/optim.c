@@ -7,11 +7,12 @@
  *
  * ADA-5  lr, lr_decay, weight_decay, eps < 0 (or NaN) -> INVALID_ARGUMENT
  *        with torch.optim.Adagrad's message, checked in its order.
- * ADA-4  clr = lr / (1 + (step - 1) * lr_decay), in double (a Python
- *        float); maximize negates the gradient first.
- * ADA-1  adagrad_dense: torch.optim.Adagrad's single-tensor dense path.
+ * ADA-1  adagrad_dense: torch.optim.Adagrad's single-tensor dense path;
+ *        clr = lr / (1 + (step - 1) * lr_decay), in double (a Python
+ *        float), in every path; maximize negates the gradient first.
  * ADA-2  adagrad_sparse: its `_make_sparse` path for a COO gradient.
  * ADA-3  adagrad_masked: the MaskedTensor tutorial's path.
+ * ADA-4  the tutorial's numbers, reproduced by all three paths.
  *
  * Every operation is done in the tensor dtype (float for float32) in
  * torch's order, each line below citing the torch expression it mirrors.
@@ -22,7 +23,7 @@
 
 #include "cpu_util.h"
 
-/* ---- hyper-parameters (ADA-4, ADA-5) ------------------------------------ */
+/* ---- hyper-parameters (ADA-1, ADA-5) ------------------------------------ */
 
 typedef struct {
   double lr, lr_decay, weight_decay, eps, step, clr;
@@ -55,7 +56,7 @@ static mt_status parse_hparams(const char *name, const mt_kwargs *kw, hparams *h
     return mt_err(err, MT_INVALID_ARGUMENT,
                   "%s: step must be the 1-based count of this step, got %s", name,
                   mt__cpu_pyfloat(hp->step, b, sizeof b));
-  /* ADA-4: clr = lr / (1 + (step - 1) * lr_decay) */
+  /* ADA-1: clr = lr / (1 + (step - 1) * lr_decay) */
   hp->clr = hp->lr / (1.0 + (hp->step - 1.0) * hp->lr_decay);
   return MT_OK;
 }

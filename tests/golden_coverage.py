@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""golden_coverage.py - the op table, the rules and the goldens agree.
+
+    python3 tests/golden_coverage.py MTCS SRC
+
+Fails (exit 1, one line per problem) when
+  - an op of spec/include/mt/ops.def has no golden case;
+  - a case names a rule that spec/SEMANTICS.md does not define, or a rule
+    that ops.def does not list for the case's op;
+  - ops.def lists a rule that SEMANTICS.md does not define;
+  - a rule of SEMANTICS.md is covered by no case and names no unit test,
+    or names a unit test (`file.c: test_name`) that does not exist.
+Standard library only: the test command needs no venv."""
+import re
+import subprocess
+import sys
+
+
+def main(mtcs, src):
+    problems = []
+    ops = {}  # name -> set of rules
+    for line in open(f"{src}/spec/include/mt/ops.def"):
+        m = re.match(r'MT_OP\(\s*\d+,\s*(\w+),\s*(\w+),\s*"([^"]*)"\)', line)
+        if m:
+            ops[m.group(1)] = set(filter(None, m.group(3).split(",")))
+
+    listing = subprocess.run([mtcs, "list"], capture_output=True, text=True, check=True).stdout
+    cases = []  # (id, op, rules)
+    for line in listing.splitlines()[1:]:
+        f = line.split()
+        if len(f) >= 3 and f[1] in ops or (len(f) >= 3 and "." in f[0]):
+            cases.append((f[0], f[1], set(f[2].split(","))))
+
+    sem = open(f"{src}/spec/SEMANTICS.md").read()
+    sections = re.split(r"^### ", sem, flags=re.M)[1:]
+    rules = {}
+    for s in sections:
+        rid = s.split()[0]
+        tests = []
+        for m in re.finditer(r"^Tests: (.*?)(?:\n\n|\n(?=[A-Z][a-z]+:)|\Z)", s, re.M | re.S):
+            cur = None
+            for tok in re.findall(r"`([^`]+)`", m.group(1)):
+                if ":" in tok:
+                    cur, tok = [x.strip() for x in tok.split(":", 1)]
+                tests.append((cur, tok))
+        rules[rid] = tests
+
+    case_count = {r: 0 for r in rules}
+    per_op = {op: 0 for op in ops}
+    for cid, op, rs in cases:
+        if op not in ops:
+            problems.append(f"case {cid}: op '{op}' is not in ops.def")
+            continue
+        per_op[op] += 1
+        for r in rs:
+            if r not in rules:
+                problems.append(f"case {cid}: rule {r} is not defined in spec/SEMANTICS.md")
+            else:
+                case_count[r] += 1
+            if r not in ops[op]:
+                problems.append(f"case {cid}: rule {r} is not listed for op {op} in ops.def")
+    for op, n in per_op.items():
+        if n == 0:
+            problems.append(f"op {op}: no golden case")
+        for r in ops[op]:
+            if r not in rules:
+                problems.append(f"ops.def: op {op} lists rule {r}, not defined in SEMANTICS.md")
+    for r, tests in rules.items():
+        for f, name in tests:
+            path = f"{src}/tests/{f}"
+            try:
+                body = open(path).read()
+            except OSError:
+                problems.append(f"rule {r}: names tests/{f}, which does not exist")
+                continue
+            if f"TEST({name})" not in body:
+                problems.append(f"rule {r}: tests/{f} has no TEST({name})")
+        if case_count[r] == 0 and not tests:
+            problems.append(f"rule {r}: no golden case and no unit test covers it")
+
+    for r in sorted(rules):
+        print(f"{r:8} {case_count[r]:4} cases  {len(rules[r])} unit tests")
+    print(f"{len(cases)} cases, {len(ops)} ops, {len(rules)} rules")
+    for p in problems:
+        print("FAIL:", p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    sys.exit(main(sys.argv[1], sys.argv[2]))
