@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The main job (README): install everything (torch venv included), build and
+# test, run the full conformance on every backend this machine has, then the
+# performance report. Results go to reports/out/.
+#   .ci/main-job.sh [--quick]    --quick: the benchmark smoke matrix (< 2 min)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+quick=()
+for a in "$@"; do
+  case "$a" in
+    --quick) quick=(--quick) ;;
+    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    *) echo "main-job.sh: unknown option '$a' (try --help)" >&2; exit 2 ;;
+  esac
+done
+bash .ci/setup.sh --full
+cmake --workflow --preset release
+
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+conf=reports/out/conformance-$stamp
+mkdir -p "$conf"
+status=0
+for backend in cpu cuda build/release/plugins/example.so; do
+  name=$(basename "$backend" .so)
+  echo "== conformance: backend $backend"
+  rc=0
+  build/release/mtcs run --backend "$backend" --report-json "$conf/$name.json" \
+    --junit "$conf/$name.junit.xml" --repro-dir "$conf/repro-$name" || rc=$?
+  case $rc in
+    0) ;;
+    77) echo "   backend $backend: skipped on this machine (see SKIP line above)" ;;
+    *) echo "   backend $backend: exit $rc" >&2; status=1 ;;
+  esac
+done
+echo "== conformance reports: $conf"
+
+echo "== performance report"
+build/release/mtcs bench "${quick[@]}"
+exit $status
