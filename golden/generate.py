@@ -10,8 +10,11 @@ generator only chooses inputs (from a per-case seeded RNG), runs torch and
 records what torch did. A case declared "ok" that raises, or declared
 "error" that does not, stops the generator with exit status 1.
 
-Set SOURCE_DATE_EPOCH to pin `created_utc` (the files are then
-byte-for-byte reproducible).
+Set SOURCE_DATE_EPOCH to pin `created_utc`: the files are then
+byte-for-byte reproducible on a machine where torch dispatches to the same
+CPU kernels (`torch_cpu_capability`, e.g. AVX2 vs AVX512: torch's vectorized
+kernels differ in the last ulp, e.g. whether addcmul uses an FMA). Across
+capabilities the values differ within the case tolerances.
 """
 
 import argparse
@@ -959,6 +962,7 @@ def main(argv=None):
     meta = {"format": "mtcs-golden", "format_version": np.int64(FORMAT_VERSION),
             "generator": GENERATOR, "generator_sha256": gen_sha,
             "torch_version": str(torch.__version__), "numpy_version": str(np.__version__),
+            "torch_cpu_capability": str(torch.backends.cpu.get_cpu_capability()),
             "created_utc": created_utc()}
     results, surprises = {}, []
     for fam in families:
