@@ -74,13 +74,17 @@ void mt_set_f64(void *buf, mt_dtype dtype, int64_t i, double v) {
   }
 }
 
-double mt_dense_get(const mt_tensor *t, int64_t linear) {
+int64_t mt_dense_offset(const mt_tensor *t, int64_t linear) {
   int64_t off = 0;
   for (int d = t->ndim - 1; d >= 0; d--) {
     int64_t n = t->shape[d];
-    if (n <= 0) return NAN;
+    if (n <= 0) return 0;
     off += (linear % n) * t->strides[d];
     linear /= n;
   }
-  return mt_get_f64(t->values, t->dtype, off);
+  return off;
+}
+
+double mt_dense_get(const mt_tensor *t, int64_t linear) {
+  return mt_numel(t) > 0 ? mt_get_f64(t->values, t->dtype, mt_dense_offset(t, linear)) : NAN;
 }

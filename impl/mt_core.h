@@ -51,6 +51,9 @@ mt_status mt_masked_new(mt_tensor *data, mt_tensor *mask, mt_tensor **out, mt_er
 mt_status mt_scalar_new(mt_dtype dtype, double value, mt_tensor **out, mt_error *err);
 void mt_tensor_free(mt_tensor *t);
 mt_status mt_tensor_clone(const mt_tensor *t, mt_tensor **out, mt_error *err); /* deep, contiguous */
+/* The same, allocating through h (a kernel's outputs: call->host). */
+mt_status mt_tensor_clone_host(const mt_host *h, const mt_tensor *t, mt_tensor **out,
+                               mt_error *err);
 const mt_host *mt_host_default(void);
 
 /* ---- shape helpers ------------------------------------------------------- */
@@ -74,6 +77,8 @@ mt_status mt_tensor_validate(const mt_tensor *t, const char *what, mt_error *err
 /* ---- element access (any dtype, as double) ------------------------------- */
 double mt_get_f64(const void *buf, mt_dtype dtype, int64_t i);
 void mt_set_f64(void *buf, mt_dtype dtype, int64_t i, double v);
+/* Storage offset (elements) of a dense tensor's row-major linear index. */
+int64_t mt_dense_offset(const mt_tensor *t, int64_t linear);
 /* Dense element at a linear row-major index, honouring strides. */
 double mt_dense_get(const mt_tensor *t, int64_t linear);
 float mt_half_to_float(uint16_t h);

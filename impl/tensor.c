@@ -239,56 +239,6 @@ void mt_tensor_free(mt_tensor *t) {
   free(t);
 }
 
-mt_status mt_tensor_clone(const mt_tensor *t, mt_tensor **out, mt_error *err) {
-  mt_status st;
-  size_t es = mt_dtype_size(t->dtype);
-  *out = NULL;
-  switch (t->kind) {
-  case MT_KIND_DENSE: {
-    if ((st = mt_dense_new(t->dtype, t->ndim, t->shape, out, err)) != MT_OK) return st;
-    int64_t n = mt_numel(t);
-    if (mt_is_contiguous(t)) {
-      if (n) memcpy((*out)->values, t->values, (size_t)n * es);
-    } else {
-      for (int64_t i = 0; i < n; i++)
-        mt_set_f64((*out)->values, t->dtype, i, mt_dense_get(t, i));
-    }
-    return MT_OK;
-  }
-  case MT_KIND_SCALAR:
-    return mt_scalar_new(t->dtype, mt_get_f64(t->values, t->dtype, 0), out, err);
-  case MT_KIND_COO:
-    if ((st = mt_coo_new(t->dtype, t->ndim, t->shape, t->sparse_dim, t->nnz, out, err)) != MT_OK)
-      return st;
-    if (t->nnz) {
-      memcpy((*out)->indices, t->indices, (size_t)t->sparse_dim * (size_t)t->nnz * sizeof(int64_t));
-      memcpy((*out)->values, t->values, (size_t)t->nnz * (size_t)mt_coo_row_numel(t) * es);
-    }
-    (*out)->coalesced = t->coalesced;
-    return MT_OK;
-  case MT_KIND_CSR:
-    if ((st = mt_csr_new(t->dtype, t->shape[0], t->shape[1], t->nnz, out, err)) != MT_OK)
-      return st;
-    memcpy((*out)->crow_indices, t->crow_indices, (size_t)(t->shape[0] + 1) * sizeof(int64_t));
-    if (t->nnz) {
-      memcpy((*out)->col_indices, t->col_indices, (size_t)t->nnz * sizeof(int64_t));
-      memcpy((*out)->values, t->values, (size_t)t->nnz * es);
-    }
-    return MT_OK;
-  case MT_KIND_MASKED: {
-    mt_tensor *d = NULL, *m = NULL;
-    if ((st = mt_tensor_clone(t->data, &d, err)) != MT_OK) return st;
-    if ((st = mt_tensor_clone(t->mask, &m, err)) != MT_OK) {
-      mt_tensor_free(d);
-      return st;
-    }
-    return mt_masked_new(d, m, out, err);
-  }
-  default:
-    return mt_err(err, MT_INVALID_ARGUMENT, "clone: unknown tensor kind %d", (int)t->kind);
-  }
-}
-
 static void host_free(mt_tensor *t) { mt_tensor_free(t); }
 
 static const mt_host default_host = {
@@ -303,3 +253,61 @@ static const mt_host default_host = {
 };
 
 const mt_host *mt_host_default(void) { return &default_host; }
+
+mt_status mt_tensor_clone_host(const mt_host *h, const mt_tensor *t, mt_tensor **out,
+                               mt_error *err) {
+  mt_status st;
+  size_t es = mt_dtype_size(t->dtype);
+  *out = NULL;
+  switch (t->kind) {
+  case MT_KIND_DENSE: {
+    if ((st = h->dense_new(t->dtype, t->ndim, t->shape, out, err)) != MT_OK) return st;
+    int64_t n = mt_numel(t);
+    if (mt_is_contiguous(t)) {
+      if (n) memcpy((*out)->values, t->values, (size_t)n * es);
+    } else {
+      for (int64_t i = 0; i < n; i++) /* bytes, not doubles: int64 stays exact */
+        memcpy((char *)(*out)->values + (size_t)i * es,
+               (const char *)t->values + (size_t)mt_dense_offset(t, i) * es, es);
+    }
+    return MT_OK;
+  }
+  case MT_KIND_SCALAR:
+    if ((st = h->scalar_new(t->dtype, 0.0, out, err)) != MT_OK) return st;
+    memcpy((*out)->values, t->values, es);
+    return MT_OK;
+  case MT_KIND_COO:
+    if ((st = h->coo_new(t->dtype, t->ndim, t->shape, t->sparse_dim, t->nnz, out, err)) != MT_OK)
+      return st;
+    if (t->nnz) {
+      memcpy((*out)->indices, t->indices, (size_t)t->sparse_dim * (size_t)t->nnz * sizeof(int64_t));
+      memcpy((*out)->values, t->values, (size_t)t->nnz * (size_t)mt_coo_row_numel(t) * es);
+    }
+    (*out)->coalesced = t->coalesced;
+    return MT_OK;
+  case MT_KIND_CSR:
+    if ((st = h->csr_new(t->dtype, t->shape[0], t->shape[1], t->nnz, out, err)) != MT_OK)
+      return st;
+    memcpy((*out)->crow_indices, t->crow_indices, (size_t)(t->shape[0] + 1) * sizeof(int64_t));
+    if (t->nnz) {
+      memcpy((*out)->col_indices, t->col_indices, (size_t)t->nnz * sizeof(int64_t));
+      memcpy((*out)->values, t->values, (size_t)t->nnz * es);
+    }
+    return MT_OK;
+  case MT_KIND_MASKED: {
+    mt_tensor *d = NULL, *m = NULL;
+    if ((st = mt_tensor_clone_host(h, t->data, &d, err)) != MT_OK) return st;
+    if ((st = mt_tensor_clone_host(h, t->mask, &m, err)) != MT_OK) {
+      h->free(d);
+      return st;
+    }
+    return h->masked_new(d, m, out, err);
+  }
+  default:
+    return mt_err(err, MT_INVALID_ARGUMENT, "clone: unknown tensor kind %d", (int)t->kind);
+  }
+}
+
+mt_status mt_tensor_clone(const mt_tensor *t, mt_tensor **out, mt_error *err) {
+  return mt_tensor_clone_host(mt_host_default(), t, out, err);
+}

@@ -184,6 +184,21 @@ TEST(hand_built_views_are_never_freed) {
   CHECK_NEAR(v[1], 2.0, 0);
 }
 
+TEST(clone_of_a_strided_int64_view_is_exact_and_contiguous) {
+  /* a 2x2 transposed view of [[2^53+1, 1], [2, 3]]: a copy through double
+   * would round 2^53+1 to 2^53 */
+  int64_t v[4] = {(1LL << 53) + 1, 1, 2, 3};
+  mt_tensor view = {.kind = MT_KIND_DENSE, .dtype = MT_int64, .ndim = 2, .shape = {2, 2},
+                    .strides = {1, 2}, .values = v};
+  mt_tensor *c = NULL;
+  mt_error e = {0};
+  CHECK_STATUS(mt_tensor_clone(&view, &c, &e), MT_OK);
+  CHECK(mt_is_contiguous(c));
+  const int64_t want[4] = {(1LL << 53) + 1, 2, 1, 3}; /* transposed */
+  for (int i = 0; i < 4; i++) CHECK_EQ_INT(((int64_t *)c->values)[i], want[i]);
+  mt_tensor_free(c);
+}
+
 /* ---- float16 ------------------------------------------------------------------------ */
 
 TEST(float16_round_trips_and_rounds_to_nearest_even) {
@@ -278,6 +293,7 @@ MT_TEST_MAIN(T(coo_index_out_of_range_names_index_value_dim_and_size),
              T(csr_invariants_each_give_a_message_naming_the_field),
              T(masked_members_must_agree_in_layout_shape_and_mask_dtype),
              T(zero_size_and_0d_tensors_are_valid_negative_and_huge_are_not),
-             T(hand_built_views_are_never_freed), T(float16_round_trips_and_rounds_to_nearest_even),
+             T(hand_built_views_are_never_freed),
+             T(clone_of_a_strided_int64_view_is_exact_and_contiguous), T(float16_round_trips_and_rounds_to_nearest_even),
              T(names_round_trip_through_the_tables), T(dispatch_reads_only_what_an_old_table_has),
              T(cuda_backend_is_absent_or_explains_why_it_cannot_run))

@@ -137,19 +137,26 @@ static inline const char *mt__cpu_pyfloat(double v, char *buf, size_t len) {
   return buf;
 }
 
+/* The first input of a unary op or a reduction: a valid masked tensor with
+ * float32/float64 data (NOT_SUPPORTED for other kinds and dtypes). */
+static inline mt_status mt__cpu_masked_input0(const mt_call *call, const char *op,
+                                              const mt_tensor **m, mt_error *err) {
+  mt_status st;
+  if ((st = mt__cpu_input(call, 0, op, m, err)) != MT_OK) return st;
+  if ((*m)->kind != MT_KIND_MASKED)
+    return mt_err(err, MT_NOT_SUPPORTED,
+                  "%s: inputs/0 has kind %s; the CPU backend implements %s on masked tensors", op,
+                  mt_kind_name((*m)->kind), op);
+  if ((st = mt_tensor_validate(*m, "inputs/0", err)) != MT_OK) return st;
+  return mt__cpu_require_float(*m, "inputs/0", op, err);
+}
+
 /* ---- dense views -------------------------------------------------------- */
 
 /* Storage offset (in elements) of the row-major linear index of a dense
  * tensor, honouring its strides. */
 static inline int64_t mt__cpu_offset(const mt_tensor *t, int64_t linear) {
-  int64_t off = 0;
-  for (int d = t->ndim - 1; d >= 0; d--) {
-    int64_t n = t->shape[d];
-    if (n <= 0) return 0;
-    off += (linear % n) * t->strides[d];
-    linear /= n;
-  }
-  return off;
+  return mt_dense_offset(t, linear);
 }
 
 /* A contiguous view of a dense tensor: t itself when already contiguous,
@@ -215,34 +222,11 @@ static inline mt_status mt__cpu_new_masked_dense(const mt_host *h, mt_dtype dtyp
  * copy is contiguous and keeps the COO `coalesced` flag. */
 static inline mt_status mt__cpu_copy(const mt_host *h, const mt_tensor *t, mt_tensor **out,
                                      mt_error *err) {
-  mt_status st;
-  size_t es = mt_dtype_size(t->dtype);
   *out = NULL;
-  if (t->kind == MT_KIND_DENSE) {
-    if ((st = h->dense_new(t->dtype, t->ndim, t->shape, out, err)) != MT_OK) return st;
-    int64_t n = mt_numel(t);
-    const char *src = (const char *)t->values;
-    char *dst = (char *)(*out)->values;
-    if (mt_is_contiguous(t)) {
-      if (n) memcpy(dst, src, (size_t)n * es);
-    } else {
-      for (int64_t i = 0; i < n; i++)
-        memcpy(dst + (size_t)i * es, src + (size_t)mt__cpu_offset(t, i) * es, es);
-    }
-    return MT_OK;
-  }
-  if (t->kind == MT_KIND_COO) {
-    if ((st = h->coo_new(t->dtype, t->ndim, t->shape, t->sparse_dim, t->nnz, out, err)) != MT_OK)
-      return st;
-    if (t->nnz) {
-      memcpy((*out)->indices, t->indices, (size_t)t->sparse_dim * (size_t)t->nnz * sizeof(int64_t));
-      memcpy((*out)->values, t->values, (size_t)t->nnz * (size_t)mt_coo_row_numel(t) * es);
-    }
-    (*out)->coalesced = t->coalesced;
-    return MT_OK;
-  }
-  return mt_err(err, MT_NOT_SUPPORTED, "copy of a %s tensor is not supported by the CPU backend",
-                mt_kind_name(t->kind));
+  if (t->kind != MT_KIND_DENSE && t->kind != MT_KIND_COO)
+    return mt_err(err, MT_NOT_SUPPORTED, "copy of a %s tensor is not supported by the CPU backend",
+                  mt_kind_name(t->kind));
+  return mt_tensor_clone_host(h, t, out, err);
 }
 
 /* A coalesced copy of a COO tensor, allocated by h (already coalesced

@@ -151,13 +151,7 @@ static mt_status reduce(mt_call *call, mt_op op, mt_error *err) {
   mt_status st;
 
   mt__cpu_begin(call);
-  if ((st = mt__cpu_input(call, 0, name, &m, err)) != MT_OK) return st;
-  if (m->kind != MT_KIND_MASKED)
-    return mt_err(err, MT_NOT_SUPPORTED,
-                  "%s: inputs/0 has kind %s; the CPU backend implements %s on masked tensors", name,
-                  mt_kind_name(m->kind), name);
-  if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
-  if ((st = mt__cpu_require_float(m, "inputs/0", name, err)) != MT_OK) return st;
+  if ((st = mt__cpu_masked_input0(call, name, &m, err)) != MT_OK) return st;
   if ((st = parse_dims(name, op, m, call->kw, red, &all, err)) != MT_OK) return st;
   keepdim = mt_kw_int(call->kw, "keepdim", 0) != 0;
   mt_dtype dt = m->data->dtype;

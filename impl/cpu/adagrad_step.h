@@ -1,0 +1,111 @@
+/* adagrad_step.h - fast in-place Adagrad steps (the "fast second" of the
+ * reference kernels in optim.c, see STYLE.md "Reference first").
+ *
+ * Each function updates param p and state_sum s in place and gives results
+ * BIT-IDENTICAL to the reference op on the same inputs:
+ *   dense         mt_cpu_adagrad_dense  (ADA-1): p + (nclr * g) / std,
+ *                 weight decay as fma(wd, p, g)
+ *   coo, csr      mt_cpu_adagrad_sparse (ADA-2): p + nclr * (g / std);
+ *                 CSR has no torch Adagrad path, it is ADA-2 on the same
+ *                 entries (linear index row * cols + col)
+ *   masked_dense  mt_cpu_adagrad_masked (ADA-3), dense storage:
+ *                 fma(nclr, g / std, p) where mask, untouched elsewhere;
+ *                 masked-out grad data is never used
+ *   masked_coo    mt_cpu_adagrad_masked (ADA-3) with a COO grad: the
+ *                 tutorial's mask = grad != 0, so zero values are skipped
+ * with std = sqrt(s) + eps and every operation in the tensor dtype
+ * (clr and eps rounded to float for the f32 kernels, as the reference does).
+ * The std output of the reference is not produced.
+ *
+ * Sparse gradients must be coalesced (indices unique, in range; sorted is
+ * not required for correctness but is what makes the access stream
+ * prefetch-friendly). Indices are not validated here: that is the
+ * reference's job (mt_tensor_validate); these are the timed kernels.
+ *
+ * Threading: nthreads <= 0 uses every OpenMP thread, 1 runs serially;
+ * without OpenMP the kernels are serial. Work is split statically into
+ * contiguous ranges (elements, entries or rows); each element is updated by
+ * exactly one thread with the same operations, so results do not depend on
+ * nthreads. */
+#ifndef MT_ADAGRAD_STEP_H
+#define MT_ADAGRAD_STEP_H
+
+#include <stdint.h>
+
+#include "mt_core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mt_adagrad_hparams {
+  double clr;          /* lr / (1 + (step - 1) * lr_decay): mt_adagrad_clr() */
+  double eps;          /* added to sqrt(state_sum) */
+  double weight_decay; /* dense only; the other paths reject != 0 like torch */
+  int maximize;        /* negate the gradient first */
+  int nthreads;        /* <= 0: all OpenMP threads; 1: serial */
+} mt_adagrad_hparams;
+
+/* clr exactly as the reference computes it (ADA-1, in double). */
+double mt_adagrad_clr(double lr, double lr_decay, double step);
+/* Threads a kernel uses for hp->nthreads (1 without OpenMP). */
+int mt_adagrad_threads(int nthreads);
+
+/* Dense: n elements, g dense. p, s, g must not overlap. */
+mt_status mt_adagrad_step_dense_f32(float *p, float *s, const float *g, int64_t n,
+                                    const mt_adagrad_hparams *hp, mt_error *err);
+mt_status mt_adagrad_step_dense_f64(double *p, double *s, const double *g, int64_t n,
+                                    const mt_adagrad_hparams *hp, mt_error *err);
+
+/* Coalesced COO: nnz entries, entry k covers the `row` elements at
+ * idx[k] * row + j (j < row) with values vals[k * row + j]. row = 1 is an
+ * element-sparse grad over the flattened param (linear indices); row > 1 a
+ * hybrid grad with sparse_dim 1 (embedding rows). */
+mt_status mt_adagrad_step_coo_f32(float *p, float *s, const int64_t *idx, const float *vals,
+                                  int64_t nnz, int64_t row, const mt_adagrad_hparams *hp,
+                                  mt_error *err);
+mt_status mt_adagrad_step_coo_f64(double *p, double *s, const int64_t *idx, const double *vals,
+                                  int64_t nnz, int64_t row, const mt_adagrad_hparams *hp,
+                                  mt_error *err);
+
+/* CSR grad of a rows x cols param: crow [rows + 1], col [nnz], vals [nnz];
+ * columns unique within a row. */
+mt_status mt_adagrad_step_csr_f32(float *p, float *s, int64_t rows, int64_t cols,
+                                  const int64_t *crow, const int64_t *col, const float *vals,
+                                  const mt_adagrad_hparams *hp, mt_error *err);
+mt_status mt_adagrad_step_csr_f64(double *p, double *s, int64_t rows, int64_t cols,
+                                  const int64_t *crow, const int64_t *col, const double *vals,
+                                  const mt_adagrad_hparams *hp, mt_error *err);
+
+/* Masked, dense storage: grad data g and bool mask (bytes, nonzero = set). */
+mt_status mt_adagrad_step_masked_dense_f32(float *p, float *s, const float *g, const uint8_t *mask,
+                                           int64_t n, const mt_adagrad_hparams *hp,
+                                           mt_error *err);
+mt_status mt_adagrad_step_masked_dense_f64(double *p, double *s, const double *g,
+                                           const uint8_t *mask, int64_t n,
+                                           const mt_adagrad_hparams *hp, mt_error *err);
+
+/* Masked, COO storage as the tutorial builds it from a COO grad: element
+ * entries (row = 1) whose value is zero are masked out and skipped. */
+mt_status mt_adagrad_step_masked_coo_f32(float *p, float *s, const int64_t *idx,
+                                         const float *vals, int64_t nnz,
+                                         const mt_adagrad_hparams *hp, mt_error *err);
+mt_status mt_adagrad_step_masked_coo_f64(double *p, double *s, const int64_t *idx,
+                                         const double *vals, int64_t nnz,
+                                         const mt_adagrad_hparams *hp, mt_error *err);
+
+/* The bandwidth reference: Adagrad's access pattern without its arithmetic,
+ * 3 reads + 2 writes per element: p[i] = p[i] + g[i] * k; s[i] = s[i] + g[i].
+ * Same threading as the steps. */
+void mt_stream_step_f32(float *p, float *s, const float *g, int64_t n, float k, int nthreads);
+void mt_stream_step_f64(double *p, double *s, const double *g, int64_t n, double k,
+                        int nthreads);
+
+/* Elements per block of the masked dense-storage kernel: a block whose 16
+ * mask bytes are all zero is skipped without touching p, s or g. */
+#define MT_ADAGRAD_MASK_BLOCK 16
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MT_ADAGRAD_STEP_H */
