@@ -1,5 +1,5 @@
-/* golden_io.c - HDF5 golden files (format version 1): reading into mt_tensor
- * views with every size and type checked, and writing one-case files. See
+/* golden_io.c - reading HDF5 golden files (format version 1) into mt_tensor
+ * views with every size and type checked (writing: golden_write.c). See
  * golden_io.h. Nothing read from a file is trusted: element counts are
  * checked against shapes before anything is allocated, products are
  * overflow-checked, integer conversions that would clip abort the read. */
@@ -16,6 +16,8 @@
 
 #include <hdf5.h>
 
+#include "h5util.h"
+
 #define MAX_STRING_ATTR ((size_t)1 << 20)
 
 /* ---- error reporting ----------------------------------------------------------- */
@@ -27,32 +29,11 @@ typedef struct rd {
   mt_error *err;
 } rd;
 
-static void h5_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
-
-typedef struct h5_text {
-  char *buf;
-  size_t len;
-} h5_text;
-
-static herr_t h5_walk_cb(unsigned n, const H5E_error2_t *e, void *data) {
-  h5_text *t = data;
-  if (n == 0 && e && e->desc) snprintf(t->buf, t->len, "%s", e->desc);
-  return 0;
-}
-
-/* The most specific message on HDF5's error stack (then cleared). */
-static void h5_error_text(char *buf, size_t len) {
-  h5_text t = {buf, len};
-  buf[0] = 0;
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, h5_walk_cb, &t);
-  H5Eclear2(H5E_DEFAULT);
-}
-
 static mt_status rd_vfail(const rd *r, const char *path, mt_status s, int with_h5, const char *fmt,
                           va_list ap) {
   char msg[MT_MSG_LEN], h5[200] = "";
   vsnprintf(msg, sizeof msg, fmt, ap);
-  if (with_h5) h5_error_text(h5, sizeof h5);
+  if (with_h5) mt__h5_error_text(h5, sizeof h5);
   const char *sep = h5[0] ? " (HDF5: " : "", *end = h5[0] ? ")" : "";
   int have_path = path && path[0];
   if (r->case_id)
@@ -445,44 +426,6 @@ static int obj_open(const rd *r, hid_t g, const char *path, const char *name, H5
 
 /* ---- datasets --------------------------------------------------------------------- */
 
-/* IEEE binary16 in native byte order. */
-static hid_t half_type(void) {
-  hid_t t = H5Tcopy(H5T_NATIVE_FLOAT);
-  if (t < 0) return -1;
-  if (H5Tset_fields(t, 15, 10, 5, 0, 10) < 0 || H5Tset_size(t, 2) < 0 || H5Tset_ebias(t, 15) < 0) {
-    H5Tclose(t);
-    return -1;
-  }
-  return t;
-}
-
-/* Enum bool with uint8 storage, as h5py writes numpy bools. */
-static hid_t enum_bool_type(void) {
-  hid_t t = H5Tenum_create(H5T_NATIVE_UINT8);
-  uint8_t f = 0, tr = 1;
-  if (t < 0) return -1;
-  if (H5Tenum_insert(t, "FALSE", &f) < 0 || H5Tenum_insert(t, "TRUE", &tr) < 0) {
-    H5Tclose(t);
-    return -1;
-  }
-  return t;
-}
-
-/* The memory type for dtype (a copy: close it). */
-static hid_t mem_type(mt_dtype dt) {
-  switch (dt) {
-    case MT_float32: return H5Tcopy(H5T_NATIVE_FLOAT);
-    case MT_float64: return H5Tcopy(H5T_NATIVE_DOUBLE);
-    case MT_float16: return half_type();
-    case MT_int64: return H5Tcopy(H5T_NATIVE_INT64);
-    case MT_int32: return H5Tcopy(H5T_NATIVE_INT32);
-    case MT_int8: return H5Tcopy(H5T_NATIVE_INT8);
-    case MT_uint8: return H5Tcopy(H5T_NATIVE_UINT8);
-    case MT_bool: return H5Tcopy(H5T_NATIVE_UINT8);
-    default: return -1;
-  }
-}
-
 /* Abort conversions that would clip a value (out of range for the dtype). */
 static H5T_conv_ret_t conv_cb(H5T_conv_except_t except, hid_t src, hid_t dst, void *src_buf,
                               void *dst_buf, void *data) {
@@ -560,9 +503,9 @@ static mt_status ds_read(const rd *r, ds_h *h, mt_dtype dt, void *buf) {
       st = rd_fail(r, h->path, "enum of %zu bytes is not a bool", H5Tget_size(h->t));
       goto out;
     }
-    mem = enum_bool_type();
+    mem = mt__h5_enum_bool_type();
   } else {
-    mem = mem_type(dt);
+    mem = mt__h5_mem_type(dt);
   }
   if (mem < 0 || (dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0 ||
       H5Pset_type_conv_cb(dxpl, conv_cb, NULL) < 0) {
@@ -1103,7 +1046,7 @@ mt_status mt_golden_load(mt_golden_file *f, mt_golden_case *c, mt_error *err) {
   if (!err) err = &local;
   rd r = {f->path, c->id, err};
   if (c->loaded) return MT_OK;
-  h5_quiet();
+  mt__h5_quiet();
   if ((st = open_case_group(&r, (hid_t)f->h5, c->id, &g)) != MT_OK) return st;
   if ((st = read_list(&r, g, "inputs", 1, MT_GOLDEN_MAX_INPUTS, &c->n_in, &c->in)) != MT_OK)
     goto out;
@@ -1186,7 +1129,7 @@ mt_status mt_golden_open(const char *path, mt_golden_file **out, mt_error *err) 
   rd r = {path, NULL, err};
   struct stat sb;
   *out = NULL;
-  h5_quiet();
+  mt__h5_quiet();
   if (stat(path, &sb) != 0)
     return mt_err(err, MT_IO_ERROR, "cannot open golden file %s: %s", path, strerror(errno));
   if (S_ISDIR(sb.st_mode))
@@ -1274,283 +1217,3 @@ out:
   return MT_OK;
 }
 
-/* ---- writing ----------------------------------------------------------------------------- */
-
-typedef struct wr {
-  const char *path;
-  mt_error *err;
-} wr;
-
-static mt_status wr_fail(const wr *w, const char *what) {
-  char h5[200];
-  h5_error_text(h5, sizeof h5);
-  return mt_err(w->err, MT_IO_ERROR, "writing %s: %s%s%s%s", w->path, what, h5[0] ? " (HDF5: " : "",
-                h5, h5[0] ? ")" : "");
-}
-
-static herr_t put_attr(hid_t obj, const char *name, hid_t type, hid_t space, const void *buf) {
-  hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-  if (a < 0) return -1;
-  herr_t e = H5Awrite(a, type, buf);
-  H5Aclose(a);
-  return e;
-}
-
-static herr_t attr_put_str(hid_t obj, const char *name, const char *val) {
-  if (!val) return 0;
-  hid_t t = H5Tcopy(H5T_C_S1), s = H5Screate(H5S_SCALAR);
-  herr_t e = -1;
-  if (t >= 0 && s >= 0 && H5Tset_size(t, H5T_VARIABLE) >= 0 && H5Tset_cset(t, H5T_CSET_UTF8) >= 0)
-    e = put_attr(obj, name, t, s, &val);
-  if (t >= 0) H5Tclose(t);
-  if (s >= 0) H5Sclose(s);
-  return e;
-}
-
-static herr_t attr_put_i64(hid_t obj, const char *name, int64_t v) {
-  hid_t s = H5Screate(H5S_SCALAR);
-  herr_t e = s < 0 ? -1 : put_attr(obj, name, H5T_STD_I64LE, s, &v);
-  if (s >= 0) H5Sclose(s);
-  return e;
-}
-
-static herr_t attr_put_f64(hid_t obj, const char *name, double v) {
-  hid_t s = H5Screate(H5S_SCALAR);
-  herr_t e = s < 0 ? -1 : put_attr(obj, name, H5T_IEEE_F64LE, s, &v);
-  if (s >= 0) H5Sclose(s);
-  return e;
-}
-
-static herr_t attr_put_bool_enum(hid_t obj, const char *name, int v) {
-  hid_t t = enum_bool_type(), s = H5Screate(H5S_SCALAR);
-  uint8_t b = v ? 1 : 0;
-  herr_t e = (t < 0 || s < 0) ? -1 : put_attr(obj, name, t, s, &b);
-  if (t >= 0) H5Tclose(t);
-  if (s >= 0) H5Sclose(s);
-  return e;
-}
-
-static herr_t attr_put_i64s(hid_t obj, const char *name, const int64_t *v, int n) {
-  hsize_t dims[1] = {(hsize_t)n};
-  hid_t s = H5Screate_simple(1, dims, NULL);
-  herr_t e = s < 0 ? -1 : put_attr(obj, name, H5T_STD_I64LE, s, n ? (const void *)v : (const void *)"");
-  if (s >= 0) H5Sclose(s);
-  return e;
-}
-
-/* The file type for dtype (a copy: close it); bool as uint8. */
-static hid_t file_type(mt_dtype dt) {
-  switch (dt) {
-    case MT_float32: return H5Tcopy(H5T_IEEE_F32LE);
-    case MT_float64: return H5Tcopy(H5T_IEEE_F64LE);
-    case MT_float16: {
-      hid_t t = half_type();
-      if (t >= 0 && H5Tset_order(t, H5T_ORDER_LE) < 0) {
-        H5Tclose(t);
-        return -1;
-      }
-      return t;
-    }
-    case MT_int64: return H5Tcopy(H5T_STD_I64LE);
-    case MT_int32: return H5Tcopy(H5T_STD_I32LE);
-    case MT_int8: return H5Tcopy(H5T_STD_I8LE);
-    case MT_uint8:
-    case MT_bool: return H5Tcopy(H5T_STD_U8LE);
-    default: return -1;
-  }
-}
-
-static herr_t put_dataset(hid_t g, const char *name, mt_dtype dt, int rank, const int64_t *dims64,
-                          const void *buf) {
-  hsize_t dims[MT_MAX_DIMS];
-  for (int d = 0; d < rank; d++) dims[d] = (hsize_t)dims64[d];
-  hid_t s = rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR);
-  hid_t ft = file_type(dt), mt = mem_type(dt), d = -1;
-  herr_t e = -1;
-  if (s >= 0 && ft >= 0 && mt >= 0 &&
-      (d = H5Dcreate2(g, name, ft, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0) {
-    int64_t n = 1;
-    for (int k = 0; k < rank; k++) n *= dims64[k];
-    e = n ? H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) : 0;
-  }
-  if (d >= 0) H5Dclose(d);
-  if (mt >= 0) H5Tclose(mt);
-  if (ft >= 0) H5Tclose(ft);
-  if (s >= 0) H5Sclose(s);
-  return e;
-}
-
-static mt_status write_tensor(const wr *w, hid_t parent, const char *name, const mt_tensor *t) {
-  mt_status st = MT_OK;
-  mt_tensor *c = NULL;
-  hid_t g = H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (g < 0) return wr_fail(w, name);
-  mt_dtype dt = t->kind == MT_KIND_MASKED ? t->data->dtype : t->dtype;
-  const mt_tensor *shape_of = t->kind == MT_KIND_MASKED ? t->data : t;
-  if (attr_put_str(g, "kind", mt_kind_name(t->kind)) < 0 ||
-      attr_put_str(g, "dtype", mt_dtype_name(dt)) < 0 ||
-      attr_put_i64s(g, "shape", shape_of->shape, shape_of->ndim) < 0) {
-    st = wr_fail(w, name);
-    goto out;
-  }
-  switch (t->kind) {
-    case MT_KIND_MASKED:
-      if ((st = write_tensor(w, g, "data", t->data)) != MT_OK) goto out;
-      st = write_tensor(w, g, "mask", t->mask);
-      break;
-    case MT_KIND_DENSE:
-      if (!mt_is_contiguous(t)) {
-        if ((st = mt_tensor_clone(t, &c, w->err)) != MT_OK) goto out;
-        t = c;
-      }
-      if (put_dataset(g, "values", dt, t->ndim, t->shape, t->values) < 0) st = wr_fail(w, name);
-      break;
-    case MT_KIND_SCALAR:
-      if (put_dataset(g, "value", dt, 0, NULL, t->values) < 0) st = wr_fail(w, name);
-      break;
-    case MT_KIND_COO: {
-      int64_t idims[2] = {t->sparse_dim, t->nnz}, vdims[MT_MAX_DIMS + 1];
-      vdims[0] = t->nnz;
-      for (int d = t->sparse_dim; d < t->ndim; d++) vdims[1 + d - t->sparse_dim] = t->shape[d];
-      if (attr_put_bool_enum(g, "coalesced", t->coalesced) < 0 ||
-          put_dataset(g, "indices", MT_int64, 2, idims, t->indices) < 0 ||
-          put_dataset(g, "values", dt, 1 + t->ndim - t->sparse_dim, vdims, t->values) < 0)
-        st = wr_fail(w, name);
-      break;
-    }
-    case MT_KIND_CSR: {
-      int64_t rows = t->shape[0] + 1, nnz = t->nnz;
-      if (put_dataset(g, "crow_indices", MT_int64, 1, &rows, t->crow_indices) < 0 ||
-          put_dataset(g, "col_indices", MT_int64, 1, &nnz, t->col_indices) < 0 ||
-          put_dataset(g, "values", dt, 1, &nnz, t->values) < 0)
-        st = wr_fail(w, name);
-      break;
-    }
-    default:
-      st = mt_err(w->err, MT_INVALID_ARGUMENT, "writing %s: %s: unknown kind %d", w->path, name,
-                  (int)t->kind);
-  }
-out:
-  mt_tensor_free(c);
-  H5Gclose(g);
-  return st;
-}
-
-static mt_status write_list(const wr *w, hid_t cg, const char *name, int n, mt_tensor *const *v) {
-  mt_status st = MT_OK;
-  hid_t g = H5Gcreate2(cg, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  if (g < 0) return wr_fail(w, name);
-  for (int k = 0; k < n && st == MT_OK; k++) {
-    char nm[16];
-    snprintf(nm, sizeof nm, "%d", k);
-    st = write_tensor(w, g, nm, v[k]);
-  }
-  H5Gclose(g);
-  return st;
-}
-
-static herr_t write_kwarg(hid_t g, const mt_kwarg *kw) {
-  switch (kw->type) {
-    case MT_KW_BOOL: return attr_put_bool_enum(g, kw->name, kw->i != 0);
-    case MT_KW_INT: return attr_put_i64(g, kw->name, kw->i);
-    case MT_KW_FLOAT: return attr_put_f64(g, kw->name, kw->f);
-    case MT_KW_STR: return attr_put_str(g, kw->name, kw->s ? kw->s : "");
-    case MT_KW_INTS: return attr_put_i64s(g, kw->name, kw->ints, kw->n);
-  }
-  return -1;
-}
-
-static mt_status write_case_body(const wr *w, hid_t file, const mt_golden_meta *meta,
-                                 const mt_golden_case *c) {
-  mt_status st = MT_OK;
-  hid_t cases = -1, g = -1, kw = -1;
-  if (attr_put_str(file, "format", MT_GOLDEN_FORMAT) < 0 ||
-      attr_put_i64(file, "format_version", MT_GOLDEN_FORMAT_VERSION) < 0 ||
-      (meta && (attr_put_str(file, "generator", meta->generator) < 0 ||
-                attr_put_str(file, "generator_sha256", meta->generator_sha256) < 0 ||
-                attr_put_str(file, "torch_version", meta->torch_version) < 0 ||
-                attr_put_str(file, "numpy_version", meta->numpy_version) < 0 ||
-                attr_put_str(file, "created_utc", meta->created_utc) < 0))) {
-    st = wr_fail(w, "root attributes");
-    goto out;
-  }
-  if ((cases = H5Gcreate2(file, "cases", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
-      (g = H5Gcreate2(cases, c->id, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
-    st = wr_fail(w, c->id);
-    goto out;
-  }
-  if (attr_put_str(g, "op", c->op_name) < 0 || attr_put_str(g, "profile", c->profile) < 0 ||
-      attr_put_str(g, "rules", c->rules) < 0 || attr_put_str(g, "tolerance", c->tolerance_str) < 0 ||
-      attr_put_str(g, "expect", c->expect_error ? "error" : "ok") < 0 ||
-      attr_put_str(g, "error_class", c->error_class) < 0 ||
-      attr_put_str(g, "torch_error", c->torch_error) < 0 ||
-      attr_put_str(g, "torch_call", c->torch_call) < 0 || attr_put_str(g, "poison", c->poison) < 0 ||
-      (c->check_masked_out && attr_put_i64(g, "check_masked_out", 1) < 0)) {
-    st = wr_fail(w, "case attributes");
-    goto out;
-  }
-  if ((st = write_list(w, g, "inputs", c->n_in, c->in)) != MT_OK) goto out;
-  if ((kw = H5Gcreate2(g, "kwargs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
-    st = wr_fail(w, "kwargs");
-    goto out;
-  }
-  for (int k = 0; k < c->kw.n; k++)
-    if (write_kwarg(kw, &c->kw.items[k]) < 0) {
-      st = wr_fail(w, c->kw.items[k].name);
-      goto out;
-    }
-  if ((st = write_list(w, g, "outputs", c->n_out, c->out)) != MT_OK) goto out;
-  for (int k = 0; k < c->n_variants; k++) {
-    char nm[256];
-    snprintf(nm, sizeof nm, "outputs@%s", c->variants[k].label);
-    if ((st = write_list(w, g, nm, c->variants[k].n_out, c->variants[k].out)) != MT_OK) goto out;
-  }
-out:
-  if (kw >= 0) H5Gclose(kw);
-  if (g >= 0) H5Gclose(g);
-  if (cases >= 0) H5Gclose(cases);
-  return st;
-}
-
-mt_status mt_golden_write_case(const char *path, const mt_golden_meta *meta,
-                               const mt_golden_case *c, mt_error *err) {
-  mt_status st = MT_OK;
-  mt_error local;
-  if (!err) err = &local;
-  wr w = {path, err};
-  hid_t fapl = -1, file = -1;
-  size_t n = strlen(path);
-  char *tmp = malloc(n + 16);
-  if (!tmp) return mt_err(err, MT_OUT_OF_MEMORY, "writing %s: out of memory", path);
-  snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    st = mt_err(err, MT_IO_ERROR, "cannot create %s: %s", tmp, strerror(errno));
-    free(tmp);
-    return st;
-  }
-  close(fd);
-  h5_quiet();
-  if ((fapl = H5Pcreate(H5P_FILE_ACCESS)) < 0 ||
-      H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110) < 0 ||
-      (file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0) {
-    st = wr_fail(&w, "cannot create the file");
-    goto out;
-  }
-  st = write_case_body(&w, file, meta, c);
-  if (H5Fclose(file) < 0 && st == MT_OK) st = wr_fail(&w, "closing the file");
-  file = -1;
-  if (st == MT_OK) { /* mkstemp made it 0600; a golden file is an ordinary file */
-    mode_t um = umask(0);
-    umask(um);
-    chmod(tmp, 0666 & ~um);
-  }
-  if (st == MT_OK && rename(tmp, path) != 0)
-    st = mt_err(err, MT_IO_ERROR, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-out:
-  if (file >= 0) H5Fclose(file);
-  if (fapl >= 0) H5Pclose(fapl);
-  if (st != MT_OK) unlink(tmp);
-  free(tmp);
-  return st;
-}

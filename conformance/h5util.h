@@ -1,0 +1,22 @@
+/* h5util.h - internal HDF5 helpers of the golden reader (golden_io.c) and
+ * writer (golden_write.c). */
+#ifndef MT_H5UTIL_H
+#define MT_H5UTIL_H
+#include <stddef.h>
+
+#include <hdf5.h>
+
+#include "mt_core.h"
+
+/* Turns off HDF5's own printing of its error stack (we report it). */
+void mt__h5_quiet(void);
+/* The most specific message on HDF5's error stack (then cleared); "" if none. */
+void mt__h5_error_text(char *buf, size_t len);
+/* IEEE binary16 in native byte order (close it). */
+hid_t mt__h5_half_type(void);
+/* Enum bool with uint8 storage, as h5py writes numpy bools (close it). */
+hid_t mt__h5_enum_bool_type(void);
+/* The memory type of an mtcs dtype (a copy: close it); -1 if unknown. */
+hid_t mt__h5_mem_type(mt_dtype dt);
+
+#endif
