@@ -1,5 +1,6 @@
-/* main.c - the `mtcs` command line: run, list, ops. */
+/* main.c - the `mtcs` command line: run, list, ops, bench. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,8 @@ static void usage(FILE *f) {
       "  mtcs run  [options]   run golden cases against a backend\n"
       "  mtcs list [options]   list golden cases: id, op, rules, expect\n"
       "  mtcs ops              the op table of spec/include/mt/ops.def: id, name, family, rules\n"
+      "  mtcs bench [options]  benchmark the Adagrad paths (C and torch) and render a report;\n"
+      "                        see mtcs bench --help\n"
       "  mtcs help, --help     this text;  mtcs --version\n"
       "\n"
       "options (run and list):\n"
@@ -52,6 +55,7 @@ static void usage(FILE *f) {
       "  mtcs run --backend cuda --report-json run.json --repro-dir repro/\n"
       "  mtcs list --filter '*.f64.*'\n"
       "  gdb --args mtcs run --no-fork --filter sum.masked.f32.all\n"
+      "  mtcs bench --quick                            C + torch benchmarks and a report, < 2 min\n"
       "\n"
       "output:\n"
       "  FAIL, ERROR, CRASH and TIMEOUT cases are always printed with the case id, what differs\n"
@@ -114,6 +118,181 @@ static const char *opt_value(int argc, char **argv, int *i, const char *opt, int
   return argv[++*i];
 }
 
+/* ---- mtcs bench: exec the Python driver (reports/bench.py) ------------------ */
+
+static void bench_usage(FILE *f) {
+  fputs(
+      "mtcs bench - benchmark the Adagrad paths (dense, sparse COO/CSR, hybrid, masked) of the\n"
+      "C implementation against the stream kernel's bandwidth, the byte model and torch's own\n"
+      "optimizers, and render a report (DESIGN.md, Performance method).\n"
+      "\n"
+      "usage:\n"
+      "  mtcs bench [--quick] [--out DIR] [--no-torch] [--python PY] [-- ARGS...]\n"
+      "\n"
+      "It runs\n"
+      "  PY " MT_SOURCE_DIR "/reports/bench.py --mtcs-bench <dir of mtcs>/perf/mtcs_bench ...\n"
+      "which runs the C benchmark (Google Benchmark), then perf/torch_peers.py on the same\n"
+      "sizes, then reports/render.py, and writes into DIR: c.json and torch.json (Google\n"
+      "Benchmark JSON), facts.json (machine facts), report.md, report.html and PNG plots.\n"
+      "\n"
+      "options:\n"
+      "  --quick       the small matrix: n=1M, densities 0.1 1 10 100 %, f32, 1 and all\n"
+      "                threads; under 2 minutes on 2 cores. Default: the full matrix (n up to\n"
+      "                64M, 7 densities, f32 and f64, warm and cold cache; tens of minutes)\n"
+      "  --out DIR     the report directory; it must not exist or be empty (default\n"
+      "                " MT_SOURCE_DIR "/reports/out/<UTC time>/). Built in a temporary\n"
+      "                directory and renamed at the end: a failed run leaves nothing\n"
+      "  --no-torch    skip the torch peers (they are skipped anyway, with a note, when the\n"
+      "                Python has no torch)\n"
+      "  --python PY   the Python to run the driver with (default\n"
+      "                " MT_SOURCE_DIR "/.venv/bin/python when it exists, else\n"
+      "                python3 on $PATH); torch, numpy and matplotlib come\n"
+      "                from its environment (.ci/setup.sh --full); without matplotlib the report\n"
+      "                has no plots\n"
+      "  -- ARGS...    the rest goes to mtcs_bench: Google Benchmark flags\n"
+      "\n"
+      "examples:\n"
+      "  mtcs bench --quick                                   quick report in reports/out/<time>/\n"
+      "  mtcs bench --out /tmp/r                              the full matrix\n"
+      "  mtcs bench --quick --no-torch -- --benchmark_filter='stream|path:(dense|sparse_coo)/'\n"
+      "  mtcs bench --quick -- --benchmark_repetitions=3      median of 3 runs per benchmark\n"
+      "  mtcs bench --python /usr/bin/python3 --no-torch      no venv: tables only, no plots\n"
+      "\n"
+      "output:\n"
+      "  progress on stderr (a line per phase, with the elapsed time, and the benchmarks' own\n"
+      "  output); on stdout one line per target, PASS, MISS, N/A or \"no device\", e.g.\n"
+      "      PASS      C sparse_coo at 1% vs C dense >= 5x faster: worst 8.6x (cpu1 f32 ...)\n"
+      "  then the report's path. Timings are noisy on shared machines: compare ratios from one\n"
+      "  run; for CI regression checks use instruction counts, never wall time.\n"
+      "\n"
+      "exit codes:\n"
+      "  0   the report was written (whatever the targets say)\n"
+      "  1   a phase failed: the C benchmark, the torch peers' correctness checks, the renderer\n"
+      "  2   usage error; mtcs_bench not built (it needs Google Benchmark: libbenchmark-dev);\n"
+      "      no Python or no driver script; the output directory exists\n",
+      f);
+}
+
+/* The first executable file `name` in $PATH, into buf. */
+static int find_on_path(const char *name, char *buf, size_t size) {
+  const char *path = getenv("PATH");
+  if (!path || !*path) path = "/usr/local/bin:/usr/bin:/bin";
+  while (*path) {
+    size_t len = strcspn(path, ":");
+    int n = snprintf(buf, size, "%.*s/%s", (int)len, len ? path : ".", name);
+    if (n > 0 && (size_t)n < size && access(buf, X_OK) == 0) return 1;
+    path += len + (path[len] == ':');
+  }
+  return 0;
+}
+
+static int cmd_bench(int argc, char **argv) {
+  int quick = 0, no_torch = 0, extra = argc;
+  const char *out = NULL, *python = NULL;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i], *v;
+    int m = 0;
+    if (!strcmp(a, "--")) {
+      extra = i + 1;
+      break;
+    } else if (!strcmp(a, "--quick")) {
+      quick = 1;
+    } else if (!strcmp(a, "--no-torch")) {
+      no_torch = 1;
+    } else if ((v = opt_value(argc, argv, &i, "--out", &m)), m) {
+      if (!v || !*v) return usage_error("bench", "%s needs a directory", "--out");
+      out = v;
+    } else if ((v = opt_value(argc, argv, &i, "--python", &m)), m) {
+      if (!v || !*v) return usage_error("bench", "%s needs a Python executable", "--python");
+      python = v;
+    } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      bench_usage(stdout);
+      return MT_EXIT_OK;
+    } else {
+      return usage_error("bench",
+                         a[0] == '-' ? "unknown option '%s' (Google Benchmark flags go after --)"
+                                     : "unexpected argument '%s'",
+                         a);
+    }
+  }
+
+  /* mtcs_bench lives in the build tree next to mtcs: <dir of mtcs>/perf/mtcs_bench */
+  char self[PATH_MAX], bench[PATH_MAX + 32], py[PATH_MAX];
+  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (len <= 0) {
+    if (!realpath(argv[0], self)) {
+      fprintf(stderr, "mtcs bench: cannot find the mtcs executable's directory: %s\n",
+              strerror(errno));
+      return MT_EXIT_USAGE;
+    }
+  } else {
+    self[len] = 0;
+  }
+  char *slash = strrchr(self, '/');
+  if (slash) *slash = 0;
+  snprintf(bench, sizeof bench, "%s/perf/mtcs_bench", slash ? self : ".");
+  if (access(bench, X_OK) != 0) {
+    fprintf(stderr,
+            "mtcs bench: %s: %s: the C benchmark is not built; it needs Google Benchmark\n"
+            "  (apt-get install libbenchmark-dev; then cmake --preset release && cmake --build "
+            "--preset release)\n",
+            bench, strerror(errno));
+    return MT_EXIT_USAGE;
+  }
+  const char *driver = MT_SOURCE_DIR "/reports/bench.py";
+  if (access(driver, R_OK) != 0) {
+    fprintf(stderr, "mtcs bench: %s: %s: the benchmark driver is missing from the source tree\n",
+            driver, strerror(errno));
+    return MT_EXIT_USAGE;
+  }
+  if (python && strchr(python, '/')) {
+    if (access(python, X_OK) != 0) {
+      fprintf(stderr, "mtcs bench: --python %s: %s\n", python, strerror(errno));
+      return MT_EXIT_USAGE;
+    }
+    snprintf(py, sizeof py, "%s", python);
+  } else if (python) {
+    if (!find_on_path(python, py, sizeof py)) {
+      fprintf(stderr, "mtcs bench: --python %s: not found on $PATH\n", python);
+      return MT_EXIT_USAGE;
+    }
+  } else if (access(MT_SOURCE_DIR "/.venv/bin/python", X_OK) == 0) {
+    snprintf(py, sizeof py, "%s", MT_SOURCE_DIR "/.venv/bin/python");
+  } else if (!find_on_path("python3", py, sizeof py)) {
+    fprintf(stderr, "mtcs bench: no Python: neither " MT_SOURCE_DIR
+                    "/.venv/bin/python (.ci/setup.sh --full) nor python3 on $PATH; "
+                    "name one with --python\n");
+    return MT_EXIT_USAGE;
+  }
+
+  char **args = calloc((size_t)argc + 16, sizeof *args);
+  if (!args) {
+    fprintf(stderr, "mtcs: out of memory\n");
+    return MT_EXIT_USAGE;
+  }
+  int n = 0;
+  args[n++] = py;
+  args[n++] = (char *)driver;
+  args[n++] = "--mtcs-bench";
+  args[n++] = bench;
+  if (quick) args[n++] = "--quick";
+  if (no_torch) args[n++] = "--no-torch";
+  if (out) {
+    args[n++] = "--out";
+    args[n++] = (char *)out;
+  }
+  if (extra < argc) {
+    args[n++] = "--";
+    for (int i = extra; i < argc; i++) args[n++] = argv[i];
+  }
+  args[n] = NULL;
+  fflush(NULL);
+  execv(py, args);
+  fprintf(stderr, "mtcs bench: cannot run %s: %s\n", py, strerror(errno));
+  free(args);
+  return MT_EXIT_USAGE;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
@@ -133,6 +312,7 @@ int main(int argc, char **argv) {
     if (argc > 2) return usage_error("ops", "unexpected argument '%s'", argv[2]);
     return cmd_ops();
   }
+  if (!strcmp(cmd, "bench")) return cmd_bench(argc, argv);
   int is_run = !strcmp(cmd, "run"), is_list = !strcmp(cmd, "list");
   if (!is_run && !is_list) return usage_error(NULL, "unknown command '%s'", cmd);
 

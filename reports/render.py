@@ -1,0 +1,889 @@
+#!/usr/bin/env python3
+"""render.py - render mtcs benchmark JSON as report.md + report.html (+ PNG plots).
+
+usage: render.py --c c.json [--torch torch.json] [--facts facts.json] --out DIR
+                 [--no-plots] [--quiet]
+
+Inputs are Google Benchmark JSON (perf/mtcs_bench, perf/torch_peers.py) whose
+benchmark names are slash-separated key:value segments, e.g.
+  adagrad/impl:c/path:sparse_coo/dev:cpu2/dtype:f32/n:1048576/density:1/cache:warm
+  stream/impl:c/dev:cpu2/dtype:f32/n:1048576/cache:warm
+and a facts JSON (an object of machine facts, written by reports/bench.py).
+
+Writes DIR/report.md, DIR/report.html (self-contained apart from the PNGs next
+to it) and, unless --no-plots or matplotlib is missing, DIR/*.png. Every file
+is written to a temporary name first and renamed, after all inputs have been
+read and checked: a missing or malformed input is an error naming the file and
+the problem (exit 2) and leaves no report. The target summary is printed on
+stdout, one line per target.
+
+Standard library only, except matplotlib for the plots (imported when used).
+"""
+import argparse
+import datetime
+import html
+import json
+import math
+import os
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+
+EXIT_USAGE = 2
+TIME_UNITS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+SIZEOF = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2}
+KEY_ORDER = ("impl", "path", "dev", "dtype", "n", "density", "cache")
+SPARSE_PATHS = ("sparse_coo", "sparse_csr", "hybrid_coo", "masked_sparse")
+BIG_N = 1 << 24  # the bandwidth target is judged at n >= 16M
+
+
+class RenderError(Exception):
+    pass
+
+
+# ---- loading -------------------------------------------------------------------
+
+class Row:
+    """One benchmark result (one name), with its name parsed into segments."""
+
+    def __init__(self, src, name, raw):
+        self.src, self.name, self.raw = src, name, raw
+        parts = name.split("/")
+        self.family = parts[0]
+        self.kv = {}
+        for seg in parts[1:]:
+            k, sep, v = seg.partition(":")
+            if sep:
+                self.kv[k] = v
+        self.impl = self.kv.get("impl", src)
+        self.path = self.kv.get("path", self.family if self.family == "stream" else "")
+        self.dev = self.kv.get("dev", "")
+        self.dtype = self.kv.get("dtype", "")
+        self.cache = self.kv.get("cache", "warm")
+        self.n = _int_or_none(self.kv.get("n"))
+        self.density = _float_or_none(self.kv.get("density"))
+        self.error = None
+        if raw.get("error_occurred"):
+            self.error = str(raw.get("error_message") or "error")
+        elif raw.get("skipped"):  # newer Google Benchmark: SkipWithMessage
+            self.error = "skipped: " + str(raw.get("skip_message") or "")
+        self.label = raw.get("label") if isinstance(raw.get("label"), str) else ""
+        self.time_ns = None
+        self.bps = None
+        if not self.error:
+            self.time_ns = raw["real_time"] * TIME_UNITS[raw.get("time_unit", "ns")]
+            bps = raw.get("bytes_per_second")
+            self.bps = float(bps) if isinstance(bps, (int, float)) and bps > 0 else None
+
+    def counter(self, k):
+        v = self.raw.get(k)
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+    def is_cpu(self):
+        return bool(re.fullmatch(r"cpu\d+", self.dev))
+
+    def model_bytes(self):
+        mb = self.counter("model_bytes")
+        if mb:
+            return mb
+        if self.path in ("dense", "masked_dense", "stream") and self.n and self.dtype in SIZEOF:
+            return 5.0 * SIZEOF[self.dtype] * self.n
+        return None
+
+    def bandwidth(self):
+        """Bytes per second: measured (bytes_per_second) or byte model / time."""
+        if self.error or not self.time_ns:
+            return None
+        if self.bps:
+            return self.bps
+        mb = self.model_bytes()
+        return mb / (self.time_ns * 1e-9) if mb else None
+
+
+def _int_or_none(s):
+    try:
+        return int(s)
+    except (TypeError, ValueError):
+        return None
+
+
+def _float_or_none(s):
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return None
+
+
+def load_json(path, what):
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise RenderError(f"{path}: cannot read the {what}: {e.strerror or e}")
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        raise RenderError(f"{path}: the {what} is not valid JSON: {e}")
+
+
+def load_bench(path, src):
+    """Rows of a Google Benchmark JSON file, checked; repetitions reduced to the
+    median (an aggregate 'median' row when there is one)."""
+    doc = load_json(path, "benchmark JSON")
+    if not isinstance(doc, dict):
+        raise RenderError(f"{path}: expected a JSON object with 'context' and 'benchmarks'")
+    benches = doc.get("benchmarks")
+    if not isinstance(benches, list):
+        raise RenderError(f"{path}: no 'benchmarks' list (is this Google Benchmark JSON?)")
+    ctx = doc.get("context", {})
+    if not isinstance(ctx, dict):
+        raise RenderError(f"{path}: 'context' is not an object")
+    groups = {}
+    for i, b in enumerate(benches):
+        where = f"{path}: benchmarks[{i}]"
+        if not isinstance(b, dict):
+            raise RenderError(f"{where}: not an object")
+        name = b.get("name")
+        if not isinstance(name, str) or not name:
+            raise RenderError(f"{where}: no 'name' string")
+        if not b.get("error_occurred") and not b.get("skipped"):
+            rt = b.get("real_time")
+            if not isinstance(rt, (int, float)) or isinstance(rt, bool) or not rt > 0 \
+                    or not math.isfinite(rt):
+                raise RenderError(f"{where} ({name}): real_time {rt!r} is not a positive number")
+            if b.get("time_unit", "ns") not in TIME_UNITS:
+                raise RenderError(f"{where} ({name}): unknown time_unit {b.get('time_unit')!r}")
+        run_name = b.get("run_name") if isinstance(b.get("run_name"), str) else name
+        run_type = b.get("run_type", "iteration")
+        if run_type == "aggregate":
+            if b.get("aggregate_name") != "median":
+                continue
+            groups.setdefault(run_name, {})["median"] = b
+        else:
+            groups.setdefault(run_name, {}).setdefault("iter", []).append(b)
+    rows = []
+    for run_name, g in groups.items():
+        if "median" in g:
+            b = dict(g["median"], name=run_name)
+        else:
+            its = g["iter"]
+            ok = [b for b in its if not b.get("error_occurred")]
+            if not ok:
+                b = its[0]
+            elif len(ok) == 1:
+                b = ok[0]
+            else:  # repetitions without aggregates: the median time
+                ok.sort(key=lambda b: b["real_time"] * TIME_UNITS[b.get("time_unit", "ns")])
+                b = ok[len(ok) // 2]
+        rows.append(Row(src, run_name, b))
+    return ctx, rows
+
+
+# ---- lookups -------------------------------------------------------------------------
+
+class Results:
+    def __init__(self, rows):
+        self.rows = rows
+        self.ok = [r for r in rows if not r.error]
+
+    def find(self, **want):
+        out = []
+        for r in self.ok:
+            if all(getattr(r, k) == v for k, v in want.items()):
+                out.append(r)
+        return out
+
+    def stream(self, dev, dtype, n, cache="warm"):
+        m = self.find(family="stream", impl="c", dev=dev, dtype=dtype, n=n, cache=cache)
+        return m[0] if m else None
+
+    def stream_bw(self, dev, dtype, n, cache="warm"):
+        s = self.stream(dev, dtype, n, cache)
+        return s.bandwidth() if s else None
+
+    def dense(self, impl, dev, dtype, n, density=None, cache="warm", path="dense"):
+        """The dense step's row: at this density when there is one, else at
+        density 100, else the median over densities (its time does not depend
+        on the density)."""
+        m = self.find(family="adagrad", impl=impl, path=path, dev=dev, dtype=dtype, n=n,
+                      cache=cache)
+        if not m:
+            return None
+        for d in (density, 100.0):
+            if d is None:
+                continue
+            hit = [r for r in m if r.density == d]
+            if hit:
+                return hit[0]
+        m.sort(key=lambda r: r.time_ns)
+        return m[len(m) // 2]
+
+    def one(self, impl, path, dev, dtype, n, density, cache="warm"):
+        m = self.find(family="adagrad", impl=impl, path=path, dev=dev, dtype=dtype, n=n,
+                      density=density, cache=cache)
+        return m[0] if m else None
+
+
+def stream_bandwidth_summary(rows):
+    """(bytes/s, row) of the stream kernel at the largest n on the most threads
+    (f32 preferred, warm cache), for the machine facts."""
+    res = Results(rows)
+    cands = [r for r in res.find(family="stream", impl="c", cache="warm") if r.is_cpu()]
+    if not cands:
+        return None, None
+    cands.sort(key=lambda r: (r.n or 0, int(r.dev[3:]), r.dtype == "f32"))
+    best = cands[-1]
+    return best.bandwidth(), best
+
+
+# ---- formatting ----------------------------------------------------------------------
+
+def fmt_n(n):
+    if n is None:
+        return ""
+    for div, suf in ((1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")):
+        if n >= div and n % div == 0:
+            return f"{n // div}{suf}"
+    return str(n)
+
+
+def fmt_time(ns):
+    if ns is None:
+        return ""
+    for div, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "us")):
+        if ns >= div:
+            return f"{ns / div:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def fmt_bytes(b):
+    if b is None:
+        return ""
+    for div, unit in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if b >= div:
+            return f"{b / div:.3g} {unit}"
+    return f"{b:.0f} B"
+
+
+def fmt_ratio(x):
+    if x is None:
+        return ""
+    if x >= 100:
+        return f"{x:.0f}"
+    if x >= 10:
+        return f"{x:.1f}"
+    if x >= 1:
+        return f"{x:.2f}"
+    return f"{x:.2g}" if x < 0.01 else f"{x:.2f}" if x >= 0.1 else f"{x:.3f}"
+
+
+def fmt_density(d):
+    return "" if d is None else f"{d:g}"
+
+
+def combo(r, with_density=False):
+    s = f"{r.dev} {r.dtype} n={fmt_n(r.n)}"
+    if with_density and r.density is not None:
+        s += f" d={fmt_density(r.density)}%"
+    return s
+
+
+# ---- targets -----------------------------------------------------------------------------
+
+class Target:
+    """One performance target: a threshold on a ratio, judged on every matching
+    configuration; PASS when all meet it, MISS when one does not."""
+
+    def __init__(self, tid, title, rule, higher_is_better, threshold, unit="x"):
+        self.tid, self.title, self.rule = tid, title, rule
+        self.higher, self.threshold, self.unit = higher_is_better, threshold, unit
+        self.points = []  # (combo text, value, ok, detail)
+        self.status = None   # overrides: "no device", "N/A"
+        self.note = ""
+
+    def add(self, where, value, ok=None, detail=""):
+        if ok is None:
+            ok = value >= self.threshold if self.higher else value <= self.threshold
+        self.points.append((where, value, ok, detail))
+
+    def result(self):
+        if self.status:
+            return self.status
+        if not self.points:
+            return "N/A"
+        return "PASS" if all(p[2] for p in self.points) else "MISS"
+
+    def worst(self):
+        if not self.points:
+            return None
+        bad = [p for p in self.points if not p[2]] or self.points
+        key = (lambda p: p[1]) if self.higher else (lambda p: -p[1])
+        if self.unit == "pts":
+            key = lambda p: -abs(p[1])  # noqa: E731
+        return min(bad, key=key)
+
+    def measured(self):
+        if self.status and not self.points:
+            return self.status
+        w = self.worst()
+        if not w:
+            return "no data"
+        val = w[3] if w[3] else f"{fmt_ratio(w[1])}{self.unit}"
+        more = f"; {len(self.points)} configs" if len(self.points) > 1 else ""
+        return f"{'worst ' if len(self.points) > 1 else ''}{val} ({w[0]}{more})"
+
+
+def crossover(sparse, dense_of):
+    """The density (%) where sparse_coo's time reaches dense's, interpolated
+    linearly between the two measured densities around it. Returns
+    (value, kind): kind '=' interpolated, '>=' sparse faster everywhere
+    (value = the largest density), '<=' dense faster everywhere."""
+    pts = []
+    for r in sorted(sparse, key=lambda r: r.density):
+        d = dense_of(r.density)
+        if d is not None:
+            pts.append((r.density, r.time_ns - d.time_ns))
+    if len(pts) < 2:
+        return None, None
+    for (d0, f0), (d1, f1) in zip(pts, pts[1:]):
+        if f0 < 0 <= f1:
+            return d0 + (d1 - d0) * (-f0) / (f1 - f0), "="
+    if all(f < 0 for _, f in pts):
+        return pts[-1][0], ">="
+    if all(f >= 0 for _, f in pts):
+        return pts[0][0], "<="
+    return None, None  # faster, then slower, then faster: no single crossover
+
+
+def compute_targets(res, torch_loaded):
+    T = []
+    cpu_ok = [r for r in res.ok if r.is_cpu() and r.cache == "warm"]
+
+    # 1. C dense >= 0.90 of the stream kernel (n >= 16M; else the largest n)
+    t = Target("dense_bw", "C dense vs stream-kernel bandwidth",
+               ">= 0.90 (n >= 16M, cpu, same threads)", True, 0.90)
+    dense_c = [r for r in cpu_ok if r.family == "adagrad" and r.impl == "c" and r.path == "dense"]
+    ns = sorted({r.n for r in dense_c if r.n})
+    sel = [n for n in ns if n >= BIG_N] or ns[-1:]
+    if ns and not [n for n in ns if n >= BIG_N]:
+        t.note = (f"no n >= 16M in this run (quick mode?): judged at the largest n present, "
+                  f"n={fmt_n(sel[0])}, which may fit in cache")
+    for dev, dtype, n in sorted({(r.dev, r.dtype, r.n) for r in dense_c if r.n in sel}):
+        d = res.dense("c", dev, dtype, n)
+        s = res.stream_bw(dev, dtype, n)
+        bw = d.bandwidth() if d else None
+        if bw and s:
+            t.add(combo(d), bw / s)
+    T.append(t)
+
+    # 2. sparse at 1% >= 5x faster than dense
+    t = Target("sparse_1pct", "C sparse_coo at 1% vs C dense", ">= 5x faster", True, 5.0)
+    for r in cpu_ok:
+        if r.family == "adagrad" and r.impl == "c" and r.path == "sparse_coo" \
+                and r.density == 1.0:
+            d = res.dense("c", r.dev, r.dtype, r.n, r.density)
+            if d:
+                t.add(combo(r), d.time_ns / r.time_ns)
+    T.append(t)
+
+    # 3. measured crossover within 10 points of the model
+    t = Target("crossover", "dense/sparse crossover density vs the byte model",
+               "within 10 points", False, 10.0, unit="pts")
+    keys = sorted({(r.dev, r.dtype, r.n) for r in cpu_ok if r.family == "adagrad"
+                   and r.impl == "c" and r.path == "sparse_coo"})
+    for dev, dtype, n in keys:
+        sp = res.find(family="adagrad", impl="c", path="sparse_coo", dev=dev, dtype=dtype,
+                      n=n, cache="warm")
+        models = [r.counter("model_crossover_density") for r in sp]
+        models = [m for m in models if m is not None]
+        x, kind = crossover(sp, lambda den: res.dense("c", dev, dtype, n, den))
+        if x is None or not models:
+            continue
+        model = statistics.median(models)
+        if kind == "=":
+            diff, ok = x - model, abs(x - model) <= 10
+            shown = f"{x:.3g}%"
+        elif kind == ">=":
+            diff, ok = max(0.0, x - model), model + 10 >= x
+            shown = f">= {x:g}%"
+        else:
+            diff, ok = min(0.0, x - model), model - 10 <= x
+            shown = f"<= {x:g}%"
+        t.add(f"{dev} {dtype} n={fmt_n(n)}", diff, ok,
+              f"measured {shown}, model {model:.3g}%")
+    T.append(t)
+
+    # 4./5. masked paths vs their plain counterparts
+    for tid, path, base, lim, title in (
+            ("masked_dense", "masked_dense", "dense", 1.10, "C masked_dense vs C dense"),
+            ("masked_sparse", "masked_sparse", "sparse_coo", 1.20,
+             "C masked_sparse vs C sparse_coo")):
+        t = Target(tid, title, f"<= {lim:.2f}x the time", False, lim)
+        for r in cpu_ok:
+            if r.family == "adagrad" and r.impl == "c" and r.path == path:
+                b = (res.dense("c", r.dev, r.dtype, r.n, r.density) if base == "dense"
+                     else res.one("c", base, r.dev, r.dtype, r.n, r.density))
+                if b:
+                    t.add(combo(r, True), r.time_ns / b.time_ns)
+        T.append(t)
+
+    # 6. vs torch
+    for tid, cpath, timpl, tpath, lim, title in (
+            ("vs_fused", "dense", "torch_fused", "dense", 1.1, "C dense vs torch fused"),
+            ("vs_default", "dense", "torch_default", "dense", 2.0,
+             "C dense vs torch default"),
+            ("vs_sparse", "sparse_coo", "torch_sparse", "sparse_coo", 8.0,
+             "C sparse_coo vs torch sparse"),
+            ("vs_masked", "masked_sparse", "torch_masked", "masked_sparse", 300.0,
+             "C masked_sparse vs torch MaskedTensor")):
+        t = Target(tid, title, f">= {lim:g}x faster", True, lim)
+        if not torch_loaded:
+            t.status = "N/A"
+            t.note = "no torch peers in this run"
+        for r in [r for r in res.ok if r.family == "adagrad" and r.impl == timpl
+                  and r.path == tpath and r.is_cpu() and r.cache == "warm"]:
+            if cpath == "dense":
+                c = res.dense("c", r.dev, r.dtype, r.n)
+            else:
+                c = res.one("c", cpath, r.dev, r.dtype, r.n, r.density)
+            if c:
+                t.add(combo(r, cpath != "dense"), r.time_ns / c.time_ns)
+        if tid == "vs_masked":
+            skipped = [r for r in res.rows if r.impl == "torch_masked" and r.error]
+            if skipped:
+                t.note = (f"torch's MaskedTensor path is very slow: {len(skipped)} "
+                          "configurations were not run (see the table)")
+        T.append(t)
+
+    # 7. GPU: C dense >= 1.0x torch fused CUDA
+    t = Target("gpu", "GPU: C dense vs torch fused CUDA", ">= 1.0x faster", True, 1.0)
+    for r in res.find(family="adagrad", impl="torch_fused", path="dense", dev="cuda",
+                      cache="warm"):
+        c = res.dense("c", "cuda", r.dtype, r.n)
+        if c:
+            t.add(combo(r), r.time_ns / c.time_ns)
+    if not t.points:
+        cuda_rows = [r for r in res.rows if r.dev == "cuda"]
+        msgs = sorted({r.error for r in cuda_rows if r.error})
+        if not cuda_rows or all(m == "no device" for m in msgs) or \
+                not [r for r in cuda_rows if not r.error]:
+            t.status = "no device"
+            if msgs and msgs != ["no device"]:
+                t.note = "cuda rows: " + "; ".join(msgs)
+    T.append(t)
+    return T
+
+
+def memory_rows(res):
+    """Extra memory of the C sparse steps at the largest n, on the most threads."""
+    rows = [r for r in res.ok if r.impl == "c" and r.path in SPARSE_PATHS and r.cache == "warm"
+            and r.is_cpu() and (r.counter("extra_bytes") is not None
+                                or r.counter("peak_rss_bytes") is not None)]
+    if not rows:
+        return []
+    n = max(r.n or 0 for r in rows)
+    dev = max((r.dev for r in rows if r.n == n), key=lambda d: int(d[3:]))
+    out = []
+    for r in sorted([r for r in rows if r.n == n and r.dev == dev],
+                    key=lambda r: (r.path, r.dtype, r.density or 0)):
+        eb, rss, nnz = r.counter("extra_bytes"), r.counter("peak_rss_bytes"), r.counter("nnz")
+        per = f"{eb / nnz:.3g}" if eb is not None and nnz else ""
+        out.append([r.path, r.dev, r.dtype, fmt_n(r.n), fmt_density(r.density),
+                    fmt_bytes(eb) if eb is not None else "", per,
+                    fmt_bytes(rss) if rss is not None else ""])
+    return out
+
+
+# ---- the table of all results ---------------------------------------------------------
+
+def result_table(res):
+    def sort_key(r):
+        return (r.family != "stream", r.family, r.dev, r.dtype, r.n or 0, r.cache,
+                r.path, r.impl != "c", r.impl, r.density if r.density is not None else -1)
+    head = ["bench", "impl", "path", "dev", "dtype", "n", "density %", "cache", "time/step",
+            "GB/s", "of stream", "vs C dense", "note"]
+    rows = []
+    for r in sorted(res.rows, key=sort_key):
+        bw = r.bandwidth()
+        sbw = res.stream_bw(r.dev, r.dtype, r.n, r.cache) if r.family != "stream" else None
+        frac = bw / sbw if bw and sbw else None
+        d = (res.dense("c", r.dev, r.dtype, r.n, r.density, r.cache)
+             if r.family == "adagrad" and not r.error else None)
+        rel = r.time_ns / d.time_ns if d and d is not r else None
+        note = r.error if r.error else r.label
+        rows.append([r.family, r.impl, r.path if r.family != "stream" else "", r.dev, r.dtype,
+                     fmt_n(r.n), fmt_density(r.density), r.cache, fmt_time(r.time_ns),
+                     f"{bw / 1e9:.3g}" if bw else "", fmt_ratio(frac) if frac else "",
+                     fmt_ratio(rel) if rel else "", note or ""])
+    return head, rows
+
+
+# ---- plots -------------------------------------------------------------------------------
+
+def make_plots(res, tmpdir):
+    """PNG files written into tmpdir; returns [(file, caption)]. Needs matplotlib."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    made = []
+    groups = sorted({(r.dev, r.dtype) for r in res.ok if r.family == "adagrad"})
+    styles = {}
+    cycle = (list(matplotlib.colormaps["tab10"].colors)
+             + list(matplotlib.colormaps["Dark2"].colors))
+
+    def color(key):
+        if key not in styles:
+            styles[key] = cycle[len(styles) % len(cycle)]
+        return styles[key]
+
+    for dev, dtype in groups:
+        ns = sorted({r.n for r in res.ok if r.family == "adagrad" and r.dev == dev
+                     and r.dtype == dtype and r.n})
+        if not ns:
+            continue
+        fig, axes = plt.subplots(1, len(ns), figsize=(5.5 * len(ns), 4.2), squeeze=False)
+        for ax, n in zip(axes[0], ns):
+            rows = [r for r in res.ok if r.family == "adagrad" and r.dev == dev
+                    and r.dtype == dtype and r.n == n and r.cache == "warm"]
+            dens = sorted({r.density for r in rows if r.density is not None})
+            if not dens:
+                continue
+            lo, hi = min(dens), max(dens)
+            series = sorted({(r.impl, r.path) for r in rows})
+            for impl, path in series:
+                pts = sorted((r.density, r.time_ns) for r in rows
+                             if (r.impl, r.path) == (impl, path) and r.density is not None)
+                ls = "-" if impl == "c" else "--"
+                lab = f"{impl} {path}"
+                if len(pts) == 1 and path in ("dense", "masked_dense"):
+                    ax.hlines(pts[0][1], lo, hi, colors=color(lab), linestyles=ls, label=lab)
+                else:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], ls, marker="o",
+                            ms=3, color=color(lab), label=lab)
+            sbw = res.stream_bw(dev, dtype, n)
+            if sbw:
+                sp = sorted((r.density, r.model_bytes()) for r in rows
+                            if r.impl == "c" and r.path == "sparse_coo" and r.model_bytes())
+                if sp:
+                    ax.plot([p[0] for p in sp], [p[1] / sbw * 1e9 for p in sp], ":",
+                            color="black", label="byte model sparse_coo / stream BW")
+                if dtype in SIZEOF:
+                    ax.hlines(5 * SIZEOF[dtype] * n / sbw * 1e9, lo, hi, colors="grey",
+                              linestyles=":", label="byte model dense / stream BW")
+            sp = [r for r in rows if r.impl == "c" and r.path == "sparse_coo"]
+            x, kind = crossover(sp, lambda d: res.dense("c", dev, dtype, n, d))
+            if x is not None and kind == "=":
+                ax.axvline(x, color="red", lw=1, alpha=0.6, label=f"crossover {x:.3g}%")
+            models = [m for m in (r.counter("model_crossover_density") for r in sp)
+                      if m is not None]
+            if models:
+                m = statistics.median(models)
+                if m > 0:
+                    ax.axvline(m, color="red", lw=1, ls=":", alpha=0.6,
+                               label=f"model crossover {m:.3g}%")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("density (% of elements in the grad)")
+            ax.set_ylabel("time per step (ns)")
+            ax.set_title(f"{dev} {dtype} n={fmt_n(n)} (warm)")
+            ax.grid(True, which="both", alpha=0.3)
+        axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
+        fig.tight_layout()
+        fname = f"time_vs_density_{dev}_{dtype}.png"
+        fig.savefig(os.path.join(tmpdir, fname), dpi=90)
+        plt.close(fig)
+        made.append((fname, f"Time per step vs density, {dev} {dtype}: C (solid), torch "
+                            "(dashed), byte model / measured stream bandwidth (dotted), "
+                            "crossover (red)"))
+
+    # fraction of the bandwidth limit, C paths, largest n, per dev (first dtype)
+    c_rows = [r for r in res.ok if r.family == "adagrad" and r.impl == "c" and r.cache == "warm"]
+    devs = sorted({r.dev for r in c_rows})
+    if devs:
+        fig, axes = plt.subplots(1, len(devs), figsize=(6 * len(devs), 4), squeeze=False)
+        any_bar = False
+        for ax, dev in zip(axes[0], devs):
+            rows = [r for r in c_rows if r.dev == dev]
+            dtype = "f32" if any(r.dtype == "f32" for r in rows) else rows[0].dtype
+            n = max(r.n or 0 for r in rows if r.dtype == dtype)
+            rows = [r for r in rows if r.dtype == dtype and r.n == n]
+            sbw = res.stream_bw(dev, dtype, n)
+            if not sbw:
+                ax.set_title(f"{dev}: no stream result")
+                continue
+            paths = sorted({r.path for r in rows})
+            dens = sorted({r.density for r in rows if r.density is not None})
+            w = 0.8 / max(1, len(dens))
+            for j, d in enumerate(dens):
+                vals = []
+                for p in paths:
+                    r = res.one("c", p, dev, dtype, n, d)
+                    bw = r.bandwidth() if r else None
+                    vals.append(bw / sbw if bw else 0)
+                ax.bar([i + j * w for i in range(len(paths))], vals, w, label=f"{d:g}%")
+                any_bar = True
+            ax.axhline(1.0, color="black", lw=1)
+            ax.axhline(0.9, color="red", lw=1, ls="--", label="dense target 0.90")
+            ax.set_xticks([i + w * (len(dens) - 1) / 2 for i in range(len(paths))])
+            ax.set_xticklabels(paths, rotation=20, fontsize=8)
+            ax.set_ylabel("model bytes/s / stream bytes/s")
+            ax.set_title(f"fraction of bandwidth limit: {dev} {dtype} n={fmt_n(n)}")
+            ax.legend(fontsize=7, title="density")
+        fig.tight_layout()
+        if any_bar:
+            fname = "bandwidth_fraction.png"
+            fig.savefig(os.path.join(tmpdir, fname), dpi=90)
+            made.append((fname, "Fraction of the bandwidth limit per C path (byte model / "
+                                "time, over the stream kernel's bandwidth)"))
+        plt.close(fig)
+
+    # speedup over torch per path (geometric mean over matching configurations)
+    pairs = (("dense", "torch_fused", "dense"), ("dense", "torch_foreach", "dense"),
+             ("dense", "torch_default", "dense"), ("sparse_coo", "torch_sparse", "sparse_coo"),
+             ("hybrid_coo", "torch_sparse", "hybrid_coo"),
+             ("masked_sparse", "torch_masked", "masked_sparse"))
+    bars = {}
+    for cpath, timpl, tpath in pairs:
+        for r in res.find(family="adagrad", impl=timpl, path=tpath, cache="warm"):
+            c = (res.dense("c", r.dev, r.dtype, r.n) if cpath == "dense"
+                 else res.one("c", cpath, r.dev, r.dtype, r.n, r.density))
+            if c:
+                bars.setdefault((f"{cpath}\nvs {timpl}", r.dev), []).append(
+                    r.time_ns / c.time_ns)
+    if bars:
+        labels = sorted({k[0] for k in bars}, key=lambda s: [p[0] + "\nvs " + p[1]
+                                                              for p in pairs].index(s))
+        devs = sorted({k[1] for k in bars})
+        w = 0.8 / len(devs)
+        fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(labels)), 4.2))
+        for j, dev in enumerate(devs):
+            vals = [math.exp(statistics.fmean(math.log(v) for v in bars[(lab, dev)]))
+                    if (lab, dev) in bars else 0 for lab in labels]
+            ax.bar([i + j * w for i in range(len(labels))], vals, w, label=dev)
+        ax.axhline(1.0, color="black", lw=1)
+        ax.set_yscale("log")
+        ax.set_xticks([i + w * (len(devs) - 1) / 2 for i in range(len(labels))])
+        ax.set_xticklabels(labels, fontsize=7)
+        ax.set_ylabel("speedup of C over torch (geomean)")
+        ax.set_title("speedup over torch per path")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fname = "speedup_vs_torch.png"
+        fig.savefig(os.path.join(tmpdir, fname), dpi=90)
+        plt.close(fig)
+        made.append((fname, "Speedup of the C paths over torch's (geometric mean over the "
+                            "configurations both ran; log scale)"))
+    return made
+
+
+# ---- documents -------------------------------------------------------------------------
+
+def build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note):
+    B = []
+    B.append(("h1", "mtcs benchmark report"))
+    when = facts.get("date") or datetime.datetime.now(datetime.timezone.utc).strftime(
+        "%Y-%m-%d %H:%M UTC")
+    mode = facts.get("mode", "")
+    B.append(("p", f"Generated {when}{' - ' + mode + ' mode' if mode else ''}. "
+                   f"{len(res.rows)} results ({sum(1 for r in res.rows if r.src == 'c')} C, "
+                   f"{sum(1 for r in res.rows if r.src == 'torch')} torch), "
+                   f"{sum(1 for r in res.rows if r.error)} failed or skipped. "
+                   "Timings are noisy on shared machines: compare ratios measured in one "
+                   "run (DESIGN.md, Performance method)."))
+    B.append(("h2", "Targets"))
+    rows = []
+    for t in targets:
+        rows.append([t.title, t.rule, t.measured(), t.result()])
+    B.append(("table", ["target", "goal", "measured", "status"], rows))
+    notes = [f"{t.title}: {t.note}" for t in targets if t.note]
+    if notes:
+        B.append(("ul", notes))
+    mem = memory_rows(res)
+    B.append(("h3", "Extra memory of the sparse steps (C)"))
+    if mem:
+        B.append(("table", ["path", "dev", "dtype", "n", "density %", "extra bytes",
+                            "extra bytes / nnz", "peak RSS"], mem))
+    else:
+        B.append(("p", "No extra_bytes / peak_rss_bytes counters in the C results."))
+    B.append(("h2", "Plots"))
+    if plots:
+        for f, cap in plots:
+            B.append(("img", f, cap))
+    else:
+        B.append(("p", plot_note))
+    B.append(("h2", "All results"))
+    B.append(("p", "time/step is the per-iteration mean (warm: repeated steps on the same "
+                   "arrays; cold: caches flushed between steps). GB/s is measured bytes/s, "
+                   "or the byte model over the time. 'of stream' is that over the stream "
+                   "kernel's bandwidth at the same dev/dtype/n/cache; 'vs C dense' is the "
+                   "time over C's dense step at the same configuration. Failed or skipped "
+                   "benchmarks show their message."))
+    head, rows = result_table(res)
+    B.append(("table", head, rows))
+    B.append(("h2", "Machine"))
+    frows = [[k, str(v)] for k, v in facts.items() if not isinstance(v, (dict, list))]
+    bw, row = stream_bandwidth_summary(res.rows)
+    if bw and "memory_bandwidth" not in facts:
+        frows.append(["memory_bandwidth", f"{bw / 1e9:.3g} GB/s (stream kernel, "
+                                          f"{combo(row)} {row.cache})"])
+    for label, ctx in (("C benchmark", c_ctx), ("torch peers", t_ctx)):
+        if not ctx:
+            continue
+        for k, v in ctx.items():
+            if k not in ("date", "executable", "caches", "load_avg") and \
+                    not isinstance(v, (dict, list)):
+                frows.append([f"{label}: {k}", str(v)])
+        caches = ctx.get("caches")
+        if isinstance(caches, list) and caches:
+            desc = ", ".join(f"L{c.get('level')} {c.get('type', '')} {fmt_bytes(c.get('size'))}"
+                             for c in caches if isinstance(c, dict)
+                             and isinstance(c.get("size"), (int, float)))
+            frows.append([f"{label}: caches", desc])
+    B.append(("table", ["fact", "value"], frows))
+    B.append(("p", "Raw results: "
+                   + ", ".join(os.path.basename(p) for p in (args.c, args.torch) if p) + "."))
+    return B
+
+
+def md_escape(s):
+    return str(s).replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(blocks):
+    out = []
+    for b in blocks:
+        kind = b[0]
+        if kind in ("h1", "h2", "h3"):
+            out.append("#" * int(kind[1]) + " " + b[1] + "\n")
+        elif kind == "p":
+            out.append(b[1] + "\n")
+        elif kind == "ul":
+            out.append("\n".join("- " + md_escape(x) for x in b[1]) + "\n")
+        elif kind == "table":
+            head, rows = b[1], b[2]
+            out.append("| " + " | ".join(md_escape(h) for h in head) + " |")
+            out.append("|" + "|".join("---" for _ in head) + "|")
+            for r in rows:
+                out.append("| " + " | ".join(md_escape(c) for c in r) + " |")
+            out.append("")
+        elif kind == "img":
+            out.append(f"![{md_escape(b[2])}]({b[1]})\n")
+    return "\n".join(out)
+
+
+CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1400px;color:#222}
+table{border-collapse:collapse;margin:1em 0;font-size:13px}
+th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f0f0f0}
+td.PASS{background:#d8f5d8}td.MISS{background:#f8d0d0}img{max-width:100%}
+figure{margin:1em 0}figcaption{font-size:13px;color:#555}"""
+
+
+def to_html(blocks):
+    e = html.escape
+    out = ["<!DOCTYPE html>", "<html><head><meta charset='utf-8'>",
+           "<title>mtcs benchmark report</title>", f"<style>{CSS}</style></head><body>"]
+    for b in blocks:
+        kind = b[0]
+        if kind in ("h1", "h2", "h3"):
+            out.append(f"<{kind}>{e(b[1])}</{kind}>")
+        elif kind == "p":
+            out.append(f"<p>{e(b[1])}</p>")
+        elif kind == "ul":
+            out.append("<ul>" + "".join(f"<li>{e(x)}</li>" for x in b[1]) + "</ul>")
+        elif kind == "table":
+            out.append("<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in b[1]) + "</tr>")
+            for r in b[2]:
+                cells = []
+                for c in r:
+                    cls = f" class='{c}'" if c in ("PASS", "MISS") else ""
+                    cells.append(f"<td{cls}>{e(str(c))}</td>")
+                out.append("<tr>" + "".join(cells) + "</tr>")
+            out.append("</table>")
+        elif kind == "img":
+            out.append(f"<figure><img src='{e(b[1])}' alt='{e(b[2])}'>"
+                       f"<figcaption>{e(b[2])}</figcaption></figure>")
+    out.append("</body></html>\n")
+    return "\n".join(out)
+
+
+# ---- main ------------------------------------------------------------------------------------
+
+def summary_lines(targets):
+    return [f"{t.result():9s} {t.title} {t.rule}: {t.measured()}" for t in targets]
+
+
+def render(args):
+    c_ctx, c_rows = load_bench(args.c, "c")
+    t_ctx, t_rows = (load_bench(args.torch, "torch") if args.torch else ({}, []))
+    facts = {}
+    if args.facts:
+        facts = load_json(args.facts, "facts JSON")
+        if not isinstance(facts, dict):
+            raise RenderError(f"{args.facts}: the facts JSON must be an object")
+    res = Results(c_rows + t_rows)
+    targets = compute_targets(res, bool(args.torch))
+
+    out = args.out
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as e:
+        raise RenderError(f"{out}: cannot create the output directory: {e.strerror or e}")
+    tmp = tempfile.mkdtemp(prefix=".render.", dir=out)
+    try:
+        plots, plot_note = [], ""
+        if args.no_plots:
+            plot_note = "Plots not drawn (--no-plots)."
+        else:
+            try:
+                import matplotlib  # noqa: F401
+            except ImportError:
+                plot_note = "Plots not drawn: matplotlib is not installed for this Python."
+            else:
+                plots = make_plots(res, tmp)
+                if not plots:
+                    plot_note = "No data to plot."
+        blocks = build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note)
+        with open(os.path.join(tmp, "report.md"), "w", encoding="utf-8") as f:
+            f.write(to_markdown(blocks))
+        with open(os.path.join(tmp, "report.html"), "w", encoding="utf-8") as f:
+            f.write(to_html(blocks))
+        files = [p[0] for p in plots] + ["report.md", "report.html"]
+        for f in files:  # the reports last: they name the plots
+            os.replace(os.path.join(tmp, f), os.path.join(out, f))
+    except OSError as e:
+        raise RenderError(f"{out}: cannot write the report: {e}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return targets
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        prog="render.py",
+        description="Render mtcs benchmark JSON (C harness + torch peers) as Markdown and "
+                    "HTML with PNG plots.")
+    ap.add_argument("--c", required=True, metavar="C_JSON", help="the C benchmark's JSON")
+    ap.add_argument("--torch", metavar="TORCH_JSON", help="perf/torch_peers.py's JSON")
+    ap.add_argument("--facts", metavar="FACTS_JSON", help="machine facts (reports/bench.py)")
+    ap.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    ap.add_argument("--no-plots", action="store_true", help="do not draw the PNG plots")
+    ap.add_argument("--quiet", action="store_true", help="do not print the target summary")
+    args = ap.parse_args(argv)
+    try:
+        targets = render(args)
+    except RenderError as e:
+        print(f"render.py: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if not args.quiet:
+        for line in summary_lines(targets):
+            print(line)
+        print(f"report: {os.path.join(args.out, 'report.md')}, "
+              f"{os.path.join(args.out, 'report.html')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,179 @@
+# render_smoke.cmake - the benchmark report renderer (reports/render.py) and the
+# `mtcs bench` driver on a fixed synthetic run (tests/data/bench_*.json, written
+# by tests/data/make_bench_fixture.py), with the standard-library python3 only:
+# no torch, no matplotlib (--no-plots), no Google Benchmark (a fake mtcs_bench).
+#   cmake -DMTCS=path/to/mtcs -DSRC=source-dir -DBIN=build-dir -P tests/render_smoke.cmake
+#
+# The expected figures follow from the fixture's constants (all f32, warm cache):
+#   stream bandwidth S: cpu1 20 GB/s at n=1M, 10 at 16M; cpu2 30 and 12 GB/s
+#   C dense runs at 0.90 S at 1M, at 0.95 S (cpu1) and 0.85 S (cpu2) at 16M
+#     -> bandwidth target judged at n=16M: worst 0.85 (cpu2): MISS
+#   sparse_coo time = 36 B * nnz / (0.5 S) + 2 us; at 1%, cpu2, 1M:
+#     dense 20*2^20 B / (0.9*30e9) = 776.7 us, sparse 36*10486/15e9 + 2 us = 27.17 us
+#     -> 28.6x: PASS (>= 5x)
+#   crossover: 36 d n/(0.5 S) = 20 n/(f S) -> d = 0.5*20/(36 f): cpu1 16M (f 0.95) 29.2 %,
+#     the model counter says 35 % -> within 10 points: PASS
+#   masked_dense 1.05x dense (1.08x cpu2 16M): PASS; masked_sparse 1.1x sparse_coo but
+#     1.3x at cpu2 1M 0.1 %: MISS
+#   torch: fused 1.25x C dense (1.05x cpu2 16M: MISS), default 2.5x (PASS),
+#     sparse 10x (12x at 0.1 %; PASS), MaskedTensor 400x (PASS); cuda rows "no device"
+
+cmake_minimum_required(VERSION 3.25)
+foreach(v MTCS SRC BIN)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "render_smoke.cmake needs -D${v}=...")
+  endif()
+endforeach()
+find_program(PY NAMES python3 python REQUIRED)
+
+set(W "${BIN}/render_smoke.work")
+file(REMOVE_RECURSE "${W}")
+file(MAKE_DIRECTORY "${W}")
+set(D "${SRC}/tests/data")
+set(RENDER "${SRC}/reports/render.py")
+
+# run_expect(<rc> <regex or ""> <output var> command...)
+function(run_expect want_rc want_re outvar)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                  TIMEOUT 120)
+  string(REPLACE ";" " " shown "${ARGN}")
+  if(NOT rc STREQUAL "${want_rc}")
+    message(FATAL_ERROR "${shown}: exit ${rc}, expected ${want_rc}\n${out}${err}")
+  elseif(want_re AND NOT "${out}${err}" MATCHES "${want_re}")
+    message(FATAL_ERROR "${shown}: output lacks /${want_re}/:\n${out}${err}")
+  endif()
+  message(STATUS "ok: ${shown} -> ${rc}")
+  set(${outvar} "${out}${err}" PARENT_SCOPE)
+endfunction()
+
+# expect_in(<file> <literal text>...): each text occurs in the file
+function(expect_in file)
+  file(READ "${file}" body)
+  foreach(text IN LISTS ARGN)
+    string(FIND "${body}" "${text}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "${file} lacks the line\n  ${text}\n--- it has:\n${body}")
+    endif()
+  endforeach()
+endfunction()
+
+# ---- the report from the fixture ---------------------------------------------------
+set(O "${W}/out")
+run_expect(0 "MISS +C dense vs stream-kernel bandwidth" out
+  "${PY}" "${RENDER}" --c "${D}/bench_c.json" --torch "${D}/bench_torch.json"
+  --facts "${D}/bench_facts.json" --out "${O}" --no-plots)
+foreach(f report.md report.html)
+  if(NOT EXISTS "${O}/${f}")
+    message(FATAL_ERROR "render.py wrote no ${O}/${f}")
+  endif()
+endforeach()
+file(GLOB stray "${O}/*.png" "${O}/.render*")
+if(stray)
+  message(FATAL_ERROR "--no-plots run left plots or temporary files: ${stray}")
+endif()
+
+# targets: measured ratio and status
+expect_in("${O}/report.md"
+  "| C dense vs stream-kernel bandwidth | >= 0.90 (n >= 16M, cpu, same threads) | worst 0.85x (cpu2 f32 n=16M; 2 configs) | MISS |"
+  "| C sparse_coo at 1% vs C dense | >= 5x faster | worst 28.6x (cpu2 f32 n=1M; 4 configs) | PASS |"
+  "| dense/sparse crossover density vs the byte model | within 10 points | worst measured 29.2%, model 35% (cpu1 f32 n=16M; 4 configs) | PASS |"
+  "| C masked_dense vs C dense | <= 1.10x the time | worst 1.08x (cpu2 f32 n=16M d=0.1%; 16 configs) | PASS |"
+  "| C masked_sparse vs C sparse_coo | <= 1.20x the time | worst 1.30x (cpu2 f32 n=1M d=0.1%; 16 configs) | MISS |"
+  "| C dense vs torch fused | >= 1.1x faster | worst 1.05x (cpu2 f32 n=16M; 4 configs) | MISS |"
+  "| C dense vs torch default | >= 2x faster | worst 2.50x (cpu1 f32 n=1M; 4 configs) | PASS |"
+  "| C sparse_coo vs torch sparse | >= 8x faster | worst 10.0x (cpu1 f32 n=1M d=1%; 16 configs) | PASS |"
+  "| C masked_sparse vs torch MaskedTensor | >= 300x faster | worst 400x (cpu1 f32 n=1M d=0.1%; 4 configs) | PASS |"
+  "| GPU: C dense vs torch fused CUDA | >= 1.0x faster | no device | no device |"
+  "torch's MaskedTensor path is very slow: 12 configurations were not run"
+  "Plots not drawn (--no-plots)."
+  # the extra memory of the sparse step (16 bytes per nnz in the fixture)
+  "| sparse_coo | cpu2 | f32 | 16M | 1 | 2.56 MiB | 16 | 246 MiB |"
+  # all results: time, GB/s, fraction of stream, ratio to dense; failed rows with their message
+  "| stream | c |  | cpu1 | f32 | 16M |  | warm | 33.6 ms | 10 |  |  |  |"
+  "| adagrad | c | dense | cpu1 | f32 | 16M | 100 | warm | 35.3 ms | 9.5 | 0.95 |  |  |"
+  "| adagrad | c | sparse_coo | cpu1 | f32 | 16M | 1 | warm | 1.21 ms | 4.99 | 0.50 | 0.034 |  |"
+  "| adagrad | c | dense | cuda | f32 | 1M | 100 | warm |  |  |  |  | no device |"
+  "| adagrad | torch_masked | masked_sparse | cpu1 | f32 | 16M | 1 | warm |  |  |  |  | skipped: "
+  # machine facts, with the measured bandwidth
+  "| memory_bandwidth | 12 GB/s (stream kernel, cpu2 f32 n=16M warm) |"
+  "| C benchmark: mtcs_c_flags | -O3 -fno-math-errno -DNDEBUG |")
+expect_in("${O}/report.html" "<td class='MISS'>MISS</td>" "<td class='PASS'>PASS</td>"
+  "<!DOCTYPE html>")
+
+# ---- bad inputs: exit 2, the file and the problem named, no report ------------------
+file(WRITE "${W}/broken.json" "{\"benchmarks\": [")
+file(WRITE "${W}/notgb.json" "{\"rows\": []}\n")
+file(WRITE "${W}/badtime.json"
+  "{\"benchmarks\": [{\"name\": \"stream/impl:c/dev:cpu1/dtype:f32/n:8/cache:warm\", \"real_time\": \"fast\"}]}\n")
+run_expect(2 "broken\\.json: the benchmark JSON is not valid JSON" out
+  "${PY}" "${RENDER}" --c "${W}/broken.json" --out "${W}/bad1")
+run_expect(2 "missing\\.json: cannot read the benchmark JSON" out
+  "${PY}" "${RENDER}" --c "${W}/missing.json" --out "${W}/bad2")
+run_expect(2 "notgb\\.json: no 'benchmarks' list" out
+  "${PY}" "${RENDER}" --c "${W}/notgb.json" --out "${W}/bad3")
+run_expect(2 "badtime\\.json: benchmarks\\[0\\] .*real_time 'fast' is not a positive number" out
+  "${PY}" "${RENDER}" --c "${W}/badtime.json" --out "${W}/bad4")
+run_expect(2 "broken\\.json: the facts JSON is not valid JSON" out
+  "${PY}" "${RENDER}" --c "${D}/bench_c.json" --facts "${W}/broken.json" --out "${W}/bad5")
+# a bad torch file after a good C file: still no partial report
+run_expect(2 "notgb\\.json" out
+  "${PY}" "${RENDER}" --c "${D}/bench_c.json" --torch "${W}/notgb.json" --out "${O}/../bad6")
+foreach(d bad1 bad2 bad3 bad4 bad5 bad6)
+  if(EXISTS "${W}/${d}")
+    message(FATAL_ERROR "a failed render left ${W}/${d} behind")
+  endif()
+endforeach()
+
+# ---- mtcs bench: the driver end to end with a fake mtcs_bench -----------------------
+# mtcs finds mtcs_bench next to itself (<dir of mtcs>/perf/mtcs_bench): use a copy.
+set(FB "${W}/fakebuild")
+file(MAKE_DIRECTORY "${FB}/perf")
+file(COPY "${MTCS}" DESTINATION "${FB}")
+get_filename_component(mtcs_name "${MTCS}" NAME)
+set(M "${FB}/${mtcs_name}")
+file(WRITE "${FB}/perf/mtcs_bench" "#!/bin/sh
+# fake mtcs_bench: copies the fixture to --benchmark_out; FAKE_BENCH_FAIL=1 fails
+for a in \"$@\"; do case \"$a\" in --benchmark_out=*) out=\"\${a#--benchmark_out=}\";; esac; done
+echo \"fake mtcs_bench $*\"
+[ -n \"$FAKE_BENCH_FAIL\" ] && { echo 'fake mtcs_bench: correctness check failed' >&2; exit 1; }
+cp '${D}/bench_c.json' \"$out\"
+")
+file(CHMOD "${FB}/perf/mtcs_bench" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE
+     GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+
+run_expect(0 "usage:.*mtcs bench \\[--quick\\].*examples:.*exit codes:" out "${M}" bench --help)
+run_expect(0 "mtcs bench" out "${M}" --help)
+run_expect(2 "unknown option '--bogus'" out "${M}" bench --bogus)
+run_expect(2 "--out needs a directory" out "${M}" bench --out)
+run_expect(2 "--python .*no/such/python" out "${M}" bench --python "${W}/no/such/python")
+
+run_expect(0 "MISS +C dense vs stream" out
+  "${M}" bench --python "${PY}" --no-torch --quick --out "${W}/run" -- --benchmark_filter=stream)
+if(NOT out MATCHES "phase 1/3 C benchmark: [^\n]*--quick --benchmark_filter=stream.*phase 2/3 torch peers: skipped \\(--no-torch\\).*phase 3/3 report")
+  message(FATAL_ERROR "mtcs bench: no progress line per phase, or the extra arguments were not passed on:\n${out}")
+endif()
+foreach(f c.json facts.json report.md report.html)
+  if(NOT EXISTS "${W}/run/${f}")
+    message(FATAL_ERROR "mtcs bench wrote no ${W}/run/${f}\n${out}")
+  endif()
+endforeach()
+expect_in("${W}/run/report.md" "| C dense vs torch fused | >= 1.1x faster | N/A | N/A |"
+  "no torch peers in this run" "| mode | quick |")
+
+# an existing report directory is not overwritten
+run_expect(2 "already exists" out "${M}" bench --python "${PY}" --no-torch --out "${W}/run")
+# a failing C benchmark: exit 1, nothing left behind
+set(ENV{FAKE_BENCH_FAIL} 1)
+run_expect(1 "the C benchmark failed.*no report written" out
+  "${M}" bench --python "${PY}" --no-torch --out "${W}/run2")
+unset(ENV{FAKE_BENCH_FAIL})
+file(GLOB left "${W}/run2" "${W}/.run2*")
+if(left)
+  message(FATAL_ERROR "a failed mtcs bench left ${left}")
+endif()
+# no mtcs_bench next to mtcs: exit 2 with the reason
+file(REMOVE "${FB}/perf/mtcs_bench")
+run_expect(2 "perf/mtcs_bench.*the C benchmark is not built" out "${M}" bench --python "${PY}")
+
+file(REMOVE_RECURSE "${W}")
+message(STATUS "render_smoke: all checks passed")
