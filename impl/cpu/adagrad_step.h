@@ -44,7 +44,23 @@ typedef struct mt_adagrad_hparams {
   double weight_decay; /* dense only; the other paths reject != 0 like torch */
   int maximize;        /* negate the gradient first */
   int nthreads;        /* <= 0: all OpenMP threads; 1: serial */
+  int isa;             /* MT_ADAGRAD_ISA_AUTO (0): the best this CPU runs */
 } mt_adagrad_hparams;
+
+/* Code paths; results are identical, only speed differs. BASE is plain
+ * x86-64 (SSE2) or whatever the compiler targets elsewhere; AVX2 is
+ * AVX2+FMA; AVX512 is AVX-512 F/VL/BW with 512-bit vectors. AUTO picks the
+ * best the CPU (and OS) runs; asking for more than that gives the best.
+ * Valgrind hides AVX-512, so under callgrind AUTO is AVX2. */
+enum {
+  MT_ADAGRAD_ISA_AUTO = 0,
+  MT_ADAGRAD_ISA_BASE = 1,
+  MT_ADAGRAD_ISA_AVX2 = 2,
+  MT_ADAGRAD_ISA_AVX512 = 3
+};
+/* The path AUTO picks on this machine. */
+int mt_adagrad_isa_best(void);
+const char *mt_adagrad_isa_name(int isa);
 
 /* clr exactly as the reference computes it (ADA-1, in double). */
 double mt_adagrad_clr(double lr, double lr_decay, double step);
@@ -97,9 +113,10 @@ mt_status mt_adagrad_step_masked_coo_f64(double *p, double *s, const int64_t *id
 /* The bandwidth reference: Adagrad's access pattern without its arithmetic,
  * 3 reads + 2 writes per element: p[i] = p[i] + g[i] * k; s[i] = s[i] + g[i].
  * Same threading as the steps. */
-void mt_stream_step_f32(float *p, float *s, const float *g, int64_t n, float k, int nthreads);
+void mt_stream_step_f32(float *p, float *s, const float *g, int64_t n, float k, int nthreads,
+                        int isa);
 void mt_stream_step_f64(double *p, double *s, const double *g, int64_t n, double k,
-                        int nthreads);
+                        int nthreads, int isa);
 
 /* Elements per block of the masked dense-storage kernel: a block whose 16
  * mask bytes are all zero is skipped without touching p, s or g. */

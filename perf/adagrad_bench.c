@@ -1,0 +1,558 @@
+/* adagrad_bench.c - mtcs_bench: the C Adagrad kernels (impl/cpu/
+ * adagrad_step.c) and the bandwidth reference kernel under Google Benchmark
+ * (through mtb.h), plus a callgrind probe for the CI instruction-count check.
+ *
+ * Names (parsed by reports/; torch peers use impl:torch_<...> with the
+ * same other segments):
+ *   adagrad/impl:c/path:<path>/dev:<cpu1|cpuN>/dtype:<f32|f64>/n:<elements>/
+ *     density:<percent %g>/cache:<warm|cold>
+ *   stream/impl:c/dev:<cpu1|cpuN>/dtype:<f32|f64>/n:<elements>/cache:<warm|cold>
+ * Usage: mtcs_bench [--quick] [--sizes=1M,16M] [--dtypes=f32,f64]
+ *   [--paths=dense,sparse_coo,...] [--densities=0.1,1,100] [--devs=cpu1,cpuN]
+ *   [--caches=warm,cold] [--list] [--callgrind-probe=<path>:<dtype>:<n>:<density>]
+ *   [--benchmark_* flags of Google Benchmark]
+ * Every case is checked bit for bit against the reference op before it is
+ * timed; a mismatch reports error_occurred and the exit status is 1. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#if defined(MTB_HAVE_CALLGRIND_H)
+#include <valgrind/callgrind.h>
+#endif
+
+#include "adagrad_cases.h"
+#include "mtb.h"
+
+#ifndef MTB_BUILD_TYPE
+#define MTB_BUILD_TYPE "unknown"
+#endif
+
+/* ---- the selection ------------------------------------------------------- */
+
+#define MAX_LIST 16
+
+typedef struct {
+  int quick, list;
+  int64_t sizes[MAX_LIST];
+  int n_sizes;
+  int f64[2], n_dtypes;
+  int paths[BC__COUNT], n_paths;
+  double dens[MAX_LIST]; /* percent */
+  int n_dens;
+  int threads[2], n_devs; /* 1 and/or N */
+  int cold[2], n_caches;
+  const char *probe;
+} options;
+
+/* "1M" = 1 << 20 elements, "64K", "16777216" */
+static int parse_size(const char *s, int64_t *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno || end == s || v <= 0) return -1;
+  if (*end == 'K' || *end == 'k') v <<= 10, end++;
+  else if (*end == 'M' || *end == 'm') v <<= 20, end++;
+  else if (*end == 'G' || *end == 'g') v <<= 30, end++;
+  if (*end) return -1;
+  *out = v;
+  return 0;
+}
+
+/* Splits a comma list into items (in place). */
+static int split_list(char *s, char **items, int max) {
+  int n = 0;
+  for (char *tok = strtok(s, ","); tok && n < max; tok = strtok(NULL, ",")) items[n++] = tok;
+  return n;
+}
+
+static int parse_opt(options *o, const char *arg) {
+  char buf[512], *items[MAX_LIST];
+  int n;
+#define VAL(flag) (strncmp(arg, flag "=", sizeof flag) == 0 ? arg + sizeof flag : NULL)
+  const char *v;
+  if (strcmp(arg, "--quick") == 0) {
+    o->quick = 1;
+    return 0;
+  }
+  if (strcmp(arg, "--list") == 0) {
+    o->list = 1;
+    return 0;
+  }
+  if ((v = VAL("--callgrind-probe"))) {
+    o->probe = v;
+    return 0;
+  }
+  if ((v = VAL("--sizes"))) {
+    snprintf(buf, sizeof buf, "%s", v);
+    n = split_list(buf, items, MAX_LIST);
+    o->n_sizes = 0;
+    for (int i = 0; i < n; i++)
+      if (parse_size(items[i], &o->sizes[o->n_sizes++])) return -1;
+    return n ? 0 : -1;
+  }
+  if ((v = VAL("--dtypes"))) {
+    snprintf(buf, sizeof buf, "%s", v);
+    n = split_list(buf, items, 2);
+    o->n_dtypes = 0;
+    for (int i = 0; i < n; i++) {
+      if (strcmp(items[i], "f32") && strcmp(items[i], "f64")) return -1;
+      o->f64[o->n_dtypes++] = strcmp(items[i], "f64") == 0;
+    }
+    return n ? 0 : -1;
+  }
+  if ((v = VAL("--paths"))) {
+    snprintf(buf, sizeof buf, "%s", v);
+    n = split_list(buf, items, MAX_LIST);
+    o->n_paths = 0;
+    for (int i = 0; i < n && o->n_paths < BC__COUNT; i++) {
+      bc_path p;
+      if (bc_path_from_name(items[i], &p)) return -1;
+      o->paths[o->n_paths++] = p;
+    }
+    return n ? 0 : -1;
+  }
+  if ((v = VAL("--densities"))) {
+    snprintf(buf, sizeof buf, "%s", v);
+    n = split_list(buf, items, MAX_LIST);
+    o->n_dens = 0;
+    for (int i = 0; i < n; i++) {
+      char *end;
+      double d = strtod(items[i], &end);
+      if (*end || !(d > 0 && d <= 100)) return -1;
+      o->dens[o->n_dens++] = d;
+    }
+    return n ? 0 : -1;
+  }
+  if ((v = VAL("--devs"))) {
+    snprintf(buf, sizeof buf, "%s", v);
+    n = split_list(buf, items, 2);
+    o->n_devs = 0;
+    for (int i = 0; i < n; i++) {
+      if (strcmp(items[i], "cpu1") == 0)
+        o->threads[o->n_devs++] = 1;
+      else if (strcmp(items[i], "cpuN") == 0)
+        o->threads[o->n_devs++] = 0; /* all */
+      else
+        return -1;
+    }
+    return n ? 0 : -1;
+  }
+  if ((v = VAL("--caches"))) {
+    snprintf(buf, sizeof buf, "%s", v);
+    n = split_list(buf, items, 2);
+    o->n_caches = 0;
+    for (int i = 0; i < n; i++) {
+      if (strcmp(items[i], "warm") && strcmp(items[i], "cold")) return -1;
+      o->cold[o->n_caches++] = strcmp(items[i], "cold") == 0;
+    }
+    return n ? 0 : -1;
+  }
+#undef VAL
+  return 1; /* not ours */
+}
+
+static void defaults(options *o) {
+  static const double full_d[] = {0.01, 0.1, 1, 10, 30, 50, 100}, quick_d[] = {0.1, 1, 10, 100};
+  if (!o->n_sizes) {
+    if (o->quick)
+      o->sizes[o->n_sizes++] = 1 << 20;
+    else
+      o->sizes[0] = 1 << 20, o->sizes[1] = 1 << 24, o->sizes[2] = 1 << 26, o->n_sizes = 3;
+  }
+  if (!o->n_dtypes) {
+    o->f64[o->n_dtypes++] = 0;
+    if (!o->quick) o->f64[o->n_dtypes++] = 1;
+  }
+  if (!o->n_paths) {
+    static const bc_path order[] = {BC_STREAM,       BC_DENSE,         BC_SPARSE_COO, BC_SPARSE_CSR,
+                                    BC_MASKED_DENSE, BC_MASKED_SPARSE, BC_HYBRID_COO};
+    for (int i = 0; i < BC__COUNT; i++) o->paths[o->n_paths++] = order[i];
+  }
+  if (!o->n_dens) {
+    const double *d = o->quick ? quick_d : full_d;
+    int n = o->quick ? 4 : 7;
+    for (int i = 0; i < n; i++) o->dens[o->n_dens++] = d[i];
+  }
+  if (!o->n_devs) o->threads[0] = 1, o->threads[1] = 0, o->n_devs = 2;
+  if (!o->n_caches) {
+    o->cold[o->n_caches++] = 0;
+    o->cold[o->n_caches++] = 1; /* quick: cold only for dense and stream (below) */
+  }
+}
+
+/* ---- the process context ------------------------------------------------- */
+
+typedef struct bench_ctx bench_ctx;
+
+/* One registered benchmark. */
+typedef struct {
+  bc_path path;
+  int f64, threads, cold;
+  int64_t n;
+  double dens_pct;
+  char name[192];
+  bench_ctx *cx;
+} bcase;
+
+struct bench_ctx {
+  bc_base base;
+  bc_grad grad;
+  int have_base, have_grad;
+  const bcase *current; /* prepared case */
+  int current_ok;
+  int64_t checked;
+  char msg[512];
+  unsigned char *evict;
+  size_t evict_bytes;
+  int max_threads, n_cases, prepared, errors;
+};
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Last-level cache size: /sys (what this core sees), else sysconf, else
+ * 64 MiB (sysconf reports the whole package on some VMs). */
+static size_t llc_bytes(void) {
+  for (int i = 0; i < 8; i++) {
+    char path[96], buf[64];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    int level = fgets(buf, sizeof buf, f) ? atoi(buf) : 0;
+    fclose(f);
+    if (level != 3) continue;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+    if (!(f = fopen(path, "r"))) continue;
+    size_t v = 0;
+    if (fgets(buf, sizeof buf, f)) {
+      char *end;
+      v = (size_t)strtoull(buf, &end, 10);
+      if (*end == 'K') v <<= 10;
+      else if (*end == 'M') v <<= 20;
+    }
+    fclose(f);
+    if (v) return v;
+  }
+  long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return v > 0 ? (size_t)v : (size_t)64 << 20;
+}
+
+/* Streams through 2 x LLC with every thread (each core's private caches and
+ * the shared LLC lose the benchmark's lines). */
+static void evict(bench_ctx *cx) {
+  int64_t lines = (int64_t)(cx->evict_bytes / 64);
+  unsigned char *b = cx->evict;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(cx->max_threads)
+#endif
+  for (int64_t i = 0; i < lines; i++) b[i * 64] += 1;
+}
+
+static double peak_rss(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_maxrss * 1024.0;
+}
+
+static uint64_t case_seed(const bcase *c) {
+  return 0x6d74637362656e63ull ^ ((uint64_t)c->path << 56) ^ ((uint64_t)c->f64 << 48) ^
+         (uint64_t)c->n ^ (uint64_t)(c->dens_pct * 1e4) << 20;
+}
+
+/* Data for c (reused while consecutive cases share it), the reference
+ * check, one untimed step. Sets cx->current_ok / cx->msg. */
+static void prepare(bench_ctx *cx, const bcase *c) {
+  double t0 = now();
+  cx->current = c;
+  cx->current_ok = 0;
+  cx->msg[0] = '\0';
+  if (!cx->have_base || cx->base.n != c->n || cx->base.f64 != c->f64) {
+    bc_grad_free(&cx->grad);
+    bc_base_free(&cx->base);
+    cx->have_grad = cx->have_base = 0;
+    if (bc_base_make(&cx->base, c->n, c->f64, 0x1234u + (uint64_t)c->n, cx->msg, sizeof cx->msg))
+      goto done;
+    cx->have_base = 1;
+  }
+  double d = c->dens_pct / 100.0;
+  if (!cx->have_grad || cx->grad.path != c->path || cx->grad.f64 != c->f64 ||
+      cx->grad.n != c->n || cx->grad.density != d) {
+    bc_grad_free(&cx->grad);
+    cx->have_grad = 0;
+    if (bc_grad_make(&cx->grad, c->path, c->f64, c->n, d, case_seed(c), cx->msg, sizeof cx->msg))
+      goto done;
+    cx->have_grad = 1;
+  }
+  if (bc_check(&cx->base, &cx->grad, c->threads, &cx->checked, cx->msg, sizeof cx->msg)) {
+    cx->errors++;
+    goto done;
+  }
+  mt_error err = {0};
+  if (bc_step(&cx->base, &cx->grad, c->threads, &err) != MT_OK) {
+    snprintf(cx->msg, sizeof cx->msg, "step failed: %.400s", err.msg);
+    cx->errors++;
+    goto done;
+  }
+  cx->current_ok = 1;
+done:
+  cx->prepared++;
+  fprintf(stderr, "[%d/%d] %s: %s (setup %.2f s)\n", cx->prepared, cx->n_cases, c->name,
+          cx->current_ok ? "verified" : cx->msg, now() - t0);
+}
+
+static void bm_case(mtb_state *st, void *user) {
+  const bcase *c = user;
+  bench_ctx *cx = c->cx;
+  if (cx->current != c) prepare(cx, c);
+  if (!cx->current_ok) {
+    mtb_skip(st, cx->msg);
+    return;
+  }
+  mt_error err = {0};
+  mt_status s = MT_OK;
+  if (!c->cold) {
+    while (mtb_loop(st)) s |= bc_step(&cx->base, &cx->grad, c->threads, &err);
+  } else {
+    while (mtb_loop(st)) {
+      evict(cx);
+      double t0 = now();
+      s |= bc_step(&cx->base, &cx->grad, c->threads, &err);
+      mtb_set_iteration_time(st, now() - t0);
+    }
+  }
+  if (s != MT_OK) {
+    mtb_skip(st, err.msg);
+    return;
+  }
+  const bc_grad *g = &cx->grad;
+  double bytes = bc_model_bytes(c->path, c->f64, c->n, g->density, g->entries);
+  int64_t it = mtb_iterations(st);
+  mtb_set_bytes_processed(st, (int64_t)(bytes * (double)it));
+  mtb_set_items_processed(st, g->specified * it);
+  mtb_counter(st, "elements", (double)c->n, MTB_COUNTER_PLAIN);
+  mtb_counter(st, "nnz", (double)g->specified, MTB_COUNTER_PLAIN);
+  mtb_counter(st, "entries", (double)g->entries, MTB_COUNTER_PLAIN);
+  mtb_counter(st, "threads", (double)mt_adagrad_threads(c->threads), MTB_COUNTER_PLAIN);
+  mtb_counter(st, "model_bytes", bytes, MTB_COUNTER_PLAIN);
+  mtb_counter(st, "extra_bytes", 0.0, MTB_COUNTER_PLAIN); /* in place, no temporaries */
+  mtb_counter(st, "peak_rss_bytes", peak_rss(), MTB_COUNTER_PLAIN);
+  mtb_counter(st, "verified_elements", (double)cx->checked, MTB_COUNTER_PLAIN);
+  if (c->path != BC_DENSE && c->path != BC_STREAM)
+    mtb_counter(st, "model_crossover_density", bc_model_crossover_pct(c->path, c->f64, c->n),
+                MTB_COUNTER_PLAIN);
+  mtb_label(st, mt_adagrad_isa_name(MT_ADAGRAD_ISA_AUTO));
+}
+
+static void case_name(bcase *c, int max_threads) {
+  char dev[16];
+  snprintf(dev, sizeof dev, "cpu%d", c->threads == 1 ? 1 : max_threads);
+  if (c->path == BC_STREAM)
+    snprintf(c->name, sizeof c->name, "stream/impl:c/dev:%s/dtype:%s/n:%lld/cache:%s", dev,
+             c->f64 ? "f64" : "f32", (long long)c->n, c->cold ? "cold" : "warm");
+  else
+    snprintf(c->name, sizeof c->name,
+             "adagrad/impl:c/path:%s/dev:%s/dtype:%s/n:%lld/density:%g/cache:%s",
+             bc_path_name(c->path), dev, c->f64 ? "f64" : "f32", (long long)c->n, c->dens_pct,
+             c->cold ? "cold" : "warm");
+}
+
+/* The cases of the selection, in run order: cases sharing data are
+ * adjacent (size, dtype, path, density; then dev, cache). Returns the count;
+ * out may be NULL to count. */
+static int enumerate(const options *o, int max_threads, bcase *out) {
+  int n = 0;
+  for (int si = 0; si < o->n_sizes; si++)
+    for (int ti = 0; ti < o->n_dtypes; ti++)
+      for (int pi = 0; pi < o->n_paths; pi++) {
+        bc_path path = (bc_path)o->paths[pi];
+        if (!bc_size_ok(path, o->sizes[si])) continue;
+        int dense_like = path == BC_DENSE || path == BC_STREAM;
+        for (int di = 0; di < (dense_like ? 1 : o->n_dens); di++)
+          for (int vi = 0; vi < o->n_devs; vi++) {
+            int threads = o->threads[vi];
+            if (threads == 0 && max_threads == 1) continue; /* cpuN would be cpu1 again */
+            for (int ci = 0; ci < o->n_caches; ci++) {
+              if (o->cold[ci] && o->quick && !dense_like) continue;
+              if (out) {
+                bcase *c = &out[n];
+                memset(c, 0, sizeof *c);
+                c->path = path;
+                c->f64 = o->f64[ti];
+                c->n = o->sizes[si];
+                c->dens_pct = dense_like ? 100.0 : o->dens[di];
+                c->threads = threads == 0 ? max_threads : 1;
+                c->cold = o->cold[ci];
+                case_name(c, max_threads);
+              }
+              n++;
+            }
+          }
+      }
+  return n;
+}
+
+/* ---- callgrind probe ------------------------------------------------------ */
+
+/* The one step callgrind measures (not inlined, so that
+ * --toggle-collect=mtb_probe_step works without callgrind.h). */
+__attribute__((noinline)) mt_status mtb_probe_step(const bc_base *b, const bc_grad *g,
+                                                   mt_error *err) {
+#if defined(MTB_HAVE_CALLGRIND_H)
+  CALLGRIND_TOGGLE_COLLECT;
+#endif
+  mt_status st = bc_step(b, g, 1, err);
+#if defined(MTB_HAVE_CALLGRIND_H)
+  CALLGRIND_TOGGLE_COLLECT;
+#endif
+  return st;
+}
+
+/* <path>:<dtype>:<n>:<density percent>: setup + one untimed step, then
+ * exactly one measured warm step, serial. */
+static int probe(const char *spec) {
+  char buf[128], *f[4];
+  snprintf(buf, sizeof buf, "%s", spec);
+  int k = 0;
+  for (char *tok = strtok(buf, ":"); tok && k < 4; tok = strtok(NULL, ":")) f[k++] = tok;
+  bc_path path;
+  int64_t n;
+  char *end;
+  double dens = k == 4 ? strtod(f[3], &end) : 0;
+  if (k != 4 || bc_path_from_name(f[0], &path) || (strcmp(f[1], "f32") && strcmp(f[1], "f64")) ||
+      parse_size(f[2], &n) || !(dens > 0 && dens <= 100) || !bc_size_ok(path, n)) {
+    fprintf(stderr, "mtcs_bench: bad --callgrind-probe=%s (want <path>:<f32|f64>:<n>:<density%%>)\n",
+            spec);
+    return 2;
+  }
+  int f64 = strcmp(f[1], "f64") == 0;
+  bc_base b;
+  bc_grad g;
+  char why[256];
+  mt_error err = {0};
+  if (bc_base_make(&b, n, f64, 0x1234u + (uint64_t)n, why, sizeof why) ||
+      bc_grad_make(&g, path, f64, n, dens / 100.0, 42, why, sizeof why)) {
+    fprintf(stderr, "mtcs_bench: %s\n", why);
+    return 1;
+  }
+  int rc = 0;
+  if (bc_step(&b, &g, 1, &err) != MT_OK || mtb_probe_step(&b, &g, &err) != MT_OK) {
+    fprintf(stderr, "mtcs_bench: step failed: %s\n", err.msg);
+    rc = 1;
+  }
+  printf("probe path=%s dtype=%s n=%lld density=%g entries=%lld specified=%lld isa=%s\n",
+         bc_path_name(path), f64 ? "f64" : "f32", (long long)n, dens, (long long)g.entries,
+         (long long)g.specified, mt_adagrad_isa_name(MT_ADAGRAD_ISA_AUTO));
+  bc_grad_free(&g);
+  bc_base_free(&b);
+  return rc;
+}
+
+/* ---- main ------------------------------------------------------------------ */
+
+int main(int argc, char **argv) {
+  options o;
+  memset(&o, 0, sizeof o);
+  /* our flags out, the rest (argv[0] + --benchmark_*) for Google Benchmark */
+  char **rest = calloc((size_t)argc + 2, sizeof *rest);
+  int n_rest = 0, user_min_time = 0;
+  if (!rest) return 1;
+  rest[n_rest++] = argv[0];
+  for (int i = 1; i < argc; i++) {
+    int r = parse_opt(&o, argv[i]);
+    if (r < 0) {
+      fprintf(stderr, "mtcs_bench: bad option %s\n", argv[i]);
+      free(rest);
+      return 2;
+    }
+    if (r > 0) {
+      if (strncmp(argv[i], "--benchmark_min_time", 20) == 0) user_min_time = 1;
+      rest[n_rest++] = argv[i];
+    }
+  }
+  if (o.probe) {
+    int rc = probe(o.probe);
+    free(rest);
+    return rc;
+  }
+  defaults(&o);
+  static char quick_min_time[] = "--benchmark_min_time=0.05";
+  if (o.quick && !user_min_time) rest[n_rest++] = quick_min_time;
+
+  bench_ctx cx;
+  memset(&cx, 0, sizeof cx);
+  cx.max_threads = mt_adagrad_threads(0);
+  cx.n_cases = enumerate(&o, cx.max_threads, NULL);
+  bcase *cases = calloc((size_t)cx.n_cases + 1, sizeof *cases);
+  if (!cases) return 1;
+  enumerate(&o, cx.max_threads, cases);
+  if (o.list) {
+    for (int i = 0; i < cx.n_cases; i++) printf("%s\n", cases[i].name);
+    free(cases);
+    free(rest);
+    return 0;
+  }
+
+  cx.evict_bytes = 2 * llc_bytes();
+  cx.evict = malloc(cx.evict_bytes);
+  if (!cx.evict) return 1;
+  memset(cx.evict, 1, cx.evict_bytes);
+
+  for (int i = 0; i < cx.n_cases; i++) {
+    bcase *c = &cases[i];
+    c->cx = &cx;
+    mtb_bench *b = mtb_register(c->name, bm_case, c);
+    if (c->cold) {
+      /* fixed iterations: each pays an eviction (about 2 x LLC of traffic)
+       * outside the timed step; aim at ~0.25 s of steps (0.05 s quick) at
+       * a nominal 8 GB/s, 3..30 iterations */
+      double bytes = bc_model_bytes(c->path, c->f64, c->n, c->dens_pct / 100.0,
+                                    (int64_t)((double)c->n * c->dens_pct / 100.0));
+      double t = bytes / 8e9 + 2e-6, budget = o.quick ? 0.05 : 0.25;
+      int64_t it = (int64_t)(budget / t);
+      mtb_fixed_iterations(mtb_flags(b, MTB_MANUAL_TIME), it < 3 ? 3 : it > 30 ? 30 : it);
+    } else {
+      mtb_flags(b, MTB_REAL_TIME);
+    }
+    mtb_unit(b, MTB_US);
+  }
+
+  char v[64];
+  mtb_context("mtcs_isa", mt_adagrad_isa_name(MT_ADAGRAD_ISA_AUTO));
+  snprintf(v, sizeof v, "%d", cx.max_threads);
+  mtb_context("mtcs_threads_max", v);
+#ifdef _OPENMP
+  mtb_context("mtcs_openmp", "yes");
+#else
+  mtb_context("mtcs_openmp", "no");
+#endif
+  snprintf(v, sizeof v, "%zu", cx.evict_bytes / 2);
+  mtb_context("mtcs_llc_bytes", v);
+  snprintf(v, sizeof v, "%zu", cx.evict_bytes);
+  mtb_context("mtcs_evict_bytes", v);
+  mtb_context("mtcs_build_type", MTB_BUILD_TYPE);
+  mtb_context("mtcs_selection", o.quick ? "quick" : "full");
+  mtb_context("mtcs_byte_model", "perf/README.md: dense 5*T*n; sparse per entry 8+T, "
+                                 "p and s lines 4*T*n*(1-(1-d)^(64/T))");
+
+  double t0 = now();
+  int rc = mtb_main(n_rest, rest);
+  fprintf(stderr, "mtcs_bench: %d cases in %.1f s, %d failed verification\n", cx.n_cases,
+          now() - t0, cx.errors);
+  bc_grad_free(&cx.grad);
+  bc_base_free(&cx.base);
+  free(cx.evict);
+  free(cases);
+  free(rest);
+  return rc ? rc : cx.errors ? 1 : 0;
+}

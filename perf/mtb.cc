@@ -1,0 +1,172 @@
+// mtb.cc - the C API of mtb.h over Google Benchmark (>= 1.7).
+//
+// An mtb_state* is the benchmark::State* itself, an mtb_bench* the
+// benchmark::internal::Benchmark* of the registry: no state of our own.
+// mtb_main wraps the console/JSON reporters so that benchmark names are
+// reported exactly as registered (see mtb.h).
+#include "mtb.h"
+
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+benchmark::State &S(mtb_state *st) { return *reinterpret_cast<benchmark::State *>(st); }
+const benchmark::State &S(const mtb_state *st) {
+  return *reinterpret_cast<const benchmark::State *>(st);
+}
+benchmark::internal::Benchmark *B(mtb_bench *b) {
+  return reinterpret_cast<benchmark::internal::Benchmark *>(b);
+}
+mtb_bench *H(benchmark::internal::Benchmark *b) { return reinterpret_cast<mtb_bench *>(b); }
+
+// Forwards to an inner reporter with the time-type / iteration / min-time
+// segments removed from every run's name, so a benchmark is reported under
+// the name it was registered with.
+class CleanNames : public benchmark::BenchmarkReporter {
+ public:
+  explicit CleanNames(benchmark::BenchmarkReporter *inner) : inner_(inner) {}
+  bool ReportContext(const Context &context) override {
+    // Google Benchmark points *our* streams at the output file: pass them on.
+    inner_->SetOutputStream(&GetOutputStream());
+    inner_->SetErrorStream(&GetErrorStream());
+    return inner_->ReportContext(context);
+  }
+  void ReportRuns(const std::vector<Run> &runs) override {
+    std::vector<Run> clean(runs);
+    for (Run &r : clean) {
+      r.run_name.min_time.clear();
+      r.run_name.min_warmup_time.clear();
+      r.run_name.iterations.clear();
+      r.run_name.repetitions.clear();
+      r.run_name.time_type.clear();
+    }
+    inner_->ReportRuns(clean);
+  }
+  void Finalize() override { inner_->Finalize(); }
+
+ private:
+  std::unique_ptr<benchmark::BenchmarkReporter> inner_;
+};
+
+// The value of the last --<flag>=<v> in argv, or dflt.
+std::string last_flag(int argc, char **argv, const char *flag, const char *dflt) {
+  std::string v = dflt, pre = std::string("--") + flag + "=";
+  for (int i = 1; i < argc; i++)
+    if (std::strncmp(argv[i], pre.c_str(), pre.size()) == 0) v = argv[i] + pre.size();
+  return v;
+}
+
+// A clean-name reporter for format, or nullptr where Google Benchmark's own
+// reporter should be used (csv: deprecated upstream, names left as they are).
+benchmark::BenchmarkReporter *make_reporter(const std::string &format, bool console_color) {
+  if (format == "json") return new CleanNames(new benchmark::JSONReporter());
+  if (format == "console")
+    return new CleanNames(new benchmark::ConsoleReporter(
+        console_color ? benchmark::ConsoleReporter::OO_Color : benchmark::ConsoleReporter::OO_None));
+  return nullptr;
+}
+
+}  // namespace
+
+extern "C" {
+
+mtb_bench *mtb_register(const char *name, mtb_fn fn, void *user) {
+  if (!name || !fn) return nullptr;
+  return H(benchmark::RegisterBenchmark(
+      name, [fn, user](benchmark::State &st) { fn(reinterpret_cast<mtb_state *>(&st), user); }));
+}
+
+mtb_bench *mtb_args(mtb_bench *b, const int64_t *args, int n) {
+  if (b && args && n > 0) B(b)->Args(std::vector<int64_t>(args, args + n));
+  return b;
+}
+
+mtb_bench *mtb_flags(mtb_bench *b, unsigned flags) {
+  if (!b) return b;
+  if (flags & MTB_REAL_TIME) B(b)->UseRealTime();
+  if (flags & MTB_MANUAL_TIME) B(b)->UseManualTime();
+  if (flags & MTB_PROCESS_CPU_TIME) B(b)->MeasureProcessCPUTime();
+  return b;
+}
+
+mtb_bench *mtb_fixed_iterations(mtb_bench *b, int64_t n) {
+  if (b && n > 0) B(b)->Iterations(n);
+  return b;
+}
+
+mtb_bench *mtb_min_time(mtb_bench *b, double seconds) {
+  if (b && seconds > 0) B(b)->MinTime(seconds);
+  return b;
+}
+
+mtb_bench *mtb_repetitions(mtb_bench *b, int n) {
+  if (b && n > 0) B(b)->Repetitions(n);
+  return b;
+}
+
+mtb_bench *mtb_unit(mtb_bench *b, int unit) {
+  static const benchmark::TimeUnit units[] = {benchmark::kNanosecond, benchmark::kMicrosecond,
+                                              benchmark::kMillisecond, benchmark::kSecond};
+  if (b && unit >= MTB_NS && unit <= MTB_S) B(b)->Unit(units[unit]);
+  return b;
+}
+
+void mtb_context(const char *key, const char *value) {
+  if (key && value) benchmark::AddCustomContext(key, value);
+}
+
+int mtb_loop(mtb_state *st) { return S(st).KeepRunning() ? 1 : 0; }
+int64_t mtb_arg(const mtb_state *st, int i) { return S(st).range(static_cast<std::size_t>(i)); }
+int64_t mtb_iterations(const mtb_state *st) { return static_cast<int64_t>(S(st).iterations()); }
+void mtb_pause(mtb_state *st) { S(st).PauseTiming(); }
+void mtb_resume(mtb_state *st) { S(st).ResumeTiming(); }
+void mtb_set_iteration_time(mtb_state *st, double seconds) { S(st).SetIterationTime(seconds); }
+
+void mtb_counter(mtb_state *st, const char *name, double value, unsigned flags) {
+  if (!name) return;
+  int f = benchmark::Counter::kDefaults;
+  if (flags & MTB_COUNTER_RATE) f |= benchmark::Counter::kIsRate;
+  if (flags & MTB_COUNTER_PER_ITER) f |= benchmark::Counter::kAvgIterations;
+  S(st).counters[name] = benchmark::Counter(
+      value, static_cast<benchmark::Counter::Flags>(f),
+      (flags & MTB_COUNTER_1024) ? benchmark::Counter::kIs1024 : benchmark::Counter::kIs1000);
+}
+
+void mtb_set_bytes_processed(mtb_state *st, int64_t bytes) { S(st).SetBytesProcessed(bytes); }
+void mtb_set_items_processed(mtb_state *st, int64_t items) { S(st).SetItemsProcessed(items); }
+void mtb_label(mtb_state *st, const char *label) { S(st).SetLabel(label ? label : ""); }
+void mtb_skip(mtb_state *st, const char *msg) { S(st).SkipWithError(msg ? msg : "skipped"); }
+int mtb_skipped(const mtb_state *st) { return S(st).error_occurred() ? 1 : 0; }
+
+int mtb_main(int argc, char **argv) {
+  // Read the output flags before Initialize consumes them.
+  std::string display_fmt = last_flag(argc, argv, "benchmark_format", "console");
+  std::string out = last_flag(argc, argv, "benchmark_out", "");
+  std::string out_fmt = last_flag(argc, argv, "benchmark_out_format", "json");
+  std::string color = last_flag(argc, argv, "benchmark_color", "auto");
+  bool tty = isatty(STDOUT_FILENO) != 0;
+  bool use_color = color == "true" || color == "yes" || color == "1" ||
+                   ((color == "auto") && tty);
+
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  std::unique_ptr<benchmark::BenchmarkReporter> display(make_reporter(display_fmt, use_color));
+  std::unique_ptr<benchmark::BenchmarkReporter> file;
+  if (!out.empty()) file.reset(make_reporter(out_fmt, false));
+  if (!file && !out.empty()) {
+    // Google Benchmark makes its own file reporter when it gets none.
+    benchmark::RunSpecifiedBenchmarks(display.get());
+  } else {
+    benchmark::RunSpecifiedBenchmarks(display.get(), file.get());
+  }
+  benchmark::Shutdown();
+  return 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,373 @@
+/* test_adagrad_step.c - the fast in-place Adagrad steps (impl/cpu/
+ * adagrad_step.c) against the reference kernels of optim.c: for every path
+ * and dtype, random inputs with a fixed seed, param and state_sum compared
+ * BIT FOR BIT with mt_cpu_adagrad_dense / _sparse / _masked, serially and
+ * with 2 threads, on the baseline and (where the CPU has them) the AVX2 and
+ * AVX-512 code.
+ * Sizes are odd so that vector tails and thread splits are exercised. */
+#include <stdlib.h>
+
+#include "cpu/adagrad_step.h"
+#include "cpu/cpu.h"
+#include "mt_test.h"
+
+/* ---- fixtures ------------------------------------------------------------ */
+#define SHAPE(...) ((const int64_t[]){__VA_ARGS__})
+
+static uint64_t rng_state;
+static void seed(uint64_t s) { rng_state = s * 0x9E3779B97F4A7C15ull + 1; }
+static uint64_t rnd(void) { /* splitmix64 */
+  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+static double unif(double lo, double hi) { return lo + (hi - lo) * (double)(rnd() >> 11) * 0x1p-53; }
+
+static mt_tensor *dense_rand(mt_dtype dt, int ndim, const int64_t *shape, double lo, double hi) {
+  mt_tensor *t = NULL;
+  if (mt_dense_new(dt, ndim, shape, &t, NULL) != MT_OK) abort();
+  for (int64_t i = 0; i < mt_numel(t); i++) mt_set_f64(t->values, dt, i, unif(lo, hi));
+  return t;
+}
+static mt_tensor *clone(const mt_tensor *t) {
+  mt_tensor *c = NULL;
+  if (mt_tensor_clone(t, &c, NULL) != MT_OK) abort();
+  return c;
+}
+/* Uncoalesced COO over shape with sparse_dim dims, nnz entries drawn with
+ * repeats; a fraction `zeros` of the values are 0 (half of them -0.0). */
+static mt_tensor *coo_rand(mt_dtype dt, int ndim, const int64_t *shape, int sparse_dim,
+                           int64_t nnz, double zeros) {
+  mt_tensor *t = NULL;
+  if (mt_coo_new(dt, ndim, shape, sparse_dim, nnz, &t, NULL) != MT_OK) abort();
+  for (int64_t k = 0; k < nnz; k++)
+    for (int d = 0; d < sparse_dim; d++) t->indices[d * nnz + k] = (int64_t)(rnd() % (uint64_t)shape[d]);
+  int64_t row = mt_coo_row_numel(t);
+  for (int64_t k = 0; k < nnz; k++) {
+    double z = unif(0, 1);
+    for (int64_t j = 0; j < row; j++)
+      mt_set_f64(t->values, dt, k * row + j, z < zeros ? (z < zeros / 2 ? -0.0 : 0.0) : unif(-1, 1));
+  }
+  t->coalesced = 0;
+  return t;
+}
+static mt_tensor *coalesce(const mt_tensor *coo) {
+  mt_tensor *c = NULL;
+  if (mt_coo_coalesce(coo, &c, NULL) != MT_OK) abort();
+  return c;
+}
+/* Linear index of each entry over the sparse dims. */
+static int64_t *linear(const mt_tensor *coo) {
+  int64_t *lin = malloc(sizeof *lin * (size_t)(coo->nnz + 1));
+  for (int64_t k = 0; k < coo->nnz; k++) {
+    int64_t l = 0;
+    for (int d = 0; d < coo->sparse_dim; d++) l = l * coo->shape[d] + coo->indices[d * coo->nnz + k];
+    lin[k] = l;
+  }
+  return lin;
+}
+
+typedef struct {
+  double lr, lr_decay, step, eps, wd;
+  int maximize;
+} hyper;
+
+static const hyper HYPERS[] = {
+    {0.01, 0.0, 1, 1e-10, 0.0, 0},
+    {0.05, 0.1, 3, 1e-3, 0.0, 1},
+    {0.3, 0.0, 2, 1e-10, 0.25, 0}, /* weight decay: dense only */
+    {0.3, 0.01, 5, 1e-6, 0.5, 1},
+};
+#define N_HYPERS (int)(sizeof HYPERS / sizeof HYPERS[0])
+
+/* Runs a reference kernel on [param, grad, state] with h; out[0..1]. */
+static mt_status reference(mt_kernel_fn fn, mt_call *c, const mt_tensor *param,
+                           const mt_tensor *grad, const mt_tensor *state, const hyper *h) {
+  static mt_error e;
+  mt_kwarg kv[] = {
+      {.name = "lr", .type = MT_KW_FLOAT, .f = h->lr},
+      {.name = "lr_decay", .type = MT_KW_FLOAT, .f = h->lr_decay},
+      {.name = "eps", .type = MT_KW_FLOAT, .f = h->eps},
+      {.name = "weight_decay", .type = MT_KW_FLOAT, .f = h->wd},
+      {.name = "maximize", .type = MT_KW_BOOL, .i = h->maximize, .f = h->maximize},
+      {.name = "step", .type = MT_KW_INT, .i = (int64_t)h->step, .f = h->step},
+  };
+  mt_kwargs kw = {6, kv};
+  const mt_tensor *in[] = {param, grad, state};
+  memset(c, 0, sizeof *c);
+  c->host = mt_host_default();
+  c->n_in = 3;
+  c->in = in;
+  c->kw = &kw;
+  mt_status st = fn(c, &e);
+  if (st != MT_OK) fprintf(stderr, "  reference: %s\n", e.msg);
+  return st;
+}
+static void drop(mt_call *c) {
+  for (int k = 0; k < c->n_out; k++) mt_tensor_free(c->out[k]);
+  c->n_out = 0;
+}
+
+static mt_adagrad_hparams fast_hp(const hyper *h, int nthreads, int isa) {
+  return (mt_adagrad_hparams){.clr = mt_adagrad_clr(h->lr, h->lr_decay, h->step),
+                              .eps = h->eps,
+                              .weight_decay = h->wd,
+                              .maximize = h->maximize,
+                              .nthreads = nthreads,
+                              .isa = isa};
+}
+
+/* The (nthreads, isa) combinations to run. */
+typedef struct {
+  int nthreads, isa;
+} variant;
+static int variants(variant *v) {
+  int n = 0;
+  for (int isa = MT_ADAGRAD_ISA_BASE; isa <= mt_adagrad_isa_best(); isa++)
+    for (int t = 1; t <= 2; t++) v[n++] = (variant){t, isa};
+  return n;
+}
+
+static int same_bits(const mt_tensor *want, const void *got, int64_t n, const char *what,
+                     const char *path, int dt_f32, const hyper *h, variant v) {
+  size_t es = dt_f32 ? 4 : 8;
+  if (memcmp(want->values, got, (size_t)n * es) == 0) return 1;
+  for (int64_t i = 0; i < n; i++)
+    if (memcmp((const char *)want->values + i * es, (const char *)got + i * es, es) != 0) {
+      fprintf(stderr,
+              "  %s %s %s: element %lld differs: reference %.17g, fast %.17g "
+              "(maximize %d, wd %g, threads %d, isa %s)\n",
+              path, dt_f32 ? "f32" : "f64", what, (long long)i,
+              mt_get_f64(want->values, want->dtype, i),
+              mt_get_f64(got, dt_f32 ? MT_float32 : MT_float64, i), h->maximize, h->wd,
+              v.nthreads, mt_adagrad_isa_name(v.isa));
+      break;
+    }
+  return 0;
+}
+
+static const mt_dtype DTYPES[] = {MT_float32, MT_float64};
+
+/* ---- dense (ADA-1) ------------------------------------------------------- */
+TEST(dense_step_matches_reference_bitwise) {
+  variant vs[8];
+  int nv = variants(vs);
+  for (int d = 0; d < 2; d++)
+    for (int hi = 0; hi < N_HYPERS; hi++) {
+      mt_dtype dt = DTYPES[d];
+      seed(100 + (uint64_t)(d * 10 + hi));
+      int64_t n = 5003; /* odd: vector tails, uneven thread split */
+      mt_tensor *param = dense_rand(dt, 2, SHAPE(1, n), -1, 1);
+      mt_tensor *state = dense_rand(dt, 2, SHAPE(1, n), 0, 2);
+      mt_tensor *grad = dense_rand(dt, 2, SHAPE(1, n), -1, 1);
+      for (int64_t i = 0; i < n; i += 7) mt_set_f64(grad->values, dt, i, 0.0);
+      for (int64_t i = 3; i < n; i += 11) mt_set_f64(state->values, dt, i, 0.0);
+      mt_call c;
+      CHECK_STATUS(reference(mt_cpu_adagrad_dense, &c, param, grad, state, &HYPERS[hi]), MT_OK);
+      for (int k = 0; k < nv; k++) {
+        mt_tensor *p = clone(param), *s = clone(state);
+        mt_adagrad_hparams hp = fast_hp(&HYPERS[hi], vs[k].nthreads, vs[k].isa);
+        mt_status st = dt == MT_float32
+                           ? mt_adagrad_step_dense_f32(p->values, s->values, grad->values, n, &hp, NULL)
+                           : mt_adagrad_step_dense_f64(p->values, s->values, grad->values, n, &hp, NULL);
+        CHECK_STATUS(st, MT_OK);
+        CHECK(same_bits(c.out[0], p->values, n, "param", "dense", dt == MT_float32, &HYPERS[hi], vs[k]));
+        CHECK(same_bits(c.out[1], s->values, n, "state_sum", "dense", dt == MT_float32, &HYPERS[hi], vs[k]));
+        mt_tensor_free(p);
+        mt_tensor_free(s);
+      }
+      drop(&c);
+      mt_tensor_free(param);
+      mt_tensor_free(state);
+      mt_tensor_free(grad);
+    }
+}
+
+/* ---- sparse COO (ADA-2), element-sparse and hybrid ------------------------ */
+/* shape: param shape; sparse_dim 2 = element-sparse over a 2-d param
+ * (linearized, row 1), sparse_dim 1 of a 2-d shape = hybrid rows. */
+static void coo_case(int *mt__failed, int ndim, const int64_t *shape, int sparse_dim, int64_t nnz,
+                     int masked) {
+  variant vs[8];
+  int nv = variants(vs);
+  for (int d = 0; d < 2; d++)
+    for (int hi = 0; hi < N_HYPERS; hi++) {
+      if (HYPERS[hi].wd != 0.0) continue; /* rejected by sparse / masked paths */
+      mt_dtype dt = DTYPES[d];
+      seed(200 + (uint64_t)(d * 10 + hi + 100 * masked + 1000 * sparse_dim));
+      mt_tensor *param = dense_rand(dt, ndim, shape, -1, 1);
+      mt_tensor *state = dense_rand(dt, ndim, shape, 0, 2);
+      mt_tensor *grad = coo_rand(dt, ndim, shape, sparse_dim, nnz, masked ? 0.2 : 0.05);
+      mt_tensor *cg = coalesce(grad);
+      int64_t *lin = linear(cg), row = mt_coo_row_numel(cg), n = mt_numel(param);
+      CHECK(cg->nnz < nnz); /* the draw had duplicates to sum */
+      mt_call c;
+      CHECK_STATUS(reference(masked ? mt_cpu_adagrad_masked : mt_cpu_adagrad_sparse, &c, param,
+                             grad, state, &HYPERS[hi]),
+                   MT_OK);
+      for (int k = 0; k < nv; k++) {
+        mt_tensor *p = clone(param), *s = clone(state);
+        mt_adagrad_hparams hp = fast_hp(&HYPERS[hi], vs[k].nthreads, vs[k].isa);
+        mt_status st;
+        if (masked)
+          st = dt == MT_float32 ? mt_adagrad_step_masked_coo_f32(p->values, s->values, lin,
+                                                                 cg->values, cg->nnz, &hp, NULL)
+                                : mt_adagrad_step_masked_coo_f64(p->values, s->values, lin,
+                                                                 cg->values, cg->nnz, &hp, NULL);
+        else
+          st = dt == MT_float32 ? mt_adagrad_step_coo_f32(p->values, s->values, lin, cg->values,
+                                                          cg->nnz, row, &hp, NULL)
+                                : mt_adagrad_step_coo_f64(p->values, s->values, lin, cg->values,
+                                                          cg->nnz, row, &hp, NULL);
+        CHECK_STATUS(st, MT_OK);
+        const char *path = masked ? "masked_coo" : row > 1 ? "hybrid_coo" : "coo";
+        CHECK(same_bits(c.out[0], p->values, n, "param", path, dt == MT_float32, &HYPERS[hi], vs[k]));
+        CHECK(same_bits(c.out[1], s->values, n, "state_sum", path, dt == MT_float32, &HYPERS[hi], vs[k]));
+        mt_tensor_free(p);
+        mt_tensor_free(s);
+      }
+      drop(&c);
+      free(lin);
+      mt_tensor_free(cg);
+      mt_tensor_free(grad);
+      mt_tensor_free(param);
+      mt_tensor_free(state);
+    }
+}
+
+TEST(coo_step_matches_reference_bitwise_after_coalesce) {
+  coo_case(mt__failed, 2, SHAPE(97, 61), 2, 1500, 0);
+}
+TEST(hybrid_coo_step_matches_reference_bitwise) {
+  coo_case(mt__failed, 2, SHAPE(301, 19), 1, 260, 0);
+}
+TEST(masked_coo_step_skips_zero_values_like_reference) {
+  coo_case(mt__failed, 2, SHAPE(97, 61), 2, 1500, 1);
+}
+
+/* ---- CSR: ADA-2 on the same entries -------------------------------------- */
+TEST(csr_step_matches_sparse_reference_bitwise) {
+  variant vs[8];
+  int nv = variants(vs);
+  const int64_t R = 203, C = 37;
+  for (int d = 0; d < 2; d++)
+    for (int hi = 0; hi < N_HYPERS; hi++) {
+      if (HYPERS[hi].wd != 0.0) continue;
+      mt_dtype dt = DTYPES[d];
+      seed(300 + (uint64_t)(d * 10 + hi));
+      mt_tensor *param = dense_rand(dt, 2, SHAPE(R, C), -1, 1);
+      mt_tensor *state = dense_rand(dt, 2, SHAPE(R, C), 0, 2);
+      mt_tensor *grad = coo_rand(dt, 2, SHAPE(R, C), 2, 2500, 0.05);
+      mt_tensor *cg = coalesce(grad); /* row-major sorted: the CSR order */
+      int64_t *crow = calloc((size_t)R + 1, sizeof *crow);
+      for (int64_t k = 0; k < cg->nnz; k++) crow[cg->indices[k] + 1]++;
+      for (int64_t r = 0; r < R; r++) crow[r + 1] += crow[r];
+      const int64_t *col = cg->indices + cg->nnz;
+      mt_call c;
+      CHECK_STATUS(reference(mt_cpu_adagrad_sparse, &c, param, grad, state, &HYPERS[hi]), MT_OK);
+      for (int k = 0; k < nv; k++) {
+        mt_tensor *p = clone(param), *s = clone(state);
+        mt_adagrad_hparams hp = fast_hp(&HYPERS[hi], vs[k].nthreads, vs[k].isa);
+        mt_status st = dt == MT_float32 ? mt_adagrad_step_csr_f32(p->values, s->values, R, C, crow,
+                                                                  col, cg->values, &hp, NULL)
+                                        : mt_adagrad_step_csr_f64(p->values, s->values, R, C, crow,
+                                                                  col, cg->values, &hp, NULL);
+        CHECK_STATUS(st, MT_OK);
+        CHECK(same_bits(c.out[0], p->values, R * C, "param", "csr", dt == MT_float32, &HYPERS[hi], vs[k]));
+        CHECK(same_bits(c.out[1], s->values, R * C, "state_sum", "csr", dt == MT_float32, &HYPERS[hi], vs[k]));
+        mt_tensor_free(p);
+        mt_tensor_free(s);
+      }
+      drop(&c);
+      free(crow);
+      mt_tensor_free(cg);
+      mt_tensor_free(grad);
+      mt_tensor_free(param);
+      mt_tensor_free(state);
+    }
+}
+
+/* ---- masked, dense storage (ADA-3) ---------------------------------------- */
+TEST(masked_dense_step_matches_reference_bitwise_ignoring_poison) {
+  variant vs[8];
+  int nv = variants(vs);
+  static const double densities[] = {0.02, 0.5, 1.0};
+  for (int d = 0; d < 2; d++)
+    for (int hi = 0; hi < N_HYPERS; hi++)
+      for (int q = 0; q < 3; q++) {
+        if (HYPERS[hi].wd != 0.0) continue;
+        mt_dtype dt = DTYPES[d];
+        seed(400 + (uint64_t)(d * 10 + hi + 100 * q));
+        int64_t n = 4099;
+        mt_tensor *param = dense_rand(dt, 1, SHAPE(n), -1, 1);
+        mt_tensor *state = dense_rand(dt, 1, SHAPE(n), 0, 2);
+        mt_tensor *data = dense_rand(dt, 1, SHAPE(n), -1, 1), *mask = NULL, *grad = NULL;
+        if (mt_dense_new(MT_bool, 1, SHAPE(n), &mask, NULL) != MT_OK) abort();
+        uint8_t *m = mask->values;
+        for (int64_t i = 0; i < n; i++) {
+          m[i] = unif(0, 1) < densities[q];
+          if (!m[i]) mt_set_f64(data->values, dt, i, NAN); /* poison */
+        }
+        if (n > 40) m[n - 1] = 1, m[n - 2] = 0; /* tail with a set and a poisoned element */
+        mt_set_f64(data->values, dt, n - 2, NAN);
+        mt_set_f64(data->values, dt, n - 1, 0.5);
+        if (mt_masked_new(data, mask, &grad, NULL) != MT_OK) abort();
+        mt_call c;
+        CHECK_STATUS(reference(mt_cpu_adagrad_masked, &c, param, grad, state, &HYPERS[hi]), MT_OK);
+        for (int k = 0; k < nv; k++) {
+          mt_tensor *p = clone(param), *s = clone(state);
+          mt_adagrad_hparams hp = fast_hp(&HYPERS[hi], vs[k].nthreads, vs[k].isa);
+          mt_status st =
+              dt == MT_float32
+                  ? mt_adagrad_step_masked_dense_f32(p->values, s->values, grad->data->values, m, n, &hp, NULL)
+                  : mt_adagrad_step_masked_dense_f64(p->values, s->values, grad->data->values, m, n, &hp, NULL);
+          CHECK_STATUS(st, MT_OK);
+          CHECK(same_bits(c.out[0], p->values, n, "param", "masked_dense", dt == MT_float32, &HYPERS[hi], vs[k]));
+          CHECK(same_bits(c.out[1], s->values, n, "state_sum", "masked_dense", dt == MT_float32, &HYPERS[hi], vs[k]));
+          mt_tensor_free(p);
+          mt_tensor_free(s);
+        }
+        drop(&c);
+        mt_tensor_free(grad);
+        mt_tensor_free(param);
+        mt_tensor_free(state);
+      }
+}
+
+/* ---- argument checks and the stream kernel -------------------------------- */
+TEST(sparse_paths_reject_weight_decay_like_torch) {
+  float p[2] = {0}, s[2] = {0}, v[1] = {1};
+  int64_t idx[1] = {0};
+  mt_error e = {0};
+  mt_adagrad_hparams hp = {.clr = 0.1, .eps = 1e-10, .weight_decay = 0.5, .nthreads = 1};
+  CHECK_STATUS(mt_adagrad_step_coo_f32(p, s, idx, v, 1, 1, &hp, &e), MT_INVALID_ARGUMENT);
+  CHECK_HAS(e.msg, "weight_decay");
+  CHECK_STATUS(mt_adagrad_step_masked_dense_f32(p, s, v, (const uint8_t *)"\1\0", 2, &hp, &e),
+               MT_INVALID_ARGUMENT);
+  hp.weight_decay = 0;
+  CHECK_STATUS(mt_adagrad_step_coo_f32(p, s, idx, v, 1, 0, &hp, &e), MT_INVALID_ARGUMENT);
+  CHECK_HAS(e.msg, "row = 0");
+}
+
+TEST(stream_kernel_reads_three_writes_two) {
+  /* p = 1 + 2 * 0.5 = 2, s = 3 + 2 = 5 for every element and thread count */
+  enum { N = 1000 };
+  static double p[N], s[N], g[N];
+  for (int t = 1; t <= 2; t++) {
+    for (int i = 0; i < N; i++) p[i] = 1, s[i] = 3, g[i] = 2;
+    mt_stream_step_f64(p, s, g, N, 0.5, t, MT_ADAGRAD_ISA_AUTO);
+    int ok = 1;
+    for (int i = 0; i < N; i++) ok &= p[i] == 2 && s[i] == 5;
+    CHECK(ok);
+  }
+}
+
+MT_TEST_MAIN(T(dense_step_matches_reference_bitwise),
+             T(coo_step_matches_reference_bitwise_after_coalesce),
+             T(hybrid_coo_step_matches_reference_bitwise),
+             T(masked_coo_step_skips_zero_values_like_reference),
+             T(csr_step_matches_sparse_reference_bitwise),
+             T(masked_dense_step_matches_reference_bitwise_ignoring_poison),
+             T(sparse_paths_reject_weight_decay_like_torch),
+             T(stream_kernel_reads_three_writes_two))
