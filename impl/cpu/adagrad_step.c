@@ -132,6 +132,8 @@ static void run_job(const job *j, int nthreads) {
 /* Runs of set blocks at least this long go through the general vector
  * loop; shorter ones block by block. */
 #define MRUN_MIN (16 * MBLK)
+/* Segments whose blocks are mostly set skip nothing (one straight pass). */
+#define MSEG (64 * MBLK)
 
 /* ADA-1 dense; MAX and WD are constants at every expansion. */
 #define DENSE_LOOP(T, SQRT, FMA, MAX, WD)                                                          \
@@ -350,12 +352,10 @@ MT__INLINE int block_zero(const uint8_t *m) {
       MASKED_LOOP(T, IT, blend_##SFX, SQRT, FMA, 1, MBLK)                                          \
     }                                                                                              \
   }                                                                                                \
-  ATTR MT__UNUSED static void mdense_##SFX(const job *jb, int64_t lo, int64_t hi) {                \
-    T *p = jb->p, *s = jb->s;                                                                      \
-    const T *g = jb->g;                                                                            \
-    const uint8_t *mask = jb->mask;                                                                \
-    T nclr = (T)jb->nclr, eps = (T)jb->eps;                                                        \
-    int64_t i = lo;                                                                                \
+  /* the skipping pass over [i, hi) */                                                             \
+  MT__INLINE void mskip_##SFX(T *restrict p, T *restrict s, const T *restrict g,                   \
+                              const uint8_t *restrict mask, int64_t i, int64_t hi, T nclr, T eps,  \
+                              int max) {                                                           \
     while (i < hi) {                                                                               \
       while (i + MBLK <= hi && block_zero(mask + i)) i += MBLK;                                    \
       if (i >= hi) break;                                                                          \
@@ -363,18 +363,34 @@ MT__INLINE int block_zero(const uint8_t *m) {
       while (j + MBLK <= hi && !block_zero(mask + j)) j += MBLK;                                   \
       if (j + MBLK > hi) j = hi; /* the partial tail block goes with the run */                    \
       if (j - i >= MRUN_MIN) {                                                                     \
-        mrun_##SFX(p + i, s + i, g + i, mask + i, j - i, nclr, eps, jb->maximize);                 \
+        mrun_##SFX(p + i, s + i, g + i, mask + i, j - i, nclr, eps, max);                          \
         i = j;                                                                                     \
         continue;                                                                                  \
       }                                                                                            \
       /* short runs: fixed-size blocks (no loop prologue / alignment peel) */                      \
       for (; i + MBLK <= j; i += MBLK)                                                             \
-        mblock_##SFX(p + i, s + i, g + i, mask + i, nclr, eps, jb->maximize);                      \
-      if (i < j) mrun_##SFX(p + i, s + i, g + i, mask + i, j - i, nclr, eps, jb->maximize);        \
+        mblock_##SFX(p + i, s + i, g + i, mask + i, nclr, eps, max);                               \
+      if (i < j) mrun_##SFX(p + i, s + i, g + i, mask + i, j - i, nclr, eps, max);                 \
       i = j;                                                                                       \
     }                                                                                              \
   }                                                                                                \
                                                                                                    \
+  ATTR MT__UNUSED static void mdense_##SFX(const job *jb, int64_t lo, int64_t hi) {                \
+    T *p = jb->p, *s = jb->s;                                                                      \
+    const T *g = jb->g;                                                                            \
+    const uint8_t *mask = jb->mask;                                                                \
+    T nclr = (T)jb->nclr, eps = (T)jb->eps;                                                        \
+    for (int64_t seg = lo; seg < hi; seg += MSEG) {                                                \
+      int64_t end = hi - seg > MSEG ? seg + MSEG : hi, nb = 0, zero = 0;                           \
+      /* mostly set blocks: one straight pass beats skipping (branches) */                         \
+      for (int64_t b = seg; b + MBLK <= end; b += MBLK, nb++) zero += block_zero(mask + b);        \
+      if (32 * zero < 31 * nb) {                                                                    \
+        mrun_##SFX(p + seg, s + seg, g + seg, mask + seg, end - seg, nclr, eps, jb->maximize);     \
+        continue;                                                                                  \
+      }                                                                                            \
+      mskip_##SFX(p, s, g, mask, seg, end, nclr, eps, jb->maximize);                               \
+    }                                                                                              \
+  }                                                                                                \
   MT__INLINE void stream_body_##SFX(T *restrict p, T *restrict s, const T *restrict g,             \
                                     int64_t lo, int64_t hi, T k) {                                 \
     for (int64_t i = lo; i < hi; i++) {                                                            \
