@@ -24,6 +24,7 @@ for backend in cpu cuda build/release/plugins/example.so; do
   name=$(basename "$backend" .so)
   echo "== conformance: backend $backend"
   rc=0
+  mkdir -p "$conf/repro-$name"
   build/release/mtcs run --backend "$backend" --report-json "$conf/$name.json" \
     --junit "$conf/$name.junit.xml" --repro-dir "$conf/repro-$name" || rc=$?
   case $rc in

@@ -428,7 +428,11 @@ double bc_model_bytes(bc_path path, int f64, int64_t n, double d, int64_t entrie
   case BC_STREAM:
     return 5.0 * T * N;
   case BC_MASKED_DENSE: /* mask bytes + p, s, g of blocks with a set bit */
-    return N + 5.0 * T * N * touched(d, MT_ADAGRAD_MASK_BLOCK);
+    /* the kernel skips all-zero blocks only in segments where >= 31/32 of
+     * the blocks are empty; elsewhere it streams everything */
+    return N + 5.0 * T * N *
+                   (touched(d, MT_ADAGRAD_MASK_BLOCK) > 1.0 / 32 ? 1.0
+                                                                : touched(d, MT_ADAGRAD_MASK_BLOCK));
   case BC_SPARSE_COO:
   case BC_MASKED_SPARSE:
     return e * (8.0 + T) + 4.0 * T * N * touched(d, L);

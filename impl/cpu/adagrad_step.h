@@ -118,8 +118,10 @@ void mt_stream_step_f32(float *p, float *s, const float *g, int64_t n, float k, 
 void mt_stream_step_f64(double *p, double *s, const double *g, int64_t n, double k,
                         int nthreads, int isa);
 
-/* Elements per block of the masked dense-storage kernel: a block whose 16
- * mask bytes are all zero is skipped without touching p, s or g. */
+/* Elements per block of the masked dense-storage kernel: in a 64-block
+ * segment where at least 31/32 of the blocks have all 16 mask bytes zero,
+ * those blocks are skipped without touching p, s or g; other segments take
+ * one straight blended pass (skipping short gaps costs more than it saves). */
 #define MT_ADAGRAD_MASK_BLOCK 16
 
 #ifdef __cplusplus
