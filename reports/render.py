@@ -324,6 +324,18 @@ class Target:
             key = lambda p: -abs(p[1])  # noqa: E731
         return min(bad, key=key)
 
+    def spread(self):
+        """[configs met, median, best] over the configurations: on a noisy
+        machine one outlier decides `worst`; these show whether it is one."""
+        if not self.points or self.unit == "pts" or any(p[3] for p in self.points):
+            return None
+        vals = sorted(p[1] for p in self.points)
+        k = len(vals)
+        med = vals[k // 2] if k % 2 else (vals[k // 2 - 1] + vals[k // 2]) / 2
+        best = vals[-1] if self.higher else vals[0]
+        met = sum(1 for p in self.points if p[2])
+        return [f"{met} of {k}", f"{fmt_ratio(med)}{self.unit}", f"{fmt_ratio(best)}{self.unit}"]
+
     def measured(self):
         if self.status and not self.points:
             return self.status
@@ -701,6 +713,11 @@ def build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note):
     notes = [f"{t.title}: {t.note}" for t in targets if t.note]
     if notes:
         B.append(("ul", notes))
+    spread = [[t.title] + t.spread() for t in targets if t.spread()]
+    if spread:
+        B.append(("p", "Spread over the configurations of each target (the status above "
+                       "is judged on the worst one):"))
+        B.append(("table", ["target", "configs meeting it", "median", "best"], spread))
     mem = memory_rows(res)
     B.append(("h3", "Extra memory of the sparse steps (C)"))
     if mem:
