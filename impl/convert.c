@@ -36,11 +36,7 @@ mt_status mt_coo_coalesce(const mt_tensor *coo, mt_tensor **out, mt_error *err) 
     st = mt_err(err, MT_OUT_OF_MEMORY, "coalesce: cannot allocate %lld keys", (long long)nnz);
     goto done;
   }
-  for (int64_t k = 0; k < nnz; k++) {
-    int64_t lin = 0;
-    for (int d = 0; d < sd; d++) lin = lin * coo->shape[d] + coo->indices[d * nnz + k];
-    keys[k] = (coo_key){lin, k};
-  }
+  for (int64_t k = 0; k < nnz; k++) keys[k] = (coo_key){mt_coo_linear(coo, k), k};
   qsort(keys, (size_t)nnz, sizeof *keys, key_cmp);
   int64_t uniq = 0;
   for (int64_t k = 0; k < nnz; k++) uniq += (k == 0 || keys[k].key != keys[k - 1].key);
@@ -89,8 +85,7 @@ mt_status mt_to_dense(const mt_tensor *t, mt_tensor **out, mt_error *err) {
     int64_t row = mt_coo_row_numel(c);
     size_t es = mt_dtype_size(t->dtype);
     for (int64_t k = 0; k < c->nnz; k++) {
-      int64_t lin = 0;
-      for (int d = 0; d < c->sparse_dim; d++) lin = lin * c->shape[d] + c->indices[d * c->nnz + k];
+      int64_t lin = mt_coo_linear(c, k);
       memcpy((char *)(*out)->values + (size_t)(lin * row) * es,
              (const char *)c->values + (size_t)(k * row) * es, (size_t)row * es);
     }

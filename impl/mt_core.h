@@ -65,6 +65,8 @@ int mt_is_contiguous(const mt_tensor *t);           /* DENSE row-major */
 const char *mt_shape_str(int ndim, const int64_t *shape, char *buf, size_t len);
 /* Elements per COO value row: prod(shape[sparse_dim:]). */
 int64_t mt_coo_row_numel(const mt_tensor *t);
+/* Row-major linear index of COO entry k over the sparse dims. */
+int64_t mt_coo_linear(const mt_tensor *t, int64_t k);
 
 /* ---- validation ---------------------------------------------------------- */
 /* Checks every invariant of t's layout (spec/SEMANTICS.md ERR-*): COO

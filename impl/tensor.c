@@ -59,6 +59,12 @@ int64_t mt_coo_row_numel(const mt_tensor *t) {
   return mt_shape_numel(t->ndim - t->sparse_dim, t->shape + t->sparse_dim);
 }
 
+int64_t mt_coo_linear(const mt_tensor *t, int64_t k) {
+  int64_t lin = 0;
+  for (int d = 0; d < t->sparse_dim; d++) lin = lin * t->shape[d] + t->indices[d * t->nnz + k];
+  return lin;
+}
+
 /* ---- allocation ----------------------------------------------------------- */
 
 static mt_status check_shape(int ndim, const int64_t *shape, int64_t *numel, mt_error *err) {

@@ -60,11 +60,7 @@ static mt_tensor *coalesce(const mt_tensor *coo) {
 /* Linear index of each entry over the sparse dims. */
 static int64_t *linear(const mt_tensor *coo) {
   int64_t *lin = malloc(sizeof *lin * (size_t)(coo->nnz + 1));
-  for (int64_t k = 0; k < coo->nnz; k++) {
-    int64_t l = 0;
-    for (int d = 0; d < coo->sparse_dim; d++) l = l * coo->shape[d] + coo->indices[d * coo->nnz + k];
-    lin[k] = l;
-  }
+  for (int64_t k = 0; k < coo->nnz; k++) lin[k] = mt_coo_linear(coo, k);
   return lin;
 }
 

@@ -153,12 +153,6 @@ static inline mt_status mt__cpu_masked_input0(const mt_call *call, const char *o
 
 /* ---- dense views -------------------------------------------------------- */
 
-/* Storage offset (in elements) of the row-major linear index of a dense
- * tensor, honouring its strides. */
-static inline int64_t mt__cpu_offset(const mt_tensor *t, int64_t linear) {
-  return mt_dense_offset(t, linear);
-}
-
 /* A contiguous view of a dense tensor: t itself when already contiguous,
  * else a core clone put in *tmp (free it with mt_tensor_free). */
 static inline mt_status mt__cpu_contig(const mt_tensor *t, const mt_tensor **view, mt_tensor **tmp,
@@ -253,14 +247,6 @@ static inline mt_status mt__cpu_coalesced(const mt_tensor *coo, const mt_tensor 
   mt_status st = mt_coo_coalesce(coo, tmp, err);
   *view = *tmp;
   return st;
-}
-
-/* Row-major linear index of COO entry k (sparse dims only). */
-static inline int64_t mt__cpu_coo_linear(const mt_tensor *coo, int64_t k) {
-  int64_t lin = 0;
-  for (int d = 0; d < coo->sparse_dim; d++)
-    lin = lin * coo->shape[d] + coo->indices[d * coo->nnz + k];
-  return lin;
 }
 
 /* 1 when two COO tensors have the same sparse_dim, nnz and indices. */

@@ -42,12 +42,12 @@ static mt_status coo_where(const mt_host *h, const mt_tensor *mask, const mt_ten
     int any = 0;
     for (int64_t j = 0; j < row && !any; j++) any = mt__cpu_ldb(mask->values, k * row + j);
     if (!any) continue;
-    int64_t lin = mt__cpu_coo_linear(mask, k);
-    while (p < data->nnz && mt__cpu_coo_linear(data, p) < lin) p++;
+    int64_t lin = mt_coo_linear(mask, k);
+    while (p < data->nnz && mt_coo_linear(data, p) < lin) p++;
     for (int d = 0; d < mask->sparse_dim; d++)
       o->indices[d * n_true + w] = mask->indices[d * mask->nnz + k];
     char *dst = (char *)o->values + (size_t)(w * row) * es;
-    if (p < data->nnz && mt__cpu_coo_linear(data, p) == lin)
+    if (p < data->nnz && mt_coo_linear(data, p) == lin)
       memcpy(dst, (const char *)data->values + (size_t)(p * row) * es, (size_t)row * es);
     /* else: zero-filled by coo_new, the where's fill value 0 */
     w++;
@@ -174,7 +174,7 @@ static mt_status to_tensor_coo(const mt_tensor *m, double fill, mt_tensor *out, 
   }
   row = mt_coo_row_numel(data);
   for (int64_t k = 0; k < data->nnz; k++) {
-    int64_t base = mt__cpu_coo_linear(data, k) * row;
+    int64_t base = mt_coo_linear(data, k) * row;
     for (int64_t j = 0; j < row; j++)
       if (mt__cpu_ldb(mask->values, k * row + j))
         mt__cpu_st(out->values, out->dtype, base + j,

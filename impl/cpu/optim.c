@@ -200,7 +200,7 @@ static mt_status coo_linear_all(const mt_tensor *g, int64_t **lin, mt_error *err
   *lin = malloc(sizeof **lin * (size_t)(g->nnz ? g->nnz : 1));
   if (!*lin)
     return mt_err(err, MT_OUT_OF_MEMORY, "out of memory for %lld COO entries", (long long)g->nnz);
-  for (int64_t k = 0; k < g->nnz; k++) (*lin)[k] = mt__cpu_coo_linear(g, k);
+  for (int64_t k = 0; k < g->nnz; k++) (*lin)[k] = mt_coo_linear(g, k);
   return MT_OK;
 }
 
