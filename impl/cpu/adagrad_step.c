@@ -247,9 +247,12 @@ MT__INLINE int block_zero(const uint8_t *m) {
     for (int64_t k0 = lo; k0 < hi; k0 += BATCH) {                                                  \
       int m = hi - k0 < BATCH ? (int)(hi - k0) : BATCH;                                            \
       const int64_t *ix = idx + k0;                                                                \
-      /* prefetch the next batch's lines: the gaps between entries defeat                          \
-       * the hardware stream prefetchers at low density */                                         \
+      /* prefetch the next batch's lines when its entries are more than a                          \
+       * line apart on average: such gaps defeat the hardware stream                               \
+       * prefetchers; closer entries touch every line and are streamed */                          \
       int mn = hi - k0 - BATCH < BATCH ? (int)(hi - k0 - BATCH) : BATCH;                           \
+      if (mn > 0 && ix[BATCH + mn - 1] - ix[BATCH] < (int64_t)mn * (64 / (int)sizeof(T)))         \
+        mn = 0;                                                                                    \
       for (int j = 0; j < mn; j++) {                                                               \
         __builtin_prefetch(&s[ix[BATCH + j]], 1);                                                  \
         __builtin_prefetch(&p[ix[BATCH + j]], 1);                                                  \
