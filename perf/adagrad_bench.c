@@ -9,7 +9,8 @@
  *   stream/impl:c/dev:<cpu1|cpuN>/dtype:<f32|f64>/n:<elements>/cache:<warm|cold>
  * Usage: mtcs_bench [--quick] [--sizes=1M,16M] [--dtypes=f32,f64]
  *   [--paths=dense,sparse_coo,...] [--densities=0.1,1,100] [--devs=cpu1,cpuN]
- *   [--caches=warm,cold] [--list] [--callgrind-probe=<path>:<dtype>:<n>:<density>]
+ *   [--caches=warm,cold] [--no-pair] [--list]
+ *   [--callgrind-probe=<path>:<dtype>:<n>:<density>]
  *   [--benchmark_* flags of Google Benchmark]
  * Every case is checked bit for bit against the reference op before it is
  * timed; a mismatch reports error_occurred and the exit status is 1. */
@@ -40,7 +41,7 @@
 #define MAX_LIST 16
 
 typedef struct {
-  int quick, list;
+  int quick, list, no_pair;
   int64_t sizes[MAX_LIST];
   int n_sizes;
   int f64[2], n_dtypes;
@@ -84,6 +85,10 @@ static int parse_opt(options *o, const char *arg) {
   }
   if (strcmp(arg, "--list") == 0) {
     o->list = 1;
+    return 0;
+  }
+  if (strcmp(arg, "--no-pair") == 0) {
+    o->no_pair = 1;
     return 0;
   }
   if ((v = VAL("--callgrind-probe"))) {
@@ -213,6 +218,7 @@ struct bench_ctx {
   unsigned char *evict;
   size_t evict_bytes;
   int max_threads, n_cases, prepared, errors;
+  int pair; /* time each case's pair step too (--no-pair: 0) */
 };
 
 static double now(void) {
@@ -311,6 +317,20 @@ done:
           cx->current_ok ? "verified" : cx->msg, now() - t0);
 }
 
+/* The paired step: the path a case's ratio target compares it with (see
+ * perf/README.md, "Paired ratios"); BC__COUNT for none. */
+static bc_path pair_of(bc_path p) {
+  switch (p) {
+  case BC_DENSE: return BC_STREAM;
+  case BC_SPARSE_COO:
+  case BC_SPARSE_CSR:
+  case BC_MASKED_DENSE:
+  case BC_HYBRID_COO: return BC_DENSE;
+  case BC_MASKED_SPARSE: return BC_SPARSE_COO; /* on the same entries */
+  default: return BC__COUNT;
+  }
+}
+
 static void bm_case(mtb_state *st, void *user) {
   const bcase *c = user;
   bench_ctx *cx = c->cx;
@@ -321,14 +341,28 @@ static void bm_case(mtb_state *st, void *user) {
   }
   mt_error err = {0};
   mt_status s = MT_OK;
-  if (!c->cold) {
-    while (mtb_loop(st)) s |= bc_step(&cx->base, &cx->grad, c->threads, &err);
-  } else {
-    while (mtb_loop(st)) {
-      evict(cx);
-      double t0 = now();
-      s |= bc_step(&cx->base, &cx->grad, c->threads, &err);
-      mtb_set_iteration_time(st, now() - t0);
+  /* The pair runs interleaved with the case, on the same param and state
+   * (a shallow copy of the grad: dense and stream read the base's dense
+   * grad; sparse_coo reads masked_sparse's entries). It runs when its total
+   * time is behind the case's (at least 3 times), so the two totals stay
+   * about equal and a cheap case is not drowned by a dense pair. */
+  bc_grad pg = cx->grad;
+  pg.path = cx->pair ? pair_of(c->path) : BC__COUNT;
+  double tc = 0, tp = 0;
+  int64_t np = 0;
+  while (mtb_loop(st)) {
+    if (c->cold) evict(cx);
+    double t0 = now();
+    s |= bc_step(&cx->base, &cx->grad, c->threads, &err);
+    double t1 = now();
+    mtb_set_iteration_time(st, t1 - t0);
+    tc += t1 - t0;
+    if (pg.path != BC__COUNT && (np < 3 || tp < tc)) {
+      if (c->cold) evict(cx);
+      double t2 = now();
+      s |= bc_step(&cx->base, &pg, c->threads, &err);
+      tp += now() - t2;
+      np++;
     }
   }
   if (s != MT_OK) {
@@ -336,8 +370,14 @@ static void bm_case(mtb_state *st, void *user) {
     return;
   }
   const bc_grad *g = &cx->grad;
-  double bytes = bc_model_bytes(c->path, c->f64, c->n, g->density, g->entries);
   int64_t it = mtb_iterations(st);
+  if (np > 0 && it > 0 && tc > 0) {
+    double per_pair = tp / (double)np, per_case = tc / (double)it;
+    mtb_counter(st, "pair_time_ns", per_pair * 1e9, MTB_COUNTER_PLAIN);
+    mtb_counter(st, "pair_ratio", per_pair / per_case, MTB_COUNTER_PLAIN);
+    mtb_counter(st, "pair_steps", (double)np, MTB_COUNTER_PLAIN);
+  }
+  double bytes = bc_model_bytes(c->path, c->f64, c->n, g->density, g->entries);
   mtb_set_bytes_processed(st, (int64_t)(bytes * (double)it));
   mtb_set_items_processed(st, g->specified * it);
   mtb_counter(st, "elements", (double)c->n, MTB_COUNTER_PLAIN);
@@ -486,12 +526,16 @@ int main(int argc, char **argv) {
     return rc;
   }
   defaults(&o);
-  static char quick_min_time[] = "--benchmark_min_time=0.05";
-  if (o.quick && !user_min_time) rest[n_rest++] = quick_min_time;
+  /* the manual time counts the case's steps only; a paired case takes
+   * about twice its min_time of wall time */
+  static char quick_min_time[] = "--benchmark_min_time=0.05",
+              full_min_time[] = "--benchmark_min_time=0.25";
+  if (!user_min_time) rest[n_rest++] = o.quick ? quick_min_time : full_min_time;
 
   bench_ctx cx;
   memset(&cx, 0, sizeof cx);
   cx.max_threads = mt_adagrad_threads(0);
+  cx.pair = !o.no_pair;
   cx.n_cases = enumerate(&o, cx.max_threads, NULL);
   bcase *cases = calloc((size_t)cx.n_cases + 1, sizeof *cases);
   if (!cases) return 1;
@@ -522,7 +566,7 @@ int main(int argc, char **argv) {
       int64_t it = (int64_t)(budget / t);
       mtb_fixed_iterations(mtb_flags(b, MTB_MANUAL_TIME), it < 3 ? 3 : it > 30 ? 30 : it);
     } else {
-      mtb_flags(b, MTB_REAL_TIME);
+      mtb_flags(b, MTB_MANUAL_TIME); /* the case's steps, not its pair's */
     }
     mtb_unit(b, MTB_US);
   }
@@ -542,6 +586,10 @@ int main(int argc, char **argv) {
   mtb_context("mtcs_evict_bytes", v);
   mtb_context("mtcs_build_type", MTB_BUILD_TYPE);
   mtb_context("mtcs_selection", o.quick ? "quick" : "full");
+  mtb_context("mtcs_pairs", cx.pair ? "dense:stream sparse_coo:dense sparse_csr:dense "
+                                      "masked_dense:dense hybrid_coo:dense "
+                                      "masked_sparse:sparse_coo"
+                                    : "none (--no-pair)");
   mtb_context("mtcs_byte_model", "perf/README.md: dense 5*T*n; sparse per entry 8+T, "
                                  "p and s lines 4*T*n*(1-(1-d)^(64/T))");
 
