@@ -58,18 +58,36 @@ typedef struct { const char *name; void (*fn)(int *failed); } mt_test_case;
     }                                                                        \
   } while (0)
 
+/* Runs the tests, prints a line each and a summary: 0 all passed, else 1. */
+static inline int mt_test_run(const mt_test_case *tests, int n) {
+  int bad = 0;
+  for (int i = 0; i < n; i++) {
+    int failed = 0;
+    tests[i].fn(&failed);
+    printf("%s %s\n", failed ? "FAIL" : "ok  ", tests[i].name);
+    bad += failed;
+  }
+  printf("%d passed, %d failed\n", n - bad, bad);
+  return bad ? 1 : 0;
+}
+
 #define MT_TEST_MAIN(...)                                                    \
   int main(void) {                                                           \
     static const mt_test_case tests[] = {__VA_ARGS__};                       \
-    int n = (int)(sizeof tests / sizeof tests[0]), bad = 0;                  \
-    for (int i = 0; i < n; i++) {                                            \
-      int failed = 0;                                                        \
-      tests[i].fn(&failed);                                                  \
-      printf("%s %s\n", failed ? "FAIL" : "ok  ", tests[i].name);            \
-      bad += failed;                                                         \
+    return mt_test_run(tests, (int)(sizeof tests / sizeof tests[0]));        \
+  }
+/* As MT_TEST_MAIN, but skip(why, len) != 0 prints "SKIP: why" and exits 77
+ * (ctest SKIP): for tests that need hardware the machine may not have. */
+#define MT_TEST_MAIN_UNLESS(skip, ...)                                       \
+  int main(void) {                                                           \
+    static const mt_test_case tests[] = {__VA_ARGS__};                       \
+    char mt__why[256];                                                       \
+    if (skip(mt__why, sizeof mt__why)) {                                     \
+      printf("SKIP: %s\n", mt__why);                                         \
+      return 77;                                                             \
     }                                                                        \
-    printf("%d passed, %d failed\n", n - bad, bad);                          \
-    return bad ? 1 : 0;                                                      \
+    printf("%s\n", mt__why);                                                 \
+    return mt_test_run(tests, (int)(sizeof tests / sizeof tests[0]));        \
   }
 #define T(name) {#name, name}
 #endif

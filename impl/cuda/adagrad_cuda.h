@@ -1,0 +1,82 @@
+/* adagrad_cuda.h - the Adagrad steps on a CUDA device (impl/cuda/adagrad_step.cu),
+ * for the benchmarks (perf/) and the GPU tests.
+ *
+ * The steps take DEVICE pointers and update p and s in place with the
+ * arithmetic of impl/cpu/adagrad_step.c, operation for operation (nvcc
+ * -fmad=false, IEEE sqrt and division, fma() exactly where the reference
+ * calls it), so on the same inputs they are bit-identical to the CPU
+ * reference ops:
+ *   dense         ADA-1: p + (nclr * g) / std, weight decay as fma(wd, p, g)
+ *   coo           ADA-2: element entries (linear indices, coalesced),
+ *                 p + nclr * (g / std) at each entry
+ *   masked_coo    ADA-3, COO storage: as coo, entries with value 0 skipped
+ *   masked_dense  ADA-3, dense storage: fma(nclr, g / std, p) where mask
+ * with std = sqrt(s) + eps. The stream kernel is the bandwidth reference
+ * (3 reads + 2 writes per element, like the CPU one).
+ *
+ * Launches are asynchronous on the default stream; errors of the launch are
+ * reported at once, errors of the execution at the next mt_cuda_sync or
+ * timer stop. Built only where nvcc is found (MT_HAVE_CUDA); every function
+ * works on a machine without a device and says so (mt_cuda_probe). */
+#ifndef MT_ADAGRAD_CUDA_H
+#define MT_ADAGRAD_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpu/adagrad_step.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 0 when device 0 is usable, writing its name, memory and bandwidth facts
+ * to info; -1 when not, with the reason in info. */
+int mt_cuda_probe(char *info, size_t len);
+
+mt_status mt_cuda_malloc(void **dev, size_t bytes, mt_error *err);
+void mt_cuda_free(void *dev); /* NULL is fine */
+mt_status mt_cuda_upload(void *dev, const void *host, size_t bytes, mt_error *err);
+mt_status mt_cuda_download(void *host, const void *dev, size_t bytes, mt_error *err);
+mt_status mt_cuda_sync(mt_error *err);
+
+/* Device copy bandwidth: bytes per second of a device-to-device memcpy of
+ * `bytes` (read + write counted), best of `reps`. */
+mt_status mt_cuda_copy_bandwidth(size_t bytes, int reps, double *bytes_per_second,
+                                 mt_error *err);
+
+/* A pair of events on the default stream: stop records, waits and gives
+ * the seconds since start. */
+typedef struct mt_cuda_timer mt_cuda_timer;
+mt_status mt_cuda_timer_new(mt_cuda_timer **t, mt_error *err);
+void mt_cuda_timer_free(mt_cuda_timer *t);
+void mt_cuda_timer_start(mt_cuda_timer *t);
+mt_status mt_cuda_timer_stop(mt_cuda_timer *t, double *seconds, mt_error *err);
+
+/* The steps (hp->nthreads and hp->isa are ignored). */
+mt_status mt_cuda_adagrad_dense_f32(float *p, float *s, const float *g, int64_t n,
+                                    const mt_adagrad_hparams *hp, mt_error *err);
+mt_status mt_cuda_adagrad_dense_f64(double *p, double *s, const double *g, int64_t n,
+                                    const mt_adagrad_hparams *hp, mt_error *err);
+mt_status mt_cuda_adagrad_coo_f32(float *p, float *s, const int64_t *idx, const float *vals,
+                                  int64_t nnz, int masked, const mt_adagrad_hparams *hp,
+                                  mt_error *err);
+mt_status mt_cuda_adagrad_coo_f64(double *p, double *s, const int64_t *idx, const double *vals,
+                                  int64_t nnz, int masked, const mt_adagrad_hparams *hp,
+                                  mt_error *err);
+mt_status mt_cuda_adagrad_masked_dense_f32(float *p, float *s, const float *g,
+                                           const uint8_t *mask, int64_t n,
+                                           const mt_adagrad_hparams *hp, mt_error *err);
+mt_status mt_cuda_adagrad_masked_dense_f64(double *p, double *s, const double *g,
+                                           const uint8_t *mask, int64_t n,
+                                           const mt_adagrad_hparams *hp, mt_error *err);
+mt_status mt_cuda_stream_f32(float *p, float *s, const float *g, int64_t n, float k,
+                             mt_error *err);
+mt_status mt_cuda_stream_f64(double *p, double *s, const double *g, int64_t n, double k,
+                             mt_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MT_ADAGRAD_CUDA_H */
