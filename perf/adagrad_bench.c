@@ -8,7 +8,7 @@
  *     density:<percent %g>/cache:<warm|cold>
  *   stream/impl:c/dev:<cpu1|cpuN>/dtype:<f32|f64>/n:<elements>/cache:<warm|cold>
  * Usage: mtcs_bench [--quick] [--sizes=1M,16M] [--dtypes=f32,f64]
- *   [--paths=dense,sparse_coo,...] [--densities=0.1,1,100] [--devs=cpu1,cpuN]
+ *   [--paths=dense,sparse_coo,...] [--densities=0.1,1,100] [--devs=cpu1,cpuN,cuda]
  *   [--caches=warm,cold] [--no-pair] [--list]
  *   [--callgrind-probe=<path>:<dtype>:<n>:<density>]
  *   [--benchmark_* flags of Google Benchmark]
@@ -30,6 +30,7 @@
 #endif
 
 #include "adagrad_cases.h"
+#include "adagrad_cases_cuda.h"
 #include "mtb.h"
 
 #ifndef MTB_BUILD_TYPE
@@ -37,6 +38,9 @@
 #endif
 
 /* ---- the selection ------------------------------------------------------- */
+
+#define DEV_CUDA (-1) /* in options.threads: the CUDA device */
+#define GPU_BIG_N ((int64_t)1 << 28) /* 256M: the GPU bandwidth target's size */
 
 #define MAX_LIST 16
 
@@ -48,7 +52,8 @@ typedef struct {
   int paths[BC__COUNT], n_paths;
   double dens[MAX_LIST]; /* percent */
   int n_dens;
-  int threads[2], n_devs; /* 1 and/or N */
+  int threads[3], n_devs; /* 1, N (0) and/or DEV_CUDA */
+  int default_sizes;      /* no --sizes: the device also gets 256M */
   int cold[2], n_caches;
   const char *probe;
 } options;
@@ -138,13 +143,15 @@ static int parse_opt(options *o, const char *arg) {
   }
   if ((v = VAL("--devs"))) {
     snprintf(buf, sizeof buf, "%s", v);
-    n = split_list(buf, items, 2);
+    n = split_list(buf, items, 3);
     o->n_devs = 0;
     for (int i = 0; i < n; i++) {
       if (strcmp(items[i], "cpu1") == 0)
         o->threads[o->n_devs++] = 1;
       else if (strcmp(items[i], "cpuN") == 0)
         o->threads[o->n_devs++] = 0; /* all */
+      else if (strcmp(items[i], "cuda") == 0)
+        o->threads[o->n_devs++] = DEV_CUDA;
       else
         return -1;
     }
@@ -167,6 +174,7 @@ static int parse_opt(options *o, const char *arg) {
 static void defaults(options *o) {
   static const double full_d[] = {0.01, 0.1, 1, 10, 30, 50, 100}, quick_d[] = {0.1, 1, 10, 100};
   if (!o->n_sizes) {
+    o->default_sizes = 1;
     if (o->quick)
       o->sizes[o->n_sizes++] = 1 << 20;
     else
@@ -186,7 +194,7 @@ static void defaults(options *o) {
     int n = o->quick ? 4 : 7;
     for (int i = 0; i < n; i++) o->dens[o->n_dens++] = d[i];
   }
-  if (!o->n_devs) o->threads[0] = 1, o->threads[1] = 0, o->n_devs = 2;
+  if (!o->n_devs) o->threads[0] = 1, o->threads[1] = 0, o->threads[2] = DEV_CUDA, o->n_devs = 3;
   if (!o->n_caches) {
     o->cold[o->n_caches++] = 0;
     o->cold[o->n_caches++] = 1; /* quick: cold only for dense and stream (below) */
@@ -201,6 +209,7 @@ typedef struct bench_ctx bench_ctx;
 typedef struct {
   bc_path path;
   int f64, threads, cold;
+  int cuda; /* on the device (threads unused) */
   int64_t n;
   double dens_pct;
   char name[192];
@@ -219,6 +228,9 @@ struct bench_ctx {
   size_t evict_bytes;
   int max_threads, n_cases, prepared, errors;
   int pair; /* time each case's pair step too (--no-pair: 0) */
+  bc_dev *dev; /* device copies of base and grad (dev:cuda cases) */
+  int dev_ok;  /* a usable device: bc_dev_probe */
+  char dev_info[256];
 };
 
 static double now(void) {
@@ -283,6 +295,10 @@ static void prepare(bench_ctx *cx, const bcase *c) {
   cx->current = c;
   cx->current_ok = 0;
   cx->msg[0] = '\0';
+  if (c->cuda && !cx->dev_ok) { /* the row says so; dev_info has the reason */
+    snprintf(cx->msg, sizeof cx->msg, "no device");
+    goto done;
+  }
   if (!cx->have_base || cx->base.n != c->n || cx->base.f64 != c->f64) {
     bc_grad_free(&cx->grad);
     bc_base_free(&cx->base);
@@ -305,7 +321,13 @@ static void prepare(bench_ctx *cx, const bcase *c) {
     goto done;
   }
   mt_error err = {0};
-  if (bc_step(&cx->base, &cx->grad, c->threads, &err) != MT_OK) {
+  if (c->cuda) { /* data to the device, one device step checked against the CPU kernel */
+    if (bc_dev_load(&cx->dev, &cx->base, &cx->grad, cx->msg, sizeof cx->msg) ||
+        bc_dev_check(cx->dev, &cx->base, &cx->grad, &cx->checked, cx->msg, sizeof cx->msg)) {
+      cx->errors++;
+      goto done;
+    }
+  } else if (bc_step(&cx->base, &cx->grad, c->threads, &err) != MT_OK) {
     snprintf(cx->msg, sizeof cx->msg, "step failed: %.400s", err.msg);
     cx->errors++;
     goto done;
@@ -331,6 +353,21 @@ static bc_path pair_of(bc_path p) {
   }
 }
 
+/* One step of g's path for case c, in seconds: wall time on the CPU (after
+ * an eviction for cold cases), event time on the device. */
+static double timed_step(bench_ctx *cx, const bcase *c, const bc_grad *g, mt_status *s,
+                         mt_error *err) {
+  if (c->cuda) {
+    double sec = 0;
+    *s |= bc_dev_step(cx->dev, g->path, &sec, err);
+    return sec;
+  }
+  if (c->cold) evict(cx);
+  double t0 = now();
+  *s |= bc_step(&cx->base, g, c->threads, err);
+  return now() - t0;
+}
+
 static void bm_case(mtb_state *st, void *user) {
   const bcase *c = user;
   bench_ctx *cx = c->cx;
@@ -348,20 +385,15 @@ static void bm_case(mtb_state *st, void *user) {
    * about equal and a cheap case is not drowned by a dense pair. */
   bc_grad pg = cx->grad;
   pg.path = cx->pair ? pair_of(c->path) : BC__COUNT;
+  if (c->cuda && !bc_dev_path_ok(pg.path)) pg.path = BC__COUNT;
   double tc = 0, tp = 0;
   int64_t np = 0;
   while (mtb_loop(st)) {
-    if (c->cold) evict(cx);
-    double t0 = now();
-    s |= bc_step(&cx->base, &cx->grad, c->threads, &err);
-    double t1 = now();
-    mtb_set_iteration_time(st, t1 - t0);
-    tc += t1 - t0;
+    double t = timed_step(cx, c, &cx->grad, &s, &err);
+    mtb_set_iteration_time(st, t);
+    tc += t;
     if (pg.path != BC__COUNT && (np < 3 || tp < tc)) {
-      if (c->cold) evict(cx);
-      double t2 = now();
-      s |= bc_step(&cx->base, &pg, c->threads, &err);
-      tp += now() - t2;
+      tp += timed_step(cx, c, &pg, &s, &err);
       np++;
     }
   }
@@ -383,7 +415,8 @@ static void bm_case(mtb_state *st, void *user) {
   mtb_counter(st, "elements", (double)c->n, MTB_COUNTER_PLAIN);
   mtb_counter(st, "nnz", (double)g->specified, MTB_COUNTER_PLAIN);
   mtb_counter(st, "entries", (double)g->entries, MTB_COUNTER_PLAIN);
-  mtb_counter(st, "threads", (double)mt_adagrad_threads(c->threads), MTB_COUNTER_PLAIN);
+  if (!c->cuda)
+    mtb_counter(st, "threads", (double)mt_adagrad_threads(c->threads), MTB_COUNTER_PLAIN);
   mtb_counter(st, "model_bytes", bytes, MTB_COUNTER_PLAIN);
   mtb_counter(st, "extra_bytes", 0.0, MTB_COUNTER_PLAIN); /* in place, no temporaries */
   mtb_counter(st, "peak_rss_bytes", peak_rss(), MTB_COUNTER_PLAIN);
@@ -391,12 +424,15 @@ static void bm_case(mtb_state *st, void *user) {
   if (c->path != BC_DENSE && c->path != BC_STREAM)
     mtb_counter(st, "model_crossover_density", bc_model_crossover_pct(c->path, c->f64, c->n),
                 MTB_COUNTER_PLAIN);
-  mtb_label(st, mt_adagrad_isa_name(MT_ADAGRAD_ISA_AUTO));
+  mtb_label(st, c->cuda ? "cuda" : mt_adagrad_isa_name(MT_ADAGRAD_ISA_AUTO));
 }
 
 static void case_name(bcase *c, int max_threads) {
   char dev[16];
-  snprintf(dev, sizeof dev, "cpu%d", c->threads == 1 ? 1 : max_threads);
+  if (c->cuda)
+    snprintf(dev, sizeof dev, "cuda");
+  else
+    snprintf(dev, sizeof dev, "cpu%d", c->threads == 1 ? 1 : max_threads);
   if (c->path == BC_STREAM)
     snprintf(c->name, sizeof c->name, "stream/impl:c/dev:%s/dtype:%s/n:%lld/cache:%s", dev,
              c->f64 ? "f64" : "f32", (long long)c->n, c->cold ? "cold" : "warm");
@@ -408,30 +444,41 @@ static void case_name(bcase *c, int max_threads) {
 }
 
 /* The cases of the selection, in run order: cases sharing data are
- * adjacent (size, dtype, path, density; then dev, cache). Returns the count;
- * out may be NULL to count. */
-static int enumerate(const options *o, int max_threads, bcase *out) {
+ * adjacent (size, dtype, path, density; then dev, cache). The device gets
+ * the paths it runs (bc_dev_path_ok), warm cache only, and with the default
+ * sizes 256M too; without a usable device (dev_ok 0) only its stream and
+ * dense rows are listed, each reporting "no device". Returns the count; out
+ * may be NULL to count. */
+static int enumerate(const options *o, int max_threads, int dev_ok, bcase *out) {
   int n = 0;
-  for (int si = 0; si < o->n_sizes; si++)
+  int64_t sizes[MAX_LIST + 1];
+  int n_sizes = o->n_sizes;
+  memcpy(sizes, o->sizes, sizeof o->sizes);
+  int gpu_extra = o->default_sizes && !o->quick && dev_ok;
+  if (gpu_extra) sizes[n_sizes++] = GPU_BIG_N;
+  for (int si = 0; si < n_sizes; si++)
     for (int ti = 0; ti < o->n_dtypes; ti++)
       for (int pi = 0; pi < o->n_paths; pi++) {
         bc_path path = (bc_path)o->paths[pi];
-        if (!bc_size_ok(path, o->sizes[si])) continue;
+        if (!bc_size_ok(path, sizes[si])) continue;
         int dense_like = path == BC_DENSE || path == BC_STREAM;
         for (int di = 0; di < (dense_like ? 1 : o->n_dens); di++)
           for (int vi = 0; vi < o->n_devs; vi++) {
-            int threads = o->threads[vi];
+            int threads = o->threads[vi], cuda = threads == DEV_CUDA;
             if (threads == 0 && max_threads == 1) continue; /* cpuN would be cpu1 again */
+            if (!cuda && gpu_extra && si == n_sizes - 1) continue; /* 256M: device only */
+            if (cuda && (!bc_dev_path_ok(path) || (!dev_ok && !dense_like))) continue;
             for (int ci = 0; ci < o->n_caches; ci++) {
-              if (o->cold[ci] && o->quick && !dense_like) continue;
+              if (o->cold[ci] && ((o->quick && !dense_like) || cuda)) continue;
               if (out) {
                 bcase *c = &out[n];
                 memset(c, 0, sizeof *c);
                 c->path = path;
                 c->f64 = o->f64[ti];
-                c->n = o->sizes[si];
+                c->n = sizes[si];
                 c->dens_pct = dense_like ? 100.0 : o->dens[di];
-                c->threads = threads == 0 ? max_threads : 1;
+                c->cuda = cuda;
+                c->threads = cuda ? 1 : threads == 0 ? max_threads : 1;
                 c->cold = o->cold[ci];
                 case_name(c, max_threads);
               }
@@ -536,10 +583,11 @@ int main(int argc, char **argv) {
   memset(&cx, 0, sizeof cx);
   cx.max_threads = mt_adagrad_threads(0);
   cx.pair = !o.no_pair;
-  cx.n_cases = enumerate(&o, cx.max_threads, NULL);
+  cx.dev_ok = bc_dev_probe(cx.dev_info, sizeof cx.dev_info) == 0;
+  cx.n_cases = enumerate(&o, cx.max_threads, cx.dev_ok, NULL);
   bcase *cases = calloc((size_t)cx.n_cases + 1, sizeof *cases);
   if (!cases) return 1;
-  enumerate(&o, cx.max_threads, cases);
+  enumerate(&o, cx.max_threads, cx.dev_ok, cases);
   if (o.list) {
     for (int i = 0; i < cx.n_cases; i++) printf("%s\n", cases[i].name);
     free(cases);
@@ -586,6 +634,12 @@ int main(int argc, char **argv) {
   mtb_context("mtcs_evict_bytes", v);
   mtb_context("mtcs_build_type", MTB_BUILD_TYPE);
   mtb_context("mtcs_selection", o.quick ? "quick" : "full");
+  mtb_context("mtcs_cuda", cx.dev_ok ? cx.dev_info : "no device");
+  if (!cx.dev_ok) mtb_context("mtcs_cuda_why", cx.dev_info);
+  if (cx.dev_ok) {
+    snprintf(v, sizeof v, "%.4g", bc_dev_copy_bandwidth((size_t)1 << 30));
+    mtb_context("mtcs_cuda_copy_bytes_per_second", v); /* memcpy D2D, 1 GiB, read + write */
+  }
   mtb_context("mtcs_pairs", cx.pair ? "dense:stream sparse_coo:dense sparse_csr:dense "
                                       "masked_dense:dense hybrid_coo:dense "
                                       "masked_sparse:sparse_coo"
@@ -597,6 +651,7 @@ int main(int argc, char **argv) {
   int rc = mtb_main(n_rest, rest);
   fprintf(stderr, "mtcs_bench: %d cases in %.1f s, %d failed verification\n", cx.n_cases,
           now() - t0, cx.errors);
+  bc_dev_free(cx.dev);
   bc_grad_free(&cx.grad);
   bc_base_free(&cx.base);
   free(cx.evict);

@@ -199,12 +199,11 @@ mt_adagrad_hparams bc_hparams(int nthreads) {
 }
 
 /* The stream kernel's factor: -clr, as the step scales its update. */
-#define STREAM_K (-0.01)
 
 /* One step on explicit arrays (the full problem or a prefix view). */
-static mt_status step_on(bc_path path, int f64, void *p, void *s, const void *gd, int64_t n,
-                         const bc_grad *g, int64_t entries, int64_t rows, int nthreads,
-                         mt_error *err) {
+mt_status bc_step_on(bc_path path, int f64, void *p, void *s, const void *gd, int64_t n,
+                     const bc_grad *g, int64_t entries, int64_t rows, int nthreads,
+                     mt_error *err) {
   mt_adagrad_hparams hp = bc_hparams(nthreads);
   switch (path) {
   case BC_DENSE:
@@ -212,9 +211,9 @@ static mt_status step_on(bc_path path, int f64, void *p, void *s, const void *gd
                : mt_adagrad_step_dense_f32(p, s, gd, n, &hp, err);
   case BC_STREAM:
     if (f64)
-      mt_stream_step_f64(p, s, gd, n, STREAM_K, nthreads, MT_ADAGRAD_ISA_AUTO);
+      mt_stream_step_f64(p, s, gd, n, BC_STREAM_K, nthreads, MT_ADAGRAD_ISA_AUTO);
     else
-      mt_stream_step_f32(p, s, gd, n, (float)STREAM_K, nthreads, MT_ADAGRAD_ISA_AUTO);
+      mt_stream_step_f32(p, s, gd, n, (float)BC_STREAM_K, nthreads, MT_ADAGRAD_ISA_AUTO);
     return MT_OK;
   case BC_MASKED_DENSE:
     return f64 ? mt_adagrad_step_masked_dense_f64(p, s, gd, g->mask, n, &hp, err)
@@ -235,7 +234,8 @@ static mt_status step_on(bc_path path, int f64, void *p, void *s, const void *gd
 }
 
 mt_status bc_step(const bc_base *b, const bc_grad *g, int nthreads, mt_error *err) {
-  return step_on(g->path, b->f64, b->p, b->s, b->g, b->n, g, g->entries, g->rows, nthreads, err);
+  return bc_step_on(g->path, b->f64, b->p, b->s, b->g, b->n, g, g->entries, g->rows, nthreads,
+                    err);
 }
 
 /* ---- the check against the reference ---------------------------------- */
@@ -257,6 +257,25 @@ static int64_t first_diff(const void *a, const void *b, int64_t n, size_t es) {
   return -1;
 }
 
+void bc_prefix(const bc_base *b, const bc_grad *g, int64_t *m_out, int64_t *entries_out,
+               int64_t *rows_out) {
+  int64_t m = b->n < CHECK_ELEMS ? b->n : CHECK_ELEMS, entries = 0, rows = 1;
+  if (g->path == BC_SPARSE_CSR || g->path == BC_HYBRID_COO) {
+    rows = m / g->cols > 0 ? m / g->cols : 1;
+    if (rows > g->rows) rows = g->rows;
+    m = rows * g->cols;
+  }
+  if (g->path == BC_SPARSE_CSR) {
+    entries = g->crow[rows];
+  } else if (g->path == BC_SPARSE_COO || g->path == BC_MASKED_SPARSE || g->path == BC_HYBRID_COO) {
+    int64_t lim = g->path == BC_HYBRID_COO ? rows : m;
+    while (entries < g->entries && g->idx[entries] < lim) entries++;
+  }
+  *m_out = m;
+  *entries_out = entries;
+  *rows_out = rows;
+}
+
 int bc_check(const bc_base *b, const bc_grad *g, int nthreads, int64_t *checked, char *why,
              size_t len) {
   mt_dtype dt = b->f64 ? MT_float64 : MT_float32;
@@ -268,24 +287,10 @@ int bc_check(const bc_base *b, const bc_grad *g, int nthreads, int64_t *checked,
   mt_error err = {0};
   memset(&call, 0, sizeof call);
 
-  /* the prefix sub-problem: m elements, `entries` grad entries, `rows` rows */
-  int64_t m = b->n < CHECK_ELEMS ? b->n : CHECK_ELEMS, entries = 0, rows = 1;
-  int ndim = 1;
-  int64_t shape[2] = {m, 1};
-  if (g->path == BC_SPARSE_CSR || g->path == BC_HYBRID_COO) {
-    rows = m / g->cols > 0 ? m / g->cols : 1;
-    if (rows > g->rows) rows = g->rows;
-    m = rows * g->cols;
-    ndim = 2;
-    shape[0] = rows;
-    shape[1] = g->cols;
-  }
-  if (g->path == BC_SPARSE_CSR) {
-    entries = g->crow[rows];
-  } else if (g->path == BC_SPARSE_COO || g->path == BC_MASKED_SPARSE || g->path == BC_HYBRID_COO) {
-    int64_t lim = g->path == BC_HYBRID_COO ? rows : m;
-    while (entries < g->entries && g->idx[entries] < lim) entries++;
-  }
+  int64_t m, entries, rows;
+  bc_prefix(b, g, &m, &entries, &rows);
+  int ndim = g->path == BC_SPARSE_CSR || g->path == BC_HYBRID_COO ? 2 : 1;
+  int64_t shape[2] = {ndim == 2 ? rows : m, ndim == 2 ? g->cols : 1};
   *checked = m;
 
   /* the fast kernel on copies */
@@ -297,7 +302,7 @@ int bc_check(const bc_base *b, const bc_grad *g, int nthreads, int64_t *checked,
   }
   memcpy(p, b->p, (size_t)m * es);
   memcpy(s, b->s, (size_t)m * es);
-  mt_status st = step_on(g->path, b->f64, p, s, b->g, m, g, entries, rows, nthreads, &err);
+  mt_status st = bc_step_on(g->path, b->f64, p, s, b->g, m, g, entries, rows, nthreads, &err);
   if (st != MT_OK) {
     snprintf(why, len, "fast kernel failed: %.400s", err.msg);
     goto out;
@@ -308,11 +313,11 @@ int bc_check(const bc_base *b, const bc_grad *g, int nthreads, int64_t *checked,
       int ok;
       if (b->f64) {
         const double *P = b->p, *S = b->s, *G = b->g;
-        double pe = P[i] + G[i] * STREAM_K, se = S[i] + G[i];
+        double pe = P[i] + G[i] * BC_STREAM_K, se = S[i] + G[i];
         ok = memcmp(&pe, (double *)p + i, 8) == 0 && memcmp(&se, (double *)s + i, 8) == 0;
       } else {
         const float *P = b->p, *S = b->s, *G = b->g;
-        float pe = P[i] + G[i] * (float)STREAM_K, se = S[i] + G[i];
+        float pe = P[i] + G[i] * (float)BC_STREAM_K, se = S[i] + G[i];
         ok = memcmp(&pe, (float *)p + i, 4) == 0 && memcmp(&se, (float *)s + i, 4) == 0;
       }
       if (!ok) {

@@ -71,6 +71,21 @@ mt_adagrad_hparams bc_hparams(int nthreads);
  * BC_STREAM: the bandwidth kernel). */
 mt_status bc_step(const bc_base *b, const bc_grad *g, int nthreads, mt_error *err);
 
+/* The stream kernel's factor: p += g * BC_STREAM_K, s += g. */
+#define BC_STREAM_K (-0.01)
+
+/* The fast kernel of `path` on explicit arrays: p, s and the dense grad gd
+ * of n elements, g's entries [0, entries) (rows: CSR rows). bc_step is this
+ * on the whole of b and g. */
+mt_status bc_step_on(bc_path path, int f64, void *p, void *s, const void *gd, int64_t n,
+                     const bc_grad *g, int64_t entries, int64_t rows, int nthreads,
+                     mt_error *err);
+
+/* The prefix sub-problem the checks use: its first m elements (about 32k),
+ * the grad entries [0, entries) that fall in them and, for CSR / hybrid,
+ * rows rows (else 1). */
+void bc_prefix(const bc_base *b, const bc_grad *g, int64_t *m, int64_t *entries, int64_t *rows);
+
 /* Runs the fast kernel and the reference op (mt_dispatch on the CPU
  * backend) on a prefix sub-problem of b/g (about 32k elements, copies) and
  * compares param and state_sum bit for bit; stream is compared with a plain

@@ -37,6 +37,7 @@ SIZEOF = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2}
 KEY_ORDER = ("impl", "path", "dev", "dtype", "n", "density", "cache")
 SPARSE_PATHS = ("sparse_coo", "sparse_csr", "hybrid_coo", "masked_sparse")
 BIG_N = 1 << 24  # the bandwidth target is judged at n >= 16M
+GPU_BIG_N = 1 << 28  # and on the GPU at n >= 256M
 
 
 class RenderError(Exception):
@@ -388,19 +389,14 @@ def crossover_paired(sparse):
     return crossover([P(r) for r in sparse], lambda den: one)
 
 
-def compute_targets(res, torch_loaded):
-    T = []
-    cpu_ok = [r for r in res.ok if r.is_cpu() and r.cache == "warm"]
-
-    # 1. C dense >= 0.90 of the stream kernel (n >= 16M; else the largest n)
-    t = Target("dense_bw", "C dense vs stream-kernel bandwidth",
-               ">= 0.90 (n >= 16M, cpu, same threads)", True, 0.90)
-    dense_c = [r for r in cpu_ok if r.family == "adagrad" and r.impl == "c" and r.path == "dense"]
+def dense_bw_target(t, dense_c, res, big_n):
+    """C dense rows against the stream kernel of the same dev/dtype/n, judged at
+    n >= big_n (else at the largest n present, said in the note)."""
     ns = sorted({r.n for r in dense_c if r.n})
-    sel = [n for n in ns if n >= BIG_N] or ns[-1:]
-    if ns and not [n for n in ns if n >= BIG_N]:
-        t.note = (f"no n >= 16M in this run (quick mode?): judged at the largest n present, "
-                  f"n={fmt_n(sel[0])}, which may fit in cache")
+    sel = [n for n in ns if n >= big_n] or ns[-1:]
+    if ns and not [n for n in ns if n >= big_n]:
+        t.note = (f"no n >= {fmt_n(big_n)} in this run (quick mode?): judged at the largest "
+                  f"n present, n={fmt_n(sel[0])}, which may fit in cache")
     for dev, dtype, n in sorted({(r.dev, r.dtype, r.n) for r in dense_c if r.n in sel}):
         d = res.dense("c", dev, dtype, n)
         if d and d.pair_ratio():  # stream time / dense time, interleaved: same bytes
@@ -410,7 +406,71 @@ def compute_targets(res, torch_loaded):
         bw = d.bandwidth() if d else None
         if bw and s:
             t.add(combo(d), bw / s)
-    T.append(t)
+    return t
+
+
+def gpu_status(t, res):
+    """'no device' when no cuda row ran (the reasons in the note)."""
+    if t.points:
+        return
+    cuda_rows = [r for r in res.rows if r.dev == "cuda"]
+    msgs = sorted({r.error for r in cuda_rows if r.error})
+    if not cuda_rows or not [r for r in cuda_rows if not r.error]:
+        t.status = "no device"
+        if msgs and msgs != ["no device"]:
+            t.note = "cuda rows: " + "; ".join(msgs)
+
+
+def roofline_crossover(res, dev, dtype, n):
+    """The crossover density (%) of a roofline: each step takes the longer of
+    its model bytes at the stream kernel's bandwidth and its work at the rate
+    measured in cache (the run's smallest n: dense ns per element, sparse_coo
+    ns per entry at its highest density). None without the rows it needs.
+    The byte model alone assumes both steps are bandwidth-bound; where one core
+    cannot issue the sparse step's gathers and scatters that fast, this is
+    where the crossover moves."""
+    T = SIZEOF.get(dtype)
+    bw = res.stream_bw(dev, dtype, n)
+    small = sorted({r.n for r in res.find(family="adagrad", impl="c", path="dense", dev=dev,
+                                          dtype=dtype, cache="warm") if r.n and r.n < BIG_N})
+    if not T or not bw or not small:
+        return None
+    n0 = small[0]
+    d0 = res.dense("c", dev, dtype, n0)
+    sp0 = [r for r in res.find(family="adagrad", impl="c", path="sparse_coo", dev=dev,
+                               dtype=dtype, n=n0, cache="warm")
+           if r.density and r.counter("entries")]
+    if not d0 or not sp0:
+        return None
+    top = max(sp0, key=lambda r: r.density)
+    c_dense, c_entry = d0.time_ns / n0, top.time_ns / top.counter("entries")
+    L = 64 // T
+
+    def excess(d):  # sparse time - dense time at d percent (ns)
+        e = d / 100 * n
+        sp_bytes = e * (8 + T) + 4 * T * n * (1 - (1 - d / 100) ** L)
+        return (max(sp_bytes / bw * 1e9, c_entry * e)
+                - max(5 * T * n / bw * 1e9, c_dense * n))
+
+    lo, hi = 1e-4, 100.0
+    if excess(hi) < 0:
+        return 100.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if excess(mid) < 0 else (lo, mid)
+    return (lo + hi) / 2
+
+
+def compute_targets(res, torch_loaded):
+    T = []
+    cpu_ok = [r for r in res.ok if r.is_cpu() and r.cache == "warm"]
+
+    # 1. C dense >= 0.90 of the stream kernel (n >= 16M; else the largest n)
+    T.append(dense_bw_target(
+        Target("dense_bw", "C dense vs stream-kernel bandwidth",
+               ">= 0.90 (n >= 16M, cpu, same threads)", True, 0.90),
+        [r for r in cpu_ok if r.family == "adagrad" and r.impl == "c" and r.path == "dense"],
+        res, BIG_N))
 
     # 2. sparse at 1% >= 5x faster than dense
     t = Target("sparse_1pct", "C sparse_coo at 1% vs C dense", ">= 5x faster", True, 5.0)
@@ -454,8 +514,15 @@ def compute_targets(res, torch_loaded):
         else:
             diff, ok = min(0.0, x - model), model - 10 <= x
             shown = f"<= {x:g}%"
+        roof = roofline_crossover(res, dev, dtype, n)
         t.add(f"{dev} {dtype} n={fmt_n(n)}", diff, ok,
-              f"measured {shown}, model {model:.3g}%")
+              f"measured {shown}, model {model:.3g}%"
+              + (f", roofline {roof:.3g}%" if roof is not None else ""))
+    if any("roofline" in p[3] for p in t.points):
+        t.note = ("roofline: each step takes the longer of its model bytes at the stream "
+                  "kernel's bandwidth and its work at the rate measured in cache (smallest "
+                  "n of the run: dense per element, sparse_coo per entry); the byte model "
+                  "alone assumes both are bandwidth-bound")
     T.append(t)
 
     # 4./5. masked paths vs their plain counterparts
@@ -503,21 +570,23 @@ def compute_targets(res, torch_loaded):
                           "configurations were not run (see the table)")
         T.append(t)
 
-    # 7. GPU: C dense >= 1.0x torch fused CUDA
+    # 7. GPU: C dense >= 0.8 of the stream kernel on the device (n >= 256M)
+    t = dense_bw_target(
+        Target("gpu_bw", "GPU: C dense vs stream-kernel bandwidth", ">= 0.80 (n >= 256M, cuda)",
+               True, 0.80),
+        [r for r in res.ok if r.family == "adagrad" and r.impl == "c" and r.path == "dense"
+         and r.dev == "cuda" and r.cache == "warm"], res, GPU_BIG_N)
+    gpu_status(t, res)
+    T.append(t)
+
+    # 8. GPU: C dense >= 1.0x torch fused CUDA
     t = Target("gpu", "GPU: C dense vs torch fused CUDA", ">= 1.0x faster", True, 1.0)
     for r in res.find(family="adagrad", impl="torch_fused", path="dense", dev="cuda",
                       cache="warm"):
         c = res.dense("c", "cuda", r.dtype, r.n)
         if c:
             t.add(combo(r), r.time_ns / c.time_ns)
-    if not t.points:
-        cuda_rows = [r for r in res.rows if r.dev == "cuda"]
-        msgs = sorted({r.error for r in cuda_rows if r.error})
-        if not cuda_rows or all(m == "no device" for m in msgs) or \
-                not [r for r in cuda_rows if not r.error]:
-            t.status = "no device"
-            if msgs and msgs != ["no device"]:
-                t.note = "cuda rows: " + "; ".join(msgs)
+    gpu_status(t, res)
     T.append(t)
     return T
 

@@ -1,0 +1,231 @@
+/* adagrad_cases_cuda.c - see adagrad_cases_cuda.h. */
+#include "adagrad_cases_cuda.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int bc_dev_path_ok(bc_path path) {
+  return path == BC_STREAM || path == BC_DENSE || path == BC_SPARSE_COO ||
+         path == BC_MASKED_DENSE || path == BC_MASKED_SPARSE;
+}
+
+#ifndef MT_HAVE_CUDA
+
+int bc_dev_probe(char *info, size_t len) {
+  snprintf(info, len, "not built with CUDA (nvcc was not found at configure time)");
+  return -1;
+}
+int bc_dev_load(bc_dev **d, const bc_base *b, const bc_grad *g, char *why, size_t len) {
+  (void)d, (void)b, (void)g;
+  return bc_dev_probe(why, len);
+}
+void bc_dev_free(bc_dev *d) { (void)d; }
+mt_status bc_dev_step(bc_dev *d, bc_path path, double *seconds, mt_error *err) {
+  (void)d, (void)path;
+  *seconds = 0;
+  return mt_err(err, MT_NOT_SUPPORTED, "not built with CUDA");
+}
+int bc_dev_check(bc_dev *d, const bc_base *b, const bc_grad *g, int64_t *checked, char *why,
+                 size_t len) {
+  (void)d, (void)b, (void)g;
+  *checked = 0;
+  return bc_dev_probe(why, len);
+}
+double bc_dev_copy_bandwidth(size_t bytes) {
+  (void)bytes;
+  return 0;
+}
+
+#else /* MT_HAVE_CUDA */
+
+#include "cuda/adagrad_cuda.h"
+
+struct bc_dev {
+  const bc_base *base; /* whose arrays are on the device */
+  const bc_grad *grad;
+  int64_t base_n, grad_entries;
+  int f64;
+  bc_path grad_path;
+  double grad_density;
+  void *p, *s, *g;   /* n elements each */
+  int64_t *idx;      /* COO entries */
+  void *vals;
+  uint8_t *mask;     /* masked_dense */
+  mt_cuda_timer *timer;
+};
+
+int bc_dev_probe(char *info, size_t len) { return mt_cuda_probe(info, len); }
+
+static void free_grad(bc_dev *d) {
+  mt_cuda_free(d->idx);
+  mt_cuda_free(d->vals);
+  mt_cuda_free(d->mask);
+  d->idx = NULL, d->vals = NULL, d->mask = NULL;
+  d->grad = NULL;
+}
+
+static void free_base(bc_dev *d) {
+  mt_cuda_free(d->p);
+  mt_cuda_free(d->s);
+  mt_cuda_free(d->g);
+  d->p = d->s = d->g = NULL;
+  d->base = NULL;
+}
+
+void bc_dev_free(bc_dev *d) {
+  if (!d) return;
+  free_grad(d);
+  free_base(d);
+  mt_cuda_timer_free(d->timer);
+  free(d);
+}
+
+/* the same struct may be refilled with other contents: compare values too */
+static int same_base(const bc_dev *d, const bc_base *b) {
+  return d->base == b && d->base_n == b->n && d->f64 == b->f64;
+}
+static int same_grad(const bc_dev *d, const bc_grad *g) {
+  return d->grad == g && d->grad_path == g->path && d->grad_density == g->density &&
+         d->grad_entries == g->entries;
+}
+
+int bc_dev_load(bc_dev **dp, const bc_base *b, const bc_grad *g, char *why, size_t len) {
+  mt_error err = {0};
+  size_t es = b->f64 ? 8 : 4, n = (size_t)b->n;
+  if (!bc_dev_path_ok(g->path)) {
+    snprintf(why, len, "path %s does not run on the device", bc_path_name(g->path));
+    return -1;
+  }
+  if (!*dp) {
+    if (!(*dp = calloc(1, sizeof **dp))) {
+      snprintf(why, len, "out of memory");
+      return -1;
+    }
+    if (mt_cuda_timer_new(&(*dp)->timer, &err) != MT_OK) goto fail;
+  }
+  bc_dev *d = *dp;
+  if (!same_base(d, b)) {
+    free_grad(d);
+    free_base(d);
+    if (mt_cuda_malloc(&d->p, n * es, &err) || mt_cuda_malloc(&d->s, n * es, &err) ||
+        mt_cuda_malloc(&d->g, n * es, &err) || mt_cuda_upload(d->p, b->p, n * es, &err) ||
+        mt_cuda_upload(d->s, b->s, n * es, &err) || mt_cuda_upload(d->g, b->g, n * es, &err))
+      goto fail;
+    d->base = b, d->base_n = b->n, d->f64 = b->f64;
+  }
+  if (!same_grad(d, g)) {
+    free_grad(d);
+    size_t e = (size_t)g->entries;
+    if (g->path == BC_SPARSE_COO || g->path == BC_MASKED_SPARSE) {
+      if (mt_cuda_malloc((void **)&d->idx, e * 8, &err) || mt_cuda_malloc(&d->vals, e * es, &err) ||
+          mt_cuda_upload(d->idx, g->idx, e * 8, &err) ||
+          mt_cuda_upload(d->vals, g->vals, e * es, &err))
+        goto fail;
+    } else if (g->path == BC_MASKED_DENSE) {
+      if (mt_cuda_malloc((void **)&d->mask, n, &err) || mt_cuda_upload(d->mask, g->mask, n, &err))
+        goto fail;
+    }
+    d->grad = g, d->grad_path = g->path, d->grad_density = g->density;
+    d->grad_entries = g->entries;
+  }
+  return 0;
+fail:
+  snprintf(why, len, "%.400s", err.msg);
+  if (*dp) {
+    free_grad(*dp);
+    free_base(*dp);
+  }
+  return -1;
+}
+
+/* The step of `path` on explicit device arrays (n elements, entries). */
+static mt_status dev_step_on(bc_dev *d, bc_path path, void *p, void *s, int64_t n,
+                             int64_t entries, mt_error *err) {
+  mt_adagrad_hparams hp = bc_hparams(1);
+  int f64 = d->f64;
+  switch (path) {
+  case BC_STREAM:
+    return f64 ? mt_cuda_stream_f64(p, s, d->g, n, BC_STREAM_K, err)
+               : mt_cuda_stream_f32(p, s, d->g, n, (float)BC_STREAM_K, err);
+  case BC_DENSE:
+    return f64 ? mt_cuda_adagrad_dense_f64(p, s, d->g, n, &hp, err)
+               : mt_cuda_adagrad_dense_f32(p, s, d->g, n, &hp, err);
+  case BC_MASKED_DENSE:
+    return f64 ? mt_cuda_adagrad_masked_dense_f64(p, s, d->g, d->mask, n, &hp, err)
+               : mt_cuda_adagrad_masked_dense_f32(p, s, d->g, d->mask, n, &hp, err);
+  case BC_SPARSE_COO:
+  case BC_MASKED_SPARSE: {
+    int masked = path == BC_MASKED_SPARSE;
+    if (!d->idx) return mt_err(err, MT_INVALID_ARGUMENT, "bench: no COO grad on the device");
+    return f64 ? mt_cuda_adagrad_coo_f64(p, s, d->idx, d->vals, entries, masked, &hp, err)
+               : mt_cuda_adagrad_coo_f32(p, s, d->idx, d->vals, entries, masked, &hp, err);
+  }
+  default:
+    return mt_err(err, MT_NOT_SUPPORTED, "bench: path %s does not run on the device",
+                  bc_path_name(path));
+  }
+}
+
+mt_status bc_dev_step(bc_dev *d, bc_path path, double *seconds, mt_error *err) {
+  *seconds = 0;
+  mt_cuda_timer_start(d->timer);
+  mt_status st = dev_step_on(d, path, d->p, d->s, d->base_n, d->grad_entries, err);
+  if (st != MT_OK) return st;
+  return mt_cuda_timer_stop(d->timer, seconds, err);
+}
+
+int bc_dev_check(bc_dev *d, const bc_base *b, const bc_grad *g, int64_t *checked, char *why,
+                 size_t len) {
+  mt_error err = {0};
+  size_t es = b->f64 ? 8 : 4;
+  int64_t m, entries, rows;
+  bc_prefix(b, g, &m, &entries, &rows);
+  *checked = m;
+  int rc = -1;
+  char *hp = malloc((size_t)m * es), *hs = malloc((size_t)m * es);
+  char *dp = malloc((size_t)m * es), *ds = malloc((size_t)m * es);
+  if (!hp || !hs || !dp || !ds) {
+    snprintf(why, len, "check: out of memory");
+    goto out;
+  }
+  /* the device's current prefix, stepped on the host by the fast kernel */
+  if (mt_cuda_download(hp, d->p, (size_t)m * es, &err) ||
+      mt_cuda_download(hs, d->s, (size_t)m * es, &err))
+    goto fail;
+  if (bc_step_on(g->path, b->f64, hp, hs, b->g, m, g, entries, rows, 1, &err) != MT_OK) goto fail;
+  /* the whole problem on the device: its prefix depends on the prefix only */
+  double sec;
+  if (bc_dev_step(d, g->path, &sec, &err) != MT_OK || mt_cuda_sync(&err) != MT_OK ||
+      mt_cuda_download(dp, d->p, (size_t)m * es, &err) ||
+      mt_cuda_download(ds, d->s, (size_t)m * es, &err))
+    goto fail;
+  for (int64_t i = 0; i < m; i++) {
+    int bad_p = memcmp(hp + i * es, dp + i * es, es) != 0;
+    if (bad_p || memcmp(hs + i * es, ds + i * es, es) != 0) {
+      double h = b->f64 ? ((double *)(bad_p ? hp : hs))[i] : ((float *)(bad_p ? hp : hs))[i];
+      double v = b->f64 ? ((double *)(bad_p ? dp : ds))[i] : ((float *)(bad_p ? dp : ds))[i];
+      snprintf(why, len, "device step differs from the CPU kernel: %s[%lld] = %.17g, CPU %.17g",
+               bad_p ? "param" : "state_sum", (long long)i, v, h);
+      goto out;
+    }
+  }
+  rc = 0;
+  goto out;
+fail:
+  snprintf(why, len, "device check: %.400s", err.msg);
+out:
+  free(hp);
+  free(hs);
+  free(dp);
+  free(ds);
+  return rc;
+}
+
+double bc_dev_copy_bandwidth(size_t bytes) {
+  double bw = 0;
+  mt_error err = {0};
+  return mt_cuda_copy_bandwidth(bytes, 5, &bw, &err) == MT_OK ? bw : 0;
+}
+
+#endif /* MT_HAVE_CUDA */
