@@ -185,8 +185,9 @@ static void defaults(options *o) {
     if (!o->quick) o->f64[o->n_dtypes++] = 1;
   }
   if (!o->n_paths) {
-    static const bc_path order[] = {BC_STREAM,       BC_DENSE,         BC_SPARSE_COO, BC_SPARSE_CSR,
-                                    BC_MASKED_DENSE, BC_MASKED_SPARSE, BC_HYBRID_COO};
+    static const bc_path order[] = {BC_STREAM,       BC_DENSE,        BC_SPARSE_COO,
+                                    BC_TOUCH,        BC_SPARSE_CSR,   BC_MASKED_DENSE,
+                                    BC_MASKED_SPARSE, BC_HYBRID_COO};
     for (int i = 0; i < BC__COUNT; i++) o->paths[o->n_paths++] = order[i];
   }
   if (!o->n_dens) {
@@ -284,7 +285,9 @@ static double peak_rss(void) {
 }
 
 static uint64_t case_seed(const bcase *c) {
-  return 0x6d74637362656e63ull ^ ((uint64_t)c->path << 56) ^ ((uint64_t)c->f64 << 48) ^
+  /* touch draws sparse_coo's entries: the same access pattern */
+  uint64_t path = c->path == BC_TOUCH ? BC_SPARSE_COO : c->path;
+  return 0x6d74637362656e63ull ^ (path << 56) ^ ((uint64_t)c->f64 << 48) ^
          (uint64_t)c->n ^ (uint64_t)(c->dens_pct * 1e4) << 20;
 }
 
@@ -349,6 +352,7 @@ static bc_path pair_of(bc_path p) {
   case BC_MASKED_DENSE:
   case BC_HYBRID_COO: return BC_DENSE;
   case BC_MASKED_SPARSE: return BC_SPARSE_COO; /* on the same entries */
+  case BC_TOUCH: return BC_SPARSE_COO;         /* the step it is the pattern of */
   default: return BC__COUNT;
   }
 }
@@ -436,6 +440,9 @@ static void case_name(bcase *c, int max_threads) {
   if (c->path == BC_STREAM)
     snprintf(c->name, sizeof c->name, "stream/impl:c/dev:%s/dtype:%s/n:%lld/cache:%s", dev,
              c->f64 ? "f64" : "f32", (long long)c->n, c->cold ? "cold" : "warm");
+  else if (c->path == BC_TOUCH)
+    snprintf(c->name, sizeof c->name, "touch/impl:c/dev:%s/dtype:%s/n:%lld/density:%g/cache:%s",
+             dev, c->f64 ? "f64" : "f32", (long long)c->n, c->dens_pct, c->cold ? "cold" : "warm");
   else
     snprintf(c->name, sizeof c->name,
              "adagrad/impl:c/path:%s/dev:%s/dtype:%s/n:%lld/density:%g/cache:%s",

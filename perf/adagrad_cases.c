@@ -13,7 +13,7 @@ static const char *const PATH_NAMES[BC__COUNT] = {
     [BC_DENSE] = "dense",           [BC_SPARSE_COO] = "sparse_coo",
     [BC_SPARSE_CSR] = "sparse_csr", [BC_MASKED_DENSE] = "masked_dense",
     [BC_MASKED_SPARSE] = "masked_sparse", [BC_HYBRID_COO] = "hybrid_coo",
-    [BC_STREAM] = "stream",
+    [BC_STREAM] = "stream",         [BC_TOUCH] = "touch",
 };
 
 const char *bc_path_name(bc_path p) { return p < BC__COUNT ? PATH_NAMES[p] : "?"; }
@@ -218,6 +218,13 @@ mt_status bc_step_on(bc_path path, int f64, void *p, void *s, const void *gd, in
   case BC_MASKED_DENSE:
     return f64 ? mt_adagrad_step_masked_dense_f64(p, s, gd, g->mask, n, &hp, err)
                : mt_adagrad_step_masked_dense_f32(p, s, gd, g->mask, n, &hp, err);
+  case BC_TOUCH:
+    if (f64)
+      mt_touch_step_f64(p, s, g->idx, g->vals, entries, BC_STREAM_K, nthreads, MT_ADAGRAD_ISA_AUTO);
+    else
+      mt_touch_step_f32(p, s, g->idx, g->vals, entries, (float)BC_STREAM_K, nthreads,
+                        MT_ADAGRAD_ISA_AUTO);
+    return MT_OK;
   case BC_SPARSE_COO:
   case BC_HYBRID_COO:
     return f64 ? mt_adagrad_step_coo_f64(p, s, g->idx, g->vals, entries, g->row, &hp, err)
@@ -267,7 +274,8 @@ void bc_prefix(const bc_base *b, const bc_grad *g, int64_t *m_out, int64_t *entr
   }
   if (g->path == BC_SPARSE_CSR) {
     entries = g->crow[rows];
-  } else if (g->path == BC_SPARSE_COO || g->path == BC_MASKED_SPARSE || g->path == BC_HYBRID_COO) {
+  } else if (g->path == BC_SPARSE_COO || g->path == BC_MASKED_SPARSE || g->path == BC_HYBRID_COO ||
+             g->path == BC_TOUCH) {
     int64_t lim = g->path == BC_HYBRID_COO ? rows : m;
     while (entries < g->entries && g->idx[entries] < lim) entries++;
   }
@@ -308,6 +316,37 @@ int bc_check(const bc_base *b, const bc_grad *g, int nthreads, int64_t *checked,
     goto out;
   }
 
+  if (g->path == BC_TOUCH) { /* a plain loop over the entries is the reference */
+    char *ep = malloc((size_t)m * es), *eq = malloc((size_t)m * es);
+    int64_t bad = -1;
+    if (ep && eq) {
+      memcpy(ep, b->p, (size_t)m * es);
+      memcpy(eq, b->s, (size_t)m * es);
+      for (int64_t k = 0; k < entries; k++) {
+        int64_t i = g->idx[k];
+        if (b->f64) {
+          double v = ((const double *)g->vals)[k];
+          ((double *)eq)[i] = ((double *)eq)[i] + v;
+          ((double *)ep)[i] = ((double *)ep)[i] + v * BC_STREAM_K;
+        } else {
+          float v = ((const float *)g->vals)[k];
+          ((float *)eq)[i] = ((float *)eq)[i] + v;
+          ((float *)ep)[i] = ((float *)ep)[i] + v * (float)BC_STREAM_K;
+        }
+      }
+      bad = first_diff(ep, p, m, es);
+      if (bad < 0) bad = first_diff(eq, s, m, es);
+    }
+    if (!ep || !eq)
+      snprintf(why, len, "check: out of memory");
+    else if (bad >= 0)
+      snprintf(why, len, "touch kernel differs from the plain loop at element %lld", (long long)bad);
+    else
+      rc = 0;
+    free(ep);
+    free(eq);
+    goto out;
+  }
   if (g->path == BC_STREAM) { /* a plain loop is the reference */
     for (int64_t i = 0; i < m; i++) {
       int ok;
@@ -440,6 +479,7 @@ double bc_model_bytes(bc_path path, int f64, int64_t n, double d, int64_t entrie
                                                                 : touched(d, MT_ADAGRAD_MASK_BLOCK));
   case BC_SPARSE_COO:
   case BC_MASKED_SPARSE:
+  case BC_TOUCH:
     return e * (8.0 + T) + 4.0 * T * N * touched(d, L);
   case BC_SPARSE_CSR:
     return e * (8.0 + T) + 8.0 * (N / BC_CSR_COLS + 1.0) + 4.0 * T * N * touched(d, L);

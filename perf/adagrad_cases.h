@@ -18,6 +18,7 @@ typedef enum {
   BC_MASKED_SPARSE,
   BC_HYBRID_COO,
   BC_STREAM,
+  BC_TOUCH, /* the sparse step's access pattern without its arithmetic */
   BC__COUNT
 } bc_path;
 

@@ -59,7 +59,8 @@ class Row:
             if sep:
                 self.kv[k] = v
         self.impl = self.kv.get("impl", src)
-        self.path = self.kv.get("path", self.family if self.family == "stream" else "")
+        self.path = self.kv.get("path", self.family if self.family in ("stream", "touch")
+                                else "")
         self.dev = self.kv.get("dev", "")
         self.dtype = self.kv.get("dtype", "")
         self.cache = self.kv.get("cache", "warm")
@@ -515,14 +516,22 @@ def compute_targets(res, torch_loaded):
             diff, ok = min(0.0, x - model), model - 10 <= x
             shown = f"<= {x:g}%"
         roof = roofline_crossover(res, dev, dtype, n)
+        touch = res.find(family="touch", impl="c", dev=dev, dtype=dtype, n=n, cache="warm")
+        stream = res.stream(dev, dtype, n)
+        ax, akind = crossover(touch, lambda den: stream) if stream else (None, None)
         t.add(f"{dev} {dtype} n={fmt_n(n)}", diff, ok,
               f"measured {shown}, model {model:.3g}%"
-              + (f", roofline {roof:.3g}%" if roof is not None else ""))
+              + (f", roofline {roof:.3g}%" if roof is not None else "")
+              + (f", access pattern {'' if akind == '=' else akind + ' '}{ax:.3g}%"
+                 if ax is not None else ""))
     if any("roofline" in p[3] for p in t.points):
         t.note = ("roofline: each step takes the longer of its model bytes at the stream "
                   "kernel's bandwidth and its work at the rate measured in cache (smallest "
                   "n of the run: dense per element, sparse_coo per entry); the byte model "
-                  "alone assumes both are bandwidth-bound")
+                  "alone assumes both are bandwidth-bound. access pattern: where the touch "
+                  "kernel (sparse_coo's loads and stores without its arithmetic) becomes as "
+                  "slow as the stream kernel, i.e. where the access pattern alone, not the "
+                  "arithmetic, makes entry-by-entry updates lose to streaming")
     T.append(t)
 
     # 4./5. masked paths vs their plain counterparts
@@ -589,6 +598,35 @@ def compute_targets(res, torch_loaded):
     gpu_status(t, res)
     T.append(t)
     return T
+
+
+def where_time_goes(res):
+    """Rows of the 'where the sparse time goes' table: per C sparse_coo
+    configuration (warm, n >= 16M when present) its time over dense's, the
+    touch kernel's (same entries, no arithmetic) over the stream kernel's, and
+    sparse_coo's over touch's (touch's pair_ratio: both interleaved)."""
+    sp = [r for r in res.find(family="adagrad", impl="c", path="sparse_coo", cache="warm")
+          if r.is_cpu()]
+    if any(r.n and r.n >= BIG_N for r in sp):
+        sp = [r for r in sp if r.n and r.n >= BIG_N]
+    out = []
+    for r in sorted(sp, key=lambda r: (r.dev, r.dtype, r.n or 0, r.density or 0)):
+        touch = [x for x in res.find(family="touch", impl="c", dev=r.dev, dtype=r.dtype, n=r.n,
+                                     cache="warm") if x.density == r.density]
+        t = touch[0] if touch else None
+        st = res.stream(r.dev, r.dtype, r.n)
+        vs_dense = (1.0 / r.pair_ratio() if r.pair_ratio() else None)
+        if vs_dense is None:
+            d = res.dense("c", r.dev, r.dtype, r.n, r.density)
+            vs_dense = r.time_ns / d.time_ns if d else None
+        t_vs_stream = t.time_ns / st.time_ns if t and st else None
+        sp_vs_t = t.pair_ratio() if t and t.pair_ratio() else (
+            r.time_ns / t.time_ns if t else None)
+        if t is None:
+            continue
+        out.append([r.dev, r.dtype, fmt_n(r.n), fmt_density(r.density), fmt_ratio(vs_dense),
+                    fmt_ratio(t_vs_stream), fmt_ratio(sp_vs_t)])
+    return out
 
 
 def memory_rows(res):
@@ -829,6 +867,17 @@ def build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note):
         B.append(("p", "Spread over the configurations of each target (the status above "
                        "is judged on the worst one):"))
         B.append(("table", ["target", "configs meeting it", "median", "best"], spread))
+    prof = where_time_goes(res)
+    if prof:
+        B.append(("h3", "Where the sparse time goes (C sparse_coo)"))
+        B.append(("p", "Time ratios (below 1: faster). The touch kernel does sparse_coo's "
+                       "loads and stores on the same entries without its arithmetic (s += v, "
+                       "p += v k), so 'sparse / touch' near 1 means the step costs what its "
+                       "access pattern costs, and 'touch / stream' is what that pattern costs "
+                       "against streaming every element: the floor for a kernel that "
+                       "gathers and scatters entry by entry, as sparse_coo's does."))
+        B.append(("table", ["dev", "dtype", "n", "density %", "sparse / dense",
+                            "touch / stream", "sparse / touch"], prof))
     mem = memory_rows(res)
     B.append(("h3", "Extra memory of the sparse steps (C)"))
     if mem:

@@ -346,6 +346,29 @@ TEST(sparse_paths_reject_weight_decay_like_torch) {
   CHECK_HAS(e.msg, "row = 0");
 }
 
+TEST(touch_kernel_updates_exactly_the_entries) {
+  /* entries at every 3rd element from 1 (gap < a line: no prefetch) and at
+   * every 97th (gap > a line: the prefetching batches), more than one batch
+   * of 64: p = 1 + 2 * 0.5 = 2, s = 3 + 2 = 5 there; elsewhere 1 and 3 */
+  enum { N = 20000 };
+  static float p[N], s[N], v[N];
+  static int64_t idx[N];
+  for (int stride = 3; stride <= 97; stride += 94)
+    for (int t = 1; t <= 2; t++)
+      for (int isa = MT_ADAGRAD_ISA_BASE; isa <= MT_ADAGRAD_ISA_AVX512; isa++) {
+        int64_t nnz = 0;
+        for (int i = 0; i < N; i++) p[i] = 1, s[i] = 3;
+        for (int i = 1; i < N; i += stride) idx[nnz] = i, v[nnz++] = 2;
+        mt_touch_step_f32(p, s, idx, v, nnz, 0.5f, t, isa);
+        int ok = 1;
+        for (int i = 0; i < N; i++) {
+          int hit = i % stride == 1 % stride && i >= 1;
+          ok &= hit ? p[i] == 2 && s[i] == 5 : p[i] == 1 && s[i] == 3;
+        }
+        CHECK(ok);
+      }
+}
+
 TEST(stream_kernel_reads_three_writes_two) {
   /* p = 1 + 2 * 0.5 = 2, s = 3 + 2 = 5 for every element and thread count */
   enum { N = 1000 };
@@ -365,5 +388,6 @@ MT_TEST_MAIN(T(dense_step_matches_reference_bitwise),
              T(masked_coo_step_skips_zero_values_like_reference),
              T(csr_step_matches_sparse_reference_bitwise),
              T(masked_dense_step_matches_reference_bitwise_ignoring_poison),
+             T(touch_kernel_updates_exactly_the_entries),
              T(sparse_paths_reject_weight_decay_like_torch),
              T(stream_kernel_reads_three_writes_two))

@@ -237,8 +237,9 @@ MT__INLINE int block_zero(const uint8_t *m) {
       COO_MATH(T, IT, blend_##SFX, SQRT, 1, 1)                                                     \
     }                                                                                              \
   }                                                                                                \
-  /* element entries [lo, hi): batches of gather, vector math, scatter */                          \
-  MT__INLINE void coo1_body_##SFX(const job *jb, int64_t lo, int64_t hi, int masked) {             \
+  /* element entries [lo, hi): batches of gather, vector math, scatter;                            \
+   * mode 0 ADA-2, 1 ADA-3's COO form, 2 the touch kernel (same access, no math) */                \
+  MT__INLINE void coo1_body_##SFX(const job *jb, int64_t lo, int64_t hi, int mode) {               \
     T *p = jb->p, *s = jb->s;                                                                      \
     const T *vals = jb->g;                                                                         \
     const int64_t *idx = jb->idx;                                                                  \
@@ -261,7 +262,15 @@ MT__INLINE int block_zero(const uint8_t *m) {
         ls[j] = s[ix[j]];                                                                          \
         lp[j] = p[ix[j]];                                                                          \
       }                                                                                            \
-      coo_math_##SFX(ls, lp, vals + k0, m, nclr, eps, jb->maximize, masked);                       \
+      if (mode == 2) {                                                                             \
+        T kk = (T)jb->k;                                                                           \
+        for (int j = 0; j < m; j++) {                                                              \
+          ls[j] = ls[j] + vals[k0 + j];                                                            \
+          lp[j] = lp[j] + vals[k0 + j] * kk;                                                       \
+        }                                                                                          \
+      } else {                                                                                     \
+        coo_math_##SFX(ls, lp, vals + k0, m, nclr, eps, jb->maximize, mode == 1);                  \
+      }                                                                                            \
       for (int j = 0; j < m; j++) {                                                                \
         s[ix[j]] = ls[j];                                                                          \
         p[ix[j]] = lp[j];                                                                          \
@@ -273,6 +282,9 @@ MT__INLINE int block_zero(const uint8_t *m) {
   }                                                                                                \
   ATTR MT__UNUSED static void mcoo_##SFX(const job *jb, int64_t lo, int64_t hi) {                  \
     coo1_body_##SFX(jb, lo, hi, 1);                                                                \
+  }                                                                                                \
+  ATTR MT__UNUSED static void touch1_##SFX(const job *jb, int64_t lo, int64_t hi) {                \
+    coo1_body_##SFX(jb, lo, hi, 2);                                                                \
   }                                                                                                \
   /* hybrid entries: `row` contiguous elements each, updated in place */                           \
   MT__INLINE void row_math_##SFX(T *restrict ps, T *restrict ss, const T *restrict v, int64_t m,   \
@@ -515,6 +527,12 @@ static mt_status check_common(const char *name, const mt_adagrad_hparams *hp, in
   void mt_stream_step_##SFX(T *p, T *s, const T *g, int64_t n, T k, int nthreads, int isa) {       \
     job j = {.p = p, .s = s, .g = g, .k = k, .count = n, .align = 64};                             \
     j.fn = PICK(isa, stream, SFX);                                                                 \
+    run_job(&j, nthreads);                                                                         \
+  }                                                                                                \
+  void mt_touch_step_##SFX(T *p, T *s, const int64_t *idx, const T *vals, int64_t nnz, T k,        \
+                           int nthreads, int isa) {                                                \
+    job j = {.p = p, .s = s, .g = vals, .idx = idx, .k = k, .count = nnz, .align = BATCH};         \
+    j.fn = PICK_SPARSE(isa, touch1, SFX);                                                          \
     run_job(&j, nthreads);                                                                         \
   }
 

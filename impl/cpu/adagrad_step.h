@@ -118,6 +118,15 @@ void mt_stream_step_f32(float *p, float *s, const float *g, int64_t n, float k, 
 void mt_stream_step_f64(double *p, double *s, const double *g, int64_t n, double k,
                         int nthreads, int isa);
 
+/* The sparse step's access pattern without its arithmetic (the reference
+ * for the sparse paths, as the stream kernel is for dense): per entry of a
+ * coalesced element COO grad, s[i] = s[i] + v; p[i] = p[i] + v * k, with the
+ * sparse step's batching, prefetch and threading. */
+void mt_touch_step_f32(float *p, float *s, const int64_t *idx, const float *vals, int64_t nnz,
+                       float k, int nthreads, int isa);
+void mt_touch_step_f64(double *p, double *s, const int64_t *idx, const double *vals, int64_t nnz,
+                       double k, int nthreads, int isa);
+
 /* Elements per block of the masked dense-storage kernel: in a 64-block
  * segment where at least 31/32 of the blocks have all 16 mask bytes zero,
  * those blocks are skipped without touching p, s or g; other segments take
