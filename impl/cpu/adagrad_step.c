@@ -450,8 +450,8 @@ static void job_hparams(job *j, const mt_adagrad_hparams *hp, int f32) {
   j->maximize = hp->maximize != 0;
 }
 
-static mt_status check_common(const char *name, const mt_adagrad_hparams *hp, int64_t count,
-                              int allow_wd, mt_error *err) {
+mt_status mt_adagrad_check(const char *name, const mt_adagrad_hparams *hp, int64_t count,
+                           int allow_wd, mt_error *err) {
   if (!hp) return mt_err(err, MT_INVALID_ARGUMENT, "%s: hparams is NULL", name);
   if (count < 0)
     return mt_err(err, MT_INVALID_ARGUMENT, "%s: negative size %lld", name, (long long)count);
@@ -465,7 +465,7 @@ static mt_status check_common(const char *name, const mt_adagrad_hparams *hp, in
 #define MT__ENTRIES(T, SFX, F32)                                                                   \
   mt_status mt_adagrad_step_dense_##SFX(T *p, T *s, const T *g, int64_t n,                         \
                                         const mt_adagrad_hparams *hp, mt_error *err) {             \
-    mt_status st = check_common("adagrad_step_dense_" #SFX, hp, n, 1, err);                        \
+    mt_status st = mt_adagrad_check("adagrad_step_dense_" #SFX, hp, n, 1, err);                        \
     if (st != MT_OK) return st;                                                                    \
     job j = {.p = p, .s = s, .g = g, .count = n, .align = 64};                                     \
     job_hparams(&j, hp, F32);                                                                      \
@@ -475,7 +475,7 @@ static mt_status check_common(const char *name, const mt_adagrad_hparams *hp, in
   }                                                                                                \
   mt_status mt_adagrad_step_coo_##SFX(T *p, T *s, const int64_t *idx, const T *vals, int64_t nnz,  \
                                       int64_t row, const mt_adagrad_hparams *hp, mt_error *err) {  \
-    mt_status st = check_common("adagrad_step_coo_" #SFX, hp, nnz, 0, err);                        \
+    mt_status st = mt_adagrad_check("adagrad_step_coo_" #SFX, hp, nnz, 0, err);                        \
     if (st != MT_OK) return st;                                                                    \
     if (row < 1)                                                                                   \
       return mt_err(err, MT_INVALID_ARGUMENT, "adagrad_step_coo_" #SFX ": row = %lld < 1",         \
@@ -490,7 +490,7 @@ static mt_status check_common(const char *name, const mt_adagrad_hparams *hp, in
   mt_status mt_adagrad_step_csr_##SFX(T *p, T *s, int64_t rows, int64_t cols, const int64_t *crow, \
                                       const int64_t *col, const T *vals,                           \
                                       const mt_adagrad_hparams *hp, mt_error *err) {               \
-    mt_status st = check_common("adagrad_step_csr_" #SFX, hp, rows, 0, err);                       \
+    mt_status st = mt_adagrad_check("adagrad_step_csr_" #SFX, hp, rows, 0, err);                       \
     if (st != MT_OK) return st;                                                                    \
     if (cols < 0)                                                                                  \
       return mt_err(err, MT_INVALID_ARGUMENT, "adagrad_step_csr_" #SFX ": cols = %lld < 0",        \
@@ -505,7 +505,7 @@ static mt_status check_common(const char *name, const mt_adagrad_hparams *hp, in
   mt_status mt_adagrad_step_masked_dense_##SFX(T *p, T *s, const T *g, const uint8_t *mask,        \
                                                int64_t n, const mt_adagrad_hparams *hp,            \
                                                mt_error *err) {                                    \
-    mt_status st = check_common("adagrad_step_masked_dense_" #SFX, hp, n, 0, err);                 \
+    mt_status st = mt_adagrad_check("adagrad_step_masked_dense_" #SFX, hp, n, 0, err);                 \
     if (st != MT_OK) return st;                                                                    \
     job j = {.p = p, .s = s, .g = g, .mask = mask, .count = n, .align = 64};                       \
     job_hparams(&j, hp, F32);                                                                      \
@@ -516,7 +516,7 @@ static mt_status check_common(const char *name, const mt_adagrad_hparams *hp, in
   mt_status mt_adagrad_step_masked_coo_##SFX(T *p, T *s, const int64_t *idx, const T *vals,        \
                                              int64_t nnz, const mt_adagrad_hparams *hp,            \
                                              mt_error *err) {                                      \
-    mt_status st = check_common("adagrad_step_masked_coo_" #SFX, hp, nnz, 0, err);                 \
+    mt_status st = mt_adagrad_check("adagrad_step_masked_coo_" #SFX, hp, nnz, 0, err);                 \
     if (st != MT_OK) return st;                                                                    \
     job j = {.p = p, .s = s, .g = vals, .idx = idx, .row = 1, .count = nnz, .align = BATCH};       \
     job_hparams(&j, hp, F32);                                                                      \

@@ -64,6 +64,11 @@ const char *mt_adagrad_isa_name(int isa);
 
 /* clr exactly as the reference computes it (ADA-1, in double). */
 double mt_adagrad_clr(double lr, double lr_decay, double step);
+/* The argument checks every step makes (the CUDA steps too): hp not NULL,
+ * count >= 0, and no weight decay unless allow_wd (torch's sparse and
+ * masked paths reject it). MT_INVALID_ARGUMENT naming `name` otherwise. */
+mt_status mt_adagrad_check(const char *name, const mt_adagrad_hparams *hp, int64_t count,
+                           int allow_wd, mt_error *err);
 /* Threads a kernel uses for hp->nthreads (1 without OpenMP). */
 int mt_adagrad_threads(int nthreads);
 

@@ -202,23 +202,11 @@ static mt_status launched(const char *what, mt_error *err) {
   return MT_OK;
 }
 
-static mt_status check_hp(const char *name, const mt_adagrad_hparams *hp, int64_t count,
-                          int allow_wd, mt_error *err) {
-  if (!hp) return mt_err(err, MT_INVALID_ARGUMENT, "%s: hparams is NULL", name);
-  if (count < 0)
-    return mt_err(err, MT_INVALID_ARGUMENT, "%s: negative size %lld", name, (long long)count);
-  if (!allow_wd && hp->weight_decay != 0.0)
-    return mt_err(err, MT_INVALID_ARGUMENT,
-                  "%s: weight_decay is not supported by this path (got %g)", name,
-                  hp->weight_decay);
-  return MT_OK;
-}
-
 /* scalars rounded as the CPU kernels round them (job_hparams there) */
 #define MT__CUDA_ENTRIES(T, SFX)                                                                   \
   extern "C" mt_status mt_cuda_adagrad_dense_##SFX(T *p, T *s, const T *g, int64_t n,              \
                                                    const mt_adagrad_hparams *hp, mt_error *err) {  \
-    mt_status st = check_hp("cuda_adagrad_dense_" #SFX, hp, n, 1, err);                            \
+    mt_status st = mt_adagrad_check("cuda_adagrad_dense_" #SFX, hp, n, 1, err);                            \
     if (st != MT_OK || n == 0) return st;                                                          \
     dense_k<T><<<grid_for(n), 256>>>(p, s, g, n, (T)-hp->clr, (T)hp->eps, (T)hp->weight_decay,     \
                                      hp->maximize != 0, hp->weight_decay != 0.0);                  \
@@ -227,7 +215,7 @@ static mt_status check_hp(const char *name, const mt_adagrad_hparams *hp, int64_
   extern "C" mt_status mt_cuda_adagrad_coo_##SFX(T *p, T *s, const int64_t *idx, const T *vals,    \
                                                  int64_t nnz, int masked,                          \
                                                  const mt_adagrad_hparams *hp, mt_error *err) {    \
-    mt_status st = check_hp("cuda_adagrad_coo_" #SFX, hp, nnz, 0, err);                            \
+    mt_status st = mt_adagrad_check("cuda_adagrad_coo_" #SFX, hp, nnz, 0, err);                            \
     if (st != MT_OK || nnz == 0) return st;                                                        \
     coo_k<T><<<grid_for(nnz), 256>>>(p, s, idx, vals, nnz, (T)-hp->clr, (T)hp->eps,                \
                                      hp->maximize != 0, masked != 0);                              \
@@ -237,7 +225,7 @@ static mt_status check_hp(const char *name, const mt_adagrad_hparams *hp, int64_
                                                           const uint8_t *mask, int64_t n,          \
                                                           const mt_adagrad_hparams *hp,            \
                                                           mt_error *err) {                         \
-    mt_status st = check_hp("cuda_adagrad_masked_dense_" #SFX, hp, n, 0, err);                     \
+    mt_status st = mt_adagrad_check("cuda_adagrad_masked_dense_" #SFX, hp, n, 0, err);                     \
     if (st != MT_OK || n == 0) return st;                                                          \
     masked_k<T><<<grid_for(n), 256>>>(p, s, g, mask, n, (T)-hp->clr, (T)hp->eps,                   \
                                       hp->maximize != 0);                                          \
