@@ -379,15 +379,18 @@ def crossover(sparse, dense_of):
     return None, None  # faster, then slower, then faster: no single crossover
 
 
+class Rel:
+    """A stand-in row for crossover(): a time relative to the other side's."""
+
+    def __init__(self, density, time_ns):
+        self.density, self.time_ns = density, time_ns
+
+
 def crossover_paired(sparse):
     """crossover() on paired ratios: the density where sparse/dense time,
     each sparse row's interleaved dense step over it, reaches 1."""
-    class P:
-        def __init__(self, r):
-            self.density, self.time_ns = r.density, 1.0 / r.pair_ratio()
-    one = P.__new__(P)
-    one.time_ns = 1.0
-    return crossover([P(r) for r in sparse], lambda den: one)
+    return crossover([Rel(r.density, 1.0 / r.pair_ratio()) for r in sparse],
+                     lambda den: Rel(den, 1.0))
 
 
 def dense_bw_target(t, dense_c, res, big_n):
@@ -420,46 +423,6 @@ def gpu_status(t, res):
         t.status = "no device"
         if msgs and msgs != ["no device"]:
             t.note = "cuda rows: " + "; ".join(msgs)
-
-
-def roofline_crossover(res, dev, dtype, n):
-    """The crossover density (%) of a roofline: each step takes the longer of
-    its model bytes at the stream kernel's bandwidth and its work at the rate
-    measured in cache (the run's smallest n: dense ns per element, sparse_coo
-    ns per entry at its highest density). None without the rows it needs.
-    The byte model alone assumes both steps are bandwidth-bound; where one core
-    cannot issue the sparse step's gathers and scatters that fast, this is
-    where the crossover moves."""
-    T = SIZEOF.get(dtype)
-    bw = res.stream_bw(dev, dtype, n)
-    small = sorted({r.n for r in res.find(family="adagrad", impl="c", path="dense", dev=dev,
-                                          dtype=dtype, cache="warm") if r.n and r.n < BIG_N})
-    if not T or not bw or not small:
-        return None
-    n0 = small[0]
-    d0 = res.dense("c", dev, dtype, n0)
-    sp0 = [r for r in res.find(family="adagrad", impl="c", path="sparse_coo", dev=dev,
-                               dtype=dtype, n=n0, cache="warm")
-           if r.density and r.counter("entries")]
-    if not d0 or not sp0:
-        return None
-    top = max(sp0, key=lambda r: r.density)
-    c_dense, c_entry = d0.time_ns / n0, top.time_ns / top.counter("entries")
-    L = 64 // T
-
-    def excess(d):  # sparse time - dense time at d percent (ns)
-        e = d / 100 * n
-        sp_bytes = e * (8 + T) + 4 * T * n * (1 - (1 - d / 100) ** L)
-        return (max(sp_bytes / bw * 1e9, c_entry * e)
-                - max(5 * T * n / bw * 1e9, c_dense * n))
-
-    lo, hi = 1e-4, 100.0
-    if excess(hi) < 0:
-        return 100.0
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if excess(mid) < 0 else (lo, mid)
-    return (lo + hi) / 2
 
 
 def compute_targets(res, torch_loaded):
@@ -515,20 +478,15 @@ def compute_targets(res, torch_loaded):
         else:
             diff, ok = min(0.0, x - model), model - 10 <= x
             shown = f"<= {x:g}%"
-        roof = roofline_crossover(res, dev, dtype, n)
         touch = res.find(family="touch", impl="c", dev=dev, dtype=dtype, n=n, cache="warm")
-        stream = res.stream(dev, dtype, n)
-        ax, akind = crossover(touch, lambda den: stream) if stream else (None, None)
+        rel = [(r.density, touch_vs_stream(res, r)) for r in touch]
+        ax, akind = crossover([Rel(d, v) for d, v in rel if v], lambda den: Rel(den, 1.0))
         t.add(f"{dev} {dtype} n={fmt_n(n)}", diff, ok,
               f"measured {shown}, model {model:.3g}%"
-              + (f", roofline {roof:.3g}%" if roof is not None else "")
               + (f", access pattern {'' if akind == '=' else akind + ' '}{ax:.3g}%"
                  if ax is not None else ""))
-    if any("roofline" in p[3] for p in t.points):
-        t.note = ("roofline: each step takes the longer of its model bytes at the stream "
-                  "kernel's bandwidth and its work at the rate measured in cache (smallest "
-                  "n of the run: dense per element, sparse_coo per entry); the byte model "
-                  "alone assumes both are bandwidth-bound. access pattern: where the touch "
+    if any("access pattern" in p[3] for p in t.points):
+        t.note = ("access pattern: where the touch "
                   "kernel (sparse_coo's loads and stores without its arithmetic) becomes as "
                   "slow as the stream kernel, i.e. where the access pattern alone, not the "
                   "arithmetic, makes entry-by-entry updates lose to streaming")
@@ -600,6 +558,18 @@ def compute_targets(res, torch_loaded):
     return T
 
 
+def touch_vs_stream(res, t):
+    """Touch row t's time over the stream kernel's: chained from paired ratios
+    (touch/sparse_coo x sparse_coo/dense x dense/stream, each timed interleaved)
+    when they were recorded, else from the two rows' times."""
+    sp = res.one("c", "sparse_coo", t.dev, t.dtype, t.n, t.density, t.cache)
+    d = res.dense("c", t.dev, t.dtype, t.n, None, t.cache)
+    if t.pair_ratio() and sp and sp.pair_ratio() and d and d.pair_ratio():
+        return 1.0 / (t.pair_ratio() * sp.pair_ratio() * d.pair_ratio())
+    st = res.stream(t.dev, t.dtype, t.n, t.cache)
+    return t.time_ns / st.time_ns if st else None
+
+
 def where_time_goes(res):
     """Rows of the 'where the sparse time goes' table: per C sparse_coo
     configuration (warm, n >= 16M when present) its time over dense's, the
@@ -613,17 +583,15 @@ def where_time_goes(res):
     for r in sorted(sp, key=lambda r: (r.dev, r.dtype, r.n or 0, r.density or 0)):
         touch = [x for x in res.find(family="touch", impl="c", dev=r.dev, dtype=r.dtype, n=r.n,
                                      cache="warm") if x.density == r.density]
-        t = touch[0] if touch else None
-        st = res.stream(r.dev, r.dtype, r.n)
+        if not touch:
+            continue
+        t = touch[0]
         vs_dense = (1.0 / r.pair_ratio() if r.pair_ratio() else None)
         if vs_dense is None:
             d = res.dense("c", r.dev, r.dtype, r.n, r.density)
             vs_dense = r.time_ns / d.time_ns if d else None
-        t_vs_stream = t.time_ns / st.time_ns if t and st else None
-        sp_vs_t = t.pair_ratio() if t and t.pair_ratio() else (
-            r.time_ns / t.time_ns if t else None)
-        if t is None:
-            continue
+        t_vs_stream = touch_vs_stream(res, t)
+        sp_vs_t = t.pair_ratio() or r.time_ns / t.time_ns
         out.append([r.dev, r.dtype, fmt_n(r.n), fmt_density(r.density), fmt_ratio(vs_dense),
                     fmt_ratio(t_vs_stream), fmt_ratio(sp_vs_t)])
     return out

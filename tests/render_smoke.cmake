@@ -111,7 +111,10 @@ expect_in("${O}/report.html" "<td class='MISS'>MISS</td>" "<td class='PASS'>PASS
 #   sparse_coo at 1%: 6.0, but 4.0 at cpu2 16M -> worst 4.00x: MISS (unpaired 28.6x)
 #   touch rows (cpu1 16M, warm): 0.9 x sparse_coo's time, pair_ratio 1.05. At 1%:
 #     sparse 36*167772/5e9 s + 2 us = 1209.96 us, stream 20*2^24/10e9 = 33.55 ms
-#     -> sparse/dense 1/6.0 = 0.17, touch/stream 1088.97/33554 = 0.032, sparse/touch 1.05
+#     -> sparse/dense 1/6.0 = 0.17, sparse/touch 1.05, and touch/stream chained from the
+#     paired ratios 1 / (1.05 * 6.0 * 0.97) = 0.16 (at 10%, with no pair on sparse_coo,
+#     from the times: 0.9 * (36*1677722/5e9 s + 2 us) / 33.55 ms = 0.32; sparse/dense
+#     12.08 ms / (20*2^24 B / 9.5 GB/s = 35.3 ms) = 0.34)
 set(P "${W}/paired.json")
 execute_process(COMMAND "${PY}" -c "
 import json, sys
@@ -138,7 +141,8 @@ expect_in("${W}/paired/report.md"
   "| C dense vs stream-kernel bandwidth | >= 0.90 (n >= 16M, cpu, same threads) | worst 0.93x (cpu2 f32 n=16M; 2 configs) | PASS |"
   "| C sparse_coo at 1% vs C dense | >= 5x faster | worst 4.00x (cpu2 f32 n=16M; 4 configs) | MISS |"
   "Paired ratios (C dense vs stream-kernel bandwidth: 2 of 2, C sparse_coo at 1% vs C dense: 4 of 4)"
-  "| cpu1 | f32 | 16M | 1 | 0.17 | 0.032 | 1.05 |")
+  "| cpu1 | f32 | 16M | 1 | 0.17 | 0.16 | 1.05 |"
+  "| cpu1 | f32 | 16M | 10 | 0.34 | 0.32 | 1.05 |")
 
 # ---- bad inputs: exit 2, the file and the problem named, no report ------------------
 file(WRITE "${W}/broken.json" "{\"benchmarks\": [")
