@@ -458,6 +458,9 @@ def compute_targets(res, torch_loaded):
                    and r.impl == "c" and r.path == "sparse_coo"})
     if any(n >= BIG_N for _, _, n in keys):
         keys = [k for k in keys if k[2] >= BIG_N]
+    elif keys:
+        t.note = ("no n >= 16M in this run (quick mode?): judged where the data may fit in "
+                  "cache, which the byte model does not describe")
     for dev, dtype, n in keys:
         sp = res.find(family="adagrad", impl="c", path="sparse_coo", dev=dev, dtype=dtype,
                       n=n, cache="warm")
@@ -486,7 +489,7 @@ def compute_targets(res, torch_loaded):
               + (f", access pattern {'' if akind == '=' else akind + ' '}{ax:.3g}%"
                  if ax is not None else ""))
     if any("access pattern" in p[3] for p in t.points):
-        t.note = ("access pattern: where the touch "
+        t.note += ("; " if t.note else "") + ("access pattern: where the touch "
                   "kernel (sparse_coo's loads and stores without its arithmetic) becomes as "
                   "slow as the stream kernel, i.e. where the access pattern alone, not the "
                   "arithmetic, makes entry-by-entry updates lose to streaming")
