@@ -670,7 +670,7 @@ def make_plots(res, tmpdir):
             continue
         fig, axes = plt.subplots(1, len(ns), figsize=(5.5 * len(ns), 4.2), squeeze=False)
         for ax, n in zip(axes[0], ns):
-            rows = [r for r in res.ok if r.family == "adagrad" and r.dev == dev
+            rows = [r for r in res.ok if r.family in ("adagrad", "touch") and r.dev == dev
                     and r.dtype == dtype and r.n == n and r.cache == "warm"]
             dens = sorted({r.density for r in rows if r.density is not None})
             if not dens:
@@ -680,7 +680,7 @@ def make_plots(res, tmpdir):
             for impl, path in series:
                 pts = sorted((r.density, r.time_ns) for r in rows
                              if (r.impl, r.path) == (impl, path) and r.density is not None)
-                ls = "-" if impl == "c" else "--"
+                ls = "--" if impl != "c" else ":" if path == "touch" else "-"
                 lab = f"{impl} {path}"
                 if len(pts) == 1 and path in ("dense", "masked_dense"):
                     ax.hlines(pts[0][1], lo, hi, colors=color(lab), linestyles=ls, label=lab)
@@ -699,6 +699,8 @@ def make_plots(res, tmpdir):
                               linestyles=":", label="byte model dense / stream BW")
             sp = [r for r in rows if r.impl == "c" and r.path == "sparse_coo"]
             x, kind = crossover(sp, lambda d: res.dense("c", dev, dtype, n, d))
+            if sp and all(r.pair_ratio() for r in sp):
+                x, kind = crossover_paired(sp)
             if x is not None and kind == "=":
                 ax.axvline(x, color="red", lw=1, alpha=0.6, label=f"crossover {x:.3g}%")
             models = [m for m in (r.counter("model_crossover_density") for r in sp)
@@ -719,9 +721,10 @@ def make_plots(res, tmpdir):
         fname = f"time_vs_density_{dev}_{dtype}.png"
         fig.savefig(os.path.join(tmpdir, fname), dpi=90)
         plt.close(fig)
-        made.append((fname, f"Time per step vs density, {dev} {dtype}: C (solid), torch "
-                            "(dashed), byte model / measured stream bandwidth (dotted), "
-                            "crossover (red)"))
+        made.append((fname, f"Time per step vs density, {dev} {dtype}: C (solid; the touch "
+                            "kernel dotted), torch (dashed), byte model / measured stream "
+                            "bandwidth (black and grey dotted), crossover (red; paired when "
+                            "the C rows carry pair_ratio)"))
 
     # fraction of the bandwidth limit, C paths, largest n, per dev (first dtype)
     c_rows = [r for r in res.ok if r.family == "adagrad" and r.impl == "c" and r.cache == "warm"]
