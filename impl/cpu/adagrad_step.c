@@ -237,44 +237,44 @@ MT__INLINE int block_zero(const uint8_t *m) {
       COO_MATH(T, IT, blend_##SFX, SQRT, 1, 1)                                                     \
     }                                                                                              \
   }                                                                                                \
-  /* element entries [lo, hi): batches of gather, vector math, scatter;                            \
+  /* one batch of m entries at linear indices ix with values v: prefetch the                       \
+   * next batch's mn entries (ixn) when they are more than a line apart on                         \
+   * average (such gaps defeat the hardware stream prefetchers; closer entries                     \
+   * touch every line and are streamed), gather, vector math, scatter.                             \
    * mode 0 ADA-2, 1 ADA-3's COO form, 2 the touch kernel (same access, no math) */                \
-  MT__INLINE void coo1_body_##SFX(const job *jb, int64_t lo, int64_t hi, int mode) {               \
+  MT__INLINE void batch_##SFX(const job *jb, const int64_t *ix, int m, const int64_t *ixn, int mn, \
+                              const T *v, int mode) {                                              \
     T *p = jb->p, *s = jb->s;                                                                      \
-    const T *vals = jb->g;                                                                         \
-    const int64_t *idx = jb->idx;                                                                  \
-    T nclr = (T)jb->nclr, eps = (T)jb->eps;                                                        \
     T ls[BATCH], lp[BATCH];                                                                        \
+    if (mn > 0 && ixn[mn - 1] - ixn[0] < (int64_t)mn * (64 / (int)sizeof(T))) mn = 0;              \
+    for (int j = 0; j < mn; j++) {                                                                 \
+      __builtin_prefetch(&s[ixn[j]], 1);                                                           \
+      __builtin_prefetch(&p[ixn[j]], 1);                                                           \
+    }                                                                                              \
+    for (int j = 0; j < m; j++) {                                                                  \
+      ls[j] = s[ix[j]];                                                                            \
+      lp[j] = p[ix[j]];                                                                            \
+    }                                                                                              \
+    if (mode == 2) {                                                                               \
+      T kk = (T)jb->k;                                                                             \
+      for (int j = 0; j < m; j++) {                                                                \
+        ls[j] = ls[j] + v[j];                                                                      \
+        lp[j] = lp[j] + v[j] * kk;                                                                 \
+      }                                                                                            \
+    } else {                                                                                       \
+      coo_math_##SFX(ls, lp, v, m, (T)jb->nclr, (T)jb->eps, jb->maximize, mode == 1);              \
+    }                                                                                              \
+    for (int j = 0; j < m; j++) {                                                                  \
+      s[ix[j]] = ls[j];                                                                            \
+      p[ix[j]] = lp[j];                                                                            \
+    }                                                                                              \
+  }                                                                                                \
+  /* element entries [lo, hi) in batches (their indices are the linear ones) */                    \
+  MT__INLINE void coo1_body_##SFX(const job *jb, int64_t lo, int64_t hi, int mode) {               \
     for (int64_t k0 = lo; k0 < hi; k0 += BATCH) {                                                  \
       int m = hi - k0 < BATCH ? (int)(hi - k0) : BATCH;                                            \
-      const int64_t *ix = idx + k0;                                                                \
-      /* prefetch the next batch's lines when its entries are more than a                          \
-       * line apart on average: such gaps defeat the hardware stream                               \
-       * prefetchers; closer entries touch every line and are streamed */                          \
       int mn = hi - k0 - BATCH < BATCH ? (int)(hi - k0 - BATCH) : BATCH;                           \
-      if (mn > 0 && ix[BATCH + mn - 1] - ix[BATCH] < (int64_t)mn * (64 / (int)sizeof(T)))         \
-        mn = 0;                                                                                    \
-      for (int j = 0; j < mn; j++) {                                                               \
-        __builtin_prefetch(&s[ix[BATCH + j]], 1);                                                  \
-        __builtin_prefetch(&p[ix[BATCH + j]], 1);                                                  \
-      }                                                                                            \
-      for (int j = 0; j < m; j++) {                                                                \
-        ls[j] = s[ix[j]];                                                                          \
-        lp[j] = p[ix[j]];                                                                          \
-      }                                                                                            \
-      if (mode == 2) {                                                                             \
-        T kk = (T)jb->k;                                                                           \
-        for (int j = 0; j < m; j++) {                                                              \
-          ls[j] = ls[j] + vals[k0 + j];                                                            \
-          lp[j] = lp[j] + vals[k0 + j] * kk;                                                       \
-        }                                                                                          \
-      } else {                                                                                     \
-        coo_math_##SFX(ls, lp, vals + k0, m, nclr, eps, jb->maximize, mode == 1);                  \
-      }                                                                                            \
-      for (int j = 0; j < m; j++) {                                                                \
-        s[ix[j]] = ls[j];                                                                          \
-        p[ix[j]] = lp[j];                                                                          \
-      }                                                                                            \
+      batch_##SFX(jb, jb->idx + k0, m, jb->idx + k0 + BATCH, mn, (const T *)jb->g + k0, mode);     \
     }                                                                                              \
   }                                                                                                \
   ATTR MT__UNUSED static void coo1_##SFX(const job *jb, int64_t lo, int64_t hi) {                  \
@@ -315,36 +315,26 @@ MT__INLINE int block_zero(const uint8_t *m) {
       row_math_##SFX(p + jb->idx[k] * row, s + jb->idx[k] * row, vals + k * row, row,              \
                      (T)jb->nclr, (T)jb->eps, jb->maximize);                                       \
   }                                                                                                \
-  /* CSR rows [lo, hi): the entries crow[lo] .. crow[hi] in batches */                             \
+  /* CSR rows [lo, hi): the entries crow[lo] .. crow[hi] in batches; each                          \
+   * batch's linear indices row * cols + col are computed with the one before                      \
+   * (for its prefetch), advancing the row cursor r */                                             \
   ATTR MT__UNUSED static void csr_##SFX(const job *jb, int64_t lo, int64_t hi) {                   \
-    T *p = jb->p, *s = jb->s;                                                                      \
-    const T *vals = jb->g;                                                                         \
     const int64_t *crow = jb->crow, *col = jb->col;                                                \
-    int64_t cols = jb->cols, r = lo, rp = lo, k1 = crow[hi];                                       \
-    T nclr = (T)jb->nclr, eps = (T)jb->eps;                                                        \
-    T ls[BATCH], lp[BATCH];                                                                        \
-    int64_t li[BATCH];                                                                             \
-    for (int64_t k0 = crow[lo]; k0 < k1; k0 += BATCH) {                                            \
+    int64_t r = lo, k0 = crow[lo], k1 = crow[hi];                                                  \
+    int64_t li[2][BATCH];                                                                          \
+    for (int64_t k = k0; k < k1 && k < k0 + BATCH; k++) {                                          \
+      while (k >= crow[r + 1]) r++;                                                                \
+      li[0][k - k0] = r * jb->cols + col[k];                                                       \
+    }                                                                                              \
+    for (int b = 0; k0 < k1; k0 += BATCH, b ^= 1) {                                                \
       int m = k1 - k0 < BATCH ? (int)(k1 - k0) : BATCH;                                            \
-      /* prefetch the next batch (rp: its row cursor), as in coo1 */                               \
       int mn = k1 - k0 - BATCH < BATCH ? (int)(k1 - k0 - BATCH) : BATCH;                           \
       for (int j = 0; j < mn; j++) {                                                               \
-        int64_t kk = k0 + BATCH + j;                                                               \
-        while (kk >= crow[rp + 1]) rp++;                                                           \
-        __builtin_prefetch(&s[rp * cols + col[kk]], 1);                                            \
-        __builtin_prefetch(&p[rp * cols + col[kk]], 1);                                            \
+        int64_t k = k0 + BATCH + j;                                                                \
+        while (k >= crow[r + 1]) r++;                                                              \
+        li[b ^ 1][j] = r * jb->cols + col[k];                                                      \
       }                                                                                            \
-      for (int j = 0; j < m; j++) {                                                                \
-        while (k0 + j >= crow[r + 1]) r++;                                                         \
-        li[j] = r * cols + col[k0 + j];                                                            \
-        ls[j] = s[li[j]];                                                                          \
-        lp[j] = p[li[j]];                                                                          \
-      }                                                                                            \
-      coo_math_##SFX(ls, lp, vals + k0, m, nclr, eps, jb->maximize, 0);                            \
-      for (int j = 0; j < m; j++) {                                                                \
-        s[li[j]] = ls[j];                                                                          \
-        p[li[j]] = lp[j];                                                                          \
-      }                                                                                            \
+      batch_##SFX(jb, li[b], m, li[b ^ 1], mn, (const T *)jb->g + k0, 0);                          \
     }                                                                                              \
   }                                                                                                \
                                                                                                    \
@@ -450,6 +440,14 @@ static void job_hparams(job *j, const mt_adagrad_hparams *hp, int f32) {
   j->maximize = hp->maximize != 0;
 }
 
+/* Runs j with fn after rounding hp's scalars for the dtype (job_hparams). */
+static mt_status launch(job *j, const mt_adagrad_hparams *hp, int f32, range_fn fn) {
+  job_hparams(j, hp, f32);
+  j->fn = fn;
+  run_job(j, hp->nthreads);
+  return MT_OK;
+}
+
 mt_status mt_adagrad_check(const char *name, const mt_adagrad_hparams *hp, int64_t count,
                            int allow_wd, mt_error *err) {
   if (!hp) return mt_err(err, MT_INVALID_ARGUMENT, "%s: hparams is NULL", name);
@@ -465,64 +463,50 @@ mt_status mt_adagrad_check(const char *name, const mt_adagrad_hparams *hp, int64
 #define MT__ENTRIES(T, SFX, F32)                                                                   \
   mt_status mt_adagrad_step_dense_##SFX(T *p, T *s, const T *g, int64_t n,                         \
                                         const mt_adagrad_hparams *hp, mt_error *err) {             \
-    mt_status st = mt_adagrad_check("adagrad_step_dense_" #SFX, hp, n, 1, err);                        \
+    mt_status st = mt_adagrad_check("adagrad_step_dense_" #SFX, hp, n, 1, err);                    \
     if (st != MT_OK) return st;                                                                    \
     job j = {.p = p, .s = s, .g = g, .count = n, .align = 64};                                     \
-    job_hparams(&j, hp, F32);                                                                      \
-    j.fn = PICK(hp->isa, dense, SFX);                                                              \
-    run_job(&j, hp->nthreads);                                                                     \
-    return MT_OK;                                                                                  \
+    return launch(&j, hp, F32, PICK(hp->isa, dense, SFX));                                         \
   }                                                                                                \
   mt_status mt_adagrad_step_coo_##SFX(T *p, T *s, const int64_t *idx, const T *vals, int64_t nnz,  \
                                       int64_t row, const mt_adagrad_hparams *hp, mt_error *err) {  \
-    mt_status st = mt_adagrad_check("adagrad_step_coo_" #SFX, hp, nnz, 0, err);                        \
+    mt_status st = mt_adagrad_check("adagrad_step_coo_" #SFX, hp, nnz, 0, err);                    \
     if (st != MT_OK) return st;                                                                    \
     if (row < 1)                                                                                   \
       return mt_err(err, MT_INVALID_ARGUMENT, "adagrad_step_coo_" #SFX ": row = %lld < 1",         \
                     (long long)row);                                                               \
     job j = {.p = p, .s = s, .g = vals, .idx = idx, .row = row, .count = nnz,                      \
              .align = row == 1 ? BATCH : 1};                                                       \
-    job_hparams(&j, hp, F32);                                                                      \
-    j.fn = row == 1 ? PICK_SPARSE(hp->isa, coo1, SFX) : PICK_SPARSE(hp->isa, coorow, SFX);         \
-    run_job(&j, hp->nthreads);                                                                     \
-    return MT_OK;                                                                                  \
+    return launch(&j, hp, F32,                                                                     \
+                  row == 1 ? PICK_SPARSE(hp->isa, coo1, SFX) : PICK_SPARSE(hp->isa, coorow, SFX)); \
   }                                                                                                \
   mt_status mt_adagrad_step_csr_##SFX(T *p, T *s, int64_t rows, int64_t cols, const int64_t *crow, \
                                       const int64_t *col, const T *vals,                           \
                                       const mt_adagrad_hparams *hp, mt_error *err) {               \
-    mt_status st = mt_adagrad_check("adagrad_step_csr_" #SFX, hp, rows, 0, err);                       \
+    mt_status st = mt_adagrad_check("adagrad_step_csr_" #SFX, hp, rows, 0, err);                   \
     if (st != MT_OK) return st;                                                                    \
     if (cols < 0)                                                                                  \
       return mt_err(err, MT_INVALID_ARGUMENT, "adagrad_step_csr_" #SFX ": cols = %lld < 0",        \
                     (long long)cols);                                                              \
     job j = {.p = p, .s = s, .g = vals, .crow = crow, .col = col, .cols = cols, .count = rows,     \
              .align = 1};                                                                          \
-    job_hparams(&j, hp, F32);                                                                      \
-    j.fn = PICK_SPARSE(hp->isa, csr, SFX);                                                         \
-    run_job(&j, hp->nthreads);                                                                     \
-    return MT_OK;                                                                                  \
+    return launch(&j, hp, F32, PICK_SPARSE(hp->isa, csr, SFX));                                    \
   }                                                                                                \
   mt_status mt_adagrad_step_masked_dense_##SFX(T *p, T *s, const T *g, const uint8_t *mask,        \
                                                int64_t n, const mt_adagrad_hparams *hp,            \
                                                mt_error *err) {                                    \
-    mt_status st = mt_adagrad_check("adagrad_step_masked_dense_" #SFX, hp, n, 0, err);                 \
+    mt_status st = mt_adagrad_check("adagrad_step_masked_dense_" #SFX, hp, n, 0, err);             \
     if (st != MT_OK) return st;                                                                    \
     job j = {.p = p, .s = s, .g = g, .mask = mask, .count = n, .align = 64};                       \
-    job_hparams(&j, hp, F32);                                                                      \
-    j.fn = PICK(hp->isa, mdense, SFX);                                                             \
-    run_job(&j, hp->nthreads);                                                                     \
-    return MT_OK;                                                                                  \
+    return launch(&j, hp, F32, PICK(hp->isa, mdense, SFX));                                        \
   }                                                                                                \
   mt_status mt_adagrad_step_masked_coo_##SFX(T *p, T *s, const int64_t *idx, const T *vals,        \
                                              int64_t nnz, const mt_adagrad_hparams *hp,            \
                                              mt_error *err) {                                      \
-    mt_status st = mt_adagrad_check("adagrad_step_masked_coo_" #SFX, hp, nnz, 0, err);                 \
+    mt_status st = mt_adagrad_check("adagrad_step_masked_coo_" #SFX, hp, nnz, 0, err);             \
     if (st != MT_OK) return st;                                                                    \
     job j = {.p = p, .s = s, .g = vals, .idx = idx, .row = 1, .count = nnz, .align = BATCH};       \
-    job_hparams(&j, hp, F32);                                                                      \
-    j.fn = PICK_SPARSE(hp->isa, mcoo, SFX);                                                        \
-    run_job(&j, hp->nthreads);                                                                     \
-    return MT_OK;                                                                                  \
+    return launch(&j, hp, F32, PICK_SPARSE(hp->isa, mcoo, SFX));                                   \
   }                                                                                                \
   void mt_stream_step_##SFX(T *p, T *s, const T *g, int64_t n, T k, int nthreads, int isa) {       \
     job j = {.p = p, .s = s, .g = g, .k = k, .count = n, .align = 64};                             \
