@@ -256,12 +256,45 @@ static mt_tensor *dense_copy(mt_dtype dt, int ndim, const int64_t *shape, const 
   return t;
 }
 
-/* First element where a and b differ (es-byte elements), or -1. */
-static int64_t first_diff(const void *a, const void *b, int64_t n, size_t es) {
+int64_t bc_first_diff(const void *a, const void *b, int64_t n, size_t es) {
   if (memcmp(a, b, (size_t)n * es) == 0) return -1;
   for (int64_t i = 0; i < n; i++)
     if (memcmp((const char *)a + i * es, (const char *)b + i * es, es) != 0) return i;
   return -1;
+}
+
+/* The stream / touch kernels' plain loop on a copy of the m-element prefix,
+ * compared with the kernel's p and s: p += v * BC_STREAM_K, s += v for
+ * every element (stream, v the dense grad) or entry (touch). The first
+ * differing element, -1 when none, -2 when out of memory. */
+static int64_t plain_reference(const bc_base *b, const bc_grad *g, int64_t m, int64_t entries,
+                               const void *p, const void *s) {
+  size_t es = b->f64 ? 8 : 4;
+  char *ep = malloc((size_t)m * es), *eq = malloc((size_t)m * es);
+  int64_t bad = -2;
+  if (ep && eq) {
+    memcpy(ep, b->p, (size_t)m * es);
+    memcpy(eq, b->s, (size_t)m * es);
+    int touch = g->path == BC_TOUCH;
+    const void *vals = touch ? g->vals : b->g;
+    for (int64_t k = 0; k < (touch ? entries : m); k++) {
+      int64_t i = touch ? g->idx[k] : k;
+      if (b->f64) {
+        double v = ((const double *)vals)[k];
+        ((double *)eq)[i] = ((double *)eq)[i] + v;
+        ((double *)ep)[i] = ((double *)ep)[i] + v * BC_STREAM_K;
+      } else {
+        float v = ((const float *)vals)[k];
+        ((float *)eq)[i] = ((float *)eq)[i] + v;
+        ((float *)ep)[i] = ((float *)ep)[i] + v * (float)BC_STREAM_K;
+      }
+    }
+    bad = bc_first_diff(ep, p, m, es);
+    if (bad < 0) bad = bc_first_diff(eq, s, m, es);
+  }
+  free(ep);
+  free(eq);
+  return bad;
 }
 
 void bc_prefix(const bc_base *b, const bc_grad *g, int64_t *m_out, int64_t *entries_out,
@@ -316,59 +349,17 @@ int bc_check(const bc_base *b, const bc_grad *g, int nthreads, int64_t *checked,
     goto out;
   }
 
-  if (g->path == BC_TOUCH) { /* a plain loop over the entries is the reference */
-    char *ep = malloc((size_t)m * es), *eq = malloc((size_t)m * es);
-    int64_t bad = -1;
-    if (ep && eq) {
-      memcpy(ep, b->p, (size_t)m * es);
-      memcpy(eq, b->s, (size_t)m * es);
-      for (int64_t k = 0; k < entries; k++) {
-        int64_t i = g->idx[k];
-        if (b->f64) {
-          double v = ((const double *)g->vals)[k];
-          ((double *)eq)[i] = ((double *)eq)[i] + v;
-          ((double *)ep)[i] = ((double *)ep)[i] + v * BC_STREAM_K;
-        } else {
-          float v = ((const float *)g->vals)[k];
-          ((float *)eq)[i] = ((float *)eq)[i] + v;
-          ((float *)ep)[i] = ((float *)ep)[i] + v * (float)BC_STREAM_K;
-        }
-      }
-      bad = first_diff(ep, p, m, es);
-      if (bad < 0) bad = first_diff(eq, s, m, es);
-    }
-    if (!ep || !eq)
+  if (g->path == BC_TOUCH || g->path == BC_STREAM) { /* a plain loop is the reference */
+    int64_t bad = plain_reference(b, g, m, entries, p, s);
+    if (bad == -2)
       snprintf(why, len, "check: out of memory");
     else if (bad >= 0)
-      snprintf(why, len, "touch kernel differs from the plain loop at element %lld", (long long)bad);
+      snprintf(why, len, "%s kernel differs from the plain loop at element %lld",
+               bc_path_name(g->path), (long long)bad);
     else
       rc = 0;
-    free(ep);
-    free(eq);
     goto out;
   }
-  if (g->path == BC_STREAM) { /* a plain loop is the reference */
-    for (int64_t i = 0; i < m; i++) {
-      int ok;
-      if (b->f64) {
-        const double *P = b->p, *S = b->s, *G = b->g;
-        double pe = P[i] + G[i] * BC_STREAM_K, se = S[i] + G[i];
-        ok = memcmp(&pe, (double *)p + i, 8) == 0 && memcmp(&se, (double *)s + i, 8) == 0;
-      } else {
-        const float *P = b->p, *S = b->s, *G = b->g;
-        float pe = P[i] + G[i] * (float)BC_STREAM_K, se = S[i] + G[i];
-        ok = memcmp(&pe, (float *)p + i, 4) == 0 && memcmp(&se, (float *)s + i, 4) == 0;
-      }
-      if (!ok) {
-        snprintf(why, len, "stream kernel differs from the plain loop at element %lld",
-                 (long long)i);
-        goto out;
-      }
-    }
-    rc = 0;
-    goto out;
-  }
-
   /* the reference op on the same sub-problem */
   if (!(param = dense_copy(dt, ndim, shape, b->p)) || !(state = dense_copy(dt, ndim, shape, b->s)))
     goto oom;
@@ -426,8 +417,8 @@ int bc_check(const bc_base *b, const bc_grad *g, int nthreads, int64_t *checked,
     snprintf(why, len, "reference %s failed: %.400s", mt_op_name(call.op), err.msg);
     goto out;
   }
-  int64_t dp = first_diff(call.out[0]->values, p, m, es);
-  int64_t ds = first_diff(call.out[1]->values, s, m, es);
+  int64_t dp = bc_first_diff(call.out[0]->values, p, m, es);
+  int64_t ds = bc_first_diff(call.out[1]->values, s, m, es);
   if (dp >= 0 || ds >= 0) {
     int64_t i = dp >= 0 ? dp : ds;
     const mt_tensor *ref = call.out[dp >= 0 ? 0 : 1];

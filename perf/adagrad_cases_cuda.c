@@ -3,7 +3,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 int bc_dev_path_ok(bc_path path) {
   return path == BC_STREAM || path == BC_DENSE || path == BC_SPARSE_COO ||
@@ -200,15 +199,14 @@ int bc_dev_check(bc_dev *d, const bc_base *b, const bc_grad *g, int64_t *checked
       mt_cuda_download(dp, d->p, (size_t)m * es, &err) ||
       mt_cuda_download(ds, d->s, (size_t)m * es, &err))
     goto fail;
-  for (int64_t i = 0; i < m; i++) {
-    int bad_p = memcmp(hp + i * es, dp + i * es, es) != 0;
-    if (bad_p || memcmp(hs + i * es, ds + i * es, es) != 0) {
-      double h = b->f64 ? ((double *)(bad_p ? hp : hs))[i] : ((float *)(bad_p ? hp : hs))[i];
-      double v = b->f64 ? ((double *)(bad_p ? dp : ds))[i] : ((float *)(bad_p ? dp : ds))[i];
-      snprintf(why, len, "device step differs from the CPU kernel: %s[%lld] = %.17g, CPU %.17g",
-               bad_p ? "param" : "state_sum", (long long)i, v, h);
-      goto out;
-    }
+  int64_t bp = bc_first_diff(hp, dp, m, es), bs = bc_first_diff(hs, ds, m, es);
+  if (bp >= 0 || bs >= 0) {
+    int64_t i = bp >= 0 ? bp : bs;
+    mt_dtype dt = b->f64 ? MT_float64 : MT_float32;
+    snprintf(why, len, "device step differs from the CPU kernel: %s[%lld] = %.17g, CPU %.17g",
+             bp >= 0 ? "param" : "state_sum", (long long)i, mt_get_f64(bp >= 0 ? dp : ds, dt, i),
+             mt_get_f64(bp >= 0 ? hp : hs, dt, i));
+    goto out;
   }
   rc = 0;
   goto out;
