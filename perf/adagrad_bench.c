@@ -4,9 +4,11 @@
  *
  * Names (parsed by reports/; torch peers use impl:torch_<...> with the
  * same other segments):
- *   adagrad/impl:c/path:<path>/dev:<cpu1|cpuN>/dtype:<f32|f64>/n:<elements>/
+ *   adagrad/impl:c/path:<path>/dev:<cpu1|cpuN|cuda>/dtype:<f32|f64>/n:<elements>/
  *     density:<percent %g>/cache:<warm|cold>
- *   stream/impl:c/dev:<cpu1|cpuN>/dtype:<f32|f64>/n:<elements>/cache:<warm|cold>
+ *   stream/impl:c/dev:<cpu1|cpuN|cuda>/dtype:<f32|f64>/n:<elements>/cache:<warm|cold>
+ *   touch/impl:c/dev:<cpu1|cpuN>/dtype:<f32|f64>/n:<elements>/density:<percent %g>/
+ *     cache:<warm|cold>
  * Usage: mtcs_bench [--quick] [--sizes=1M,16M] [--dtypes=f32,f64]
  *   [--paths=dense,sparse_coo,...] [--densities=0.1,1,100] [--devs=cpu1,cpuN,cuda]
  *   [--caches=warm,cold] [--no-pair] [--list]
@@ -79,6 +81,22 @@ static int split_list(char *s, char **items, int max) {
   return n;
 }
 
+/* A comma list of words from names[] (each meaning values[]) into out[];
+ * the count, or -1 on an unknown word or an empty list. */
+static int parse_words(const char *v, const char *const *names, const int *values, int n_names,
+                       int *out, int max) {
+  char buf[512], *items[MAX_LIST];
+  snprintf(buf, sizeof buf, "%s", v);
+  int n = split_list(buf, items, max < MAX_LIST ? max : MAX_LIST);
+  for (int i = 0; i < n; i++) {
+    int k = 0;
+    while (k < n_names && strcmp(items[i], names[k])) k++;
+    if (k == n_names) return -1;
+    out[i] = values[k];
+  }
+  return n ? n : -1;
+}
+
 static int parse_opt(options *o, const char *arg) {
   char buf[512], *items[MAX_LIST];
   int n;
@@ -109,14 +127,9 @@ static int parse_opt(options *o, const char *arg) {
     return n ? 0 : -1;
   }
   if ((v = VAL("--dtypes"))) {
-    snprintf(buf, sizeof buf, "%s", v);
-    n = split_list(buf, items, 2);
-    o->n_dtypes = 0;
-    for (int i = 0; i < n; i++) {
-      if (strcmp(items[i], "f32") && strcmp(items[i], "f64")) return -1;
-      o->f64[o->n_dtypes++] = strcmp(items[i], "f64") == 0;
-    }
-    return n ? 0 : -1;
+    static const char *const names[] = {"f32", "f64"};
+    static const int f64[] = {0, 1};
+    return (o->n_dtypes = parse_words(v, names, f64, 2, o->f64, 2)) < 0 ? -1 : 0;
   }
   if ((v = VAL("--paths"))) {
     snprintf(buf, sizeof buf, "%s", v);
@@ -142,30 +155,14 @@ static int parse_opt(options *o, const char *arg) {
     return n ? 0 : -1;
   }
   if ((v = VAL("--devs"))) {
-    snprintf(buf, sizeof buf, "%s", v);
-    n = split_list(buf, items, 3);
-    o->n_devs = 0;
-    for (int i = 0; i < n; i++) {
-      if (strcmp(items[i], "cpu1") == 0)
-        o->threads[o->n_devs++] = 1;
-      else if (strcmp(items[i], "cpuN") == 0)
-        o->threads[o->n_devs++] = 0; /* all */
-      else if (strcmp(items[i], "cuda") == 0)
-        o->threads[o->n_devs++] = DEV_CUDA;
-      else
-        return -1;
-    }
-    return n ? 0 : -1;
+    static const char *const names[] = {"cpu1", "cpuN", "cuda"};
+    static const int threads[] = {1, 0 /* all */, DEV_CUDA};
+    return (o->n_devs = parse_words(v, names, threads, 3, o->threads, 3)) < 0 ? -1 : 0;
   }
   if ((v = VAL("--caches"))) {
-    snprintf(buf, sizeof buf, "%s", v);
-    n = split_list(buf, items, 2);
-    o->n_caches = 0;
-    for (int i = 0; i < n; i++) {
-      if (strcmp(items[i], "warm") && strcmp(items[i], "cold")) return -1;
-      o->cold[o->n_caches++] = strcmp(items[i], "cold") == 0;
-    }
-    return n ? 0 : -1;
+    static const char *const names[] = {"warm", "cold"};
+    static const int cold[] = {0, 1};
+    return (o->n_caches = parse_words(v, names, cold, 2, o->cold, 2)) < 0 ? -1 : 0;
   }
 #undef VAL
   return 1; /* not ours */
@@ -432,22 +429,18 @@ static void bm_case(mtb_state *st, void *user) {
 }
 
 static void case_name(bcase *c, int max_threads) {
-  char dev[16];
+  /* stream has no path or density segment; touch no path segment */
+  const char *fam = c->path == BC_STREAM ? "stream" : c->path == BC_TOUCH ? "touch" : "adagrad";
+  char dev[16], path[48] = "", dens[32] = "";
   if (c->cuda)
     snprintf(dev, sizeof dev, "cuda");
   else
     snprintf(dev, sizeof dev, "cpu%d", c->threads == 1 ? 1 : max_threads);
-  if (c->path == BC_STREAM)
-    snprintf(c->name, sizeof c->name, "stream/impl:c/dev:%s/dtype:%s/n:%lld/cache:%s", dev,
-             c->f64 ? "f64" : "f32", (long long)c->n, c->cold ? "cold" : "warm");
-  else if (c->path == BC_TOUCH)
-    snprintf(c->name, sizeof c->name, "touch/impl:c/dev:%s/dtype:%s/n:%lld/density:%g/cache:%s",
-             dev, c->f64 ? "f64" : "f32", (long long)c->n, c->dens_pct, c->cold ? "cold" : "warm");
-  else
-    snprintf(c->name, sizeof c->name,
-             "adagrad/impl:c/path:%s/dev:%s/dtype:%s/n:%lld/density:%g/cache:%s",
-             bc_path_name(c->path), dev, c->f64 ? "f64" : "f32", (long long)c->n, c->dens_pct,
-             c->cold ? "cold" : "warm");
+  if (c->path != BC_STREAM && c->path != BC_TOUCH)
+    snprintf(path, sizeof path, "/path:%s", bc_path_name(c->path));
+  if (c->path != BC_STREAM) snprintf(dens, sizeof dens, "/density:%g", c->dens_pct);
+  snprintf(c->name, sizeof c->name, "%s/impl:c%s/dev:%s/dtype:%s/n:%lld%s/cache:%s", fam, path,
+           dev, c->f64 ? "f64" : "f32", (long long)c->n, dens, c->cold ? "cold" : "warm");
 }
 
 /* The cases of the selection, in run order: cases sharing data are
