@@ -386,11 +386,36 @@ class Rel:
         self.density, self.time_ns = density, time_ns
 
 
-def crossover_paired(sparse):
-    """crossover() on paired ratios: the density where sparse/dense time,
-    each sparse row's interleaved dense step over it, reaches 1."""
-    return crossover([Rel(r.density, 1.0 / r.pair_ratio()) for r in sparse],
-                     lambda den: Rel(den, 1.0))
+# The step each C path is paired with (perf/adagrad_bench.c, pair_of).
+PAIR_OF = {"dense": "stream", "sparse_coo": "dense", "sparse_csr": "dense",
+           "masked_dense": "dense", "hybrid_coo": "dense", "masked_sparse": "sparse_coo",
+           "touch": "sparse_coo"}
+
+
+def time_over_pair(res, r):
+    """(r's time over its pair's, paired): from r's pair_ratio (both steps timed
+    interleaved) when recorded, else from the pair's own row of the run;
+    (None, False) without one."""
+    if r.pair_ratio():
+        return 1.0 / r.pair_ratio(), True
+    pair = PAIR_OF.get(r.path)
+    if pair == "stream":
+        b = res.stream(r.dev, r.dtype, r.n, r.cache)
+    elif pair == "dense":
+        b = res.dense("c", r.dev, r.dtype, r.n, r.density, r.cache)
+    else:
+        b = res.one("c", pair, r.dev, r.dtype, r.n, r.density, r.cache) if pair else None
+    return (r.time_ns / b.time_ns, False) if b else (None, False)
+
+
+def sparse_crossover(res, sp, dev, dtype, n):
+    """crossover() of sparse_coo rows sp against C dense: on paired ratios (the
+    density where sparse/dense time, each sparse row's interleaved dense step
+    over it, reaches 1) when every row has one, else on the dense rows."""
+    if sp and all(r.pair_ratio() for r in sp):
+        return crossover([Rel(r.density, 1.0 / r.pair_ratio()) for r in sp],
+                         lambda den: Rel(den, 1.0))
+    return crossover(sp, lambda den: res.dense("c", dev, dtype, n, den))
 
 
 def dense_bw_target(t, dense_c, res, big_n):
@@ -403,13 +428,9 @@ def dense_bw_target(t, dense_c, res, big_n):
                   f"n present, n={fmt_n(sel[0])}, which may fit in cache")
     for dev, dtype, n in sorted({(r.dev, r.dtype, r.n) for r in dense_c if r.n in sel}):
         d = res.dense("c", dev, dtype, n)
-        if d and d.pair_ratio():  # stream time / dense time, interleaved: same bytes
-            t.add(combo(d), d.pair_ratio(), paired=True)
-            continue
-        s = res.stream_bw(dev, dtype, n)
-        bw = d.bandwidth() if d else None
-        if bw and s:
-            t.add(combo(d), bw / s)
+        v, paired = time_over_pair(res, d) if d else (None, False)
+        if v:  # dense time / stream time, the same bytes: the bandwidth fraction's inverse
+            t.add(combo(d), 1.0 / v, paired=paired)
     return t
 
 
@@ -441,12 +462,9 @@ def compute_targets(res, torch_loaded):
     for r in cpu_ok:
         if r.family == "adagrad" and r.impl == "c" and r.path == "sparse_coo" \
                 and r.density == 1.0:
-            if r.pair_ratio():
-                t.add(combo(r), r.pair_ratio(), paired=True)
-                continue
-            d = res.dense("c", r.dev, r.dtype, r.n, r.density)
-            if d:
-                t.add(combo(r), d.time_ns / r.time_ns)
+            v, paired = time_over_pair(res, r)
+            if v:
+                t.add(combo(r), 1.0 / v, paired=paired)
     T.append(t)
 
     # 3. measured crossover within 10 points of the model
@@ -466,9 +484,7 @@ def compute_targets(res, torch_loaded):
                       n=n, cache="warm")
         models = [r.counter("model_crossover_density") for r in sp]
         models = [m for m in models if m is not None]
-        x, kind = crossover(sp, lambda den: res.dense("c", dev, dtype, n, den))
-        if all(r.pair_ratio() for r in sp):
-            x, kind = crossover_paired(sp)
+        x, kind = sparse_crossover(res, sp, dev, dtype, n)
         if x is None or not models:
             continue
         model = statistics.median(models)
@@ -496,20 +512,16 @@ def compute_targets(res, torch_loaded):
     T.append(t)
 
     # 4./5. masked paths vs their plain counterparts
-    for tid, path, base, lim, title in (
-            ("masked_dense", "masked_dense", "dense", 1.10, "C masked_dense vs C dense"),
-            ("masked_sparse", "masked_sparse", "sparse_coo", 1.20,
-             "C masked_sparse vs C sparse_coo")):
+    # (the pairs, PAIR_OF: masked_dense -> dense, masked_sparse -> sparse_coo)
+    for tid, path, lim, title in (
+            ("masked_dense", "masked_dense", 1.10, "C masked_dense vs C dense"),
+            ("masked_sparse", "masked_sparse", 1.20, "C masked_sparse vs C sparse_coo")):
         t = Target(tid, title, f"<= {lim:.2f}x the time", False, lim)
         for r in cpu_ok:
             if r.family == "adagrad" and r.impl == "c" and r.path == path:
-                if r.pair_ratio():
-                    t.add(combo(r, True), 1.0 / r.pair_ratio(), paired=True)
-                    continue
-                b = (res.dense("c", r.dev, r.dtype, r.n, r.density) if base == "dense"
-                     else res.one("c", base, r.dev, r.dtype, r.n, r.density))
-                if b:
-                    t.add(combo(r, True), r.time_ns / b.time_ns)
+                v, paired = time_over_pair(res, r)
+                if v:
+                    t.add(combo(r, True), v, paired=paired)
         T.append(t)
 
     # 6. vs torch
@@ -589,12 +601,9 @@ def where_time_goes(res):
         if not touch:
             continue
         t = touch[0]
-        vs_dense = (1.0 / r.pair_ratio() if r.pair_ratio() else None)
-        if vs_dense is None:
-            d = res.dense("c", r.dev, r.dtype, r.n, r.density)
-            vs_dense = r.time_ns / d.time_ns if d else None
+        vs_dense, _ = time_over_pair(res, r)
         t_vs_stream = touch_vs_stream(res, t)
-        sp_vs_t = t.pair_ratio() or r.time_ns / t.time_ns
+        sp_vs_t = 1.0 / time_over_pair(res, t)[0]
         out.append([r.dev, r.dtype, fmt_n(r.n), fmt_density(r.density), fmt_ratio(vs_dense),
                     fmt_ratio(t_vs_stream), fmt_ratio(sp_vs_t)])
     return out
@@ -698,9 +707,7 @@ def make_plots(res, tmpdir):
                     ax.hlines(5 * SIZEOF[dtype] * n / sbw * 1e9, lo, hi, colors="grey",
                               linestyles=":", label="byte model dense / stream BW")
             sp = [r for r in rows if r.impl == "c" and r.path == "sparse_coo"]
-            x, kind = crossover(sp, lambda d: res.dense("c", dev, dtype, n, d))
-            if sp and all(r.pair_ratio() for r in sp):
-                x, kind = crossover_paired(sp)
+            x, kind = sparse_crossover(res, sp, dev, dtype, n)
             if x is not None and kind == "=":
                 ax.axvline(x, color="red", lw=1, alpha=0.6, label=f"crossover {x:.3g}%")
             models = [m for m in (r.counter("model_crossover_density") for r in sp)
