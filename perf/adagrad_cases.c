@@ -256,45 +256,49 @@ static mt_tensor *dense_copy(mt_dtype dt, int ndim, const int64_t *shape, const 
   return t;
 }
 
-int64_t bc_first_diff(const void *a, const void *b, int64_t n, size_t es) {
+/* First element where a and b differ bit for bit (es-byte elements), or -1. */
+static int64_t first_diff(const void *a, const void *b, int64_t n, size_t es) {
   if (memcmp(a, b, (size_t)n * es) == 0) return -1;
   for (int64_t i = 0; i < n; i++)
     if (memcmp((const char *)a + i * es, (const char *)b + i * es, es) != 0) return i;
   return -1;
 }
 
-/* The stream / touch kernels' plain loop on a copy of the m-element prefix,
- * compared with the kernel's p and s: p += v * BC_STREAM_K, s += v for
- * every element (stream, v the dense grad) or entry (touch). The first
- * differing element, -1 when none, -2 when out of memory. */
-static int64_t plain_reference(const bc_base *b, const bc_grad *g, int64_t m, int64_t entries,
-                               const void *p, const void *s) {
+/* The stream / touch kernels' plain loop on the m-element prefix, into ep
+ * and eq (copies of p and s made here): p += v * BC_STREAM_K, s += v for
+ * every element (stream, v the dense grad) or entry (touch). */
+static void plain_reference(const bc_base *b, const bc_grad *g, int64_t m, int64_t entries,
+                            void *ep, void *eq) {
   size_t es = b->f64 ? 8 : 4;
-  char *ep = malloc((size_t)m * es), *eq = malloc((size_t)m * es);
-  int64_t bad = -2;
-  if (ep && eq) {
-    memcpy(ep, b->p, (size_t)m * es);
-    memcpy(eq, b->s, (size_t)m * es);
-    int touch = g->path == BC_TOUCH;
-    const void *vals = touch ? g->vals : b->g;
-    for (int64_t k = 0; k < (touch ? entries : m); k++) {
-      int64_t i = touch ? g->idx[k] : k;
-      if (b->f64) {
-        double v = ((const double *)vals)[k];
-        ((double *)eq)[i] = ((double *)eq)[i] + v;
-        ((double *)ep)[i] = ((double *)ep)[i] + v * BC_STREAM_K;
-      } else {
-        float v = ((const float *)vals)[k];
-        ((float *)eq)[i] = ((float *)eq)[i] + v;
-        ((float *)ep)[i] = ((float *)ep)[i] + v * (float)BC_STREAM_K;
-      }
+  memcpy(ep, b->p, (size_t)m * es);
+  memcpy(eq, b->s, (size_t)m * es);
+  int touch = g->path == BC_TOUCH;
+  const void *vals = touch ? g->vals : b->g;
+  for (int64_t k = 0; k < (touch ? entries : m); k++) {
+    int64_t i = touch ? g->idx[k] : k;
+    if (b->f64) {
+      double v = ((const double *)vals)[k];
+      ((double *)eq)[i] = ((double *)eq)[i] + v;
+      ((double *)ep)[i] = ((double *)ep)[i] + v * BC_STREAM_K;
+    } else {
+      float v = ((const float *)vals)[k];
+      ((float *)eq)[i] = ((float *)eq)[i] + v;
+      ((float *)ep)[i] = ((float *)ep)[i] + v * (float)BC_STREAM_K;
     }
-    bad = bc_first_diff(ep, p, m, es);
-    if (bad < 0) bad = bc_first_diff(eq, s, m, es);
   }
-  free(ep);
-  free(eq);
-  return bad;
+}
+
+int bc_compare(const void *p, const void *s, const void *ep, const void *eq, int64_t m, int f64,
+               const char *what, const char *expected, const char *ctx, char *why, size_t len) {
+  size_t es = f64 ? 8 : 4;
+  int64_t bp = first_diff(ep, p, m, es), bs = bp >= 0 ? -1 : first_diff(eq, s, m, es);
+  if (bp < 0 && bs < 0) return 0;
+  int64_t i = bp >= 0 ? bp : bs;
+  mt_dtype dt = f64 ? MT_float64 : MT_float32;
+  snprintf(why, len, "%s differs from %s: %s[%lld] = %.17g, %s %.17g%s", what, expected,
+           bp >= 0 ? "param" : "state_sum", (long long)i, mt_get_f64(bp >= 0 ? p : s, dt, i),
+           expected, mt_get_f64(bp >= 0 ? ep : eq, dt, i), ctx);
+  return -1;
 }
 
 void bc_prefix(const bc_base *b, const bc_grad *g, int64_t *m_out, int64_t *entries_out,
@@ -349,15 +353,19 @@ int bc_check(const bc_base *b, const bc_grad *g, int nthreads, int64_t *checked,
     goto out;
   }
 
+  char what[64], ctx[96];
+  snprintf(what, sizeof what, "fast %s", bc_path_name(g->path));
+  snprintf(ctx, sizeof ctx, " (sub-problem of %lld elements, %d threads)", (long long)m, nthreads);
   if (g->path == BC_TOUCH || g->path == BC_STREAM) { /* a plain loop is the reference */
-    int64_t bad = plain_reference(b, g, m, entries, p, s);
-    if (bad == -2)
+    void *ep = malloc((size_t)m * es), *eq = malloc((size_t)m * es);
+    if (!ep || !eq) {
       snprintf(why, len, "check: out of memory");
-    else if (bad >= 0)
-      snprintf(why, len, "%s kernel differs from the plain loop at element %lld",
-               bc_path_name(g->path), (long long)bad);
-    else
-      rc = 0;
+    } else {
+      plain_reference(b, g, m, entries, ep, eq);
+      rc = bc_compare(p, s, ep, eq, m, b->f64, what, "the plain loop", ctx, why, len);
+    }
+    free(ep);
+    free(eq);
     goto out;
   }
   /* the reference op on the same sub-problem */
@@ -417,20 +425,10 @@ int bc_check(const bc_base *b, const bc_grad *g, int nthreads, int64_t *checked,
     snprintf(why, len, "reference %s failed: %.400s", mt_op_name(call.op), err.msg);
     goto out;
   }
-  int64_t dp = bc_first_diff(call.out[0]->values, p, m, es);
-  int64_t ds = bc_first_diff(call.out[1]->values, s, m, es);
-  if (dp >= 0 || ds >= 0) {
-    int64_t i = dp >= 0 ? dp : ds;
-    const mt_tensor *ref = call.out[dp >= 0 ? 0 : 1];
-    snprintf(why, len,
-             "fast %s differs from reference %s: %s[%lld] = %.17g, reference %.17g "
-             "(sub-problem of %lld elements, %d threads)",
-             bc_path_name(g->path), mt_op_name(call.op), dp >= 0 ? "param" : "state_sum",
-             (long long)i, mt_get_f64(dp >= 0 ? p : s, dt, i), mt_get_f64(ref->values, dt, i),
-             (long long)m, nthreads);
-    goto out;
-  }
-  rc = 0;
+  char ref[64];
+  snprintf(ref, sizeof ref, "reference %s", mt_op_name(call.op));
+  rc = bc_compare(p, s, call.out[0]->values, call.out[1]->values, m, b->f64, what, ref, ctx, why,
+                  len);
   goto out;
 oom:
   snprintf(why, len, "check: could not build the reference inputs: %.400s", err.msg);

@@ -87,9 +87,11 @@ mt_status bc_step_on(bc_path path, int f64, void *p, void *s, const void *gd, in
  * rows rows (else 1). */
 void bc_prefix(const bc_base *b, const bc_grad *g, int64_t *m, int64_t *entries, int64_t *rows);
 
-/* First element where a and b differ bit for bit (n elements of es bytes),
- * or -1. */
-int64_t bc_first_diff(const void *a, const void *b, int64_t n, size_t es);
+/* 0 when p, s (m elements) equal the expected ep, eq bit for bit; else -1
+ * with "<what> differs from <expected>: param[i] = v, <expected> e<ctx>"
+ * in why, naming the first differing element (param first). */
+int bc_compare(const void *p, const void *s, const void *ep, const void *eq, int64_t m, int f64,
+               const char *what, const char *expected, const char *ctx, char *why, size_t len);
 
 /* Runs the fast kernel and the reference op (mt_dispatch on the CPU
  * backend) on a prefix sub-problem of b/g (about 32k elements, copies) and

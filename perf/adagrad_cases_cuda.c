@@ -199,16 +199,7 @@ int bc_dev_check(bc_dev *d, const bc_base *b, const bc_grad *g, int64_t *checked
       mt_cuda_download(dp, d->p, (size_t)m * es, &err) ||
       mt_cuda_download(ds, d->s, (size_t)m * es, &err))
     goto fail;
-  int64_t bp = bc_first_diff(hp, dp, m, es), bs = bc_first_diff(hs, ds, m, es);
-  if (bp >= 0 || bs >= 0) {
-    int64_t i = bp >= 0 ? bp : bs;
-    mt_dtype dt = b->f64 ? MT_float64 : MT_float32;
-    snprintf(why, len, "device step differs from the CPU kernel: %s[%lld] = %.17g, CPU %.17g",
-             bp >= 0 ? "param" : "state_sum", (long long)i, mt_get_f64(bp >= 0 ? dp : ds, dt, i),
-             mt_get_f64(bp >= 0 ? hp : hs, dt, i));
-    goto out;
-  }
-  rc = 0;
+  rc = bc_compare(dp, ds, hp, hs, m, b->f64, "device step", "the CPU kernel", "", why, len);
   goto out;
 fail:
   snprintf(why, len, "device check: %.400s", err.msg);
