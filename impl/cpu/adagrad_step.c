@@ -172,6 +172,16 @@ static void run_job(const job *j, int nthreads) {
     }                                                                                              \
   }
 
+/* ADA-2 over one hybrid entry's m contiguous elements ps, ss (in place). */
+#define ROW_LOOP(T, SQRT, MAX)                                                                     \
+  for (int64_t j = 0; j < m; j++) {                                                                \
+    T gi = (MAX) ? -v[j] : v[j];                                                                   \
+    T sn = ss[j] + gi * gi;                                                                        \
+    T sd = SQRT(sn) + eps;                                                                         \
+    ss[j] = sn;                                                                                    \
+    ps[j] = ps[j] + nclr * (gi / sd);                                                              \
+  }
+
 /* ADA-3 dense storage over n elements (n <= MBLK in the blocked loop). */
 #define MASKED_LOOP(T, IT, BLEND, SQRT, FMA, MAX, n)                                               \
   for (int64_t i = 0; i < (n); i++) {                                                              \
@@ -290,21 +300,9 @@ MT__INLINE int block_zero(const uint8_t *m) {
   MT__INLINE void row_math_##SFX(T *restrict ps, T *restrict ss, const T *restrict v, int64_t m,   \
                                  T nclr, T eps, int max) {                                         \
     if (!max) {                                                                                    \
-      for (int64_t j = 0; j < m; j++) {                                                            \
-        T gi = v[j];                                                                               \
-        T sn = ss[j] + gi * gi;                                                                    \
-        T sd = SQRT(sn) + eps;                                                                     \
-        ss[j] = sn;                                                                                \
-        ps[j] = ps[j] + nclr * (gi / sd);                                                          \
-      }                                                                                            \
+      ROW_LOOP(T, SQRT, 0)                                                                         \
     } else {                                                                                       \
-      for (int64_t j = 0; j < m; j++) {                                                            \
-        T gi = -v[j];                                                                              \
-        T sn = ss[j] + gi * gi;                                                                    \
-        T sd = SQRT(sn) + eps;                                                                     \
-        ss[j] = sn;                                                                                \
-        ps[j] = ps[j] + nclr * (gi / sd);                                                          \
-      }                                                                                            \
+      ROW_LOOP(T, SQRT, 1)                                                                         \
     }                                                                                              \
   }                                                                                                \
   ATTR MT__UNUSED static void coorow_##SFX(const job *jb, int64_t lo, int64_t hi) {                \
