@@ -136,4 +136,13 @@ static inline int mt__mutant_all_dense(const mt_call *call, const mt_tensor *x) 
   return mt__mutant_all_reduce(call) && mt__mutant_dense_masked(x) && call->n_out == 1 &&
          mt__mutant_dense_masked(call->out[0]) && mt_numel(call->out[0]->data) == 1;
 }
+/* Adagrad's clr = lr / (1 + (step - 1) * lr_decay) from the call's kwargs
+ * (torch's defaults), as the reference computes it (ADA-1). */
+static inline double mt__mutant_clr(const mt_call *call) {
+  double lr = mt_kw_float(call->kw, "lr", 0.01), lr_decay = mt_kw_float(call->kw, "lr_decay", 0.0);
+  return lr / (1.0 + (mt_kw_float(call->kw, "step", 1.0) - 1.0) * lr_decay);
+}
+/* v rounded to dtype d: applied after each operation, double arithmetic on
+ * float32 values gives float32's results. */
+static inline double mt__mutant_r(mt_dtype d, double v) { return d == MT_float32 ? (double)(float)v : v; }
 #endif
