@@ -1,26 +1,111 @@
-# mutants.cmake - every mutant plugin (conformance/plugins/mutants/) breaks
-# one rule; `mtcs run` must fail it (exit 1), and every failing case must be
-# tagged with that rule: the suite catches the mistake and blames the right
-# rule, and nothing else breaks.
+# mutants.cmake - every mutant plugin (conformance/plugins/mutants/) is the
+# reference CPU backend with one rule broken the way a real library gets it
+# wrong. `mtcs run` must fail each one (exit 1, at least one failing case),
+# and every failing case must blame the rule the mutant breaks: the case's
+# rules contain it, or the runner's own MASK-9 (poison invariance: a mutant
+# that reads masked-out data is rightly caught there). CALL-1 mutants
+# (inputs modified, outputs sharing memory) are caught by the runner's
+# CALL-1 check. The suite catches the mistake and blames the right rule,
+# and nothing else breaks.
 #   cmake -DMTCS=... -DSRC=... -DBIN=... -P tests/mutants.cmake
+# Writes ${BIN}/mutants-report.md: each mutant, its rule, the cases that
+# killed it.
+#
+# Each mutant runs only the cases of the ops whose kernel slots it
+# overrides (`[MT_OP_<op>] = ...` in its source; case ids start with the op
+# name): the other slots are the reference kernels, so the other cases
+# cannot fail, and the whole test stays short (also under ASan).
 cmake_minimum_required(VERSION 3.25)
-# mutant name -> the rule it breaks
-set(MUTANTS
-  mask_union=MASK-8
-  log_masks_domain=MASK-5
-  fill_zero=RED-3
-  to_tensor_reads_data=MASK-3
-  sparse_as_dense=ADA-2)
 
+# mutant name -> the one rule it breaks (spec/SEMANTICS.md)
+set(MUTANTS
+  # masked: construction, to_tensor
+  float_mask_accepted=MASK-2
+  size_checked_first=MASK-2
+  to_tensor_reads_data=MASK-3
+  to_tensor_numpy_fill=MASK-3
+  to_tensor_in_place=CALL-1
+  masked_tensor_no_copy=CALL-1
+  # unary
+  neg_loses_signed_zero=MASK-4
+  abs_keeps_neg_zero=MASK-4
+  pow_via_exp_log=MASK-4
+  log_masks_domain=MASK-5
+  sqrt_masks_domain=MASK-5
+  # binary
+  div_masks_zero=MASK-6
+  dense_operand_specified=MASK-7
+  reflected_swapped=MASK-7
+  scalar_in_double=MASK-7
+  scalar_mul_loses_neg_zero=MASK-7
+  mask_intersection=MASK-8
+  # reductions
+  amax_nan_skipping=RED-1
+  mean_total_count=RED-1
+  f64_sum_in_float=RED-1
+  amin_nan_skipping=RED-2
+  sum_mask_by_multiply=RED-2
+  prod_fills_zero=RED-2
+  keepdim_ignored=RED-2
+  negdim_as_zero=RED-2
+  mask_all_not_any=RED-2
+  fill_zero=RED-3
+  numpy_ma_fills=RED-3
+  fully_masked_specified=RED-3
+  # Adagrad
+  eps_inside_sqrt=ADA-1
+  dense_skips_zero_grad=ADA-1
+  lr_decay_ignored=ADA-1
+  sparse_as_dense=ADA-2
+  sparse_eps_everywhere=ADA-2
+  duplicates_squared=ADA-2
+  step_off_by_one=ADA-2
+  sparse_weight_decay_accepted=ADA-2
+  maximize_ignored=ADA-3
+  masked_grad_reads_data=ADA-3
+  stored_zero_specified=ADA-3
+  decays_unchecked=ADA-5
+  adagrad_in_place=CALL-1)
+# rules every mutant may be caught under besides its own
+set(ALWAYS_OK MASK-9)
+
+# ---- the sources and the table agree ----------------------------------------
 file(GLOB sources "${SRC}/conformance/plugins/mutants/*.c")
-list(LENGTH sources n_sources)
-list(LENGTH MUTANTS n_mutants)
-if(NOT n_sources EQUAL n_mutants)
-  message(FATAL_ERROR "${n_sources} mutant sources but ${n_mutants} entries in tests/mutants.cmake: "
-                      "add the new mutant and the rule it breaks to MUTANTS")
+set(names "")
+foreach(entry IN LISTS MUTANTS)
+  string(REGEX MATCH "^([a-z0-9_]+)=([A-Z]+-[0-9A-Z]+)$" ok "${entry}")
+  if(NOT ok)
+    message(FATAL_ERROR "tests/mutants.cmake: bad entry '${entry}' (expected name=RULE)")
+  endif()
+  list(APPEND names "${CMAKE_MATCH_1}")
+endforeach()
+set(unlisted "")
+foreach(src IN LISTS sources)
+  get_filename_component(name "${src}" NAME_WE)
+  if(NOT name IN_LIST names)
+    list(APPEND unlisted "${name}")
+  endif()
+endforeach()
+set(missing "")
+foreach(name IN LISTS names)
+  if(NOT EXISTS "${SRC}/conformance/plugins/mutants/${name}.c")
+    list(APPEND missing "${name}")
+  endif()
+endforeach()
+if(unlisted OR missing)
+  message(FATAL_ERROR "the mutant sources and the MUTANTS table of tests/mutants.cmake disagree:"
+                      " sources not in the table: [${unlisted}]; entries without a source: "
+                      "[${missing}]. Add each new mutant with the rule it breaks.")
 endif()
 
+# ---- run each mutant ----------------------------------------------------------
 set(bad 0)
+set(survivors "")
+set(report "# Mutants\n\nEach mutant is the CPU reference backend with one rule broken \
+(conformance/plugins/mutants/). Killed by: the failing cases of `mtcs run`; all blame \
+the mutant's rule (or MASK-9, poison invariance).\n\n\
+| mutant | rule broken | ops | killed by | cases |\n|---|---|---|---|---|\n")
+list(LENGTH MUTANTS n_mutants)
 foreach(entry IN LISTS MUTANTS)
   string(REPLACE "=" ";" kv "${entry}")
   list(GET kv 0 name)
@@ -29,39 +114,109 @@ foreach(entry IN LISTS MUTANTS)
   if(NOT EXISTS "${plugin}")
     message(FATAL_ERROR "${plugin} does not exist (is ${name}.c in conformance/plugins/mutants/?)")
   endif()
-  execute_process(COMMAND "${MTCS}" run --backend "${plugin}"
-    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
-  if(NOT rc EQUAL 1)
-    message(SEND_ERROR "mutant ${name} (breaks ${rule}): exit ${rc}, expected 1 (caught)\n${out}${err}")
+  # the ops it overrides: [MT_OP_<op>] = ...
+  file(READ "${SRC}/conformance/plugins/mutants/${name}.c" code)
+  string(REGEX MATCHALL "\\[MT_OP_[a-z0-9_]+\\] *=" slots "${code}")
+  set(ops "")
+  set(filters "")
+  foreach(s IN LISTS slots)
+    string(REGEX REPLACE "^\\[MT_OP_([a-z0-9_]+)\\].*" "\\1" op "${s}")
+    if(NOT op IN_LIST ops)
+      list(APPEND ops "${op}")
+      list(APPEND filters --filter "${op}.*")
+    endif()
+  endforeach()
+  if(NOT ops)
+    message(SEND_ERROR "mutant ${name}: its source overrides no kernel slot ([MT_OP_<op>] = ...)")
     set(bad 1)
     continue()
   endif()
-  # FAIL/ERROR/CRASH/TIMEOUT <id> lines are followed by "    rules: A,B; ...".
-  # ';' separates CMake list items: take it out of the text first.
-  string(REPLACE ";" "|" text "\n${out}")
-  string(REGEX MATCHALL "\n(FAIL|ERROR|CRASH|TIMEOUT)  [^\n]+\n[^\n]*\n    rules: [^|]*" hits "${text}")
-  list(LENGTH hits n_failed)
+  string(REPLACE ";" " " ops_text "${ops}")
+
+  execute_process(COMMAND "${MTCS}" run --backend "${plugin}" ${filters}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+
+  # One line per list item: ';' and brackets are list syntax to CMake.
+  string(REPLACE ";" "|" text "${out}")
+  string(REPLACE "[" "<" text "${text}")
+  string(REPLACE "]" ">" text "${text}")
+  string(REPLACE "\\" "/" text "${text}")
+  string(REPLACE "\n" ";" lines "${text}")
+  # A FAIL/ERROR/CRASH/TIMEOUT <id> line, then (after its message) the line
+  # "    rules: A,B| tolerance: ...".
+  set(killers "")
   set(wrong "")
-  foreach(h IN LISTS hits)
-    string(REGEX MATCH "(FAIL|ERROR|CRASH|TIMEOUT)  ([^\n]+)" _ "${h}")
-    set(id "${CMAKE_MATCH_2}")
-    string(REGEX MATCH "rules: ([^|]*)" _ "${h}")
-    string(REPLACE "," ";" rules "${CMAKE_MATCH_1}")
-    if(NOT rule IN_LIST rules)
-      list(APPEND wrong "${id} [${CMAKE_MATCH_1}]")
+  set(id "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^(FAIL|ERROR|CRASH|TIMEOUT)  ([^ ]+)")
+      if(id)
+        list(APPEND wrong "${id} <no rules line>")
+      endif()
+      set(id "${CMAKE_MATCH_2}")
+    elseif(id AND line MATCHES "^    rules: ([^|]*)")
+      string(STRIP "${CMAKE_MATCH_1}" rules_text)
+      string(REPLACE "," ";" rules "${rules_text}")
+      set(blamed 0)
+      foreach(r IN LISTS rule ALWAYS_OK)
+        if(r IN_LIST rules)
+          set(blamed 1)
+        endif()
+      endforeach()
+      list(APPEND killers "${id}")
+      if(NOT blamed)
+        list(APPEND wrong "${id} <${rules_text}>")
+      endif()
+      set(id "")
     endif()
   endforeach()
-  if(n_failed EQUAL 0)
-    message(SEND_ERROR "mutant ${name}: exit 1 but no failing case could be parsed:\n${out}")
+  if(id)
+    list(APPEND wrong "${id} <no rules line>")
+  endif()
+
+  list(LENGTH killers n_killers)
+  set(shown "${killers}")
+  if(n_killers GREATER 8)
+    list(SUBLIST killers 0 8 shown)
+  endif()
+  string(REPLACE ";" ", " shown_text "${shown}")
+  if(n_killers GREATER 8)
+    math(EXPR more "${n_killers} - 8")
+    string(APPEND shown_text " and ${more} more")
+  endif()
+
+  if(NOT rc EQUAL 1)
+    if(rc EQUAL 0)
+      set(why "survived: every case passed")
+    elseif(rc EQUAL 77)
+      set(why "survived: no case executed (exit 77)")
+    else()
+      set(why "exit ${rc}, expected 1 (caught)")
+    endif()
+    message(SEND_ERROR "mutant ${name} (breaks ${rule}; ops ${ops_text}): ${why}\n${out}${err}")
+    list(APPEND survivors "${name}")
+    string(APPEND report "| ${name} | ${rule} | ${ops_text} | **not killed** (${why}) | 0 |\n")
+    set(bad 1)
+  elseif(n_killers EQUAL 0)
+    message(SEND_ERROR "mutant ${name}: exit 1 but no failing case could be parsed:\n${out}${err}")
+    string(APPEND report "| ${name} | ${rule} | ${ops_text} | **no failing case parsed** | 0 |\n")
     set(bad 1)
   elseif(wrong)
-    message(SEND_ERROR "mutant ${name} breaks ${rule}, but these failing cases are not tagged "
-                       "${rule}:\n  ${wrong}")
+    string(REPLACE ";" "\n  " wrong_text "${wrong}")
+    message(SEND_ERROR "mutant ${name} breaks ${rule}, but these failing cases blame other rules "
+                       "(<their rules>):\n  ${wrong_text}")
+    string(APPEND report "| ${name} | ${rule} | ${ops_text} | **wrong blame**: ${shown_text} | ${n_killers} |\n")
     set(bad 1)
   else()
-    message(STATUS "ok: mutant ${name} caught by ${n_failed} cases, all tagged ${rule}")
+    message(STATUS "ok: mutant ${name} (breaks ${rule}) killed by ${n_killers} cases: ${shown_text}")
+    string(APPEND report "| ${name} | ${rule} | ${ops_text} | ${shown_text} | ${n_killers} |\n")
   endif()
 endforeach()
+
+file(WRITE "${BIN}/mutants-report.md.tmp" "${report}")
+file(RENAME "${BIN}/mutants-report.md.tmp" "${BIN}/mutants-report.md")
 if(bad)
-  message(FATAL_ERROR "some mutants were not caught as expected")
+  list(LENGTH survivors n_survivors)
+  message(FATAL_ERROR "some of the ${n_mutants} mutants were not caught as expected "
+                      "(${n_survivors} survived: ${survivors}); see ${BIN}/mutants-report.md")
 endif()
+message(STATUS "all ${n_mutants} mutants killed, each blaming its rule; see ${BIN}/mutants-report.md")
