@@ -1,16 +1,27 @@
 /* mutant.h - mutant plugins: the reference CPU backend with one rule broken
  * on purpose, the way a real library plausibly gets it wrong (often the
  * numpy.ma way). tests/mutants.cmake checks that `mtcs run` fails each one,
- * and only on cases tagged with the rule it breaks: proof that the suite
- * catches the mistake and blames the right rule.
+ * and only on cases that blame the rule it breaks (or MASK-9, the runner's
+ * poison invariance, for a mutant that lets masked-out data through; CALL-1
+ * mutants are caught by the runner's own CALL-1 check): proof that the
+ * suite catches the mistake and blames the right rule.
  *
- * A mutant file defines its broken kernels, then
+ * A mutant file starts with a comment: the rule it breaks, how, and which
+ * library does or could do that. It defines its broken kernels, then
  *   static const mt_kernel_fn kernels[MT_OP__END] = {
  *   #include "cpu_slots.h"          every op -> mt_cpu_<op>
  *     [MT_OP_log] = mutant_log,     the override (later initializer wins)
  *   };
  *   MT_MUTANT_ENTRY("name", kernels)
- * Unlike plugins/example.c, mutants link libmtcore (they reuse its kernels). */
+ * and gets one line `name=RULE` in the MUTANTS table of tests/mutants.cmake.
+ * The test runs a mutant only on the cases of the ops it overrides, read
+ * from its `[MT_OP_<op>] =` lines: name every override that way.
+ * Break ONE rule: when an op's cases carry different rules by form (RED-1
+ * all-reduce vs RED-2 over dims, MASK-6 masked/masked vs MASK-7 with a
+ * plain operand), break one form only.
+ * Unlike plugins/example.c, mutants link libmtcore (they reuse its kernels:
+ * wrap mt_cpu_<op> and fix up its result, or rerun it on changed inputs or
+ * kwargs with the helpers below). */
 #ifndef MT_MUTANT_H
 #define MT_MUTANT_H
 #include <math.h>
