@@ -1,5 +1,7 @@
 /* fill_zero.c - breaks RED-3: amin and amax leave 0 at fully masked-out
- * outputs instead of torch's fill (+inf for amin, -inf for amax). */
+ * outputs instead of torch's fill (+inf for amin, -inf for amax): a library
+ * that allocates its outputs zeroed and writes only the groups that had
+ * something to reduce. */
 #include "mutant.h"
 
 static mt_status zero_fill(mt_call *call, mt_error *err, mt_kernel_fn real) {

@@ -1,6 +1,7 @@
 /* sparse_as_dense.c - breaks ADA-2: the sparse Adagrad step densifies the
- * gradient and takes the dense path, so eps goes everywhere, untouched
- * entries are updated, std comes back dense and weight_decay is accepted. */
+ * gradient and takes the dense path (grad.to_dense(), what an optimizer
+ * without a sparse path does), so eps goes everywhere, untouched entries
+ * are updated, std comes back dense and weight_decay is accepted. */
 #include "mutant.h"
 
 static mt_status mutant_adagrad_sparse(mt_call *call, mt_error *err) {
