@@ -20,6 +20,7 @@ cmake_minimum_required(VERSION 3.25)
 # mutant name -> the one rule it breaks (spec/SEMANTICS.md)
 set(MUTANTS
   # masked: construction, to_tensor
+  zero_size_oom=MASK-1
   float_mask_accepted=MASK-2
   size_checked_first=MASK-2
   to_tensor_reads_data=MASK-3
