@@ -40,6 +40,7 @@ set(MUTANTS
   scalar_in_double=MASK-7
   scalar_mul_loses_neg_zero=MASK-7
   mask_intersection=MASK-8
+  dtype_before_masks=MASK-8
   # reductions
   amax_nan_skipping=RED-1
   mean_total_count=RED-1
