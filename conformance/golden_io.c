@@ -1077,7 +1077,7 @@ oom:
 
 /* ---- output variants: outputs@torch-<version> ---------------------------------------- */
 
-/* n >= 1 digits at *p: advances past them. */
+/* Skips the digits at *p; 1 when there was at least one. */
 static int digits(const char **p) {
   const char *q = *p;
   while (**p >= '0' && **p <= '9') (*p)++;
