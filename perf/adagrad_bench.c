@@ -1,4 +1,4 @@
-/* adagrad_bench.c - mtcs_bench: the C Adagrad kernels (impl/cpu/
+/* adagrad_bench.c - mtcs_bench: the C Adagrad kernels (perf/kernels/
  * adagrad_step.c) and the bandwidth reference kernel under Google Benchmark
  * (through mtb.h), plus a callgrind probe for the CI instruction-count check.
  *

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cpu/adagrad_step.h"
+#include "adagrad_step.h"
 
 typedef enum {
   BC_DENSE,

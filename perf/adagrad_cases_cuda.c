@@ -38,7 +38,7 @@ double bc_dev_copy_bandwidth(size_t bytes) {
 
 #else /* MT_HAVE_CUDA */
 
-#include "cuda/adagrad_cuda.h"
+#include "adagrad_cuda.h"
 
 struct bc_dev {
   const bc_base *base; /* whose arrays are on the device */
