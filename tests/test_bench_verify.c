@@ -4,10 +4,11 @@
  * past the 32K prefix the benchmark used to check, in both of its forms
  * (every element; the touched ones plus a seeded sample of the others). The
  * outputs are the fast kernel's, corrupted by hand or stepped by a
- * deliberately broken variant of it. */
+ * deliberately broken variant of it. On a GPU the device's check runs too. */
 #include <stdlib.h>
 
 #include "adagrad_cases.h"
+#include "adagrad_cases_cuda.h"
 #include "mt_test.h"
 
 enum { N = 1 << 20 };
@@ -217,8 +218,38 @@ TEST(verify_catches_a_write_to_an_untouched_entry_past_32k) {
   }
 }
 
+TEST(device_check_compares_every_updated_element_of_the_device_step) {
+  /* on a GPU: the device's first step checked as the CPU's is (elsewhere
+   * the device calls say why not, and there is nothing to check) */
+  char info[256], why[512];
+  if (bc_dev_probe(info, sizeof info)) {
+    printf("  (no device: %s)\n", info);
+    return;
+  }
+  static const bc_path paths[] = {BC_STREAM, BC_DENSE, BC_SPARSE_COO, BC_MASKED_DENSE,
+                                  BC_MASKED_SPARSE};
+  for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++) {
+    fixture f;
+    bc_dev *d = NULL;
+    bc_verified v;
+    if (setup(&f, paths[k], 0, N, 0.0001)) {
+      CHECK(0);
+      continue;
+    }
+    why[0] = '\0';
+    CHECK_EQ_INT(bc_dev_load(&d, &f.b, &f.g, why, sizeof why), 0);
+    CHECK_EQ_INT(bc_dev_check(d, &f.b, &f.g, &v, why, sizeof why), 0);
+    if (why[0]) fprintf(stderr, "  %s: %s\n", bc_path_name(paths[k]), why);
+    CHECK_EQ_INT(v.elements, N);
+    CHECK_EQ_INT(v.touched, paths[k] == BC_STREAM || paths[k] == BC_DENSE ? N : f.g.specified);
+    bc_dev_free(d);
+    teardown(&f);
+  }
+}
+
 MT_TEST_MAIN(T(verify_accepts_every_fast_path_in_both_forms),
              T(verify_counts_every_updated_element_and_the_sample),
              T(verify_catches_a_wrong_updated_entry_past_32k),
              T(verify_catches_a_kernel_that_drops_its_last_entry),
-             T(verify_catches_a_write_to_an_untouched_entry_past_32k))
+             T(verify_catches_a_write_to_an_untouched_entry_past_32k),
+             T(device_check_compares_every_updated_element_of_the_device_step))
