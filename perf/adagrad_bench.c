@@ -222,6 +222,7 @@ struct bench_ctx {
   const bcase *current; /* prepared case */
   int current_ok;
   bc_verified verified; /* by the prepared case's first step */
+  const bcase *checked; /* the last case whose check passed, on the current data */
   char msg[512];
   unsigned char *evict;
   size_t evict_bytes;
@@ -304,6 +305,7 @@ static void prepare(bench_ctx *cx, const bcase *c) {
     bc_grad_free(&cx->grad);
     bc_base_free(&cx->base);
     cx->have_grad = cx->have_base = 0;
+    cx->checked = NULL;
     if (bc_base_make(&cx->base, c->n, c->f64, 0x1234u + (uint64_t)c->n, cx->msg, sizeof cx->msg))
       goto done;
     cx->have_base = 1;
@@ -313,12 +315,31 @@ static void prepare(bench_ctx *cx, const bcase *c) {
       cx->grad.n != c->n || cx->grad.density != d) {
     bc_grad_free(&cx->grad);
     cx->have_grad = 0;
+    cx->checked = NULL;
     if (bc_grad_make(&cx->grad, c->path, c->f64, c->n, d, case_seed(c), cx->msg, sizeof cx->msg))
       goto done;
     cx->have_grad = 1;
   }
-  /* the untimed first step, verified against the reference op */
+  /* the untimed first step, verified against the reference op, unless the
+   * case before ran the same kernel (path, threads, device) on the same
+   * data and passed: the cold case after its warm one */
   double t1 = now();
+  const bcase *k = cx->checked;
+  if (k && k->path == c->path && k->f64 == c->f64 && k->n == c->n &&
+      k->dens_pct == c->dens_pct && k->threads == c->threads && k->cuda == c->cuda) {
+    mt_error err = {0};
+    double sec;
+    if ((c->cuda ? bc_dev_step(cx->dev, c->path, &sec, &err)
+                 : bc_step(&cx->base, &cx->grad, c->threads, &err)) != MT_OK) {
+      snprintf(cx->msg, sizeof cx->msg, "step failed: %.400s", err.msg);
+      cx->errors++;
+      goto done;
+    }
+    cx->current_ok = 1;
+    snprintf(cx->msg, sizeof cx->msg, "verified by %s", k->name);
+    goto done;
+  }
+  cx->checked = NULL;
   if (c->cuda ? bc_dev_load(&cx->dev, &cx->base, &cx->grad, cx->msg, sizeof cx->msg) ||
                     bc_dev_check(cx->dev, &cx->base, &cx->grad, &cx->verified, cx->msg,
                                  sizeof cx->msg)
@@ -328,6 +349,7 @@ static void prepare(bench_ctx *cx, const bcase *c) {
     goto done;
   }
   cx->current_ok = 1;
+  cx->checked = c;
   snprintf(cx->msg, sizeof cx->msg, "verified %lld elements%s, %lld updated (%.2f s)",
            (long long)cx->verified.elements, cx->verified.all ? " (all)" : "",
            (long long)cx->verified.touched, now() - t1);
