@@ -486,8 +486,9 @@ int bc_expect_make(bc_expect *e, const void *p, const void *s, const bc_base *b,
   int64_t *pos = NULL, n_nb = 0;
   char *cp = NULL, *cs = NULL, *cg = NULL;
   int64_t cap = touched < VERIFY_CHUNK ? (touched ? touched : 1) : VERIFY_CHUNK;
-  /* neighbours of every stride-th touched element, at most 2 x BC_VERIFY_SAMPLE */
-  int64_t stride = touched / BC_VERIFY_SAMPLE + 1;
+  /* the neighbours of every stride-th unit (element; hybrid: row of 64):
+   * at most 2 x BC_VERIFY_SAMPLE */
+  int64_t stride = touched / g->row / BC_VERIFY_SAMPLE + 1;
   if (!(pos = malloc((size_t)cap * sizeof *pos)) || !(cp = malloc((size_t)cap * es)) ||
       !(cs = malloc((size_t)cap * es)) || !(cg = malloc((size_t)cap * es)))
     goto oom;
@@ -498,7 +499,7 @@ int bc_expect_make(bc_expect *e, const void *p, const void *s, const bc_base *b,
       memcpy(e->eq, s, (size_t)n * es);
     }
   } else {
-    int64_t max_sample = BC_VERIFY_SAMPLE + 2 * (touched / stride + 1);
+    int64_t max_sample = BC_VERIFY_SAMPLE + 2 * (touched / g->row / stride + 1);
     if (!(e->sample = malloc((size_t)max_sample * sizeof *e->sample)) ||
         !(e->ep = malloc((size_t)(touched + max_sample) * es)) ||
         !(e->eq = malloc((size_t)(touched + max_sample) * es)))
@@ -516,7 +517,7 @@ int bc_expect_make(bc_expect *e, const void *p, const void *s, const bc_base *b,
       copy_el(cp, t, p, i, es);
       copy_el(cs, t, s, i, es);
       copy_el(cg, t, gv, at_pos ? i : t0 + t, es);
-      if (!e->all && (t0 + t) % stride == 0) add_neighbours(g, i, e->sample, &n_nb);
+      if (!e->all && (t0 + t) / g->row % stride == 0) add_neighbours(g, i, e->sample, &n_nb);
     }
     if (reference_compact(g->path, b->f64, m, cp, cs, cg, why, len)) goto out;
     if (e->all) {

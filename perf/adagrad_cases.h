@@ -86,7 +86,8 @@ mt_status bc_step(const bc_base *b, const bc_grad *g, int nthreads, mt_error *er
  * elements must keep their values: all of them when n <= BC_VERIFY_ALL_N
  * or the step touches at least half of them, else a seeded sample of one
  * element per n / BC_VERIFY_SAMPLE stratum plus the untouched neighbours
- * (i - 1, i + 1) of up to BC_VERIFY_SAMPLE touched elements. */
+ * (i - 1, i + 1) of up to BC_VERIFY_SAMPLE touched elements (hybrid: rows),
+ * spread evenly over them. */
 #define BC_VERIFY_ALL_N ((int64_t)1 << 24) /* 16M */
 #define BC_VERIFY_SAMPLE ((int64_t)1 << 16)
 #define BC_VERIFY_SEED 0x76657269667921ull
