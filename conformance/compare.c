@@ -85,8 +85,11 @@ double mt_ulp(double x, mt_dtype dtype) {
 }
 
 int mt_elem_match(double e, double g, const mt_tolerance *tol, mt_dtype dtype) {
+  if (!mt_dtype_is_float(dtype)) return e == g; /* integers and bools: exactly, any tolerance */
   if (isnan(e) || isnan(g)) return isnan(e) && isnan(g);
   if (isinf(e) || isinf(g)) return e == g;
+  if (e == 0 && g == 0) /* a golden ±0 under exact/ulp:N: the sign is part of the value */
+    return (tol->kind != MT_TOL_EXACT && tol->kind != MT_TOL_ULP) || !signbit(e) == !signbit(g);
   if (e == g) return 1;
   double d = fabs(g - e);
   switch (tol->kind) {

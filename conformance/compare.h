@@ -8,6 +8,9 @@
  *   everywhere when the case sets check_masked_out, everywhere for plain
  *   tensors;
  *   NaN equals NaN, an infinity equals only the same infinity;
+ *   under `exact` and `ulp:N` a zero matches only a zero of the same sign
+ *   (-0.0 != +0.0); `abs:X` and `rel:X` ignore the sign of zero;
+ *   integer and bool values are compared exactly whatever the tolerance;
  *   COO outputs are compared after coalescing (indices exactly, values
  *   with the tolerance); masked outputs with sparse storage are compared
  *   by densifying data and mask.
@@ -58,7 +61,8 @@ mt_status mt_tolerance_parse(const char *s, mt_tolerance *out, mt_error *err);
  * finite value is the spacing just below it. */
 double mt_ulp(double x, mt_dtype dtype);
 
-/* Whether one element matches under tol (NaN == NaN, inf only == same inf). */
+/* Whether one element matches under tol (NaN == NaN, inf only == same inf,
+ * the sign of a zero under exact/ulp, integers and bools exactly). */
 int mt_elem_match(double expected, double got, const mt_tolerance *tol, mt_dtype dtype);
 
 typedef struct mt_compare_opts {

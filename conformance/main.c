@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "mt_core.h"
+#include "poison.h"
 #include "runner.h"
 
 #ifndef MT_SOURCE_DIR
@@ -34,11 +35,18 @@ static void usage(FILE *f) {
       "                     " MT_SOURCE_DIR "/golden)\n"
       "  --filter GLOB      only case ids matching this fnmatch glob; repeatable (any matches);\n"
       "                     a filter that matches no case is an error (exit 2)\n"
-      "options (run):\n"
       "  --backend B        cpu (default), cuda, or PATH.so: a plugin exporting mt_plugin_entry\n"
       "                     (spec/plugin-abi.md), built from spec/include/mt/mt.h alone\n"
-      "  --profile P        run the cases of profile P (torch, numpy_ma; default torch);\n"
-      "                     the others are SKIP\n"
+      "  --profile P        the cases of profile P only (torch, numpy_ma; run: default torch;\n"
+      "                     list: default every profile); an unknown profile is an error\n"
+      "options (run):\n"
+      "  --require-all      NOT_SUPPORTED and SKIP count as failures: every selected case must\n"
+      "                     execute and pass (our own backends run with it)\n"
+      "  --poison-runs N    re-run each case that has masked inputs N times (0-7, default 7)\n"
+      "                     with its masked-out data set to NaN, +inf, -inf, +1e30, -1e30,\n"
+      "                     -0.0 and a seeded random pattern, in that order; the masks and\n"
+      "                     the specified outputs must not change (rule MASK-9)\n"
+      "  --no-poison        the same as --poison-runs 0 (for speed or debugging)\n"
       "  --timeout S        each case runs in its own process; kill it after S seconds\n"
       "                     (TIMEOUT; default 10)\n"
       "  --no-fork          run cases inside mtcs (for a debugger): no CRASH/TIMEOUT isolation\n"
@@ -52,7 +60,8 @@ static void usage(FILE *f) {
       "  mtcs run                                      every golden file on the CPU backend\n"
       "  mtcs run --golden golden/reduce.h5 --filter 'sum.*' -v\n"
       "  mtcs run --backend build/release/plugins/example.so --junit junit.xml\n"
-      "  mtcs run --backend cuda --report-json run.json --repro-dir repro/\n"
+      "  mtcs run --backend cuda --require-all --report-json run.json --repro-dir repro/\n"
+      "  mtcs run --filter 'amin.*' --no-poison       without the poison re-runs\n"
       "  mtcs list --filter '*.f64.*'\n"
       "  gdb --args mtcs run --no-fork --filter sum.masked.f32.all\n"
       "  mtcs bench --quick                            C + torch benchmarks and a report, < 2 min\n"
@@ -64,7 +73,11 @@ static void usage(FILE *f) {
       "  else a line per golden file). The last lines are a count per status and\n"
       "      N passed, N failed, N skipped\n"
       "  (passed = PASS + EXPECTED_DIVERGENCE, failed = FAIL + ERROR + CRASH + TIMEOUT,\n"
-      "  skipped = NOT_SUPPORTED + SKIP).\n"
+      "  skipped = NOT_SUPPORTED + SKIP; with --require-all skipped cases count as failed),\n"
+      "  after a line with the executed / not supported / skipped counts.\n"
+      "  Besides the golden outputs every executed case is checked for two rules of the\n"
+      "  runner's own: CALL-1 (inputs unchanged, outputs share no memory with them) and\n"
+      "  MASK-9 (poison invariance, above); their failures name that rule.\n"
       "\n"
       "case statuses:\n",
       f);
@@ -75,13 +88,16 @@ static void usage(FILE *f) {
       "  a run that stops early (an input error mid-run) is INCOMPLETE: exit 2, no reports.\n"
       "\n"
       "exit codes:\n"
-      "  0   every case passed (NOT_SUPPORTED and SKIP allowed)\n"
+      "  0   every executed case passed and at least one executed (NOT_SUPPORTED and SKIP\n"
+      "      allowed unless --require-all)\n"
       "  1   some case is FAIL, ERROR, CRASH or TIMEOUT\n"
       "  2   usage or input error: bad option, unreadable or corrupt golden file, unknown\n"
       "      backend, plugin that cannot be loaded or has another ABI version, a filter that\n"
       "      matches nothing, an unwritable report; also INCOMPLETE runs\n"
-      "  77  the whole run was skipped: the backend cannot run here (cuda without a device,\n"
-      "      mtcs built without CUDA); the reason is printed as \"SKIP: ...\"\n",
+      "  77  nothing was executed: the backend cannot run here (cuda without a device, mtcs\n"
+      "      built without CUDA), it supports none of the selected cases, or no case has the\n"
+      "      profile; the reason is printed as \"SKIP: ...\" (with --require-all an executed-\n"
+      "      nothing run on an available backend is a failure, exit 1)\n",
       f);
 }
 
@@ -329,9 +345,9 @@ int main(int argc, char **argv) {
       .golden = golden,
       .golden_dir = env_dir && env_dir[0] ? env_dir : MT_SOURCE_DIR "/golden",
       .filter = filter,
-      .profile = "torch",
+      .profile = NULL, /* run: torch; list: every profile */
       .self = argv[0],
-      .run = {.timeout_s = 10.0, .no_fork = 0},
+      .run = {.timeout_s = 10.0, .no_fork = 0, .exec = {.poison_runs = MT_POISON__COUNT}},
       .out = stdout,
       .diag = stderr,
       .progress_tty = isatty(fileno(stderr)),
@@ -359,9 +375,24 @@ int main(int argc, char **argv) {
     } else if (OPT("--backend", 1)) {
       if (!v) BAD(cmd, "%s needs cpu, cuda or a plugin path", "--backend");
       o.backend = v;
-    } else if (OPT("--profile", 1)) {
+    } else if (OPT("--profile", 0)) {
       if (!v) BAD(cmd, "%s needs a profile name", "--profile");
+      if (!mt_profile_known(v)) {
+        fprintf(stderr, "mtcs %s: unknown profile '%s' (expected one of: %s)\n", cmd, v,
+                mt_profile_list());
+        goto out;
+      }
       o.profile = v;
+    } else if (OPT("--poison-runs", 1)) {
+      char *end = NULL;
+      long n = v ? strtol(v, &end, 10) : -1;
+      if (!v || !*v || *end || n < 0 || n > MT_POISON__COUNT)
+        BAD(cmd, "--poison-runs needs a count from 0 to 7, not '%s'", v ? v : "");
+      o.run.exec.poison_runs = (int)n;
+    } else if (is_run && !strcmp(a, "--no-poison")) {
+      o.run.exec.poison_runs = 0;
+    } else if (is_run && !strcmp(a, "--require-all")) {
+      o.require_all = 1;
     } else if (OPT("--report-json", 1)) {
       if (!v) BAD(cmd, "%s needs a file", "--report-json");
       o.report_json = v;

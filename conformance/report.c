@@ -115,6 +115,25 @@ int mt_report_count_group(const mt_report *r, mt_case_group g) {
   return n;
 }
 
+mt_report_totals mt_report_get_totals(const mt_report *r) {
+  mt_report_totals t = {0};
+  t.passed = mt_report_count_group(r, MT_GROUP_PASSED);
+  t.failed = mt_report_count_group(r, MT_GROUP_FAILED);
+  t.skipped = mt_report_count_group(r, MT_GROUP_SKIPPED);
+  t.executed = t.passed + t.failed;
+  t.cases = r->n_cases;
+  if (r->require_all) {
+    t.failed += t.skipped;
+    t.skipped = 0;
+  }
+  return t;
+}
+
+const char *mt_report_junit(const mt_report *r, mt_case_status s) {
+  const char *j = mt_case_status_junit(s);
+  return r->require_all && j && !strcmp(j, "skipped") ? "failure" : j;
+}
+
 /* ---- JSON --------------------------------------------------------------------------- */
 
 void mt_json_string(FILE *f, const char *s) {
@@ -168,9 +187,12 @@ mt_status mt_report_write_json(FILE *f, const mt_report *r, mt_error *err) {
     mt_json_string(f, mt_case_status_name((mt_case_status)s));
     fprintf(f, ": %d%s", r->counts[s], s + 1 < MT_CS__COUNT ? ", " : "");
   }
-  fprintf(f, "},\n  \"totals\": {\"passed\": %d, \"failed\": %d, \"skipped\": %d, \"cases\": %d},\n",
-          mt_report_count_group(r, MT_GROUP_PASSED), mt_report_count_group(r, MT_GROUP_FAILED),
-          mt_report_count_group(r, MT_GROUP_SKIPPED), r->n_cases);
+  mt_report_totals t = mt_report_get_totals(r);
+  fprintf(f, "},\n  \"require_all\": %s,\n", r->require_all ? "true" : "false");
+  fprintf(f,
+          "  \"totals\": {\"passed\": %d, \"failed\": %d, \"skipped\": %d, \"executed\": %d, "
+          "\"cases\": %d},\n",
+          t.passed, t.failed, t.skipped, t.executed, t.cases);
   fputs("  \"cases\": [", f);
   for (int k = 0; k < r->n_cases; k++) {
     const mt_report_case *c = &r->cases[k];
@@ -224,7 +246,7 @@ mt_status mt_report_write_junit(FILE *f, const mt_report *r, mt_error *err) {
   memcpy(total, r->counts, sizeof total);
   int n_fail = 0, n_err = 0, n_skip = 0;
   for (int s = 0; s < MT_CS__COUNT; s++) {
-    const char *j = mt_case_status_junit((mt_case_status)s);
+    const char *j = mt_report_junit(r, (mt_case_status)s);
     if (!j) continue;
     if (!strcmp(j, "failure")) n_fail += total[s];
     if (!strcmp(j, "error")) n_err += total[s];
@@ -241,7 +263,7 @@ mt_status mt_report_write_junit(FILE *f, const mt_report *r, mt_error *err) {
     for (int k = 0; k < r->n_cases; k++) {
       const mt_report_case *c = &r->cases[k];
       if (c->golden != g) continue;
-      const char *j = mt_case_status_junit(c->status);
+      const char *j = mt_report_junit(r, c->status);
       t++;
       secs += c->seconds;
       fl += j && !strcmp(j, "failure");
@@ -273,7 +295,7 @@ mt_status mt_report_write_junit(FILE *f, const mt_report *r, mt_error *err) {
       fputs("\" name=\"", f);
       mt_xml_text(f, c->id);
       fprintf(f, "\" time=\"%.6f\"", c->seconds);
-      const char *j = mt_case_status_junit(c->status);
+      const char *j = mt_report_junit(r, c->status);
       const char *status = mt_case_status_name(c->status);
       if (!j && !(c->message && c->message[0])) {
         fputs("/>\n", f);

@@ -6,7 +6,8 @@
  *   {"mtcs_version": "0.1.0", "backend": "cpu", "complete": true,
  *    "golden": [{"file", "torch_version", "generator_sha256", "cases"}],
  *    "summary": {"PASS": n, "FAIL": n, ...every status...},
- *    "totals": {"passed": n, "failed": n, "skipped": n, "cases": n},
+ *    "require_all": bool,
+ *    "totals": {"passed": n, "failed": n, "skipped": n, "executed": n, "cases": n},
  *    "seconds": s,
  *    "cases": [{"id", "file", "op", "family", "rules", "status", "message",
  *               "seconds"}]}
@@ -19,7 +20,7 @@
 #include <stdio.h>
 
 #include "mt_core.h"
-#include "runner.h"
+#include "case.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -55,6 +56,7 @@ typedef struct mt_report_golden {
 typedef struct mt_report {
   const char *backend;
   int complete;
+  int require_all; /* NOT_SUPPORTED and SKIP count as failed (and as JUnit failures) */
   double seconds;
   int n_golden;
   mt_report_golden *golden; /* owned array */
@@ -71,6 +73,16 @@ mt_status mt_report_add_case(mt_report *r, int golden, const char *id, const cha
 void mt_report_free(mt_report *r);
 
 int mt_report_count_group(const mt_report *r, mt_case_group g);
+
+/* The totals a run is judged by: executed = passed + the failures of
+ * executed cases; under require_all the skipped count as failed too. */
+typedef struct mt_report_totals {
+  int passed, failed, skipped, executed, cases;
+} mt_report_totals;
+mt_report_totals mt_report_get_totals(const mt_report *r);
+/* The JUnit element of a status in this report ("failure", "error",
+ * "skipped" or NULL), require_all applied. */
+const char *mt_report_junit(const mt_report *r, mt_case_status s);
 
 /* Write the whole report to f; IO_ERROR when writing fails. */
 mt_status mt_report_write_json(FILE *f, const mt_report *r, mt_error *err);

@@ -47,7 +47,9 @@ foreach(entry IN LISTS MUTANTS)
     set(id "${CMAKE_MATCH_2}")
     string(REGEX MATCH "rules: ([^|]*)" _ "${h}")
     string(REPLACE "," ";" rules "${CMAKE_MATCH_1}")
-    if(NOT rule IN_LIST rules)
+    # a kill under the runner's poison invariance (MASK-9) blames the right
+    # thing too: the mutant let masked-out data reach a specified result
+    if(NOT rule IN_LIST rules AND NOT "MASK-9" IN_LIST rules)
       list(APPEND wrong "${id} [${CMAKE_MATCH_1}]")
     endif()
   endforeach()

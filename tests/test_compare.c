@@ -125,7 +125,28 @@ TEST(elem_match_nan_equals_nan_and_infinities_match_only_themselves) {
   CHECK(!mt_elem_match(INFINITY, -INFINITY, &big, MT_float32));
   CHECK(!mt_elem_match(INFINITY, FLT_MAX, &big, MT_float32)); /* inf is not "close" */
   CHECK(!mt_elem_match(FLT_MAX, INFINITY, &big, MT_float32));
-  CHECK(mt_elem_match(0.0, -0.0, &ex, MT_float32)); /* -0 == +0, as torch.equal */
+}
+
+TEST(elem_match_sign_of_zero_counts_under_exact_and_ulp_only) {
+  mt_tolerance ex = tol("exact"), u4 = tol("ulp:4"), a = tol("abs:1e-5"), r = tol("rel:0.1");
+  CHECK(!mt_elem_match(-0.0, 0.0, &ex, MT_float32)); /* sqrt(-0.0) is -0.0, not +0 */
+  CHECK(!mt_elem_match(0.0, -0.0, &ex, MT_float64));
+  CHECK(!mt_elem_match(-0.0, 0.0, &u4, MT_float16));
+  CHECK(mt_elem_match(-0.0, -0.0, &ex, MT_float32));
+  CHECK(mt_elem_match(0.0, 0.0, &u4, MT_float64));
+  CHECK(mt_elem_match(-0.0, 0.0, &a, MT_float32)); /* abs/rel: a zero is a zero */
+  CHECK(mt_elem_match(0.0, -0.0, &r, MT_float64));
+  /* ulp:N still accepts a tiny value of either sign near a zero: |x| <= N * ulp(0) */
+  CHECK(mt_elem_match(0.0, -ldexp(1.0, -149), &u4, MT_float32));
+}
+
+TEST(elem_match_integers_and_bools_are_exact_whatever_the_tolerance) {
+  mt_tolerance u2 = tol("ulp:2"), a = tol("abs:10"), r = tol("rel:0.5");
+  CHECK(!mt_elem_match(5, 6, &u2, MT_int64)); /* ulp of an integer would be 1 */
+  CHECK(!mt_elem_match(5, 7, &a, MT_int32));
+  CHECK(!mt_elem_match(100, 120, &r, MT_int8));
+  CHECK(!mt_elem_match(0, 1, &a, MT_bool));
+  CHECK(mt_elem_match(-3, -3, &a, MT_int64));
 }
 
 TEST(elem_match_ulp_abs_rel_bounds) {
@@ -360,6 +381,8 @@ MT_TEST_MAIN(T(tolerance_parse_accepts_the_four_forms),
              T(ulp_is_computed_in_the_output_dtype),
              T(elem_match_nan_equals_nan_and_infinities_match_only_themselves),
              T(elem_match_ulp_abs_rel_bounds),
+             T(elem_match_sign_of_zero_counts_under_exact_and_ulp_only),
+             T(elem_match_integers_and_bools_are_exact_whatever_the_tolerance),
              T(dense_mismatch_names_first_index_values_tolerance_and_count),
              T(dense_kind_dtype_and_shape_must_match_exactly),
              T(dense_nan_in_both_matches_nan_against_number_does_not),

@@ -112,7 +112,7 @@ static void fixture_free(fixture *f) {
 static mt_case_result run(mt_kernel_fn k, fixture *f, int no_fork, double timeout) {
   mt_kernel_fn kernels[MT_OP__END] = {[MT_OP_neg] = k};
   mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels};
-  mt_run_opts o = {timeout, no_fork};
+  mt_run_opts o = {timeout, no_fork, {0}};
   mt_case_result r;
   mt_case_run(&impl, &f->c, &o, &r);
   return r;
@@ -318,8 +318,9 @@ TEST(report_counts_and_json_summary) {
   rep.backend = "fake";
   rep.complete = 1;
   CHECK_STATUS(mt_report_add_golden(&rep, "golden/x.h5", "2.5.1", "abc", &err), MT_OK);
-  mt_case_result pass = {MT_CS_PASS, 0.25, ""}, fail = {MT_CS_FAIL, 0.5, "output 0: \"x\""},
-                 ns = {MT_CS_NOT_SUPPORTED, 0, "no"}, ed = {MT_CS_EXPECTED_DIVERGENCE, 0, "v"};
+  mt_case_result pass = {MT_CS_PASS, 0.25, "", ""},
+                 fail = {MT_CS_FAIL, 0.5, "output 0: \"x\"", ""},
+                 ns = {MT_CS_NOT_SUPPORTED, 0, "no", ""}, ed = {MT_CS_EXPECTED_DIVERGENCE, 0, "v", ""};
   mt_report_add_case(&rep, 0, "a", "neg", "unary", "MASK-4", &pass, &err);
   mt_report_add_case(&rep, 0, "b", "neg", "unary", "MASK-4", &fail, &err);
   mt_report_add_case(&rep, 0, "c", "neg", "unary", "MASK-4", &ns, &err);

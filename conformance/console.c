@@ -1,0 +1,65 @@
+/* console.c - progress, case lines and the summary of `mtcs run`; see
+ * console.h. */
+#include "console.h"
+
+#include <stdio.h>
+#include <sys/ioctl.h>
+
+void mt_console_progress_clear(const mt_session_opts *o) {
+  if (o->progress_tty) fputs("\r\033[K", o->diag);
+}
+
+void mt_console_progress(const mt_session_opts *o, int k, int total, int failed, const char *id) {
+  struct winsize ws;
+  int width = ioctl(fileno(o->diag), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col : 80;
+  char line[512];
+  snprintf(line, sizeof line, "[%d/%d] %s%d failed  %s", k, total, failed ? "\033[1m" : "",
+           failed, id);
+  int vis = width - 1 + (failed ? 4 : 0); /* the escape sequence takes no columns */
+  if (vis > 0 && (size_t)vis < sizeof line) line[vis] = 0;
+  fprintf(o->diag, "\r\033[K%s%s", line, failed ? "\033[0m" : "");
+  fflush(o->diag);
+}
+
+void mt_console_case(const mt_session_opts *o, const mt_golden_file *f, const mt_golden_case *c,
+                     const mt_case_result *r, const char *repro) {
+  const char *name = mt_case_status_name(r->status);
+  mt_case_group g = mt_case_status_group(r->status);
+  if (g == MT_GROUP_FAILED || (o->require_all && g == MT_GROUP_SKIPPED)) {
+    const char *rules = mt_case_blame(r, c->rules);
+    mt_console_progress_clear(o);
+    fprintf(o->out, "%s  %s\n", name, c->id);
+    fprintf(o->out, "    %s%s\n", r->message,
+            g == MT_GROUP_SKIPPED ? " (a failure under --require-all)" : "");
+    fprintf(o->out, "    rules: %s; tolerance: %s%s; file: %s\n", rules[0] ? rules : "-",
+            c->tolerance.text, c->check_masked_out ? "; masked-out data checked" : "", f->path);
+    if (c->torch_call) fprintf(o->out, "    torch: %s\n", c->torch_call);
+    if (repro && repro[0]) fprintf(o->out, "    repro: %s\n", repro);
+  } else if (o->verbose) {
+    mt_console_progress_clear(o);
+    if (r->status == MT_CS_PASS || !r->message[0])
+      fprintf(o->out, "%s  %s\n", name, c->id);
+    else
+      fprintf(o->out, "%s  %s  (%s)\n", name, c->id, r->message);
+  }
+  fflush(o->out); /* keep case lines and stderr progress in order */
+}
+
+void mt_console_summary(const mt_session_opts *o, const mt_report *rep) {
+  FILE *out = o->out;
+  mt_report_totals t = mt_report_get_totals(rep);
+  fputs("status counts:", out);
+  for (int s = 0; s < MT_CS__COUNT; s++)
+    fprintf(out, "%s %s %d", s ? "," : "", mt_case_status_name((mt_case_status)s), rep->counts[s]);
+  fputc('\n', out);
+  int ed = rep->counts[MT_CS_EXPECTED_DIVERGENCE];
+  if (ed)
+    fprintf(out, "%d expected divergence%s (matched an outputs@torch-* variant; counted as passed)\n",
+            ed, ed == 1 ? "" : "s");
+  fprintf(out, "executed %d of %d cases; not supported %d, skipped %d%s; poison re-runs: %d per "
+               "case with masked inputs\n",
+          t.executed, t.cases, rep->counts[MT_CS_NOT_SUPPORTED], rep->counts[MT_CS_SKIP],
+          rep->require_all ? " (--require-all: counted as failed)" : "",
+          o->run.exec.poison_runs);
+  fprintf(out, "%d passed, %d failed, %d skipped\n", t.passed, t.failed, t.skipped);
+}

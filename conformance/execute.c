@@ -1,0 +1,353 @@
+/* execute.c - one case in this process: dispatch, judge, CALL-1 and the
+ * MASK-9 poison re-runs; see execute.h. */
+#include "execute.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compare.h"
+#include "poison.h"
+
+#define setmsg mt_case_setmsg
+
+static void free_outputs(mt_call *call) {
+  if (call->n_out < 0 || call->n_out > MT_MAX_OUTPUTS) return;
+  for (int k = 0; k < call->n_out; k++) call->host->free(call->out[k]);
+  call->n_out = 0;
+}
+
+static void fail_rule(mt_case_result *r, const char *rule) {
+  r->status = MT_CS_FAIL;
+  snprintf(r->rule, sizeof r->rule, "%s", rule);
+}
+
+static void judge_error_case(const mt_golden_case *c, mt_status st, const mt_error *err,
+                             mt_case_result *r) {
+  const char *torch = c->torch_error ? c->torch_error : "?";
+  if (st == MT_NOT_SUPPORTED) {
+    r->status = MT_CS_NOT_SUPPORTED;
+    setmsg(r, "%s", err->msg);
+  } else if (st == MT_OK) {
+    r->status = MT_CS_FAIL;
+    setmsg(r, "expected error %s, got OK (torch raised %s)", c->error_class, torch);
+  } else if (strcmp(mt_status_name(st), c->error_class) == 0) {
+    r->status = MT_CS_PASS;
+    setmsg(r, "%s as expected: %s", c->error_class, err->msg);
+  } else {
+    r->status = MT_CS_FAIL;
+    setmsg(r, "expected error %s, got %s: %s (torch raised %s)", c->error_class,
+           mt_status_name(st), err->msg, torch);
+  }
+}
+
+static void judge_outputs(const mt_golden_case *c, const mt_call *call, mt_case_result *r) {
+  mt_compare_opts co = {c->tolerance, c->check_masked_out};
+  mt_error err = {0};
+  char why[1024] = "", vwhy[1024];
+  int equal = 0;
+  if (mt_compare_outputs(c->n_out, c->out, call->n_out, (mt_tensor *const *)call->out, &co, &equal,
+                         why, sizeof why, &err) != MT_OK) {
+    r->status = MT_CS_ERROR;
+    setmsg(r, "comparison could not be done: %s", err.msg);
+    return;
+  }
+  if (equal) {
+    r->status = MT_CS_PASS;
+    return;
+  }
+  for (int k = 0; k < c->n_variants; k++) {
+    const mt_golden_variant *v = &c->variants[k];
+    int veq = 0;
+    if (mt_compare_outputs(v->n_out, v->out, call->n_out, (mt_tensor *const *)call->out, &co, &veq,
+                           vwhy, sizeof vwhy, &err) == MT_OK &&
+        veq) {
+      r->status = MT_CS_EXPECTED_DIVERGENCE;
+      setmsg(r, "matches outputs@%s; differs from outputs: %s", v->label, why);
+      return;
+    }
+  }
+  r->status = MT_CS_FAIL;
+  setmsg(r, "%s%s", why, c->n_variants ? " (no outputs@torch-* variant matches either)" : "");
+}
+
+/* ---- CALL-1: inputs unchanged ------------------------------------------------ */
+
+/* Bytes of element i of a buffer of dtype dt. */
+static const void *elem(const void *buf, mt_dtype dt, int64_t i) {
+  return (const char *)buf + (size_t)i * mt_dtype_size(dt);
+}
+
+/* Whether `now` holds the same bits as `was` (a contiguous deep copy of the
+ * same tensor before the call); `where` names the first difference. */
+static int same_bits(const mt_tensor *was, const mt_tensor *now, char *where, size_t len) {
+  size_t es = mt_dtype_size(was->dtype);
+  switch (was->kind) {
+    case MT_KIND_MASKED:
+      if (!same_bits(was->data, now->data, where, len)) {
+        char sub[192];
+        snprintf(sub, sizeof sub, "%s", where);
+        snprintf(where, len, "data %s", sub);
+        return 0;
+      }
+      if (!same_bits(was->mask, now->mask, where, len)) {
+        char sub[192];
+        snprintf(sub, sizeof sub, "%s", where);
+        snprintf(where, len, "mask %s", sub);
+        return 0;
+      }
+      return 1;
+    case MT_KIND_DENSE:
+    case MT_KIND_SCALAR: {
+      int64_t n = mt_numel(was);
+      for (int64_t i = 0; i < n; i++) {
+        const void *a = elem(was->values, was->dtype, i);
+        const void *b = elem(now->values, now->dtype,
+                             now->kind == MT_KIND_DENSE ? mt_dense_offset(now, i) : i);
+        if (memcmp(a, b, es) != 0) {
+          snprintf(where, len, "element %" PRId64 " (was %.9g, now %.9g)", i,
+                   mt_get_f64(a, was->dtype, 0), mt_get_f64(b, was->dtype, 0));
+          return 0;
+        }
+      }
+      return 1;
+    }
+    case MT_KIND_COO:
+      if (memcmp(was->indices, now->indices, (size_t)(was->sparse_dim * was->nnz) * 8) != 0) {
+        snprintf(where, len, "indices");
+        return 0;
+      }
+      if (memcmp(was->values, now->values, (size_t)(was->nnz * mt_coo_row_numel(was)) * es)) {
+        snprintf(where, len, "values");
+        return 0;
+      }
+      return 1;
+    case MT_KIND_CSR:
+      if (memcmp(was->crow_indices, now->crow_indices, (size_t)(was->shape[0] + 1) * 8) ||
+          memcmp(was->col_indices, now->col_indices, (size_t)was->nnz * 8)) {
+        snprintf(where, len, "indices");
+        return 0;
+      }
+      if (memcmp(was->values, now->values, (size_t)was->nnz * es)) {
+        snprintf(where, len, "values");
+        return 0;
+      }
+      return 1;
+    default:
+      return 1;
+  }
+}
+
+/* ---- CALL-1: no shared memory ---------------------------------------------------- */
+
+typedef struct span {
+  const char *lo, *hi; /* [lo, hi) */
+  const char *what;
+} span;
+
+#define MT_MAX_SPANS 16
+
+static void add_span(span *s, int *n, const void *p, int64_t bytes, const char *what) {
+  if (!p || bytes <= 0 || *n >= MT_MAX_SPANS) return;
+  s[*n].lo = p;
+  s[*n].hi = (const char *)p + bytes;
+  s[(*n)++].what = what;
+}
+
+/* The memory a tensor view covers. */
+static void spans_of(const mt_tensor *t, span *s, int *n) {
+  size_t es = mt_dtype_size(t->dtype);
+  switch (t->kind) {
+    case MT_KIND_MASKED:
+      spans_of(t->data, s, n);
+      spans_of(t->mask, s, n);
+      break;
+    case MT_KIND_DENSE: {
+      int64_t numel = mt_numel(t), extent = numel > 0 ? 1 : 0;
+      for (int d = 0; d < t->ndim && numel > 0; d++) extent += (t->shape[d] - 1) * t->strides[d];
+      add_span(s, n, t->values, extent * (int64_t)es, "values");
+      break;
+    }
+    case MT_KIND_SCALAR: add_span(s, n, t->values, (int64_t)es, "value"); break;
+    case MT_KIND_COO:
+      add_span(s, n, t->indices, (int64_t)t->sparse_dim * t->nnz * 8, "indices");
+      add_span(s, n, t->values, t->nnz * mt_coo_row_numel(t) * (int64_t)es, "values");
+      break;
+    case MT_KIND_CSR:
+      add_span(s, n, t->crow_indices, (t->shape[0] + 1) * 8, "crow_indices");
+      add_span(s, n, t->col_indices, t->nnz * 8, "col_indices");
+      add_span(s, n, t->values, t->nnz * (int64_t)es, "values");
+      break;
+    default: break;
+  }
+}
+
+static int overlap(const mt_tensor *a, const mt_tensor *b, const char **wa, const char **wb) {
+  span sa[MT_MAX_SPANS], sb[MT_MAX_SPANS];
+  int na = 0, nb = 0;
+  if (a == b) {
+    *wa = *wb = "tensor";
+    return 1;
+  }
+  spans_of(a, sa, &na);
+  spans_of(b, sb, &nb);
+  for (int i = 0; i < na; i++)
+    for (int j = 0; j < nb; j++)
+      if (sa[i].lo < sb[j].hi && sb[j].lo < sa[i].hi) {
+        *wa = sa[i].what;
+        *wb = sb[j].what;
+        return 1;
+      }
+  return 0;
+}
+
+/* CALL-1 after a call: 0 when kept, else r is the FAIL. `snap` holds deep
+ * copies of the inputs taken before the call. */
+static int call_rule_broken(const mt_golden_case *c, mt_tensor *const *snap, const mt_call *call,
+                            int outputs_valid, mt_case_result *r) {
+  char where[256];
+  for (int k = 0; k < c->n_in; k++) {
+    if (!snap[k] || same_bits(snap[k], c->in[k], where, sizeof where)) continue;
+    fail_rule(r, MT_RULE_CALL);
+    setmsg(r, "the implementation modified input %d (%s): inputs are read-only (CALL-1)", k,
+           where);
+    return 1;
+  }
+  for (int k = 0; outputs_valid && k < call->n_out; k++) {
+    const char *wa, *wb;
+    if (!call->out[k]) continue;
+    for (int j = 0; j < c->n_in; j++) {
+      if (!overlap(call->out[k], c->in[j], &wa, &wb)) continue;
+      fail_rule(r, MT_RULE_CALL);
+      setmsg(r, "output %d (%s) shares memory with input %d (%s): outputs must be new tensors "
+                "(CALL-1)", k, wa, j, wb);
+      return 1;
+    }
+    for (int j = 0; j < k; j++) {
+      if (!call->out[j] || !overlap(call->out[k], call->out[j], &wa, &wb)) continue;
+      fail_rule(r, MT_RULE_CALL);
+      setmsg(r, "output %d (%s) shares memory with output %d (%s) (CALL-1)", k, wa, j, wb);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* ---- MASK-9: poison re-runs ------------------------------------------------------ */
+
+int mt_case_has_poisonable_input(const mt_golden_case *c) {
+  for (int k = 0; k < c->n_in; k++)
+    if (mt_poison_applies(c->in[k])) return 1;
+  return 0;
+}
+
+/* Re-runs c with poison p in every reachable masked-out input element and
+ * compares with the first run (first_st; first: its outputs when OK). */
+static mt_status poison_run(const mt_impl *impl, const mt_golden_case *c, mt_poison p,
+                            mt_status first_st, const mt_call *first, mt_case_result *r,
+                            mt_error *err) {
+  mt_status st = MT_OK;
+  mt_tensor *pin[MT_GOLDEN_MAX_INPUTS] = {0};
+  mt_call call = {0};
+  mt_error kerr = {0};
+  uint64_t seed = mt_poison_seed(c->id);
+  for (int k = 0; k < c->n_in; k++)
+    if (mt_poison_applies(c->in[k]) &&
+        (st = mt_poison_copy(c->in[k], p, seed, &pin[k], err)) != MT_OK)
+      goto out;
+  const mt_tensor *in[MT_GOLDEN_MAX_INPUTS];
+  for (int k = 0; k < c->n_in; k++) in[k] = pin[k] ? pin[k] : c->in[k];
+  call.host = mt_host_default();
+  call.op = c->op;
+  call.n_in = c->n_in;
+  call.in = in;
+  call.kw = &c->kw;
+  mt_status pst = mt_dispatch(impl, &call, &kerr);
+  const char *label = mt_poison_label(p);
+  if (pst != first_st) {
+    fail_rule(r, MT_RULE_POISON);
+    setmsg(r, "poison invariance (MASK-9): with masked-out input data = %s the implementation "
+              "returned %s%s%s, on the golden inputs %s",
+           label, mt_status_name(pst), pst != MT_OK ? ": " : "", pst != MT_OK ? kerr.msg : "",
+           mt_status_name(first_st));
+  } else if (pst == MT_OK) {
+    mt_compare_opts co = {c->tolerance, 0};
+    char why[1024] = "";
+    int equal = 0;
+    if (call.n_out < 0 || call.n_out > MT_MAX_OUTPUTS) {
+      fail_rule(r, MT_RULE_POISON);
+      setmsg(r, "poison invariance (MASK-9): with masked-out input data = %s the kernel "
+                "returned n_out = %d", label, call.n_out);
+      call.n_out = 0;
+    } else if ((st = mt_compare_outputs(first->n_out, (mt_tensor *const *)first->out,
+                                        call.n_out, (mt_tensor *const *)call.out, &co, &equal,
+                                        why, sizeof why, err)) != MT_OK) {
+      mt_err_prefix(err, "poison run %s", label);
+    } else if (!equal) {
+      fail_rule(r, MT_RULE_POISON);
+      setmsg(r, "poison invariance (MASK-9): with masked-out input data = %s, %s (expected: "
+                "this implementation's result on the golden inputs)", label, why);
+    }
+  }
+  if (pst == MT_OK) free_outputs(&call);
+out:
+  for (int k = 0; k < c->n_in; k++) mt_tensor_free(pin[k]);
+  return st;
+}
+
+/* ---- the case ------------------------------------------------------------------------ */
+
+void mt_case_execute(const mt_impl *impl, const mt_golden_case *c, const mt_exec_opts *o,
+                     mt_case_result *r) {
+  memset(r, 0, sizeof *r);
+  mt_error err = {0};
+  mt_call call = {0};
+  mt_tensor *snap[MT_GOLDEN_MAX_INPUTS] = {0};
+  int keep_outputs = 0; /* outputs that alias an input are not freed */
+  double t0 = mt__now_s();
+  for (int k = 0; k < c->n_in && k < MT_GOLDEN_MAX_INPUTS; k++)
+    if (mt_tensor_clone(c->in[k], &snap[k], &err) != MT_OK) {
+      r->status = MT_CS_ERROR;
+      setmsg(r, "the runner could not copy input %d: %s", k, err.msg);
+      goto out;
+    }
+  call.host = mt_host_default();
+  call.op = c->op;
+  call.n_in = c->n_in;
+  call.in = (const mt_tensor *const *)c->in;
+  call.kw = &c->kw;
+  mt_status st = mt_dispatch(impl, &call, &err);
+  if (st != MT_OK && !err.msg[0]) snprintf(err.msg, sizeof err.msg, "%s", mt_status_message(st));
+  int n_out_ok = call.n_out >= 0 && call.n_out <= MT_MAX_OUTPUTS;
+  if (call_rule_broken(c, snap, &call, st == MT_OK && n_out_ok, r)) {
+    keep_outputs = 1;
+  } else if (st == MT_OK && !n_out_ok) {
+    r->status = MT_CS_FAIL;
+    setmsg(r, "the kernel returned OK with n_out = %d (0..%d allowed)", call.n_out, MT_MAX_OUTPUTS);
+  } else if (c->expect_error) {
+    judge_error_case(c, st, &err, r);
+  } else if (st == MT_NOT_SUPPORTED) {
+    r->status = MT_CS_NOT_SUPPORTED;
+    setmsg(r, "%s", err.msg);
+  } else if (st != MT_OK) {
+    r->status = MT_CS_ERROR;
+    setmsg(r, "the implementation returned %s: %s", mt_status_name(st), err.msg);
+  } else {
+    judge_outputs(c, &call, r);
+  }
+  int passed = r->status == MT_CS_PASS || r->status == MT_CS_EXPECTED_DIVERGENCE;
+  int runs = o ? o->poison_runs : 0;
+  for (int p = 0; passed && p < runs && p < MT_POISON__COUNT; p++) {
+    mt_error perr = {0};
+    if (p == 0 && !mt_case_has_poisonable_input(c)) break;
+    if (poison_run(impl, c, (mt_poison)p, st, &call, r, &perr) != MT_OK) {
+      r->status = MT_CS_ERROR;
+      setmsg(r, "the runner could not do the poison re-run: %s", perr.msg);
+    }
+    passed = r->status == MT_CS_PASS || r->status == MT_CS_EXPECTED_DIVERGENCE;
+  }
+  if (st == MT_OK && n_out_ok && !keep_outputs) free_outputs(&call);
+out:
+  for (int k = 0; k < c->n_in && k < MT_GOLDEN_MAX_INPUTS; k++) mt_tensor_free(snap[k]);
+  r->seconds = mt__now_s() - t0;
+}

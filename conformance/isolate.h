@@ -1,0 +1,28 @@
+/* isolate.h - one case in a forked child with a timeout (libuv-style test
+ * isolation): a crash in the implementation becomes CRASH for that case,
+ * a hang TIMEOUT, and the run goes on. */
+#ifndef MT_CONF_ISOLATE_H
+#define MT_CONF_ISOLATE_H
+
+#include "execute.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mt_run_opts {
+  double timeout_s; /* per case, forked mode only */
+  int no_fork;      /* run in this process (for debuggers): no CRASH/TIMEOUT isolation */
+  mt_exec_opts exec;
+} mt_run_opts;
+
+/* mt_case_execute in a forked child with a timeout (unless o->no_fork): a
+ * child killed by a signal is CRASH (naming the signal), one still running
+ * after o->timeout_s is killed and TIMEOUT. r->seconds is the wall time. */
+void mt_case_run(const mt_impl *impl, const mt_golden_case *c, const mt_run_opts *o,
+                 mt_case_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MT_CONF_ISOLATE_H */

@@ -1,0 +1,380 @@
+/* session.c - whole runs and listings; see session.h. */
+#include "session.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "console.h"
+#include "report.h"
+#include "repro.h"
+
+#define setmsg mt_case_setmsg
+#define now_s mt__now_s
+
+static const char *const profiles[] = {
+#define MT_X(name) #name,
+    MT_PROFILES(MT_X)
+#undef MT_X
+};
+
+int mt_profile_known(const char *name) {
+  for (size_t k = 0; name && k < sizeof profiles / sizeof profiles[0]; k++)
+    if (!strcmp(name, profiles[k])) return 1;
+  return 0;
+}
+
+const char *mt_profile_list(void) {
+  return &(
+#define MT_X(name) ", " #name
+      MT_PROFILES(MT_X)
+#undef MT_X
+  )[2];
+}
+
+/* ---- golden file lists -------------------------------------------------------------- */
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_strs(char **v, int n) {
+  for (int k = 0; k < n; k++) free(v[k]);
+  free(v);
+}
+
+static char *str_dup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
+mt_status mt_golden_paths(const mt_session_opts *o, char ***out, int *n_out, mt_error *err) {
+  char **v = NULL;
+  int n = 0, cap = 0;
+  *out = NULL;
+  *n_out = 0;
+  if (o->n_golden > 0) {
+    if (!(v = calloc((size_t)o->n_golden, sizeof *v))) goto oom;
+    for (n = 0; n < o->n_golden; n++)
+      if (!(v[n] = str_dup(o->golden[n]))) goto oom;
+    *out = v;
+    *n_out = n;
+    return MT_OK;
+  }
+  const char *dir = o->golden_dir ? o->golden_dir : "golden";
+  DIR *d = opendir(dir);
+  if (!d)
+    return mt_err(err, MT_IO_ERROR, "cannot read the golden directory %s: %s", dir, strerror(errno));
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (len < 4 || strcmp(e->d_name + len - 3, ".h5") != 0 || e->d_name[0] == '.') continue;
+    if (n == cap) {
+      cap = cap ? 2 * cap : 16;
+      char **nv = realloc(v, (size_t)cap * sizeof *nv);
+      if (!nv) {
+        closedir(d);
+        goto oom;
+      }
+      v = nv;
+    }
+    size_t plen = strlen(dir) + 1 + len + 1;
+    if (!(v[n] = malloc(plen))) {
+      closedir(d);
+      goto oom;
+    }
+    snprintf(v[n++], plen, "%s/%s", dir, e->d_name);
+  }
+  closedir(d);
+  if (n == 0) {
+    free(v);
+    return mt_err(err, MT_IO_ERROR,
+                  "no golden files (*.h5) in %s (generate them with golden/generate.py, or name "
+                  "files with --golden)",
+                  dir);
+  }
+  qsort(v, (size_t)n, sizeof *v, cmp_str);
+  *out = v;
+  *n_out = n;
+  return MT_OK;
+oom:
+  free_strs(v, n);
+  return mt_err(err, MT_OUT_OF_MEMORY, "out of memory listing golden files");
+}
+
+/* ---- sessions ------------------------------------------------------------------------ */
+
+typedef struct session {
+  const mt_session_opts *o;
+  int n_files;
+  char **paths;
+  mt_golden_file **files;
+  char **selected; /* per file, per case: 1 when the filters and the profile match */
+  int total;       /* selected cases */
+  int other_profile; /* cases the filters match, of another profile */
+} session;
+
+static int filter_match(const mt_session_opts *o, const char *id) {
+  if (o->n_filter == 0) return 1;
+  for (int k = 0; k < o->n_filter; k++)
+    if (fnmatch(o->filter[k], id, 0) == 0) return 1;
+  return 0;
+}
+
+static void session_free(session *s) {
+  for (int k = 0; k < s->n_files; k++) {
+    if (s->files) mt_golden_close(s->files[k]);
+    if (s->selected) free(s->selected[k]);
+  }
+  free(s->files);
+  free(s->selected);
+  free_strs(s->paths, s->n_files);
+  memset(s, 0, sizeof *s);
+}
+
+/* Opens every golden file and applies the filters and the profile; prints
+ * why and returns the exit code when the run cannot go on (an input error;
+ * nothing selected), else -1. */
+static int session_open(session *s, const mt_session_opts *o) {
+  const char *profile = o->profile; /* NULL: every profile (mtcs list) */
+  mt_error err = {0};
+  memset(s, 0, sizeof *s);
+  s->o = o;
+  if (mt_golden_paths(o, &s->paths, &s->n_files, &err) != MT_OK) {
+    fprintf(o->diag, "mtcs: %s\n", err.msg);
+    return MT_EXIT_USAGE;
+  }
+  s->files = calloc((size_t)s->n_files, sizeof *s->files);
+  s->selected = calloc((size_t)s->n_files, sizeof *s->selected);
+  if (!s->files || !s->selected) {
+    fprintf(o->diag, "mtcs: out of memory\n");
+    return MT_EXIT_USAGE;
+  }
+  int n_cases = 0;
+  for (int k = 0; k < s->n_files; k++) {
+    if (mt_golden_open(s->paths[k], &s->files[k], &err) != MT_OK) {
+      fprintf(o->diag, "mtcs: %s\n", err.msg);
+      return MT_EXIT_USAGE;
+    }
+    mt_golden_file *f = s->files[k];
+    n_cases += f->n_cases;
+    if (f->n_cases && !(s->selected[k] = calloc((size_t)f->n_cases, 1))) {
+      fprintf(o->diag, "mtcs: out of memory\n");
+      return MT_EXIT_USAGE;
+    }
+    for (int c = 0; c < f->n_cases; c++) {
+      if (!filter_match(o, f->cases[c].id)) continue;
+      if (profile && strcmp(f->cases[c].profile, profile) != 0) {
+        s->other_profile++;
+        continue;
+      }
+      s->selected[k][c] = 1;
+      s->total++;
+    }
+  }
+  if (s->total == 0 && s->other_profile) { /* nothing to execute: a skip, not an error */
+    fprintf(o->out, "SKIP: no case of profile %s in %d golden file%s (%d case%s of other "
+                    "profiles%s): nothing executed\n",
+            profile, s->n_files, s->n_files == 1 ? "" : "s", s->other_profile,
+            s->other_profile == 1 ? "" : "s", o->n_filter ? " match the filters" : "");
+    return MT_EXIT_SKIP;
+  }
+  if (s->total == 0) {
+    if (o->n_filter) {
+      fprintf(o->diag, "mtcs: no case matches");
+      for (int k = 0; k < o->n_filter; k++) fprintf(o->diag, " --filter '%s'", o->filter[k]);
+      fprintf(o->diag, " (%d cases in %d golden file%s; see `mtcs list`)\n", n_cases, s->n_files,
+              s->n_files == 1 ? "" : "s");
+    } else {
+      fprintf(o->diag, "mtcs: the golden files hold no cases: nothing to run\n");
+    }
+    return MT_EXIT_USAGE;
+  }
+  return -1;
+}
+
+int mt_session_list(const mt_session_opts *o) {
+  session s;
+  int rc = session_open(&s, o);
+  if (rc >= 0) goto out;
+  int w_id = 2, w_op = 2, w_rules = 5;
+  for (int k = 0; k < s.n_files; k++)
+    for (int c = 0; c < s.files[k]->n_cases; c++) {
+      if (!s.selected[k][c]) continue;
+      const mt_golden_case *gc = &s.files[k]->cases[c];
+      int a = (int)strlen(gc->id), b = (int)strlen(gc->op_name), d = (int)strlen(gc->rules);
+      w_id = a > w_id ? a : w_id;
+      w_op = b > w_op ? b : w_op;
+      w_rules = d > w_rules ? d : w_rules;
+    }
+  fprintf(o->out, "%-*s  %-*s  %-*s  %s\n", w_id, "id", w_op, "op", w_rules, "rules", "expect");
+  for (int k = 0; k < s.n_files; k++)
+    for (int c = 0; c < s.files[k]->n_cases; c++) {
+      if (!s.selected[k][c]) continue;
+      const mt_golden_case *gc = &s.files[k]->cases[c];
+      fprintf(o->out, "%-*s  %-*s  %-*s  %s%s%s\n", w_id, gc->id, w_op, gc->op_name, w_rules,
+              gc->rules, gc->expect_error ? "error " : "ok", gc->expect_error ? gc->error_class : "",
+              gc->op == MT_OP__NONE ? "  (op not in this mtcs)" : "");
+    }
+  fflush(o->out);
+  fprintf(o->diag, "%d case%s in %d golden file%s\n", s.total, s.total == 1 ? "" : "s", s.n_files,
+          s.n_files == 1 ? "" : "s");
+  rc = MT_EXIT_OK;
+out:
+  session_free(&s);
+  return rc;
+}
+
+/* Per golden file, when stderr is not a terminal: "<file>: 3 passed, ...". */
+static void file_line(const mt_session_opts *o, const mt_golden_file *f, const int *before,
+                      const mt_report *rep, double seconds) {
+  int n[3] = {0}, ran = 0;
+  for (int q = 0; q < MT_CS__COUNT; q++) {
+    int d = rep->counts[q] - before[q];
+    n[mt_case_status_group((mt_case_status)q)] += d;
+    ran += d;
+  }
+  if (o->progress_tty || !ran) return;
+  fprintf(o->diag, "%s: %d passed, %d failed, %d %s (%.2f s)\n", f->path, n[MT_GROUP_PASSED],
+          n[MT_GROUP_FAILED], n[MT_GROUP_SKIPPED],
+          o->require_all ? "not run (failures: --require-all)" : "skipped", seconds);
+}
+
+static int report_failed(const mt_report *rep) { return mt_report_get_totals(rep).failed; }
+
+int mt_session_run(const mt_session_opts *o) {
+  int rc = MT_EXIT_USAGE, done = 0;
+  mt_error err = {0};
+  mt_afile json = {0}, junit = {0};
+  mt_backend be = {0};
+  mt_report rep = {0};
+  session s = {0};
+  double t0 = now_s();
+  mt_session_opts so = *o;
+  if (!so.profile) so.profile = "torch";
+  if (!mt_profile_known(so.profile)) {
+    fprintf(o->diag, "mtcs run: unknown profile '%s' (expected one of: %s)\n", so.profile,
+            mt_profile_list());
+    return MT_EXIT_USAGE;
+  }
+  o = &so;
+
+  /* Outputs first: a report that cannot be written fails before any work
+   * (probed now; the temporary file itself is made at the end, so that an
+   * interrupted mtcs leaves nothing behind). */
+  if (o->report_json && mt_afile_open(&json, o->report_json, &err) != MT_OK) goto input_error;
+  mt_afile_abort(&json);
+  if (o->junit && mt_afile_open(&junit, o->junit, &err) != MT_OK) goto input_error;
+  mt_afile_abort(&junit);
+  if (o->repro_dir) {
+    struct stat sb;
+    if (stat(o->repro_dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(o->repro_dir, W_OK) != 0) {
+      mt_err(&err, MT_IO_ERROR, "--repro-dir %s is not a writable directory", o->repro_dir);
+      goto input_error;
+    }
+  }
+  mt_status st = mt_backend_open(o->backend, &be, &err);
+  if (st == MT_NOT_SUPPORTED) {
+    fprintf(o->out, "SKIP: %s\n", err.msg);
+    rc = MT_EXIT_SKIP;
+    goto out;
+  }
+  if (st != MT_OK) goto input_error;
+  if ((rc = session_open(&s, o)) >= 0) goto out;
+  rc = MT_EXIT_USAGE;
+  rep.backend = be.name;
+  rep.require_all = o->require_all;
+  for (int k = 0; k < s.n_files; k++)
+    if (mt_report_add_golden(&rep, s.files[k]->path, s.files[k]->meta.torch_version,
+                             s.files[k]->meta.generator_sha256, &err) != MT_OK)
+      goto input_error;
+  if (!o->progress_tty)
+    fprintf(o->diag,
+            "mtcs %s: backend %s, profile %s, %d case%s in %d golden file%s%s; poison re-runs: "
+            "%d\n",
+            MTCS_VERSION, be.name, o->profile, s.total, s.total == 1 ? "" : "s", s.n_files,
+            s.n_files == 1 ? "" : "s", o->require_all ? "; --require-all" : "",
+            o->run.exec.poison_runs);
+  if (!o->progress_tty && s.other_profile)
+    fprintf(o->diag, "(%d case%s of other profiles not selected; --profile to run them)\n",
+            s.other_profile, s.other_profile == 1 ? "" : "s");
+
+  for (int k = 0; k < s.n_files; k++) {
+    mt_golden_file *f = s.files[k];
+    int before[MT_CS__COUNT];
+    memcpy(before, rep.counts, sizeof before);
+    double tf = now_s();
+    for (int ci = 0; ci < f->n_cases; ci++) {
+      if (!s.selected[k][ci]) continue;
+      mt_golden_case *c = &f->cases[ci];
+      mt_case_result res = {0};
+      char repro[1024] = "";
+      if (o->progress_tty) mt_console_progress(o, done + 1, s.total, report_failed(&rep), c->id);
+      if (c->op == MT_OP__NONE) {
+        res.status = MT_CS_SKIP;
+        setmsg(&res, "op '%s' is not in this mtcs's op table (spec/include/mt/ops.def)", c->op_name);
+      } else {
+        if (mt_golden_load(f, c, &err) != MT_OK) goto input_error;
+        mt_case_run(be.impl, c, &o->run, &res);
+        if (o->repro_dir && mt_case_status_group(res.status) == MT_GROUP_FAILED)
+          mt_repro_write(o, f, c, &res, repro, sizeof repro);
+        mt_golden_unload(c);
+      }
+      done++;
+      if (mt_report_add_case(&rep, k, c->id, c->op_name, c->op ? mt_op_family(c->op) : NULL,
+                             mt_case_blame(&res, c->rules), &res, &err) != MT_OK)
+        goto input_error;
+      mt_console_case(o, f, c, &res, repro);
+    }
+    file_line(o, f, before, &rep, now_s() - tf);
+  }
+  mt_console_progress_clear(o);
+  rep.complete = 1;
+  rep.seconds = now_s() - t0;
+  mt_console_summary(o, &rep);
+  mt_report_totals t = mt_report_get_totals(&rep);
+  if (t.executed == 0 && !o->require_all)
+    fprintf(o->out, "SKIP: no case executed (%d not supported by backend %s, %d skipped): "
+                    "nothing was checked\n",
+            rep.counts[MT_CS_NOT_SUPPORTED], be.name, rep.counts[MT_CS_SKIP]);
+  fflush(o->out);
+  if (o->report_json &&
+      (mt_afile_open(&json, o->report_json, &err) != MT_OK ||
+       mt_report_write_json(json.f, &rep, &err) != MT_OK || mt_afile_commit(&json, &err) != MT_OK)) {
+    fprintf(o->diag, "mtcs: %s\n", err.msg);
+    goto out;
+  }
+  if (o->junit &&
+      (mt_afile_open(&junit, o->junit, &err) != MT_OK ||
+       mt_report_write_junit(junit.f, &rep, &err) != MT_OK ||
+       mt_afile_commit(&junit, &err) != MT_OK)) {
+    fprintf(o->diag, "mtcs: %s\n", err.msg);
+    goto out;
+  }
+  rc = t.failed ? MT_EXIT_FAIL : t.executed == 0 ? MT_EXIT_SKIP : MT_EXIT_OK;
+  goto out;
+
+input_error:
+  fflush(o->out);
+  mt_console_progress_clear(o);
+  fprintf(o->diag, "mtcs: %s\n", err.msg);
+  if (s.total)
+    fprintf(o->diag, "INCOMPLETE: the run stopped after %d of %d cases; no report written\n", done,
+            s.total);
+  rc = MT_EXIT_USAGE;
+out:
+  mt_afile_abort(&json);
+  mt_afile_abort(&junit);
+  mt_report_free(&rep);
+  session_free(&s);
+  mt_backend_close(&be);
+  return rc;
+}

@@ -1,0 +1,67 @@
+# cli_verdict.cmake - no green run without evidence (DESIGN.md "Statuses"):
+# a run that executed nothing exits 77 saying why, an unknown profile is a
+# usage error, --require-all turns NOT_SUPPORTED/SKIP into failures, the
+# summary always has the executed / not supported / skipped line, and the
+# JSON report carries the executed count and require_all.
+#   cmake -DMTCS=... -DSRC=... -DBIN=... -P tests/cli_verdict.cmake
+cmake_minimum_required(VERSION 3.25)
+set(plugin "${BIN}/plugins/example.so") # implements neg and add on masked float32 only
+if(NOT EXISTS "${plugin}")
+  message(FATAL_ERROR "${plugin} does not exist")
+endif()
+set(W "${BIN}/cli_verdict.work")
+file(REMOVE_RECURSE "${W}")
+file(MAKE_DIRECTORY "${W}")
+
+function(expect_run want_rc want_re)
+  execute_process(COMMAND "${MTCS}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                  ERROR_VARIABLE err TIMEOUT 300)
+  set(all "${out}${err}")
+  string(REPLACE ";" " " shown "${ARGN}")
+  if(NOT rc STREQUAL "${want_rc}")
+    message(SEND_ERROR "mtcs ${shown}: exit ${rc}, expected ${want_rc}\n${all}")
+  elseif(want_re AND NOT all MATCHES "${want_re}")
+    message(SEND_ERROR "mtcs ${shown}: output lacks /${want_re}/:\n${all}")
+  else()
+    message(STATUS "ok: mtcs ${shown} -> ${rc}")
+  endif()
+endfunction()
+
+# Every selected case NOT_SUPPORTED: nothing checked, so not green (77) ...
+expect_run(77 "SKIP: no case executed \\(2 not supported by backend"
+  run --backend "${plugin}" --filter "exp.masked.f*.basic")
+# ... and a failure under --require-all, each case printed as such.
+expect_run(1 "NOT_SUPPORTED  exp.masked.f32.basic\n[^\n]*a failure under --require-all.*0 passed, 2 failed, 0 skipped"
+  run --backend "${plugin}" --filter "exp.masked.f*.basic" --require-all)
+# Some executed and passed, others not supported: green without, red with --require-all.
+expect_run(0 "executed 1 of 2 cases; not supported 1, skipped 0.*1 passed, 0 failed, 1 skipped"
+  run --backend "${plugin}" --filter "neg.masked.f*.basic")
+expect_run(1 "1 passed, 1 failed, 0 skipped"
+  run --backend "${plugin}" --filter "neg.masked.f*.basic" --require-all)
+# The reference executes every case of its profile.
+expect_run(0 "executed [0-9]+ of [0-9]+ cases; not supported 0, skipped 0.*[0-9]+ passed, 0 failed, 0 skipped" run --require-all)
+# Profiles: a profile no case has is a skip (77), a misspelled one a usage error (2).
+expect_run(77 "SKIP: no case of profile numpy_ma" run --profile numpy_ma)
+expect_run(2 "unknown profile 'numpy-ma' \\(expected one of: torch, numpy_ma\\)" run --profile numpy-ma)
+expect_run(2 "unknown profile" list --profile torchh)
+# Poison re-runs: on by default, counted in the summary, off with --no-poison.
+expect_run(0 "poison re-runs: 7 per case" run --filter "amin.*")
+expect_run(0 "poison re-runs: 0 per case" run --filter "amin.*" --no-poison)
+expect_run(0 "poison re-runs: 3 per case" run --filter "amin.*" --poison-runs 3)
+expect_run(2 "--poison-runs needs a count from 0 to 7" run --poison-runs 8)
+
+# The JSON report of a --require-all run says so and counts what executed.
+execute_process(COMMAND "${MTCS}" run --backend "${plugin}" --filter "neg.masked.f*.basic"
+  --require-all --report-json "${W}/r.json" --junit "${W}/j.xml" RESULT_VARIABLE rc
+  OUTPUT_QUIET ERROR_QUIET)
+file(READ "${W}/r.json" json)
+string(JSON req GET "${json}" require_all)
+string(JSON executed GET "${json}" totals executed)
+string(JSON failed GET "${json}" totals failed)
+if(NOT req STREQUAL "ON" OR NOT executed EQUAL 1 OR NOT failed EQUAL 1)
+  message(SEND_ERROR "JSON: require_all=${req} executed=${executed} failed=${failed}, expected ON 1 1")
+endif()
+file(READ "${W}/j.xml" junit)
+if(NOT junit MATCHES "<failure type=\"NOT_SUPPORTED\"")
+  message(SEND_ERROR "JUnit under --require-all: the NOT_SUPPORTED case is not a <failure>:\n${junit}")
+endif()

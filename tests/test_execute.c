@@ -1,0 +1,169 @@
+/* test_execute.c - execute.c: the runner's own rules on every case, MASK-9
+ * (poison invariance) and CALL-1 (inputs read-only, outputs new), on a
+ * hand-made case: neg of a masked [4] float32, data 1, 2, 3, 4 and mask
+ * 1, 0, 1, 0, whose golden output is data -1, -2, -3, -4 with the same mask
+ * (masked-out output data is not compared). */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cpu/cpu.h"
+#include "mt_core.h"
+#include "mt_test.h"
+#include "poison.h"
+#include "runner.h"
+
+static mt_tensor *masked4(float sign) {
+  mt_error err = {0};
+  int64_t shape[1] = {4};
+  mt_tensor *d = NULL, *m = NULL, *t = NULL;
+  if (mt_dense_new(MT_float32, 1, shape, &d, &err) != MT_OK) return NULL;
+  if (mt_dense_new(MT_bool, 1, shape, &m, &err) != MT_OK) return NULL;
+  for (int i = 0; i < 4; i++) {
+    ((float *)d->values)[i] = sign * (float)(i + 1);
+    ((uint8_t *)m->values)[i] = i % 2 == 0;
+  }
+  return mt_masked_new(d, m, &t, &err) == MT_OK ? t : NULL;
+}
+
+typedef struct fixture {
+  mt_golden_case c;
+  mt_tensor *in[1], *out[1];
+} fixture;
+
+static void fixture_init(fixture *f) {
+  memset(f, 0, sizeof *f);
+  mt_error err = {0};
+  f->c.id = "neg.masked.f32.fake";
+  f->c.op_name = "neg";
+  f->c.op = MT_OP_neg;
+  f->c.rules = "MASK-4";
+  f->c.profile = "torch";
+  mt_tolerance_parse("exact", &f->c.tolerance, &err);
+  f->in[0] = masked4(1);
+  f->out[0] = masked4(-1);
+  f->c.n_in = 1;
+  f->c.in = f->in;
+  f->c.n_out = 1;
+  f->c.out = f->out;
+  f->c.loaded = 1;
+}
+
+static void fixture_free(fixture *f) {
+  mt_tensor_free(f->in[0]);
+  mt_tensor_free(f->out[0]);
+}
+
+static mt_case_result run(mt_kernel_fn k, fixture *f, int poison_runs) {
+  mt_kernel_fn kernels[MT_OP__END] = {[MT_OP_neg] = k};
+  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels};
+  mt_run_opts o = {10, 0, {poison_runs}};
+  mt_case_result r;
+  mt_case_run(&impl, &f->c, &o, &r);
+  return r;
+}
+
+/* The reference neg, then data[0] += 0 * data[1]: right on any finite
+ * masked-out value, NaN once a poison is NaN or infinite. */
+static mt_status k_reads_masked_out(mt_call *call, mt_error *err) {
+  mt_status st = mt_cpu_neg(call, err);
+  if (st != MT_OK) return st;
+  const float *x = call->in[0]->data->values;
+  ((float *)call->out[0]->data->values)[0] += 0.0f * x[1];
+  return MT_OK;
+}
+
+/* The reference neg, then it zeroes its input's masked-out data. */
+static mt_status k_writes_input(mt_call *call, mt_error *err) {
+  mt_status st = mt_cpu_neg(call, err);
+  if (st == MT_OK) ((float *)call->in[0]->data->values)[1] = 0.0f;
+  return st;
+}
+
+/* Returns its input as the output (a library returning self). */
+static mt_status k_returns_input(mt_call *call, mt_error *err) {
+  call->out[0] = (mt_tensor *)call->in[0];
+  call->n_out = 1;
+  return MT_OK;
+}
+
+/* Refuses the input when masked-out data is NaN: the error depends on data
+ * that is not specified. */
+static mt_status k_error_on_nan(mt_call *call, mt_error *err) {
+  const float *x = call->in[0]->data->values;
+  if (isnan(x[1])) return mt_err(err, MT_INVALID_ARGUMENT, "NaN in the input");
+  return mt_cpu_neg(call, err);
+}
+
+TEST(reference_kernel_passes_every_poison_run) {
+  fixture f;
+  fixture_init(&f);
+  mt_case_result r = run(mt_cpu_neg, &f, MT_POISON__COUNT);
+  CHECK_EQ_INT(r.status, MT_CS_PASS);
+  CHECK(r.rule[0] == 0);
+  fixture_free(&f);
+}
+
+TEST(kernel_reading_masked_out_data_fails_mask_9_naming_the_poison) {
+  fixture f;
+  fixture_init(&f);
+  mt_case_result r = run(k_reads_masked_out, &f, 0); /* golden data 2 there: 0 * 2 = 0 */
+  CHECK_EQ_INT(r.status, MT_CS_PASS);
+  r = run(k_reads_masked_out, &f, MT_POISON__COUNT);
+  CHECK_EQ_INT(r.status, MT_CS_FAIL);
+  CHECK(!strcmp(r.rule, "MASK-9"));
+  CHECK_HAS(r.message, "poison invariance (MASK-9): with masked-out input data = nan");
+  CHECK_HAS(r.message, "data[0]: expected -1, got nan");
+  fixture_free(&f);
+}
+
+TEST(error_that_depends_on_masked_out_data_fails_mask_9) {
+  fixture f;
+  fixture_init(&f);
+  ((float *)f.in[0]->data->values)[1] = NAN; /* the golden's own poison */
+  f.c.expect_error = 1;
+  f.c.error_class = "INVALID_ARGUMENT";
+  f.c.n_out = 0;
+  mt_case_result r = run(k_error_on_nan, &f, 0);
+  CHECK_EQ_INT(r.status, MT_CS_PASS); /* the golden alone cannot tell */
+  r = run(k_error_on_nan, &f, 2);      /* nan (same error), then +inf: OK */
+  CHECK_EQ_INT(r.status, MT_CS_FAIL);
+  CHECK(!strcmp(r.rule, "MASK-9"));
+  CHECK_HAS(r.message, "= +inf the implementation returned OK, on the golden inputs INVALID_ARGUMENT");
+  fixture_free(&f);
+}
+
+TEST(kernel_writing_its_input_fails_call_1) {
+  fixture f;
+  fixture_init(&f);
+  mt_case_result r = run(k_writes_input, &f, 0);
+  CHECK_EQ_INT(r.status, MT_CS_FAIL);
+  CHECK(!strcmp(r.rule, "CALL-1"));
+  CHECK_HAS(r.message, "modified input 0 (data element 1 (was 2, now 0))");
+  fixture_free(&f);
+}
+
+TEST(output_that_is_an_input_fails_call_1_and_is_not_freed) {
+  fixture f;
+  fixture_init(&f);
+  /* forked: a double free would be a CRASH, not the FAIL checked here */
+  mt_case_result r = run(k_returns_input, &f, 0);
+  CHECK_EQ_INT(r.status, MT_CS_FAIL);
+  CHECK(!strcmp(r.rule, "CALL-1"));
+  CHECK_HAS(r.message, "output 0 (tensor) shares memory with input 0 (tensor)");
+  fixture_free(&f);
+}
+
+TEST(blame_names_the_runner_rule_else_the_case_rules) {
+  mt_case_result r = {0};
+  CHECK(!strcmp(mt_case_blame(&r, "MASK-4"), "MASK-4"));
+  snprintf(r.rule, sizeof r.rule, "%s", MT_RULE_POISON);
+  CHECK(!strcmp(mt_case_blame(&r, "MASK-4"), "MASK-9"));
+}
+
+MT_TEST_MAIN(T(reference_kernel_passes_every_poison_run),
+             T(kernel_reading_masked_out_data_fails_mask_9_naming_the_poison),
+             T(error_that_depends_on_masked_out_data_fails_mask_9),
+             T(kernel_writing_its_input_fails_call_1),
+             T(output_that_is_an_input_fails_call_1_and_is_not_freed),
+             T(blame_names_the_runner_rule_else_the_case_rules))

@@ -1,0 +1,112 @@
+/* test_poison.c - poison.c: which inputs the MASK-9 re-runs reach and what
+ * they write there. Expected values are the poison table's, by hand. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "mt_core.h"
+#include "mt_test.h"
+#include "poison.h"
+
+/* A masked [4] tensor of dtype dt: data 1, 2, 3, 4; mask 1, 0, 1, 0. */
+static mt_tensor *masked4(mt_dtype dt, int all_true) {
+  mt_error err = {0};
+  int64_t shape[1] = {4};
+  mt_tensor *d = NULL, *m = NULL, *t = NULL;
+  if (mt_dense_new(dt, 1, shape, &d, &err) != MT_OK) return NULL;
+  if (mt_dense_new(MT_bool, 1, shape, &m, &err) != MT_OK) return NULL;
+  for (int i = 0; i < 4; i++) {
+    mt_set_f64(d->values, dt, i, i + 1.0);
+    ((uint8_t *)m->values)[i] = all_true || i % 2 == 0;
+  }
+  return mt_masked_new(d, m, &t, &err) == MT_OK ? t : NULL;
+}
+
+TEST(only_masked_tensors_with_a_masked_out_element_are_poisoned) {
+  mt_tensor *some = masked4(MT_float32, 0), *all = masked4(MT_float32, 1);
+  CHECK(mt_poison_applies(some));
+  CHECK(!mt_poison_applies(all));    /* nothing masked out: nothing to poison */
+  CHECK(!mt_poison_applies(some->data)); /* a plain tensor has no masked-out data */
+  CHECK(!mt_poison_applies(NULL));
+  mt_tensor_free(some);
+  mt_tensor_free(all);
+}
+
+TEST(every_poison_lands_on_masked_out_data_only) {
+  mt_tensor *t = masked4(MT_float64, 0);
+  for (int p = 0; p < MT_POISON__COUNT; p++) {
+    mt_tensor *c = NULL;
+    mt_error err = {0};
+    CHECK_STATUS(mt_poison_copy(t, (mt_poison)p, 42, &c, &err), MT_OK);
+    const double *v = c->data->values;
+    CHECK(v[0] == 1.0 && v[2] == 3.0); /* masked in: untouched */
+    CHECK(!memcmp(c->mask->values, t->mask->values, 4)); /* the mask is kept */
+    switch ((mt_poison)p) {
+      case MT_POISON_NAN: CHECK(isnan(v[1]) && isnan(v[3])); break;
+      case MT_POISON_POS_INF: CHECK(v[1] == INFINITY && v[3] == INFINITY); break;
+      case MT_POISON_NEG_INF: CHECK(v[1] == -INFINITY && v[3] == -INFINITY); break;
+      case MT_POISON_POS_BIG: CHECK(v[1] == 1e30 && v[3] == 1e30); break;
+      case MT_POISON_NEG_BIG: CHECK(v[1] == -1e30 && v[3] == -1e30); break;
+      case MT_POISON_NEG_ZERO: CHECK(v[1] == 0 && signbit(v[1]) && signbit(v[3])); break;
+      default: break;
+    }
+    mt_tensor_free(c);
+  }
+  mt_tensor_free(t);
+}
+
+TEST(random_pattern_follows_the_seed) {
+  /* a bigger tensor, so that the 2 masked-out elements of masked4 do not
+   * decide it: 64 elements, every odd one masked out */
+  mt_error err = {0};
+  int64_t shape[1] = {64};
+  mt_tensor *d = NULL, *m = NULL, *t = NULL, *a = NULL, *b = NULL, *c = NULL;
+  CHECK_STATUS(mt_dense_new(MT_float32, 1, shape, &d, &err), MT_OK);
+  CHECK_STATUS(mt_dense_new(MT_bool, 1, shape, &m, &err), MT_OK);
+  for (int i = 0; i < 64; i++) ((uint8_t *)m->values)[i] = i % 2 == 0;
+  CHECK_STATUS(mt_masked_new(d, m, &t, &err), MT_OK);
+  CHECK_STATUS(mt_poison_copy(t, MT_POISON_RANDOM, 7, &a, &err), MT_OK);
+  CHECK_STATUS(mt_poison_copy(t, MT_POISON_RANDOM, 7, &b, &err), MT_OK);
+  CHECK_STATUS(mt_poison_copy(t, MT_POISON_RANDOM, 8, &c, &err), MT_OK);
+  CHECK(!memcmp(a->data->values, b->data->values, 64 * sizeof(float))); /* same seed */
+  CHECK(memcmp(a->data->values, c->data->values, 64 * sizeof(float)) != 0);
+  int specials = 0, ordinary = 0;
+  for (int i = 1; i < 64; i += 2) {
+    float v = ((const float *)a->data->values)[i];
+    if (isnan(v) || isinf(v) || fabsf(v) > 1e29f || (v == 0 && signbit(v))) specials++;
+    else ordinary++;
+  }
+  CHECK(specials > 0 && ordinary > 0); /* a mix, not one value */
+  mt_tensor_free(t);
+  mt_tensor_free(a);
+  mt_tensor_free(b);
+  mt_tensor_free(c);
+}
+
+TEST(integer_and_half_data_get_the_ends_of_their_range) {
+  mt_tensor *t = masked4(MT_int32, 0), *h = masked4(MT_float16, 0), *c = NULL;
+  mt_error err = {0};
+  CHECK_STATUS(mt_poison_copy(t, MT_POISON_POS_INF, 1, &c, &err), MT_OK);
+  CHECK(((const int32_t *)c->data->values)[1] == INT32_MAX);
+  CHECK(((const int32_t *)c->data->values)[0] == 1);
+  mt_tensor_free(c);
+  CHECK_STATUS(mt_poison_copy(t, MT_POISON_NEG_BIG, 1, &c, &err), MT_OK);
+  CHECK(((const int32_t *)c->data->values)[3] == INT32_MIN);
+  mt_tensor_free(c);
+  /* 1e30 does not fit a half: the largest finite half, 65504, instead of inf */
+  CHECK_STATUS(mt_poison_copy(h, MT_POISON_POS_BIG, 1, &c, &err), MT_OK);
+  CHECK(mt_half_to_float(((const uint16_t *)c->data->values)[1]) == 65504.0f);
+  mt_tensor_free(c);
+  mt_tensor_free(t);
+  mt_tensor_free(h);
+}
+
+TEST(seed_is_stable_per_case_id) {
+  CHECK(mt_poison_seed("sum.masked.f32.all") == mt_poison_seed("sum.masked.f32.all"));
+  CHECK(mt_poison_seed("sum.masked.f32.all") != mt_poison_seed("sum.masked.f64.all"));
+  CHECK(!strcmp(mt_poison_label(MT_POISON_NEG_ZERO), "-0.0"));
+}
+
+MT_TEST_MAIN(T(only_masked_tensors_with_a_masked_out_element_are_poisoned),
+             T(every_poison_lands_on_masked_out_data_only), T(random_pattern_follows_the_seed),
+             T(integer_and_half_data_get_the_ends_of_their_range), T(seed_is_stable_per_case_id))
