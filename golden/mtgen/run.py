@@ -6,9 +6,11 @@ from .tolerance import check_headroom
 
 
 def torch_error_text(e: BaseException) -> str:
-    """`<ExceptionType>: <first line of the message>` (torch's dispatcher
-    errors list every backend on further lines)."""
-    return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+    """`<ExceptionType>: <message>`, the message cut at its first line and
+    before the dispatcher's explanation ("This could be because ..."), which
+    lists every backend."""
+    msg = str(e).splitlines()[0] if str(e) else ""
+    return f"{type(e).__name__}: {msg.split(' This could be because')[0]}"
 
 
 def run_case(case: Case, k: int) -> Result:
