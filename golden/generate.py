@@ -49,7 +49,7 @@ def run_family(fam):
     return results, surprises
 
 
-def generate(out_dir, families):
+def generate(out_dir, families, quiet=False):
     """Runs every case of `families` and writes their files and MANIFEST into
     out_dir; returns the list of surprises (nothing written when any)."""
     torch.use_deterministic_algorithms(True)
@@ -66,7 +66,8 @@ def generate(out_dir, families):
         write_family(os.path.join(out_dir, f"{fam}.h5"), res, meta)
         counts[fam] = len(res)
         n_err = sum(r.case.error_class is not None for r in res)
-        print(f"{fam}.h5: {len(res)} cases ({n_err} error cases)")
+        if not quiet:
+            print(f"{fam}.h5: {len(res)} cases ({n_err} error cases)")
     write_manifest(out_dir, counts, list(FAMILIES))
     return []
 
