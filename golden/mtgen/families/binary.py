@@ -1,6 +1,7 @@
 """Family binary: add sub mul div (MASK-6, MASK-7, MASK-8)."""
 import functools
 import math
+from typing import Callable, NamedTuple
 
 import numpy as np
 import torch
@@ -9,9 +10,18 @@ from ..inputs import (expect_neg_zero, log_uniform, masked, rand_mask, rand_mask
                       signed_zero_pairs, signed_zeros)
 from ..model import DTYPES, Case, Surprise, check_ids, py
 
-# op -> (tolerance, numpy ufunc: the same op computed in one dtype)
-OPS = {"add": ("exact", np.add), "sub": ("exact", np.subtract),
-       "mul": ("exact", np.multiply), "div": ("exact", np.divide)}
+
+class BinaryOp(NamedTuple):
+    tolerance: str
+    ufunc: Callable        # numpy: the same op computed in one dtype
+    signed_number: float   # m (op) number gives -0.0 from a signed zero
+
+
+# op -> its row: -0 + -0, -0 - +0, +0 * -0, 0 / -2 give -0.0
+OPS = {"add": BinaryOp("exact", np.add, -0.0),
+       "sub": BinaryOp("exact", np.subtract, 0.0),
+       "mul": BinaryOp("exact", np.multiply, -0.0),
+       "div": BinaryOp("exact", np.divide, -2.0)}
 
 SCALAR = 2.5
 DIV_ZEROS_B = {(0, 0): 0.0, (1, 1): -0.0, (2, 2): 0.0}  # divisor
@@ -46,10 +56,6 @@ def zeros_dense(g, dt):
     return [masked(a, mask), b]
 
 
-# masked_scalar.signed_zeros: a number that gives -0.0 from a signed zero:
-# -0 + -0, -0 - +0, +0 * -0, 0 / -2
-SIGNED_SCALAR = {"add": -0.0, "sub": 0.0, "mul": -0.0, "div": -2.0}
-
 
 def other_dtype(dt):
     return torch.float64 if dt == torch.float32 else torch.float32
@@ -73,7 +79,7 @@ def scalar_input(g, dt, s, op):
 def float32_not_double(op, s):
     """Check: torch's float32 result is x op float32(s) computed in float32,
     and differs from float32(float64(x) op s) at several masked-in elements."""
-    ufunc = OPS[op][1]
+    ufunc = OPS[op].ufunc
 
     def check(ins, outs):
         m = ins[0]
@@ -94,71 +100,92 @@ def float32_not_double(op, s):
     return check
 
 
-# (layout token, variant, build(g, dt), torch_call args, rules, error_class,
-#  ops (None: all), check, first check torch makes (error substring))
+class Row(NamedTuple):
+    """One binary case per op and dtype. build(g, dt, op) -> inputs; args:
+    the torch_call arguments (a format string over `op`'s signed number
+    {s}); check(op) -> the case's check or None."""
+    layout: str
+    variant: str
+    build: Callable
+    args: str
+    rules: tuple
+    error_class: str | None = None
+    only: tuple | None = None       # the ops that have the case (None: all)
+    check: Callable | None = None
+    first: str | None = None        # error cases: the first check torch makes
+
+
+def per_dt(build):
+    """A build(g, dt) as a build(g, dt, op)."""
+    return lambda g, dt, op: build(g, dt)
+
+
+def signed_number_input(g, dt, op):
+    return [signed_zeros(g, (3, 4), dt, ZEROS), OPS[op].signed_number]
+
+
+def always(check):
+    return lambda op: check
+
+
 BINARY_CASES = [
-    ("masked_masked", "basic", same_mask_pair, "a, b", ("MASK-6",), None, None, None, None),
-    ("masked_dense", "basic",
-     lambda g, dt: [rand_masked(g, (3, 4), dt), randn(g, (3, 4), dt)],
-     "m, t", ("MASK-7",), None, None, None, None),
-    ("dense_masked", "basic",
-     lambda g, dt: [randn(g, (3, 4), dt), rand_masked(g, (3, 4), dt)],
-     "t, m", ("MASK-7",), None, None, None, None),
-    ("masked_scalar", "basic", lambda g, dt: [rand_masked(g, (3, 4), dt), SCALAR],
-     f"m, {py(SCALAR)}", ("MASK-7",), None, None, None, None),
-    ("masked_masked", "mask_mismatch", other_mask_pair, "a, b", ("MASK-8",),
-     "MASK_MISMATCH", None, None, None),
-    ("masked_masked", "divisor_zeros",
-     lambda g, dt: same_mask_pair(g, dt, DIV_ZEROS_A, DIV_ZEROS_B),
-     "a, b", ("MASK-6",), None, ("div",), None, None),
-    # signed zeros: -0 + -0 = -0, -0 - +0 = -0, -2 * 0 = -0, 0 / -2 = -0
-    ("masked_masked", "signed_zeros", zeros_pair, "a, b", ("MASK-6",), None, None,
-     expect_neg_zero, None),
-    ("masked_dense", "signed_zeros", zeros_dense, "m, t", ("MASK-7",), None, None,
-     expect_neg_zero, None),
-    ("masked_scalar", "signed_zeros", None, "m, {s}", ("MASK-7",), None, None,
-     expect_neg_zero, None),
+    Row("masked_masked", "basic", per_dt(same_mask_pair), "a, b", ("MASK-6",)),
+    Row("masked_dense", "basic",
+        per_dt(lambda g, dt: [rand_masked(g, (3, 4), dt), randn(g, (3, 4), dt)]),
+        "m, t", ("MASK-7",)),
+    Row("dense_masked", "basic",
+        per_dt(lambda g, dt: [randn(g, (3, 4), dt), rand_masked(g, (3, 4), dt)]),
+        "t, m", ("MASK-7",)),
+    Row("masked_scalar", "basic", per_dt(lambda g, dt: [rand_masked(g, (3, 4), dt), SCALAR]),
+        f"m, {py(SCALAR)}", ("MASK-7",)),
+    Row("masked_masked", "mask_mismatch", per_dt(other_mask_pair), "a, b", ("MASK-8",),
+        "MASK_MISMATCH"),
+    Row("masked_masked", "divisor_zeros",
+        per_dt(lambda g, dt: same_mask_pair(g, dt, DIV_ZEROS_A, DIV_ZEROS_B)),
+        "a, b", ("MASK-6",), only=("div",)),
+    # signed zeros: every pair of (-0, +0, -2, 3), and m (op) the op's number
+    Row("masked_masked", "signed_zeros", per_dt(zeros_pair), "a, b", ("MASK-6",),
+        check=always(expect_neg_zero)),
+    Row("masked_dense", "signed_zeros", per_dt(zeros_dense), "m, t", ("MASK-7",),
+        check=always(expect_neg_zero)),
+    Row("masked_scalar", "signed_zeros", signed_number_input, "m, {s}", ("MASK-7",),
+        check=always(expect_neg_zero)),
     # MASK-8 first: the masks are compared before anything else. Masks of
     # equal ndim are compared with torch.eq, which raises when the shapes
     # cannot broadcast (SHAPE_MISMATCH); other ndims, other dtypes: masks
     # differ.
-    ("masked_masked", "mask_and_shape_mismatch",
-     functools.partial(other_mask_pair, shape_b=(3, 5)), "a, b", ("MASK-8",),
-     "SHAPE_MISMATCH", None, None, "must match the size of tensor b"),
-    ("masked_masked", "mask_and_ndim_mismatch",
-     functools.partial(other_mask_pair, shape_b=(4,)), "a, b", ("MASK-8",),
-     "MASK_MISMATCH", None, None, "Input masks must match"),
-    ("masked_masked", "mask_and_dtype_mismatch",
-     lambda g, dt: other_mask_pair(g, dt, dt_b=other_dtype(dt)), "a, b", ("MASK-8",),
-     "MASK_MISMATCH", None, None, "Input masks must match"),
+    Row("masked_masked", "mask_and_shape_mismatch",
+        per_dt(functools.partial(other_mask_pair, shape_b=(3, 5))), "a, b", ("MASK-8",),
+        "SHAPE_MISMATCH", first="must match the size of tensor b"),
+    Row("masked_masked", "mask_and_ndim_mismatch",
+        per_dt(functools.partial(other_mask_pair, shape_b=(4,))), "a, b", ("MASK-8",),
+        "MASK_MISMATCH", first="Input masks must match"),
+    Row("masked_masked", "mask_and_dtype_mismatch",
+        per_dt(lambda g, dt: other_mask_pair(g, dt, dt_b=other_dtype(dt))), "a, b",
+        ("MASK-8",), "MASK_MISMATCH", first="Input masks must match"),
 ]
+# MASK-7: numbers float32 cannot represent, each with the rounding check
 BINARY_CASES += [
-    ("masked_scalar", variant, None, f"m, {py(s)}",
-     ("MASK-7",), None, None, ("scalar", s), None)
+    Row("masked_scalar", variant,
+        lambda g, dt, op, s=s: [scalar_input(g, dt, s, op), s], f"m, {py(s)}", ("MASK-7",),
+        check=lambda op, s=s: float32_not_double(op, s))
     for variant, s in UNREPRESENTABLE.items()]
 
 
 def cases():
     out = []
     for short, dt in DTYPES.items():
-        for op, (tol, _) in OPS.items():
+        for op, row_op in OPS.items():
             fn = getattr(torch, op)
-            for layout, variant, build, args, rules, err, only, check, first in BINARY_CASES:
-                if only and op not in only:
+            for r in BINARY_CASES:
+                if r.only and op not in r.only:
                     continue
-                if isinstance(check, tuple):  # ("scalar", s): the MASK-7 rounding check
-                    check = float32_not_double(op, check[1])
-                if build is None and variant in UNREPRESENTABLE:
-                    s = UNREPRESENTABLE[variant]
-                    build = lambda g, dt, s=s, op=op: [scalar_input(g, dt, s, op), s]  # noqa
-                elif build is None:  # masked_scalar.signed_zeros: the op's own number
-                    s = SIGNED_SCALAR[op]
-                    build = lambda g, dt, s=s: [signed_zeros(g, (3, 4), dt, ZEROS), s]  # noqa
-                    args = args.format(s=py(s))
                 out.append(Case(
-                    id=f"{op}.{layout}.{short}.{variant}", op=op, rules=rules,
-                    tolerance=tol, build=functools.partial(build, dt=dt),
+                    id=f"{op}.{r.layout}.{short}.{r.variant}", op=op, rules=r.rules,
+                    tolerance=row_op.tolerance,
+                    build=functools.partial(r.build, dt=dt, op=op),
                     run=lambda ins, kw, fn=fn: [fn(ins[0], ins[1])],
-                    torch_call=f"torch.{op}({args})", error_class=err, check=check,
-                    error_match=first))
+                    torch_call=f"torch.{op}({r.args.format(s=py(row_op.signed_number))})",
+                    error_class=r.error_class, check=r.check(op) if r.check else None,
+                    error_match=r.first))
     return check_ids(out)
