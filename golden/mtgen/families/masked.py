@@ -2,7 +2,6 @@
 import functools
 import math
 
-import torch
 from torch.masked import masked_tensor
 
 from ..inputs import rand_mask, rand_masked, randn, signed_zeros, tutorial_grad, tutorial_mask

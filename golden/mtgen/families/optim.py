@@ -1,15 +1,14 @@
 """Family optim: adagrad_dense, adagrad_sparse, adagrad_masked (ADA-1..ADA-6)."""
+from typing import Callable, NamedTuple
+
 import torch
 from torch.masked import MaskedTensor, masked_tensor
 from torch.optim.optimizer import _get_scalar_dtype
 
 from ..inputs import (as_dense, coo_as_masked, masked_as_coo, neg_zeros, rand_coo, rand_mask,
                       randn, tutorial_grad, uniform)
-from ..model import DTYPES, Case, Surprise, py
-from ..model import check_ids
+from ..model import DTYPES, Case, Surprise, check_ids, py
 from ..tolerance import within
-
-# ---------------------------------------------------------------------------
 
 HP_KEYS = ("lr", "lr_decay", "weight_decay", "eps", "maximize", "step")
 TUTORIAL_HP = dict(lr=0.1, lr_decay=0.0, weight_decay=0.0, eps=1e-10, maximize=False, step=1)
@@ -17,9 +16,6 @@ RANDOM_HP = dict(lr=0.05, lr_decay=0.01, weight_decay=0.0, eps=1e-10, maximize=F
 EPS0_HP = dict(TUTORIAL_HP, eps=0.0)
 RANDOM_SHAPE = (5, 7)
 ADAGRAD_TOL = "ulp:4"
-# op -> (path, tolerance): one op per Adagrad path
-OPS = {"adagrad_dense": ("dense", ADAGRAD_TOL), "adagrad_sparse": ("sparse", ADAGRAD_TOL),
-       "adagrad_masked": ("masked", ADAGRAD_TOL)}
 
 
 def adagrad_torch(ins, hp):
@@ -93,8 +89,19 @@ def adagrad_call(path, hp, masked_storage=False):
             "param = param.add((masked_grad / std).get_data(), alpha=-clr)")
 
 
-PATH_RUN = {"dense": adagrad_torch, "sparse": adagrad_torch, "masked": adagrad_masked}
-PATH_RULE = {"dense": "ADA-1", "sparse": "ADA-2", "masked": "ADA-3"}
+class AdagradOp(NamedTuple):
+    path: str             # the variable part of the op name
+    rule: str             # the rule of the path
+    run: Callable         # torch's computation
+    layout: str           # the grad layout of the tutorial cases
+    tolerance: str
+
+
+# op -> its row: one op per Adagrad path
+OPS = {"adagrad_dense": AdagradOp("dense", "ADA-1", adagrad_torch, "dense", ADAGRAD_TOL),
+       "adagrad_sparse": AdagradOp("sparse", "ADA-2", adagrad_torch, "coo", ADAGRAD_TOL),
+       "adagrad_masked": AdagradOp("masked", "ADA-3", adagrad_masked, "coo", ADAGRAD_TOL)}
+PATHS = {o.path: o for o in OPS.values()}
 
 
 # -- inputs [param, grad, state_sum]
@@ -108,7 +115,7 @@ def tutorial_inputs(path, dt=torch.float32):
 
 def tutorial_step2_inputs(path):
     ins = tutorial_inputs(path)
-    p1, s1, _ = PATH_RUN[path](ins, TUTORIAL_HP)
+    p1, s1, _ = PATHS[path].run(ins, TUTORIAL_HP)
     return [p1, ins[1], s1]
 
 
@@ -221,14 +228,11 @@ def adagrad_case(path, layout, short, variant, build, hp, rules=(), error_class=
         check = all_checks(check, forms_agree(hp, ADAGRAD_TOL))
     return Case(
         id=f"adagrad_{path}.{layout}.{short}.{variant}", op=f"adagrad_{path}",
-        rules=(PATH_RULE[path],) + tuple(rules), tolerance=OPS[f"adagrad_{path}"][1],
-        build=build,
-        run=PATH_RUN[path], torch_call=adagrad_call(path, hp, masked_storage),
+        rules=(PATHS[path].rule,) + tuple(rules), tolerance=PATHS[path].tolerance,
+        build=build, run=PATHS[path].run, torch_call=adagrad_call(path, hp, masked_storage),
         kwargs={k: hp[k] for k in HP_KEYS}, error_class=error_class, check=check,
         error_match=error_match)
 
-
-PATH_LAYOUT = {"dense": "dense", "sparse": "coo", "masked": "coo"}
 
 # (path, grad kind, variant, hyper-parameter overrides)
 ADAGRAD_RANDOM = [
@@ -302,7 +306,7 @@ def param_neg_zero(ins, outs):
 
 def cases():
     cases = []
-    for path, layout in PATH_LAYOUT.items():
+    for path, layout in ((o.path, o.layout) for o in OPS.values()):
         cases += [
             adagrad_case(path, layout, "f32", "tutorial_step1",
                          lambda g, p=path: tutorial_inputs(p), TUTORIAL_HP, ("ADA-4",),
