@@ -3,7 +3,7 @@ import functools
 
 import torch
 
-from ..inputs import as_dense, masked, rand_mask, randn, signed_zeros, uniform
+from ..inputs import as_dense, masked, rand_mask, randn, uniform
 from ..model import DTYPES, Case, check_ids, float_tol, py
 
 # op -> (float32 tolerance, float64 tolerance, whether torch takes a tuple of dims)
@@ -27,11 +27,24 @@ def reduce_input(shape, p_true=0.65, empty_row=None):
     return build
 
 
+N, P = -0.0, 0.0
+# Only signed zeros: the sign of each result is the whole answer. The sum
+# starts at +0 (a slice of only -0 sums to +0: column 2, row 0), prod
+# multiplies the signs (row 1: -0 * +0 * +0 = -0), amin/amax keep the first
+# of equal zeros (row 1 vs row 2). Every result is exact: tolerance `exact`.
+ZEROS_DATA = [[N, N, N, N], [N, P, N, P], [P, N, N, N]]
+ZEROS_MASK = [[1, 1, 1, 1], [1, 1, 0, 1], [1, 0, 1, 1]]
+
+
 def zeros_input(g, dt, op):
-    """Only signed zeros: the sign of each result is the whole answer (sum
-    starts at +0; prod multiplies the signs; amin/amax keep the first of
-    equal zeros). Every result is exact, so the tolerance is `exact`."""
-    return [signed_zeros(g, (3, 4), dt, (-0.0, 0.0), p_true=0.8)]
+    data = torch.tensor(ZEROS_DATA, dtype=dt)
+    return [masked(data, torch.tensor(ZEROS_MASK, dtype=torch.bool))]
+
+
+def negative_zeros_input(g, dt, op):
+    """Random masks over data that is -0.0 everywhere: sum/mean give +0."""
+    data = torch.full((3, 4), -0.0, dtype=dt)
+    return [masked(data, rand_mask(g, (3, 4), 0.7), {(0, 0): -0.0})]
 
 
 # variant: (build, dim, keepdim, tolerance override);
@@ -54,6 +67,7 @@ REDUCE_CASES = {
     "signed_zeros_all": (zeros_input, None, None, "exact"),
     "signed_zeros_dim0": (zeros_input, 0, None, "exact"),
     "signed_zeros_dim1": (zeros_input, 1, None, "exact"),
+    "negative_zeros_all": (negative_zeros_input, None, None, "exact"),
 }
 
 
