@@ -17,6 +17,7 @@
 #include <hdf5.h>
 
 #include "h5util.h"
+#include "mt/kwargs.h"
 
 #define MAX_STRING_ATTR ((size_t)1 << 20)
 
@@ -855,8 +856,11 @@ static void kwargs_free(mt_kwargs *kw) {
 }
 
 /* One kwarg attribute: enum bool or uint8 scalar -> BOOL, integer scalar ->
- * INT, float scalar -> FLOAT, string -> STR, integer array -> INTS. */
-static mt_status read_kwarg(const rd *r, hid_t g, const char *name, mt_kwarg *kw) {
+ * INT, float scalar -> FLOAT, string -> STR, integer array -> INTS.
+ * *plain_int = 1 for an integer scalar (not an enum): a bool or an int,
+ * which the op's schema decides (kwarg_retype). */
+static mt_status read_kwarg(const rd *r, hid_t g, const char *name, mt_kwarg *kw,
+                            int *plain_int) {
   mt_status st = MT_OK;
   attr_h h;
   char path[256];
@@ -866,6 +870,7 @@ static mt_status read_kwarg(const rd *r, hid_t g, const char *name, mt_kwarg *kw
   H5S_class_t sc = H5Sget_simple_extent_type(h.s);
   int is_scalar = sc == H5S_SCALAR;
   memset(kw, 0, sizeof *kw);
+  *plain_int = c == H5T_INTEGER && is_scalar;
   if (!(kw->name = xstrdup(name))) {
     st = rd_oom(r, path);
     goto out;
@@ -916,11 +921,40 @@ out:
   return st;
 }
 
-static mt_status read_kwargs(const rd *r, hid_t cg, mt_kwargs *kw) {
+/* The format stores a bool as h5py's enum or as any integer holding 0 or 1,
+ * an int as an integer: for a plain integer the op's schema says which. */
+static void kwarg_retype(mt_op op, mt_kwarg *a) {
+  const mt_kw_schema *s = mt_kw_schema_find(op, a->name);
+  if (!s) return;
+  if (s->type == MT_KWS_BOOL && (a->i == 0 || a->i == 1))
+    a->type = MT_KW_BOOL;
+  else if (s->type != MT_KWS_BOOL)
+    a->type = MT_KW_INT;
+}
+
+/* A case's kwargs must be those its op takes, with values of the types it
+ * accepts (kwargs.def; spec/golden-format.md "Keyword arguments"): else an
+ * input error naming the kwarg. Not checked: cases whose op is not in
+ * ops.def (never run), and error cases of class INVALID_ARGUMENT, whose
+ * point may be a kwarg that torch refuses (an unexpected keyword, a tuple
+ * dim for prod): those go to the kernel, which must refuse them. */
+static mt_status check_kwargs(const rd *r, const mt_golden_case *c) {
+  const char *bad = "";
+  char why[MT_MSG_LEN / 2], path[256];
+  if (c->op == MT_OP__NONE) return MT_OK;
+  if (c->expect_error && c->error_class && strcmp(c->error_class, "INVALID_ARGUMENT") == 0)
+    return MT_OK;
+  if (!mt_kw_validate(c->op, &c->kw, &bad, why, sizeof why)) return MT_OK;
+  join_path(path, sizeof path, "kwargs", bad);
+  return rd_fail(r, path, "%s", why);
+}
+
+static mt_status read_kwargs(const rd *r, hid_t cg, mt_golden_case *c) {
   mt_status st = MT_OK;
   hid_t g = -1;
   name_list names = {0};
   mt_kwarg *items = NULL;
+  mt_kwargs *kw = &c->kw;
   kw->n = 0;
   kw->items = NULL;
   int o = obj_open(r, cg, "", "kwargs", H5I_GROUP, 0, &g);
@@ -937,9 +971,12 @@ static mt_status read_kwargs(const rd *r, hid_t cg, mt_kwargs *kw) {
   }
   kw->items = items;
   for (int k = 0; k < names.n; k++) {
+    int plain_int = 0;
     kw->n = k + 1; /* so kwargs_free frees what read_kwarg allocated */
-    if ((st = read_kwarg(r, g, names.v[k], &items[k])) != MT_OK) goto out;
+    if ((st = read_kwarg(r, g, names.v[k], &items[k], &plain_int)) != MT_OK) goto out;
+    if (plain_int && c->op != MT_OP__NONE) kwarg_retype(c->op, &items[k]);
   }
+  st = check_kwargs(r, c);
 out:
   if (st != MT_OK) kwargs_free(kw);
   names_free(&names);
@@ -1038,6 +1075,56 @@ oom:
   return rd_oom(r, "");
 }
 
+/* ---- output variants: outputs@torch-<version> ---------------------------------------- */
+
+/* Skips the digits at *p; 1 when there was at least one. */
+static int digits(const char **p) {
+  const char *q = *p;
+  while (**p >= '0' && **p <= '9') (*p)++;
+  return *p > q;
+}
+
+static int lower_alnum(char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9'); }
+
+/* The grammar of spec/golden-format.md, "Output variants" (a PEP 440
+ * version in the normalized form torch.__version__ has):
+ *   label   = "torch-" release [pre] [post] [dev] [local]
+ *   release = 1*DIGIT *("." 1*DIGIT)
+ *   pre     = ("a" / "b" / "rc") 1*DIGIT
+ *   post    = ".post" 1*DIGIT
+ *   dev     = ".dev" 1*DIGIT
+ *   local   = "+" 1*(%x61-7A / DIGIT) *("." 1*(%x61-7A / DIGIT)) */
+int mt_golden_variant_label_valid(const char *label) {
+  const char *p = label;
+  if (!p || strncmp(p, "torch-", 6) != 0) return 0;
+  p += 6;
+  if (!digits(&p)) return 0;
+  while (p[0] == '.' && p[1] >= '0' && p[1] <= '9') {
+    p++;
+    digits(&p);
+  }
+  if (p[0] == 'a' || p[0] == 'b' || (p[0] == 'r' && p[1] == 'c')) {
+    p += p[0] == 'r' ? 2 : 1;
+    if (!digits(&p)) return 0;
+  }
+  if (strncmp(p, ".post", 5) == 0) {
+    p += 5;
+    if (!digits(&p)) return 0;
+  }
+  if (strncmp(p, ".dev", 4) == 0) {
+    p += 4;
+    if (!digits(&p)) return 0;
+  }
+  if (*p == '+') {
+    do {
+      p++;
+      if (!lower_alnum(*p)) return 0;
+      while (lower_alnum(*p)) p++;
+    } while (*p == '.');
+  }
+  return *p == 0;
+}
+
 mt_status mt_golden_load(mt_golden_file *f, mt_golden_case *c, mt_error *err) {
   mt_status st = MT_OK;
   hid_t g = -1;
@@ -1050,7 +1137,7 @@ mt_status mt_golden_load(mt_golden_file *f, mt_golden_case *c, mt_error *err) {
   if ((st = open_case_group(&r, (hid_t)f->h5, c->id, &g)) != MT_OK) return st;
   if ((st = read_list(&r, g, "inputs", 1, MT_GOLDEN_MAX_INPUTS, &c->n_in, &c->in)) != MT_OK)
     goto out;
-  if ((st = read_kwargs(&r, g, &c->kw)) != MT_OK) goto out;
+  if ((st = read_kwargs(&r, g, c)) != MT_OK) goto out;
   if ((st = read_list(&r, g, "outputs", !c->expect_error, MT_MAX_OUTPUTS, &c->n_out, &c->out)) !=
       MT_OK)
     goto out;
@@ -1063,6 +1150,14 @@ mt_status mt_golden_load(mt_golden_file *f, mt_golden_case *c, mt_error *err) {
   for (int k = 0; k < names.n; k++) {
     const char *nm = names.v[k];
     if (strncmp(nm, "outputs@", 8) != 0) continue;
+    if (!mt_golden_variant_label_valid(nm + 8)) {
+      st = rd_fail(&r, nm,
+                   "output variant label '%s' does not name a torch version (expected "
+                   "torch-<version> as torch.__version__ writes it, e.g. torch-2.4.1, "
+                   "torch-2.6.0.dev20241112+cpu; spec/golden-format.md)",
+                   nm + 8);
+      goto out;
+    }
     if (c->n_variants == MT_GOLDEN_MAX_VARIANTS) {
       st = rd_fail(&r, nm, "more than %d output variants", MT_GOLDEN_MAX_VARIANTS);
       goto out;

@@ -11,6 +11,9 @@
  * the case and the object path:
  *   "golden/reduce.h5: case sum.masked.f32.basic: inputs/0/values: dataset
  *    has 11 elements, shape [3, 4] needs 12"
+ * Strict about inputs: a case's kwargs must be those its op takes, with
+ * values of accepted types (spec/include/mt/kwargs.def), and every
+ * `outputs@<label>` must name a torch version (mt_golden_variant_label_valid).
  * Statuses: IO_ERROR (cannot open/read), INVALID_FORMAT (anything not
  * format v1), OUT_OF_MEMORY.
  *
@@ -98,6 +101,12 @@ mt_status mt_golden_load(mt_golden_file *f, mt_golden_case *c, mt_error *err);
 /* Frees what mt_golden_load read; the header stays. */
 void mt_golden_unload(mt_golden_case *c);
 void mt_golden_close(mt_golden_file *f); /* NULL is fine */
+
+/* 1 when label (what follows "outputs@") names a torch version by the
+ * grammar of spec/golden-format.md: "torch-" and a PEP 440 version as
+ * torch.__version__ writes it (torch-2.1, torch-2.4.0a0+git1234abc,
+ * torch-2.6.0.dev20241112+cpu). mt_golden_load refuses any other label. */
+int mt_golden_variant_label_valid(const char *label);
 
 /* Writes a golden file holding one (loaded) case, with root attributes from
  * meta (format and format_version are always "mtcs-golden" and 1; a NULL

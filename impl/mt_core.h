@@ -94,6 +94,14 @@ mt_status mt_coo_coalesce(const mt_tensor *coo, mt_tensor **out, mt_error *err);
  * summed); a MASKED tensor gives its data densified (mask ignored). */
 mt_status mt_to_dense(const mt_tensor *t, mt_tensor **out, mt_error *err);
 
+/* ---- keyword arguments (spec/include/mt/kwargs.def) ---------------------- */
+/* MT_OK when every kwarg of kw is one that op takes, with a value of a type
+ * it accepts (mt_kw_validate); else INVALID_ARGUMENT naming the op and the
+ * kwarg: "adagrad_dense: kwargs/lr: expected a float, got a string ('0.1')".
+ * Called first thing by every CPU kernel. op is the kernel's own op, not
+ * call->op, which direct callers (unit tests) leave unset. */
+mt_status mt__kw_check(mt_op op, const mt_kwargs *kw, mt_error *err);
+
 /* ---- backends ------------------------------------------------------------ */
 const mt_impl *mt_backend_cpu(void);
 const mt_impl *mt_backend_cuda(void); /* NULL when built without CUDA */

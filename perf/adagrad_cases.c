@@ -200,8 +200,8 @@ mt_adagrad_hparams bc_hparams(int nthreads) {
 
 /* The stream kernel's factor: -clr, as the step scales its update. */
 
-/* One step on explicit arrays (the full problem or a prefix view). */
-mt_status bc_step_on(bc_path path, int f64, void *p, void *s, const void *gd, int64_t n,
+/* One step on explicit arrays. */
+static mt_status step_on(bc_path path, int f64, void *p, void *s, const void *gd, int64_t n,
                      const bc_grad *g, int64_t entries, int64_t rows, int nthreads,
                      mt_error *err) {
   mt_adagrad_hparams hp = bc_hparams(nthreads);
@@ -241,19 +241,8 @@ mt_status bc_step_on(bc_path path, int f64, void *p, void *s, const void *gd, in
 }
 
 mt_status bc_step(const bc_base *b, const bc_grad *g, int nthreads, mt_error *err) {
-  return bc_step_on(g->path, b->f64, b->p, b->s, b->g, b->n, g, g->entries, g->rows, nthreads,
+  return step_on(g->path, b->f64, b->p, b->s, b->g, b->n, g, g->entries, g->rows, nthreads,
                     err);
-}
-
-/* ---- the check against the reference ---------------------------------- */
-
-#define CHECK_ELEMS (1 << 15)
-
-static mt_tensor *dense_copy(mt_dtype dt, int ndim, const int64_t *shape, const void *src) {
-  mt_tensor *t = NULL;
-  if (mt_dense_new(dt, ndim, shape, &t, NULL) != MT_OK) return NULL;
-  memcpy(t->values, src, (size_t)mt_numel(t) * mt_dtype_size(dt));
-  return t;
 }
 
 /* First element where a and b differ bit for bit (es-byte elements), or -1. */
@@ -264,153 +253,131 @@ static int64_t first_diff(const void *a, const void *b, int64_t n, size_t es) {
   return -1;
 }
 
-/* The stream / touch kernels' plain loop on the m-element prefix, into ep
- * and eq (copies of p and s made here): p += v * BC_STREAM_K, s += v for
- * every element (stream, v the dense grad) or entry (touch). */
-static void plain_reference(const bc_base *b, const bc_grad *g, int64_t m, int64_t entries,
-                            void *ep, void *eq) {
-  size_t es = b->f64 ? 8 : 4;
-  memcpy(ep, b->p, (size_t)m * es);
-  memcpy(eq, b->s, (size_t)m * es);
-  int touch = g->path == BC_TOUCH;
-  const void *vals = touch ? g->vals : b->g;
-  for (int64_t k = 0; k < (touch ? entries : m); k++) {
-    int64_t i = touch ? g->idx[k] : k;
-    if (b->f64) {
-      double v = ((const double *)vals)[k];
-      ((double *)eq)[i] = ((double *)eq)[i] + v;
-      ((double *)ep)[i] = ((double *)ep)[i] + v * BC_STREAM_K;
-    } else {
-      float v = ((const float *)vals)[k];
-      ((float *)eq)[i] = ((float *)eq)[i] + v;
-      ((float *)ep)[i] = ((float *)ep)[i] + v * (float)BC_STREAM_K;
-    }
-  }
-}
+/* ---- verification: the whole output against the reference op ----------- */
 
-int bc_compare(const void *p, const void *s, const void *ep, const void *eq, int64_t m, int f64,
-               const char *what, const char *expected, const char *ctx, char *why, size_t len) {
-  size_t es = f64 ? 8 : 4;
-  int64_t bp = first_diff(ep, p, m, es), bs = bp >= 0 ? -1 : first_diff(eq, s, m, es);
-  if (bp < 0 && bs < 0) return 0;
-  int64_t i = bp >= 0 ? bp : bs;
-  mt_dtype dt = f64 ? MT_float64 : MT_float32;
-  snprintf(why, len, "%s differs from %s: %s[%lld] = %.17g, %s %.17g%s", what, expected,
-           bp >= 0 ? "param" : "state_sum", (long long)i, mt_get_f64(bp >= 0 ? p : s, dt, i),
-           expected, mt_get_f64(bp >= 0 ? ep : eq, dt, i), ctx);
-  return -1;
-}
+/* The touched elements of g in order (the order of its entries): the
+ * position of the next one, or -1 after the last. */
+typedef struct {
+  const bc_grad *g;
+  int64_t k, j, r, i;
+} walk;
 
-void bc_prefix(const bc_base *b, const bc_grad *g, int64_t *m_out, int64_t *entries_out,
-               int64_t *rows_out) {
-  int64_t m = b->n < CHECK_ELEMS ? b->n : CHECK_ELEMS, entries = 0, rows = 1;
-  if (g->path == BC_SPARSE_CSR || g->path == BC_HYBRID_COO) {
-    rows = m / g->cols > 0 ? m / g->cols : 1;
-    if (rows > g->rows) rows = g->rows;
-    m = rows * g->cols;
-  }
-  if (g->path == BC_SPARSE_CSR) {
-    entries = g->crow[rows];
-  } else if (g->path == BC_SPARSE_COO || g->path == BC_MASKED_SPARSE || g->path == BC_HYBRID_COO ||
-             g->path == BC_TOUCH) {
-    int64_t lim = g->path == BC_HYBRID_COO ? rows : m;
-    while (entries < g->entries && g->idx[entries] < lim) entries++;
-  }
-  *m_out = m;
-  *entries_out = entries;
-  *rows_out = rows;
-}
+static int dense_like(bc_path p) { return p == BC_DENSE || p == BC_STREAM; }
+static int64_t touched_count(const bc_grad *g) { return dense_like(g->path) ? g->n : g->specified; }
 
-int bc_check(const bc_base *b, const bc_grad *g, int nthreads, int64_t *checked, char *why,
-             size_t len) {
-  mt_dtype dt = b->f64 ? MT_float64 : MT_float32;
-  size_t es = b->f64 ? 8 : 4;
-  int rc = -1;
-  mt_tensor *param = NULL, *state = NULL, *grad = NULL, *gdata = NULL, *gmask = NULL;
-  void *p = NULL, *s = NULL;
-  mt_call call;
-  mt_error err = {0};
-  memset(&call, 0, sizeof call);
-
-  int64_t m, entries, rows;
-  bc_prefix(b, g, &m, &entries, &rows);
-  int ndim = g->path == BC_SPARSE_CSR || g->path == BC_HYBRID_COO ? 2 : 1;
-  int64_t shape[2] = {ndim == 2 ? rows : m, ndim == 2 ? g->cols : 1};
-  *checked = m;
-
-  /* the fast kernel on copies */
-  p = malloc((size_t)m * es);
-  s = malloc((size_t)m * es);
-  if (!p || !s) {
-    snprintf(why, len, "check: out of memory");
-    goto out;
-  }
-  memcpy(p, b->p, (size_t)m * es);
-  memcpy(s, b->s, (size_t)m * es);
-  mt_status st = bc_step_on(g->path, b->f64, p, s, b->g, m, g, entries, rows, nthreads, &err);
-  if (st != MT_OK) {
-    snprintf(why, len, "fast kernel failed: %.400s", err.msg);
-    goto out;
-  }
-
-  char what[64], ctx[96];
-  snprintf(what, sizeof what, "fast %s", bc_path_name(g->path));
-  snprintf(ctx, sizeof ctx, " (sub-problem of %lld elements, %d threads)", (long long)m, nthreads);
-  if (g->path == BC_TOUCH || g->path == BC_STREAM) { /* a plain loop is the reference */
-    void *ep = malloc((size_t)m * es), *eq = malloc((size_t)m * es);
-    if (!ep || !eq) {
-      snprintf(why, len, "check: out of memory");
-    } else {
-      plain_reference(b, g, m, entries, ep, eq);
-      rc = bc_compare(p, s, ep, eq, m, b->f64, what, "the plain loop", ctx, why, len);
-    }
-    free(ep);
-    free(eq);
-    goto out;
-  }
-  /* the reference op on the same sub-problem */
-  if (!(param = dense_copy(dt, ndim, shape, b->p)) || !(state = dense_copy(dt, ndim, shape, b->s)))
-    goto oom;
+static int64_t walk_next(walk *w) {
+  const bc_grad *g = w->g;
   switch (g->path) {
   case BC_DENSE:
+  case BC_STREAM:
+    return w->i < g->n ? w->i++ : -1;
+  case BC_MASKED_DENSE:
+    while (w->i < g->n && !g->mask[w->i]) w->i++;
+    return w->i < g->n ? w->i++ : -1;
+  case BC_SPARSE_CSR:
+    if (w->k >= g->entries) return -1;
+    while (g->crow[w->r + 1] <= w->k) w->r++;
+    return w->r * g->cols + g->col[w->k++];
+  default: /* element COO (row 1) or hybrid rows */
+    if (w->k >= g->entries) return -1;
+    int64_t pos = g->idx[w->k] * g->row + w->j;
+    if (++w->j == g->row) w->j = 0, w->k++;
+    return pos;
+  }
+}
+
+/* First k in [lo, hi) with a[k] >= x. */
+static int64_t lower_bound(const int64_t *a, int64_t lo, int64_t hi, int64_t x) {
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (a[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Does one step of g's path update element i (is it in the grad)? */
+static int is_touched(const bc_grad *g, int64_t i) {
+  switch (g->path) {
+  case BC_DENSE:
+  case BC_STREAM:
+    return 1;
+  case BC_MASKED_DENSE:
+    return g->mask[i] != 0;
+  case BC_SPARSE_CSR: {
+    int64_t r = i / g->cols, c = i % g->cols, k = lower_bound(g->col, g->crow[r], g->crow[r + 1], c);
+    return k < g->crow[r + 1] && g->col[k] == c;
+  }
+  default: {
+    int64_t u = i / g->row, k = lower_bound(g->idx, 0, g->entries, u);
+    return k < g->entries && g->idx[k] == u;
+  }
+  }
+}
+
+static mt_tensor *dense_buf(mt_dtype dt, int ndim, const int64_t *shape) {
+  mt_tensor *t = NULL;
+  return mt_dense_new(dt, ndim, shape, &t, NULL) == MT_OK ? t : NULL;
+}
+
+/* The reference on a compact problem: m touched elements gathered into
+ * cp, cs (param, state_sum; updated in place) with their grad values cg,
+ * every one of them present in the grad: adagrad_dense with a dense grad,
+ * adagrad_sparse with a COO grad of indices 0..m-1 (hybrid: rows of 64),
+ * adagrad_masked with a mask of ones (dense storage) or that COO grad; for
+ * stream and touch the plain loop. The ops are elementwise, so each element
+ * comes out as in the whole problem. */
+static int reference_compact(bc_path path, int f64, int64_t m, void *cp, void *cs, const void *cg,
+                             char *why, size_t len) {
+  mt_dtype dt = f64 ? MT_float64 : MT_float32;
+  size_t es = f64 ? 8 : 4;
+  if (path == BC_STREAM || path == BC_TOUCH) {
+    for (int64_t t = 0; t < m; t++)
+      if (f64) {
+        double v = ((const double *)cg)[t];
+        ((double *)cs)[t] = ((double *)cs)[t] + v;
+        ((double *)cp)[t] = ((double *)cp)[t] + v * BC_STREAM_K;
+      } else {
+        float v = ((const float *)cg)[t];
+        ((float *)cs)[t] = ((float *)cs)[t] + v;
+        ((float *)cp)[t] = ((float *)cp)[t] + v * (float)BC_STREAM_K;
+      }
+    return 0;
+  }
+  int rc = -1;
+  int hybrid = path == BC_HYBRID_COO, ndim = hybrid ? 2 : 1;
+  int64_t shape[2] = {hybrid ? m / BC_HYBRID_DIM : m, BC_HYBRID_DIM};
+  mt_tensor *param = NULL, *state = NULL, *grad = NULL, *gdata = NULL, *gmask = NULL;
+  mt_call call;
+  mt_error err = {0};
+  mt_status st;
+  memset(&call, 0, sizeof call);
+  if (!(param = dense_buf(dt, ndim, shape)) || !(state = dense_buf(dt, ndim, shape))) goto oom;
+  memcpy(param->values, cp, (size_t)m * es);
+  memcpy(state->values, cs, (size_t)m * es);
+  switch (path) {
+  case BC_DENSE:
     call.op = MT_OP_adagrad_dense;
-    if (!(grad = dense_copy(dt, ndim, shape, b->g))) goto oom;
+    if (!(grad = dense_buf(dt, 1, shape))) goto oom;
+    memcpy(grad->values, cg, (size_t)m * es);
     break;
-  case BC_MASKED_DENSE: {
+  case BC_MASKED_DENSE:
     call.op = MT_OP_adagrad_masked;
-    if (!(gdata = dense_copy(dt, 1, shape, b->g))) goto oom;
-    if (mt_dense_new(MT_bool, 1, shape, &gmask, NULL) != MT_OK) goto oom;
-    memcpy(gmask->values, g->mask, (size_t)m);
-    for (int64_t i = 0; i < m; i++) /* poison the masked-out data */
-      if (!g->mask[i]) mt_set_f64(gdata->values, dt, i, NAN);
+    if (!(gdata = dense_buf(dt, 1, shape)) || !(gmask = dense_buf(MT_bool, 1, shape))) goto oom;
+    memcpy(gdata->values, cg, (size_t)m * es);
+    memset(gmask->values, 1, (size_t)m);
     st = mt_masked_new(gdata, gmask, &grad, &err);
     gdata = gmask = NULL; /* taken, also on failure */
     if (st != MT_OK) goto oom;
     break;
-  }
-  case BC_SPARSE_COO:
-  case BC_MASKED_SPARSE:
-  case BC_HYBRID_COO:
-  case BC_SPARSE_CSR: {
-    int sparse_dim = g->path == BC_SPARSE_CSR ? 2 : 1;
-    call.op = g->path == BC_MASKED_SPARSE ? MT_OP_adagrad_masked : MT_OP_adagrad_sparse;
-    if (mt_coo_new(dt, ndim, shape, sparse_dim, entries, &grad, &err) != MT_OK) goto oom;
-    if (g->path == BC_SPARSE_CSR) {
-      for (int64_t r = 0; r < rows; r++)
-        for (int64_t k = g->crow[r]; k < g->crow[r + 1]; k++) {
-          grad->indices[k] = r;
-          grad->indices[entries + k] = g->col[k];
-        }
-    } else {
-      memcpy(grad->indices, g->idx, (size_t)entries * sizeof(int64_t));
-    }
-    memcpy(grad->values, g->vals, (size_t)(entries * g->row) * es);
+  default: { /* sparse_coo, sparse_csr, hybrid_coo, masked_sparse */
+    call.op = path == BC_MASKED_SPARSE ? MT_OP_adagrad_masked : MT_OP_adagrad_sparse;
+    if (mt_coo_new(dt, ndim, shape, 1, shape[0], &grad, &err) != MT_OK) goto oom;
+    for (int64_t k = 0; k < shape[0]; k++) grad->indices[k] = k;
+    memcpy(grad->values, cg, (size_t)m * es);
     grad->coalesced = 1;
     break;
   }
-  default:
-    snprintf(why, len, "check: unknown path");
-    goto out;
   }
   mt_kwarg kv[] = {{.name = "lr", .type = MT_KW_FLOAT, .f = 0.01},
                    {.name = "eps", .type = MT_KW_FLOAT, .f = 1e-10},
@@ -425,13 +392,12 @@ int bc_check(const bc_base *b, const bc_grad *g, int nthreads, int64_t *checked,
     snprintf(why, len, "reference %s failed: %.400s", mt_op_name(call.op), err.msg);
     goto out;
   }
-  char ref[64];
-  snprintf(ref, sizeof ref, "reference %s", mt_op_name(call.op));
-  rc = bc_compare(p, s, call.out[0]->values, call.out[1]->values, m, b->f64, what, ref, ctx, why,
-                  len);
+  memcpy(cp, call.out[0]->values, (size_t)m * es);
+  memcpy(cs, call.out[1]->values, (size_t)m * es);
+  rc = 0;
   goto out;
 oom:
-  snprintf(why, len, "check: could not build the reference inputs: %.400s", err.msg);
+  snprintf(why, len, "verify: could not build the reference inputs: %.400s", err.msg);
 out:
   for (int k = 0; k < call.n_out; k++) mt_tensor_free(call.out[k]);
   mt_tensor_free(param);
@@ -439,8 +405,213 @@ out:
   mt_tensor_free(grad);
   mt_tensor_free(gdata);
   mt_tensor_free(gmask);
-  free(p);
-  free(s);
+  return rc;
+}
+
+static const char *reference_name(bc_path path) {
+  switch (path) {
+  case BC_STREAM:
+  case BC_TOUCH: return "the plain loop";
+  case BC_DENSE: return "reference adagrad_dense";
+  case BC_MASKED_DENSE:
+  case BC_MASKED_SPARSE: return "reference adagrad_masked";
+  default: return "reference adagrad_sparse";
+  }
+}
+
+/* Appends the untouched neighbours of a touched element at pos. */
+static void add_neighbours(const bc_grad *g, int64_t pos, int64_t *out, int64_t *n) {
+  if (pos > 0 && !is_touched(g, pos - 1)) out[(*n)++] = pos - 1;
+  if (pos + 1 < g->n && !is_touched(g, pos + 1)) out[(*n)++] = pos + 1;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The sample of untouched elements, sorted and unique: the n_out given
+ * (neighbours) and one seeded random element per stratum of n /
+ * BC_VERIFY_SAMPLE (up to 64 draws to find one). The new count. */
+static int64_t make_sample(const bc_grad *g, uint64_t seed, int64_t *out, int64_t n_out) {
+  rng r = {seed};
+  int64_t n = g->n, strata = BC_VERIFY_SAMPLE < n ? BC_VERIFY_SAMPLE : n;
+  for (int64_t q = 0; q < strata && !dense_like(g->path); q++) {
+    int64_t lo = q * n / strata, hi = (q + 1) * n / strata;
+    for (int d = 0; d < 64; d++) {
+      int64_t i = lo + (int64_t)(next(&r) % (uint64_t)(hi - lo));
+      if (!is_touched(g, i)) {
+        out[n_out++] = i;
+        break;
+      }
+    }
+  }
+  qsort(out, (size_t)n_out, sizeof *out, cmp_i64);
+  int64_t k = 0;
+  for (int64_t j = 0; j < n_out; j++)
+    if (k == 0 || out[k - 1] != out[j]) out[k++] = out[j];
+  return k;
+}
+
+/* touched elements per reference call: small enough that the reference's
+ * buffers come from the heap again and again, not fresh pages each time */
+#define VERIFY_CHUNK ((int64_t)1 << 16)
+
+/* d[di] = s[si] for es-byte elements */
+static inline void copy_el(void *d, int64_t di, const void *s, int64_t si, size_t es) {
+  if (es == 8)
+    ((uint64_t *)d)[di] = ((const uint64_t *)s)[si];
+  else
+    ((uint32_t *)d)[di] = ((const uint32_t *)s)[si];
+}
+
+void bc_expect_free(bc_expect *e) {
+  free(e->ep);
+  free(e->eq);
+  free(e->sample);
+  memset(e, 0, sizeof *e);
+}
+
+int bc_expect_make(bc_expect *e, const void *p, const void *s, const bc_base *b, const bc_grad *g,
+                   int64_t all_max_n, uint64_t seed, char *why, size_t len) {
+  size_t es = b->f64 ? 8 : 4;
+  int64_t n = b->n, touched = touched_count(g);
+  memset(e, 0, sizeof *e);
+  e->g = g;
+  e->f64 = b->f64;
+  e->n = n;
+  e->touched = touched;
+  e->all = n <= all_max_n || touched >= n / 2;
+  int rc = -1;
+  int64_t *pos = NULL, n_nb = 0;
+  char *cp = NULL, *cs = NULL, *cg = NULL;
+  int64_t cap = touched < VERIFY_CHUNK ? (touched ? touched : 1) : VERIFY_CHUNK;
+  /* the neighbours of every stride-th unit (element; hybrid: row of 64):
+   * at most 2 x BC_VERIFY_SAMPLE */
+  int64_t stride = touched / g->row / BC_VERIFY_SAMPLE + 1;
+  if (!(pos = malloc((size_t)cap * sizeof *pos)) || !(cp = malloc((size_t)cap * es)) ||
+      !(cs = malloc((size_t)cap * es)) || !(cg = malloc((size_t)cap * es)))
+    goto oom;
+  if (e->all) {
+    if (!(e->ep = malloc((size_t)n * es)) || !(e->eq = malloc((size_t)n * es))) goto oom;
+    if (touched < n) { /* else every element comes from the reference */
+      memcpy(e->ep, p, (size_t)n * es);
+      memcpy(e->eq, s, (size_t)n * es);
+    }
+  } else {
+    int64_t max_sample = BC_VERIFY_SAMPLE + 2 * (touched / g->row / stride + 1);
+    if (!(e->sample = malloc((size_t)max_sample * sizeof *e->sample)) ||
+        !(e->ep = malloc((size_t)(touched + max_sample) * es)) ||
+        !(e->eq = malloc((size_t)(touched + max_sample) * es)))
+      goto oom;
+  }
+  /* the touched elements, chunk by chunk, through the reference */
+  walk w = {.g = g};
+  /* grad values: the dense grad's at each position, or the entries' in order */
+  int at_pos = dense_like(g->path) || g->path == BC_MASKED_DENSE;
+  const char *gv = at_pos ? b->g : g->vals;
+  for (int64_t t0 = 0; t0 < touched; t0 += cap) {
+    int64_t m = touched - t0 < cap ? touched - t0 : cap;
+    for (int64_t t = 0; t < m; t++) {
+      int64_t i = pos[t] = walk_next(&w);
+      copy_el(cp, t, p, i, es);
+      copy_el(cs, t, s, i, es);
+      copy_el(cg, t, gv, at_pos ? i : t0 + t, es);
+      if (!e->all && (t0 + t) / g->row % stride == 0) add_neighbours(g, i, e->sample, &n_nb);
+    }
+    if (reference_compact(g->path, b->f64, m, cp, cs, cg, why, len)) goto out;
+    if (e->all) {
+      for (int64_t t = 0; t < m; t++) {
+        copy_el(e->ep, pos[t], cp, t, es);
+        copy_el(e->eq, pos[t], cs, t, es);
+      }
+    } else {
+      memcpy((char *)e->ep + t0 * es, cp, (size_t)m * es);
+      memcpy((char *)e->eq + t0 * es, cs, (size_t)m * es);
+    }
+  }
+  if (!e->all) { /* untouched elements keep their values */
+    e->n_sample = make_sample(g, seed, e->sample, n_nb);
+    for (int64_t k = 0; k < e->n_sample; k++) {
+      copy_el(e->ep, touched + k, p, e->sample[k], es);
+      copy_el(e->eq, touched + k, s, e->sample[k], es);
+    }
+  }
+  rc = 0;
+  goto out;
+oom:
+  snprintf(why, len, "verify: out of memory for the expected values of %lld elements",
+           (long long)(e->all ? n : touched));
+out:
+  free(pos);
+  free(cp);
+  free(cs);
+  free(cg);
+  if (rc) bc_expect_free(e);
+  return rc;
+}
+
+void bc_expect_summary(const bc_expect *e, bc_verified *v) {
+  v->all = e->all;
+  v->touched = e->touched;
+  v->elements = e->all ? e->n : e->touched + e->n_sample;
+}
+
+/* "param[i] = v, expected x (...)" for the first of p, s to differ at i. */
+static int mismatch(const bc_expect *e, const void *p, const void *s, int64_t i, int64_t k,
+                    const char *what, char *why, size_t len) {
+  size_t es = e->f64 ? 8 : 4;
+  mt_dtype dt = e->f64 ? MT_float64 : MT_float32;
+  int in_p = memcmp((const char *)p + i * es, (const char *)e->ep + k * es, es) != 0;
+  int touched = e->all ? is_touched(e->g, i) : k < e->touched;
+  bc_verified v;
+  bc_expect_summary(e, &v);
+  snprintf(why, len,
+           "%s differs from %s: %s[%lld] = %.17g, expected %.17g (%s; %lld of %lld elements "
+           "checked, %lld of them updated)",
+           what, reference_name(e->g->path), in_p ? "param" : "state_sum", (long long)i,
+           mt_get_f64(in_p ? p : s, dt, i), mt_get_f64(in_p ? e->ep : e->eq, dt, k),
+           touched ? "an updated element" : "an element the step must leave unchanged",
+           (long long)v.elements, (long long)e->n, (long long)v.touched);
+  return -1;
+}
+
+int bc_verify(const bc_expect *e, const void *p, const void *s, const char *what, char *why,
+              size_t len) {
+  size_t es = e->f64 ? 8 : 4;
+  if (e->all) {
+    int64_t bp = first_diff(e->ep, p, e->n, es), bs = first_diff(e->eq, s, e->n, es);
+    if (bp < 0 && bs < 0) return 0;
+    int64_t i = bp < 0 ? bs : bs < 0 ? bp : bp < bs ? bp : bs;
+    return mismatch(e, p, s, i, i, what, why, len);
+  }
+  walk w = {.g = e->g};
+  for (int64_t k = 0; k < e->touched + e->n_sample; k++) {
+    int64_t i = k < e->touched ? walk_next(&w) : e->sample[k - e->touched];
+    if (memcmp((const char *)p + i * es, (const char *)e->ep + k * es, es) ||
+        memcmp((const char *)s + i * es, (const char *)e->eq + k * es, es))
+      return mismatch(e, p, s, i, k, what, why, len);
+  }
+  return 0;
+}
+
+int bc_check(const bc_base *b, const bc_grad *g, int nthreads, bc_verified *v, char *why, size_t len) {
+  bc_expect e;
+  mt_error err = {0};
+  memset(v, 0, sizeof *v);
+  if (bc_expect_make(&e, b->p, b->s, b, g, BC_VERIFY_ALL_N, BC_VERIFY_SEED ^ (uint64_t)b->n, why,
+                     len))
+    return -1;
+  int rc = -1;
+  if (bc_step(b, g, nthreads, &err) != MT_OK) {
+    snprintf(why, len, "fast kernel failed: %.400s", err.msg);
+  } else {
+    char what[96];
+    snprintf(what, sizeof what, "fast %s (%d threads)", bc_path_name(g->path), nthreads);
+    rc = bc_verify(&e, b->p, b->s, what, why, len);
+    bc_expect_summary(&e, v);
+  }
+  bc_expect_free(&e);
   return rc;
 }
 

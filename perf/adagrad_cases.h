@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cpu/adagrad_step.h"
+#include "adagrad_step.h"
 
 typedef enum {
   BC_DENSE,
@@ -75,30 +75,65 @@ mt_status bc_step(const bc_base *b, const bc_grad *g, int nthreads, mt_error *er
 /* The stream kernel's factor: p += g * BC_STREAM_K, s += g. */
 #define BC_STREAM_K (-0.01)
 
-/* The fast kernel of `path` on explicit arrays: p, s and the dense grad gd
- * of n elements, g's entries [0, entries) (rows: CSR rows). bc_step is this
- * on the whole of b and g. */
-mt_status bc_step_on(bc_path path, int f64, void *p, void *s, const void *gd, int64_t n,
-                     const bc_grad *g, int64_t entries, int64_t rows, int nthreads,
-                     mt_error *err);
+/* ---- verification ----------------------------------------------------
+ * A case is timed only after its kernel's first step on the case's whole
+ * data has been compared, bit for bit, with the reference op (mt_dispatch on
+ * the CPU backend: adagrad_dense / _sparse / _masked; a plain loop for
+ * stream and touch). The reference runs on the elements the step updates
+ * ("touched": every element for dense and stream, the set mask bytes for
+ * masked_dense, the grad's entries otherwise), gathered into compact
+ * problems of up to 1M elements (the ops are elementwise). The other
+ * elements must keep their values: all of them when n <= BC_VERIFY_ALL_N
+ * or the step touches at least half of them, else a seeded sample of one
+ * element per n / BC_VERIFY_SAMPLE stratum plus the untouched neighbours
+ * (i - 1, i + 1) of up to BC_VERIFY_SAMPLE touched elements (hybrid: rows),
+ * spread evenly over them. */
+#define BC_VERIFY_ALL_N ((int64_t)1 << 24) /* 16M */
+#define BC_VERIFY_SAMPLE ((int64_t)1 << 16)
+#define BC_VERIFY_SEED 0x76657269667921ull
 
-/* The prefix sub-problem the checks use: its first m elements (about 32k),
- * the grad entries [0, entries) that fall in them and, for CSR / hybrid,
- * rows rows (else 1). */
-void bc_prefix(const bc_base *b, const bc_grad *g, int64_t *m, int64_t *entries, int64_t *rows);
+/* What one step must leave in param and state_sum, computed before it. */
+typedef struct {
+  const bc_grad *g; /* the step's grad (not owned; must outlive this) */
+  int f64;
+  int64_t n;
+  int all;          /* every element: ep, eq hold n elements */
+  int64_t touched;  /* elements the step updates */
+  int64_t n_sample; /* not all: untouched elements checked, positions in sample (sorted) */
+  int64_t *sample;
+  void *ep, *eq; /* all: n elements; else the touched ones (g's order), then the sample's */
+} bc_expect;
 
-/* 0 when p, s (m elements) equal the expected ep, eq bit for bit; else -1
- * with "<what> differs from <expected>: param[i] = v, <expected> e<ctx>"
- * in why, naming the first differing element (param first). */
-int bc_compare(const void *p, const void *s, const void *ep, const void *eq, int64_t m, int f64,
-               const char *what, const char *expected, const char *ctx, char *why, size_t len);
+/* What a check compared: elements of param (and as many of state_sum),
+ * how many of them the step updates, and whether that was every element. */
+typedef struct {
+  int64_t elements, touched;
+  int all;
+} bc_verified;
 
-/* Runs the fast kernel and the reference op (mt_dispatch on the CPU
- * backend) on a prefix sub-problem of b/g (about 32k elements, copies) and
- * compares param and state_sum bit for bit; stream is compared with a plain
- * loop. 0 = identical; -1 with a message naming the first differing element.
- * *checked = elements compared. */
-int bc_check(const bc_base *b, const bc_grad *g, int nthreads, int64_t *checked, char *why,
+/* The expected values after one step of g's path from param p and
+ * state_sum s (n elements each; the dense grad is b->g, the other
+ * arrays of b are not read). all_max_n: BC_VERIFY_ALL_N (tests pass 0 to
+ * get the sampled form at small n); seed: the sample's. 0 = ok; -1 with
+ * why (the reference failed, out of memory). bc_expect_free accepts a
+ * zeroed struct. */
+int bc_expect_make(bc_expect *e, const void *p, const void *s, const bc_base *b, const bc_grad *g,
+                   int64_t all_max_n, uint64_t seed, char *why, size_t len);
+void bc_expect_free(bc_expect *e);
+void bc_expect_summary(const bc_expect *e, bc_verified *v);
+
+/* 0 when p and s (n elements: a kernel's output after the step) hold the
+ * expected values bit for bit at every checked element; else -1 with
+ * "<what> differs from <reference>: param[i] = v, expected x (an updated
+ * element | an element the step must leave unchanged; ...)" in why, for the
+ * first differing element (in g's order, then the sample's). */
+int bc_verify(const bc_expect *e, const void *p, const void *s, const char *what, char *why,
+              size_t len);
+
+/* The untimed first step of a case, verified: expected values from b, one
+ * step of the fast kernel in place on b with nthreads, bc_verify. 0 =
+ * identical; -1 with the message. *v: what was compared. */
+int bc_check(const bc_base *b, const bc_grad *g, int nthreads, bc_verified *v, char *why,
              size_t len);
 
 /* The byte model (perf/README.md): bytes one step moves, and the density

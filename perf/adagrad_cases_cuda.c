@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int bc_dev_path_ok(bc_path path) {
   return path == BC_STREAM || path == BC_DENSE || path == BC_SPARSE_COO ||
@@ -25,10 +26,10 @@ mt_status bc_dev_step(bc_dev *d, bc_path path, double *seconds, mt_error *err) {
   *seconds = 0;
   return mt_err(err, MT_NOT_SUPPORTED, "not built with CUDA");
 }
-int bc_dev_check(bc_dev *d, const bc_base *b, const bc_grad *g, int64_t *checked, char *why,
+int bc_dev_check(bc_dev *d, const bc_base *b, const bc_grad *g, bc_verified *v, char *why,
                  size_t len) {
   (void)d, (void)b, (void)g;
-  *checked = 0;
+  memset(v, 0, sizeof *v);
   return bc_dev_probe(why, len);
 }
 double bc_dev_copy_bandwidth(size_t bytes) {
@@ -38,7 +39,7 @@ double bc_dev_copy_bandwidth(size_t bytes) {
 
 #else /* MT_HAVE_CUDA */
 
-#include "cuda/adagrad_cuda.h"
+#include "adagrad_cuda.h"
 
 struct bc_dev {
   const bc_base *base; /* whose arrays are on the device */
@@ -174,40 +175,39 @@ mt_status bc_dev_step(bc_dev *d, bc_path path, double *seconds, mt_error *err) {
   return mt_cuda_timer_stop(d->timer, seconds, err);
 }
 
-int bc_dev_check(bc_dev *d, const bc_base *b, const bc_grad *g, int64_t *checked, char *why,
+int bc_dev_check(bc_dev *d, const bc_base *b, const bc_grad *g, bc_verified *v, char *why,
                  size_t len) {
   mt_error err = {0};
-  size_t es = b->f64 ? 8 : 4;
-  int64_t m, entries, rows;
-  bc_prefix(b, g, &m, &entries, &rows);
-  *checked = m;
+  size_t bytes = (size_t)b->n * (b->f64 ? 8 : 4);
+  bc_expect e;
+  memset(&e, 0, sizeof e);
+  memset(v, 0, sizeof *v);
   int rc = -1;
-  char *hp = malloc((size_t)m * es), *hs = malloc((size_t)m * es);
-  char *dp = malloc((size_t)m * es), *ds = malloc((size_t)m * es);
-  if (!hp || !hs || !dp || !ds) {
-    snprintf(why, len, "check: out of memory");
+  char *hp = malloc(bytes), *hs = malloc(bytes);
+  if (!hp || !hs) {
+    snprintf(why, len, "device check: out of memory for a host copy of %zu bytes", 2 * bytes);
     goto out;
   }
-  /* the device's current prefix, stepped on the host by the fast kernel */
-  if (mt_cuda_download(hp, d->p, (size_t)m * es, &err) ||
-      mt_cuda_download(hs, d->s, (size_t)m * es, &err))
-    goto fail;
-  if (bc_step_on(g->path, b->f64, hp, hs, b->g, m, g, entries, rows, 1, &err) != MT_OK) goto fail;
-  /* the whole problem on the device: its prefix depends on the prefix only */
+  /* the device's current state (it has stepped since the upload), the
+   * expected values from it, one step of the whole problem, the result */
+  if (mt_cuda_download(hp, d->p, bytes, &err) || mt_cuda_download(hs, d->s, bytes, &err)) goto fail;
+  if (bc_expect_make(&e, hp, hs, b, g, BC_VERIFY_ALL_N, BC_VERIFY_SEED ^ (uint64_t)b->n, why, len))
+    goto out;
   double sec;
   if (bc_dev_step(d, g->path, &sec, &err) != MT_OK || mt_cuda_sync(&err) != MT_OK ||
-      mt_cuda_download(dp, d->p, (size_t)m * es, &err) ||
-      mt_cuda_download(ds, d->s, (size_t)m * es, &err))
+      mt_cuda_download(hp, d->p, bytes, &err) || mt_cuda_download(hs, d->s, bytes, &err))
     goto fail;
-  rc = bc_compare(dp, ds, hp, hs, m, b->f64, "device step", "the CPU kernel", "", why, len);
+  char what[64];
+  snprintf(what, sizeof what, "device %s", bc_path_name(g->path));
+  rc = bc_verify(&e, hp, hs, what, why, len);
+  bc_expect_summary(&e, v);
   goto out;
 fail:
   snprintf(why, len, "device check: %.400s", err.msg);
 out:
+  bc_expect_free(&e);
   free(hp);
   free(hs);
-  free(dp);
-  free(ds);
   return rc;
 }
 

@@ -1,9 +1,8 @@
 /* adagrad_cases_cuda.h - the device side of a benchmark case (dev:cuda):
  * the case's data on the GPU, the timed device step, and its check against
- * the CPU fast kernel (itself checked against the reference op by
- * bc_check). Paths on the device: stream, dense, sparse_coo, masked_dense,
- * masked_sparse. Without a CUDA build every call reports "no device" with
- * the reason. */
+ * the reference op (bc_verify, as on the CPU). Paths on the device: stream,
+ * dense, sparse_coo, masked_dense, masked_sparse. Without a CUDA build every
+ * call reports "no device" with the reason. */
 #ifndef MTB_ADAGRAD_CASES_CUDA_H
 #define MTB_ADAGRAD_CASES_CUDA_H
 
@@ -27,10 +26,13 @@ void bc_dev_free(bc_dev *d);
  * g's) on the device, timed with events: *seconds. */
 mt_status bc_dev_step(bc_dev *d, bc_path path, double *seconds, mt_error *err);
 
-/* One device step compared bit for bit with the CPU fast kernel on the
- * prefix sub-problem (bc_prefix) of the device's current state. 0 = same;
- * -1 with the first differing element in why. *checked = elements. */
-int bc_dev_check(bc_dev *d, const bc_base *b, const bc_grad *g, int64_t *checked, char *why,
+/* The device's first step of the case, verified as bc_check verifies the
+ * CPU's: its current param and state_sum copied back, the expected values
+ * from them (bc_expect_make: the reference op on every updated element,
+ * the others unchanged), one device step on the whole problem, the result
+ * copied back and compared bit for bit (bc_verify). 0 = same; -1 with the
+ * first differing element in why. *v: what was compared. */
+int bc_dev_check(bc_dev *d, const bc_base *b, const bc_grad *g, bc_verified *v, char *why,
                  size_t len);
 
 /* Device-to-device memcpy bandwidth (read + write bytes per second) over

@@ -1,5 +1,5 @@
-/* test_adagrad_step.c - the fast in-place Adagrad steps (impl/cpu/
- * adagrad_step.c) against the reference kernels of optim.c: for every path
+/* test_adagrad_step.c - the fast in-place Adagrad steps (perf/kernels/
+ * adagrad_step.c) against the reference kernels of impl/cpu/optim.c: for every path
  * and dtype, random inputs with a fixed seed, param and state_sum compared
  * BIT FOR BIT with mt_cpu_adagrad_dense / _sparse / _masked, serially and
  * with 2 threads, on the baseline and (where the CPU has them) the AVX2 and
@@ -7,7 +7,7 @@
  * Sizes are odd so that vector tails and thread splits are exercised. */
 #include <stdlib.h>
 
-#include "cpu/adagrad_step.h"
+#include "adagrad_step.h"
 #include "cpu/cpu.h"
 #include "mt_test.h"
 

@@ -1,5 +1,5 @@
-/* test_cuda_adagrad.c - the device Adagrad steps (impl/cuda/adagrad_step.cu)
- * are BIT-IDENTICAL to the CPU fast kernels (impl/cpu/adagrad_step.c), which
+/* test_cuda_adagrad.c - the device Adagrad steps (perf/kernels/adagrad_step.cu)
+ * are BIT-IDENTICAL to the CPU fast kernels (perf/kernels/adagrad_step.c), which
  * test_adagrad_step.c proves bit-identical to the reference ops: dense (with
  * and without weight decay), element COO, masked COO (zero values skipped),
  * masked dense storage (masked-out data poisoned with NaN) and the stream
@@ -20,8 +20,8 @@ int main(void) {
 }
 #else
 
-#include "cpu/adagrad_step.h"
-#include "cuda/adagrad_cuda.h"
+#include "adagrad_step.h"
+#include "adagrad_cuda.h"
 
 static uint64_t rng = 0x5eed;
 static double uni(double lo, double hi) { /* xorshift64*, [lo, hi) */

@@ -160,11 +160,12 @@ typedef struct file_opts {
 static const file_opts DEFAULT_OPTS = {1, 0, 0, 0, "ulp:2", 0, 0};
 
 /* Case "neg.masked.f32.basic": input 0 masked [2, 3] (data float32, mask
- * uint8 bool), kwargs of every type, output 0 masked, a variant
- * outputs@torch-2.1. Case "sum.coo.f16.edge": input 0 COO float64 [3, 4]
- * (2 entries), input 1 a 0-d dense float64 with a null-dataspace shape,
- * input 2 a scalar int64; output 0 dense float16 [3, 4] (int32 expect, enum
- * bool mask elsewhere); expects error? no: ok. Case "add.err": expect error. */
+ * uint8 bool), no kwargs, output 0 masked, a variant outputs@torch-2.1.
+ * Case "sum.coo.f16.edge": input 0 COO float64 [3, 4] (2 entries), input 1
+ * a 0-d dense float64 with a null-dataspace shape, input 2 a scalar int64;
+ * output 0 dense float16 [3, 4] (int32 expect, enum bool mask elsewhere);
+ * expects error? no: ok. Case "future_op.scalar.f64.kwargs": an op not in
+ * ops.def with kwargs of every type. Case "add.err": expect error. */
 static void write_file(const char *path, const file_opts *o) {
   hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   a_fstr(f, "format", "mtcs-golden", H5T_STR_NULLPAD);       /* fixed-length */
@@ -195,15 +196,7 @@ static void write_file(const char *path, const file_opts *o) {
   tensor_attrs(mg, "dense", "bool", s23, 2, SHAPE_SIMPLE);
   ds_put(mg, "values", H5T_STD_U8LE, H5T_NATIVE_UINT8, 2, d23, mask);
   H5Gclose(dg), H5Gclose(mg), H5Gclose(t), H5Gclose(in);
-  hid_t kw = grp(c, "kwargs");
-  a_ebool(kw, "keepdim", 1);                 /* -> BOOL */
-  a_int(kw, "dim", H5T_STD_I32BE, -1);       /* big-endian int32 -> INT */
-  a_f64(kw, "alpha", 2.5);                   /* -> FLOAT */
-  a_vstr(kw, "mode", "mean");                /* -> STR */
-  int64_t dims[2] = {0, 1};
-  a_ints(kw, "dims", dims, 2, SHAPE_SIMPLE); /* -> INTS */
-  a_int(kw, "flag", H5T_STD_U8LE, 0);        /* uint8 0/1 -> BOOL */
-  H5Gclose(kw);
+  H5Gclose(grp(c, "kwargs")); /* neg takes none */
   for (int v = 0; v < 2; v++) {
     hid_t out = grp(c, v ? "outputs@torch-2.1" : "outputs"), ot = grp(out, "0");
     tensor_attrs(ot, "masked", "float32", s23, 2, SHAPE_SIMPLE);
@@ -260,6 +253,27 @@ static void write_file(const char *path, const file_opts *o) {
   H5Tclose(half);
   H5Gclose(ot), H5Gclose(out), H5Gclose(c);
 
+  /* ---- case 4: an op this mtcs does not know, kwargs of every type (a
+   * future op's kwargs are read as they are: only known ops are checked) ---- */
+  c = grp(cases, "future_op.scalar.f64.kwargs");
+  a_vstr(c, "op", "future_op");
+  for (int v = 0; v < 2; v++) {
+    hid_t l = grp(c, v ? "outputs" : "inputs");
+    t = grp(l, "0");
+    tensor_attrs(t, "scalar", "float64", NULL, 0, SHAPE_NULL);
+    ds_put(t, "value", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, NULL, &zd);
+    H5Gclose(t), H5Gclose(l);
+  }
+  hid_t kw = grp(c, "kwargs");
+  a_ebool(kw, "keepdim", 1);                 /* -> BOOL */
+  a_int(kw, "dim", H5T_STD_I32BE, -1);       /* big-endian int32 -> INT */
+  a_f64(kw, "alpha", 2.5);                   /* -> FLOAT */
+  a_vstr(kw, "mode", "mean");                /* -> STR */
+  int64_t dims[2] = {0, 1};
+  a_ints(kw, "dims", dims, 2, SHAPE_SIMPLE); /* -> INTS */
+  a_int(kw, "flag", H5T_STD_U8LE, 0);        /* uint8 0/1 -> BOOL */
+  H5Gclose(kw), H5Gclose(c);
+
   /* ---- case 3 ---- */
   c = grp(cases, "add.err");
   a_vstr(c, "op", "add");
@@ -303,7 +317,7 @@ TEST(reads_root_and_case_attributes_in_every_string_and_int_style) {
   CHECK(!strcmp(f->meta.torch_version, "2.5.1")); /* SPACEPAD trimmed */
   CHECK(!strcmp(f->meta.generator_sha256, "abc123"));
   CHECK(f->meta.numpy_version == NULL);
-  CHECK_EQ_INT(f->n_cases, 3);
+  CHECK_EQ_INT(f->n_cases, 4);
   CHECK(!strcmp(f->cases[0].id, "add.err")); /* name order */
   mt_golden_case *c = find_case(f, "neg.masked.f32.basic");
   CHECK(c && c->op == MT_OP_neg && !strcmp(c->rules, "MASK-4"));
@@ -340,16 +354,24 @@ TEST(loads_masked_tensors_kwargs_and_output_variants) {
   CHECK(m->data->ndim == 2 && m->data->shape[0] == 2 && m->data->shape[1] == 3);
   CHECK(((float *)m->data->values)[1] == -2.0f && ((float *)m->data->values)[5] == 6.0f);
   CHECK(((uint8_t *)m->mask->values)[1] == 0 && ((uint8_t *)m->mask->values)[2] == 1);
+  CHECK_EQ_INT(c->kw.n, 0);
+  mt_golden_case *fc = find_case(f, "future_op.scalar.f64.kwargs");
+  CHECK(fc && fc->op == MT_OP__NONE);
+  if (!fc || mt_golden_load(f, fc, &err) != MT_OK) {
+    fprintf(stderr, "  %s\n", err.msg);
+    *mt__failed = 1;
+    goto out;
+  }
   /* kwargs, in name order: alpha dim dims flag keepdim mode */
-  CHECK_EQ_INT(c->kw.n, 6);
+  CHECK_EQ_INT(fc->kw.n, 6);
   const mt_kwarg *k;
-  CHECK((k = mt_kw_find(&c->kw, "keepdim")) && k->type == MT_KW_BOOL && k->i == 1 && k->f == 1);
-  CHECK((k = mt_kw_find(&c->kw, "dim")) && k->type == MT_KW_INT && k->i == -1 && k->f == -1);
-  CHECK((k = mt_kw_find(&c->kw, "alpha")) && k->type == MT_KW_FLOAT && k->f == 2.5);
-  CHECK((k = mt_kw_find(&c->kw, "mode")) && k->type == MT_KW_STR && !strcmp(k->s, "mean"));
-  CHECK((k = mt_kw_find(&c->kw, "dims")) && k->type == MT_KW_INTS && k->n == 2 &&
+  CHECK((k = mt_kw_find(&fc->kw, "keepdim")) && k->type == MT_KW_BOOL && k->i == 1 && k->f == 1);
+  CHECK((k = mt_kw_find(&fc->kw, "dim")) && k->type == MT_KW_INT && k->i == -1 && k->f == -1);
+  CHECK((k = mt_kw_find(&fc->kw, "alpha")) && k->type == MT_KW_FLOAT && k->f == 2.5);
+  CHECK((k = mt_kw_find(&fc->kw, "mode")) && k->type == MT_KW_STR && !strcmp(k->s, "mean"));
+  CHECK((k = mt_kw_find(&fc->kw, "dims")) && k->type == MT_KW_INTS && k->n == 2 &&
         k->ints[0] == 0 && k->ints[1] == 1);
-  CHECK((k = mt_kw_find(&c->kw, "flag")) && k->type == MT_KW_BOOL && k->i == 0);
+  CHECK((k = mt_kw_find(&fc->kw, "flag")) && k->type == MT_KW_BOOL && k->i == 0);
   CHECK_EQ_INT(c->n_out, 1);
   CHECK(((float *)c->out[0]->data->values)[0] == -1.0f);
   CHECK(((uint8_t *)c->out[0]->mask->values)[4] == 0); /* enum bool FALSE */
@@ -562,6 +584,222 @@ TEST(bool_element_other_than_0_or_1_is_refused) {
   scratch_done(&s);
 }
 
+/* ---- strict inputs: kwargs against the op's schema, variant labels ------------------------ */
+
+/* A one-case file: case `id` of op `op` (inputs/0 and outputs/0 a scalar
+ * 1.0), kwargs written by put(), expect ok, or error of error_class when
+ * not NULL; with variant != NULL also a group outputs@<variant>. */
+static void write_one(const char *path, const char *id, const char *op, void (*put)(hid_t kw),
+                      const char *error_class, const char *variant) {
+  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  a_vstr(f, "format", "mtcs-golden");
+  a_int(f, "format_version", H5T_STD_I64LE, 1);
+  hid_t cases = grp(f, "cases"), c = grp(cases, id);
+  a_vstr(c, "op", op);
+  a_vstr(c, "expect", error_class ? "error" : "ok");
+  if (error_class) a_vstr(c, "error_class", error_class);
+  double one = 1.0;
+  char vname[128];
+  snprintf(vname, sizeof vname, "outputs@%s", variant ? variant : "");
+  const char *lists[3] = {"inputs", error_class ? NULL : "outputs", variant ? vname : NULL};
+  for (int v = 0; v < 3; v++) {
+    if (!lists[v]) continue;
+    hid_t l = grp(c, lists[v]), t = grp(l, "0");
+    tensor_attrs(t, "scalar", "float64", NULL, 0, SHAPE_NULL);
+    ds_put(t, "value", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 0, NULL, &one);
+    H5Gclose(t), H5Gclose(l);
+  }
+  hid_t kw = grp(c, "kwargs");
+  if (put) put(kw);
+  H5Gclose(kw), H5Gclose(c), H5Gclose(cases);
+  H5Fclose(f);
+}
+
+/* Loads the one case of path: its status, the message in err, and (when
+ * kw != NULL and it loaded) a copy of kwarg `name` in *kw. */
+static mt_status load_one(const char *path, mt_error *err, const char *name, mt_kwarg *kw) {
+  mt_golden_file *f = NULL;
+  mt_status st = mt_golden_open(path, &f, err);
+  if (st == MT_OK && (st = mt_golden_load(f, &f->cases[0], err)) == MT_OK && kw) {
+    const mt_kwarg *a = mt_kw_find(&f->cases[0].kw, name);
+    memset(kw, 0, sizeof *kw);
+    if (a) {
+      *kw = *a;
+      kw->name = NULL, kw->s = NULL, kw->ints = NULL; /* freed with the file */
+    } else {
+      kw->type = (mt_kw_type)-1;
+    }
+  }
+  mt_golden_close(f);
+  return st;
+}
+
+static void kw_lr_string(hid_t kw) { a_vstr(kw, "lr", "0.1"); }
+static void kw_lrr(hid_t kw) {
+  a_f64(kw, "lr", 0.1);
+  a_f64(kw, "lrr", 0.1);
+}
+static void kw_step_float(hid_t kw) { a_f64(kw, "step", 1.0); }
+static void kw_maximize_2(hid_t kw) { a_int(kw, "maximize", H5T_STD_I64LE, 2); }
+static void kw_maximize_enum(hid_t kw) { a_ebool(kw, "maximize", 1); }
+static void kw_maximize_int64(hid_t kw) { a_int(kw, "maximize", H5T_STD_I64LE, 1); }
+static void kw_lr_int(hid_t kw) { a_int(kw, "lr", H5T_STD_I64LE, 1); }
+static void kw_lr_bool(hid_t kw) { a_ebool(kw, "lr", 1); }
+static void kw_step_uint8(hid_t kw) { a_int(kw, "step", H5T_STD_U8LE, 1); }
+static void kw_keepdim_uint8(hid_t kw) { a_int(kw, "keepdim", H5T_STD_U8LE, 0); }
+static void kw_keepdim_float(hid_t kw) { a_f64(kw, "keepdim", 1.0); }
+static void kw_dim_tuple(hid_t kw) {
+  int64_t d[2] = {0, 2};
+  a_ints(kw, "dim", d, 2, SHAPE_SIMPLE);
+}
+static void kw_dim_string(hid_t kw) { a_vstr(kw, "dim", "1"); }
+static void kw_alpha(hid_t kw) { a_f64(kw, "alpha", 2.0); }
+
+TEST(kwarg_of_the_wrong_type_names_file_case_and_kwarg) {
+  scratch s = {0};
+  const char *p = scratch_path(&s, "lr_string.h5");
+  write_one(p, "adagrad_dense.dense.f32.random", "adagrad_dense", kw_lr_string, NULL, NULL);
+  mt_error err = {0};
+  CHECK_STATUS(load_one(p, &err, NULL, NULL), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, p);
+  CHECK_HAS(err.msg, ": case adagrad_dense.dense.f32.random: kwargs/lr: expected a float, got a "
+                     "string ('0.1')");
+  scratch_done(&s);
+}
+
+TEST(unknown_kwarg_is_refused_listing_the_accepted_ones) {
+  scratch s = {0};
+  const char *p = scratch_path(&s, "lrr.h5");
+  write_one(p, "adagrad_dense.dense.f32.random", "adagrad_dense", kw_lrr, NULL, NULL);
+  mt_error err = {0};
+  CHECK_STATUS(load_one(p, &err, NULL, NULL), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, ": case adagrad_dense.dense.f32.random: kwargs/lrr: unknown keyword argument "
+                     "for adagrad_dense (accepted: lr, lr_decay, weight_decay, eps, maximize, "
+                     "step)");
+  write_one(p, "neg.masked.f32.alpha", "neg", kw_alpha, NULL, NULL);
+  CHECK_STATUS(load_one(p, &err, NULL, NULL), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, "kwargs/alpha: unknown keyword argument for neg (it takes none)");
+  scratch_done(&s);
+}
+
+TEST(each_kwarg_type_accepts_what_the_format_allows_and_nothing_else) {
+  static const struct {
+    const char *op;
+    void (*put)(hid_t);
+    const char *name;
+    mt_kw_type want; /* when it loads */
+    int64_t i;
+    const char *refused; /* NULL = loads */
+  } rows[] = {
+      /* float: a float or an int (Python takes an int for a float) */
+      {"adagrad_dense", kw_lr_int, "lr", MT_KW_INT, 1, NULL},
+      {"adagrad_dense", kw_lr_bool, "lr", 0, 0, "kwargs/lr: expected a float, got a bool (True)"},
+      /* bool: h5py's enum, or any integer holding 0 or 1 */
+      {"adagrad_dense", kw_maximize_enum, "maximize", MT_KW_BOOL, 1, NULL},
+      {"adagrad_dense", kw_maximize_int64, "maximize", MT_KW_BOOL, 1, NULL},
+      {"sum", kw_keepdim_uint8, "keepdim", MT_KW_BOOL, 0, NULL},
+      {"adagrad_dense", kw_maximize_2, "maximize", 0, 0,
+       "kwargs/maximize: expected a bool, got an int (2)"},
+      {"sum", kw_keepdim_float, "keepdim", 0, 0, "kwargs/keepdim: expected a bool, got a float (1.0)"},
+      /* int: an integer of any width (a uint8 1 is an int here, not a bool) */
+      {"adagrad_dense", kw_step_uint8, "step", MT_KW_INT, 1, NULL},
+      {"adagrad_dense", kw_step_float, "step", 0, 0, "kwargs/step: expected an int, got a float (1.0)"},
+      /* dims: an int or a tuple of ints; prod takes one dim */
+      {"sum", kw_dim_tuple, "dim", MT_KW_INTS, 0, NULL},
+      {"sum", kw_dim_string, "dim", 0, 0,
+       "kwargs/dim: expected an int or a tuple of ints, got a string ('1')"},
+      {"prod", kw_dim_tuple, "dim", 0, 0, "kwargs/dim: expected an int, got a tuple of ints ((0, 2))"},
+  };
+  scratch s = {0};
+  const char *p = scratch_path(&s, "types.h5");
+  for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+    char id[64];
+    snprintf(id, sizeof id, "%s.dense.f64.row%zu", rows[k].op, k);
+    write_one(p, id, rows[k].op, rows[k].put, NULL, NULL);
+    mt_error err = {0};
+    mt_kwarg a;
+    mt_status st = load_one(p, &err, rows[k].name, &a);
+    if (rows[k].refused) {
+      CHECK_STATUS(st, MT_INVALID_FORMAT);
+      CHECK_HAS(err.msg, id);
+      CHECK_HAS(err.msg, rows[k].refused);
+    } else {
+      CHECK_STATUS(st, MT_OK);
+      if (st != MT_OK) {
+        fprintf(stderr, "  row %zu: %s\n", k, err.msg);
+        continue;
+      }
+      CHECK_EQ_INT(a.type, rows[k].want);
+      if (a.type == MT_KW_BOOL || a.type == MT_KW_INT) {
+        CHECK_EQ_INT(a.i, rows[k].i);
+        CHECK(a.f == (double)rows[k].i); /* mt_kw_float reads it */
+      }
+    }
+  }
+  scratch_done(&s);
+}
+
+TEST(invalid_argument_error_cases_carry_refused_kwargs_to_the_kernel) {
+  /* torch refuses an unexpected kwarg or a tuple dim for prod with a
+   * TypeError: such a case is expressible, and the kernel must refuse. */
+  scratch s = {0};
+  const char *p = scratch_path(&s, "err.h5");
+  mt_error err = {0};
+  write_one(p, "adagrad_dense.dense.f32.lrr", "adagrad_dense", kw_lrr, "INVALID_ARGUMENT", NULL);
+  CHECK_STATUS(load_one(p, &err, NULL, NULL), MT_OK);
+  write_one(p, "prod.masked.f32.dims", "prod", kw_dim_tuple, "INVALID_ARGUMENT", NULL);
+  CHECK_STATUS(load_one(p, &err, NULL, NULL), MT_OK);
+  write_one(p, "adagrad_dense.dense.f32.lr_str", "adagrad_dense", kw_lr_string, "INVALID_ARGUMENT",
+            NULL);
+  CHECK_STATUS(load_one(p, &err, NULL, NULL), MT_OK);
+  /* any other error class: the kwargs are checked */
+  write_one(p, "adagrad_dense.dense.f32.lrr", "adagrad_dense", kw_lrr, "MASK_MISMATCH", NULL);
+  CHECK_STATUS(load_one(p, &err, NULL, NULL), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, "kwargs/lrr: unknown keyword argument");
+  scratch_done(&s);
+}
+
+TEST(variant_label_grammar_accepts_torch_versions_only) {
+  static const char *good[] = {"torch-2",
+                               "torch-2.1",
+                               "torch-2.4.1",
+                               "torch-2.15.0+cu132",
+                               "torch-2.4.0a0+git1234abc",
+                               "torch-2.5.0rc1",
+                               "torch-2.6.0.dev20241112+cpu",
+                               "torch-1.13.1.post2",
+                               "torch-2.3.0b1.dev5+rocm6.0"};
+  static const char *bad[] = {"",         "torch-",      "torch",        "2.4.1",
+                              "v2",       "torch-2.",    "torch-2..1",   "torch-.1",
+                              "torch-x",  "torch-2.4 ",  "Torch-2.4",    "torch-2.4+",
+                              "torch-2.4+cu.", "torch-2.4+CU121", "torch-2.4rc", "torch-2.4.dev",
+                              "torch-2.4-1", "numpy-1.26.4", "torch-2.4.1/x", "torch_2.4"};
+  for (size_t k = 0; k < sizeof good / sizeof good[0]; k++)
+    if (!mt_golden_variant_label_valid(good[k])) {
+      fprintf(stderr, "  '%s' refused\n", good[k]);
+      *mt__failed = 1;
+    }
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+    if (mt_golden_variant_label_valid(bad[k])) {
+      fprintf(stderr, "  '%s' accepted\n", bad[k]);
+      *mt__failed = 1;
+    }
+}
+
+TEST(variant_label_that_is_not_a_torch_version_is_an_input_error) {
+  scratch s = {0};
+  const char *p = scratch_path(&s, "label.h5");
+  mt_error err = {0};
+  write_one(p, "neg.scalar.f64.v", "neg", NULL, NULL, "v2");
+  CHECK_STATUS(load_one(p, &err, NULL, NULL), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, p);
+  CHECK_HAS(err.msg, ": case neg.scalar.f64.v: outputs@v2: output variant label 'v2' does not "
+                     "name a torch version");
+  write_one(p, "neg.scalar.f64.v", "neg", NULL, NULL, "torch-2.4.0a0+git1234abc");
+  CHECK_STATUS(load_one(p, &err, NULL, NULL), MT_OK);
+  scratch_done(&s);
+}
+
 /* ---- writing ------------------------------------------------------------------------------ */
 
 TEST(one_case_file_round_trips) {
@@ -572,8 +810,9 @@ TEST(one_case_file_round_trips) {
   mt_error err = {0};
   CHECK_STATUS(mt_golden_open(p, &f, &err), MT_OK);
   if (!f) goto out;
-  static const char *ids[] = {"neg.masked.f32.basic", "sum.coo.f16.edge"};
-  for (int k = 0; k < 2; k++) {
+  static const char *ids[] = {"neg.masked.f32.basic", "sum.coo.f16.edge",
+                              "future_op.scalar.f64.kwargs"};
+  for (int k = 0; k < 3; k++) {
     mt_golden_case *c = find_case(f, ids[k]);
     CHECK_STATUS(mt_golden_load(f, c, &err), MT_OK);
     CHECK_STATUS(mt_golden_write_case(q, &f->meta, c, &err), MT_OK);
@@ -623,4 +862,11 @@ MT_TEST_MAIN(T(reads_root_and_case_attributes_in_every_string_and_int_style),
              T(element_count_mismatch_names_dataset_count_and_shape),
              T(absurd_shape_is_refused_before_allocating),
              T(unknown_tolerance_is_an_input_error_naming_the_case),
-             T(bool_element_other_than_0_or_1_is_refused), T(one_case_file_round_trips))
+             T(bool_element_other_than_0_or_1_is_refused),
+             T(kwarg_of_the_wrong_type_names_file_case_and_kwarg),
+             T(unknown_kwarg_is_refused_listing_the_accepted_ones),
+             T(each_kwarg_type_accepts_what_the_format_allows_and_nothing_else),
+             T(invalid_argument_error_cases_carry_refused_kwargs_to_the_kernel),
+             T(variant_label_grammar_accepts_torch_versions_only),
+             T(variant_label_that_is_not_a_torch_version_is_an_input_error),
+             T(one_case_file_round_trips))

@@ -11,6 +11,7 @@
  * (MASK-6, else MASK_MISMATCH, MASK-8); with a plain tensor or a Python
  * number the result keeps the masked operand's mask (MASK-7). Outputs are
  * allocated through call->host so that the runner can free them. */
+#include <mt/kwargs.h> /* the kwarg schema (kwargs.def) and its check; includes mt.h */
 #include <mt/mt.h>
 
 /* Input k is a masked tensor with dense float32 storage. */
@@ -77,6 +78,20 @@ static mt_status fail(mt_error *err, mt_status s, const char *msg) {
   return s;
 }
 
+/* First thing in every kernel: refuse a kwarg the op does not take, or one
+ * of a type it does not accept (spec/include/mt/kwargs.def), as torch
+ * refuses an unexpected keyword (INVALID_ARGUMENT). */
+static mt_status check_kwargs(const mt_call *call, mt_error *err) {
+  const char *bad = "";
+  char why[400];
+  if (!mt_kw_validate(call->op, call->kw, &bad, why, sizeof why)) return MT_OK;
+  if (err) {
+    err->status = MT_INVALID_ARGUMENT;
+    snprintf(err->msg, sizeof err->msg, "example plugin: kwargs/%s: %s", bad, why);
+  }
+  return MT_INVALID_ARGUMENT;
+}
+
 /* A new masked float32 tensor shaped like `like`, its mask copied from
  * `mask_of`; *data receives the data buffer to fill. */
 static mt_status new_masked(mt_call *call, const mt_tensor *like, float **data, mt_error *err) {
@@ -100,8 +115,9 @@ static mt_status new_masked(mt_call *call, const mt_tensor *like, float **data, 
 static mt_status example_neg(mt_call *call, mt_error *err) {
   const mt_tensor *a = call->in[0];
   float *y = NULL;
-  mt_status st = new_masked(call, a, &y, err);
+  mt_status st = check_kwargs(call, err);
   if (st != MT_OK) return st;
+  if ((st = new_masked(call, a, &y, err)) != MT_OK) return st;
   int64_t n = numel(a);
   for (int64_t i = 0; i < n; i++) y[i] = -f32_at(a->data, i); /* masked-out data: anything */
   return MT_OK;
@@ -109,8 +125,8 @@ static mt_status example_neg(mt_call *call, mt_error *err) {
 
 static mt_status example_add(mt_call *call, mt_error *err) {
   const mt_tensor *a = call->in[0], *b = call->in[1];
-  if (call->kw && call->kw->n > 0)
-    return fail(err, MT_NOT_SUPPORTED, "example plugin: add takes no keyword arguments (alpha)");
+  mt_status st = check_kwargs(call, err); /* torch.masked's add takes none (alpha) */
+  if (st != MT_OK) return st;
   const mt_tensor *m = is_masked_f32(a) ? a : b; /* the operand whose mask the result keeps */
   if (b->kind != MT_KIND_SCALAR && !same_shape(a, b))
     return fail(err, MT_NOT_SUPPORTED, "example plugin: add does not broadcast");
@@ -120,8 +136,7 @@ static mt_status example_add(mt_call *call, mt_error *err) {
       if (bool_at(a->mask, i) != bool_at(b->mask, i))
         return fail(err, MT_MASK_MISMATCH, "example plugin: add: the input masks differ");
   float *y = NULL;
-  mt_status st = new_masked(call, m, &y, err);
-  if (st != MT_OK) return st;
+  if ((st = new_masked(call, m, &y, err)) != MT_OK) return st;
   for (int64_t i = 0; i < n; i++) {
     float x = is_masked_f32(a) ? f32_at(a->data, i) : f32_at(a, i), z;
     if (b->kind == MT_KIND_SCALAR)

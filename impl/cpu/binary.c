@@ -185,6 +185,7 @@ static mt_status binary(mt_call *call, mt_op op, mt_error *err) {
   mt_status st;
 
   mt__cpu_begin(call);
+  if ((st = mt__kw_check(op, call->kw, err)) != MT_OK) return st;
   for (int k = 0; k < 2; k++) {
     if ((st = mt__cpu_input(call, k, name, &o[k].t, err)) != MT_OK) return st;
     o[k].masked = o[k].t->kind == MT_KIND_MASKED;

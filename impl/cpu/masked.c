@@ -67,6 +67,7 @@ mt_status mt_cpu_masked_tensor(mt_call *call, mt_error *err) {
   mt_status st;
 
   mt__cpu_begin(call);
+  if ((st = mt__kw_check(MT_OP_masked_tensor, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, op, &data, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 1, op, &mask, err)) != MT_OK) return st;
   /* MASK-2: torch raises TypeError "data must be a Tensor" for a MaskedTensor
@@ -167,6 +168,7 @@ mt_status mt_cpu_to_tensor(mt_call *call, mt_error *err) {
   mt_status st;
 
   mt__cpu_begin(call);
+  if ((st = mt__kw_check(MT_OP_to_tensor, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, op, &m, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 1, op, &v, err)) != MT_OK) return st;
   if (m->kind != MT_KIND_MASKED)

@@ -215,6 +215,7 @@ mt_status mt_cpu_adagrad_dense(mt_call *call, mt_error *err) {
   mt_status st;
 
   mt__cpu_begin(call);
+  if ((st = mt__kw_check(MT_OP_adagrad_dense, call->kw, err)) != MT_OK) return st;
   if ((st = ada_args_get(call, name, &a, err)) != MT_OK) return st;
   if (a.grad->kind != MT_KIND_DENSE)
     return mt_err(err, MT_LAYOUT_MISMATCH,
@@ -252,6 +253,7 @@ mt_status mt_cpu_adagrad_sparse(mt_call *call, mt_error *err) {
   mt_status st;
 
   mt__cpu_begin(call);
+  if ((st = mt__kw_check(MT_OP_adagrad_sparse, call->kw, err)) != MT_OK) return st;
   if ((st = ada_args_get(call, name, &a, err)) != MT_OK) return st;
   if (a.grad->kind != MT_KIND_COO)
     return mt_err(err, MT_LAYOUT_MISMATCH,
@@ -340,6 +342,7 @@ mt_status mt_cpu_adagrad_masked(mt_call *call, mt_error *err) {
   mt_status st;
 
   mt__cpu_begin(call);
+  if ((st = mt__kw_check(MT_OP_adagrad_masked, call->kw, err)) != MT_OK) return st;
   if ((st = ada_args_get(call, name, &a, err)) != MT_OK) return st;
   if (a.grad->kind != MT_KIND_MASKED && a.grad->kind != MT_KIND_COO)
     return mt_err(err, MT_LAYOUT_MISMATCH,

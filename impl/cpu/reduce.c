@@ -151,6 +151,7 @@ static mt_status reduce(mt_call *call, mt_op op, mt_error *err) {
   mt_status st;
 
   mt__cpu_begin(call);
+  if ((st = mt__kw_check(op, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_masked_input0(call, name, &m, err)) != MT_OK) return st;
   if ((st = parse_dims(name, op, m, call->kw, red, &all, err)) != MT_OK) return st;
   keepdim = mt_kw_int(call->kw, "keepdim", 0) != 0;

@@ -75,6 +75,7 @@ static mt_status unary(mt_call *call, mt_op op, mt_error *err) {
   mt_status st;
 
   mt__cpu_begin(call);
+  if ((st = mt__kw_check(op, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_masked_input0(call, name, &m, err)) != MT_OK) return st;
   if (op == MT_OP_pow) {
     const mt_tensor *x = NULL;

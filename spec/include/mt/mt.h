@@ -148,7 +148,10 @@ static inline const mt_kwarg *mt_kw_find(const mt_kwargs *kw, const char *name) 
     if (strcmp(kw->items[k].name, name) == 0) return &kw->items[k];
   return NULL;
 }
-/* Numeric kwarg as double, `dflt` when absent (bool/int/float all read). */
+/* Numeric kwarg as double, `dflt` when absent (bool/int/float all read).
+ * These readers return the default for a value of another type and never
+ * see names they are not asked for: check a call's kwargs against the op's
+ * schema first (mt/kwargs.h, mt_kw_validate; spec/plugin-abi.md). */
 static inline double mt_kw_float(const mt_kwargs *kw, const char *name, double dflt) {
   const mt_kwarg *a = mt_kw_find(kw, name);
   return (a && a->type != MT_KW_STR && a->type != MT_KW_INTS) ? a->f : dflt;

@@ -1,13 +1,13 @@
 /* adagrad_step.cu - the Adagrad steps and the stream kernel on a CUDA device
  * (adagrad_cuda.h). One thread per element (dense paths) or per entry
  * (COO), grid-stride loops; each line below mirrors a line of
- * impl/cpu/adagrad_step.c, and this file is compiled with -fmad=false so
+ * perf/kernels/adagrad_step.c, and this file is compiled with -fmad=false so
  * that a * b + c is never fused where the CPU reference does not fuse it.
  * Rule ids: ADA-1 (dense), ADA-2 (sparse), ADA-3 (masked). */
 #include <cuda_runtime.h>
 #include <stdio.h>
 
-#include "cuda/adagrad_cuda.h"
+#include "adagrad_cuda.h"
 
 /* ---- errors ------------------------------------------------------------- */
 

@@ -1,4 +1,4 @@
-/* adagrad_step.c - fast in-place Adagrad steps, bit-identical to optim.c.
+/* adagrad_step.c - fast in-place Adagrad steps, bit-identical to impl/cpu/optim.c.
  *
  * Each path of optim.c is mirrored operation by operation (this file is
  * compiled with -ffp-contract=off like the reference, so a * b + c is never

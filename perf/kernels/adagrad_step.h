@@ -1,5 +1,5 @@
 /* adagrad_step.h - fast in-place Adagrad steps (the "fast second" of the
- * reference kernels in optim.c, see STYLE.md "Reference first").
+ * reference kernels in impl/cpu/optim.c, see STYLE.md "Reference first").
  *
  * Each function updates param p and state_sum s in place and gives results
  * BIT-IDENTICAL to the reference op on the same inputs:

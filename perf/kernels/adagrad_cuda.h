@@ -1,8 +1,8 @@
-/* adagrad_cuda.h - the Adagrad steps on a CUDA device (impl/cuda/adagrad_step.cu),
+/* adagrad_cuda.h - the Adagrad steps on a CUDA device (perf/kernels/adagrad_step.cu),
  * for the benchmarks (perf/) and the GPU tests.
  *
  * The steps take DEVICE pointers and update p and s in place with the
- * arithmetic of impl/cpu/adagrad_step.c, operation for operation (nvcc
+ * arithmetic of perf/kernels/adagrad_step.c, operation for operation (nvcc
  * -fmad=false, IEEE sqrt and division, fma() exactly where the reference
  * calls it), so on the same inputs they are bit-identical to the CPU
  * reference ops:
@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cpu/adagrad_step.h"
+#include "adagrad_step.h"
 
 #ifdef __cplusplus
 extern "C" {

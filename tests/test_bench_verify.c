@@ -1,0 +1,255 @@
+/* test_bench_verify.c - the benchmark's verifier (perf/adagrad_cases.c:
+ * bc_expect_make, bc_verify) catches what it must: an updated element with a
+ * wrong value and a write to an element the step must leave unchanged, far
+ * past the 32K prefix the benchmark used to check, in both of its forms
+ * (every element; the touched ones plus a seeded sample of the others). The
+ * outputs are the fast kernel's, corrupted by hand or stepped by a
+ * deliberately broken variant of it. On a GPU the device's check runs too. */
+#include <stdlib.h>
+
+#include "adagrad_cases.h"
+#include "adagrad_cases_cuda.h"
+#include "mt_test.h"
+
+enum { N = 1 << 20 };
+
+/* Base and grad of a case (n elements, density a fraction), with the
+ * checks' expectations in both forms taken before one step. */
+typedef struct {
+  bc_base b;
+  bc_grad g;
+  bc_expect all, sampled;
+} fixture;
+
+static int setup(fixture *f, bc_path path, int f64, int64_t n, double density) {
+  char why[512];
+  memset(f, 0, sizeof *f);
+  if (bc_base_make(&f->b, n, f64, 7, why, sizeof why) ||
+      bc_grad_make(&f->g, path, f64, n, density, 11, why, sizeof why) ||
+      bc_expect_make(&f->all, f->b.p, f->b.s, &f->b, &f->g, BC_VERIFY_ALL_N, 3, why, sizeof why) ||
+      bc_expect_make(&f->sampled, f->b.p, f->b.s, &f->b, &f->g, 0, 3, why, sizeof why)) {
+    fprintf(stderr, "  setup: %s\n", why);
+    return -1;
+  }
+  return 0;
+}
+
+static void teardown(fixture *f) {
+  bc_expect_free(&f->all);
+  bc_expect_free(&f->sampled);
+  bc_grad_free(&f->g);
+  bc_base_free(&f->b);
+}
+
+static int step(fixture *f, const bc_grad *g) {
+  mt_error err = {0};
+  return bc_step(&f->b, g, 2, &err) == MT_OK ? 0 : -1;
+}
+
+/* bc_verify of e on the base's current param and state_sum; why filled. */
+static int verify(const fixture *f, const bc_expect *e, char *why, size_t len) {
+  why[0] = '\0';
+  return bc_verify(e, f->b.p, f->b.s, "fast kernel", why, len);
+}
+
+/* Is element i one of g's (element COO) entries? */
+static int in_grad(const bc_grad *g, int64_t i) {
+  for (int64_t k = 0; k < g->entries; k++)
+    if (g->idx[k] == i) return 1;
+  return 0;
+}
+
+/* Flips the lowest bit of element i of a (a one-ulp error). */
+static void flip(void *a, int f64, int64_t i) {
+  if (f64)
+    ((uint64_t *)a)[i] ^= 1;
+  else
+    ((uint32_t *)a)[i] ^= 1;
+}
+
+TEST(verify_accepts_every_fast_path_in_both_forms) {
+  static const bc_path paths[] = {BC_STREAM,       BC_DENSE,         BC_SPARSE_COO,
+                                  BC_TOUCH,        BC_SPARSE_CSR,    BC_MASKED_DENSE,
+                                  BC_MASKED_SPARSE, BC_HYBRID_COO};
+  for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++)
+    for (int f64 = 0; f64 <= 1; f64++) {
+      fixture f;
+      char why[512];
+      if (setup(&f, paths[k], f64, 1 << 17, 0.01)) {
+        CHECK(0);
+        continue;
+      }
+      CHECK(!step(&f, &f.g));
+      CHECK(f.all.all);
+      /* dense and stream update every element: nothing to sample */
+      CHECK_EQ_INT(f.sampled.all, paths[k] == BC_STREAM || paths[k] == BC_DENSE);
+      CHECK_EQ_INT(verify(&f, &f.all, why, sizeof why), 0);
+      CHECK_EQ_INT(verify(&f, &f.sampled, why, sizeof why), 0);
+      if (why[0]) fprintf(stderr, "  %s %s: %s\n", bc_path_name(paths[k]), f64 ? "f64" : "f32", why);
+      teardown(&f);
+    }
+}
+
+TEST(verify_counts_every_updated_element_and_the_sample) {
+  /* 1M elements at 1%: about 10.5K entries; the sampled form checks each of
+   * them, one untouched element per stratum of 16 (65536 strata) and the
+   * untouched neighbours of every entry (stride 1 below 65536 entries) */
+  fixture f;
+  bc_verified v;
+  if (setup(&f, BC_SPARSE_COO, 0, N, 0.01)) {
+    CHECK(0);
+    return;
+  }
+  bc_expect_summary(&f.all, &v);
+  CHECK_EQ_INT(v.elements, N);
+  CHECK_EQ_INT(v.touched, f.g.entries);
+  CHECK(v.all);
+  bc_expect_summary(&f.sampled, &v);
+  CHECK_EQ_INT(v.touched, f.g.entries);
+  CHECK(!v.all);
+  CHECK(f.sampled.n_sample >= BC_VERIFY_SAMPLE);
+  CHECK_EQ_INT(v.elements, f.g.entries + f.sampled.n_sample);
+  int sorted_untouched = 1;
+  for (int64_t k = 0; k < f.sampled.n_sample; k++) {
+    int64_t i = f.sampled.sample[k], j = 0;
+    sorted_untouched &= k == 0 || f.sampled.sample[k - 1] < i;
+    while (j < f.g.entries && f.g.idx[j] < i) j++;
+    sorted_untouched &= j == f.g.entries || f.g.idx[j] != i;
+    if (!sorted_untouched) break;
+  }
+  CHECK(sorted_untouched);
+  teardown(&f);
+}
+
+TEST(verify_catches_a_wrong_updated_entry_past_32k) {
+  /* 1M elements at 0.01%: about 105 entries, nearly all past 32K (the old
+   * prefix check saw about 3 of them) */
+  for (int f64 = 0; f64 <= 1; f64++) {
+    fixture f;
+    char why[512], want[64];
+    if (setup(&f, BC_SPARSE_COO, f64, N, 0.0001)) {
+      CHECK(0);
+      continue;
+    }
+    int64_t last = f.g.idx[f.g.entries - 1];
+    CHECK(last > 32768 * 16);
+    CHECK(!step(&f, &f.g));
+    const bc_expect *forms[] = {&f.all, &f.sampled};
+    for (int k = 0; k < 2; k++) {
+      CHECK_EQ_INT(verify(&f, forms[k], why, sizeof why), 0);
+      /* param one ulp off at the last entry */
+      flip(f.b.p, f64, last);
+      CHECK_EQ_INT(verify(&f, forms[k], why, sizeof why), -1);
+      snprintf(want, sizeof want, "param[%lld]", (long long)last);
+      CHECK_HAS(why, want);
+      CHECK_HAS(why, "an updated element");
+      CHECK_HAS(why, "reference adagrad_sparse");
+      flip(f.b.p, f64, last);
+      /* state_sum one ulp off there */
+      flip(f.b.s, f64, last);
+      CHECK_EQ_INT(verify(&f, forms[k], why, sizeof why), -1);
+      snprintf(want, sizeof want, "state_sum[%lld]", (long long)last);
+      CHECK_HAS(why, want);
+      flip(f.b.s, f64, last);
+    }
+    teardown(&f);
+  }
+}
+
+TEST(verify_catches_a_kernel_that_drops_its_last_entry) {
+  /* the broken kernel: the fast step over entries [0, nnz - 1) */
+  fixture f;
+  char why[512], want[64];
+  if (setup(&f, BC_MASKED_SPARSE, 0, N, 0.0001)) {
+    CHECK(0);
+    return;
+  }
+  bc_grad broken = f.g;
+  broken.entries--;
+  CHECK(!step(&f, &broken));
+  snprintf(want, sizeof want, "param[%lld]", (long long)f.g.idx[f.g.entries - 1]);
+  CHECK_EQ_INT(verify(&f, &f.all, why, sizeof why), -1);
+  CHECK_HAS(why, want);
+  CHECK_EQ_INT(verify(&f, &f.sampled, why, sizeof why), -1);
+  CHECK_HAS(why, want);
+  CHECK_HAS(why, "reference adagrad_masked");
+  teardown(&f);
+}
+
+TEST(verify_catches_a_write_to_an_untouched_entry_past_32k) {
+  for (int f64 = 0; f64 <= 1; f64++) {
+    fixture f;
+    char why[512], want[64];
+    if (setup(&f, BC_SPARSE_COO, f64, N, 0.0001)) {
+      CHECK(0);
+      continue;
+    }
+    CHECK(!step(&f, &f.g));
+    /* every element form: a stray write anywhere, here near the end */
+    int64_t u = N - 3;
+    while (in_grad(&f.g, u)) u--;
+    flip(f.b.p, f64, u);
+    CHECK_EQ_INT(verify(&f, &f.all, why, sizeof why), -1);
+    snprintf(want, sizeof want, "param[%lld]", (long long)u);
+    CHECK_HAS(why, want);
+    CHECK_HAS(why, "an element the step must leave unchanged");
+    flip(f.b.p, f64, u);
+    /* sampled form: a write to a sampled element past 32K */
+    int64_t sp = f.sampled.sample[f.sampled.n_sample / 2];
+    CHECK(sp > 32768);
+    flip(f.b.s, f64, sp);
+    CHECK_EQ_INT(verify(&f, &f.sampled, why, sizeof why), -1);
+    snprintf(want, sizeof want, "state_sum[%lld]", (long long)sp);
+    CHECK_HAS(why, want);
+    CHECK_HAS(why, "an element the step must leave unchanged");
+    flip(f.b.s, f64, sp);
+    /* and a kernel that also writes the element after an entry (a vector
+     * store one lane too wide): caught through the neighbours */
+    int64_t nb = f.g.idx[f.g.entries / 2] + 1;
+    CHECK(!in_grad(&f.g, nb));
+    flip(f.b.p, f64, nb);
+    CHECK_EQ_INT(verify(&f, &f.sampled, why, sizeof why), -1);
+    snprintf(want, sizeof want, "param[%lld]", (long long)nb);
+    CHECK_HAS(why, want);
+    flip(f.b.p, f64, nb);
+    CHECK_EQ_INT(verify(&f, &f.all, why, sizeof why), 0);
+    CHECK_EQ_INT(verify(&f, &f.sampled, why, sizeof why), 0);
+    teardown(&f);
+  }
+}
+
+TEST(device_check_compares_every_updated_element_of_the_device_step) {
+  /* on a GPU: the device's first step checked as the CPU's is (elsewhere
+   * the device calls say why not, and there is nothing to check) */
+  char info[256], why[512];
+  if (bc_dev_probe(info, sizeof info)) {
+    printf("  (no device: %s)\n", info);
+    return;
+  }
+  static const bc_path paths[] = {BC_STREAM, BC_DENSE, BC_SPARSE_COO, BC_MASKED_DENSE,
+                                  BC_MASKED_SPARSE};
+  for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++) {
+    fixture f;
+    bc_dev *d = NULL;
+    bc_verified v;
+    if (setup(&f, paths[k], 0, N, 0.0001)) {
+      CHECK(0);
+      continue;
+    }
+    why[0] = '\0';
+    CHECK_EQ_INT(bc_dev_load(&d, &f.b, &f.g, why, sizeof why), 0);
+    CHECK_EQ_INT(bc_dev_check(d, &f.b, &f.g, &v, why, sizeof why), 0);
+    if (why[0]) fprintf(stderr, "  %s: %s\n", bc_path_name(paths[k]), why);
+    CHECK_EQ_INT(v.elements, N);
+    CHECK_EQ_INT(v.touched, paths[k] == BC_STREAM || paths[k] == BC_DENSE ? N : f.g.specified);
+    bc_dev_free(d);
+    teardown(&f);
+  }
+}
+
+MT_TEST_MAIN(T(verify_accepts_every_fast_path_in_both_forms),
+             T(verify_counts_every_updated_element_and_the_sample),
+             T(verify_catches_a_wrong_updated_entry_past_32k),
+             T(verify_catches_a_kernel_that_drops_its_last_entry),
+             T(verify_catches_a_write_to_an_untouched_entry_past_32k),
+             T(device_check_compares_every_updated_element_of_the_device_step))
