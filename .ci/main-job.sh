@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job (README): install everything (torch venv included), build and
-# test, run the full conformance on every backend this machine has, then the
+# The main job (README): install everything (torch venv included), check that
+# the committed goldens are still what torch computes, build and test, run the
+# full conformance on every backend this machine has, then the
 # performance report. Results go to reports/out/.
 #   .ci/main-job.sh [--quick]    --quick: the benchmark smoke matrix (< 2 min)
 set -euo pipefail
@@ -14,12 +15,17 @@ for a in "$@"; do
   esac
 done
 bash .ci/setup.sh --full
+status=0
+echo "== golden freshness: regenerate with torch, compare within tolerance"
+.venv/bin/python golden/check_fresh.py || {
+  echo "   golden freshness: cases moved (listed above); regenerate or explain" >&2
+  status=1
+}
 cmake --workflow --preset release
 
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 conf=reports/out/conformance-$stamp
 mkdir -p "$conf"
-status=0
 for backend in cpu cuda build/release/plugins/example.so; do
   name=$(basename "$backend" .so)
   echo "== conformance: backend $backend"

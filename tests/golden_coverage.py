@@ -9,11 +9,16 @@ Fails (exit 1, one line per problem) when
     that ops.def does not list for the case's op;
   - ops.def lists a rule that SEMANTICS.md does not define;
   - a rule of SEMANTICS.md is covered by no case and names no unit test,
-    or names a unit test (`file.c: test_name`) that does not exist.
+    or names a unit test (`file.c: test_name`) that does not exist;
+  - a glob on a rule's `Cases:` line matches no case, or matches a case
+    that is not tagged with that rule (the rules and the cases disagree).
 Standard library only: the test command needs no venv."""
+import fnmatch
 import re
 import subprocess
 import sys
+
+PARAGRAPH = r"(.*?)(?:\n\n|\n(?=[A-Za-z.]+:)|\Z)"
 
 
 def main(mtcs, src):
@@ -33,11 +38,13 @@ def main(mtcs, src):
 
     sem = open(f"{src}/spec/SEMANTICS.md").read()
     sections = re.split(r"^### ", sem, flags=re.M)[1:]
-    rules = {}
+    rules, globs = {}, {}
     for s in sections:
         rid = s.split()[0]
         tests = []
-        for m in re.finditer(r"^Tests: (.*?)(?:\n\n|\n(?=[A-Z][a-z]+:)|\Z)", s, re.M | re.S):
+        globs[rid] = [g for m in re.finditer(r"^Cases: " + PARAGRAPH, s, re.M | re.S)
+                      for tok in re.findall(r"`([^`]+)`", m.group(1)) for g in tok.split()]
+        for m in re.finditer(r"^Tests: " + PARAGRAPH, s, re.M | re.S):
             cur = None
             for tok in re.findall(r"`([^`]+)`", m.group(1)):
                 if ":" in tok:
@@ -78,8 +85,19 @@ def main(mtcs, src):
         if case_count[r] == 0 and not tests:
             problems.append(f"rule {r}: no golden case and no unit test covers it")
 
+    for r, pats in globs.items():
+        for pat in pats:
+            hit = [(cid, rs) for cid, _, rs in cases if fnmatch.fnmatchcase(cid, pat)]
+            if not hit:
+                problems.append(f"rule {r}: Cases: glob `{pat}` matches no case")
+            for cid, rs in hit:
+                if r not in rs:
+                    problems.append(f"rule {r}: Cases: glob `{pat}` matches {cid}, which is "
+                                    f"tagged {','.join(sorted(rs))}, not {r}")
+
     for r in sorted(rules):
-        print(f"{r:8} {case_count[r]:4} cases  {len(rules[r])} unit tests")
+        print(f"{r:8} {case_count[r]:4} cases  {len(rules[r])} unit tests  "
+              f"{len(globs[r])} Cases: globs")
     print(f"{len(cases)} cases, {len(ops)} ops, {len(rules)} rules")
     for p in problems:
         print("FAIL:", p)

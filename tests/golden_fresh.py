@@ -4,9 +4,10 @@
     python3 tests/golden_fresh.py MTCS H5DUMP SRC
 
 Checks, without torch: every golden/*.h5 records generator_sha256 equal to
-sha256(golden/generate.py) (a generator edited without regenerating is
-caught), and golden/MANIFEST lists exactly those files with their sha256 and
-case counts. Standard library only."""
+the hash of the whole generator (golden/generate.py and every *.py under
+golden/mtgen/, spec/golden-format.md "generator_sha256"), so a generator
+edited without regenerating is caught; and golden/MANIFEST lists exactly
+those files with their sha256 and case counts. Standard library only."""
 import glob
 import hashlib
 import os
@@ -20,6 +21,26 @@ def sha256(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
+def generator_files(golden):
+    """golden/generate.py and every *.py under golden/mtgen/ (no __pycache__),
+    as '/'-separated paths relative to golden/, sorted bytewise."""
+    rel = ["generate.py"]
+    for root, dirs, files in os.walk(os.path.join(golden, "mtgen")):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        rel += [os.path.relpath(os.path.join(root, f), golden).replace(os.sep, "/")
+                for f in files if f.endswith(".py")]
+    return sorted(rel, key=lambda p: p.encode())
+
+
+def generator_sha256(golden):
+    """sha256 over the lines `<path>  <sha256 of the file>\n` of
+    generator_files(), in that order (the same as golden/mtgen/writer.py)."""
+    h = hashlib.sha256()
+    for rel in generator_files(golden):
+        h.update(f"{rel}  {sha256(os.path.join(golden, rel))}\n".encode())
+    return h.hexdigest()
+
+
 def attr(h5dump, path, name):
     out = subprocess.run([h5dump, "-a", f"/{name}", path], capture_output=True, text=True)
     m = re.search(r'\(0\): "([^"]*)"', out.stdout)
@@ -28,7 +49,7 @@ def attr(h5dump, path, name):
 
 def main(mtcs, h5dump, src):
     problems = []
-    want = sha256(f"{src}/golden/generate.py")
+    want = generator_sha256(f"{src}/golden")
     files = sorted(glob.glob(f"{src}/golden/*.h5"))
     if not files:
         problems.append("no golden/*.h5")
@@ -41,8 +62,9 @@ def main(mtcs, h5dump, src):
         name = os.path.basename(path)
         got = attr(h5dump, path, "generator_sha256")
         if got != want:
-            problems.append(f"{name}: generator_sha256 {got} != sha256(golden/generate.py) "
-                            f"{want}: regenerate with golden/generate.py")
+            problems.append(f"{name}: generator_sha256 {got} != the generator's hash {want} "
+                            "(golden/generate.py + golden/mtgen/): regenerate with "
+                            "golden/generate.py")
         run = subprocess.run([mtcs, "list", "--golden", path], capture_output=True, text=True)
         listing = run.stdout + run.stderr
         m = re.search(r"(\d+) cases in 1 golden file", listing)

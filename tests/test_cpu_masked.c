@@ -162,20 +162,34 @@ TEST(to_tensor_casts_the_fill_to_float32) {
   done(&c, (mt_tensor *[]){m, v}, 2);
 }
 
-TEST(to_tensor_coo_storage_densifies_with_the_fill) {
-  /* data COO {(0,2): 3, (1,0): 4}, mask true at both, fill -inf ->
-   * [[-inf,-inf,3,-inf],[4,-inf,-inf,-inf]] */
+TEST(to_tensor_on_coo_storage_is_refused_as_torch_refuses_it) {
+  /* MASK-3: torch's to_tensor is data.masked_fill(~mask, v) and ~ has no
+   * sparse kernel (NotImplementedError) -> LAYOUT_MISMATCH, no output */
   mt_tensor *m = masked(coo2(MT_float64, 2, 4, 2, SHAPE(0, 1), SHAPE(2, 0), VALS(3, 4), 1),
                         coo2(MT_bool, 2, 4, 2, SHAPE(0, 1), SHAPE(2, 0), VALS(1, 1), 1));
   mt_tensor *v = number(-INFINITY);
   const mt_tensor *in[] = {m, v};
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run(mt_cpu_to_tensor, &c, &e, 2, in, NULL), MT_OK);
-  mt_tensor *o = c.out[0];
-  CHECK_EQ_INT(o->kind, MT_KIND_DENSE);
-  for (int i = 0; i < 8; i++) CHECK_NEAR(at(o, i), i == 2 ? 3 : i == 4 ? 4 : -INFINITY, 0);
+  CHECK_STATUS(run(mt_cpu_to_tensor, &c, &e, 2, in, NULL), MT_LAYOUT_MISMATCH);
+  CHECK(strstr(e.msg, "SparseCPU") != NULL);
+  CHECK_EQ_INT(c.n_out, 0);
   done(&c, (mt_tensor *[]){m, v}, 2);
+}
+
+TEST(add_masks_of_equal_ndim_that_cannot_broadcast_are_a_shape_mismatch) {
+  /* MASK-8: torch compares the masks with torch.eq, which raises on shapes
+   * [2] vs [3] (equal ndim, no broadcast) before any mask difference */
+  mt_tensor *a = masked(dense(MT_float64, 1, SHAPE(2), VALS(1, 2)), bools(1, SHAPE(2), BITS(1, 0)));
+  mt_tensor *b =
+      masked(dense(MT_float64, 1, SHAPE(3), VALS(1, 2, 3)), bools(1, SHAPE(3), BITS(1, 1, 1)));
+  const mt_tensor *in[] = {a, b};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_add, &c, &e, 2, in, NULL), MT_SHAPE_MISMATCH);
+  CHECK(strstr(e.msg, "must match the size of tensor b") != NULL);
+  CHECK_EQ_INT(c.n_out, 0);
+  done(&c, (mt_tensor *[]){a, b}, 2);
 }
 
 /* ---- unary (MASK-4, MASK-5) ---------------------------------------------- */
@@ -393,7 +407,8 @@ MT_TEST_MAIN(
     T(masked_tensor_coo_tutorial_keeps_indices_and_is_coalesced),
     T(masked_tensor_coo_restricts_data_to_the_masks_true_entries),
     T(to_tensor_fills_masked_out_with_the_value_and_never_reads_poison),
-    T(to_tensor_casts_the_fill_to_float32), T(to_tensor_coo_storage_densifies_with_the_fill),
+    T(to_tensor_casts_the_fill_to_float32), T(to_tensor_on_coo_storage_is_refused_as_torch_refuses_it),
+    T(add_masks_of_equal_ndim_that_cannot_broadcast_are_a_shape_mismatch),
     T(log_of_zero_is_neg_inf_and_of_negative_is_nan_at_masked_in_positions),
     T(sqrt_of_negative_is_nan_and_float32_uses_sqrtf),
     T(exp_neg_abs_apply_to_data_and_keep_the_mask), T(pow_special_exponents_follow_torch_kernels),

@@ -8,7 +8,9 @@
  *         data elementwise, the result's mask is the masked operand's;
  *         masked (+) number: the number is cast to the data dtype first,
  *         mask kept.
- * MASK-8  the mask-mismatch error itself.
+ * MASK-8  the mask-mismatch error itself, checked before anything else; masks
+ *         of equal ndim whose shapes cannot broadcast are SHAPE_MISMATCH
+ *         (torch.eq on the masks raises first).
  * In this slice shapes must match exactly (no broadcasting:
  * SHAPE_MISMATCH) and tensor dtypes must match (DTYPE_MISMATCH); torch
  * itself would broadcast and promote. float32 is computed in float. */
@@ -63,6 +65,16 @@ static mt_status masks_match(const char *name, const mt_tensor *a, const mt_tens
     return mt_err(err, MT_MASK_MISMATCH,
                   "%s: Input masks must match (inputs/0 mask is %s, inputs/1 mask is %s)", name,
                   mt_kind_name(ma->kind), mt_kind_name(mb->kind));
+  /* torch compares the masks with torch.eq: masks of equal ndim whose
+   * shapes cannot broadcast make eq raise ("The size of tensor a (4) must
+   * match the size of tensor b (5)") before any mask difference is seen. */
+  if (ma->ndim == mb->ndim)
+    for (int d = ma->ndim - 1; d >= 0; d--)
+      if (ma->shape[d] != mb->shape[d] && ma->shape[d] != 1 && mb->shape[d] != 1)
+        return mt_err(err, MT_SHAPE_MISMATCH,
+                      "%s: The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                      "non-singleton dimension %d (comparing the masks of inputs/0 and inputs/1)",
+                      name, (long long)ma->shape[d], (long long)mb->shape[d], d);
   if (!mt_shape_equal(ma, mb))
     return mt_err(err, MT_MASK_MISMATCH,
                   "%s: Input masks must match (inputs/0 mask shape %s, inputs/1 mask shape %s)",

@@ -5,7 +5,8 @@
  *   check, COO coalescing, COO data restricted to the mask's true entries
  *   when the nnz differ) then _validate_members (same indices, bool mask,
  *   data dtype, dim, size), in that order.
- * to_tensor(m, value)        MASK-3: data where mask, else value. */
+ * to_tensor(m, value)        MASK-3: data where mask, else value; COO
+ *   storage is refused as torch refuses it (LAYOUT_MISMATCH). */
 #include "cpu_util.h"
 
 /* ---- masked_tensor ------------------------------------------------------ */
@@ -157,36 +158,6 @@ out:
 
 /* ---- to_tensor ---------------------------------------------------------- */
 
-/* MASK-3, COO storage: every element is `fill` except the masked-in
- * elements of the stored entries, which take data's value. */
-static mt_status to_tensor_coo(const mt_tensor *m, double fill, mt_tensor *out, mt_error *err) {
-  static const char *op = "to_tensor";
-  const mt_tensor *data = NULL, *mask = NULL;
-  mt_tensor *dtmp = NULL, *mtmp = NULL;
-  mt_status st;
-  int64_t n = mt_numel(out), row;
-  for (int64_t i = 0; i < n; i++) mt__cpu_st(out->values, out->dtype, i, fill);
-  if ((st = mt__cpu_coalesced(m->data, &data, &dtmp, err)) != MT_OK) goto out;
-  if ((st = mt__cpu_coalesced(m->mask, &mask, &mtmp, err)) != MT_OK) goto out;
-  if (!mt__cpu_coo_same_indices(data, mask)) {
-    st = mt_err(err, MT_INVALID_ARGUMENT,
-                "%s: inputs/0 data and mask do not have the same COO indices", op);
-    goto out;
-  }
-  row = mt_coo_row_numel(data);
-  for (int64_t k = 0; k < data->nnz; k++) {
-    int64_t base = mt_coo_linear(data, k) * row;
-    for (int64_t j = 0; j < row; j++)
-      if (mt__cpu_ldb(mask->values, k * row + j))
-        mt__cpu_st(out->values, out->dtype, base + j,
-                   mt__cpu_ld(data->values, data->dtype, k * row + j));
-  }
-out:
-  mt_tensor_free(dtmp);
-  mt_tensor_free(mtmp);
-  return st;
-}
-
 mt_status mt_cpu_to_tensor(mt_call *call, mt_error *err) {
   static const char *op = "to_tensor";
   const mt_host *h = mt__cpu_host(call);
@@ -211,7 +182,13 @@ mt_status mt_cpu_to_tensor(mt_call *call, mt_error *err) {
 
   if ((st = h->dense_new(m->data->dtype, m->ndim, m->shape, &out, err)) != MT_OK) goto out;
   if (m->data->kind == MT_KIND_COO) {
-    if ((st = to_tensor_coo(m, fill, out, err)) != MT_OK) goto out;
+    /* MASK-3: torch's to_tensor is data.masked_fill(~mask, value), and ~ has
+     * no sparse kernel: NotImplementedError, a layout refusal. */
+    st = mt_err(err, MT_LAYOUT_MISMATCH,
+                "%s: Could not run 'aten::bitwise_not' with arguments from the 'SparseCPU' "
+                "backend (inputs/0 has COO storage; torch's to_tensor is dense-only)",
+                op);
+    goto out;
   } else if (m->data->kind == MT_KIND_DENSE) {
     if ((st = mt__cpu_mview_open(m, &mv, err)) != MT_OK) goto out;
     mt_dtype dt = out->dtype;

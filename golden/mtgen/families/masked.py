@@ -1,0 +1,106 @@
+"""Family masked: masked_tensor (MASK-1, MASK-2) and to_tensor (MASK-3)."""
+import functools
+import math
+
+from torch.masked import masked_tensor
+
+from ..inputs import rand_mask, rand_masked, randn, signed_zeros, tutorial_grad, tutorial_mask
+from ..model import DTYPES, Case, check_ids, py
+
+# op -> tolerance
+OPS = {"masked_tensor": "exact", "to_tensor": "exact"}
+
+
+def dense_pair(shape, p_true):
+    def build(g, dt):
+        return [randn(g, shape, dt), rand_mask(g, shape, p_true)]
+    return build
+
+
+def coo_pair(g, dt):
+    grad = tutorial_grad(dt)
+    return [grad, tutorial_mask(grad)]
+
+
+def bad_shape(g, dt):
+    return [randn(g, (3, 4), dt), rand_mask(g, (3, 5), 0.6)]
+
+
+def float_mask(g, dt, shape=(3, 4)):
+    return [randn(g, (3, 4), dt), rand_mask(g, shape, 0.6).to(dt)]
+
+
+def coo_mask_dense_data(g, dt, shape=(2, 4)):
+    mask = tutorial_mask(tutorial_grad(dt)) if shape == (2, 4) else \
+        rand_mask(g, shape, 0.6).to_sparse()
+    return [randn(g, (2, 4), dt), mask]
+
+
+def coo_data_float_mask(g, dt):
+    return [tutorial_grad(dt), rand_mask(g, (2, 4), 0.6).to(dt)]
+
+
+# variant: (layout token, build(g, dt), error_class, the first check torch makes)
+# MASK-2 cases with two violations at once pin torch's order of checks:
+# layout, then the mask's dtype, then the size.
+MASKED_TENSOR_CASES = {
+    "basic": ("dense", dense_pair((3, 4), 0.6), None, None),
+    "1d": ("dense", dense_pair((5,), 0.6), None, None),
+    "zero_size": ("dense", dense_pair((0, 3), 0.6), None, None),
+    "3d": ("dense", dense_pair((2, 3, 2), 0.6), None, None),
+    "all_false": ("dense", dense_pair((3, 4), 0.0), None, None),
+    "tutorial": ("coo", coo_pair, None, None),
+    "shape_mismatch": ("dense", bad_shape, "SHAPE_MISMATCH", None),
+    "float_mask": ("dense", float_mask, "DTYPE_MISMATCH", None),
+    "layout_mismatch": ("dense_coo", coo_mask_dense_data, "LAYOUT_MISMATCH", None),
+    "layout_and_dtype_mismatch": ("coo_dense", coo_data_float_mask, "LAYOUT_MISMATCH",
+                                  "must have the same layout"),
+    "layout_and_shape_mismatch": ("dense_coo",
+                                  functools.partial(coo_mask_dense_data, shape=(3, 5)),
+                                  "LAYOUT_MISMATCH", "must have the same layout"),
+    "dtype_and_shape_mismatch": ("dense", functools.partial(float_mask, shape=(3, 5)),
+                                 "DTYPE_MISMATCH", "mask must have dtype bool"),
+}
+
+
+def coo_storage(g, dt):
+    grad = tutorial_grad(dt)
+    return [masked_tensor(grad, tutorial_mask(grad)), 0.0]
+
+
+# variant: (build(g, dt), fill, error_class)
+TO_TENSOR_CASES = {
+    "fill_0": (lambda g, dt: rand_masked(g, (3, 4), dt), 0.0, None),
+    "fill_neginf": (lambda g, dt: rand_masked(g, (3, 4), dt), -math.inf, None),
+    "fill_nan": (lambda g, dt: rand_masked(g, (3, 4), dt), math.nan, None),
+    "fill_7_5": (lambda g, dt: rand_masked(g, (3, 4), dt), 7.5, None),
+    # signed zeros: -0.0 data kept, -0.0 fill written (the sign is compared)
+    "fill_negzero": (lambda g, dt: signed_zeros(g, (3, 4), dt), -0.0, None),
+    # torch: masked_fill has no sparse kernel -> NotImplementedError
+    "coo_storage": (None, 0.0, "LAYOUT_MISMATCH"),
+}
+
+
+def cases():
+    out = []
+    for short, dt in DTYPES.items():
+        for variant, (layout, build, err, first) in MASKED_TENSOR_CASES.items():
+            out.append(Case(
+                id=f"masked_tensor.{layout}.{short}.{variant}", op="masked_tensor",
+                rules=("MASK-2",) if err else ("MASK-1",), tolerance=OPS["masked_tensor"],
+                build=functools.partial(build, dt=dt),
+                run=lambda ins, kw: [masked_tensor(ins[0], ins[1])],
+                torch_call="torch.masked.masked_tensor(data, mask)",
+                error_class=err, error_match=first, poison=False))
+        for variant, (build, v, err) in TO_TENSOR_CASES.items():
+            if build is None:
+                b = functools.partial(coo_storage, dt=dt)
+            else:
+                b = lambda g, dt=dt, v=v, build=build: [build(g, dt), v]  # noqa: E731
+            out.append(Case(
+                id=f"to_tensor.masked.{short}.{variant}", op="to_tensor",
+                rules=("MASK-3",), tolerance=OPS["to_tensor"], build=b,
+                run=lambda ins, kw: [ins[0].to_tensor(ins[1])],
+                torch_call=f"m.to_tensor({py(v)})", error_class=err,
+                error_match="NotImplementedError" if err else None))
+    return check_ids(out)

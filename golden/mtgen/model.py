@@ -1,0 +1,73 @@
+"""The case model: what a golden case is before torch has run it."""
+import hashlib
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+
+DTYPES = {"f32": torch.float32, "f64": torch.float64}
+
+DTYPE_NAMES = {
+    torch.float32: "float32", torch.float64: "float64", torch.float16: "float16",
+    torch.int64: "int64", torch.int32: "int32", torch.int8: "int8",
+    torch.uint8: "uint8", torch.bool: "bool",
+}
+
+Inputs = list  # torch tensors, MaskedTensors and Python numbers, in call order
+
+
+@dataclass
+class Case:
+    id: str
+    op: str
+    rules: tuple
+    tolerance: str
+    build: Callable[[torch.Generator], Inputs]   # inputs before poisoning
+    run: Callable[[Inputs, dict], list]          # the torch call -> outputs
+    torch_call: str
+    kwargs: dict = field(default_factory=dict)
+    error_class: str | None = None               # set: torch must raise
+    check_masked_out: bool = False
+    poison: bool = True                          # False: attr poison="none"
+    check: Callable[[Inputs, list], None] | None = None  # extra assertions
+    tag_rules: Callable[[tuple, list], tuple] | None = None  # rules from the outputs
+    error_match: str | None = None               # set: torch_error must contain it
+
+
+@dataclass
+class Result:
+    case: Case
+    inputs: Inputs
+    poison: str
+    outputs: list = field(default_factory=list)
+    torch_error: str | None = None
+    rules: tuple = ()
+
+
+class Surprise(Exception):
+    """torch did not behave as the case table declares."""
+
+
+def case_rng(case_id: str) -> torch.Generator:
+    seed = int(hashlib.sha256(case_id.encode()).hexdigest()[:8], 16)
+    return torch.Generator().manual_seed(seed)
+
+
+def py(v) -> str:
+    """A Python literal for torch_call strings."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return f"float('{v}')"
+    return repr(v)
+
+
+def float_tol(dt: torch.dtype, f32: str, f64: str) -> str:
+    return f32 if dt == torch.float32 else f64
+
+
+def check_ids(cases):
+    ids = [c.id for c in cases]
+    dup = {i for i in ids if ids.count(i) > 1}
+    assert not dup, f"duplicate case ids: {sorted(dup)}"
+    assert all("/" not in i and i == i.lower() for i in ids)
+    return cases

@@ -1,0 +1,67 @@
+"""Stored poison: what the golden files hold in the masked-out data of masked
+inputs, chosen per op to be adversarial for that op.
+
+An implementation that reads masked-out data should be caught by the very
+value it reads: a min-like op by a value below every specified one, a
+max-like op by one above, a sum/mean by a huge value, a product by a huge
+value or 0, a divisor by 0. The k-th case of an op (in the family's case
+order) takes POISON[op][k % len]. The runner additionally re-runs every case
+with its own list of poisons (DESIGN.md, "Poison invariance").
+"""
+import math
+
+import torch
+from torch.masked import masked_tensor
+
+from .inputs import is_masked_dense
+
+INF, NAN = math.inf, math.nan
+
+# op -> the poisons its cases cycle through; ops not listed use DEFAULT.
+POISON = {
+    "amin": (-1e30, -INF),            # wins any min that reads it
+    "amax": (1e30, INF),              # wins any max that reads it
+    "sum": (1e30, -1e30, NAN),        # swamps any sum that reads it
+    "mean": (1e30, -1e30, NAN),
+    "prod": (1e30, 0.0, NAN),         # overflows or zeroes a product
+    "div": (NAN, 0.0, -1e30),         # 0: a divisor read gives inf
+    "log": (-1e30, NAN, 0.0),         # outside the domain: NaN / -inf
+    "sqrt": (-1e30, NAN, INF),
+    "adagrad_masked": (1e30, NAN),    # squares to inf in the accumulator
+}
+DEFAULT = (NAN, 1e30, -1e30, -INF)
+
+
+def poison_name(value: float) -> str:
+    """The `poison` attribute: `nan`, `inf`, `-inf` or Python's repr."""
+    if math.isnan(value):
+        return "nan"
+    return repr(value) if math.isfinite(value) else ("inf" if value > 0 else "-inf")
+
+
+def poison_for(op: str, k: int) -> float:
+    table = POISON.get(op, DEFAULT)
+    return table[k % len(table)]
+
+
+def poisoned(m, value):
+    data, mask = m.get_data().clone(), m.get_mask()
+    data[~mask] = value
+    return masked_tensor(data, mask)
+
+
+def apply_poison(inputs, op, k):
+    """(inputs with every dense-storage masked input poisoned, attribute)."""
+    if not any(is_masked_dense(x) for x in inputs):
+        return inputs, "none"
+    value = poison_for(op, k)
+    return [poisoned(x, value) if is_masked_dense(x) else x for x in inputs], poison_name(value)
+
+
+def _check_table():
+    for op, table in POISON.items():
+        assert table and all(isinstance(v, float) for v in table), op
+    assert torch.tensor(DEFAULT).dtype == torch.float32
+
+
+_check_table()

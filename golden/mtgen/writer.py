@@ -1,0 +1,185 @@
+"""Writing golden files: tensors, cases, files (atomically), MANIFEST, and
+the generator's hash."""
+import datetime
+import hashlib
+import os
+import tempfile
+
+import h5py
+import numpy as np
+import torch
+from torch.masked import MaskedTensor
+
+from .model import DTYPE_NAMES, Result
+
+FORMAT_VERSION = 1
+GOLDEN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def generator_files(golden_dir=GOLDEN_DIR):
+    """The generator's sources, as paths relative to golden/ ('/'-separated),
+    sorted bytewise: generate.py and every *.py file under mtgen/."""
+    rel = ["generate.py"]
+    for root, dirs, files in os.walk(os.path.join(golden_dir, "mtgen")):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        for f in files:
+            if f.endswith(".py"):
+                path = os.path.relpath(os.path.join(root, f), golden_dir)
+                rel.append(path.replace(os.sep, "/"))
+    return sorted(rel, key=lambda p: p.encode())
+
+
+def generator_sha256(golden_dir=GOLDEN_DIR):
+    """sha256 over the lines `<relative path>  <sha256 hex of the file>\\n`
+    of generator_files(), in that order (spec/golden-format.md)."""
+    h = hashlib.sha256()
+    for rel in generator_files(golden_dir):
+        with open(os.path.join(golden_dir, rel), "rb") as f:
+            h.update(f"{rel}  {hashlib.sha256(f.read()).hexdigest()}\n".encode())
+    return h.hexdigest()
+
+
+def set_kind(g, kind, dtype, shape):
+    g.attrs["kind"] = kind
+    g.attrs["dtype"] = DTYPE_NAMES[dtype]
+    g.attrs["shape"] = np.asarray(tuple(shape), dtype=np.int64)
+
+
+def to_numpy(t):
+    a = t.detach().cpu().contiguous().numpy()
+    return a.astype(np.uint8) if a.dtype == np.bool_ else a
+
+
+def write_tensor(g, x):
+    if isinstance(x, MaskedTensor):
+        data, mask = x.get_data(), x.get_mask()
+        set_kind(g, "masked", data.dtype, data.shape)
+        write_tensor(g.create_group("data"), data)
+        write_tensor(g.create_group("mask"), mask)
+    elif isinstance(x, (bool, int, float)):
+        dtype, np_type = {bool: (torch.bool, np.uint8), int: (torch.int64, np.int64),
+                          float: (torch.float64, np.float64)}[type(x)]
+        set_kind(g, "scalar", dtype, ())
+        g.create_dataset("value", data=np_type(x))
+    elif x.layout == torch.sparse_coo:
+        set_kind(g, "coo", x.dtype, x.shape)
+        g.attrs["coalesced"] = np.bool_(x.is_coalesced())
+        g.create_dataset("indices", data=to_numpy(x._indices()).astype(np.int64))
+        g.create_dataset("values", data=to_numpy(x._values()))
+    elif x.layout == torch.sparse_csr:
+        set_kind(g, "csr", x.dtype, x.shape)
+        g.create_dataset("crow_indices", data=to_numpy(x.crow_indices()).astype(np.int64))
+        g.create_dataset("col_indices", data=to_numpy(x.col_indices()).astype(np.int64))
+        g.create_dataset("values", data=to_numpy(x.values()))
+    else:
+        set_kind(g, "dense", x.dtype, x.shape)
+        g.create_dataset("values", data=to_numpy(x))
+
+
+def kwarg_value(v):
+    if isinstance(v, bool):
+        return np.bool_(v)
+    if isinstance(v, int):
+        return np.int64(v)
+    if isinstance(v, float):
+        return np.float64(v)
+    if isinstance(v, tuple):
+        return np.asarray(v, dtype=np.int64)
+    raise TypeError(f"unsupported kwarg {v!r}")
+
+
+def write_case(cases_group, res: Result):
+    c = res.case
+    g = cases_group.create_group(c.id)
+    g.attrs["op"] = c.op
+    g.attrs["profile"] = "torch"
+    g.attrs["rules"] = ",".join(res.rules)
+    g.attrs["tolerance"] = c.tolerance
+    g.attrs["expect"] = "error" if c.error_class else "ok"
+    if c.error_class:
+        g.attrs["error_class"] = c.error_class
+        g.attrs["torch_error"] = res.torch_error
+    g.attrs["torch_call"] = c.torch_call
+    g.attrs["poison"] = res.poison
+    if c.check_masked_out:
+        g.attrs["check_masked_out"] = np.int64(1)
+    for name, tensors in (("inputs", res.inputs), ("outputs", res.outputs)):
+        sub = g.create_group(name)
+        for k, x in enumerate(tensors):
+            write_tensor(sub.create_group(str(k)), x)
+    kw = g.create_group("kwargs")
+    for k, v in c.kwargs.items():
+        if v is not None:
+            kw.attrs[k] = kwarg_value(v)
+
+
+def _file_mode():
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+FILE_MODE = _file_mode()  # mkstemp creates 0600; published files follow the umask
+
+
+def created_utc():
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    t = (datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc) if epoch
+         else datetime.datetime.now(datetime.timezone.utc))
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def root_attributes(generator="golden/generate.py"):
+    return {"format": "mtcs-golden", "format_version": np.int64(FORMAT_VERSION),
+            "generator": generator, "generator_sha256": generator_sha256(),
+            "torch_version": str(torch.__version__), "numpy_version": str(np.__version__),
+            "torch_cpu_capability": str(torch.backends.cpu.get_cpu_capability()),
+            "reproducible": "within each case's tolerance across CPUs (torch picks "
+                            "vectorized kernels by torch_cpu_capability); byte for byte "
+                            "only with the same torch, numpy and CPU capability",
+            "created_utc": created_utc()}
+
+
+def write_family(path, results, meta):
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".h5", dir=os.path.dirname(path))
+    os.close(fd)
+    os.chmod(tmp, FILE_MODE)
+    try:
+        with h5py.File(tmp, "w", libver=("v110", "v110")) as f:
+            for k, v in meta.items():
+                f.attrs[k] = v
+            cases = f.create_group("cases")
+            for res in results:
+                write_case(cases, res)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def sha256_file(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def write_manifest(out_dir, counts, families):
+    """MANIFEST: one line per .h5 (`<file> <case count> <sha256>`); families not
+    regenerated this run keep their previous line."""
+    path = os.path.join(out_dir, "MANIFEST")
+    lines = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                if line.strip() and not line.startswith("#"):
+                    lines[line.split()[0]] = line.rstrip("\n")
+    for fam, n in counts.items():
+        name = f"{fam}.h5"
+        lines[name] = f"{name} {n} {sha256_file(os.path.join(out_dir, name))}"
+    body = [f"# mtcs golden files, format_version {FORMAT_VERSION}; "
+            f"torch {torch.__version__}; <file> <case count> <sha256>"]
+    body += [lines[f"{fam}.h5"] for fam in families if f"{fam}.h5" in lines]
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=out_dir)
+    os.chmod(tmp, FILE_MODE)
+    with os.fdopen(fd, "w") as f:
+        f.write("\n".join(body) + "\n")
+    os.replace(tmp, path)
