@@ -201,6 +201,24 @@ static int overlap(const mt_tensor *a, const mt_tensor *b, const char **wa, cons
   return 0;
 }
 
+/* Whether output k shares memory with an input or another output. */
+static int output_aliases(const mt_golden_case *c, const mt_call *call, int k) {
+  const char *wa, *wb;
+  for (int j = 0; j < c->n_in; j++)
+    if (overlap(call->out[k], c->in[j], &wa, &wb)) return 1;
+  for (int j = 0; j < call->n_out; j++)
+    if (j != k && call->out[j] && overlap(call->out[k], call->out[j], &wa, &wb)) return 1;
+  return 0;
+}
+
+/* Frees the outputs that share no memory (the others belong to an input or
+ * to another output: freeing them would be a double free). */
+static void free_unaliased_outputs(const mt_golden_case *c, mt_call *call) {
+  for (int k = 0; k < call->n_out; k++)
+    if (call->out[k] && !output_aliases(c, call, k)) call->host->free(call->out[k]);
+  call->n_out = 0;
+}
+
 /* CALL-1 after a call: 0 when kept, else r is the FAIL. `snap` holds deep
  * copies of the inputs taken before the call. */
 static int call_rule_broken(const mt_golden_case *c, mt_tensor *const *snap, const mt_call *call,
@@ -303,7 +321,6 @@ void mt_case_execute(const mt_impl *impl, const mt_golden_case *c, const mt_exec
   mt_error err = {0};
   mt_call call = {0};
   mt_tensor *snap[MT_GOLDEN_MAX_INPUTS] = {0};
-  int keep_outputs = 0; /* outputs that alias an input are not freed */
   double t0 = mt__now_s();
   for (int k = 0; k < c->n_in && k < MT_GOLDEN_MAX_INPUTS; k++)
     if (mt_tensor_clone(c->in[k], &snap[k], &err) != MT_OK) {
@@ -320,7 +337,7 @@ void mt_case_execute(const mt_impl *impl, const mt_golden_case *c, const mt_exec
   if (st != MT_OK && !err.msg[0]) snprintf(err.msg, sizeof err.msg, "%s", mt_status_message(st));
   int n_out_ok = call.n_out >= 0 && call.n_out <= MT_MAX_OUTPUTS;
   if (call_rule_broken(c, snap, &call, st == MT_OK && n_out_ok, r)) {
-    keep_outputs = 1;
+    /* judged: CALL-1 */
   } else if (st == MT_OK && !n_out_ok) {
     r->status = MT_CS_FAIL;
     setmsg(r, "the kernel returned OK with n_out = %d (0..%d allowed)", call.n_out, MT_MAX_OUTPUTS);
@@ -346,7 +363,7 @@ void mt_case_execute(const mt_impl *impl, const mt_golden_case *c, const mt_exec
     }
     passed = r->status == MT_CS_PASS || r->status == MT_CS_EXPECTED_DIVERGENCE;
   }
-  if (st == MT_OK && n_out_ok && !keep_outputs) free_outputs(&call);
+  if (st == MT_OK && n_out_ok) free_unaliased_outputs(c, &call);
 out:
   for (int k = 0; k < c->n_in && k < MT_GOLDEN_MAX_INPUTS; k++) mt_tensor_free(snap[k]);
   r->seconds = mt__now_s() - t0;
