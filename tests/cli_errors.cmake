@@ -15,22 +15,7 @@ file(REMOVE_RECURSE "${W}")
 file(MAKE_DIRECTORY "${W}")
 set(failures 0)
 
-# mtcs(<expected rc> <stdout+stderr regex or ""> args...)
-function(expect_run want_rc want_re)
-  execute_process(COMMAND "${MTCS}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
-                  ERROR_VARIABLE err TIMEOUT 120)
-  set(all "${out}${err}")
-  string(REPLACE ";" " " shown "${ARGN}")
-  if(NOT rc STREQUAL "${want_rc}")
-    message(SEND_ERROR "mtcs ${shown}: exit ${rc}, expected ${want_rc}\n${all}")
-  elseif(want_re AND NOT all MATCHES "${want_re}")
-    message(SEND_ERROR "mtcs ${shown}: output lacks /${want_re}/:\n${all}")
-  else()
-    message(STATUS "ok: mtcs ${shown} -> ${rc}")
-  endif()
-  set(last_output "${all}" PARENT_SCOPE)
-  set(last_rc "${rc}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/lib/expect_run.cmake")
 
 # ---- usage errors: exit 2 ---------------------------------------------------
 expect_run(2 "unknown option '--bogus'" run --bogus)

@@ -35,20 +35,7 @@ function(h5edit)
   endif()
 endfunction()
 
-# expect_run(<rc> <regex> args...): as in cli_errors.cmake.
-function(expect_run want_rc want_re)
-  execute_process(COMMAND "${MTCS}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
-                  ERROR_VARIABLE err TIMEOUT 120)
-  set(all "${out}${err}")
-  string(REPLACE ";" " " shown "${ARGN}")
-  if(NOT rc STREQUAL "${want_rc}")
-    message(SEND_ERROR "mtcs ${shown}: exit ${rc}, expected ${want_rc}\n${all}")
-  elseif(want_re AND NOT all MATCHES "${want_re}")
-    message(SEND_ERROR "mtcs ${shown}: output lacks /${want_re}/:\n${all}")
-  else()
-    message(STATUS "ok: mtcs ${shown} -> ${rc}")
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/lib/expect_run.cmake")
 
 # An input error stops the run with exit 2 and leaves no report behind.
 function(expect_input_error file re)

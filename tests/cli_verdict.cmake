@@ -13,19 +13,7 @@ set(W "${BIN}/cli_verdict.work")
 file(REMOVE_RECURSE "${W}")
 file(MAKE_DIRECTORY "${W}")
 
-function(expect_run want_rc want_re)
-  execute_process(COMMAND "${MTCS}" ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
-                  ERROR_VARIABLE err TIMEOUT 300)
-  set(all "${out}${err}")
-  string(REPLACE ";" " " shown "${ARGN}")
-  if(NOT rc STREQUAL "${want_rc}")
-    message(SEND_ERROR "mtcs ${shown}: exit ${rc}, expected ${want_rc}\n${all}")
-  elseif(want_re AND NOT all MATCHES "${want_re}")
-    message(SEND_ERROR "mtcs ${shown}: output lacks /${want_re}/:\n${all}")
-  else()
-    message(STATUS "ok: mtcs ${shown} -> ${rc}")
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/lib/expect_run.cmake")
 
 # Every selected case NOT_SUPPORTED: nothing checked, so not green (77) ...
 expect_run(77 "SKIP: no case executed \\(2 not supported by backend"
