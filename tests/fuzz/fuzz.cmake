@@ -1,5 +1,5 @@
 # fuzz.cmake - the fuzz tests of preset `fuzz` (tests/fuzz/README.md).
-#   cmake -DFUZZER=build/fuzz/fuzz_golden -DTARGET=golden|tensor -DMODE=replay|run
+#   cmake -DFUZZER=build/fuzz/fuzz_golden -DFUZZ_TARGET=golden|tensor -DMODE=replay|run
 #         -DSECONDS=30 -DSRC=. -DBIN=build/fuzz -P tests/fuzz/fuzz.cmake
 # replay: every seed and regression input once (golden/*.h5 too); inputs
 #         that crash libhdf5 itself (regressions/hdf5-crash) are replayed
@@ -10,17 +10,17 @@
 #         tests/fuzz/regressions/<target>/ with the fix); a crash inside libhdf5
 #         is what golden_guard.c's child parse exists for, and is listed only.
 cmake_minimum_required(VERSION 3.25)
-foreach(v FUZZER TARGET MODE SECONDS SRC BIN)
+foreach(v FUZZER FUZZ_TARGET MODE SECONDS SRC BIN)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "fuzz.cmake needs -D${v}=...")
   endif()
 endforeach()
 
-set(W "${BIN}/fuzz-work/${TARGET}")
+set(W "${BIN}/fuzz-work/${FUZZ_TARGET}")
 # libhdf5's own leaks on its error paths are not ours (tests/fuzz/lsan.supp)
 set(ENV{LSAN_OPTIONS} "suppressions=${SRC}/tests/fuzz/lsan.supp")
-set(seeds "${SRC}/tests/fuzz/seeds/${TARGET}")
-set(regs "${SRC}/tests/fuzz/regressions/${TARGET}")
+set(seeds "${SRC}/tests/fuzz/seeds/${FUZZ_TARGET}")
+set(regs "${SRC}/tests/fuzz/regressions/${FUZZ_TARGET}")
 file(MAKE_DIRECTORY "${W}/corpus" "${W}/empty")
 set(dirs "")
 foreach(d "${seeds}" "${regs}")
@@ -37,7 +37,7 @@ endfunction()
 
 if(MODE STREQUAL "replay")
   set(extra "")
-  if(TARGET STREQUAL "golden")
+  if(FUZZ_TARGET STREQUAL "golden")
     list(APPEND extra "${SRC}/golden")
   endif()
   fuzz_exec("${FUZZER}" -runs=0 "${W}/empty" ${dirs} ${extra})
@@ -46,7 +46,7 @@ if(MODE STREQUAL "replay")
     message(FATAL_ERROR "replay of ${dirs} ${extra} failed (exit ${rc}):\n${out}")
   endif()
   message(STATUS "replayed ${dirs} ${extra}: ${what}")
-  if(TARGET STREQUAL "golden" AND IS_DIRECTORY "${SRC}/tests/fuzz/regressions/hdf5-crash")
+  if(FUZZ_TARGET STREQUAL "golden" AND IS_DIRECTORY "${SRC}/tests/fuzz/regressions/hdf5-crash")
     set(ENV{FUZZ_GOLDEN_ISOLATED} 1)
     fuzz_exec("${FUZZER}" -runs=0 "${W}/empty" "${SRC}/tests/fuzz/regressions/hdf5-crash")
     if(NOT rc EQUAL 0)
@@ -60,9 +60,9 @@ endif()
 # ---- run -------------------------------------------------------------------------
 file(REMOVE_RECURSE "${W}/artifacts")
 file(MAKE_DIRECTORY "${W}/artifacts")
-set(opts -max_total_time=${SECONDS} -timeout=5 -rss_limit_mb=2048 -print_final_stats=1
+set(opts -max_total_time=${SECONDS} -timeout=2 -rss_limit_mb=2048 -print_final_stats=1
     "-artifact_prefix=${W}/artifacts/")
-if(TARGET STREQUAL "golden")
+if(FUZZ_TARGET STREQUAL "golden")
   # libhdf5 crashes on some inputs: keep going, sort the crashes afterwards
   list(APPEND opts -max_len=32768 -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1)
 endif()
@@ -75,7 +75,7 @@ if(nstats GREATER 0)
 else()
   set(laststat "")
 endif()
-message(STATUS "fuzz_${TARGET}: ${SECONDS}s, exit ${rc}; ${laststat}")
+message(STATUS "fuzz_${FUZZ_TARGET}: ${SECONDS}s, exit ${rc}; ${laststat}")
 file(GLOB artifacts "${W}/artifacts/*")
 set(ours "")
 set(theirs 0)
@@ -87,7 +87,7 @@ foreach(a IN LISTS artifacts)
   endif()
   # crashes, leaks and timeouts (libFuzzer prints the stack of a hang too)
   # replay in-process to get the stack, then: whose frame comes first?
-  fuzz_exec("${FUZZER}" -timeout=5 "${a}")
+  fuzz_exec("${FUZZER}" -timeout=2 "${a}")
   if(rc EQUAL 0)
     message(STATUS "note: ${name} does not reproduce alone (a fork-mode job that died between inputs)")
     continue()
@@ -115,8 +115,8 @@ foreach(a IN LISTS artifacts)
     message(SEND_ERROR "crash in our code (or unknown: ${owner}): ${a}\n${out}")
   endif()
 endforeach()
-if(NOT TARGET STREQUAL "golden" AND NOT rc EQUAL 0 AND NOT ours)
-  message(SEND_ERROR "fuzz_${TARGET} exited ${rc}:\n${out}")
+if(NOT FUZZ_TARGET STREQUAL "golden" AND NOT rc EQUAL 0 AND NOT ours)
+  message(SEND_ERROR "fuzz_${FUZZ_TARGET} exited ${rc}:\n${out}")
 endif()
 list(LENGTH ours nours)
-message(STATUS "fuzz_${TARGET}: ${nours} crash(es) in our code, ${theirs} in libhdf5")
+message(STATUS "fuzz_${FUZZ_TARGET}: ${nours} crash(es) in our code, ${theirs} in libhdf5")

@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mt_error err = {0};
   int n = 0;
   if (isolated)
-    mt_golden_parse_isolated(path, 10.0, NULL, &n, &err);
+    mt_golden_parse_isolated(path, 3.0, NULL, &n, &err);
   else
     mt_golden_parse_all(path, &n, &err);
   if (verbose) fprintf(stderr, "fuzz_golden: %zu bytes: %d cases: %s\n", size, n, err.msg[0] ? err.msg : "ok");
