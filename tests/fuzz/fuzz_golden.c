@@ -15,13 +15,32 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "golden_guard.h"
 
 static int isolated = -1, verbose = -1;
 static char path[512];
+
+/* An input that crashes libhdf5 leaves its file behind: remove the files of
+ * processes that are gone, so a long -fork run does not fill /dev/shm. */
+static void remove_stale(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  int pid;
+  char p[1024];
+  while (d && (e = readdir(d)))
+    if (sscanf(e->d_name, "fuzz_golden.%d.h5", &pid) == 1 && kill(pid, 0) != 0 && errno == ESRCH) {
+      snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+      unlink(p);
+    }
+  if (d) closedir(d);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (isolated < 0) {
@@ -30,7 +49,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     e = getenv("FUZZ_GOLDEN_VERBOSE"); /* =1: print each input's outcome */
     verbose = e && e[0] == '1';
     const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
-    snprintf(path, sizeof path, "%s/fuzz_golden.%d.h5", dir && dir[0] ? dir : "/tmp", (int)getpid());
+    if (!dir || !dir[0]) dir = "/tmp";
+    remove_stale(dir);
+    snprintf(path, sizeof path, "%s/fuzz_golden.%d.h5", dir, (int)getpid());
   }
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) abort();
