@@ -15,7 +15,7 @@ for a in "$@"; do
 done
 SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
 pkgs=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libopenblas-dev
-      libbenchmark-dev valgrind python3 python3-venv)
+      libbenchmark-dev valgrind python3 python3-venv clang libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "console.h"
+#include "golden_guard.h"
 #include "report.h"
 #include "repro.h"
 
@@ -160,6 +161,14 @@ static int session_open(session *s, const mt_session_opts *o) {
   }
   int n_cases = 0;
   for (int k = 0; k < s->n_files; k++) {
+    /* MANIFEST's sha256 (golden directory), then a full parse in a child:
+     * a file that crashes or hangs libhdf5 is an input error, never a signal */
+    if (mt_golden_check(s->paths[k], o->n_golden == 0, o->golden_dir ? o->golden_dir : "golden",
+                        &err) != MT_OK) {
+      fprintf(o->diag, "mtcs: %s\n", err.msg);
+      return MT_EXIT_USAGE;
+    }
+    if (k == 0 && err.msg[0]) fprintf(o->diag, "mtcs: warning: %s\n", err.msg);
     if (mt_golden_open(s->paths[k], &s->files[k], &err) != MT_OK) {
       fprintf(o->diag, "mtcs: %s\n", err.msg);
       return MT_EXIT_USAGE;

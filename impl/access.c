@@ -60,15 +60,25 @@ double mt_get_f64(const void *buf, mt_dtype dtype, int64_t i) {
   }
 }
 
+/* double -> int64 without undefined behaviour: NaN is 0, out of range
+ * saturates. Narrower integer dtypes then wrap, as torch's integer sums do
+ * (coalescing uint8 duplicates 250 + 256 gives 250; found by fuzz_tensor). */
+static int64_t f64_to_i64(double v) {
+  if (v != v) return 0;
+  if (v >= 0x1p63) return INT64_MAX;
+  if (v < -0x1p63) return INT64_MIN;
+  return (int64_t)v;
+}
+
 void mt_set_f64(void *buf, mt_dtype dtype, int64_t i, double v) {
   switch (dtype) {
   case MT_float32: ((float *)buf)[i] = (float)v; break;
   case MT_float64: ((double *)buf)[i] = v; break;
   case MT_float16: ((uint16_t *)buf)[i] = mt_float_to_half((float)v); break;
-  case MT_int64: ((int64_t *)buf)[i] = (int64_t)v; break;
-  case MT_int32: ((int32_t *)buf)[i] = (int32_t)v; break;
-  case MT_int8: ((int8_t *)buf)[i] = (int8_t)v; break;
-  case MT_uint8: ((uint8_t *)buf)[i] = (uint8_t)v; break;
+  case MT_int64: ((int64_t *)buf)[i] = f64_to_i64(v); break;
+  case MT_int32: ((int32_t *)buf)[i] = (int32_t)(uint32_t)(uint64_t)f64_to_i64(v); break;
+  case MT_int8: ((int8_t *)buf)[i] = (int8_t)(uint8_t)(uint64_t)f64_to_i64(v); break;
+  case MT_uint8: ((uint8_t *)buf)[i] = (uint8_t)(uint64_t)f64_to_i64(v); break;
   case MT_bool: ((uint8_t *)buf)[i] = v != 0; break;
   default: break;
   }
