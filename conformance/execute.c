@@ -214,8 +214,10 @@ static int output_aliases(const mt_golden_case *c, const mt_call *call, int k) {
 /* Frees the outputs that share no memory (the others belong to an input or
  * to another output: freeing them would be a double free). */
 static void free_unaliased_outputs(const mt_golden_case *c, mt_call *call) {
+  int alias[MT_MAX_OUTPUTS]; /* decided for all before any is freed */
+  for (int k = 0; k < call->n_out; k++) alias[k] = call->out[k] && output_aliases(c, call, k);
   for (int k = 0; k < call->n_out; k++)
-    if (call->out[k] && !output_aliases(c, call, k)) call->host->free(call->out[k]);
+    if (!alias[k]) call->host->free(call->out[k]);
   call->n_out = 0;
 }
 
