@@ -1,21 +1,14 @@
 /* golden_guard.c - the MANIFEST check and the parse in a child process
  * that stand between a golden file and the runner (golden_guard.h). */
-#define _GNU_SOURCE /* pipe2 */
 #include "golden_guard.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "forkrun.h"
 #include "golden_io.h"
 #include "sha256.h"
 
@@ -107,121 +100,50 @@ typedef struct report {
   char msg[MT_MSG_LEN];
 } report;
 
-static const char *signal_name(int sig, char *buf, size_t len) {
-  switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGABRT: return "SIGABRT";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGKILL: return "SIGKILL";
-    case SIGTRAP: return "SIGTRAP";
-    case SIGSYS: return "SIGSYS";
-    case SIGXCPU: return "SIGXCPU";
-    case SIGXFSZ: return "SIGXFSZ";
-    case SIGPIPE: return "SIGPIPE";
-    default: snprintf(buf, len, "signal %d", sig); return buf;
-  }
-}
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* The child: parse, report, _exit (no atexit handlers, no stdio flush: the
- * parent owns those). */
-__attribute__((noreturn)) static void child_main(const char *path, int wfd) {
+/* The child: parse, then the report. */
+static int child_main(int fd, void *ctx) {
   struct rlimit no_core = {0, 0};
   setrlimit(RLIMIT_CORE, &no_core); /* a crash here is expected: no core files */
   report rep;
   mt_error e = {0};
   memset(&rep, 0, sizeof rep);
   int n = 0;
-  rep.status = (int32_t)mt_golden_parse_all(path, &n, &e);
+  rep.status = (int32_t)mt_golden_parse_all((const char *)ctx, &n, &e);
   rep.n_cases = n;
   if (rep.status != MT_OK) snprintf(rep.msg, sizeof rep.msg, "%s", e.msg);
-  const char *p = (const char *)&rep;
-  size_t left = sizeof rep;
-  while (left > 0) {
-    ssize_t w = write(wfd, p, left);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) _exit(3);
-    p += w;
-    left -= (size_t)w;
-  }
-  _exit(0);
+  return mt_write_all(fd, &rep, sizeof rep) ? 3 : 0;
 }
 
 mt_status mt_golden_parse_isolated(const char *path, double timeout_s, int *crashed, int *n_cases,
                                    mt_error *err) {
-  int fds[2];
   report rep;
-  size_t got = 0;
-  int timed_out = 0, status = 0;
+  mt_fork_result fr;
   if (crashed) *crashed = 0;
   if (n_cases) *n_cases = 0;
   if (!(timeout_s > 0)) {
     const char *env = getenv("MTCS_CHECK_TIMEOUT");
     timeout_s = env && atof(env) > 0 ? atof(env) : MT_GOLDEN_CHECK_TIMEOUT_S;
   }
-  if (pipe2(fds, O_CLOEXEC) != 0)
-    return mt_err(err, MT_IO_ERROR, "%s: cannot check the file: pipe: %s", path, strerror(errno));
-  pid_t pid = fork();
-  if (pid < 0) {
-    int e = errno;
-    close(fds[0]);
-    close(fds[1]);
-    return mt_err(err, MT_IO_ERROR, "%s: cannot check the file: fork: %s", path, strerror(e));
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    child_main(path, fds[1]);
-  }
-  close(fds[1]);
-  double deadline = now_s() + timeout_s;
-  while (got < sizeof rep) {
-    double left = deadline - now_s();
-    if (left <= 0) {
-      timed_out = 1;
-      break;
-    }
-    struct pollfd pf = {.fd = fds[0], .events = POLLIN};
-    int pr = poll(&pf, 1, (int)ceil(left * 1000.0));
-    if (pr < 0 && errno == EINTR) continue;
-    if (pr == 0) continue; /* the deadline check above ends it */
-    if (pr < 0) break;
-    ssize_t r = read(fds[0], (char *)&rep + got, sizeof rep - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break; /* EOF: the child is gone */
-    got += (size_t)r;
-  }
-  close(fds[0]);
-  if (timed_out) kill(pid, SIGKILL);
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) {
-      status = 0;
-      break;
-    }
-  if (timed_out) {
+  if (mt_fork_run(child_main, (void *)path, timeout_s, &rep, sizeof rep, &fr, err) != MT_OK)
+    return mt_err_prefix(err, "%s: cannot check the file", path);
+  if (fr.timed_out) {
     if (crashed) *crashed = -1;
     return mt_err(err, MT_INVALID_FORMAT,
                   "%s: corrupt file (reading it took more than %g s; the reader was killed; "
                   "MTCS_CHECK_TIMEOUT sets the limit)",
                   path, timeout_s);
   }
-  if (WIFSIGNALED(status)) {
+  if (fr.signal) {
     char buf[32];
-    if (crashed) *crashed = WTERMSIG(status);
+    if (crashed) *crashed = fr.signal;
     return mt_err(err, MT_INVALID_FORMAT, "%s: corrupt file (the HDF5 library crashed reading it: %s)",
-                  path, signal_name(WTERMSIG(status), buf, sizeof buf));
+                  path, mt_signal_name(fr.signal, buf, sizeof buf));
   }
-  if (got < sizeof rep || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (fr.got < sizeof rep || fr.exit_code != 0) {
     if (crashed) *crashed = -2;
     return mt_err(err, MT_INVALID_FORMAT,
                   "%s: corrupt file (the process reading it exited with status %d and no report)",
-                  path, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+                  path, fr.exit_code);
   }
   if (n_cases) *n_cases = rep.n_cases;
   if (rep.status != MT_OK) {
