@@ -41,7 +41,7 @@ static double combine(mt_op op, double acc, double v) {
 }
 
 /* The dims to reduce, as flags red[d]; *all = 1 for the RED-1 form. */
-static mt_status parse_dims(const char *name, mt_op op, const mt_tensor *m, const mt_kwargs *kw,
+static mt_status parse_dims(const char *name, const mt_tensor *m, const mt_kwargs *kw,
                             int red[MT_MAX_DIMS], int *all, mt_error *err) {
   const mt_kwarg *a = mt_kw_find(kw, "dim");
   int ndim_eff = m->ndim > 0 ? m->ndim : 1; /* torch wraps dims of a 0-d tensor as 1-d */
@@ -56,18 +56,10 @@ static mt_status parse_dims(const char *name, mt_op op, const mt_tensor *m, cons
     one = a->i;
     dims = &one;
     n = 1;
-  } else if (a->type == MT_KW_INTS) {
-    if (op == MT_OP_prod)
-      return mt_err(err, MT_INVALID_ARGUMENT,
-                    "%s: dim must be an int, got a tuple of %d ints (torch.prod has no overload "
-                    "taking a tuple of dims)",
-                    name, a->n);
+  } else { /* MT_KW_INTS: mt__kw_check let nothing else through, and no tuple for prod */
     dims = a->ints;
     n = a->n;
     if (n == 0) *all = 1; /* dim=() reduces every dim, as torch.masked's _canonical_dim */
-  } else {
-    return mt_err(err, MT_INVALID_ARGUMENT, "%s: kwarg dim must be an int or a tuple of ints",
-                  name);
   }
   for (int k = 0; k < n; k++) {
     int64_t d = dims[k];
@@ -153,7 +145,7 @@ static mt_status reduce(mt_call *call, mt_op op, mt_error *err) {
   mt__cpu_begin(call);
   if ((st = mt__kw_check(op, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_masked_input0(call, name, &m, err)) != MT_OK) return st;
-  if ((st = parse_dims(name, op, m, call->kw, red, &all, err)) != MT_OK) return st;
+  if ((st = parse_dims(name, m, call->kw, red, &all, err)) != MT_OK) return st;
   keepdim = mt_kw_int(call->kw, "keepdim", 0) != 0;
   mt_dtype dt = m->data->dtype;
 
