@@ -7,23 +7,16 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cpu/cpu.h"
+#include "cpu_fixtures.h"
 #include "mt_core.h"
 #include "mt_test.h"
 #include "poison.h"
 #include "runner.h"
 
+/* data sign * (1, 2, 3, 4), mask 1, 0, 1, 0 */
 static mt_tensor *masked4(float sign) {
-  mt_error err = {0};
-  int64_t shape[1] = {4};
-  mt_tensor *d = NULL, *m = NULL, *t = NULL;
-  if (mt_dense_new(MT_float32, 1, shape, &d, &err) != MT_OK) return NULL;
-  if (mt_dense_new(MT_bool, 1, shape, &m, &err) != MT_OK) return NULL;
-  for (int i = 0; i < 4; i++) {
-    ((float *)d->values)[i] = sign * (float)(i + 1);
-    ((uint8_t *)m->values)[i] = i % 2 == 0;
-  }
-  return mt_masked_new(d, m, &t, &err) == MT_OK ? t : NULL;
+  return masked(dense(MT_float32, 1, SHAPE(4), VALS(sign * 1, sign * 2, sign * 3, sign * 4)),
+                bools(1, SHAPE(4), BITS(1, 0, 1, 0)));
 }
 
 typedef struct fixture {
@@ -54,7 +47,7 @@ static void fixture_free(fixture *f) {
   mt_tensor_free(f->out[0]);
 }
 
-static mt_case_result run(mt_kernel_fn k, fixture *f, int poison_runs) {
+static mt_case_result run_case(mt_kernel_fn k, fixture *f, int poison_runs) {
   mt_kernel_fn kernels[MT_OP__END] = {[MT_OP_neg] = k};
   mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels};
   mt_run_opts o = {10, 0, {poison_runs}};
@@ -98,7 +91,7 @@ static mt_status k_error_on_nan(mt_call *call, mt_error *err) {
 TEST(reference_kernel_passes_every_poison_run) {
   fixture f;
   fixture_init(&f);
-  mt_case_result r = run(mt_cpu_neg, &f, MT_POISON__COUNT);
+  mt_case_result r = run_case(mt_cpu_neg, &f, MT_POISON__COUNT);
   CHECK_EQ_INT(r.status, MT_CS_PASS);
   CHECK(r.rule[0] == 0);
   fixture_free(&f);
@@ -107,9 +100,9 @@ TEST(reference_kernel_passes_every_poison_run) {
 TEST(kernel_reading_masked_out_data_fails_mask_9_naming_the_poison) {
   fixture f;
   fixture_init(&f);
-  mt_case_result r = run(k_reads_masked_out, &f, 0); /* golden data 2 there: 0 * 2 = 0 */
+  mt_case_result r = run_case(k_reads_masked_out, &f, 0); /* golden data 2 there: 0 * 2 = 0 */
   CHECK_EQ_INT(r.status, MT_CS_PASS);
-  r = run(k_reads_masked_out, &f, MT_POISON__COUNT);
+  r = run_case(k_reads_masked_out, &f, MT_POISON__COUNT);
   CHECK_EQ_INT(r.status, MT_CS_FAIL);
   CHECK(!strcmp(r.rule, "MASK-9"));
   CHECK_HAS(r.message, "poison invariance (MASK-9): with masked-out input data = nan");
@@ -124,9 +117,9 @@ TEST(error_that_depends_on_masked_out_data_fails_mask_9) {
   f.c.expect_error = 1;
   f.c.error_class = "INVALID_ARGUMENT";
   f.c.n_out = 0;
-  mt_case_result r = run(k_error_on_nan, &f, 0);
+  mt_case_result r = run_case(k_error_on_nan, &f, 0);
   CHECK_EQ_INT(r.status, MT_CS_PASS); /* the golden alone cannot tell */
-  r = run(k_error_on_nan, &f, 2);      /* nan (same error), then +inf: OK */
+  r = run_case(k_error_on_nan, &f, 2);      /* nan (same error), then +inf: OK */
   CHECK_EQ_INT(r.status, MT_CS_FAIL);
   CHECK(!strcmp(r.rule, "MASK-9"));
   CHECK_HAS(r.message, "= +inf the implementation returned OK, on the golden inputs INVALID_ARGUMENT");
@@ -136,7 +129,7 @@ TEST(error_that_depends_on_masked_out_data_fails_mask_9) {
 TEST(kernel_writing_its_input_fails_call_1) {
   fixture f;
   fixture_init(&f);
-  mt_case_result r = run(k_writes_input, &f, 0);
+  mt_case_result r = run_case(k_writes_input, &f, 0);
   CHECK_EQ_INT(r.status, MT_CS_FAIL);
   CHECK(!strcmp(r.rule, "CALL-1"));
   CHECK_HAS(r.message, "modified input 0 (data element 1 (was 2, now 0))");
@@ -147,7 +140,7 @@ TEST(output_that_is_an_input_fails_call_1_and_is_not_freed) {
   fixture f;
   fixture_init(&f);
   /* forked: a double free would be a CRASH, not the FAIL checked here */
-  mt_case_result r = run(k_returns_input, &f, 0);
+  mt_case_result r = run_case(k_returns_input, &f, 0);
   CHECK_EQ_INT(r.status, MT_CS_FAIL);
   CHECK(!strcmp(r.rule, "CALL-1"));
   CHECK_HAS(r.message, "output 0 (tensor) shares memory with input 0 (tensor)");

@@ -4,22 +4,16 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cpu_fixtures.h"
 #include "mt_core.h"
 #include "mt_test.h"
 #include "poison.h"
 
-/* A masked [4] tensor of dtype dt: data 1, 2, 3, 4; mask 1, 0, 1, 0. */
+/* A masked [4] tensor of dtype dt: data 1, 2, 3, 4; mask 1, 0, 1, 0 (all 1
+ * with all_true). */
 static mt_tensor *masked4(mt_dtype dt, int all_true) {
-  mt_error err = {0};
-  int64_t shape[1] = {4};
-  mt_tensor *d = NULL, *m = NULL, *t = NULL;
-  if (mt_dense_new(dt, 1, shape, &d, &err) != MT_OK) return NULL;
-  if (mt_dense_new(MT_bool, 1, shape, &m, &err) != MT_OK) return NULL;
-  for (int i = 0; i < 4; i++) {
-    mt_set_f64(d->values, dt, i, i + 1.0);
-    ((uint8_t *)m->values)[i] = all_true || i % 2 == 0;
-  }
-  return mt_masked_new(d, m, &t, &err) == MT_OK ? t : NULL;
+  int b = all_true != 0;
+  return masked(dense(dt, 1, SHAPE(4), VALS(1, 2, 3, 4)), bools(1, SHAPE(4), BITS(1, b, 1, b)));
 }
 
 TEST(only_masked_tensors_with_a_masked_out_element_are_poisoned) {
