@@ -7,6 +7,10 @@ from typing import Callable
 import torch
 
 DTYPES = {"f32": torch.float32, "f64": torch.float64}
+# Every dtype mtcs knows, by the token case ids use (`<op>.<layouts>.<dtype>.<variant>`).
+ALL_DTYPES = {"f16": torch.float16, "f32": torch.float32, "f64": torch.float64,
+              "i64": torch.int64, "i32": torch.int32, "i8": torch.int8, "u8": torch.uint8,
+              "bool": torch.bool}
 
 DTYPE_NAMES = {
     torch.float32: "float32", torch.float64: "float64", torch.float16: "float16",

@@ -7,8 +7,9 @@
  *   - outputs are allocated through the call's mt_host (mt__cpu_host), never
  *     with malloc; temporaries come from the core (mt_tensor_clone,
  *     mt_coo_coalesce) and are released with mt_tensor_free;
- *   - float32 and float64 are the computed dtypes; element loads widen to
- *     double (exact for both), stores round once to the tensor dtype. */
+ *   - element loads (mt__cpu_ld) widen any dtype to double, stores
+ *     (mt__cpu_st) round once to the tensor dtype; integer arithmetic uses
+ *     the exact mt__cpu_ldi/mt__cpu_sti (int64 does not fit a double). */
 #ifndef MT_CPU_UTIL_H
 #define MT_CPU_UTIL_H
 
@@ -66,6 +67,12 @@ static inline void mt__cpu_drop_outputs(mt_call *call) {
 /* ---- dtypes ----------------------------------------------------------- */
 
 static inline int mt__cpu_is_f(mt_dtype d) { return d == MT_float32 || d == MT_float64; }
+/* float16, float32, float64 */
+static inline int mt__cpu_is_float(mt_dtype d) { return mt_dtype_is_float(d); }
+/* int8, uint8, int32, int64 (bool is neither an integer nor a float here) */
+static inline int mt__cpu_is_int(mt_dtype d) {
+  return d == MT_int64 || d == MT_int32 || d == MT_int8 || d == MT_uint8;
+}
 
 /* NOT_SUPPORTED unless t (or a masked tensor's data) is float32/float64. */
 static inline mt_status mt__cpu_require_float(const mt_tensor *t, const char *what, const char *op,
@@ -77,14 +84,45 @@ static inline mt_status mt__cpu_require_float(const mt_tensor *t, const char *wh
                 op, what, mt_dtype_name(d));
 }
 
+/* Element i of a contiguous buffer of any dtype, as double (exact for every
+ * dtype but int64 beyond 2^53: use mt__cpu_ldi for integer arithmetic). */
 static inline double mt__cpu_ld(const void *buf, mt_dtype d, int64_t i) {
-  return d == MT_float32 ? (double)((const float *)buf)[i] : ((const double *)buf)[i];
+  if (d == MT_float32) return (double)((const float *)buf)[i];
+  if (d == MT_float64) return ((const double *)buf)[i];
+  return mt_get_f64(buf, d, i);
 }
+/* Stores v rounded once to d (float16 through float, as torch computes
+ * half in float; integers truncate toward zero and wrap to their width,
+ * NaN gives 0; bool is v != 0). */
 static inline void mt__cpu_st(void *buf, mt_dtype d, int64_t i, double v) {
   if (d == MT_float32)
     ((float *)buf)[i] = (float)v;
-  else
+  else if (d == MT_float64)
     ((double *)buf)[i] = v;
+  else
+    mt_set_f64(buf, d, i, v);
+}
+/* Exact integer access for the integer dtypes and bool (0/1). */
+static inline int64_t mt__cpu_ldi(const void *buf, mt_dtype d, int64_t i) {
+  switch (d) {
+  case MT_int64: return ((const int64_t *)buf)[i];
+  case MT_int32: return ((const int32_t *)buf)[i];
+  case MT_int8: return ((const int8_t *)buf)[i];
+  case MT_uint8: return ((const uint8_t *)buf)[i];
+  case MT_bool: return ((const uint8_t *)buf)[i] != 0;
+  default: return (int64_t)mt__cpu_ld(buf, d, i);
+  }
+}
+/* Stores v wrapped to d's width (two's complement, as torch's integer ops). */
+static inline void mt__cpu_sti(void *buf, mt_dtype d, int64_t i, int64_t v) {
+  switch (d) {
+  case MT_int64: ((int64_t *)buf)[i] = v; break;
+  case MT_int32: ((int32_t *)buf)[i] = (int32_t)(uint32_t)(uint64_t)v; break;
+  case MT_int8: ((int8_t *)buf)[i] = (int8_t)(uint8_t)(uint64_t)v; break;
+  case MT_uint8: ((uint8_t *)buf)[i] = (uint8_t)(uint64_t)v; break;
+  case MT_bool: ((uint8_t *)buf)[i] = v != 0; break;
+  default: mt__cpu_st(buf, d, i, (double)v); break;
+  }
 }
 /* A bool (uint8 0/1) element; any nonzero byte reads as true. */
 static inline bool mt__cpu_ldb(const void *buf, int64_t i) {
@@ -94,7 +132,11 @@ static inline bool mt__cpu_ldb(const void *buf, int64_t i) {
 /* Rounds a double to the dtype (the "cast to the tensor dtype first" of
  * scalar operands and hyper-parameters). */
 static inline double mt__cpu_round(mt_dtype d, double v) {
-  return d == MT_float32 ? (double)(float)v : v;
+  if (d == MT_float64) return v;
+  if (d == MT_float32) return (double)(float)v;
+  unsigned char tmp[8];
+  mt__cpu_st(tmp, d, 0, v);
+  return mt__cpu_ld(tmp, d, 0);
 }
 
 /* A Python number operand (kind SCALAR, or a 0-d dense tensor) as double. */
