@@ -37,6 +37,8 @@ class Case:
     check: Callable[[Inputs, list], None] | None = None  # extra assertions
     tag_rules: Callable[[tuple, list], tuple] | None = None  # rules from the outputs
     error_match: str | None = None               # set: torch_error must contain it
+    source: str | None = None                    # where the inputs come from, e.g.
+    #   "opinfo:sin:sample:3" (mtgen/opinfo.py); absent = our own corner case
 
 
 @dataclass

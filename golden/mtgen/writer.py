@@ -101,6 +101,8 @@ def write_case(cases_group, res: Result):
         g.attrs["torch_error"] = res.torch_error
     g.attrs["torch_call"] = c.torch_call
     g.attrs["poison"] = res.poison
+    if c.source:
+        g.attrs["source"] = c.source
     if c.check_masked_out:
         g.attrs["check_masked_out"] = np.int64(1)
     for name, tensors in (("inputs", res.inputs), ("outputs", res.outputs)):
