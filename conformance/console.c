@@ -32,7 +32,9 @@ void mt_console_case(const mt_session_opts *o, const mt_golden_file *f, const mt
     fprintf(o->out, "    %s%s\n", r->message,
             g == MT_GROUP_SKIPPED ? " (a failure under --require-all)" : "");
     fprintf(o->out, "    rules: %s; tolerance: %s%s; file: %s\n", rules[0] ? rules : "-",
-            c->tolerance.text, c->check_masked_out ? "; masked-out data checked" : "", f->path);
+            c->tolerance.text,
+            mt_case_checks_masked_out(c, o->run.exec.level) ? "; masked-out data checked" : "",
+            f->path);
     if (c->torch_call) fprintf(o->out, "    torch: %s\n", c->torch_call);
     if (repro && repro[0]) fprintf(o->out, "    repro: %s\n", repro);
   } else if (o->verbose) {
@@ -56,10 +58,10 @@ void mt_console_summary(const mt_session_opts *o, const mt_report *rep) {
   if (ed)
     fprintf(out, "%d expected divergence%s (matched an outputs@torch-* variant; counted as passed)\n",
             ed, ed == 1 ? "" : "s");
-  fprintf(out, "executed %d of %d cases; not supported %d, skipped %d%s; poison re-runs: %d per "
-               "case with masked inputs\n",
+  fprintf(out, "executed %d of %d cases; not supported %d, skipped %d%s; level %s; poison "
+               "re-runs: %d per case with masked inputs\n",
           t.executed, t.cases, rep->counts[MT_CS_NOT_SUPPORTED], rep->counts[MT_CS_SKIP],
           rep->require_all ? " (--require-all: counted as failed)" : "",
-          o->run.exec.poison_runs);
+          mt_level_name(o->run.exec.level), o->run.exec.poison_runs);
   fprintf(out, "%d passed, %d failed, %d skipped\n", t.passed, t.failed, t.skipped);
 }

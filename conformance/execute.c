@@ -41,8 +41,36 @@ static void judge_error_case(const mt_golden_case *c, mt_status st, const mt_err
   }
 }
 
-static void judge_outputs(const mt_golden_case *c, const mt_call *call, mt_case_result *r) {
-  mt_compare_opts co = {c->tolerance, c->check_masked_out};
+static const char *const level_names[MT_LEVEL__COUNT] = {
+#define MT_X(name) #name,
+    MT_LEVELS(MT_X)
+#undef MT_X
+};
+
+const char *mt_level_name(mt_level l) {
+  return (unsigned)l < MT_LEVEL__COUNT ? level_names[l] : "?";
+}
+
+int mt_level_from_name(const char *name, mt_level *out) {
+  for (int l = 0; name && l < MT_LEVEL__COUNT; l++)
+    if (strcmp(level_names[l], name) == 0) {
+      *out = (mt_level)l;
+      return 0;
+    }
+  return -1;
+}
+
+const char *mt_level_list(void) {
+  return "semantic, strict";
+}
+
+int mt_case_checks_masked_out(const mt_golden_case *c, mt_level l) {
+  return c->check_masked_out && l == MT_LEVEL_strict;
+}
+
+static void judge_outputs(const mt_golden_case *c, const mt_call *call, mt_level level,
+                          mt_case_result *r) {
+  mt_compare_opts co = {c->tolerance, mt_case_checks_masked_out(c, level)};
   mt_error err = {0};
   char why[1024] = "", vwhy[1024];
   int equal = 0;
@@ -352,7 +380,7 @@ void mt_case_execute(const mt_impl *impl, const mt_golden_case *c, const mt_exec
     r->status = MT_CS_ERROR;
     setmsg(r, "the implementation returned %s: %s", mt_status_name(st), err.msg);
   } else {
-    judge_outputs(c, &call, r);
+    judge_outputs(c, &call, o ? o->level : MT_LEVEL_semantic, r);
   }
   int passed = r->status == MT_CS_PASS || r->status == MT_CS_EXPECTED_DIVERGENCE;
   int runs = o ? o->poison_runs : 0;

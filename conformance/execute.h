@@ -19,9 +19,27 @@
 extern "C" {
 #endif
 
+/* Conformance levels (spec/SEMANTICS.md "Levels"): semantic compares masks
+ * and specified values only; strict also the data torch leaves under
+ * masked-out outputs of cases marked check_masked_out (RED-3's fills). */
+#define MT_LEVELS(X) X(semantic) X(strict)
+typedef enum {
+#define MT_X(name) MT_LEVEL_##name,
+  MT_LEVELS(MT_X)
+#undef MT_X
+  MT_LEVEL__COUNT
+} mt_level;
+const char *mt_level_name(mt_level l);          /* "semantic" */
+int mt_level_from_name(const char *name, mt_level *out); /* 0 = found */
+const char *mt_level_list(void);                /* "semantic, strict" */
+
 typedef struct mt_exec_opts {
   int poison_runs; /* the first N poisons of MT_POISONS (0 = no re-runs) */
+  mt_level level;  /* default (0) semantic */
 } mt_exec_opts;
+
+/* Whether masked-out output data is compared for case c at level l. */
+int mt_case_checks_masked_out(const mt_golden_case *c, mt_level l);
 
 /* Dispatches c to impl and judges the result, in this process. Never
  * prints. o may be NULL (no poison re-runs). */

@@ -42,6 +42,12 @@ static void usage(FILE *f) {
       "options (run):\n"
       "  --require-all      NOT_SUPPORTED and SKIP count as failures: every selected case must\n"
       "                     execute and pass (our own backends run with it)\n"
+      "  --level L          semantic (default): compare masks and specified values only;\n"
+      "                     masked-out output data is never compared (torch documents it\n"
+      "                     as undefined). strict: also compare the data torch leaves under\n"
+      "                     masked-out outputs where the case records it (RED-3's fills:\n"
+      "                     sum 0, prod 1, amin +inf, mean NaN ...). Each rule of\n"
+      "                     spec/SEMANTICS.md names its level; our backends run strict\n"
       "  --poison-runs N    re-run each case that has masked inputs N times (0-7, default 7)\n"
       "                     with its masked-out data set to NaN, +inf, -inf, +1e30, -1e30,\n"
       "                     -0.0 and a seeded random pattern, in that order; the masks and\n"
@@ -383,6 +389,12 @@ int main(int argc, char **argv) {
         goto out;
       }
       o.profile = v;
+    } else if (OPT("--level", 1)) {
+      if (!v || mt_level_from_name(v, &o.run.exec.level) != 0) {
+        fprintf(stderr, "mtcs %s: unknown level '%s' (expected one of: %s)\n", cmd, v ? v : "",
+                mt_level_list());
+        goto out;
+      }
     } else if (OPT("--poison-runs", 1)) {
       char *end = NULL;
       long n = v ? strtol(v, &end, 10) : -1;

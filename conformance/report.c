@@ -188,7 +188,9 @@ mt_status mt_report_write_json(FILE *f, const mt_report *r, mt_error *err) {
     fprintf(f, ": %d%s", r->counts[s], s + 1 < MT_CS__COUNT ? ", " : "");
   }
   mt_report_totals t = mt_report_get_totals(r);
-  fprintf(f, "},\n  \"require_all\": %s,\n", r->require_all ? "true" : "false");
+  fprintf(f, "},\n  \"require_all\": %s,\n  ", r->require_all ? "true" : "false");
+  json_kv_str(f, "level", r->level ? r->level : "semantic", 1);
+  fputc('\n', f);
   fprintf(f,
           "  \"totals\": {\"passed\": %d, \"failed\": %d, \"skipped\": %d, \"executed\": %d, "
           "\"cases\": %d},\n",
@@ -279,6 +281,7 @@ mt_status mt_report_write_junit(FILE *f, const mt_report *r, mt_error *err) {
     fputs("    <properties>\n      <property name=\"backend\" value=\"", f);
     mt_xml_text(f, r->backend);
     fputs("\"/>\n      <property name=\"mtcs_version\" value=\"" MTCS_VERSION "\"/>\n", f);
+    fprintf(f, "      <property name=\"level\" value=\"%s\"/>\n", r->level ? r->level : "semantic");
     if (r->golden[g].torch_version) {
       fputs("      <property name=\"torch_version\" value=\"", f);
       mt_xml_text(f, r->golden[g].torch_version);

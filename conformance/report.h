@@ -6,7 +6,7 @@
  *   {"mtcs_version": "0.1.0", "backend": "cpu", "complete": true,
  *    "golden": [{"file", "torch_version", "generator_sha256", "cases"}],
  *    "summary": {"PASS": n, "FAIL": n, ...every status...},
- *    "require_all": bool,
+ *    "require_all": bool, "level": "semantic" | "strict",
  *    "totals": {"passed": n, "failed": n, "skipped": n, "executed": n, "cases": n},
  *    "seconds": s,
  *    "cases": [{"id", "file", "op", "family", "rules", "status", "message",
@@ -57,6 +57,7 @@ typedef struct mt_report {
   const char *backend;
   int complete;
   int require_all; /* NOT_SUPPORTED and SKIP count as failed (and as JUnit failures) */
+  const char *level; /* "semantic" or "strict" (borrowed) */
   double seconds;
   int n_golden;
   mt_report_golden *golden; /* owned array */

@@ -47,6 +47,7 @@ void mt_repro_write(const mt_session_opts *o, const mt_golden_file *f, const mt_
   sh_quote(sh.f, abs_h5);
   fputs(" --profile ", sh.f);
   sh_quote(sh.f, c->profile ? c->profile : "torch");
+  fprintf(sh.f, " --level %s", mt_level_name(o->run.exec.level));
   fputs(" --no-fork -v \"$@\"\n", sh.f);
   if (mt_afile_commit(&sh, &err) != MT_OK) goto fail;
   chmod(shp, 0755);

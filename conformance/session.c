@@ -301,17 +301,18 @@ int mt_session_run(const mt_session_opts *o) {
   rc = MT_EXIT_USAGE;
   rep.backend = be.name;
   rep.require_all = o->require_all;
+  rep.level = mt_level_name(o->run.exec.level);
   for (int k = 0; k < s.n_files; k++)
     if (mt_report_add_golden(&rep, s.files[k]->path, s.files[k]->meta.torch_version,
                              s.files[k]->meta.generator_sha256, &err) != MT_OK)
       goto input_error;
   if (!o->progress_tty)
     fprintf(o->diag,
-            "mtcs %s: backend %s, profile %s, %d case%s in %d golden file%s%s; poison re-runs: "
-            "%d\n",
-            MTCS_VERSION, be.name, o->profile, s.total, s.total == 1 ? "" : "s", s.n_files,
-            s.n_files == 1 ? "" : "s", o->require_all ? "; --require-all" : "",
-            o->run.exec.poison_runs);
+            "mtcs %s: backend %s, profile %s, level %s, %d case%s in %d golden file%s%s; poison "
+            "re-runs: %d\n",
+            MTCS_VERSION, be.name, o->profile, mt_level_name(o->run.exec.level), s.total,
+            s.total == 1 ? "" : "s", s.n_files, s.n_files == 1 ? "" : "s",
+            o->require_all ? "; --require-all" : "", o->run.exec.poison_runs);
   if (!o->progress_tty && s.other_profile)
     fprintf(o->diag, "(%d case%s of other profiles not selected; --profile to run them)\n",
             s.other_profile, s.other_profile == 1 ? "" : "s");

@@ -11,7 +11,9 @@ Fails (exit 1, one line per problem) when
   - a rule of SEMANTICS.md is covered by no case and names no unit test,
     or names a unit test (`file.c: test_name`) that does not exist;
   - a glob on a rule's `Cases:` line matches no case, or matches a case
-    that is not tagged with that rule (the rules and the cases disagree).
+    that is not tagged with that rule (the rules and the cases disagree);
+  - a rule does not name its level (one line `Level: semantic.` or
+    `Level: strict.`).
 Standard library only: the test command needs no venv."""
 import fnmatch
 import re
@@ -42,6 +44,10 @@ def main(mtcs, src):
     for s in sections:
         rid = s.split()[0]
         tests = []
+        levels = re.findall(r"^Level: (\w+)\.\s*$", s, re.M)
+        if len(levels) != 1 or levels[0] not in ("semantic", "strict"):
+            problems.append(f"rule {rid}: needs exactly one line `Level: semantic.` or "
+                            f"`Level: strict.` (found {levels or 'none'})")
         globs[rid] = [g for m in re.finditer(r"^Cases: " + PARAGRAPH, s, re.M | re.S)
                       for tok in re.findall(r"`([^`]+)`", m.group(1)) for g in tok.split()]
         for m in re.finditer(r"^Tests: " + PARAGRAPH, s, re.M | re.S):

@@ -135,7 +135,7 @@ foreach(entry IN LISTS MUTANTS)
   endif()
   string(REPLACE ";" " " ops_text "${ops}")
 
-  execute_process(COMMAND "${MTCS}" run --backend "${plugin}" ${filters}
+  execute_process(COMMAND "${MTCS}" run --backend "${plugin}" --level strict ${filters}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
 
   # One line per list item: ';' and brackets are list syntax to CMake.

@@ -47,13 +47,17 @@ static void fixture_free(fixture *f) {
   mt_tensor_free(f->out[0]);
 }
 
-static mt_case_result run_case(mt_kernel_fn k, fixture *f, int poison_runs) {
+static mt_case_result run_case_at(mt_kernel_fn k, fixture *f, int poison_runs, mt_level level) {
   mt_kernel_fn kernels[MT_OP__END] = {[MT_OP_neg] = k};
   mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels};
-  mt_run_opts o = {10, 0, {poison_runs}};
+  mt_run_opts o = {10, 0, {poison_runs, level}};
   mt_case_result r;
   mt_case_run(&impl, &f->c, &o, &r);
   return r;
+}
+
+static mt_case_result run_case(mt_kernel_fn k, fixture *f, int poison_runs) {
+  return run_case_at(k, f, poison_runs, MT_LEVEL_semantic);
 }
 
 /* The reference neg, then data[0] += 0 * data[1]: right on any finite
@@ -70,6 +74,15 @@ static mt_status k_reads_masked_out(mt_call *call, mt_error *err) {
 static mt_status k_writes_input(mt_call *call, mt_error *err) {
   mt_status st = mt_cpu_neg(call, err);
   if (st == MT_OK) ((float *)call->in[0]->data->values)[1] = 0.0f;
+  return st;
+}
+
+/* The reference neg, then 99 written under the masked-out output data[1]
+ * (the golden holds -2 there): a library that fills masked-out outputs its
+ * own way. */
+static mt_status k_own_fill(mt_call *call, mt_error *err) {
+  mt_status st = mt_cpu_neg(call, err);
+  if (st == MT_OK) ((float *)call->out[0]->data->values)[1] = 99.0f;
   return st;
 }
 
@@ -154,9 +167,39 @@ TEST(blame_names_the_runner_rule_else_the_case_rules) {
   CHECK(!strcmp(mt_case_blame(&r, "MASK-4"), "MASK-9"));
 }
 
+/* check_masked_out cases compare the data under masked-out outputs at level
+ * strict only: semantic (the default) never looks there. */
+TEST(masked_out_output_data_is_compared_at_level_strict_only) {
+  fixture f;
+  fixture_init(&f);
+  f.c.check_masked_out = 1;
+  mt_case_result r = run_case_at(k_own_fill, &f, MT_POISON__COUNT, MT_LEVEL_semantic);
+  CHECK_EQ_INT(r.status, MT_CS_PASS);
+  r = run_case_at(k_own_fill, &f, MT_POISON__COUNT, MT_LEVEL_strict);
+  CHECK_EQ_INT(r.status, MT_CS_FAIL);
+  CHECK_HAS(r.message, "data[1]: expected -2, got 99");
+  r = run_case_at(mt_cpu_neg, &f, MT_POISON__COUNT, MT_LEVEL_strict);
+  CHECK_EQ_INT(r.status, MT_CS_PASS);
+  f.c.check_masked_out = 0; /* a case that records no fill: strict compares nothing more */
+  r = run_case_at(k_own_fill, &f, MT_POISON__COUNT, MT_LEVEL_strict);
+  CHECK_EQ_INT(r.status, MT_CS_PASS);
+  fixture_free(&f);
+}
+
+TEST(level_names_round_trip) {
+  mt_level l = MT_LEVEL__COUNT;
+  CHECK(mt_level_from_name("strict", &l) == 0 && l == MT_LEVEL_strict);
+  CHECK(mt_level_from_name("semantic", &l) == 0 && l == MT_LEVEL_semantic);
+  CHECK(mt_level_from_name("Strict", &l) != 0);
+  CHECK(mt_level_from_name(NULL, &l) != 0);
+  CHECK(!strcmp(mt_level_name(MT_LEVEL_strict), "strict"));
+}
+
 MT_TEST_MAIN(T(reference_kernel_passes_every_poison_run),
              T(kernel_reading_masked_out_data_fails_mask_9_naming_the_poison),
              T(error_that_depends_on_masked_out_data_fails_mask_9),
              T(kernel_writing_its_input_fails_call_1),
              T(output_that_is_an_input_fails_call_1_and_is_not_freed),
-             T(blame_names_the_runner_rule_else_the_case_rules))
+             T(blame_names_the_runner_rule_else_the_case_rules),
+             T(masked_out_output_data_is_compared_at_level_strict_only),
+             T(level_names_round_trip))
