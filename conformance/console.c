@@ -9,11 +9,28 @@ void mt_console_progress_clear(const mt_session_opts *o) {
   if (o->progress_tty) fputs("\r\033[K", o->diag);
 }
 
-void mt_console_progress(const mt_session_opts *o, int k, int total, int failed, const char *id) {
+const char *mt_console_duration(double s, char *buf, size_t len) {
+  if (!(s >= 0) || s > 359999) s = 359999;
+  long t = (long)(s + 0.5);
+  if (t < 60)
+    snprintf(buf, len, "%lds", t);
+  else if (t < 3600)
+    snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
+  else
+    snprintf(buf, len, "%ldh%02ldm", t / 3600, t / 60 % 60);
+  return buf;
+}
+
+/* [k/total] pct, cases/s, ETA (from the rate so far), failures, the case id. */
+void mt_console_progress(const mt_session_opts *o, int k, int total, int failed, double elapsed_s,
+                         const char *id) {
   struct winsize ws;
   int width = ioctl(fileno(o->diag), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20 ? ws.ws_col : 80;
-  char line[512];
-  snprintf(line, sizeof line, "[%d/%d] %s%d failed  %s", k, total, failed ? "\033[1m" : "",
+  char line[512], eta[32] = "?";
+  double rate = k > 1 && elapsed_s > 0 ? (k - 1) / elapsed_s : 0;
+  if (rate > 0) mt_console_duration((total - k + 1) / rate, eta, sizeof eta);
+  snprintf(line, sizeof line, "[%d/%d %d%%] %.0f cases/s, ETA %s, %s%d failed  %s", k, total,
+           total ? (int)(100.0 * (k - 1) / total) : 100, rate, eta, failed ? "\033[1m" : "",
            failed, id);
   int vis = width - 1 + (failed ? 4 : 0); /* the escape sequence takes no columns */
   if (vis > 0 && (size_t)vis < sizeof line) line[vis] = 0;

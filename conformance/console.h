@@ -11,8 +11,12 @@ extern "C" {
 #endif
 
 void mt_console_progress_clear(const mt_session_opts *o);
-/* "[12/277] 1 failed  sum.masked.f32.all", cut to the terminal's width. */
-void mt_console_progress(const mt_session_opts *o, int k, int total, int failed, const char *id);
+/* "[12/277 4%] 2300 cases/s, ETA 1s, 1 failed  sum.masked.f32.all", cut to the
+ * terminal's width. */
+void mt_console_progress(const mt_session_opts *o, int k, int total, int failed, double elapsed_s,
+                         const char *id);
+/* "12s", "3m05s": an ETA or elapsed time for the progress line. */
+const char *mt_console_duration(double s, char *buf, size_t len);
 /* A failing case (a failure under o->require_all included): id, why, the
  * rules it is blamed on, tolerance, file, torch call, repro; with -v every
  * case. */
