@@ -310,7 +310,7 @@ static mt_status poison_run(const mt_impl *impl, const mt_golden_case *c, mt_poi
   call.n_in = c->n_in;
   call.in = in;
   call.kw = &c->kw;
-  mt_status pst = mt_dispatch(impl, &call, &kerr);
+  mt_status pst = mt_dispatch_profile(impl, c->profile, &call, &kerr);
   const char *label = mt_poison_label(p);
   if (pst != first_st) {
     fail_rule(r, MT_RULE_POISON);
@@ -363,7 +363,7 @@ void mt_case_execute(const mt_impl *impl, const mt_golden_case *c, const mt_exec
   call.n_in = c->n_in;
   call.in = (const mt_tensor *const *)c->in;
   call.kw = &c->kw;
-  mt_status st = mt_dispatch(impl, &call, &err);
+  mt_status st = mt_dispatch_profile(impl, c->profile, &call, &err);
   if (st != MT_OK && !err.msg[0]) snprintf(err.msg, sizeof err.msg, "%s", mt_status_message(st));
   int n_out_ok = call.n_out >= 0 && call.n_out <= MT_MAX_OUTPUTS;
   if (call_rule_broken(c, snap, &call, st == MT_OK && n_out_ok, r)) {

@@ -37,8 +37,11 @@ static void usage(FILE *f) {
       "                     a filter that matches no case is an error (exit 2)\n"
       "  --backend B        cpu (default), cuda, or PATH.so: a plugin exporting mt_plugin_entry\n"
       "                     (spec/plugin-abi.md), built from spec/include/mt/mt.h alone\n"
-      "  --profile P        the cases of profile P only (torch, numpy_ma; run: default torch;\n"
-      "                     list: default every profile); an unknown profile is an error\n"
+      "  --profile P        the cases of profile P only: torch (torch's MaskedTensor rules),\n"
+      "                     numpy_ma (numpy.ma's rules, goldens from numpy.ma), or all\n"
+      "                     (run: default torch; list: default all); a backend without a\n"
+      "                     kernel table for a profile reports its cases NOT_SUPPORTED;\n"
+      "                     an unknown profile is an error\n"
       "options (run):\n"
       "  --require-all      NOT_SUPPORTED and SKIP count as failures: every selected case must\n"
       "                     execute and pass (our own backends run with it)\n"
@@ -383,8 +386,8 @@ int main(int argc, char **argv) {
       o.backend = v;
     } else if (OPT("--profile", 0)) {
       if (!v) BAD(cmd, "%s needs a profile name", "--profile");
-      if (!mt_profile_known(v)) {
-        fprintf(stderr, "mtcs %s: unknown profile '%s' (expected one of: %s)\n", cmd, v,
+      if (!mt_profile_known(v) && strcmp(v, "all") != 0) {
+        fprintf(stderr, "mtcs %s: unknown profile '%s' (expected one of: %s, all)\n", cmd, v,
                 mt_profile_list());
         goto out;
       }

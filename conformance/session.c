@@ -145,7 +145,8 @@ static void session_free(session *s) {
  * why and returns the exit code when the run cannot go on (an input error;
  * nothing selected), else -1. */
 static int session_open(session *s, const mt_session_opts *o) {
-  const char *profile = o->profile; /* NULL: every profile (mtcs list) */
+  /* NULL or "all": every profile */
+  const char *profile = o->profile && strcmp(o->profile, "all") != 0 ? o->profile : NULL;
   mt_error err = {0};
   memset(s, 0, sizeof *s);
   s->o = o;
@@ -269,8 +270,8 @@ int mt_session_run(const mt_session_opts *o) {
   double t0 = now_s(), t_shown = 0;
   mt_session_opts so = *o;
   if (!so.profile) so.profile = "torch";
-  if (!mt_profile_known(so.profile)) {
-    fprintf(o->diag, "mtcs run: unknown profile '%s' (expected one of: %s)\n", so.profile,
+  if (!mt_profile_known(so.profile) && strcmp(so.profile, "all") != 0) {
+    fprintf(o->diag, "mtcs run: unknown profile '%s' (expected one of: %s, all)\n", so.profile,
             mt_profile_list());
     return MT_EXIT_USAGE;
   }

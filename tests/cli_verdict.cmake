@@ -30,7 +30,8 @@ expect_run(1 "1 passed, 1 failed, 0 skipped"
 expect_run(0 "executed [0-9]+ of [0-9]+ cases; not supported 0, skipped 0.*[0-9]+ passed, 0 failed, 0 skipped" run --require-all)
 # Profiles: a profile no case has is a skip (77), a misspelled one a usage error (2).
 expect_run(77 "SKIP: no case of profile numpy_ma" run --profile numpy_ma)
-expect_run(2 "unknown profile 'numpy-ma' \\(expected one of: torch, numpy_ma\\)" run --profile numpy-ma)
+expect_run(2 "unknown profile 'numpy-ma' \\(expected one of: torch, numpy_ma, all\\)" run --profile numpy-ma)
+expect_run(0 "profile all, .*[0-9]+ passed, 0 failed" run --profile all --filter "neg.*")
 expect_run(2 "unknown profile" list --profile torchh)
 # Poison re-runs: on by default, counted in the summary, off with --no-poison.
 expect_run(0 "poison re-runs: 7 per case" run --filter "amin.*")

@@ -255,10 +255,41 @@ static mt_status k_neg_ok(mt_call *c, mt_error *e) {
 }
 static mt_status k_silent_fail(mt_call *c, mt_error *e) { return MT_DTYPE_MISMATCH; }
 
+static mt_status k_neg_other(mt_call *c, mt_error *e) {
+  (void)c;
+  return mt_err(e, MT_INDEX_OUT_OF_RANGE, "the numpy_ma kernel ran");
+}
+
+/* A case of profile P runs the impl's table for P; a profile the impl does
+ * not list (or an older table that ends before the profiles) is
+ * NOT_SUPPORTED, never the torch kernels. */
+TEST(dispatch_picks_the_profile_table) {
+  mt_kernel_fn k[MT_OP_neg + 1] = {0}, kn[MT_OP_neg + 1] = {0};
+  k[MT_OP_neg] = k_neg_ok;
+  kn[MT_OP_neg] = k_neg_other;
+  mt_profile_kernels prof[1] = {{"numpy_ma", MT_OP_neg + 1, kn}};
+  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "two", NULL, NULL, MT_OP_neg + 1, k, 1, prof};
+  mt_call c = {.op = MT_OP_neg};
+  mt_error e = {0};
+  CHECK_STATUS(mt_dispatch_profile(&impl, NULL, &c, &e), MT_OK);
+  CHECK_STATUS(mt_dispatch_profile(&impl, "torch", &c, &e), MT_OK);
+  CHECK_STATUS(mt_dispatch_profile(&impl, "numpy_ma", &c, &e), MT_INDEX_OUT_OF_RANGE);
+  CHECK_HAS(e.msg, "the numpy_ma kernel ran");
+  CHECK_STATUS(mt_dispatch_profile(&impl, "other", &c, &e), MT_NOT_SUPPORTED);
+  CHECK_HAS(e.msg, "two: profile other is not implemented");
+  kn[MT_OP_neg] = NULL;
+  CHECK_STATUS(mt_dispatch_profile(&impl, "numpy_ma", &c, &e), MT_NOT_SUPPORTED);
+  CHECK_HAS(e.msg, "two: no kernel for op neg in profile numpy_ma");
+  kn[MT_OP_neg] = k_neg_other;
+  impl.struct_size = (uint32_t)offsetof(mt_impl, n_profiles); /* built before profiles */
+  CHECK_STATUS(mt_dispatch_profile(&impl, "numpy_ma", &c, &e), MT_NOT_SUPPORTED);
+  CHECK_STATUS(mt_dispatch_profile(&impl, "torch", &c, &e), MT_OK);
+}
+
 TEST(dispatch_reads_only_what_an_old_table_has) {
   mt_kernel_fn k[MT_OP_neg + 1] = {0};
   k[MT_OP_neg] = k_neg_ok;
-  mt_impl old = {MT_ABI_VERSION, sizeof(mt_impl), "old", NULL, NULL, MT_OP_neg + 1, k};
+  mt_impl old = {MT_ABI_VERSION, sizeof(mt_impl), "old", NULL, NULL, MT_OP_neg + 1, k, 0, NULL};
   mt_call c = {.op = MT_OP_neg};
   mt_error e = {0};
   CHECK_STATUS(mt_dispatch(&old, &c, &e), MT_OK);
@@ -296,4 +327,5 @@ MT_TEST_MAIN(T(coo_index_out_of_range_names_index_value_dim_and_size),
              T(hand_built_views_are_never_freed),
              T(clone_of_a_strided_int64_view_is_exact_and_contiguous), T(float16_round_trips_and_rounds_to_nearest_even),
              T(names_round_trip_through_the_tables), T(dispatch_reads_only_what_an_old_table_has),
+             T(dispatch_picks_the_profile_table),
              T(cuda_backend_is_absent_or_explains_why_it_cannot_run))

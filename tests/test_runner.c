@@ -111,7 +111,7 @@ static void fixture_free(fixture *f) {
 /* Runs f on an implementation whose only kernel, neg, is k (NULL: none). */
 static mt_case_result run(mt_kernel_fn k, fixture *f, int no_fork, double timeout) {
   mt_kernel_fn kernels[MT_OP__END] = {[MT_OP_neg] = k};
-  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels};
+  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels, 0, NULL};
   mt_run_opts o = {timeout, no_fork, {0}};
   mt_case_result r;
   mt_case_run(&impl, &f->c, &o, &r);

@@ -1,10 +1,23 @@
-/* backend.c - the CPU kernel table, built from ops.def. */
+/* backend.c - the CPU kernel tables: profile torch from ops.def, profile
+ * numpy_ma from npma_ops.def. */
 #include "cpu.h"
+#include "npma.h"
 
 static const mt_kernel_fn cpu_kernels[MT_OP__END] = {
 #define MT_OP(id, name, family, rules) [id] = mt_cpu_##name,
 #include "mt/ops.def"
 #undef MT_OP
+};
+
+static const mt_kernel_fn npma_kernels[MT_OP__END] = {
+    [MT_OP__NONE] = NULL, /* keeps the initializer valid while the list is empty */
+#define MT_NPMA_OP(name) [MT_OP_##name] = mt_npma_##name,
+#include "npma_ops.def"
+#undef MT_NPMA_OP
+};
+
+static const mt_profile_kernels cpu_profiles[] = {
+    {"numpy_ma", MT_OP__END, npma_kernels},
 };
 
 static const mt_impl cpu_impl = {
@@ -15,6 +28,8 @@ static const mt_impl cpu_impl = {
     .unavailable = NULL,
     .n_kernels = MT_OP__END,
     .kernels = cpu_kernels,
+    .n_profiles = sizeof cpu_profiles / sizeof cpu_profiles[0],
+    .profiles = cpu_profiles,
 };
 
 const mt_impl *mt_backend_cpu(void) { return &cpu_impl; }

@@ -199,6 +199,15 @@ typedef struct mt_call {
 typedef mt_status (*mt_kernel_fn)(mt_call *call, mt_error *err);
 
 /* ---- the implementation table (plugin ABI) ------------------------------ */
+/* The kernels of one profile other than torch (DESIGN.md "Profiles": the
+ * golden cases of profile numpy_ma expect numpy.ma's rules): a table of the
+ * same shape as mt_impl.kernels, used for the cases of that profile. */
+typedef struct mt_profile_kernels {
+  const char *profile;         /* a profile name: "numpy_ma" */
+  uint32_t n_kernels;          /* slots in kernels[] */
+  const mt_kernel_fn *kernels; /* indexed by mt_op id; NULL = NOT_SUPPORTED */
+} mt_profile_kernels;
+
 /* A plugin exports:  const mt_impl *mt_plugin_entry(uint32_t abi_version);
  * The runner reads only the fields that fit in struct_size and only the
  * kernel slots below n_kernels: an old plugin keeps working when ops are
@@ -214,7 +223,12 @@ typedef struct mt_impl {
    * device); fills why. The runner then reports SKIP. */
   int (*unavailable)(char *why, size_t why_len);
   uint32_t n_kernels;          /* slots in kernels[], normally MT_OP__END */
-  const mt_kernel_fn *kernels; /* indexed by mt_op id */
+  const mt_kernel_fn *kernels; /* indexed by mt_op id: the torch profile's kernels */
+  /* Optional, appended within ABI 1 (read only when struct_size covers
+   * them): kernel tables for other profiles. A case of a profile the
+   * implementation does not list is NOT_SUPPORTED. */
+  uint32_t n_profiles;
+  const mt_profile_kernels *profiles;
 } mt_impl;
 
 typedef const mt_impl *(*mt_plugin_entry_fn)(uint32_t abi_version);
