@@ -32,6 +32,23 @@ typedef struct mt_fork_result {
 mt_status mt_fork_run(mt_child_fn fn, void *ctx, double timeout_s, void *buf, size_t cap,
                       mt_fork_result *res, mt_error *err);
 
+/* The same as three steps, for a child that reports several records (a
+ * worker running many cases): start it, read exactly n bytes at a time under
+ * a deadline of your choosing, then finish (kill it if asked, reap it). */
+typedef struct mt_child {
+  int pid;
+  int fd; /* the read end of the report pipe; -1 once closed */
+} mt_child;
+mt_status mt_fork_start(mt_child_fn fn, void *ctx, mt_child *child, mt_error *err);
+/* Reads up to n bytes into buf until n are read, EOF, or timeout_s (<= 0:
+ * no deadline) passes; returns the bytes read and sets *timed_out. */
+size_t mt_child_read(mt_child *child, void *buf, size_t n, double timeout_s, int *timed_out);
+/* Closes the pipe, kills the child when kill_it, reaps it and fills res:
+ * signal (the one that ended it: the caller's own SIGKILL when kill_it found
+ * it alive; a child that died first keeps its own signal) and exit_code
+ * (got and timed_out are left as the caller set them). */
+void mt_child_finish(mt_child *child, int kill_it, mt_fork_result *res);
+
 /* Writes all n bytes (retrying on EINTR): 0, or -1. */
 int mt_write_all(int fd, const void *buf, size_t n);
 

@@ -22,6 +22,15 @@ typedef struct mt_run_opts {
 void mt_case_run(const mt_impl *impl, const mt_golden_case *c, const mt_run_opts *o,
                  mt_case_result *r);
 
+/* Runs n loaded cases, results[k] for cases[k], the way a worker pool does
+ * it: one forked worker runs them in order and reports each result as it
+ * finishes; a case that crashes its worker is CRASH, one that runs past
+ * o->timeout_s is TIMEOUT (its worker killed), and a fresh worker takes the
+ * cases after it. A fork per batch instead of per case: a case costs its
+ * own run, not a process. o->no_fork runs them all in this process. */
+void mt_cases_run(const mt_impl *impl, mt_golden_case *const *cases, int n, const mt_run_opts *o,
+                  mt_case_result *results);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,6 +19,10 @@
 #define setmsg mt_case_setmsg
 #define now_s mt__now_s
 
+/* Cases per worker process (isolate.h, mt_cases_run): a fork costs about a
+ * millisecond, a case a few tens of microseconds. */
+#define MT_BATCH 64
+
 static const char *const profiles[] = {
 #define MT_X(name) #name,
     MT_PROFILES(MT_X)
@@ -323,31 +327,57 @@ int mt_session_run(const mt_session_opts *o) {
     int before[MT_CS__COUNT];
     memcpy(before, rep.counts, sizeof before);
     double tf = now_s();
-    for (int ci = 0; ci < f->n_cases; ci++) {
-      if (!s.selected[k][ci]) continue;
-      mt_golden_case *c = &f->cases[ci];
-      mt_case_result res = {0};
-      char repro[1024] = "";
-      if (o->progress_tty && (done == 0 || now_s() - t_shown >= 0.1)) {
+    for (int ci = 0; ci < f->n_cases;) {
+      /* a batch: up to MT_BATCH selected cases loaded, run by one worker
+       * process (isolate.h), reported, unloaded */
+      mt_golden_case *batch[MT_BATCH];
+      mt_case_result res[MT_BATCH];
+      int nb = 0, nrun = 0;
+      for (; ci < f->n_cases && nb < MT_BATCH; ci++)
+        if (s.selected[k][ci]) batch[nb++] = &f->cases[ci];
+      if (o->progress_tty && nb && (done == 0 || now_s() - t_shown >= 0.1)) {
         /* at most 10 updates a second: a terminal write per case costs */
-        mt_console_progress(o, done + 1, s.total, report_failed(&rep), now_s() - t0, c->id);
+        mt_console_progress(o, done + 1, s.total, report_failed(&rep), now_s() - t0,
+                            batch[0]->id);
         t_shown = now_s();
       }
-      if (c->op == MT_OP__NONE) {
-        res.status = MT_CS_SKIP;
-        setmsg(&res, "op '%s' is not in this mtcs's op table (spec/include/mt/ops.def)", c->op_name);
-      } else {
-        if (mt_golden_load(f, c, &err) != MT_OK) goto input_error;
-        mt_case_run(be.impl, c, &o->run, &res);
-        if (o->repro_dir && mt_case_status_group(res.status) == MT_GROUP_FAILED)
-          mt_repro_write(o, f, c, &res, repro, sizeof repro);
-        mt_golden_unload(c);
+      mt_golden_case *runnable[MT_BATCH];
+      mt_case_result *rres[MT_BATCH];
+      mt_case_result runres[MT_BATCH];
+      for (int b = 0; b < nb; b++) {
+        memset(&res[b], 0, sizeof res[b]);
+        if (batch[b]->op == MT_OP__NONE) {
+          res[b].status = MT_CS_SKIP;
+          setmsg(&res[b], "op '%s' is not in this mtcs's op table (spec/include/mt/ops.def)",
+                 batch[b]->op_name);
+          continue;
+        }
+        if (mt_golden_load(f, batch[b], &err) != MT_OK) {
+          for (int u = 0; u < b; u++) mt_golden_unload(batch[u]);
+          goto input_error;
+        }
+        rres[nrun] = &res[b];
+        runnable[nrun++] = batch[b];
       }
-      done++;
-      if (mt_report_add_case(&rep, k, c->id, c->op_name, c->op ? mt_op_family(c->op) : NULL,
-                             mt_case_blame(&res, c->rules), &res, &err) != MT_OK)
-        goto input_error;
-      mt_console_case(o, f, c, &res, repro);
+      mt_cases_run(be.impl, runnable, nrun, &o->run, runres);
+      for (int u = 0; u < nrun; u++) *rres[u] = runres[u];
+      for (int b = 0; b < nb; b++) {
+        mt_golden_case *c = batch[b];
+        char repro[1024] = "";
+        if (c->op != MT_OP__NONE) {
+          if (o->repro_dir && mt_case_status_group(res[b].status) == MT_GROUP_FAILED)
+            mt_repro_write(o, f, c, &res[b], repro, sizeof repro);
+          mt_golden_unload(c);
+        }
+        done++;
+        if (mt_report_add_case(&rep, k, c->id, c->op_name, c->op ? mt_op_family(c->op) : NULL,
+                               mt_case_blame(&res[b], c->rules), &res[b], &err) != MT_OK) {
+          for (int u = b + 1; u < nb; u++)
+            if (batch[u]->op != MT_OP__NONE) mt_golden_unload(batch[u]);
+          goto input_error;
+        }
+        mt_console_case(o, f, c, &res[b], repro);
+      }
     }
     file_line(o, f, before, &rep, now_s() - tf);
   }

@@ -223,6 +223,47 @@ TEST(exit_without_a_result_is_a_crash) {
   fixture_free(&f);
 }
 
+/* One worker runs a batch: a crash, a hang and an exit each cost only
+ * their own case, a fresh worker takes the cases after them, and every
+ * result lands at its own index. The op of each case picks its kernel. */
+TEST(worker_batch_isolates_each_case_and_replaces_dead_workers) {
+  enum { N = 7 };
+  static const mt_op ops[N] = {MT_OP_neg, MT_OP_exp, MT_OP_abs, MT_OP_log,
+                               MT_OP_sqrt, MT_OP_neg, MT_OP_abs};
+  mt_kernel_fn kernels[MT_OP__END] = {[MT_OP_neg] = k_right, [MT_OP_exp] = k_crash,
+                                      [MT_OP_abs] = k_right, [MT_OP_log] = k_hang,
+                                      [MT_OP_sqrt] = k_exit};
+  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels, 0, NULL};
+  fixture f[N];
+  mt_golden_case *cases[N];
+  mt_case_result r[N];
+  for (int k = 0; k < N; k++) {
+    fixture_init(&f[k]);
+    f[k].c.op = ops[k];
+    cases[k] = &f[k].c;
+  }
+  for (int no_fork = 0; no_fork < 2; no_fork++) {
+    mt_run_opts o = {0.5, no_fork, {0}};
+    if (no_fork) { /* in process only the kernels that return can run */
+      kernels[MT_OP_exp] = kernels[MT_OP_log] = kernels[MT_OP_sqrt] = k_wrong;
+    }
+    mt_cases_run(&impl, cases, N, &o, r);
+    static const mt_case_status forked[N] = {MT_CS_PASS,    MT_CS_CRASH, MT_CS_PASS, MT_CS_TIMEOUT,
+                                             MT_CS_CRASH,   MT_CS_PASS,  MT_CS_PASS};
+    for (int k = 0; k < N; k++)
+      CHECK_EQ_INT(r[k].status, no_fork ? (ops[k] == MT_OP_neg || ops[k] == MT_OP_abs
+                                               ? MT_CS_PASS : MT_CS_FAIL)
+                                        : forked[k]);
+    if (!no_fork) {
+      CHECK_HAS(r[1].message, "SIGABRT");
+      CHECK_HAS(r[3].message, "no result after 0.5 s");
+      CHECK(r[3].seconds >= 0.5 && r[3].seconds < 5.0);
+      CHECK_HAS(r[4].message, "exited with status 3");
+    }
+  }
+  for (int k = 0; k < N; k++) fixture_free(&f[k]);
+}
+
 /* ---- statuses and backends ----------------------------------------------------------- */
 
 TEST(status_table_names_and_groups) {
@@ -355,6 +396,7 @@ MT_TEST_MAIN(T(matching_outputs_pass_forked_and_in_process),
              T(unexpected_error_is_ERROR_and_not_supported_stays),
              T(crash_is_reported_with_the_signal_and_the_run_goes_on),
              T(hanging_case_is_killed_at_the_timeout), T(exit_without_a_result_is_a_crash),
+             T(worker_batch_isolates_each_case_and_replaces_dead_workers),
              T(status_table_names_and_groups), T(backend_names_resolve_or_explain),
              T(json_and_xml_escaping), T(atomic_file_appears_only_on_commit),
              T(report_counts_and_json_summary))
