@@ -283,9 +283,20 @@ static int call_rule_broken(const mt_golden_case *c, mt_tensor *const *snap, con
 
 /* ---- MASK-9: poison re-runs ------------------------------------------------------ */
 
+/* The mask input of plain input k (the case's input_masks), or NULL. */
+static const mt_tensor *mask_of(const mt_golden_case *c, int k) {
+  int j = k < MT_GOLDEN_MAX_INPUTS ? c->input_mask_of[k] - 1 : -1;
+  return j >= 0 && j != k && j < c->n_in ? c->in[j] : NULL;
+}
+
+static int poisonable(const mt_golden_case *c, int k) {
+  const mt_tensor *m = mask_of(c, k);
+  return m ? mt_poison_applies_where(c->in[k], m) : mt_poison_applies(c->in[k]);
+}
+
 int mt_case_has_poisonable_input(const mt_golden_case *c) {
   for (int k = 0; k < c->n_in; k++)
-    if (mt_poison_applies(c->in[k])) return 1;
+    if (poisonable(c, k)) return 1;
   return 0;
 }
 
@@ -299,10 +310,13 @@ static mt_status poison_run(const mt_impl *impl, const mt_golden_case *c, mt_poi
   mt_call call = {0};
   mt_error kerr = {0};
   uint64_t seed = mt_poison_seed(c->id);
-  for (int k = 0; k < c->n_in; k++)
-    if (mt_poison_applies(c->in[k]) &&
-        (st = mt_poison_copy(c->in[k], p, seed, &pin[k], err)) != MT_OK)
-      goto out;
+  for (int k = 0; k < c->n_in; k++) {
+    if (!poisonable(c, k)) continue;
+    const mt_tensor *m = mask_of(c, k);
+    st = m ? mt_poison_copy_where(c->in[k], m, p, seed, &pin[k], err)
+           : mt_poison_copy(c->in[k], p, seed, &pin[k], err);
+    if (st != MT_OK) goto out;
+  }
   const mt_tensor *in[MT_GOLDEN_MAX_INPUTS];
   for (int k = 0; k < c->n_in; k++) in[k] = pin[k] ? pin[k] : c->in[k];
   call.host = mt_host_default();

@@ -1028,9 +1028,32 @@ static mt_status open_case_group(const rd *r, hid_t file, const char *id, hid_t 
   return MT_OK;
 }
 
+/* `input_masks`: "k:j" pairs, comma-separated (input k is specified where
+ * input j is true). Indices are checked against the inputs at load time. */
+static mt_status parse_input_masks(const rd *r, const char *s, mt_golden_case *c) {
+  const char *p = s;
+  while (*p) {
+    char *end;
+    long k = strtol(p, &end, 10);
+    if (end == p || *end != ':') goto bad;
+    p = end + 1;
+    long j = strtol(p, &end, 10);
+    if (end == p || (*end && *end != ',')) goto bad;
+    if (k < 0 || j < 0 || k >= MT_GOLDEN_MAX_INPUTS || j >= MT_GOLDEN_MAX_INPUTS || k == j ||
+        c->input_mask_of[k] > 0)
+      goto bad;
+    c->input_mask_of[k] = (int)j + 1;
+    p = *end ? end + 1 : end;
+  }
+  return MT_OK;
+bad:
+  return rd_fail(r, "", "attribute 'input_masks' is '%s', expected pairs '<input>:<mask input>' "
+                        "separated by commas (each input once, never its own mask)", s);
+}
+
 static mt_status read_header(const rd *r, hid_t g, mt_golden_case *c) {
   mt_status st;
-  char *expect = NULL;
+  char *expect = NULL, *input_masks = NULL;
   mt_status dummy;
   if ((st = attr_string(r, g, "", "op", 1, &c->op_name)) != MT_OK) goto out;
   if (mt_op_from_name(c->op_name, &c->op) != 0) c->op = MT_OP__NONE;
@@ -1043,6 +1066,8 @@ static mt_status read_header(const rd *r, hid_t g, mt_golden_case *c) {
   if ((st = attr_string(r, g, "", "torch_call", 0, &c->torch_call)) != MT_OK) goto out;
   if ((st = attr_string(r, g, "", "poison", 0, &c->poison)) != MT_OK) goto out;
   if ((st = attr_bool(r, g, "", "check_masked_out", 0, &c->check_masked_out)) != MT_OK) goto out;
+  if ((st = attr_string(r, g, "", "input_masks", 0, &input_masks)) != MT_OK) goto out;
+  if (input_masks && (st = parse_input_masks(r, input_masks, c)) != MT_OK) goto out;
   if (!c->profile && !(c->profile = xstrdup("torch"))) goto oom;
   if (!c->rules && !(c->rules = xstrdup(""))) goto oom;
   if (!c->tolerance_str && !(c->tolerance_str = xstrdup("exact"))) goto oom;
@@ -1069,9 +1094,11 @@ static mt_status read_header(const rd *r, hid_t g, mt_golden_case *c) {
   }
 out:
   free(expect);
+  free(input_masks);
   return st;
 oom:
   free(expect);
+  free(input_masks);
   return rd_oom(r, "");
 }
 
@@ -1138,6 +1165,21 @@ mt_status mt_golden_load(mt_golden_file *f, mt_golden_case *c, mt_error *err) {
   if ((st = read_list(&r, g, "inputs", 1, MT_GOLDEN_MAX_INPUTS, &c->n_in, &c->in)) != MT_OK)
     goto out;
   if ((st = read_kwargs(&r, g, c)) != MT_OK) goto out;
+  for (int k = 0; k < MT_GOLDEN_MAX_INPUTS; k++) {
+    int j = c->input_mask_of[k] - 1;
+    if (j < 0) continue;
+    const mt_tensor *t = k < c->n_in ? c->in[k] : NULL, *m = j < c->n_in ? c->in[j] : NULL;
+    int ok = t && m && t->kind == MT_KIND_DENSE && m->kind == MT_KIND_DENSE &&
+             m->dtype == MT_bool && m->ndim <= t->ndim;
+    for (int d = t ? t->ndim - 1 : 0, md = m ? m->ndim - 1 : -1; ok && md >= 0; d--, md--)
+      ok = m->shape[md] == t->shape[d] || m->shape[md] == 1;
+    if (!ok) {
+      st = rd_fail(&r, "", "input_masks %d:%d: input %d must be a dense tensor and input %d a "
+                           "dense bool tensor that broadcasts to it (the case has %d inputs)",
+                   k, j, k, j, c->n_in);
+      goto out;
+    }
+  }
   if ((st = read_list(&r, g, "outputs", !c->expect_error, MT_MAX_OUTPUTS, &c->n_out, &c->out)) !=
       MT_OK)
     goto out;

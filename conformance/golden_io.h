@@ -75,6 +75,11 @@ typedef struct mt_golden_case {
   char *torch_call;    /* may be NULL */
   char *poison;        /* may be NULL */
   int check_masked_out;
+  /* `input_masks` ("0:1,2:3": input 0 is specified where input 1 is true):
+   * input_mask_of[k] is 1 + the index of the input that masks plain input
+   * k, 0 for none (so a zeroed case has none).
+   * The poison re-runs (MASK-9) reach those plain inputs too. */
+  int input_mask_of[MT_GOLDEN_MAX_INPUTS];
   /* ---- body: read by mt_golden_load ---- */
   int loaded;
   int n_in;

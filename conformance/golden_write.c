@@ -228,6 +228,15 @@ static mt_status write_case_body(const wr *w, hid_t file, const mt_golden_meta *
     st = wr_fail(w, "case attributes");
     goto out;
   }
+  char im[MT_GOLDEN_MAX_INPUTS * 8] = "";
+  for (int k = 0; k < MT_GOLDEN_MAX_INPUTS; k++)
+    if (c->input_mask_of[k] > 0)
+      snprintf(im + strlen(im), sizeof im - strlen(im), "%s%d:%d", im[0] ? "," : "", k,
+               c->input_mask_of[k] - 1);
+  if (im[0] && attr_put_str(g, "input_masks", im) < 0) {
+    st = wr_fail(w, "case attributes");
+    goto out;
+  }
   if ((st = write_list(w, g, "inputs", c->n_in, c->in)) != MT_OK) goto out;
   if ((kw = H5Gcreate2(g, "kwargs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
     st = wr_fail(w, "kwargs");

@@ -109,3 +109,50 @@ mt_status mt_poison_copy(const mt_tensor *t, mt_poison p, uint64_t seed, mt_tens
     if (mt_get_f64(m->values, m->dtype, i) == 0) put(d->values, d->dtype, i, p, &s);
   return MT_OK;
 }
+
+/* mask's element for t's row-major linear index i under broadcasting (mask's
+ * trailing dims against t's, size-1 dims repeat); -1 when mask does not
+ * broadcast to t's shape. */
+static int mask_at(const mt_tensor *t, const mt_tensor *mask, int64_t i) {
+  int64_t off = 0;
+  for (int d = t->ndim - 1, md = mask->ndim - 1; d >= 0; d--, md--) {
+    int64_t n = t->shape[d], idx = n > 0 ? i % n : 0;
+    i = n > 0 ? i / n : 0;
+    if (md < 0) continue;
+    int64_t mn = mask->shape[md];
+    if (mn != n && mn != 1) return -1;
+    off += (mn == 1 ? 0 : idx) * mask->strides[md];
+  }
+  return mt_get_f64(mask->values, mask->dtype, off) != 0;
+}
+
+static int broadcasts(const mt_tensor *t, const mt_tensor *mask) {
+  if (!t || !mask || t->kind != MT_KIND_DENSE || mask->kind != MT_KIND_DENSE ||
+      mask->dtype != MT_bool || mask->ndim > t->ndim)
+    return 0;
+  for (int d = t->ndim - 1, md = mask->ndim - 1; md >= 0; d--, md--)
+    if (mask->shape[md] != t->shape[d] && mask->shape[md] != 1) return 0;
+  return 1;
+}
+
+int mt_poison_applies_where(const mt_tensor *t, const mt_tensor *mask) {
+  if (!broadcasts(t, mask)) return 0;
+  int64_t n = mt_numel(t);
+  for (int64_t i = 0; i < n; i++)
+    if (mask_at(t, mask, i) == 0) return 1;
+  return 0;
+}
+
+mt_status mt_poison_copy_where(const mt_tensor *t, const mt_tensor *mask, mt_poison p,
+                               uint64_t seed, mt_tensor **out, mt_error *err) {
+  if (!broadcasts(t, mask))
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "input_masks: the mask is not a dense bool tensor that broadcasts to the input");
+  mt_status st = mt_tensor_clone(t, out, err); /* contiguous: linear index = offset */
+  if (st != MT_OK) return st;
+  uint64_t s = seed ^ (uint64_t)p * 0x9e3779b97f4a7c15ull;
+  int64_t n = mt_numel(t);
+  for (int64_t i = 0; i < n; i++)
+    if (mask_at(t, mask, i) == 0) put((*out)->values, t->dtype, i, p, &s);
+  return MT_OK;
+}

@@ -44,6 +44,17 @@ int mt_poison_applies(const mt_tensor *t);
 mt_status mt_poison_copy(const mt_tensor *t, mt_poison p, uint64_t seed, mt_tensor **out,
                          mt_error *err);
 
+/* A plain input whose specified elements another input names (a case's
+ * `input_masks`, e.g. torch.masked.sum(input, mask=mask)): 1 when t is a
+ * dense tensor, mask a dense bool tensor that broadcasts to t's shape and
+ * at least one element of t is masked out. */
+int mt_poison_applies_where(const mt_tensor *t, const mt_tensor *mask);
+
+/* A deep copy of dense t with poison p wherever mask (broadcast to t's
+ * shape) is false. */
+mt_status mt_poison_copy_where(const mt_tensor *t, const mt_tensor *mask, mt_poison p,
+                               uint64_t seed, mt_tensor **out, mt_error *err);
+
 /* A stable 64-bit seed from a case id (FNV-1a). */
 uint64_t mt_poison_seed(const char *case_id);
 

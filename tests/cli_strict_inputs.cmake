@@ -70,6 +70,19 @@ fresh(err_case)
 h5edit("${copy}" attr-f64 "/cases/${ecase}/kwargs" lrr 0.1)
 expect_run(0 "PASS +${ecase}" run --golden "${copy}" --filter "${ecase}" -v)
 
+# ---- input_masks: malformed, or naming inputs that cannot mask ---------------------
+fresh(im_self)
+h5edit("${copy}" attr-str "/cases/${case}" input_masks "0:0")
+expect_input_error("${copy}"
+  "im_self\\.h5: case adagrad_dense\\.dense\\.f32\\.random: attribute 'input_masks' is '0:0', expected pairs")
+fresh(im_float)
+h5edit("${copy}" attr-str "/cases/${case}" input_masks "0:1") # input 1 is the float grad
+expect_input_error("${copy}"
+  "im_float\\.h5: case adagrad_dense\\.dense\\.f32\\.random: input_masks 0:1: input 0 must be a dense tensor and input 1 a dense bool tensor that broadcasts to it")
+fresh(im_range)
+h5edit("${copy}" attr-str "/cases/${case}" input_masks "0:7")
+expect_input_error("${copy}" "im_range\\.h5: .*input_masks 0:7: .*\\(the case has 3 inputs\\)")
+
 # ---- outputs@<label> ---------------------------------------------------------------
 fresh(label_bad)
 h5edit("${copy}" link "/cases/${case}/outputs" "/cases/${case}/outputs@v2")

@@ -195,6 +195,44 @@ TEST(level_names_round_trip) {
   CHECK(!strcmp(mt_level_name(MT_LEVEL_strict), "strict"));
 }
 
+/* input_masks: out = [x[0] + x[2]] from a plain x = 1, 2, 3, 4 masked by
+ * the bool input 1, 0, 1, 0 (golden 4); reads_all also adds 0 * x[1]. */
+static mt_status plain_masked_sum(mt_call *call, mt_error *err, int reads_all) {
+  const float *x = call->in[0]->values;
+  mt_tensor *o = NULL;
+  mt_status st = mt_dense_new(MT_float32, 0, NULL, &o, err);
+  if (st != MT_OK) return st;
+  ((float *)o->values)[0] = x[0] + x[2] + (reads_all ? 0.0f * x[1] : 0.0f);
+  call->out[0] = o;
+  call->n_out = 1;
+  return MT_OK;
+}
+static mt_status k_plain_right(mt_call *c, mt_error *e) { return plain_masked_sum(c, e, 0); }
+static mt_status k_plain_reads(mt_call *c, mt_error *e) { return plain_masked_sum(c, e, 1); }
+
+TEST(plain_input_masked_by_another_input_is_poisoned_too) {
+  fixture f;
+  fixture_init(&f);
+  mt_tensor *in[2] = {dense(MT_float32, 1, SHAPE(4), VALS(1, 2, 3, 4)),
+                      bools(1, SHAPE(4), BITS(1, 0, 1, 0))};
+  mt_tensor *out[1] = {dense(MT_float32, 0, NULL, VALS(4))};
+  f.c.n_in = 2;
+  f.c.in = in;
+  f.c.out = out;
+  mt_case_result r = run_case(k_plain_reads, &f, MT_POISON__COUNT);
+  CHECK_EQ_INT(r.status, MT_CS_PASS); /* without input_masks nothing is poisoned */
+  f.c.input_mask_of[0] = 1 + 1; /* input 0 is masked by input 1 */
+  r = run_case(k_plain_right, &f, MT_POISON__COUNT);
+  CHECK_EQ_INT(r.status, MT_CS_PASS);
+  r = run_case(k_plain_reads, &f, MT_POISON__COUNT);
+  CHECK_EQ_INT(r.status, MT_CS_FAIL);
+  CHECK(!strcmp(r.rule, "MASK-9"));
+  CHECK_HAS(r.message, "with masked-out input data = nan");
+  for (int k = 0; k < 2; k++) mt_tensor_free(in[k]);
+  mt_tensor_free(out[0]);
+  fixture_free(&f);
+}
+
 MT_TEST_MAIN(T(reference_kernel_passes_every_poison_run),
              T(kernel_reading_masked_out_data_fails_mask_9_naming_the_poison),
              T(error_that_depends_on_masked_out_data_fails_mask_9),
@@ -202,4 +240,5 @@ MT_TEST_MAIN(T(reference_kernel_passes_every_poison_run),
              T(output_that_is_an_input_fails_call_1_and_is_not_freed),
              T(blame_names_the_runner_rule_else_the_case_rules),
              T(masked_out_output_data_is_compared_at_level_strict_only),
-             T(level_names_round_trip))
+             T(level_names_round_trip),
+             T(plain_input_masked_by_another_input_is_poisoned_too))

@@ -101,6 +101,33 @@ TEST(seed_is_stable_per_case_id) {
   CHECK(!strcmp(mt_poison_label(MT_POISON_NEG_ZERO), "-0.0"));
 }
 
+/* input_masks: a plain [2, 3] int32 input masked by a [3] bool mask
+ * (broadcast over rows; columns 0 and 2 specified): only column 1 of each
+ * row is poisoned, and a mask that does not broadcast is refused. */
+TEST(plain_input_is_poisoned_where_its_broadcast_mask_is_false) {
+  mt_tensor *t = dense(MT_int32, 2, SHAPE(2, 3), VALS(1, 2, 3, 4, 5, 6));
+  mt_tensor *m = bools(1, SHAPE(3), BITS(1, 0, 1));
+  mt_tensor *all = bools(1, SHAPE(3), BITS(1, 1, 1));
+  mt_tensor *bad = bools(1, SHAPE(2), BITS(1, 0));
+  mt_tensor *p = NULL;
+  mt_error err = {0};
+  CHECK(mt_poison_applies_where(t, m));
+  CHECK(!mt_poison_applies_where(t, all)); /* nothing masked out: no re-run */
+  CHECK(!mt_poison_applies_where(t, bad));
+  CHECK_STATUS(mt_poison_copy_where(t, m, MT_POISON_NEG_INF, 1, &p, &err), MT_OK);
+  const int32_t *v = p->values;
+  CHECK(v[0] == 1 && v[2] == 3 && v[3] == 4 && v[5] == 6);
+  CHECK(v[1] == INT32_MIN && v[4] == INT32_MIN); /* -inf: the bottom of int32 */
+  CHECK(((const int32_t *)t->values)[1] == 2);    /* a copy: t is unchanged */
+  mt_tensor_free(p);
+  CHECK_STATUS(mt_poison_copy_where(t, bad, MT_POISON_NAN, 1, &p, &err), MT_INVALID_ARGUMENT);
+  mt_tensor_free(t);
+  mt_tensor_free(m);
+  mt_tensor_free(all);
+  mt_tensor_free(bad);
+}
+
 MT_TEST_MAIN(T(only_masked_tensors_with_a_masked_out_element_are_poisoned),
              T(every_poison_lands_on_masked_out_data_only), T(random_pattern_follows_the_seed),
-             T(integer_and_half_data_get_the_ends_of_their_range), T(seed_is_stable_per_case_id))
+             T(integer_and_half_data_get_the_ends_of_their_range), T(seed_is_stable_per_case_id),
+             T(plain_input_is_poisoned_where_its_broadcast_mask_is_false))

@@ -37,6 +37,8 @@ class Case:
     check: Callable[[Inputs, list], None] | None = None  # extra assertions
     tag_rules: Callable[[tuple, list], tuple] | None = None  # rules from the outputs
     error_match: str | None = None               # set: torch_error must contain it
+    input_masks: str | None = None               # "0:1": plain input 0 is specified where
+    #   input 1 (a bool tensor) is true; the runner's poison re-runs reach it
     source: str | None = None                    # where the inputs come from, e.g.
     #   "opinfo:sin:sample:3" (mtgen/opinfo.py); absent = our own corner case
 

@@ -103,6 +103,8 @@ def write_case(cases_group, res: Result):
     g.attrs["poison"] = res.poison
     if c.source:
         g.attrs["source"] = c.source
+    if c.input_masks:
+        g.attrs["input_masks"] = c.input_masks
     if c.check_masked_out:
         g.attrs["check_masked_out"] = np.int64(1)
     for name, tensors in (("inputs", res.inputs), ("outputs", res.outputs)):
