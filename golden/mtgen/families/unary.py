@@ -14,7 +14,7 @@ import math
 import torch
 from torch.masked import masked_tensor
 
-from ..inputs import expect_neg_zero, rand_masked, signed_zeros
+from ..inputs import as_dense, expect_neg_zero, rand_masked, signed_zeros
 from ..model import ALL_DTYPES, DTYPES, Case, check_ids, py
 from ..opinfo import sample_mask, samples
 
@@ -226,13 +226,26 @@ def rules_for(op, short, variant, error):
         r.append("UN-2")
     if variant == "special_values":
         r += ["MASK-5", "UN-3"]
-    if variant == "rounding":
+    if variant == "rounding" or (variant == "special_values" and base_of(op) in ROUNDING):
         r.append("UN-4")
     if variant.startswith("args_"):
         r.append("UN-5")
     if op.endswith("_"):
         r.append("UN-6")
     return tuple(dict.fromkeys(r))
+
+
+def tag_special(rules, outputs):
+    """UN-3 for every case whose result holds a special value (+-inf, NaN)
+    at a masked-in position: poles and overflows of any sample are torch's
+    special values too."""
+    o = outputs[0] if outputs else None
+    if not isinstance(o, torch.Tensor) or not hasattr(o, "get_mask"):
+        return rules
+    d, m = as_dense(o), as_dense(o.get_mask())
+    if d.is_floating_point() and not torch.isfinite(d[m]).all() and "UN-3" not in rules:
+        return rules + ("UN-3",)
+    return rules
 
 
 def make(op, layout, short, variant, build, args=(), kwargs=None, error=None, source=None,
@@ -252,7 +265,8 @@ def make(op, layout, short, variant, build, args=(), kwargs=None, error=None, so
         build=lambda g, b=build, a=args: [own_poison(b(g)), *a],
         run=torch_run(op, inplace), torch_call=call_text(op, inplace, args, kwargs),
         kwargs=kwargs, error_class=error, source=source, check=check,
-        poison=dt in (torch.float32, torch.float64), error_match=error_match)
+        poison=dt in (torch.float32, torch.float64), error_match=error_match,
+        tag_rules=tag_special)
 
 
 def dtype_cases(op, short, limit):
