@@ -476,6 +476,14 @@ static mt_status unary(mt_call *call, mt_op op, const un_row *r, int inplace, mt
     if ((st = h->dense_new(p.out, m->ndim, m->shape, &data, err)) != MT_OK) goto out;
     apply_all(r, &p, mv.data->values, data->values, mt_numel(m));
     if ((st = mt__cpu_copy(h, mv.mask, &mask, err)) != MT_OK) goto out;
+  } else if (m->data->kind == MT_KIND_COO && inplace) {
+    /* UN-6: torch's in-place path rebuilds the data uncoalesced and then
+     * asks for its indices, so every in-place unary op on COO storage fails */
+    st = mt_err(err, MT_LAYOUT_MISMATCH,
+                "%s: in place on COO storage: torch refuses it (RuntimeError: Cannot get indices "
+                "on an uncoalesced tensor, please call .coalesce() first)",
+                name);
+    goto out;
   } else if (m->data->kind == MT_KIND_COO) {
     /* MASK-4, COO storage: torch coalesces the data and maps its values. */
     const mt_tensor *cd, *cm;

@@ -374,6 +374,13 @@ def corner_cases():
         args, kw = call_args(op, dt)
         out.append(make(op, "coo", short, "basic", lambda g, dt=dt: coo_masked(g, dt), args,
                         kw))
+    # in place on COO storage: torch's _unary_helper rebuilds the data
+    # uncoalesced, then its own validation asks for the indices -> refused
+    for op in ("abs_", "clamp_"):
+        args, kw = call_args(op, torch.float32)
+        out.append(make(op, "coo", "f32", "layout_refused",
+                        lambda g: coo_masked(g, torch.float32), args, kw,
+                        error="LAYOUT_MISMATCH", error_match="uncoalesced"))
     f = lambda dt, shape=(3, 4): lambda g: rand_masked(g, shape, dt)  # noqa: E731
     i = lambda dt: lambda g: int_masked(g, (3, 4), dt)  # noqa: E731
     sp = lambda dt: lambda g: fixed_masked(SPECIAL, dt)  # noqa: E731
