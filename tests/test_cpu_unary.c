@@ -213,7 +213,23 @@ TEST(in_place_variant_returns_a_new_tensor_and_leaves_the_input) {
   done(&c, (mt_tensor *[]){a, b}, 2);
 }
 
-MT_TEST_MAIN(T(float_ops_give_float32_for_int_and_bool_data), T(isnan_and_signbit_give_bool),
+TEST(in_place_on_coo_storage_is_refused_as_torch_refuses_it) {
+  /* abs_ of COO data {(0,1): -1} with mask {(0,1): 1}: LAYOUT_MISMATCH
+   * (torch: "Cannot get indices on an uncoalesced tensor"); abs of the same
+   * is COO {(0,1): 1} */
+  mt_tensor *m = masked(coo2(MT_float32, 2, 2, 1, SHAPE(0), SHAPE(1), VALS(-1), 1),
+                        coo2(MT_bool, 2, 2, 1, SHAPE(0), SHAPE(1), VALS(1), 1));
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_abs_, &c, &e, 1, (const mt_tensor *[]){m}, NULL), MT_LAYOUT_MISMATCH);
+  CHECK_HAS(e.msg, "COO");
+  CHECK_STATUS(run(mt_cpu_abs, &c, &e, 1, (const mt_tensor *[]){m}, NULL), MT_OK);
+  CHECK_EQ_INT(c.out[0]->data->kind, MT_KIND_COO);
+  CHECK_NEAR(at(c.out[0]->data, 0), 1, 0);
+  done(&c, (mt_tensor *[]){m}, 1);
+}
+
+MT_TEST_MAIN(T(in_place_on_coo_storage_is_refused_as_torch_refuses_it), T(float_ops_give_float32_for_int_and_bool_data), T(isnan_and_signbit_give_bool),
              T(int8_abs_neg_square_wrap_at_the_width), T(bool_refusals_and_bool_results),
              T(bitwise_not_of_float_is_refused), T(special_values_follow_torch),
              T(round_is_half_to_even_and_keeps_signed_zeros),
