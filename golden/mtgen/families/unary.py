@@ -236,15 +236,16 @@ def rules_for(op, short, variant, error):
 
 
 def tag_special(rules, outputs):
-    """UN-3 for every case whose result holds a special value (+-inf, NaN)
-    at a masked-in position: poles and overflows of any sample are torch's
-    special values too."""
+    """UN-3 and MASK-5 for every case whose result holds a special value
+    (+-inf, NaN) at a masked-in position: poles, domain edges and overflows
+    of any sample (log of a bool False, digamma of an int 0) are torch's
+    special values, kept as values, not masks."""
     o = outputs[0] if outputs else None
     if not isinstance(o, torch.Tensor) or not hasattr(o, "get_mask"):
         return rules
     d, m = as_dense(o), as_dense(o.get_mask())
-    if d.is_floating_point() and not torch.isfinite(d[m]).all() and "UN-3" not in rules:
-        return rules + ("UN-3",)
+    if d.is_floating_point() and not torch.isfinite(d[m]).all():
+        return tuple(dict.fromkeys(rules + ("MASK-5", "UN-3")))
     return rules
 
 
