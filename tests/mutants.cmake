@@ -33,6 +33,11 @@ set(MUTANTS
   pow_via_exp_log=MASK-4
   log_masks_domain=MASK-5
   sqrt_masks_domain=MASK-5
+  int_unary_stays_int=UN-1
+  digamma_pole_nan=UN-3
+  round_half_away=UN-4
+  decimals_ignored=UN-5
+  inplace_promotes=UN-6
   # binary
   div_masks_zero=MASK-6
   dense_operand_specified=MASK-7

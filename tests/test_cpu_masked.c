@@ -283,12 +283,18 @@ TEST(unary_on_coo_storage_maps_the_stored_values) {
   done(&c, (mt_tensor *[]){m}, 1);
 }
 
-TEST(unary_rejects_int_data_as_not_supported) {
+TEST(unary_on_int_data_keeps_int_or_refuses_as_torch) {
+  /* neg of int64 [3] -> int64 [-3] (UN-1); frac of int64 has no torch kernel
+   * ("frac_cpu" not implemented for 'Long') -> DTYPE_MISMATCH (UN-2) */
   mt_tensor *m = masked(dense(MT_int64, 1, SHAPE(1), VALS(3)), bools(1, SHAPE(1), BITS(1)));
   const mt_tensor *in[] = {m};
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run(mt_cpu_neg, &c, &e, 1, in, NULL), MT_NOT_SUPPORTED);
+  CHECK_STATUS(run(mt_cpu_neg, &c, &e, 1, in, NULL), MT_OK);
+  CHECK_EQ_INT(c.out[0]->data->dtype, MT_int64);
+  CHECK_NEAR(at(c.out[0]->data, 0), -3, 0);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_frac, &c, &e, 1, in, NULL), MT_DTYPE_MISMATCH);
   CHECK(strstr(e.msg, "int64") != NULL);
   done(&c, (mt_tensor *[]){m}, 1);
 }
@@ -412,7 +418,7 @@ MT_TEST_MAIN(
     T(log_of_zero_is_neg_inf_and_of_negative_is_nan_at_masked_in_positions),
     T(sqrt_of_negative_is_nan_and_float32_uses_sqrtf),
     T(exp_neg_abs_apply_to_data_and_keep_the_mask), T(pow_special_exponents_follow_torch_kernels),
-    T(unary_on_coo_storage_maps_the_stored_values), T(unary_rejects_int_data_as_not_supported),
+    T(unary_on_coo_storage_maps_the_stored_values), T(unary_on_int_data_keeps_int_or_refuses_as_torch),
     T(add_masked_masked_with_same_mask_adds_data_and_keeps_mask),
     T(add_masked_masked_with_different_masks_is_mask_mismatch),
     T(sub_dense_minus_masked_takes_the_masked_operands_mask),

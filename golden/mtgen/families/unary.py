@@ -1,13 +1,437 @@
-"""Family unary: neg abs exp log sqrt pow (MASK-4, MASK-5)."""
+"""Family unary: MaskedTensor's complete unary list (torch/masked/maskedtensor/
+unary.py UNARY_NAMES), their aliases and the in-place variants `<op>_`
+(MASK-4, MASK-5, UN-1..UN-6).
+
+Which dtypes an op accepts and what it returns is torch's answer, asked once
+per op and dtype on a tiny masked tensor (`_torch_verdict`): an op/dtype that
+torch refuses becomes a `dtype_refused` error case, never a guess of ours.
+Breadth comes from torch's own OpInfo samples (mtgen/opinfo.py), each sample
+wrapped as a MaskedTensor with a random mask from the case's generator, as
+torch's test_maskedtensor does; corners are our own cases."""
+import functools
+import math
+
 import torch
+from torch.masked import masked_tensor
 
-from ..inputs import expect_neg_zero, rand_masked, signed_zeros
-from ..model import DTYPES, Case, check_ids, py
+from ..inputs import as_dense, expect_neg_zero, rand_masked, signed_zeros
+from ..model import ALL_DTYPES, DTYPES, Case, check_ids, py
+from ..opinfo import sample_mask, samples
 
-# op -> tolerance: float32 is computed in float (expf, logf...), so the
-# transcendental ops get 2 ulp; neg/abs are exact.
-OPS = {"neg": "exact", "abs": "exact", "exp": "ulp:2", "log": "ulp:2", "sqrt": "ulp:2",
-       "pow": "ulp:2"}
+INF, NAN = math.inf, math.nan
+
+# base op -> tolerance of its floating results. `exact`: torch's result is
+# exactly rounded (or exact), so any correct implementation gives the same
+# bits: abs/neg/sign..., rounding ops, clamp, nan_to_num, square and
+# reciprocal (one IEEE operation), angle (0 or pi rounded), deg2rad/rad2deg
+# (one product with the constant rounded to the dtype). The others are
+# libm-class transcendental functions: torch computes float32 in float with
+# vectorized (Sleef, 1 ulp) or Cephes code, so ulp:2 holds against a
+# correctly rounded result; ulp:4 where torch's float32 algorithm itself
+# is that far from its float64 (the generator checks float32 within half).
+EXACT = {"abs", "neg", "positive", "conj_physical", "ceil", "floor", "round", "trunc",
+         "frac", "sign", "signbit", "isnan", "bitwise_not", "clamp", "nan_to_num",
+         "square", "reciprocal", "angle", "deg2rad", "rad2deg"}
+ULP = {"sigmoid": "ulp:4", "lgamma": "ulp:8", "sinc": "ulp:4", "erfinv": "ulp:4",
+       "i0": "ulp:4", "pow": "ulp:2", "tan": "ulp:4", "logit": "ulp:4",
+       "acosh": "ulp:4", "erfc": "ulp:4"}
+
+# alias -> the op it names (own op, same kernel)
+ALIASES = {"absolute": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asin",
+           "arcsinh": "asinh", "arctan": "atan", "arctanh": "atanh", "clip": "clamp",
+           "negative": "neg", "fix": "trunc", "sgn": "sign"}
+
+BASES = ["abs", "acos", "acosh", "angle", "asin", "asinh", "atan", "atanh", "bitwise_not",
+         "ceil", "clamp", "conj_physical", "cos", "cosh", "deg2rad", "digamma", "erf", "erfc",
+         "erfinv", "exp", "exp2", "expm1", "floor", "frac", "lgamma", "log", "log10", "log1p",
+         "log2", "logit", "i0", "isnan", "nan_to_num", "neg", "positive", "pow", "rad2deg",
+         "reciprocal", "round", "rsqrt", "sigmoid", "sign", "signbit", "sin", "sinc", "sinh",
+         "sqrt", "square", "tan", "tanh", "trunc"]
+
+# the in-place variants in ops.def (MaskedTensor accepts 58; the family's id
+# range 100-199 holds 44: the aliases' and sgn_, conj_physical_, rad2deg_,
+# log10_ are left out)
+INPLACE = ["abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_not", "ceil",
+           "clamp", "cos", "cosh", "deg2rad", "digamma", "erf", "erfc", "erfinv", "exp", "exp2",
+           "expm1", "floor", "frac", "lgamma", "log", "log1p", "log2", "logit", "i0",
+           "nan_to_num", "neg", "pow", "reciprocal", "round", "rsqrt", "sigmoid", "sign", "sin",
+           "sinc", "sinh", "sqrt", "square", "tan", "tanh", "trunc"]
+
+ROUNDING = {"ceil", "floor", "round", "trunc", "frac"}
+INT_TOKENS = ("i64", "i32", "i8", "bool")
+# MaskedTensor refuses uint8 data at construction (MASK-2): no u8 cases.
+UN_DTYPES = {k: v for k, v in ALL_DTYPES.items() if k != "u8"}
+
+# The default number arguments of the ops that need them: (args for floats,
+# args for integers and bool). pow's exponent is inputs/1, the others kwargs.
+DEFAULT_ARGS = {"clamp": ({"min": -0.5, "max": 0.5}, {"min": -2, "max": 3}),
+                "pow": ((2.5,), (3,))}
+
+
+def base_of(op):
+    return ALIASES.get(op.rstrip("_"), op.rstrip("_"))
+
+
+# sinc(x) = sin(pi x) / (pi x) is near 0 at the integers, where torch's
+# float32 rounding of pi x makes the relative error unbounded: an absolute
+# tolerance (values are at most 1), per dtype.
+# digamma: torch's float32 Cephes code is ~30 ulp off near its root
+# (digamma(1.5) = 0.0364899151 vs 0.0364899747): a relative tolerance.
+ABS = {"sinc": {torch.float16: "abs:1e-3", torch.float32: "abs:1e-6",
+                torch.float64: "abs:1e-14"},
+       "digamma": {torch.float16: "rel:2e-3", torch.float32: "rel:1e-5",
+                   torch.float64: "rel:1e-13"}}
+
+
+def tolerance(op, out_dtype):
+    b = base_of(op)
+    if out_dtype is not None and not out_dtype.is_floating_point:
+        return "exact"
+    if b in EXACT:
+        return "exact"
+    if b in ABS:
+        return ABS[b][out_dtype or torch.float32]
+    return ULP.get(b, "ulp:2")
+
+
+def call_args(op, dt, args=None, kwargs=None):
+    b = base_of(op)
+    if args is None and kwargs is None:
+        d = DEFAULT_ARGS.get(b)
+        if d is None:
+            return (), {}
+        a = d[0] if dt.is_floating_point else d[1]
+        return (a, {}) if isinstance(a, tuple) else ((), a)
+    return args or (), kwargs or {}
+
+
+def torch_run(op, inplace):
+    """The torch call: torch.<op>(m, *numbers, **kw), or m.<op>_(...)."""
+    if inplace:
+        return lambda ins, kw: [getattr(ins[0], op)(*ins[1:], **kw)]
+    fn = getattr(torch, op)
+    return lambda ins, kw: [fn(ins[0], *ins[1:], **kw)]
+
+
+def call_text(op, inplace, args, kwargs):
+    parts = [py(a) for a in args] + [f"{k}={py(v)}" for k, v in kwargs.items()]
+    tail = ", ".join(parts)
+    if inplace:
+        return f"m.{op}({tail})"
+    return f"torch.{op}(m{', ' + tail if tail else ''})"
+
+
+@functools.lru_cache(maxsize=None)
+def _torch_verdict(op, dt, args, kw_items):
+    """torch's result dtype for op on a masked tensor of dtype dt, or None
+    when torch refuses it."""
+    inplace = op.endswith("_")
+    m = masked_tensor(torch.ones(2, dtype=dt), torch.tensor([True, False]))
+    try:
+        out = torch_run(op, inplace)([m, *args], dict(kw_items))[0]
+    except (RuntimeError, NotImplementedError, TypeError, ValueError):
+        return None
+    return out.get_data().dtype
+
+
+def verdict(op, dt, args, kwargs):
+    return _torch_verdict(op, dt, tuple(args), tuple(sorted(kwargs.items())))
+
+
+# ---- inputs -----------------------------------------------------------------
+
+def int_data(g, shape, dt):
+    """Small signed integers (and the width's extremes for int8, where abs,
+    neg and square wrap), or random bools."""
+    if dt == torch.bool:
+        return torch.rand(shape, generator=g) < 0.5
+    lo, hi = (-128, 128) if dt == torch.int8 else (-6, 7)
+    return torch.randint(lo, hi, shape, generator=g).to(dt)
+
+
+def int_masked(g, shape, dt, p_true=0.6):
+    """Integer/bool masked tensor; masked-out data hold the width's minimum
+    (false for bool): the stored poison of integer cases."""
+    data, mask = int_data(g, shape, dt), torch.rand(shape, generator=g) < p_true
+    if dt != torch.bool:
+        data = data.masked_fill(~mask, torch.iinfo(dt).min)
+    return masked_tensor(data, mask)
+
+
+def from_sample(s):
+    def build(g):
+        t = s.input.clone()
+        return masked_tensor(t, sample_mask(g, t))
+    return build
+
+
+# signed zeros, infinities, NaN, poles, domain edges, halves: every op's
+# special values in one masked-in tensor
+SPECIAL = (-0.0, 0.0, INF, -INF, NAN, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, -3.0, 1.5, -2.5, 1e-30,
+           -1e-30, 3.0, 100.0, -100.0, 0.25)
+# halves (round half to even), signed results of ceil/trunc/round/frac
+HALVES = (0.5, 1.5, 2.5, -0.5, -1.5, -2.5, -0.4, 0.4, -0.0, 0.0, -2.0, 3.7, -3.7, 1e20, -1e20,
+          4.5)
+
+
+def special_for(op):
+    """SPECIAL, but sigmoid(-100) underflows to 0 in torch's float32 while
+    the true value (3.8e-44) is a float32 subnormal: torch is not within
+    any ulp tolerance there, so sigmoid takes -20 instead."""
+    return tuple(-20.0 if (op == "sigmoid" and v == -100.0) else v for v in SPECIAL)
+
+
+def fixed_masked(values, dt, p_true=1.0, g=None):
+    data = torch.tensor(values, dtype=dt).reshape(4, -1)
+    mask = torch.ones(data.shape, dtype=torch.bool)
+    return masked_tensor(data, mask)
+
+
+def coo_masked(g, dt, shape=(3, 4)):
+    """COO data and mask with the same indices; mask values random (some
+    stored entries masked out), data values from the dtype's generator."""
+    n = shape[0] * shape[1]
+    flat = torch.randperm(n, generator=g)[: n // 2].sort().values
+    idx = torch.stack(torch.unravel_index(flat, shape))
+    if dt.is_floating_point:
+        vals = torch.randn(flat.numel(), generator=g, dtype=dt)
+    else:
+        vals = int_data(g, (flat.numel(),), dt)
+    mvals = torch.rand(flat.numel(), generator=g) < 0.7
+    data = torch.sparse_coo_tensor(idx, vals, shape).coalesce()
+    mask = torch.sparse_coo_tensor(idx, mvals, shape).coalesce()
+    return masked_tensor(data, mask)
+
+
+def own_poison(m):
+    """The stored poison of dtypes the generator's poison list cannot hold
+    (1e30 overflows float16 and integers): NaN for float16, the width's
+    minimum for integers, false for bool. Dense storage only."""
+    data = m.get_data()
+    if data.is_sparse or data.dtype in (torch.float32, torch.float64):
+        return m
+    mask = m.get_mask()
+    fill = NAN if data.dtype == torch.float16 else (
+        False if data.dtype == torch.bool else torch.iinfo(data.dtype).min)
+    return masked_tensor(data.masked_fill(~mask, fill), mask)
+
+
+# ---- case makers --------------------------------------------------------------
+
+def rules_for(op, short, variant, error):
+    r = ["MASK-4"]
+    if short in INT_TOKENS or base_of(op) in ("isnan", "signbit"):
+        r.append("UN-1")
+    if variant in ("dtype_refused", "inplace_refused", "args_negative_int_exponent"):
+        r.append("UN-2")
+    if variant == "special_values":
+        r += ["MASK-5", "UN-3"]
+    if variant == "rounding" or (variant == "special_values" and base_of(op) in ROUNDING):
+        r.append("UN-4")
+    if variant.startswith("args_"):
+        r.append("UN-5")
+    if op.endswith("_"):
+        r.append("UN-6")
+    return tuple(dict.fromkeys(r))
+
+
+def tag_special(rules, outputs):
+    """UN-3 and MASK-5 for every case whose result holds a special value
+    (+-inf, NaN) at a masked-in position: poles, domain edges and overflows
+    of any sample (log of a bool False, digamma of an int 0) are torch's
+    special values, kept as values, not masks."""
+    o = outputs[0] if outputs else None
+    if not isinstance(o, torch.Tensor) or not hasattr(o, "get_mask"):
+        return rules
+    d, m = as_dense(o), as_dense(o.get_mask())
+    if d.is_floating_point() and not torch.isfinite(d[m]).all():
+        return tuple(dict.fromkeys(rules + ("MASK-5", "UN-3")))
+    return rules
+
+
+def make(op, layout, short, variant, build, args=(), kwargs=None, error=None, source=None,
+         check=None, error_match=None):
+    """One case of op; args are the numbers after the masked input."""
+    kwargs = kwargs or {}
+    dt = UN_DTYPES[short]
+    inplace = op.endswith("_")
+    out_dt = None if error else verdict(op, dt, args, kwargs)
+    if error is None and out_dt is None:
+        error = "DTYPE_MISMATCH"
+    if layout == "masked" and args:
+        layout = "masked_scalar"
+    return Case(
+        id=f"{op}.{layout}.{short}.{variant}", op=op,
+        rules=rules_for(op, short, variant, error), tolerance=tolerance(op, out_dt),
+        build=lambda g, b=build, a=args: [own_poison(b(g)), *a],
+        run=torch_run(op, inplace), torch_call=call_text(op, inplace, args, kwargs),
+        kwargs=kwargs, error_class=error, source=source, check=check,
+        poison=dt in (torch.float32, torch.float64), error_match=error_match,
+        tag_rules=tag_special)
+
+
+def dtype_cases(op, short, limit):
+    """OpInfo samples of op for one dtype (our own random tensor where torch
+    has none or refuses the dtype: then the case is `dtype_refused`)."""
+    dt = UN_DTYPES[short]
+    args, kw = call_args(op, dt)
+    ok = verdict(op, dt, args, kw) is not None
+    if not ok:
+        b = (lambda g, dt=dt: int_masked(g, (2, 3), dt)) if not dt.is_floating_point else \
+            (lambda g, dt=dt: rand_masked(g, (2, 3), dt))
+        return [make(op, "masked", short, "dtype_refused", b, args, kw)]
+    out = []
+    base = base_of(op)
+    if base not in ("pow", "clamp") and limit:
+        try:
+            ss = samples(base, dt, crop=5, limit=limit)
+        except KeyError:
+            ss = []
+        for k, (src, s) in enumerate(ss):
+            if s.args or s.kwargs:
+                continue
+            out.append(make(op, "masked", short, f"opinfo_{k}", from_sample(s), args, kw,
+                            source=src))
+    if not out:
+        b = (lambda g, dt=dt: int_masked(g, (2, 3), dt)) if not dt.is_floating_point else \
+            (lambda g, dt=dt: rand_masked(g, (2, 3), dt))
+        out.append(make(op, "masked", short, "basic", b, args, kw))
+    return out
+
+
+# per dtype: how many OpInfo samples each base op takes
+# (goldens must stay under 3 MB: ~5 kB a case, so one sample per dtype)
+LIMITS = {"f32": 1, "f64": 1, "f16": 1, "i64": 1, "i32": 1, "i8": 1, "bool": 1}
+# f64 special values only where float64 behaves apart from float32
+SPECIAL_F64 = {"digamma", "lgamma", "sinc", "rsqrt", "erfinv", "i0"}
+# float16 special values where half's range shows (exp(100) = inf, 65504
+# overflow) or torch's float computation rounds to half once
+SPECIAL_F16 = {"exp", "expm1", "sigmoid", "rsqrt", "reciprocal", "digamma", "lgamma", "log1p",
+               "erfinv", "cosh"}
+# in-place ops that also get an int64 case (refused: float results; kept:
+# integer results): the two sides of UN-6
+INPLACE_I64 = {"abs", "sin", "sqrt", "neg", "bitwise_not", "square", "floor", "sign",
+               "reciprocal", "exp"}
+
+
+def base_cases(op):
+    out = []
+    for short, lim in LIMITS.items():
+        out += dtype_cases(op, short, lim)
+    for short in ("f32",) + (("f64",) if op in SPECIAL_F64 else ()) + (
+            ("f16",) if op in SPECIAL_F16 else ()):
+        dt = UN_DTYPES[short]
+        args, kw = call_args(op, dt)
+        if verdict(op, dt, args, kw) is None:
+            continue
+        out.append(make(op, "masked", short, "special_values",
+                        lambda g, dt=dt, sp=special_for(op): fixed_masked(sp, dt), args, kw))
+    if op in ROUNDING:
+        for short in ("f32", "f16"):
+            dt = UN_DTYPES[short]
+            out.append(make(op, "masked", short, "rounding",
+                            lambda g, dt=dt: fixed_masked(HALVES, dt)))
+    return out
+
+
+def alias_cases(op):
+    """An alias shares its op's kernel: one OpInfo sample (of the op it
+    names) in float32."""
+    return dtype_cases(op, "f32", 1)
+
+
+def inplace_cases(op):
+    """m.<op>_(): f32 (torch's result is the tensor m becomes), and one
+    integer dtype: refused where the out-of-place result is float (UN-6)."""
+    out = dtype_cases(op, "f32", 1)
+    if op.rstrip("_") not in INPLACE_I64:
+        return out
+    dt = torch.int64
+    args, kw = call_args(op, dt)
+    if verdict(op, dt, args, kw) is None:
+        out.append(make(op, "masked", "i64", "inplace_refused",
+                        lambda g: int_masked(g, (2, 3), dt), args, kw))
+    else:
+        out += dtype_cases(op, "i64", 0)
+    return out
+
+
+def corner_cases():
+    """Fully masked, zero-size, COO storage, number arguments (UN-5)."""
+    out = []
+    fm = lambda dt: lambda g: rand_masked(g, (3, 4), dt, p_true=0.0)  # noqa: E731
+    zs = lambda dt: lambda g: rand_masked(g, (0, 4), dt)  # noqa: E731
+    for op in ("sin", "round", "isnan", "digamma", "clamp_"):
+        dt = torch.float32
+        args, kw = call_args(op, dt)
+        out.append(make(op, "masked", "f32", "fully_masked", fm(dt), args, kw))
+        out.append(make(op, "masked", "f32", "zero_size", zs(dt), args, kw))
+    out.append(make("bitwise_not", "masked", "i32", "fully_masked",
+                    lambda g: int_masked(g, (3, 4), torch.int32, p_true=0.0)))
+    # COO storage: values mapped over the coalesced data, dtype changes too
+    for op, short in (("sin", "f32"), ("round", "f64"), ("isnan", "f32"), ("sqrt", "i64"),
+                      ("clamp", "f32")):
+        dt = UN_DTYPES[short]
+        args, kw = call_args(op, dt)
+        out.append(make(op, "coo", short, "basic", lambda g, dt=dt: coo_masked(g, dt), args,
+                        kw))
+    # in place on COO storage: torch's _unary_helper rebuilds the data
+    # uncoalesced, then its own validation asks for the indices -> refused
+    for op in ("abs_", "clamp_"):
+        args, kw = call_args(op, torch.float32)
+        out.append(make(op, "coo", "f32", "layout_refused",
+                        lambda g: coo_masked(g, torch.float32), args, kw,
+                        error="LAYOUT_MISMATCH", error_match="uncoalesced"))
+    f = lambda dt, shape=(3, 4): lambda g: rand_masked(g, shape, dt)  # noqa: E731
+    i = lambda dt: lambda g: int_masked(g, (3, 4), dt)  # noqa: E731
+    sp = lambda dt: lambda g: fixed_masked(SPECIAL, dt)  # noqa: E731
+    f32, f16, f64 = torch.float32, torch.float16, torch.float64
+    # (op, short, variant, build, args, kwargs, error)
+    table = [
+        ("clamp", "f32", "args_min_only", f(f32), (), {"min": 0.0}, None),
+        ("clamp", "f32", "args_int_max", f(f32), (), {"max": 1}, None),
+        ("clamp", "f32", "args_min_gt_max", f(f32), (), {"min": 1.0, "max": -1.0}, None),
+        ("clamp", "f32", "args_special", sp(f32), (), {"min": -1.0, "max": 1.0}, None),
+        ("clamp", "f16", "args_min_max", f(f16), (), {"min": -0.3, "max": 0.3}, None),
+        ("clamp", "i32", "args_int_bounds", i(torch.int32), (), {"min": -3, "max": 2}, None),
+        ("clamp", "i64", "args_float_bound", i(torch.int64), (), {"min": 1.5}, None),
+        ("clamp", "bool", "args_int_bounds", i(torch.bool), (), {"min": 0, "max": 2}, None),
+        ("clamp", "f32", "args_no_bounds", f(f32), (), {}, "INVALID_ARGUMENT"),
+        ("clip", "f32", "args_min_max", f(f32), (), {"min": -0.5, "max": 0.25}, None),
+        ("clamp_", "i32", "args_float_bound", i(torch.int32), (), {"min": 0.5},
+         "DTYPE_MISMATCH"),
+        ("nan_to_num", "f32", "args_defaults", sp(f32), (), {}, None),
+        ("nan_to_num", "f16", "args_defaults", sp(f16), (), {}, None),
+        ("nan_to_num", "f64", "args_all", sp(f64), (),
+         {"nan": 1.5, "posinf": 100.0, "neginf": -100.0}, None),
+        ("nan_to_num", "f16", "args_overflow", sp(f16), (), {"posinf": 1e30, "nan": -2.0}, None),
+        ("nan_to_num_", "f32", "args_all", sp(f32), (), {"nan": 7.0, "neginf": -7.0}, None),
+        ("logit", "f32", "args_eps", sp(f32), (), {"eps": 0.25}, None),
+        ("logit", "f64", "args_eps", sp(f64), (), {"eps": 1e-6}, None),
+        ("logit", "f64", "args_eps_0", sp(f64), (), {"eps": 0.0}, None),
+        ("logit_", "f32", "args_eps", sp(f32), (), {"eps": 0.1}, None),
+        ("round", "f32", "args_decimals_refused", f(f32), (), {"decimals": 1},
+         "INVALID_ARGUMENT"),
+        ("round_", "f32", "args_decimals_refused", f(f32), (), {"decimals": 0},
+         "INVALID_ARGUMENT"),
+        ("pow", "i64", "args_int_exponent_2", i(torch.int64), (2,), {}, None),
+        ("pow", "i8", "args_int_exponent_3", i(torch.int8), (3,), {}, None),
+        ("pow", "i32", "args_float_exponent", i(torch.int32), (0.5,), {}, None),
+        ("pow", "i64", "args_negative_int_exponent", i(torch.int64), (-1,), {},
+         "DTYPE_MISMATCH"),
+        ("pow", "bool", "args_int_exponent", i(torch.bool), (2,), {}, None),
+        ("pow", "bool", "args_bool_exponent", i(torch.bool), (False,), {}, None),
+        ("pow", "f16", "args_exponent_2", f(f16), (2,), {}, None),
+        ("pow", "f32", "args_tensor_exponent_refused", f(f32), (torch.tensor(2.0),), {},
+         "INVALID_ARGUMENT"),
+        ("pow_", "i32", "args_float_exponent", i(torch.int32), (0.5,), {}, "DTYPE_MISMATCH"),
+    ]
+    for op, short, variant, build, args, kw, err in table:
+        out.append(make(op, "masked", short, variant, build, args, kw, error=err))
+    return out
+
+
+# ---- the cases of the original six ops (ids kept) -------------------------------
 
 EDGE_LOG = {(0, 0): 0.0, (1, 1): -0.0, (2, 2): -1.5, (0, 3): 1e-3}
 EDGE_SQRT = {(0, 0): -2.0, (1, 1): -0.0, (2, 2): 0.0}
@@ -65,7 +489,7 @@ def abs_check(ins, outs):
         raise Surprise("abs.signed_zeros: expected -0.0 inputs and no -0.0 output")
 
 
-def cases():
+def original_cases():
     out = []
     for short, dt in DTYPES.items():
         for op, variant, build, extra, check in UNARY_CASES:
@@ -74,13 +498,26 @@ def cases():
                 check = abs_check
             out.append(Case(
                 id=f"{op}.masked.{short}.{variant}", op=op, rules=("MASK-4",) + extra,
-                tolerance=OPS[op], build=lambda g, b=build, dt=dt: [b(g, dt)],
+                tolerance=tolerance(op, dt), build=lambda g, b=build, dt=dt: [b(g, dt)],
                 run=lambda ins, kw, fn=fn: [fn(ins[0])], torch_call=f"torch.{op}(m)",
                 check=check))
         for variant, (e, build, check) in POW_CASES.items():
             out.append(Case(
                 id=f"pow.masked_scalar.{short}.{variant}", op="pow", rules=("MASK-4",),
-                tolerance=OPS["pow"], build=lambda g, dt=dt, e=e, b=build: [b(g, dt), e],
+                tolerance=tolerance("pow", dt), build=lambda g, dt=dt, e=e, b=build: [b(g, dt), e],
                 run=lambda ins, kw: [torch.pow(ins[0], ins[1])],
                 torch_call=f"torch.pow(m, {py(e)})", check=check))
+    return out
+
+
+def cases():
+    out = original_cases()
+    have = {c.id for c in out}
+    for op in BASES:
+        out += [c for c in base_cases(op) if c.id not in have]
+    for op in ALIASES:
+        out += alias_cases(op)
+    for op in INPLACE:
+        out += inplace_cases(op + "_")
+    out += corner_cases()
     return check_ids(out)
