@@ -35,7 +35,8 @@
  * RED-8  norm: torch.norm(m, ...) always passes p= to MaskedTensor's
  *        reduction, which takes only (dim, keepdim, dtype): torch refuses
  *        every call, INVALID_ARGUMENT.
- * Float accumulation is in double and rounded once to the output dtype;
+ * Float accumulation is in double and rounded once to the output dtype
+ * (float16 products round at every step, as torch's CPU kernel does);
  * mean rounds the sum to the dtype and divides in the dtype, as torch's
  * `total / count`. Errors follow torch: a dim out of range and amin/amax/
  * argmin/argmax over an empty dim -> INDEX_OUT_OF_RANGE (torch's
@@ -140,7 +141,10 @@ static void acc_add(red_kind k, mt_dtype dt, red_acc *a, double fv, int64_t iv, 
   int fl = is_float_dt(dt);
   switch (k) {
   case K_SUM: case K_MEAN: a->f += fv; a->i = wrap_add(a->i, iv); break;
-  case K_PROD: a->f *= fv; a->i = wrap_mul(a->i, iv); break;
+  case K_PROD: /* torch multiplies float16 in float16, rounding each step */
+    a->f = dt == MT_float16 ? mt__cpu_round(dt, a->f * fv) : a->f * fv;
+    a->i = wrap_mul(a->i, iv);
+    break;
   case K_MIN:
     if (fl) a->f = (isnan(a->f) || isnan(fv)) ? NAN : (fv < a->f ? fv : a->f);
     else if (iv < a->i) a->i = iv;
