@@ -367,6 +367,12 @@ static mt_status reduce(mt_call *call, mt_op op, const red_spec *s, mt_error *er
   if (!(s->dtypes & (1u << dt)))
     return mt_err(err, MT_DTYPE_MISMATCH, "%s: inputs/0 has dtype %s: %s", name,
                   mt_dtype_name(dt), s->refusal);
+  if (mt_kw_find(call->kw, "dim") == NULL && mt_kw_find(call->kw, "keepdim") != NULL)
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: keepdim without dim: MaskedTensor's reduction takes (dim, keepdim, dtype) "
+                  "with dim required once any kwarg is given (torch: missing 1 required "
+                  "positional argument: 'dim')",
+                  name);
   if ((st = parse_dims(name, k, m, call->kw, red, &all, &none, err)) != MT_OK) return st;
   keepdim = mt_kw_int(call->kw, "keepdim", 0) != 0;
   mt_dtype odt = out_dtype(s, dt);

@@ -182,6 +182,7 @@ REDUCE_CASES = {
     "dim1_keepdim_3d": (reduce_input((2, 3, 4)), 1, True, None, None, None),
     "dims0_2_3d": (reduce_input((2, 3, 4)), (0, 2), None, None, None, None),
     "dims_empty": (reduce_input((3, 4)), (), None, None, None, None),
+    "keepdim_without_dim": (reduce_input((3, 4)), None, True, None, None, None),
     "fully_masked_all": (reduce_input((3, 4), p_true=0.0), None, None, None, None, None),
     "fully_masked_dim1": (reduce_input((3, 4), empty_row=1), 1, None, None, None, None),
     "zero_size_dim1": (reduce_input((0, 4)), 1, None, None, None, None),
@@ -207,8 +208,8 @@ REDUCE_CASES = {
 # case): float32 every one, float64 the main forms, the other dtypes the
 # forms their rules are about.
 TIERS = {
-    torch.float32: None,
-    torch.float64: ("all", "dim1", "dims0_2_3d", "fully_masked_dim1", "nan_dim1",
+    torch.float32: None,  # every variant but F32_DROP
+    torch.float64: ("all", "dim1", "fully_masked_dim1", "nan_dim1",
                     "fill_tie_dim1", "one_element_dim1"),
     torch.int32: ("dim1", "fully_masked_dim1", "int_overflow_dim1"),
 }
@@ -392,8 +393,10 @@ def cases():
                 if not in_tier(variant, dt):
                     continue
                 run, call, kwargs = reduction(op, dim, keepdim)
+                # keepdim without dim is a RED-2 (dims form) refusal
+                form = dim if dim is not None or keepdim is None else "keepdim"
                 out.append(make_case(f"{op}.masked.{short}.{variant}", op, dt,
                                      functools.partial(build, dt=dt, op=op), run, call, kwargs,
-                                     tol or tolerance(op, dt), dim=dim))
+                                     tol or tolerance(op, dt), dim=form))
             out += opinfo_cases(op, short, dt)
     return check_ids(out)
