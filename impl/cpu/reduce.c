@@ -31,7 +31,10 @@
  * RED-7  dtypes: sum/prod of integers and bool give int64 (wrapping), mean
  *        refuses integers and bool, amin/amax/argmin/argmax/var/std refuse
  *        bool, var/std of integers give float32; uint8 is refused by
- *        MaskedTensor itself. Refusals are DTYPE_MISMATCH.
+ *        MaskedTensor itself. Refusals are DTYPE_MISMATCH. `dtype=` (sum,
+ *        prod, mean; with `dim` only) converts every element first: sum
+ *        then gives that dtype, prod still promotes integers to int64, mean
+ *        takes floating dtypes only (any input dtype then).
  * RED-8  norm: torch.norm(m, ...) always passes p= to MaskedTensor's
  *        reduction, which takes only (dim, keepdim, dtype): torch refuses
  *        every call, INVALID_ARGUMENT.
@@ -46,6 +49,7 @@
 #include <stdint.h>
 
 #include "cpu_util.h"
+#include "mt/kwargs.h"
 
 typedef enum { K_SUM, K_MEAN, K_PROD, K_MIN, K_MAX, K_ARGMIN, K_ARGMAX, K_ALL, K_VAR, K_STD, K_NORM } red_kind;
 
@@ -271,6 +275,30 @@ static void load(const mt_tensor *t, mt_dtype dt, int64_t i, double *fv, int64_t
   }
 }
 
+/* (fv, iv) of dtype `from` converted to `to`, as torch's `.to(dtype)`:
+ * floats round, floats to integers truncate toward zero and wrap to the
+ * width (NaN, inf and values beyond int64 give 0 here: undefined in torch),
+ * integers wrap, anything to bool is `!= 0`. */
+static void convert(mt_dtype from, mt_dtype to, double *fv, int64_t *iv) {
+  if (from == to) return;
+  if (is_float_dt(to)) {
+    *fv = mt__cpu_round(to, is_float_dt(from) ? *fv : (double)*iv);
+    *iv = 0;
+    return;
+  }
+  int64_t v;
+  if (to == MT_bool)
+    v = is_float_dt(from) ? *fv != 0.0 : *iv != 0;
+  else if (is_float_dt(from))
+    v = (isfinite(*fv) && fabs(*fv) < 9.2e18) ? (int64_t)trunc(*fv) : 0;
+  else
+    v = *iv;
+  unsigned char tmp[8];
+  mt__cpu_sti(tmp, to, 0, v);
+  *iv = mt__cpu_ldi(tmp, to, 0);
+  *fv = (double)*iv;
+}
+
 /* RED-1 over COO storage (float dtypes; sum mean prod amin amax): torch
  * reduces the stored values under the mask's values
  * (masked_fn(masked_tensor(data.values(), mask.values()))). */
@@ -360,25 +388,33 @@ static mt_status reduce(mt_call *call, mt_op op, const red_spec *s, mt_error *er
                   "norm: torch.norm passes p= to MaskedTensor's reduction, which takes only dim, "
                   "keepdim and dtype (_reduce_dim_args() got an unexpected keyword argument 'p'): "
                   "torch refuses every norm of a MaskedTensor");
-  mt_dtype dt = m->data->dtype;
-  if (dt == MT_uint8)
+  mt_dtype idt = m->data->dtype, dt = idt; /* dt: the dtype reduced in */
+  const mt_kwarg *dk = mt_kw_find(call->kw, "dtype");
+  if (dk) mt_kw_dtype_parse(dk->s, &dt); /* mt__kw_check vetted the name */
+  if (idt == MT_uint8)
     return mt_err(err, MT_DTYPE_MISMATCH,
                   "%s: inputs/0 has dtype uint8, which MaskedTensor does not hold", name);
-  if (!(s->dtypes & (1u << dt)))
+  if (k == K_MEAN && dk && !is_float_dt(dt))
+    return mt_err(err, MT_DTYPE_MISMATCH,
+                  "mean: Could not infer output dtype. Optional dtype must be either a floating "
+                  "point or complex dtype (kwargs/dtype = '%s')",
+                  dk->s);
+  if (!dk && !(s->dtypes & (1u << idt)))
     return mt_err(err, MT_DTYPE_MISMATCH, "%s: inputs/0 has dtype %s: %s", name,
-                  mt_dtype_name(dt), s->refusal);
-  if (mt_kw_find(call->kw, "dim") == NULL && mt_kw_find(call->kw, "keepdim") != NULL)
+                  mt_dtype_name(idt), s->refusal);
+  if (mt_kw_find(call->kw, "dim") == NULL && call->kw && call->kw->n > 0)
     return mt_err(err, MT_INVALID_ARGUMENT,
-                  "%s: keepdim without dim: MaskedTensor's reduction takes (dim, keepdim, dtype) "
+                  "%s: %s without dim: MaskedTensor's reduction takes (dim, keepdim, dtype) "
                   "with dim required once any kwarg is given (torch: missing 1 required "
                   "positional argument: 'dim')",
-                  name);
+                  name, call->kw->items[0].name);
   if ((st = parse_dims(name, k, m, call->kw, red, &all, &none, err)) != MT_OK) return st;
   keepdim = mt_kw_int(call->kw, "keepdim", 0) != 0;
-  mt_dtype odt = out_dtype(s, dt);
+  /* sum(dtype=) gives that dtype; prod converts, then promotes as always */
+  mt_dtype odt = (dk && k == K_SUM) ? dt : out_dtype(s, dt);
 
   if (m->data->kind == MT_KIND_COO) {
-    if (all && !keepdim && is_float_dt(dt) && k <= K_MAX)
+    if (all && !keepdim && is_float_dt(dt) && k <= K_MAX && !dk)
       return reduce_coo_all(call, name, k, m, err);
     return mt_err(err, MT_NOT_SUPPORTED,
                   "%s: this reduction of a COO-storage masked tensor is not implemented (as in "
@@ -428,7 +464,8 @@ static mt_status reduce(mt_call *call, mt_op op, const red_spec *s, mt_error *er
     int64_t pos, o = out_index(m, red, all, i, &pos), iv;
     double fv;
     if (in) {
-      load(mv.data, dt, i, &fv, &iv);
+      load(mv.data, idt, i, &fv, &iv);
+      convert(idt, dt, &fv, &iv); /* RED-7: dtype= converts first */
       acc[o].n++;
     } else { /* RED-4: argmin/argmax see the fill, never the data */
       fv = k == K_ARGMIN ? INFINITY : -INFINITY;
@@ -444,7 +481,7 @@ static mt_status reduce(mt_call *call, mt_op op, const red_spec *s, mt_error *er
       if (!mt__cpu_ldb(mv.mask->values, i)) continue;
       int64_t pos, o = out_index(m, red, all, i, &pos), iv;
       double fv;
-      load(mv.data, dt, i, &fv, &iv);
+      load(mv.data, idt, i, &fv, &iv);
       double x = mt__cpu_round(cdt, mt__cpu_round(cdt, fv) - acc[o].f);
       acc[o].m2 += mt__cpu_round(cdt, x * x);
     }
@@ -462,7 +499,7 @@ static mt_status reduce(mt_call *call, mt_op op, const red_spec *s, mt_error *er
       int in = mt__cpu_ldb(mv.mask->values, i);
       double fv;
       int64_t iv;
-      load(mv.data, dt, i, &fv, &iv);
+      load(mv.data, idt, i, &fv, &iv);
       mt__cpu_sti(data->values, MT_bool, i, !in || (is_float_dt(dt) ? fv != 0.0 : iv != 0));
       ((uint8_t *)mask->values)[i] = (uint8_t)in;
     }
