@@ -375,6 +375,37 @@ TEST(all_over_empty_dims_reduces_nothing_and_norm_is_refused) {
   done(&c, (mt_tensor *[]){m}, 1);
 }
 
+TEST(dtype_kwarg_converts_first_and_needs_dim) {
+  /* RED-7. float32 [1.7, -2.5, P], mask [1, 1, 0], sum(dim=0,
+   * dtype='int32'): each element converted first, truncating: 1 + -2 = -1,
+   * an int32 result. int8 [1, 2] mean(dim=0, dtype='float64') = 3 / 2 =
+   * 1.5 (mean of integers is accepted with a floating dtype=);
+   * mean(dtype='int64') is DTYPE_MISMATCH; sum(dtype=) without dim is
+   * INVALID_ARGUMENT (torch: missing 'dim'). */
+  mt_tensor *f = masked(dense(MT_float32, 1, SHAPE(3), VALS(1.7, -2.5, NAN_POISON)),
+                        bools(1, SHAPE(3), BITS(1, 1, 0)));
+  mt_tensor *i = masked(dense(MT_int8, 1, SHAPE(2), VALS(1, 2)), bools(1, SHAPE(2), BITS(1, 1)));
+  mt_kwarg k32[] = {kw_int("dim", 0), {.name = "dtype", .type = MT_KW_STR, .s = "int32"}};
+  mt_kwarg k64[] = {kw_int("dim", 0), {.name = "dtype", .type = MT_KW_STR, .s = "float64"}};
+  mt_kwarg ki64[] = {kw_int("dim", 0), {.name = "dtype", .type = MT_KW_STR, .s = "int64"}};
+  mt_kwarg knodim[] = {{.name = "dtype", .type = MT_KW_STR, .s = "float64"}};
+  mt_kwargs kw32 = {2, k32}, kw64 = {2, k64}, kwi64 = {2, ki64}, kwnodim = {1, knodim};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_sum, &c, &e, 1, (const mt_tensor *[]){f}, &kw32), MT_OK);
+  CHECK_EQ_INT(c.out[0]->data->dtype, MT_int32);
+  CHECK_NEAR(at(c.out[0]->data, 0), -1, 0);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_mean, &c, &e, 1, (const mt_tensor *[]){i}, &kw64), MT_OK);
+  CHECK_EQ_INT(c.out[0]->data->dtype, MT_float64);
+  CHECK_NEAR(at(c.out[0]->data, 0), 1.5, 0);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_mean, &c, &e, 1, (const mt_tensor *[]){f}, &kwi64), MT_DTYPE_MISMATCH);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_sum, &c, &e, 1, (const mt_tensor *[]){f}, &kwnodim), MT_INVALID_ARGUMENT);
+  done(&c, (mt_tensor *[]){f, i}, 2);
+}
+
 MT_TEST_MAIN(T(sum_fully_masked_row_is_masked_out_with_zero_fill),
              T(mean_fully_masked_row_is_masked_out_with_nan_fill),
              T(prod_fully_masked_row_is_masked_out_with_one_fill),
@@ -395,4 +426,5 @@ MT_TEST_MAIN(T(sum_fully_masked_row_is_masked_out_with_zero_fill),
              T(argmin_of_int8_gives_an_int8_flat_index_and_nan_wins_argmax),
              T(var_divides_by_n_minus_one_and_one_element_is_a_specified_nan),
              T(integer_sums_widen_to_int64_and_refused_dtypes_are_dtype_mismatch),
-             T(all_over_empty_dims_reduces_nothing_and_norm_is_refused))
+             T(all_over_empty_dims_reduces_nothing_and_norm_is_refused),
+             T(dtype_kwarg_converts_first_and_needs_dim))

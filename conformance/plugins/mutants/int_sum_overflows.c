@@ -11,8 +11,8 @@ static mt_status mutant_sum(mt_call *call, mt_error *err) {
   if (st != MT_OK || !mt__mutant_dense_masked(x) || !mt__mutant_dense_masked(call->out[0]))
     return st;
   mt_dtype dt = x->data->dtype;
-  if (dt != MT_int8 && dt != MT_int32) return st;
   mt_tensor *o = call->out[0];
+  if ((dt != MT_int8 && dt != MT_int32) || o->data->dtype != MT_int64) return st;
   int64_t *v = o->data->values; /* int64 output */
   for (int64_t k = 0; k < mt_numel(o->data); k++)
     v[k] = dt == MT_int8 ? (int64_t)(int8_t)(uint8_t)(uint64_t)v[k]
