@@ -55,6 +55,7 @@ set(MUTANTS
   numpy_ma_fills=RED-3
   fully_masked_specified=RED-3
   argmax_last_tie=RED-4
+  all_masked_as_false=RED-6
   var_biased=RED-5
   int_sum_overflows=RED-7
   norm_two_norm=RED-8
