@@ -59,6 +59,11 @@ set(MUTANTS
   fill_zero=RED-3
   numpy_ma_fills=RED-3
   fully_masked_specified=RED-3
+  argmax_last_tie=RED-4
+  all_masked_as_false=RED-6
+  var_biased=RED-5
+  int_sum_overflows=RED-7
+  norm_two_norm=RED-8
   # Adagrad
   eps_inside_sqrt=ADA-1
   dense_skips_zero_grad=ADA-1

@@ -190,7 +190,9 @@ TEST(zero_size_input_reduces_to_the_fill_and_amin_refuses_an_empty_dim) {
   CHECK_EQ_INT(c.out[0]->ndim, 1);
   CHECK_EQ_INT(c.out[0]->shape[0], 0);
   done(&c, NULL, 0);
-  CHECK_STATUS(run(mt_cpu_amin, &c, &e, 1, (const mt_tensor *[]){a}, &kw), MT_INVALID_ARGUMENT);
+  /* torch raises IndexError ("Expected reduction dim 1 to have non-zero
+   * size"): INDEX_OUT_OF_RANGE by DESIGN.md's table */
+  CHECK_STATUS(run(mt_cpu_amin, &c, &e, 1, (const mt_tensor *[]){a}, &kw), MT_INDEX_OUT_OF_RANGE);
   CHECK(strstr(e.msg, "non-zero size") != NULL);
   done(&c, (mt_tensor *[]){a, b}, 2);
 }
@@ -252,6 +254,158 @@ TEST(coo_storage_all_reduce_uses_the_stored_values_under_the_mask) {
   done(&c, (mt_tensor *[]){m}, 1);
 }
 
+TEST(argmax_takes_the_first_tie_and_a_masked_out_fill_can_win) {
+  /* RED-4. data [[1, 5, 5], [7, -inf, 2]], mask [[1, 1, 1], [0, 1, 0]]:
+   * row 0: 1, 5, 5 -> first maximum at index 1;
+   * row 1: the fill -inf at 0 and 2 (7 and 2 are masked out), -inf masked
+   * in at 1: three equal -inf -> index 0, a masked-out index, as torch.
+   * The index has the input dtype (float64). */
+  mt_tensor *m = masked(dense(MT_float64, 2, SHAPE(2, 3), VALS(1, 5, 5, 7, -INFINITY, 2)),
+                        bools(2, SHAPE(2, 3), BITS(1, 1, 1, 0, 1, 0)));
+  mt_kwarg kv[] = {kw_int("dim", 1)};
+  mt_kwargs kw = {1, kv};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_argmax, &c, &e, 1, (const mt_tensor *[]){m}, &kw), MT_OK);
+  CHECK_EQ_INT(c.out[0]->data->dtype, MT_float64);
+  CHECK_NEAR(at(c.out[0]->data, 0), 1, 0);
+  CHECK_NEAR(at(c.out[0]->data, 1), 0, 0);
+  CHECK_EQ_INT(bit(c.out[0]->mask, 1), 1);
+  done(&c, (mt_tensor *[]){m}, 1);
+}
+
+TEST(argmin_of_int8_gives_an_int8_flat_index_and_nan_wins_argmax) {
+  /* RED-4. int8 [[3, -2], [-2, 9]], all masked in: all-reduce argmin = the
+   * first -2 at flat index 1, stored as int8. float32 [1, NaN, 5, NaN]:
+   * argmax = the first NaN, index 1. */
+  mt_tensor *a = masked(dense(MT_int8, 2, SHAPE(2, 2), VALS(3, -2, -2, 9)),
+                        bools(2, SHAPE(2, 2), BITS(1, 1, 1, 1)));
+  mt_tensor *b = masked(dense(MT_float32, 1, SHAPE(4), VALS(1, NAN, 5, NAN)),
+                        bools(1, SHAPE(4), BITS(1, 1, 1, 1)));
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_argmin, &c, &e, 1, (const mt_tensor *[]){a}, NULL), MT_OK);
+  CHECK_EQ_INT(c.out[0]->data->dtype, MT_int8);
+  CHECK_EQ_INT(c.out[0]->ndim, 0);
+  CHECK_NEAR(at(c.out[0]->data, 0), 1, 0);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_argmax, &c, &e, 1, (const mt_tensor *[]){b}, NULL), MT_OK);
+  CHECK_NEAR(at(c.out[0]->data, 0), 1, 0);
+  done(&c, (mt_tensor *[]){a, b}, 2);
+}
+
+TEST(var_divides_by_n_minus_one_and_one_element_is_a_specified_nan) {
+  /* RED-5. data [[1, 3, P], [2, P, P], [P, P, P]], mask [[1, 1, 0], [1, 0, 0],
+   * [0, 0, 0]], var over dim 1:
+   * row 0: mean 2, squares 1 + 1 = 2, / (2 - 1) = 2; std sqrt(2);
+   * row 1: one element: 0 / max(1 - 1, 0) = 0/0 = NaN, mask true;
+   * row 2: none: NaN, mask false (RED-3). */
+  mt_tensor *m = masked(dense(MT_float64, 2, SHAPE(3, 3),
+                              VALS(1, 3, NAN_POISON, 2, NAN_POISON, NAN_POISON, NAN_POISON,
+                                   NAN_POISON, NAN_POISON)),
+                        bools(2, SHAPE(3, 3), BITS(1, 1, 0, 1, 0, 0, 0, 0, 0)));
+  mt_kwarg kv[] = {kw_int("dim", 1)};
+  mt_kwargs kw = {1, kv};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_var, &c, &e, 1, (const mt_tensor *[]){m}, &kw), MT_OK);
+  CHECK_NEAR(at(c.out[0]->data, 0), 2, 0);
+  CHECK(isnan(at(c.out[0]->data, 1)));
+  CHECK_EQ_INT(bit(c.out[0]->mask, 1), 1);
+  CHECK(isnan(at(c.out[0]->data, 2)));
+  CHECK_EQ_INT(bit(c.out[0]->mask, 2), 0);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_std, &c, &e, 1, (const mt_tensor *[]){m}, &kw), MT_OK);
+  CHECK_NEAR(at(c.out[0]->data, 0), sqrt(2.0), 0);
+  done(&c, (mt_tensor *[]){m}, 1);
+}
+
+TEST(integer_sums_widen_to_int64_and_refused_dtypes_are_dtype_mismatch) {
+  /* RED-7. int8 [100, 100, 100]: sum = 300 in int64 (not 44 in int8);
+   * prod = 1000000. mean of int8: DTYPE_MISMATCH; amin of bool too;
+   * var of int8 [1, 2, 3]: float32 output, mean 2, (1 + 0 + 1) / 2 = 1. */
+  mt_tensor *a = masked(dense(MT_int8, 1, SHAPE(3), VALS(100, 100, 100)),
+                        bools(1, SHAPE(3), BITS(1, 1, 1)));
+  mt_tensor *b = masked(dense(MT_bool, 1, SHAPE(3), VALS(1, 0, 1)), bools(1, SHAPE(3), BITS(1, 1, 1)));
+  mt_tensor *v = masked(dense(MT_int8, 1, SHAPE(3), VALS(1, 2, 3)), bools(1, SHAPE(3), BITS(1, 1, 1)));
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_sum, &c, &e, 1, (const mt_tensor *[]){a}, NULL), MT_OK);
+  CHECK_EQ_INT(c.out[0]->data->dtype, MT_int64);
+  CHECK_NEAR(at(c.out[0]->data, 0), 300, 0);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_prod, &c, &e, 1, (const mt_tensor *[]){a}, NULL), MT_OK);
+  CHECK_NEAR(at(c.out[0]->data, 0), 1000000, 0);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_mean, &c, &e, 1, (const mt_tensor *[]){a}, NULL), MT_DTYPE_MISMATCH);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_amin, &c, &e, 1, (const mt_tensor *[]){b}, NULL), MT_DTYPE_MISMATCH);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_var, &c, &e, 1, (const mt_tensor *[]){v}, NULL), MT_OK);
+  CHECK_EQ_INT(c.out[0]->data->dtype, MT_float32);
+  CHECK_NEAR(at(c.out[0]->data, 0), 1, 0);
+  done(&c, (mt_tensor *[]){a, b, v}, 3);
+}
+
+TEST(all_over_empty_dims_reduces_nothing_and_norm_is_refused) {
+  /* RED-6, RED-2: all(m, dim=()) with data [0, 2, 0], mask [1, 1, 0] keeps
+   * the shape: [0 != 0, 2 != 0, True (masked out)] = [0, 1, 1] under the
+   * same mask; all(m) = False. sum(m, dim=()) is INVALID_ARGUMENT.
+   * RED-8: norm(m) is INVALID_ARGUMENT. */
+  mt_tensor *m = masked(dense(MT_float32, 1, SHAPE(3), VALS(0, 2, 0)), bools(1, SHAPE(3), BITS(1, 1, 0)));
+  mt_kwarg kv[] = {kw_ints("dim", 0, NULL)};
+  mt_kwargs kw = {1, kv};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_all, &c, &e, 1, (const mt_tensor *[]){m}, &kw), MT_OK);
+  CHECK_EQ_INT(c.out[0]->ndim, 1);
+  CHECK_EQ_INT(c.out[0]->data->dtype, MT_bool);
+  CHECK_EQ_INT(bit(c.out[0]->data, 0), 0);
+  CHECK_EQ_INT(bit(c.out[0]->data, 1), 1);
+  CHECK_EQ_INT(bit(c.out[0]->data, 2), 1);
+  CHECK_EQ_INT(bit(c.out[0]->mask, 2), 0);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_all, &c, &e, 1, (const mt_tensor *[]){m}, NULL), MT_OK);
+  CHECK_EQ_INT(bit(c.out[0]->data, 0), 0);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_sum, &c, &e, 1, (const mt_tensor *[]){m}, &kw), MT_INVALID_ARGUMENT);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_norm, &c, &e, 1, (const mt_tensor *[]){m}, NULL), MT_INVALID_ARGUMENT);
+  CHECK(strstr(e.msg, "unexpected keyword argument 'p'") != NULL);
+  done(&c, (mt_tensor *[]){m}, 1);
+}
+
+TEST(dtype_kwarg_converts_first_and_needs_dim) {
+  /* RED-7. float32 [1.7, -2.5, P], mask [1, 1, 0], sum(dim=0,
+   * dtype='int32'): each element converted first, truncating: 1 + -2 = -1,
+   * an int32 result. int8 [1, 2] mean(dim=0, dtype='float64') = 3 / 2 =
+   * 1.5 (mean of integers is accepted with a floating dtype=);
+   * mean(dtype='int64') is DTYPE_MISMATCH; sum(dtype=) without dim is
+   * INVALID_ARGUMENT (torch: missing 'dim'). */
+  mt_tensor *f = masked(dense(MT_float32, 1, SHAPE(3), VALS(1.7, -2.5, NAN_POISON)),
+                        bools(1, SHAPE(3), BITS(1, 1, 0)));
+  mt_tensor *i = masked(dense(MT_int8, 1, SHAPE(2), VALS(1, 2)), bools(1, SHAPE(2), BITS(1, 1)));
+  mt_kwarg k32[] = {kw_int("dim", 0), {.name = "dtype", .type = MT_KW_STR, .s = "int32"}};
+  mt_kwarg k64[] = {kw_int("dim", 0), {.name = "dtype", .type = MT_KW_STR, .s = "float64"}};
+  mt_kwarg ki64[] = {kw_int("dim", 0), {.name = "dtype", .type = MT_KW_STR, .s = "int64"}};
+  mt_kwarg knodim[] = {{.name = "dtype", .type = MT_KW_STR, .s = "float64"}};
+  mt_kwargs kw32 = {2, k32}, kw64 = {2, k64}, kwi64 = {2, ki64}, kwnodim = {1, knodim};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_sum, &c, &e, 1, (const mt_tensor *[]){f}, &kw32), MT_OK);
+  CHECK_EQ_INT(c.out[0]->data->dtype, MT_int32);
+  CHECK_NEAR(at(c.out[0]->data, 0), -1, 0);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_mean, &c, &e, 1, (const mt_tensor *[]){i}, &kw64), MT_OK);
+  CHECK_EQ_INT(c.out[0]->data->dtype, MT_float64);
+  CHECK_NEAR(at(c.out[0]->data, 0), 1.5, 0);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_mean, &c, &e, 1, (const mt_tensor *[]){f}, &kwi64), MT_DTYPE_MISMATCH);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_sum, &c, &e, 1, (const mt_tensor *[]){f}, &kwnodim), MT_INVALID_ARGUMENT);
+  done(&c, (mt_tensor *[]){f, i}, 2);
+}
+
 MT_TEST_MAIN(T(sum_fully_masked_row_is_masked_out_with_zero_fill),
              T(mean_fully_masked_row_is_masked_out_with_nan_fill),
              T(prod_fully_masked_row_is_masked_out_with_one_fill),
@@ -267,4 +421,10 @@ MT_TEST_MAIN(T(sum_fully_masked_row_is_masked_out_with_zero_fill),
              T(float32_sum_accumulates_in_double_and_rounds_once),
              T(nan_at_masked_in_position_propagates_through_amax),
              T(strided_input_reduces_in_logical_order),
-             T(coo_storage_all_reduce_uses_the_stored_values_under_the_mask))
+             T(coo_storage_all_reduce_uses_the_stored_values_under_the_mask),
+             T(argmax_takes_the_first_tie_and_a_masked_out_fill_can_win),
+             T(argmin_of_int8_gives_an_int8_flat_index_and_nan_wins_argmax),
+             T(var_divides_by_n_minus_one_and_one_element_is_a_specified_nan),
+             T(integer_sums_widen_to_int64_and_refused_dtypes_are_dtype_mismatch),
+             T(all_over_empty_dims_reduces_nothing_and_norm_is_refused),
+             T(dtype_kwarg_converts_first_and_needs_dim))

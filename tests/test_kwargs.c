@@ -101,7 +101,7 @@ TEST(unknown_repeated_and_malformed_kwargs_are_refused) {
             "lrr: unknown keyword argument for adagrad_dense (accepted: lr, lr_decay, "
             "weight_decay, eps, maximize, step)");
   CHECK_HAS(verdict(MT_OP_sum, 1, (mt_kwarg[]){kw_bool("keep_dim", 1)}, b, sizeof b),
-            "keep_dim: unknown keyword argument for sum (accepted: dim, keepdim)");
+            "keep_dim: unknown keyword argument for sum (accepted: dim, keepdim, dtype)");
   CHECK_HAS(verdict(MT_OP_add, 1, (mt_kwarg[]){kw_float("alpha", 2)}, b, sizeof b),
             "alpha: unknown keyword argument for add (it takes none)");
   CHECK_HAS(verdict(MT_OP_sum, 2, (mt_kwarg[]){kw_int("dim", 0), kw_int("dim", 1)}, b, sizeof b),
@@ -179,7 +179,7 @@ TEST(sum_with_a_float_dim_is_invalid_argument_not_a_sum_over_all_dims) {
   mt_kwargs kw2 = {2, k2};
   CHECK_STATUS(run(mt_cpu_sum, &c, &e, 1, in, &kw2), MT_INVALID_ARGUMENT);
   CHECK_HAS(e.msg, "sum: kwargs/keep_dim: unknown keyword argument for sum (accepted: dim, "
-                   "keepdim)");
+                   "keepdim, dtype)");
   CHECK_EQ_INT(c.n_out, 0);
   mt_kwarg k3[] = {kw_int("dim", 1), kw_bool("keepdim", 1)};
   mt_kwargs kw3 = {2, k3};

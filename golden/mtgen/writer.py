@@ -85,6 +85,8 @@ def kwarg_value(v):
         return np.float64(v)
     if isinstance(v, tuple):
         return np.asarray(v, dtype=np.int64)
+    if isinstance(v, torch.dtype):  # a DTYPE kwarg: the dtype's golden name
+        return DTYPE_NAMES[v]
     raise TypeError(f"unsupported kwarg {v!r}")
 
 

@@ -9,6 +9,7 @@
  *   INT    MT_KW_INT
  *   FLOAT  MT_KW_FLOAT, MT_KW_INT (a Python int where torch wants a float)
  *   DIMS   MT_KW_INT, MT_KW_INTS (an int or a tuple of ints)
+ *   DTYPE  MT_KW_STR naming an mtcs dtype ("float64"; a torch.dtype)
  * A kwarg that is not in the op's schema, or a value of a type the schema
  * does not accept, is refused; so is a name given twice. */
 #ifndef MT_KWARGS_H
@@ -28,7 +29,8 @@ typedef enum {
   MT_KWS_BOOL,
   MT_KWS_INT,
   MT_KWS_FLOAT,
-  MT_KWS_DIMS /* an int or a tuple of ints */
+  MT_KWS_DIMS, /* an int or a tuple of ints */
+  MT_KWS_DTYPE /* a string naming a dtype: "float32" ... "bool" (a torch.dtype) */
 } mt_kw_schema_type;
 
 /* One line of kwargs.def. */
@@ -66,6 +68,7 @@ static inline const char *mt_kw_schema_type_name(mt_kw_schema_type t) {
     case MT_KWS_INT: return "an int";
     case MT_KWS_FLOAT: return "a float";
     case MT_KWS_DIMS: return "an int or a tuple of ints";
+    case MT_KWS_DTYPE: return "a dtype name";
   }
   return "?";
 }
@@ -89,6 +92,7 @@ static inline int mt_kw_schema_accepts(mt_kw_schema_type s, mt_kw_type t) {
     case MT_KWS_INT: return t == MT_KW_INT;
     case MT_KWS_FLOAT: return t == MT_KW_FLOAT || t == MT_KW_INT;
     case MT_KWS_DIMS: return t == MT_KW_INT || t == MT_KW_INTS;
+    case MT_KWS_DTYPE: return t == MT_KW_STR;
   }
   return 0;
 }
@@ -163,6 +167,22 @@ static inline const char *mt_kw_repr(const mt_kwarg *a, char *buf, size_t len) {
   return buf;
 }
 
+/* The dtype a DTYPE kwarg names (its golden name: "float32", "int64",
+ * "bool" ...) into *out (may be NULL); 0 on success, 1 for anything else. */
+static inline int mt_kw_dtype_parse(const char *s, mt_dtype *out) {
+  static const char *const names[] = {
+#define MT_X(name, size, str) str,
+      MT_DTYPES(MT_X)
+#undef MT_X
+  };
+  for (int d = 0; s && d < (int)MT_DTYPE__COUNT; d++)
+    if (strcmp(s, names[d]) == 0) {
+      if (out) *out = (mt_dtype)d;
+      return 0;
+    }
+  return 1;
+}
+
 /* Checks kw against op's schema. Returns 0 when every kwarg is one the op
  * takes, with a value of a type it accepts. Otherwise returns 1 with
  * *bad_name the offending kwarg's name and `why` the reason, e.g.
@@ -211,6 +231,11 @@ static inline int mt_kw_validate(mt_op op, const mt_kwargs *kw, const char **bad
     }
     if (!mt_kw_schema_accepts(s->type, a->type) ||
         (a->type == MT_KW_INTS && (a->n < 0 || (a->n > 0 && !a->ints)))) {
+      snprintf(why, why_len, "expected %s, got %s (%s)", mt_kw_schema_type_name(s->type),
+               mt_kw_type_name(a->type), mt_kw_repr(a, v, sizeof v));
+      return 1;
+    }
+    if (s->type == MT_KWS_DTYPE && mt_kw_dtype_parse(a->s, NULL) != 0) {
       snprintf(why, why_len, "expected %s, got %s (%s)", mt_kw_schema_type_name(s->type),
                mt_kw_type_name(a->type), mt_kw_repr(a, v, sizeof v));
       return 1;
