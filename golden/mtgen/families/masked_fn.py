@@ -150,7 +150,7 @@ def _crop_to(t, shape):
     return t[tuple(slice(0, n) for n in shape)]
 
 
-def opinfo_cases(op, dt, k0, per=2):
+def opinfo_cases(op, dt, k0, per=3):
     """Up to `per` OpInfo samples of masked.<op> (inputs of >= 1 dim, with a
     mask tensor where torch gives one), spread over torch's list."""
     name = f"masked.{op}"
@@ -358,7 +358,7 @@ def cases():
         k0 = 0
         for tok, dt in ALL_DTYPES.items():
             out += opinfo_cases(op, dt, k0)
-            k0 += 2
+            k0 += 3
         for dt in (F32, F64):
             for variant, build, kw, rules, err in corners(op, dt):
                 if dt == F64 and variant not in ("basic_dim1", "fully_masked_row", "all",
