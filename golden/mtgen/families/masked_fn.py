@@ -204,8 +204,11 @@ def opinfo_cases(op, dt, k0, per=3):
                 if k in ("ord", "eps") and isinstance(v, int):
                     v = float(v)
                 kw[k] = v
+        # MFN-1 too where the sample's mask is None or broadcasts
+        n_data = 2 if op == "logaddexp" else 1
+        mfn1 = len(ins) == n_data or any(m.shape != ins[0].shape for m in ins[n_data:])
         c = case(op, dt, f"opinfo_{j}", lambda g, ins=ins: [t.clone() for t in ins], kw,
-                 source=src)
+                 rules=("MFN-1",) if mfn1 else (), source=src)
         c.torch_call = torch_call(op, len(ins) > (2 if op == "logaddexp" else 1), kw)
         out.append(c)
     return out
