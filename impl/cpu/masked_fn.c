@@ -23,9 +23,11 @@
  * MFN-7  dtypes: sum/prod of integers and bool give int64, argmax/argmin
  *        give the index in the input's dtype, var/std of integers float32,
  *        logsumexp of integers is computed in float32 and truncated to the
- *        input dtype; mean/median/norm/softmax/softmin/log_softmax/
- *        normalize/logaddexp refuse integers (DTYPE_MISMATCH), amax/amin/
- *        argmax/argmin refuse bool with a mask (no identity).
+ *        input dtype, median of integers/bool is the float32 median cast
+ *        back (a fully masked slice: INVALID_ARGUMENT); mean, norm,
+ *        softmax, softmin, log_softmax, normalize and logaddexp refuse
+ *        integers (DTYPE_MISMATCH), amax/amin/argmax/argmin refuse bool
+ *        with a mask (no identity).
  * Floats are computed in double and rounded to the dtype where torch rounds
  * (R below), so float16 and float32 match torch within a few ulp.
  * Masked-out data never reaches an output: it is replaced by the identity
@@ -164,7 +166,6 @@ static int cmp_double(const void *a, const void *b) {
 /* median = torch.nanmedian over the NaN-filled slice: the lower median of
  * the non-NaN values, NaN when there are none. */
 static void f_median(const mfn_slice *s, double *od, int64_t *oi) {
-  (void)oi;
   double *t = malloc(sizeof *t * (size_t)(s->L ? s->L : 1));
   int64_t n = 0;
   if (!t) { /* the caller checked the slice fits; keep NaN on failure */
@@ -175,6 +176,9 @@ static void f_median(const mfn_slice *s, double *od, int64_t *oi) {
     if (!isnan(s->v[k])) t[n++] = s->v[k];
   if (n) qsort(t, (size_t)n, sizeof *t, cmp_double);
   od[0] = n ? t[(n - 1) / 2] : NAN;
+  /* integers: torch takes the median of input.to(float32) and casts back
+   * (run() refuses a fully masked slice first) */
+  oi[0] = s->is_int && n ? (int64_t)R(s, od[0]) : 0;
   free(t);
 }
 
@@ -333,7 +337,7 @@ static void f_normalize(const mfn_slice *s, double *od, int64_t *oi) {
   X(masked_argmin, SH_REDUCE, DIM_FLAT, ID_POS_INF, INT_YES, f_argmin)   \
   X(masked_argmax, SH_REDUCE, DIM_FLAT, ID_NEG_INF, INT_YES, f_argmax)   \
   X(masked_mean, SH_REDUCE, DIM_MULTI, ID_ZERO, INT_NO, f_mean)          \
-  X(masked_median, SH_REDUCE, DIM_LAST, ID_NAN, INT_NO, f_median)        \
+  X(masked_median, SH_REDUCE, DIM_LAST, ID_NAN, INT_BOOL, f_median)        \
   X(masked_norm, SH_REDUCE, DIM_MULTI, ID_NORM, INT_NO, f_norm)          \
   X(masked_var, SH_REDUCE, DIM_MULTI, ID_NONE, INT_YES, f_var)           \
   X(masked_std, SH_REDUCE, DIM_MULTI, ID_NONE, INT_YES, f_std)           \
@@ -519,7 +523,7 @@ static mt_status load(const char *name, int in_idx, const mt_tensor *x, const mt
     /* MFN-2: masked-out data is replaced before anything reads it. */
     if (intl) {
       a->xi[i] = in ? mt__cpu_ldi(xv->values, x->dtype, i) : fi;
-      a->xd[i] = (double)a->xi[i];
+      a->xd[i] = in ? (double)a->xi[i] : fd; /* median: NaN */
     } else {
       a->xi[i] = 0;
       a->xd[i] = in ? mt__cpu_ld(xv->values, x->dtype, i) : fd;
@@ -754,6 +758,18 @@ static mt_status run(mt_call *call, mt_op op, mt_error *err) {
       sv[k] = a.xd[i];
       svi[k] = a.xi[i];
       smk[k] = a.mk[i];
+    }
+    if (op == MT_OP_masked_median && s.is_int && L > 0) {
+      int64_t c = 0;
+      for (int64_t k = 0; k < L; k++) c += smk[k] != 0;
+      if (c == 0) {
+        free(svi);
+        st = mt_err(err, MT_INVALID_ARGUMENT,
+                    "%s: masked median expects no fully masked out rows if dtype is not "
+                    "floating point (inputs/0 has dtype %s)",
+                    dd->name, mt_dtype_name(x->dtype));
+        goto out;
+      }
     }
     dd->fn(&s, td, ti);
     if (dd->shape == SH_REDUCE)
