@@ -35,8 +35,10 @@ INTS = ("i64", "i32", "i8", "u8", "bool")
 # to a value of opposite sign (cancellation), so absolute: 9.5e-7, 2.4e-7,
 # 6e-8 seen. float16 is computed in float32 by torch and rounded once: our
 # double results round to the same half or the next one (a tie): ulp:1;
-# except log_softmax, whose float16 results torch rounds in between (5 half
-# ulps off at -0.1 seen): abs:1e-3.
+# except log_softmax, whose float16 kernel rounds in between (no order of
+# roundings we tried reproduces it): 1 half ulp at -16 (0.0156), thousands
+# of ulps near 0 in a 600-row sweep, so abs:2e-2 (-inf and NaN still compare
+# exactly).
 SUM_TOL = ("ulp:1", "abs:4e-6", "abs:1e-12")
 MEAN_TOL = ("ulp:1", "abs:2e-6", "abs:1e-12")
 VAR_TOL = ("ulp:1", "abs:1e-5", "abs:1e-12")
@@ -45,7 +47,7 @@ SCAN_TOL = ("ulp:1", "ulp:1", "ulp:1")
 EXACT = ("exact", "exact", "exact")
 SOFT_TOL = ("ulp:1", "ulp:16", "ulp:8")
 NORM_TOL = ("ulp:1", "ulp:4", "ulp:8")
-LOGSOFT_TOL = ("abs:1e-3", "abs:4e-6", "abs:1e-12")
+LOGSOFT_TOL = ("abs:2e-2", "abs:4e-6", "abs:1e-12")
 LSE_TOL = ("ulp:1", "abs:1e-6", "abs:1e-12")
 LAE_TOL = ("ulp:1", "abs:4e-7", "abs:1e-12")
 
