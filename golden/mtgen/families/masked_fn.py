@@ -74,6 +74,7 @@ OPS = {
     "normalize": ("MFN-5", NORM_TOL, (1e30, NAN), {"ord": 2.0}),
     "logaddexp": ("MFN-6", LAE_TOL, (INF, NAN), {}),
 }
+SIGNED_ZERO_OPS = {"amax", "amin", "argmax", "argmin", "median", "cumsum", "cumprod"}
 SCANS = {"cumsum", "cumprod", "softmax", "log_softmax", "softmin", "normalize"}
 SINGLE_DIM = SCANS | {"argmin", "argmax", "median"}
 
@@ -310,7 +311,20 @@ def corners(op, dt):
         out.append(("fully_masked_all", build_std(op, dt, 1, p=0.0), dict(base), (), None))
         out.append(("dims0_2_3d", build_std(op, dt, 0, shape=(2, 3, 4)),
                     {**base, "dim": (0, 2)}, (), None))
+    if dt.is_floating_point:
+        # a 0-d input with a 0-d mask (OpInfo's first samples; torch wraps
+        # dim 0 / -1 of a 0-d tensor)
+        out.append(("zero_dim_masked_out", build_std(op, dt, 0, shape=(), p=0.0),
+                    {**base, "dim": 0} if op in SINGLE_DIM else dict(base), (), None))
+    if op in SIGNED_ZERO_OPS and dt.is_floating_point:
+        # only signed zeros (and a 1): the sign of each result is the answer
+        # (exact/ulp tolerances compare it)
+        def zeros(g, dt=dt):
+            pick = torch.randint(3, (3, 4), generator=g)
+            return torch.tensor([-0.0, 0.0, 1.0], dtype=dt)[pick]
+        out.append(("signed_zeros", build_std(op, dt, 0, x_fn=zeros), dim1, (), None))
     if op in ("argmin", "argmax"):
+        out.append(("flat_keepdim", build_std(op, dt, 1), {"keepdim": True}, (), None))
         out.append(("flat", build_std(op, dt, 0), {}, (), None))
         out.append(("fully_masked_flat", build_std(op, dt, 1, p=0.0), {}, (), None))
     if op == "median":
