@@ -588,12 +588,13 @@ static mt_status parse_dims(const mfn_desc *dd, const mt_tensor *x, const mt_kwa
 
 /* ---- the kernel ------------------------------------------------------------- */
 
-static mt_status store(mt_tensor *o, int64_t k, double vd, int64_t vi, int int_out) {
+/* Output element k: the exact integer for integer/bool outputs, else the
+ * double rounded once to the output dtype. */
+static void store(mt_tensor *o, int64_t k, double vd, int64_t vi, int int_out) {
   if (int_out)
     mt__cpu_sti(o->values, o->dtype, k, vi);
   else
     mt__cpu_st(o->values, o->dtype, k, vd);
-  return MT_OK;
 }
 
 /* MFN-6: logaddexp(where(im, a, -inf), where(om, b, -inf)); torch's
@@ -656,7 +657,7 @@ static mt_status run(mt_call *call, mt_op op, mt_error *err) {
   const mt_tensor *x = NULL, *m = NULL;
   mfn_arrays a = {0};
   mt_tensor *o = NULL;
-  int64_t *idx = NULL, *fill = NULL, *ti = NULL;
+  int64_t *idx = NULL, *fill = NULL, *ti = NULL, *svi = NULL;
   double *sv = NULL, *td = NULL;
   uint8_t *smk = NULL;
   int red[MT_MAX_DIMS], flat, out_ndim = 0;
@@ -727,9 +728,8 @@ static mt_status run(mt_call *call, mt_op op, mt_error *err) {
   ti = malloc(sizeof *ti * nl);
   td = malloc(sizeof *td * nl);
   smk = malloc(nl);
-  int64_t *svi = malloc(sizeof *svi * nl);
+  svi = malloc(sizeof *svi * nl);
   if (!idx || !fill || !sv || !ti || !td || !smk || !svi) {
-    free(svi);
     st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory for %lld elements", dd->name,
                 (long long)n_in);
     goto out;
@@ -763,7 +763,6 @@ static mt_status run(mt_call *call, mt_op op, mt_error *err) {
       int64_t c = 0;
       for (int64_t k = 0; k < L; k++) c += smk[k] != 0;
       if (c == 0) {
-        free(svi);
         st = mt_err(err, MT_INVALID_ARGUMENT,
                     "%s: masked median expects no fully masked out rows if dtype is not "
                     "floating point (inputs/0 has dtype %s)",
@@ -777,7 +776,6 @@ static mt_status run(mt_call *call, mt_op op, mt_error *err) {
     else
       for (int64_t k = 0; k < L; k++) store(o, idx[so * L + k], td[k], ti[k], int_out);
   }
-  free(svi);
   call->out[0] = o;
   call->n_out = 1;
   o = NULL;
@@ -790,6 +788,7 @@ out:
   free(ti);
   free(td);
   free(smk);
+  free(svi);
   return st;
 }
 
