@@ -19,7 +19,7 @@
  * MFN-5  softmax/log_softmax/softmin fill -inf/+inf: masked-out outputs are
  *        0 (log_softmax -inf), fully masked slices NaN; normalize divides
  *        the 0-filled input by max(masked norm, eps): fully masked slices 0.
- * MFN-6  logaddexp fills both operands with -inf.
+ * MFN-6  logaddexp fills both operands with -inf; input and other broadcast.
  * MFN-7  dtypes: sum/prod of integers and bool give int64, argmax/argmin
  *        give the index in the input's dtype, var/std of integers float32,
  *        logsumexp of integers is computed in float32 and truncated to the
@@ -619,10 +619,23 @@ static mt_status run_logaddexp(mt_call *call, const mfn_desc *dd, mt_error *err)
   if (y->dtype != x->dtype)
     return mt_err(err, MT_DTYPE_MISMATCH, "%s: inputs/0 has dtype %s, inputs/1 %s", dd->name,
                   mt_dtype_name(x->dtype), mt_dtype_name(y->dtype));
-  if (!mt_shape_equal(x, y))
-    return mt_err(err, MT_NOT_SUPPORTED,
-                  "%s: broadcasting input and other is not implemented by the CPU backend",
-                  dd->name);
+  /* input and other broadcast to a common shape (torch.logaddexp) */
+  mt_tensor bt = {0};
+  int64_t xs[MT_MAX_DIMS] = {0}, ys[MT_MAX_DIMS] = {0};
+  bt.kind = MT_KIND_DENSE;
+  bt.ndim = x->ndim > y->ndim ? x->ndim : y->ndim;
+  for (int d = bt.ndim - 1; d >= 0; d--) {
+    int jx = d - (bt.ndim - x->ndim), jy = d - (bt.ndim - y->ndim);
+    int64_t sx = jx >= 0 ? x->shape[jx] : 1, sy = jy >= 0 ? y->shape[jy] : 1;
+    if (sx != sy && sx != 1 && sy != 1)
+      return mt_err(err, MT_SHAPE_MISMATCH,
+                    "%s: The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                    "non-singleton dimension %d",
+                    dd->name, (long long)sx, (long long)sy, d);
+    bt.shape[d] = sx == 1 ? sy : sx;
+  }
+  if ((st = mask_strides(dd->name, "inputs/0", &bt, x, xs, err)) != MT_OK) return st;
+  if ((st = mask_strides(dd->name, "inputs/1", &bt, y, ys, err)) != MT_OK) return st;
   if ((st = check_dtype(dd, x->dtype, call->n_in == 4, err)) != MT_OK) return st;
   if ((st = load(dd->name, 2, x, call->n_in == 4 ? call->in[2] : NULL, ID_NEG_INF, 0, &a, err)) !=
       MT_OK)
@@ -630,9 +643,16 @@ static mt_status run_logaddexp(mt_call *call, const mfn_desc *dd, mt_error *err)
   if ((st = load(dd->name, 3, y, call->n_in == 4 ? call->in[3] : NULL, ID_NEG_INF, 0, &b, err)) !=
       MT_OK)
     goto out;
-  if ((st = h->dense_new(x->dtype, x->ndim, x->shape, &o, err)) != MT_OK) goto out;
-  for (int64_t i = 0; i < a.n; i++) {
-    double p = a.xd[i], q = b.xd[i], r;
+  if ((st = h->dense_new(x->dtype, bt.ndim, bt.shape, &o, err)) != MT_OK) goto out;
+  for (int64_t i = 0; i < mt_numel(o); i++) {
+    int64_t rem = i, ix = 0, iy = 0;
+    for (int d = bt.ndim - 1; d >= 0; d--) {
+      int64_t c = rem % bt.shape[d];
+      rem /= bt.shape[d];
+      ix += c * xs[d];
+      iy += c * ys[d];
+    }
+    double p = a.xd[ix], q = b.xd[iy], r;
     if (isinf(p) && p == q)
       r = p;
     else if (isnan(p) || isnan(q))

@@ -268,12 +268,12 @@ def corners(op, dt):
     scan = op in SCANS
     dim1 = {**base, "dim": 1}
     if op == "logaddexp":
-        def two(p, empty=None, specials=None, masks=True):
+        def two(p, empty=None, specials=None, masks=True, yshape=(3, 4), mshape=(3, 4)):
             def build(g):
-                x, y = rand_x(g, (3, 4), dt), rand_x(g, (3, 4), dt)
+                x, y = rand_x(g, (3, 4), dt), rand_x(g, yshape, dt)
                 if not masks:
                     return [x, y]
-                mx, my = rand_mask(g, (3, 4), p), rand_mask(g, (3, 4), p)
+                mx, my = rand_mask(g, mshape, p), rand_mask(g, yshape, p)
                 if empty is not None:
                     mx[empty] = False
                     my[empty] = False
@@ -286,7 +286,11 @@ def corners(op, dt):
                 ("both_masked_row", two(0.6, empty=1), {}, (), None),
                 ("mask_none", two(0.6, masks=False), {}, ("MFN-1",), None),
                 ("inf_specified", two(0.6, specials={(0, 0): INF, (1, 1): -INF}), {}, (),
-                 None)]
+                 None),
+                # other broadcasts to input (torch.logaddexp broadcasts)
+                ("broadcast_other", two(0.6, yshape=(4,)), {}, (), None),
+                ("broadcast_shape_mismatch", two(0.6, yshape=(3,)), {}, (), "SHAPE_MISMATCH"),
+                ("mask_broadcast_row", two(0.6, mshape=(4,)), {}, ("MFN-1",), None)]
     out.append(("basic_dim1", build_std(op, dt, 0), dim1, (), None))
     out.append(("fully_masked_row", build_std(op, dt, 1, empty_row=1), dim1, (), None))
     out.append(("mask_none", build_std(op, dt, 0, mask_shape=None), dim1, ("MFN-1",), None))
