@@ -348,7 +348,7 @@ def corners(op, dt):
                         None))
     if op in ("norm", "normalize"):
         for name, o in (("ord_1", 1.0), ("ord_inf", INF), ("ord_neginf", -INF), ("ord_0", 0.0),
-                        ("ord_3", 3.0), ("ord_0_5", 0.5)):
+                        ("ord_3", 3.0), ("ord_0_5", 0.5), ("ord_neg2", -2.0)):
             if op == "normalize" and o == 0.0:
                 continue
             out.append((f"{name}_fully_masked_row", build_std(op, dt, 1, empty_row=1),
