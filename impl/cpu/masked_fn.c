@@ -405,8 +405,7 @@ static mt_status check_dtype(const mfn_desc *dd, mt_dtype d, int has_mask, mt_er
                 dd->name, torch_scalar_name(d), mt_dtype_name(d));
 }
 
-/* The identity that replaces masked-out elements, as double (floats) and
- * as int64 (integer inputs: the dtype's min/max for amax/amin). */
+/* The dtype's [lo, hi] (bool: [0, 1]). */
 static void int_limits(mt_dtype d, int64_t *lo, int64_t *hi) {
   switch (d) {
   case MT_int64: *lo = INT64_MIN; *hi = INT64_MAX; break;
@@ -417,6 +416,8 @@ static void int_limits(mt_dtype d, int64_t *lo, int64_t *hi) {
   }
 }
 
+/* The identity that replaces masked-out elements (MFN-2), as double
+ * (floats) and as int64 (integer inputs: the dtype's min/max for amax/amin). */
 static void identity(mfn_identity id, mt_dtype d, double ord, double *fd, int64_t *fi) {
   int64_t lo, hi;
   int_limits(d, &lo, &hi);
