@@ -360,33 +360,20 @@ static mt_status attr_names(const rd *r, hid_t obj, const char *path, name_list 
   return MT_OK;
 }
 
-/* Names of the links of group g, in name order. */
+/* Names of the links of group g, in name order: one H5Literate pass
+ * (H5Lget_name_by_idx per index rebuilds the sorted name table each call:
+ * quadratic in the group's size). */
+static herr_t link_name_cb(hid_t g, const char *name, const H5L_info_t *info, void *data) {
+  (void)g;
+  (void)info;
+  return names_push(data, name) < 0 ? -1 : 0;
+}
+
 static mt_status link_names(const rd *r, hid_t g, const char *path, name_list *out) {
-  H5G_info_t info;
-  if (H5Gget_info(g, &info) < 0) return rd_h5fail(r, path, "cannot list the group");
-  for (hsize_t i = 0; i < info.nlinks; i++) {
-    ssize_t len = H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, NULL, 0, H5P_DEFAULT);
-    if (len < 0) {
-      names_free(out);
-      return rd_h5fail(r, path, "cannot read the name of member %llu", (unsigned long long)i);
-    }
-    char *nm = malloc((size_t)len + 1);
-    if (!nm) {
-      names_free(out);
-      return rd_oom(r, path);
-    }
-    if (H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, nm, (size_t)len + 1,
-                           H5P_DEFAULT) < 0) {
-      free(nm);
-      names_free(out);
-      return rd_h5fail(r, path, "cannot read the name of member %llu", (unsigned long long)i);
-    }
-    int bad = names_push(out, nm);
-    free(nm);
-    if (bad) {
-      names_free(out);
-      return rd_oom(r, path);
-    }
+  hsize_t idx = 0;
+  if (H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, link_name_cb, out) < 0) {
+    names_free(out);
+    return rd_h5fail(r, path, "cannot list the group");
   }
   return MT_OK;
 }

@@ -77,7 +77,18 @@ set(MUTANTS
   masked_grad_reads_data=ADA-3
   stored_zero_specified=ADA-3
   decays_unchecked=ADA-5
-  adagrad_in_place=CALL-1)
+  adagrad_in_place=CALL-1
+  # torch.masked functional ops, family masked_fn
+  masked_mask_no_broadcast=MFN-1
+  masked_amax_fill_zero=MFN-2
+  masked_amin_numpy_fill=MFN-2
+  masked_mean_counts_all=MFN-3
+  masked_var_ddof0=MFN-3
+  masked_cumsum_zero_masked_out=MFN-4
+  masked_softmax_no_fill=MFN-5
+  masked_normalize_no_eps=MFN-5
+  masked_logaddexp_one_mask=MFN-6
+  masked_sum_keeps_int_dtype=MFN-7)
 # rules every mutant may be caught under besides its own
 set(ALWAYS_OK MASK-9)
 

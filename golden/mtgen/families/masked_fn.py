@@ -1,0 +1,426 @@
+"""Family masked_fn: torch.masked's functional ops (torch/masked/_ops.py:
+masked.sum ... masked.logaddexp) on a plain tensor and a bool `mask`
+(MFN-1..MFN-7). Inputs [input, mask] ([input] for mask=None;
+logaddexp [input, other, input_mask, other_mask]), every other argument a
+kwarg; the result is a plain tensor, compared everywhere.
+
+The runner's poison re-runs only reach masked tensors, so the stored input
+carries the poison itself: every masked-out element holds a value chosen to
+be adversarial for the op (POISON below), and torch's own result shows it
+never got through (torch replaces it by the op's identity first)."""
+import inspect
+import math
+
+import torch
+import torch.masked._ops as M
+
+from ..model import ALL_DTYPES, Case, Surprise, check_ids, py
+from .. import opinfo
+
+F16, F32, F64 = torch.float16, torch.float32, torch.float64
+INF, NAN = math.inf, math.nan
+INTS = ("i64", "i32", "i8", "u8", "bool")
+
+# Tolerances (float16, float32, float64), each float32 one about twice the
+# largest error of torch's float32 result against float64 over these cases
+# (the generator requires half of it; our kernels compute in double and
+# round, so they sit at the float64 result). Integer/bool results and the
+# selection ops (amax, amin, argmax, argmin, median) are exact. Sums, means
+# and var/std are compared absolutely (cancellation makes ulps meaningless
+# near 0; float32 errors up to 9.5e-7 for sums of OpInfo's [-9, 9] values,
+# 3.8e-6 for var), products relatively (1e-7 seen). torch accumulates
+# float32 cumsum/cumprod in double and rounds each output, as we do: ulp:1.
+# softmax/softmin: up to 8 ulp (torch's vectorized exp) -> ulp:16; norm and
+# normalize: 1 ulp -> ulp:4; log_softmax, logsumexp and logaddexp add a log
+# to a value of opposite sign (cancellation), so absolute: 9.5e-7, 2.4e-7,
+# 6e-8 seen. float16 is computed in float32 by torch and rounded once: our
+# double results round to the same half or the next one (a tie): ulp:1;
+# except log_softmax, whose float16 kernel rounds in between (no order of
+# roundings we tried reproduces it): 1 half ulp at -16 (0.0156), thousands
+# of ulps near 0 in a 600-row sweep, so abs:2e-2 (-inf and NaN still compare
+# exactly).
+SUM_TOL = ("ulp:1", "abs:4e-6", "abs:1e-12")
+MEAN_TOL = ("ulp:1", "abs:2e-6", "abs:1e-12")
+VAR_TOL = ("ulp:1", "abs:1e-5", "abs:1e-12")
+PROD_TOL = ("ulp:1", "rel:1e-6", "rel:1e-12")
+SCAN_TOL = ("ulp:1", "ulp:1", "ulp:1")
+EXACT = ("exact", "exact", "exact")
+SOFT_TOL = ("ulp:1", "ulp:16", "ulp:8")
+NORM_TOL = ("ulp:1", "ulp:4", "ulp:8")
+LOGSOFT_TOL = ("abs:2e-2", "abs:4e-6", "abs:1e-12")
+LSE_TOL = ("ulp:1", "abs:1e-6", "abs:1e-12")
+LAE_TOL = ("ulp:1", "abs:4e-7", "abs:1e-12")
+
+# op -> (rule, tolerances, poison values for masked-out input elements,
+#        default kwargs of our corner cases)
+OPS = {
+    "sum": ("MFN-2", SUM_TOL, (1e30, NAN), {}),
+    "prod": ("MFN-2", PROD_TOL, (0.0, NAN, 1e30), {}),
+    "amin": ("MFN-2", EXACT, (-INF, -1e30), {}),
+    "amax": ("MFN-2", EXACT, (INF, 1e30), {}),
+    "argmin": ("MFN-2", EXACT, (-INF, -1e30), {}),
+    "argmax": ("MFN-2", EXACT, (INF, 1e30), {}),
+    "mean": ("MFN-3", MEAN_TOL, (1e30, NAN), {}),
+    "median": ("MFN-2", EXACT, (-1e30, 1e30, NAN), {}),
+    "norm": ("MFN-2", NORM_TOL, (1e30, NAN), {"ord": 2.0}),
+    "var": ("MFN-3", VAR_TOL, (1e30, NAN), {}),
+    "std": ("MFN-3", MEAN_TOL, (1e30, NAN), {}),
+    "logsumexp": ("MFN-2", LSE_TOL, (INF, 1e30), {}),
+    "cumsum": ("MFN-4", SCAN_TOL, (1e30, NAN), {}),
+    "cumprod": ("MFN-4", SCAN_TOL, (0.0, NAN), {}),
+    "softmax": ("MFN-5", SOFT_TOL, (INF, 1e30), {}),
+    "log_softmax": ("MFN-5", LOGSOFT_TOL, (INF, 1e30), {}),
+    "softmin": ("MFN-5", SOFT_TOL, (-INF, -1e30), {}),
+    "normalize": ("MFN-5", NORM_TOL, (1e30, NAN), {"ord": 2.0}),
+    "logaddexp": ("MFN-6", LAE_TOL, (INF, NAN), {}),
+}
+SIGNED_ZERO_OPS = {"amax", "amin", "argmax", "argmin", "median", "cumsum", "cumprod"}
+SCANS = {"cumsum", "cumprod", "softmax", "log_softmax", "softmin", "normalize"}
+SINGLE_DIM = SCANS | {"argmin", "argmax", "median"}
+
+
+def tol_for(op, dt):
+    if op in ("var", "std") and not dt.is_floating_point:
+        dt = F32  # torch computes var/std of integers in float32
+    if not dt.is_floating_point or op in ("argmin", "argmax"):
+        return "exact"
+    f16, f32, f64 = OPS[op][1]
+    return {F16: f16, F32: f32, F64: f64}[dt]
+
+
+def int_poison(op, dt):
+    """An integer poison: the dtype's extreme that wins the op if read."""
+    info = torch.iinfo(dt) if dt != torch.bool else None
+    if info is None:
+        return True
+    if op in ("amin", "argmin", "softmin"):
+        return info.min
+    if op == "prod" or op == "cumprod":
+        return 0
+    return info.max
+
+
+def poison_input(x, mask, op, k):
+    """x with every masked-out element (mask broadcast to x) set to the op's
+    k-th poison: the stored input is adversarial (MFN-1)."""
+    if mask is None:
+        return x
+    x = x.clone()
+    try:
+        full = torch.broadcast_to(mask, x.shape).to(torch.bool)
+    except RuntimeError:
+        return x  # an error case: the mask does not fit the input
+    if x.is_floating_point():
+        v = OPS[op][2][k % len(OPS[op][2])]
+        big = torch.finfo(x.dtype).max
+        x[~full] = max(-big, min(big, v)) if math.isfinite(v) else v
+    else:
+        x[~full] = int_poison(op, x.dtype)
+    return x
+
+
+def fn_of(op):
+    return getattr(M, op)
+
+
+def call(op, ins, kw):
+    """torch.masked._ops.<op> on our inputs and kwargs."""
+    f = fn_of(op)
+    if op == "logaddexp":
+        im = ins[2] if len(ins) > 2 else None
+        om = ins[3] if len(ins) > 3 else None
+        return f(ins[0], ins[1], input_mask=im, other_mask=om)
+    return f(ins[0], mask=ins[1] if len(ins) > 1 else None, **kw)
+
+
+def torch_call(op, has_mask, kw):
+    if op == "logaddexp":
+        tail = ", input_mask=input_mask, other_mask=other_mask" if has_mask else ""
+        return f"torch.masked._ops.logaddexp(input, other{tail})"
+    parts = ["input"] + [f"{k}={py(v)}" for k, v in kw.items()]
+    if has_mask:
+        parts.append("mask=mask")
+    return f"torch.masked._ops.{op}({', '.join(parts)})"
+
+
+def case(op, dt, variant, build, kw, rules=(), error=None, source=None, match=None):
+    tok = {v: k for k, v in ALL_DTYPES.items()}[dt]
+    base = (OPS[op][0],) + tuple(r for r in rules if r != OPS[op][0])
+    if tok not in ("f32", "f64") and "MFN-7" not in base:
+        base += ("MFN-7",)
+    return Case(id=f"masked_{op}.dense.{tok}.{variant}", op=f"masked_{op}", rules=base,
+                tolerance=tol_for(op, dt), build=build,
+                run=lambda ins, k, op=op: [call(op, ins, k)],
+                torch_call=torch_call(op, "mask_none" not in variant, kw), kwargs=dict(kw), error_class=error,
+                poison=False, source=source, error_match=match)
+
+
+# ---- OpInfo samples --------------------------------------------------------
+
+def _crop_to(t, shape):
+    if t is None or not isinstance(t, torch.Tensor) or t.ndim != len(shape):
+        return t
+    return t[tuple(slice(0, n) for n in shape)]
+
+
+def opinfo_cases(op, dt, k0, per=3):
+    """Up to `per` OpInfo samples of masked.<op> (inputs of >= 1 dim, with a
+    mask tensor where torch gives one), spread over torch's list."""
+    name = f"masked.{op}"
+    if not opinfo.supports(name, dt, masked=True):
+        return []
+    got = opinfo.samples(name, dt, masked=True, crop=5)
+    sig = inspect.signature(fn_of(op))
+    picked = []
+    for src, s in got:
+        if not isinstance(s.input, torch.Tensor) or s.input.ndim == 0:
+            continue
+        try:
+            b = sig.bind(s.input, *s.args, **s.kwargs)
+        except TypeError:
+            continue
+        a = dict(b.arguments)
+        if a.get("dtype") is not None:
+            continue  # dtype= is not in the schema yet (MFN-7)
+        a.pop("dtype", None)
+        picked.append((src, a))
+    if len(picked) > per:  # spread: first, last, and between
+        step = (len(picked) - 1) / (per - 1)
+        picked = [picked[round(i * step)] for i in range(per)]
+    out = []
+    for j, (src, a) in enumerate(picked):
+        x = a.pop("input")
+        if op == "logaddexp":
+            y = a.pop("other")
+            im = _crop_to(a.pop("input_mask", None), x.shape)
+            om = _crop_to(a.pop("other_mask", None), y.shape)
+            if (im is None) != (om is None):
+                im = torch.ones(x.shape, dtype=torch.bool) if im is None else im
+                om = torch.ones(y.shape, dtype=torch.bool) if om is None else om
+            ins = [poison_input(x, im, op, k0 + j), poison_input(y, om, op, k0 + j + 1)]
+            if im is not None:
+                ins += [im.to(torch.bool), om.to(torch.bool)]
+            kw = {}
+        else:
+            mask = _crop_to(a.pop("mask", None), x.shape)
+            ins = [poison_input(x, mask, op, k0 + j)]
+            if mask is not None:
+                ins.append(mask.to(torch.bool))
+            kw = {}
+            for k, v in a.items():
+                if v is None or k == "mask":
+                    continue
+                if isinstance(v, list):
+                    v = tuple(v)
+                if k == "keepdim" or k == "unbiased":
+                    v = bool(v)
+                if k in ("ord", "eps") and isinstance(v, int):
+                    v = float(v)
+                kw[k] = v
+        # MFN-1 too where the sample's mask is None or broadcasts
+        n_data = 2 if op == "logaddexp" else 1
+        mfn1 = len(ins) == n_data or any(m.shape != ins[0].shape for m in ins[n_data:])
+        c = case(op, dt, f"opinfo_{j}", lambda g, ins=ins: [t.clone() for t in ins], kw,
+                 rules=("MFN-1",) if mfn1 else (), source=src)
+        c.torch_call = torch_call(op, len(ins) > (2 if op == "logaddexp" else 1), kw)
+        out.append(c)
+    return out
+
+
+# ---- our corners ---------------------------------------------------------------
+
+def rand_x(g, shape, dt):
+    if dt == torch.bool:
+        return torch.rand(shape, generator=g) < 0.5
+    if not dt.is_floating_point:
+        lo = 0 if dt == torch.uint8 else -9
+        return torch.randint(lo, 10, shape, generator=g, dtype=dt)
+    return (torch.rand(shape, generator=g, dtype=F64) * 6 - 3).to(dt)
+
+
+def rand_mask(g, shape, p=0.6):
+    return torch.rand(shape, generator=g) < p
+
+
+def build_std(op, dt, k, shape=(3, 4), mask_shape="same", p=0.6, empty_row=None,
+              specials=None, x_fn=None):
+    """[poisoned input, mask] (mask_shape None: [input] only)."""
+    def build(g):
+        x = x_fn(g) if x_fn else rand_x(g, shape, dt)
+        if mask_shape is None:
+            return [x]
+        ms = shape if mask_shape == "same" else mask_shape
+        m = rand_mask(g, ms, p)
+        if empty_row is not None:
+            m[empty_row] = False
+        for idx, v in (specials or {}).items():
+            x[idx] = v
+            m[idx] = True
+        return [poison_input(x, m, op, k), m]
+    return build
+
+
+def corners(op, dt):
+    """(variant, build, kwargs, extra rules, error class) of our corners."""
+    k = len(OPS[op][2])
+    base = dict(OPS[op][3])
+    out = []
+    scan = op in SCANS
+    dim1 = {**base, "dim": 1}
+    if op == "logaddexp":
+        def two(p, empty=None, specials=None, masks=True, yshape=(3, 4), mshape=(3, 4)):
+            def build(g):
+                x, y = rand_x(g, (3, 4), dt), rand_x(g, yshape, dt)
+                if not masks:
+                    return [x, y]
+                mx, my = rand_mask(g, mshape, p), rand_mask(g, yshape, p)
+                if empty is not None:
+                    mx[empty] = False
+                    my[empty] = False
+                for idx, v in (specials or {}).items():
+                    x[idx] = v
+                    mx[idx] = True
+                return [poison_input(x, mx, op, 0), poison_input(y, my, op, 1), mx, my]
+            return build
+        return [("basic", two(0.6), {}, (), None),
+                ("both_masked_row", two(0.6, empty=1), {}, (), None),
+                ("mask_none", two(0.6, masks=False), {}, ("MFN-1",), None),
+                ("inf_specified", two(0.6, specials={(0, 0): INF, (1, 1): -INF}), {}, (),
+                 None),
+                # other broadcasts to input (torch.logaddexp broadcasts)
+                ("broadcast_other", two(0.6, yshape=(4,)), {}, (), None),
+                ("broadcast_shape_mismatch", two(0.6, yshape=(3,)), {}, (), "SHAPE_MISMATCH"),
+                ("mask_broadcast_row", two(0.6, mshape=(4,)), {}, ("MFN-1",), None)]
+    out.append(("basic_dim1", build_std(op, dt, 0), dim1, (), None))
+    out.append(("fully_masked_row", build_std(op, dt, 1, empty_row=1), dim1, (), None))
+    out.append(("mask_none", build_std(op, dt, 0, mask_shape=None), dim1, ("MFN-1",), None))
+    out.append(("mask_broadcast_row", build_std(op, dt, 0, mask_shape=(4,)), dim1, ("MFN-1",),
+                None))
+    out.append(("mask_broadcast_col", build_std(op, dt, 1, mask_shape=(3, 1)), dim1,
+                ("MFN-1",), None))
+    out.append(("dim0_3d", build_std(op, dt, 1, shape=(2, 3, 4)), {**base, "dim": 0}, (), None))
+    out.append(("dimneg1_keepdim" if not scan else "dimneg1", build_std(op, dt, 0),
+                {**base, "dim": -1} | ({} if scan else {"keepdim": True}), (), None))
+    out.append(("mask_ndim_too_big", build_std(op, dt, 0, mask_shape=(1, 3, 4)), dim1,
+                ("MFN-1",), "INDEX_OUT_OF_RANGE"))
+    out.append(("mask_shape_mismatch", build_std(op, dt, 0, mask_shape=(3, 3)), dim1,
+                ("MFN-1",), "SHAPE_MISMATCH"))
+    if dt.is_floating_point:
+        out.append(("nan_specified", build_std(op, dt, 0, specials={(0, 1): NAN}), dim1, (),
+                    None))
+        out.append(("inf_specified", build_std(op, dt, 1, specials={(0, 2): INF, (2, 0): -INF}),
+                    dim1, (), None))
+    if op not in SINGLE_DIM:
+        out.append(("all", build_std(op, dt, 0), dict(base), (), None))
+        out.append(("fully_masked_all", build_std(op, dt, 1, p=0.0), dict(base), (), None))
+        out.append(("dims0_2_3d", build_std(op, dt, 0, shape=(2, 3, 4)),
+                    {**base, "dim": (0, 2)}, (), None))
+    if dt.is_floating_point:
+        # a 0-d input with a 0-d mask (OpInfo's first samples; torch wraps
+        # dim 0 / -1 of a 0-d tensor)
+        out.append(("zero_dim_masked_out", build_std(op, dt, 0, shape=(), p=0.0),
+                    {**base, "dim": 0} if op in SINGLE_DIM else dict(base), (), None))
+    if op in SIGNED_ZERO_OPS and dt.is_floating_point:
+        # only signed zeros (and a 1): the sign of each result is the answer
+        # (exact/ulp tolerances compare it)
+        def zeros(g, dt=dt):
+            pick = torch.randint(3, (3, 4), generator=g)
+            return torch.tensor([-0.0, 0.0, 1.0], dtype=dt)[pick]
+        out.append(("signed_zeros", build_std(op, dt, 0, x_fn=zeros), dim1, (), None))
+    if op in ("argmin", "argmax"):
+        out.append(("flat_keepdim", build_std(op, dt, 1), {"keepdim": True}, (), None))
+        out.append(("flat", build_std(op, dt, 0), {}, (), None))
+        out.append(("fully_masked_flat", build_std(op, dt, 1, p=0.0), {}, (), None))
+    if op == "median":
+        out.append(("default_dim", build_std(op, dt, 0), {}, (), None))
+    if op in ("sum", "prod", "mean", "cumsum", "softmax"):
+        out.append(("zero_size", build_std(op, dt, 0, shape=(0, 4)), {**base, "dim": 0}, (),
+                    None))
+    if op in ("var", "std"):
+        out.append(("biased", build_std(op, dt, 0), {**dim1, "unbiased": False}, (), None))
+        out.append(("one_specified_row",
+                    build_std(op, dt, 1, empty_row=1, specials={(1, 2): 1.5 if
+                                                                dt.is_floating_point else 2}),
+                    dim1, (), None))
+        out.append(("correction_2", build_std(op, dt, 0), {**dim1, "correction": 2}, (), None))
+        if op == "var":
+            out.append(("correction_0_5", build_std(op, dt, 0), {**dim1, "correction": 0.5}, (),
+                        None))
+    if op in ("norm", "normalize"):
+        for name, o in (("ord_1", 1.0), ("ord_inf", INF), ("ord_neginf", -INF), ("ord_0", 0.0),
+                        ("ord_3", 3.0), ("ord_0_5", 0.5), ("ord_neg2", -2.0)):
+            if op == "normalize" and o == 0.0:
+                continue
+            out.append((f"{name}_fully_masked_row", build_std(op, dt, 1, empty_row=1),
+                        {**dim1, "ord": o}, (), None))
+        if op == "normalize":
+            out.append(("eps_large", build_std(op, dt, 0), {**dim1, "eps": 2.0}, (), None))
+    return out
+
+
+def dtype_errors(op):
+    """Integer/bool dtypes that torch refuses for op (MFN-7)."""
+    out = []
+    for tok in INTS:
+        dt = ALL_DTYPES[tok]
+        if opinfo.supports(f"masked.{op}", dt, masked=True):
+            continue
+        out.append(dt)
+    return out
+
+
+def refused(op, dt):
+    """True when torch refuses op on dt with a mask."""
+    x = torch.zeros((2, 3), dtype=dt)
+    m = torch.ones((2, 3), dtype=torch.bool)
+    try:
+        if op == "logaddexp":
+            M.logaddexp(x, x, input_mask=m, other_mask=m)
+        else:
+            kw = dict(OPS[op][3])
+            kw["dim"] = 1
+            call(op, [x, m], kw)
+    except Exception:  # noqa: BLE001
+        return True
+    return False
+
+
+def cases():
+    out = []
+    for op in OPS:
+        k0 = 0
+        for tok, dt in ALL_DTYPES.items():
+            out += opinfo_cases(op, dt, k0)
+            k0 += 3
+        for dt in (F32, F64):
+            for variant, build, kw, rules, err in corners(op, dt):
+                if dt == F64 and variant not in ("basic_dim1", "fully_masked_row", "all",
+                                                 "basic", "nan_specified"):
+                    continue
+                out.append(case(op, dt, variant, build, kw, rules, err))
+        for tok, dt in ALL_DTYPES.items():
+            if dt in (F32, F64):
+                continue
+            sup = opinfo.supports(f"masked.{op}", dt, masked=True)
+            if sup and op != "logaddexp":
+                # one corner of ours per extra dtype: a fully masked row
+                out.append(case(op, dt, "fully_masked_row", build_std(op, dt, 1, empty_row=1),
+                                {**OPS[op][3], "dim": 1}, ("MFN-7",)))
+            elif not sup and not refused(op, dt):
+                # torch takes a dtype that OpInfo does not list (median of
+                # integers: the float32 median cast back; a fully masked
+                # slice is refused)
+                every_row = {(r, r): 1 for r in range(3)}
+                out.append(case(op, dt, "basic_dim1", build_std(op, dt, 0, specials=every_row),
+                                {**OPS[op][3], "dim": 1}, ("MFN-7",)))
+                out.append(case(op, dt, "fully_masked_row", build_std(op, dt, 1, empty_row=1),
+                                {**OPS[op][3], "dim": 1}, ("MFN-7",), "INVALID_ARGUMENT"))
+            elif not sup:
+                if op == "logaddexp":
+                    b = (lambda dt: lambda g: [rand_x(g, (3, 4), dt), rand_x(g, (3, 4), dt),
+                                               rand_mask(g, (3, 4)), rand_mask(g, (3, 4))])(dt)
+                    kw = {}
+                else:
+                    b, kw = build_std(op, dt, 0), {**OPS[op][3], "dim": 1}
+                out.append(case(op, dt, "dtype_refused", b, kw, ("MFN-7",), "DTYPE_MISMATCH"))
+    return check_ids(out)

@@ -1,0 +1,143 @@
+/* test_cpu_masked_fn.c - the CPU kernels of torch.masked's functional ops
+ * (masked_sum ... masked_logaddexp; spec/SEMANTICS.md MFN-1..7): plain
+ * tensor + bool mask in, plain tensor out. Inputs are literals; expected
+ * values are derived by hand in comments. P marks a masked-out element
+ * holding poison, which must not reach the result. */
+#include <stdlib.h>
+
+#include "cpu_fixtures.h"
+#include "mt_test.h"
+
+/* Runs fn on [x, m] (m NULL: [x]) with one int kwarg `dim`. */
+static mt_status run_dim(mt_kernel_fn fn, mt_call *c, mt_error *e, const mt_tensor *x,
+                         const mt_tensor *m, int64_t dim) {
+  mt_kwarg kv[] = {kw_int("dim", dim)};
+  mt_kwargs kw = {1, kv};
+  const mt_tensor *in[] = {x, m};
+  return run(fn, c, e, m ? 2 : 1, in, &kw); /* the kernel is done with in and kw */
+}
+
+TEST(softmax_masked_out_is_zero_and_a_fully_masked_row_is_nan) {
+  /* data [[1, 1, P], [P, P, P]] (P = +inf), mask [[1, 1, 0], [0, 0, 0]],
+   * dim 1. Row 0 after the -inf fill: [1, 1, -inf]; max 1; exp(v - 1) =
+   * [1, 1, 0], sum 2 -> [0.5, 0.5, 0]. Row 1: all -inf; -inf - (-inf) =
+   * NaN -> [NaN, NaN, NaN]. */
+  mt_tensor *x = dense(MT_float64, 2, SHAPE(2, 3), VALS(1, 1, INFINITY, INFINITY, INFINITY,
+                                                       INFINITY));
+  mt_tensor *m = bools(2, SHAPE(2, 3), BITS(1, 1, 0, 0, 0, 0));
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run_dim(mt_cpu_masked_softmax, &c, &e, x, m, 1), MT_OK);
+  if (c.n_out == 1) {
+    mt_tensor *o = c.out[0];
+    CHECK_EQ_INT(o->kind, MT_KIND_DENSE);
+    CHECK_NEAR(at(o, 0), 0.5, 0);
+    CHECK_NEAR(at(o, 1), 0.5, 0);
+    CHECK_NEAR(at(o, 2), 0.0, 0);
+    for (int k = 3; k < 6; k++) CHECK_EQ_INT(isnan(at(o, k)), 1);
+  }
+  done(&c, (mt_tensor *[]){x, m}, 2);
+}
+
+TEST(sum_broadcasts_a_smaller_mask) {
+  /* data [[1, P, 3], [4, P, 6]] (P = NaN), mask [1, 0, 1] broadcast to
+   * both rows, dim 1: [1 + 3, 4 + 6] = [4, 10]. */
+  mt_tensor *x = dense(MT_float32, 2, SHAPE(2, 3), VALS(1, NAN, 3, 4, NAN, 6));
+  mt_tensor *m = bools(1, SHAPE(3), BITS(1, 0, 1));
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run_dim(mt_cpu_masked_sum, &c, &e, x, m, 1), MT_OK);
+  if (c.n_out == 1) {
+    CHECK_EQ_INT(c.out[0]->dtype, MT_float32);
+    CHECK_NEAR(at(c.out[0], 0), 4, 0);
+    CHECK_NEAR(at(c.out[0], 1), 10, 0);
+  }
+  done(&c, (mt_tensor *[]){x, m}, 2);
+}
+
+TEST(mask_errors_follow_torch) {
+  /* a 3-d mask on a 2-d input: torch's IndexError -> INDEX_OUT_OF_RANGE;
+   * a (2, 2) mask on a (2, 3) input: RuntimeError -> SHAPE_MISMATCH. */
+  mt_tensor *x = dense(MT_float64, 2, SHAPE(2, 3), VALS(1, 2, 3, 4, 5, 6));
+  mt_tensor *m3 = bools(3, SHAPE(1, 2, 3), BITS(1, 1, 1, 1, 1, 1));
+  mt_tensor *m2 = bools(2, SHAPE(2, 2), BITS(1, 1, 1, 1));
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run_dim(mt_cpu_masked_amax, &c, &e, x, m3, 1), MT_INDEX_OUT_OF_RANGE);
+  CHECK_EQ_INT(c.n_out, 0);
+  CHECK_STATUS(run_dim(mt_cpu_masked_amax, &c, &e, x, m2, 1), MT_SHAPE_MISMATCH);
+  CHECK_EQ_INT(c.n_out, 0);
+  done(&c, (mt_tensor *[]){x, m3, m2}, 3);
+}
+
+TEST(var_divides_by_the_specified_count_minus_one) {
+  /* data [1, 2, P, 4] (P = 1e30), mask [1, 1, 0, 1], dim 0. count 3, mean
+   * 7/3; deviations -4/3, -1/3, 5/3; squares 16/9 + 1/9 + 25/9 = 42/9;
+   * / (3 - 1) = 7/3. mean itself: 7/3. */
+  mt_tensor *x = dense(MT_float64, 1, SHAPE(4), VALS(1, 2, 1e30, 4));
+  mt_tensor *m = bools(1, SHAPE(4), BITS(1, 1, 0, 1));
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run_dim(mt_cpu_masked_var, &c, &e, x, m, 0), MT_OK);
+  if (c.n_out == 1) CHECK_NEAR(at(c.out[0], 0), 7.0 / 3.0, 1e-15);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run_dim(mt_cpu_masked_mean, &c, &e, x, m, 0), MT_OK);
+  if (c.n_out == 1) CHECK_NEAR(at(c.out[0], 0), 7.0 / 3.0, 1e-15);
+  done(&c, (mt_tensor *[]){x, m}, 2);
+}
+
+TEST(median_skips_a_specified_nan) {
+  /* data [NaN, 3, 1, 2], all masked in, dim 0: torch.nanmedian skips the
+   * NaN; the lower median of [1, 2, 3] is 2. */
+  mt_tensor *x = dense(MT_float32, 1, SHAPE(4), VALS(NAN, 3, 1, 2));
+  mt_tensor *m = bools(1, SHAPE(4), BITS(1, 1, 1, 1));
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run_dim(mt_cpu_masked_median, &c, &e, x, m, 0), MT_OK);
+  if (c.n_out == 1) CHECK_NEAR(at(c.out[0], 0), 2, 0);
+  done(&c, (mt_tensor *[]){x, m}, 2);
+}
+
+TEST(int8_sum_gives_int64_without_wrapping) {
+  /* int8 [100, 100, 100, P] (P = 127), mask [1, 1, 1, 0], dim 0: 300 in
+   * int64 (int8 would wrap to 44). */
+  mt_tensor *x = dense(MT_int8, 1, SHAPE(4), VALS(100, 100, 100, 127));
+  mt_tensor *m = bools(1, SHAPE(4), BITS(1, 1, 1, 0));
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run_dim(mt_cpu_masked_sum, &c, &e, x, m, 0), MT_OK);
+  if (c.n_out == 1) {
+    CHECK_EQ_INT(c.out[0]->dtype, MT_int64);
+    CHECK_EQ_INT(((const int64_t *)c.out[0]->values)[0], 300);
+  }
+  done(&c, (mt_tensor *[]){x, m}, 2);
+}
+
+TEST(normalize_of_a_fully_masked_row_is_zero_and_inputs_stay_unchanged) {
+  /* data [[3, 4], [P, P]] (P = NaN), mask [[1, 1], [0, 0]], ord 2, dim 1.
+   * Row 0: norm 5 -> [0.6, 0.8]; row 1: 0 / max(0, 1e-12) = [0, 0]. The
+   * input buffer is bitwise the same afterwards (CALL-1). */
+  mt_tensor *x = dense(MT_float64, 2, SHAPE(2, 2), VALS(3, 4, NAN, NAN));
+  mt_tensor *m = bools(2, SHAPE(2, 2), BITS(1, 1, 0, 0));
+  double before[4];
+  memcpy(before, x->values, sizeof before);
+  mt_kwarg kv[] = {kw_float("ord", 2.0), kw_int("dim", 1)};
+  mt_kwargs kw = {2, kv};
+  const mt_tensor *in[] = {x, m};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_masked_normalize, &c, &e, 2, in, &kw), MT_OK);
+  if (c.n_out == 1) {
+    const double want[] = {0.6, 0.8, 0, 0};
+    for (int k = 0; k < 4; k++) CHECK_NEAR(at(c.out[0], k), want[k], 1e-15);
+    CHECK_EQ_INT(c.out[0]->values != x->values, 1);
+  }
+  CHECK_EQ_INT(memcmp(before, x->values, sizeof before), 0);
+  done(&c, (mt_tensor *[]){x, m}, 2);
+}
+
+MT_TEST_MAIN(T(softmax_masked_out_is_zero_and_a_fully_masked_row_is_nan),
+             T(sum_broadcasts_a_smaller_mask), T(mask_errors_follow_torch),
+             T(var_divides_by_the_specified_count_minus_one), T(median_skips_a_specified_nan),
+             T(int8_sum_gives_int64_without_wrapping),
+             T(normalize_of_a_fully_masked_row_is_zero_and_inputs_stay_unchanged))
