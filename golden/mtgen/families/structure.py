@@ -140,7 +140,8 @@ def call_text(op, kw, text=None):
 def case(op, layout, short, variant, build, kw=None, err=None, rules=None, text=None,
          source=None, match=None):
     dt = DTS[short]
-    rule = rules or (("STR-7",) if err and rules is None else (OPS[op],))
+    # an argument error is tagged with the op's rule and STR-7
+    rule = rules or ((OPS[op], "STR-7") if err else (OPS[op],))
     return Case(id=f"{op}.{layout}.{short}.{variant}", op=op, rules=tuple(rule),
                 tolerance="exact", build=build, run=CALLS[op][0],
                 torch_call=call_text(op, kw or {}, text), kwargs=dict(kw or {}),
@@ -252,10 +253,10 @@ def corner_cases(short, dt):
     add("select", "getitem_0", one((3, 4)), {"dim": 0, "index": 0}, text="m[0]")
     add("select", "neg_dim_neg_index", one((3, 4)), {"dim": -1, "index": -2})
     add("slice", "getitem_1_3", one((4, 3)), {"dim": 0, "start": 1, "end": 3}, text="m[1:3]")
-    add("slice", "dim1_step2", one((3, 5)), {"dim": 1, "start": 0, "end": 5, "step": 2},
+    add("slice", "cols_step2", one((3, 5)), {"dim": 1, "start": 0, "end": 5, "step": 2},
         text="m[:, 0:5:2]")
     add("index", "rows_0_2", lambda g, dt: [mk(g, (3, 4), dt), torch.tensor([0, 2])],
-        layout="masked_dense", text="m[torch.tensor([0, 2])]")
+        layout="masked_index", text="m[torch.tensor([0, 2])]")
     add("transpose", "3d", one((2, 3, 4)), {"dim0": 0, "dim1": 2})
     add("t", "2d", one((3, 4)))
     add("view", "flat", one((3, 4)), {"size": (-1,)})
@@ -265,9 +266,9 @@ def corner_cases(short, dt):
     add("unfold", "windows", one((3, 5)), {"dimension": 1, "size": 2, "step": 2})
     add("contiguous", "basic", one((3, 4)))
     # STR-2 split, cat, stack
-    add("split", "dim1_by_2", one((3, 5)), {"split_size_or_sections": 2, "dim": 1})
-    add("cat", "dim1", lambda g, dt: [mk(g, (3, 2), dt), mk(g, (3, 4), dt)], {"dim": 1})
-    add("stack", "dim0", lambda g, dt: [mk(g, (3, 4), dt), mk(g, (3, 4), dt)], {"dim": 0})
+    add("split", "by_2_along_1", one((3, 5)), {"split_size_or_sections": 2, "dim": 1})
+    add("cat", "along_1", lambda g, dt: [mk(g, (3, 2), dt), mk(g, (3, 4), dt)], {"dim": 1})
+    add("stack", "along_0", lambda g, dt: [mk(g, (3, 4), dt), mk(g, (3, 4), dt)], {"dim": 0})
     # STR-3 where
     add("where", "basic", lambda g, dt: [torch.rand((3, 4), generator=g) < 0.5,
                                          mk(g, (3, 4), dt), mk(g, (3, 4), dt)],
@@ -329,16 +330,16 @@ def f32_cases():
         add("slice", "empty", one((4, 3)), {"dim": 1, "start": 2, "end": 1}, text="m[:, 2:1]")
         add("index", "negative_2d", lambda g, dt: [mk(g, (3, 2), dt),
                                                    torch.tensor([[-1, 0], [1, -1]])],
-            layout="masked_dense", text="m[torch.tensor([[-1, 0], [1, -1]])]")
+            layout="masked_index", text="m[torch.tensor([[-1, 0], [1, -1]])]")
         add("index", "bool", lambda g, dt: [mk(g, (3, 2), dt), torch.tensor([True, False, True])],
-            layout="masked_dense", text="m[torch.tensor([True, False, True])]")
+            layout="masked_index", text="m[torch.tensor([True, False, True])]")
         add("t", "1d", one((4,)))
         add("expand", "keep_minus1", one((3, 1)), {"size": (-1, 2)})
         add("unsqueeze", "front", one((3, 4)), {"dim": 0})
         add("unfold", "fully_masked", full_out, {"dimension": 0, "size": 2, "step": 1})
         add("contiguous", "signed_zeros", lambda g, dt: [mk_zeros(g, (2, 3), dt)])
         # STR-2
-        add("split", "dim0_by_1", one((3, 2)), {"split_size_or_sections": 1})
+        add("split", "by_1", one((3, 2)), {"split_size_or_sections": 1})
         add("split", "zero_size", z, {"split_size_or_sections": 2})
         add("cat", "three_neg_dim", lambda g, dt: [mk(g, (2, 2), dt), mk(g, (2, 1), dt, 0.0),
                                                    mk(g, (2, 3), dt)], {"dim": -1})
@@ -366,7 +367,7 @@ def f32_cases():
         add("ones_like", "fully_masked", full_out)
         add("copy_", "mask_superset", superset_pair, layout="masked_masked")
         add("copy_", "plain_src_broadcast",
-            lambda g, dt: [mk(g, (3, 4), dt), rand_data(g, (4,), dt)], layout="masked_dense")
+            lambda g, dt: [mk(g, (3, 4), dt), rand_data(g, (4,), dt)], layout="masked_plain")
         # STR-5
         add("is_same_size", "different", lambda g, dt: [mk(g, (3, 4), dt), mk(g, (4, 3), dt)],
             layout="masked_masked")
@@ -388,19 +389,19 @@ def f32_cases():
         add("split", "sections", one((3, 4)), {"split_size_or_sections": (1, 3), "dim": 1},
             err="LAYOUT_MISMATCH", rules=("STR-2",), match="split_with_sizes")
         add("cat", "plain_operand", lambda g, dt: [mk(g, (3, 4), dt), rand_data(g, (3, 4), dt)],
-            {"dim": 1}, err="DTYPE_MISMATCH", rules=("STR-2",), layout="masked_dense",
+            {"dim": 1}, err="DTYPE_MISMATCH", rules=("STR-2",), layout="masked_plain",
             match="mask must have dtype bool")
         # errors: arguments (STR-7)
         add("select", "index_out_of_range", one((3, 4)), {"dim": 0, "index": 3},
             err="INDEX_OUT_OF_RANGE", match="IndexError")
-        add("select", "dim_out_of_range", one((3, 4)), {"dim": 2, "index": 0},
+        add("select", "bad_dim", one((3, 4)), {"dim": 2, "index": 0},
             err="INDEX_OUT_OF_RANGE", match="Dimension out of range")
         add("slice", "step_zero", one((3, 4)), {"dim": 0, "start": 0, "end": 3, "step": 0},
             err="INVALID_ARGUMENT", match="slice step must be positive")
         add("index", "out_of_range", lambda g, dt: [mk(g, (3, 4), dt), torch.tensor([0, 5])],
-            err="INDEX_OUT_OF_RANGE", layout="masked_dense", text="m[torch.tensor([0, 5])]",
+            err="INDEX_OUT_OF_RANGE", layout="masked_index", text="m[torch.tensor([0, 5])]",
             match="IndexError")
-        add("transpose", "dim_out_of_range", one((3, 4)), {"dim0": 0, "dim1": -3},
+        add("transpose", "bad_dim", one((3, 4)), {"dim0": 0, "dim1": -3},
             err="INDEX_OUT_OF_RANGE", match="Dimension out of range")
         add("t", "3d", one((2, 2, 2)), err="INVALID_ARGUMENT", match="t() expects")
         add("view", "bad_size", one((3, 4)), {"size": (5, 2)}, err="SHAPE_MISMATCH",
@@ -411,13 +412,13 @@ def f32_cases():
             match="is invalid for input of size 12")
         add("expand", "non_singleton", one((3, 4)), {"size": (3, 5)}, err="SHAPE_MISMATCH",
             match="must match the existing size")
-        add("unsqueeze", "dim_out_of_range", one((3, 4)), {"dim": 3},
+        add("unsqueeze", "bad_dim", one((3, 4)), {"dim": 3},
             err="INDEX_OUT_OF_RANGE", match="Dimension out of range")
-        add("split", "dim_out_of_range", one((3, 4)), {"split_size_or_sections": 2, "dim": 2},
+        add("split", "bad_dim", one((3, 4)), {"split_size_or_sections": 2, "dim": 2},
             err="INDEX_OUT_OF_RANGE", match="Dimension out of range")
         add("cat", "size_mismatch", lambda g, dt: [mk(g, (3, 4), dt), mk(g, (4, 3), dt)],
             {"dim": 1}, err="SHAPE_MISMATCH", match="Sizes of tensors must match")
-        add("cat", "dim_out_of_range", lambda g, dt: [mk(g, (3, 4), dt), mk(g, (3, 4), dt)],
+        add("cat", "bad_dim", lambda g, dt: [mk(g, (3, 4), dt), mk(g, (3, 4), dt)],
             {"dim": 2}, err="INDEX_OUT_OF_RANGE", match="Dimension out of range")
         add("stack", "size_mismatch", lambda g, dt: [mk(g, (3, 4), dt), mk(g, (4, 3), dt)],
             {"dim": 0}, err="SHAPE_MISMATCH", match="stack expects each tensor to be equal size")
