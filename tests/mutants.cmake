@@ -67,7 +67,15 @@ set(MUTANTS
   masked_grad_reads_data=ADA-3
   stored_zero_specified=ADA-3
   decays_unchecked=ADA-5
-  adagrad_in_place=CALL-1)
+  adagrad_in_place=CALL-1
+  # structure
+  transpose_mask_not_moved=STR-1
+  cat_masks_dropped=STR-2
+  where_mask_of_x=STR-3
+  copy_takes_src_mask=STR-4
+  same_size_compares_masks=STR-5
+  coo_pattern_as_mask=STR-6
+  select_index_wraps=STR-7)
 # rules every mutant may be caught under besides its own
 set(ALWAYS_OK MASK-9)
 
