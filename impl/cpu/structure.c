@@ -56,6 +56,28 @@ static mt_status gather_masked(const mt_host *h, const st_plan *p, mt_dtype dt, 
 
 /* ---- input helpers ------------------------------------------------------ */
 
+/* STR-6: the ops whose torch.masked path refuses COO storage, with torch's
+ * refusal (the aten op that has no SparseCPU kernel). */
+static const struct {
+  const char *op, *why;
+} coo_refusals[] = {
+    {"slice", "Could not run 'aten::as_strided' with arguments from the 'SparseCPU' backend"},
+    {"split", "Could not run 'aten::as_strided' with arguments from the 'SparseCPU' backend"},
+    {"index", "Could not run 'aten::index.Tensor' with arguments from the 'SparseCPU' backend"},
+    {"view", "Could not run 'aten::view' with arguments from the 'SparseCPU' backend"},
+    {"reshape", "reshape is not implemented for sparse tensors"},
+    {"expand", "expand is unsupported for Sparse tensors"},
+    {"unfold", "Could not run 'aten::unfold' with arguments from the 'SparseCPU' backend"},
+    {"where", "Could not run 'aten::where.self' with arguments from the 'SparseCPU' backend"},
+    {"ones_like", "Could not run 'aten::fill_.Scalar' with arguments from the 'SparseCPU' backend"},
+};
+
+static const char *coo_refusal(const char *op) {
+  for (size_t k = 0; k < sizeof coo_refusals / sizeof coo_refusals[0]; k++)
+    if (strcmp(coo_refusals[k].op, op) == 0) return coo_refusals[k].why;
+  return NULL;
+}
+
 /* Input i as a valid dense-storage masked tensor, opened contiguous. */
 static mt_status masked_dense_input(const mt_call *call, int i, const char *op,
                                     const mt_tensor **m, mt__cpu_mview *mv, mt_error *err) {
@@ -68,6 +90,12 @@ static mt_status masked_dense_input(const mt_call *call, int i, const char *op,
                   mt__cpu_in_name(i, name, sizeof name), mt_kind_name((*m)->kind), op);
   if ((st = mt_tensor_validate(*m, mt__cpu_in_name(i, name, sizeof name), err)) != MT_OK)
     return st;
+  if ((*m)->data->kind == MT_KIND_COO) {
+    const char *why = coo_refusal(op);
+    if (why)
+      return mt_err(err, MT_LAYOUT_MISMATCH, "%s: %s (%s has COO storage)", op, why,
+                    mt__cpu_in_name(i, name, sizeof name));
+  }
   if ((*m)->data->kind != MT_KIND_DENSE)
     return mt_err(err, MT_NOT_SUPPORTED,
                   "%s: %s has %s storage; the CPU backend implements %s on dense storage", op,

@@ -306,6 +306,29 @@ def superset_pair(g, dt, shape=(3, 4)):
     return [wrap(dst.get_data(), dst_mask), wrap(rand_data(g, shape, dt), src_mask)]
 
 
+# op, kwargs, the refusal torch raises first
+COO_REFUSALS = [
+    ("slice", {"dim": 0, "start": 0, "end": 1}, "aten::as_strided"),
+    ("split", {"split_size_or_sections": 1}, "aten::as_strided"),
+    ("index", {}, "aten::index.Tensor"),
+    ("view", {"size": (8,)}, "aten::view"),
+    ("reshape", {"shape": (8,)}, "reshape is not implemented for sparse tensors"),
+    ("expand", {"size": (3, 2, 4)}, "expand is unsupported for Sparse tensors"),
+    ("unfold", {"dimension": 1, "size": 2, "step": 1}, "aten::unfold"),
+    ("where", {}, "aten::where.self"),
+    ("ones_like", {}, "aten::fill_.Scalar"),
+]
+
+
+def coo_inputs(op, g, dt):
+    m = mk_coo(g, dt)
+    if op == "index":
+        return [m, torch.tensor([1])]
+    if op == "where":
+        return [torch.ones((2, 4), dtype=torch.bool), m, mk_coo(g, dt)]
+    return [m]
+
+
 def f32_cases():
     """Edge cases in float32 and float64; torch's refusals in float32 only
     (they are checked before any element is read), which keeps the file
@@ -410,6 +433,11 @@ def f32_cases():
             match="invalid shape dimension -2")
         add("unfold", "negative_size", one((3, 4)), {"dimension": 0, "size": -1, "step": 1},
             err="INVALID_ARGUMENT", match="size is -1 but must be >= 0")
+        # COO storage: the ops whose torch.masked path has no SparseCPU kernel
+        for op_, kw_, match_ in COO_REFUSALS:
+            add(op_, "coo", lambda g, dt, o=op_: coo_inputs(o, g, dt), kw_,
+                err="LAYOUT_MISMATCH", layout="masked_coo", rules=(OPS[op_], "STR-6"),
+                match=match_)
         # errors: layout refusals
         add("contiguous", "coo", lambda g, dt: [mk_coo(g, dt)], err="LAYOUT_MISMATCH",
             layout="masked_coo", rules=("STR-6",), match="ValueError")
