@@ -103,9 +103,117 @@ static mt_status masked_dense_input(const mt_call *call, int i, const char *op,
   return mt__cpu_mview_open(*m, mv, err);
 }
 
+/* ---- view ops on COO storage (select, transpose, t, unsqueeze) ---------- */
+
+/* A view op's shape logic: checks its kwargs (STR-7) and turns the input's
+ * view into the result's. */
+typedef mt_status (*view_fn)(const mt_call *call, const char *op, st_view *v, mt_error *err);
+
+/* Entry k's output indices from its input indices `in` (ndim_in of them);
+ * 0 when the entry is not in the result (select of another index). The
+ * arguments were checked by the op's view function already. */
+typedef int (*coo_map)(const mt_call *call, int ndim_in, const int64_t *shape_in,
+                       const int64_t *in, int64_t *out);
+
+static int64_t wrapped(int64_t i, int64_t n) { return i < 0 ? i + n : i; }
+
+static int cm_transpose(const mt_call *call, int nd, const int64_t *sh, const int64_t *in,
+                        int64_t *out) {
+  (void)sh;
+  int64_t a = wrapped(mt_kw_int(call->kw, "dim0", 0), nd), b = wrapped(mt_kw_int(call->kw, "dim1", 0), nd);
+  memcpy(out, in, (size_t)nd * sizeof(int64_t));
+  out[a] = in[b], out[b] = in[a];
+  return 1;
+}
+static int cm_t(const mt_call *call, int nd, const int64_t *sh, const int64_t *in, int64_t *out) {
+  (void)call, (void)sh;
+  memcpy(out, in, (size_t)nd * sizeof(int64_t));
+  if (nd == 2) out[0] = in[1], out[1] = in[0];
+  return 1;
+}
+static int cm_unsqueeze(const mt_call *call, int nd, const int64_t *sh, const int64_t *in,
+                        int64_t *out) {
+  (void)sh;
+  int64_t d = wrapped(mt_kw_int(call->kw, "dim", 0), nd + 1);
+  for (int i = 0, j = 0; i <= nd; i++) out[i] = i == d ? 0 : in[j++];
+  return 1;
+}
+static int cm_select(const mt_call *call, int nd, const int64_t *sh, const int64_t *in,
+                     int64_t *out) {
+  int64_t d = wrapped(mt_kw_int(call->kw, "dim", 0), nd);
+  if (in[d] != wrapped(mt_kw_int(call->kw, "index", 0), sh[d])) return 0;
+  for (int i = 0, j = 0; i < nd; i++)
+    if (i != d) out[j++] = in[i];
+  return 1;
+}
+
+static coo_map coo_map_of(mt_op op) {
+  switch (op) {
+  case MT_OP_transpose: return cm_transpose;
+  case MT_OP_t: return cm_t;
+  case MT_OP_unsqueeze: return cm_unsqueeze;
+  case MT_OP_select: return cm_select;
+  default: return NULL;
+  }
+}
+
+/* A COO-storage masked input (data and mask with the same indices, no dense
+ * dims): the op's view function checks the arguments and gives the output
+ * shape; each entry's indices go through one map, and the data's and the
+ * mask's values of the kept entries are copied alike. */
+static mt_status coo_view_op(mt_call *call, mt_op opid, view_fn fn, mt_error *err) {
+  const char *op = mt_op_name(opid);
+  const mt_host *h = mt__cpu_host(call);
+  const mt_tensor *m = call->in[0];
+  mt_tensor *data = NULL, *mask = NULL;
+  coo_map map = coo_map_of(opid);
+  int64_t *keep = NULL, in_idx[MT_MAX_DIMS], out_idx[MT_MAX_DIMS];
+  st_view v;
+  mt_status st;
+
+  if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
+  const mt_tensor *d = m->data, *k = m->mask;
+  if (d->dense_dim != 0 || k->kind != MT_KIND_COO || !mt__cpu_coo_same_indices(d, k))
+    return mt_err(err, MT_NOT_SUPPORTED,
+                  "%s: COO storage with dense dims or with different data and mask indices", op);
+  st_view_init(&v, m->ndim, m->shape);
+  if ((st = fn(call, op, &v, err)) != MT_OK) return st;
+  if (opid == MT_OP_select && v.ndim == 0)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: select of a 1-d COO tensor", op);
+  keep = malloc((size_t)(d->nnz > 0 ? d->nnz : 1) * sizeof(int64_t));
+  if (!keep) return mt_err(err, MT_OUT_OF_MEMORY, "%s: no memory", op);
+  int64_t n = 0;
+  for (int64_t e = 0; e < d->nnz; e++) {
+    for (int i = 0; i < d->ndim; i++) in_idx[i] = d->indices[i * d->nnz + e];
+    if (map(call, d->ndim, d->shape, in_idx, out_idx)) keep[n++] = e;
+  }
+  if ((st = h->coo_new(d->dtype, v.ndim, v.shape, v.ndim, n, &data, err)) != MT_OK) goto out;
+  if ((st = h->coo_new(MT_bool, v.ndim, v.shape, v.ndim, n, &mask, err)) != MT_OK) goto out;
+  size_t es = mt_dtype_size(d->dtype);
+  for (int64_t j = 0; j < n; j++) {
+    int64_t e = keep[j];
+    for (int i = 0; i < d->ndim; i++) in_idx[i] = d->indices[i * d->nnz + e];
+    map(call, d->ndim, d->shape, in_idx, out_idx);
+    for (int i = 0; i < v.ndim; i++) data->indices[i * n + j] = mask->indices[i * n + j] = out_idx[i];
+    memcpy((char *)data->values + (size_t)j * es, (const char *)d->values + (size_t)e * es, es);
+    ((uint8_t *)mask->values)[j] = ((const uint8_t *)k->values)[e];
+  }
+  /* entry order: kept by unsqueeze and by select (of a coalesced input) */
+  data->coalesced = mask->coalesced =
+      d->coalesced && (opid == MT_OP_unsqueeze || opid == MT_OP_select ||
+                       (opid == MT_OP_t && v.ndim < 2));
+  st = h->masked_new(data, mask, &call->out[0], err);
+  data = mask = NULL;
+  if (st == MT_OK) call->n_out = 1;
+out:
+  free(keep);
+  if (data) h->free(data);
+  if (mask) h->free(mask);
+  return st;
+}
+
 /* One view op on one masked input: build the view from the input's
  * contiguous view, then gather data and mask through it. */
-typedef mt_status (*view_fn)(const mt_call *call, const char *op, st_view *v, mt_error *err);
 
 static mt_status view_op(mt_call *call, mt_op opid, view_fn fn, mt_error *err) {
   const char *op = mt_op_name(opid);
@@ -118,6 +226,9 @@ static mt_status view_op(mt_call *call, mt_op opid, view_fn fn, mt_error *err) {
 
   mt__cpu_begin(call);
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
+  if (call->n_in > 0 && call->in && call->in[0] && call->in[0]->kind == MT_KIND_MASKED &&
+      call->in[0]->data && call->in[0]->data->kind == MT_KIND_COO && coo_map_of(opid))
+    return coo_view_op(call, opid, fn, err);
   if ((st = masked_dense_input(call, 0, op, &m, &mv, err)) != MT_OK) goto out;
   st_view_init(&v, m->ndim, m->shape);
   if ((st = fn(call, op, &v, err)) != MT_OK) goto out;

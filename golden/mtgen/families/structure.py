@@ -339,7 +339,8 @@ def f32_cases():
 
         def add(op, variant, build, kw=None, err=None, rules=None, layout="masked", text=None,
                 match=None):
-            if err and short != "f32":  # refusals do not depend on the dtype: f32 only
+            # refusals and COO storage (bytewise like the rest): float32 only
+            if (err or layout.startswith("masked_coo")) and short != "f32":
                 return
             out.append(case(op, layout, short, variant, lambda g, b=build: b(g, dt), kw=kw,
                             err=err, rules=rules, text=text, match=match))
@@ -433,6 +434,18 @@ def f32_cases():
             match="invalid shape dimension -2")
         add("unfold", "negative_size", one((3, 4)), {"dimension": 0, "size": -1, "step": 1},
             err="INVALID_ARGUMENT", match="size is -1 but must be >= 0")
+        # COO storage where torch.masked runs the op (indices move, values with them)
+        coo = lambda g, dt: [mk_coo(g, dt)]  # noqa: E731
+        add("select", "coo_row", coo, {"dim": 0, "index": 1}, layout="masked_coo", text="m[1]")
+        add("select", "coo_last_col", coo, {"dim": 1, "index": -1}, layout="masked_coo")
+        add("transpose", "coo", coo, {"dim0": -1, "dim1": 0}, layout="masked_coo")
+        add("t", "coo", coo, layout="masked_coo")
+        add("unsqueeze", "coo_middle", coo, {"dim": 1}, layout="masked_coo")
+        add("detach", "coo", coo, layout="masked_coo")
+        add("is_same_size", "coo", lambda g, dt: [mk_coo(g, dt), mk(g, (2, 4), dt)],
+            layout="masked_coo_masked")
+        add("select", "coo_bad_index", coo, {"dim": 1, "index": 4}, layout="masked_coo",
+            err="INDEX_OUT_OF_RANGE", match="IndexError")
         # COO storage: the ops whose torch.masked path has no SparseCPU kernel
         for op_, kw_, match_ in COO_REFUSALS:
             add(op_, "coo", lambda g, dt, o=op_: coo_inputs(o, g, dt), kw_,
