@@ -162,10 +162,44 @@ TEST(argument_errors_name_torchs_refusal_and_return_nothing) {
   done(&c, (mt_tensor *[]){m}, 1);
 }
 
+TEST(coo_transpose_moves_indices_of_data_and_mask_alike) {
+  /* COO [2,3] entries (0,2)=5 mask true, (1,0)=6 mask false: transpose(0,1)
+   * gives shape [3,2] with entries (2,0)=5 true and (0,1)=6 false, in the
+   * input's entry order (not coalesced any more). */
+  mt_tensor *d = coo2(MT_float32, 2, 3, 2, (const int64_t[]){0, 1}, (const int64_t[]){2, 0},
+                      VALS(5, 6), 1);
+  mt_tensor *k = coo2(MT_bool, 2, 3, 2, (const int64_t[]){0, 1}, (const int64_t[]){2, 0},
+                      VALS(1, 0), 1);
+  mt_tensor *m = masked(d, k);
+  mt_kwarg kv[] = {kw_int("dim0", 0), kw_int("dim1", 1)};
+  mt_kwargs kw = {2, kv};
+  const mt_tensor *in[] = {m};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_transpose, &c, &e, 1, in, &kw), MT_OK);
+  const mt_tensor *od = c.out[0]->data, *om = c.out[0]->mask;
+  CHECK_EQ_INT(od->kind, MT_KIND_COO);
+  CHECK_EQ_INT(od->shape[0], 3);
+  CHECK_EQ_INT(od->shape[1], 2);
+  CHECK_EQ_INT(od->nnz, 2);
+  const int64_t rows[] = {2, 0}, cols[] = {0, 1};
+  for (int j = 0; j < 2; j++) {
+    CHECK_EQ_INT(od->indices[j], rows[j]);
+    CHECK_EQ_INT(od->indices[2 + j], cols[j]);
+    CHECK_EQ_INT(om->indices[j], rows[j]);
+    CHECK_EQ_INT(om->indices[2 + j], cols[j]);
+    CHECK_NEAR(at(od, j), 5.0 + j, 0);
+    CHECK_EQ_INT(bit(om, j), j == 0);
+  }
+  CHECK_EQ_INT(od->coalesced, 0);
+  done(&c, (mt_tensor *[]){m}, 1);
+}
+
 MT_TEST_MAIN(T(transpose_of_a_strided_input_moves_data_and_mask_alike),
              T(select_moves_int64_beyond_2_53_bit_for_bit),
              T(split_by_2_of_5_columns_gives_parts_of_2_2_1_with_their_masks),
              T(where_number_branch_is_specified_and_condition_broadcasts),
              T(copy_keeps_dst_mask_and_takes_src_data),
              T(to_sparse_csr_keeps_exactly_the_masked_in_entries),
-             T(argument_errors_name_torchs_refusal_and_return_nothing))
+             T(argument_errors_name_torchs_refusal_and_return_nothing),
+             T(coo_transpose_moves_indices_of_data_and_mask_alike))
