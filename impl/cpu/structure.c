@@ -901,8 +901,9 @@ out:
   return st;
 }
 
-/* copy_(dst, src): dst's data replaced by src's (broadcast to dst's shape),
- * dst's mask kept; src's mask is not compared with dst's (torch does not). */
+/* copy_(dst, src): dst's data replaced by src's (broadcast to dst's shape,
+ * converted to dst's dtype), dst's mask kept; src's mask is not compared
+ * with dst's (torch does not). */
 mt_status mt_cpu_copy_(mt_call *call, mt_error *err) {
   static const char *op = "copy_";
   const mt_host *h = mt__cpu_host(call);
@@ -931,11 +932,7 @@ mt_status mt_cpu_copy_(mt_call *call, mt_error *err) {
     goto out;
   }
   mt_dtype sdt = src->kind == MT_KIND_MASKED ? src->data->dtype : src->dtype;
-  if (sdt != dst->data->dtype) {
-    st = mt_err(err, MT_NOT_SUPPORTED, "%s: copying %s into %s is not supported", op,
-                mt_dtype_name(sdt), mt_dtype_name(dst->data->dtype));
-    goto out;
-  }
+  mt_dtype ddt = dst->data->dtype;
   st_view_init(&v, src->ndim, src->shape);
   if (!st_view_broadcast_to(&v, dst->ndim, dst->shape)) {
     st = mt_err(err, MT_SHAPE_MISMATCH,
@@ -947,11 +944,24 @@ mt_status mt_cpu_copy_(mt_call *call, mt_error *err) {
   if ((st = st_plan_alloc(&plan, mt_numel(dst), op, err)) != MT_OK) goto out;
   plan_view(&plan, 0, &v, 0);
   mt_tensor *data = NULL, *mask = NULL;
-  if ((st = mt__cpu_new_masked_dense(h, sdt, dst->ndim, dst->shape, &call->out[0], &data, &mask,
+  if ((st = mt__cpu_new_masked_dense(h, ddt, dst->ndim, dst->shape, &call->out[0], &data, &mask,
                                      err)) != MT_OK)
     goto out;
-  const void *ds[1] = {sdata};
-  plan_copy(&plan, ds, data->values, mt_dtype_size(sdt));
+  if (sdt == ddt) {
+    const void *ds[1] = {sdata};
+    plan_copy(&plan, ds, data->values, mt_dtype_size(sdt));
+  } else {
+    /* torch's copy_ converts to dst's dtype: integers and bool exactly
+     * (wrapping to the width), floats rounded once, float -> integer
+     * truncated toward zero, anything -> bool is != 0 */
+    for (int64_t i = 0; i < plan.n; i++) {
+      int64_t o = plan.off[i];
+      if (!mt__cpu_is_float(sdt) && !mt__cpu_is_float(ddt))
+        mt__cpu_sti(data->values, ddt, i, mt__cpu_ldi(sdata, sdt, o));
+      else
+        mt__cpu_st(data->values, ddt, i, mt__cpu_ld(sdata, sdt, o));
+    }
+  }
   memcpy(mask->values, mv.mask->values, (size_t)mt_numel(mask));
   call->n_out = 1;
 out:

@@ -138,14 +138,14 @@ def call_text(op, kw, text=None):
 
 
 def case(op, layout, short, variant, build, kw=None, err=None, rules=None, text=None,
-         source=None, match=None):
+         source=None, match=None, poison=None):
     dt = DTS[short]
     # an argument error is tagged with the op's rule and STR-7
     rule = rules or ((OPS[op], "STR-7") if err else (OPS[op],))
     return Case(id=f"{op}.{layout}.{short}.{variant}", op=op, rules=tuple(rule),
                 tolerance="exact", build=build, run=CALLS[op][0],
                 torch_call=call_text(op, kw or {}, text), kwargs=dict(kw or {}),
-                error_class=err, poison=dt in GEN_POISON, source=source, error_match=match)
+                error_class=err, poison=dt in GEN_POISON if poison is None else poison, source=source, error_match=match)
 
 
 # ---- OpInfo samples ----------------------------------------------------------
@@ -294,6 +294,19 @@ def same_mask_pair(g, dt, shape=(3, 4)):
     return [a, wrap(rand_data(g, shape, dt), a.get_mask())]
 
 
+def convert_pair(g, dt, src_dt, shape=(3, 4)):
+    """dst of dtype dt (float), src of src_dt with src's mask a superset of
+    dst's; src's values (quarters and signed zeros, truncated toward zero
+    when src_dt is an integer dtype) are exact in every float dtype."""
+    dst, src = superset_pair(g, dt, shape)
+    vals = torch.tensor([-2.75, 0.5, 3.25, -0.0, 7.0, -1.0])
+    pick = vals[torch.randint(len(vals), shape, generator=g)]
+    data = pick.to(src_dt) if src_dt != torch.bool else pick != 0
+    d = dst.get_data().clone()
+    d[~dst.get_mask()] = float("nan")
+    return [masked_tensor(d, dst.get_mask()), wrap(data, src.get_mask())]
+
+
 def superset_pair(g, dt, shape=(3, 4)):
     """dst, src with src's mask a strict superset of dst's: the masks differ
     (torch accepts it) and no masked-out src element lands under dst's mask."""
@@ -338,12 +351,12 @@ def f32_cases():
         dt = DTS[short]
 
         def add(op, variant, build, kw=None, err=None, rules=None, layout="masked", text=None,
-                match=None):
+                match=None, poison=None):
             # refusals and COO storage (bytewise like the rest): float32 only
             if (err or layout.startswith("masked_coo")) and short != "f32":
                 return
             out.append(case(op, layout, short, variant, lambda g, b=build: b(g, dt), kw=kw,
-                            err=err, rules=rules, text=text, match=match))
+                            err=err, rules=rules, text=text, match=match, poison=poison))
         z = one((0, 4))
         full_out = one((3, 4), 0.0)
         # STR-1: fully masked, zero-size, signed zeros
@@ -396,6 +409,11 @@ def f32_cases():
         add("copy_", "mask_superset", superset_pair, layout="masked_masked")
         add("copy_", "plain_src_broadcast",
             lambda g, dt: [mk(g, (3, 4), dt), rand_data(g, (4,), dt)], layout="masked_plain")
+        # copy_ converts src to dst's dtype (dst: this case's dtype)
+        for src_short in ("f32", "i64", "bool") if short == "f64" else ("f64", "i32"):
+            add("copy_", f"from_{src_short}",
+                lambda g, dt, s_=src_short: convert_pair(g, dt, DTS[s_]), layout="masked_masked",
+                poison=False)  # poisoned by convert_pair: the generator's poison fits no int
         # STR-5
         add("is_same_size", "different", lambda g, dt: [mk(g, (3, 4), dt), mk(g, (4, 3), dt)],
             layout="masked_masked")
