@@ -1000,11 +1000,6 @@ mt_status mt_cpu_is_contiguous(mt_call *call, mt_error *err) {
   return bool_out(call, mt_is_contiguous(m->data), err); /* the data's, as torch */
 }
 
-static void tensor_shape(const mt_tensor *t, int *ndim, const int64_t **shape) {
-  *ndim = t->ndim;
-  *shape = t->shape;
-}
-
 mt_status mt_cpu_is_same_size(mt_call *call, mt_error *err) {
   static const char *op = "is_same_size";
   const mt_tensor *x = NULL, *y = NULL;
@@ -1015,12 +1010,8 @@ mt_status mt_cpu_is_same_size(mt_call *call, mt_error *err) {
   if ((st = mt__cpu_input(call, 1, op, &y, err)) != MT_OK) return st;
   if ((st = mt_tensor_validate(x, "inputs/0", err)) != MT_OK) return st;
   if ((st = mt_tensor_validate(y, "inputs/1", err)) != MT_OK) return st;
-  int nx, ny;
-  const int64_t *sx, *sy;
-  tensor_shape(x, &nx, &sx);
-  tensor_shape(y, &ny, &sy);
-  /* the data's sizes; the masks are not compared */
-  return bool_out(call, nx == ny && memcmp(sx, sy, (size_t)nx * sizeof(int64_t)) == 0, err);
+  /* the sizes only (a masked tensor's are its data's); masks are not compared */
+  return bool_out(call, x->ndim == y->ndim && mt_shape_equal(x, y), err);
 }
 
 /* ---- layout conversions (STR-6) ------------------------------------------- */
