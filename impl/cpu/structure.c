@@ -594,6 +594,47 @@ out:
   return st;
 }
 
+/* cat/stack of COO-storage masked inputs (shapes checked by the caller):
+ * every entry of input k, its index along d moved by the sizes of the
+ * inputs before it (stack: a new index d = k); data and mask entries move
+ * alike. */
+static mt_status coo_cat(mt_call *call, int d, int stack, int ndim, const int64_t *shape,
+                         mt_error *err) {
+  const mt_host *h = mt__cpu_host(call);
+  mt_tensor *data = NULL, *mask = NULL;
+  mt_dtype dt = call->in[0]->data->dtype;
+  size_t es = mt_dtype_size(dt);
+  int64_t nnz = 0, at = 0, base = 0;
+  mt_status st;
+  for (int k = 0; k < call->n_in; k++) nnz += call->in[k]->data->nnz;
+  if ((st = h->coo_new(dt, ndim, shape, ndim, nnz, &data, err)) != MT_OK) goto out;
+  if ((st = h->coo_new(MT_bool, ndim, shape, ndim, nnz, &mask, err)) != MT_OK) goto out;
+  for (int k = 0; k < call->n_in; k++) {
+    const mt_tensor *x = call->in[k]->data, *xm = call->in[k]->mask;
+    for (int64_t e = 0; e < x->nnz; e++, at++) {
+      for (int i = 0, j = 0; i < ndim; i++) {
+        int64_t idx;
+        if (stack && i == d)
+          idx = k;
+        else
+          idx = x->indices[(j++) * x->nnz + e] + (!stack && i == d ? base : 0);
+        data->indices[i * nnz + at] = mask->indices[i * nnz + at] = idx;
+      }
+      memcpy((char *)data->values + (size_t)at * es, (const char *)x->values + (size_t)e * es, es);
+      ((uint8_t *)mask->values)[at] = ((const uint8_t *)xm->values)[e];
+    }
+    if (!stack) base += x->shape[d];
+  }
+  data->coalesced = mask->coalesced = 0;
+  st = h->masked_new(data, mask, &call->out[0], err);
+  data = mask = NULL;
+  if (st == MT_OK) call->n_out = 1;
+out:
+  if (data) h->free(data);
+  if (mask) h->free(mask);
+  return st;
+}
+
 /* cat of views (stack: each input's view unsqueezed first) along dim d. */
 static mt_status cat_views(mt_call *call, mt_op opid, int stack, mt_error *err) {
   const char *op = mt_op_name(opid);
@@ -603,7 +644,7 @@ static mt_status cat_views(mt_call *call, mt_op opid, int stack, mt_error *err) 
   const void *ds[ST_MAX_INPUTS], *ms[ST_MAX_INPUTS];
   st_plan plan = {0};
   mt_status st;
-  int n = call->n_in, d = 0;
+  int n = call->n_in, d = 0, coo = 0;
   char a[96], b[96];
 
   memset(mv, 0, sizeof mv);
@@ -622,15 +663,32 @@ static mt_status cat_views(mt_call *call, mt_op opid, int stack, mt_error *err) 
                   "mask must have dtype bool.", op, k, mt_dtype_name(x->dtype));
       goto out;
     }
-    if ((st = masked_dense_input(call, k, op, &x, &mv[k], err)) != MT_OK) goto out;
+    int is_coo = x->kind == MT_KIND_MASKED && x->data && x->data->kind == MT_KIND_COO;
+    if (k == 0) coo = is_coo;
+    if (is_coo != coo) {
+      st = mt_err(err, MT_NOT_SUPPORTED, "%s: inputs of dense and COO storage together", op);
+      goto out;
+    }
+    if (coo) {
+      char name[32];
+      if ((st = mt_tensor_validate(x, mt__cpu_in_name(k, name, sizeof name), err)) != MT_OK)
+        goto out;
+      if (x->data->dense_dim != 0 || !mt__cpu_coo_same_indices(x->data, x->mask)) {
+        st = mt_err(err, MT_NOT_SUPPORTED,
+                    "%s: COO storage with dense dims or with different data and mask indices", op);
+        goto out;
+      }
+    } else if ((st = masked_dense_input(call, k, op, &x, &mv[k], err)) != MT_OK) {
+      goto out;
+    }
     if (x->data->dtype != call->in[0]->data->dtype) {
       st = mt_err(err, MT_NOT_SUPPORTED, "%s: inputs of different dtypes (%s, %s)", op,
                   mt_dtype_name(call->in[0]->data->dtype), mt_dtype_name(x->data->dtype));
       goto out;
     }
     st_view_init(&v[k], x->ndim, x->shape);
-    ds[k] = mv[k].data->values;
-    ms[k] = mv[k].mask->values;
+    ds[k] = coo ? NULL : mv[k].data->values;
+    ms[k] = coo ? NULL : mv[k].mask->values;
   }
   int ndim = v[0].ndim + (stack ? 1 : 0);
   if (ndim > MT_MAX_DIMS || (!stack && ndim == 0)) {
@@ -673,6 +731,10 @@ static mt_status cat_views(mt_call *call, mt_op opid, int stack, mt_error *err) 
   memcpy(shape, v[0].shape, sizeof shape);
   shape[d] = 0;
   for (int k = 0; k < n; k++) shape[d] += v[k].shape[d];
+  if (coo) {
+    st = coo_cat(call, d, stack, ndim, shape, err);
+    goto out;
+  }
   if ((st = st_plan_alloc(&plan, mt_shape_numel(ndim, shape), op, err)) != MT_OK) goto out;
   /* row-major output: for each outer index (dims before d), each input's
    * block [shape[d] x inner] in turn */

@@ -460,6 +460,12 @@ def f32_cases():
         add("t", "coo", coo, layout="masked_coo")
         add("unsqueeze", "coo_middle", coo, {"dim": 1}, layout="masked_coo")
         add("detach", "coo", coo, layout="masked_coo")
+        add("cat", "coo_rows", lambda g, dt: [mk_coo(g, dt), mk_coo(g, dt)], {"dim": 0},
+            layout="masked_coo")
+        add("cat", "coo_cols", lambda g, dt: [mk_coo(g, dt), mk_coo(g, dt)], {"dim": -1},
+            layout="masked_coo")
+        add("stack", "coo", lambda g, dt: [mk_coo(g, dt), mk_coo(g, dt)], {"dim": 1},
+            layout="masked_coo")
         add("is_same_size", "coo", lambda g, dt: [mk_coo(g, dt), mk(g, (2, 4), dt)],
             layout="masked_coo_masked")
         add("select", "coo_bad_index", coo, {"dim": 1, "index": 4}, layout="masked_coo",
