@@ -88,7 +88,15 @@ set(MUTANTS
   masked_softmax_no_fill=MFN-5
   masked_normalize_no_eps=MFN-5
   masked_logaddexp_one_mask=MFN-6
-  masked_sum_keeps_int_dtype=MFN-7)
+  masked_sum_keeps_int_dtype=MFN-7
+  # structure
+  transpose_mask_not_moved=STR-1
+  cat_masks_dropped=STR-2
+  where_mask_of_x=STR-3
+  copy_takes_src_mask=STR-4
+  same_size_compares_masks=STR-5
+  coo_pattern_as_mask=STR-6
+  select_index_wraps=STR-7)
 # rules every mutant may be caught under besides its own
 set(ALWAYS_OK MASK-9)
 
