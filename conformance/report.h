@@ -7,6 +7,9 @@
  *    "golden": [{"file", "torch_version", "generator_sha256", "cases"}],
  *    "summary": {"PASS": n, "FAIL": n, ...every status...},
  *    "require_all": bool, "level": "semantic" | "strict",
+ *    "torch_version": the version whose results were expected ("1.13.1";
+ *                     --torch-version, else the files' own when they agree,
+ *                     else null), "torch_version_requested": bool,
  *    "totals": {"passed": n, "failed": n, "skipped": n, "executed": n, "cases": n},
  *    "seconds": s,
  *    "cases": [{"id", "file", "op", "family", "rules", "status", "message",
@@ -58,6 +61,8 @@ typedef struct mt_report {
   int complete;
   int require_all; /* NOT_SUPPORTED and SKIP count as failed (and as JUnit failures) */
   const char *level; /* "semantic" or "strict" (borrowed) */
+  const char *torch_version; /* expected version (borrowed); NULL: the files' own differ */
+  int torch_version_requested; /* given with --torch-version */
   double seconds;
   int n_golden;
   mt_report_golden *golden; /* owned array */
