@@ -427,6 +427,10 @@ def table(label, base_versions, rows):
            f"torch {theirs}; do not edit by hand.", ""]
     recorded_rows = [r for r in rows if r[2].kind not in ("same", "unavailable", "unknown")]
     skipped = [r for r in rows if r[2].kind in ("unavailable", "unknown")]
+    fams = collections.Counter(r[0] for r in rows)
+    out += [f"{len(rows)} cases compared ({', '.join(f'{f} {n}' for f, n in fams.items())}): "
+            f"{len(recorded_rows)} differ (a variant each), {len(skipped)} cannot run under "
+            f"torch {mine}.", ""]
     if not recorded_rows and not skipped:
         out.append(f"torch {mine} gives every golden case's result (no variants).")
         return "\n".join(out)
