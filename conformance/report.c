@@ -290,6 +290,13 @@ mt_status mt_report_write_junit(FILE *f, const mt_report *r, mt_error *err) {
       mt_xml_text(f, r->golden[g].torch_version);
       fputs("\"/>\n", f);
     }
+    /* the version whose results were expected (--torch-version, else the file's) */
+    const char *expected = r->torch_version_requested ? r->torch_version : r->golden[g].torch_version;
+    if (expected) {
+      fputs("      <property name=\"expected_torch_version\" value=\"", f);
+      mt_xml_text(f, expected);
+      fputs("\"/>\n", f);
+    }
     fputs("    </properties>\n", f);
     for (int k = 0; k < r->n_cases; k++) {
       const mt_report_case *c = &r->cases[k];

@@ -16,7 +16,9 @@
  *               "seconds"}]}
  * JUnit: <testsuites> with one <testsuite> per golden file, a <testcase>
  * per case (classname "<file stem>.<op>"), <failure> for FAIL, <error> for
- * ERROR/CRASH/TIMEOUT, <skipped> for NOT_SUPPORTED/SKIP. */
+ * ERROR/CRASH/TIMEOUT, <skipped> for NOT_SUPPORTED/SKIP; properties backend,
+ * mtcs_version, level, torch_version (the file's) and expected_torch_version
+ * (--torch-version, else the file's). */
 #ifndef MT_CONF_REPORT_H
 #define MT_CONF_REPORT_H
 

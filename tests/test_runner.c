@@ -480,6 +480,7 @@ TEST(report_counts_and_json_summary) {
   CHECK_HAS(buf, "<testsuite name=\"golden/x.h5\" tests=\"4\" failures=\"1\" errors=\"0\" skipped=\"1\"");
   CHECK_HAS(buf, "<failure type=\"FAIL\" message=\"output 0: &quot;x&quot;\">");
   CHECK_HAS(buf, "classname=\"x.neg\" name=\"c\"");
+  CHECK_HAS(buf, "<property name=\"expected_torch_version\" value=\"1.13.1\"/>");
   free(buf);
   mt_report_free(&rep);
 }
