@@ -37,8 +37,8 @@ version of the Debian package is used (1.13.1). --label overrides both.
 
 Exit status: 0 done (differences are data, not failures); 1 a golden file
 or the MANIFEST could not be read or written; 2 usage. --check writes
-nothing and exits 1 when a file's recorded variants are not what this
-torch gives (for CI: the committed variants are current).
+nothing and exits 1 when a file's recorded variants, or the SEMANTICS.md
+table, are not what this torch gives (CI: the committed ones are current).
 """
 import argparse
 import collections
@@ -618,11 +618,20 @@ def main(argv=None):
     if not args.check:
         print(f"variants: {len(stale)} case(s) changed their {label} variant; rewrote "
               f"{', '.join(rewritten) or 'no file'}")
+    table_stale = False
     if args.check:
+        if not args.no_semantics and os.path.exists(args.semantics):
+            with open(args.semantics) as f:
+                text = f.read()
+            if f"{BEGIN}\n{table(label, base_versions, rows)}\n{END}" not in text:
+                print(f"stale: {args.semantics}: the table between {BEGIN} and {END} is not "
+                      f"what this run generates")
+                table_stale = True
         for cid in stale:
             print(f"stale: {cid}: the recorded {label} variant is not what this torch gives")
-        print(f"variants --check: {len(stale)} case(s) with a stale {label} variant")
-        return 1 if stale else 0
+        print(f"variants --check: {len(stale)} case(s) with a stale {label} variant"
+              f"{'; the SEMANTICS.md table is stale' if table_stale else ''}")
+        return 1 if stale or table_stale else 0
     return 0
 
 
