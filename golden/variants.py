@@ -44,6 +44,8 @@ table, are not what this torch gives (CI: the committed ones are current).
 """
 import argparse
 import collections
+import faulthandler
+import fnmatch
 import importlib
 import io
 import os
@@ -403,7 +405,8 @@ def copy_tree(src, dst, name):
 def rewrite(path, label, results):
     """Rewrites golden file `path` atomically: every case as it was, less
     its earlier outputs@label / error@label, plus the new variants of
-    `results` ({case id: Outcome})."""
+    `results` ({case id: Outcome}); a case that was not run (unknown,
+    --skip) keeps the variant it had."""
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".h5", dir=os.path.dirname(path) or ".")
     os.close(fd)
     os.chmod(tmp, FILE_MODE)
@@ -412,12 +415,13 @@ def rewrite(path, label, results):
             copy_attrs(src, dst)
             cases = dst.create_group("cases")
             for cid, cg in src["cases"].items():
-                g = cases.create_group(cid)
-                copy_attrs(cg, g, skip=(f"error@{label}",))
-                for name in cg:
-                    if name != f"outputs@{label}":
-                        copy_tree(cg[name], g, name)
                 o = results.get(cid)
+                keep = o is None or o.kind == "unknown"  # not run: its variant stays
+                g = cases.create_group(cid)
+                copy_attrs(cg, g, skip=() if keep else (f"error@{label}",))
+                for name in cg:
+                    if keep or name != f"outputs@{label}":
+                        copy_tree(cg[name], g, name)
                 if o is None or o.kind in ("same", "unavailable", "unknown"):
                     continue
                 if o.error_class:
@@ -558,7 +562,13 @@ def main(argv=None):
     ap.add_argument("--check", action="store_true",
                     help="write nothing; exit 1 when the recorded variants are not current")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every differing case")
+    ap.add_argument("--trace", action="store_true",
+                    help="print each case id to stderr before running it (to find one that "
+                         "crashes this torch; then --skip it)")
+    ap.add_argument("--skip", action="append", default=[], metavar="GLOB",
+                    help="do not run the cases whose id matches GLOB (counted as unknown)")
     args = ap.parse_args(argv)
+    faulthandler.enable()  # a crash in this torch's kernels prints where (--trace: which case)
     label = args.label or torch_label()
     if not LABEL_RE.match(label):
         ap.error(f"--label {label!r} does not name a torch version (torch-<version>)")
@@ -596,11 +606,16 @@ def main(argv=None):
                             # samples differ by version): one with the same torch call
                             case = calls.get((_s(cg.attrs.get("op")),
                                               _s(cg.attrs.get("torch_call"))))
-                        if case is None:
+                        if any(fnmatch.fnmatchcase(cid, g) for g in args.skip):
+                            case, why = None, "skipped (--skip)"
+                        elif case is None:
                             why = cases if isinstance(cases, str) else \
                                 f"no case {cid} in mtgen.families.{fam} under this torch"
+                        if case is None:
                             o = Outcome("unknown", why, why, "", None, None)
                         else:
+                            if args.trace:
+                                print(f"variants: running {cid}", file=sys.stderr, flush=True)
                             o = run_one(cg, case, scratch)
                         results[cid] = o
                         count[o.kind] += 1
@@ -608,7 +623,8 @@ def main(argv=None):
                         rows.append((fam, cid, o, op))
                         if args.verbose and o.kind != "same":
                             print(f"  {o.kind:11} {cid}: {o.detail}")
-                        want = (None if o.kind in ("same", "unavailable", "unknown") else
+                        want = (recorded(cg, label) if o.kind == "unknown" else
+                                None if o.kind in ("same", "unavailable") else
                                 ("error", o.error_class) if o.error_class else
                                 ("outputs", [read_dict(g) for g in read_list(o.outputs)]))
                         if not same_variant(recorded(cg, label), want):
