@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job (README): install everything (torch venv included), check that
-# the committed goldens are still what torch computes, build and test, run the
+# the committed goldens are still what torch computes and that their
+# outputs@torch-1.13.1 variants are what Debian's torch 1.13 computes, build and test, run the
 # full conformance on every backend this machine has, then the
 # performance report. Results go to reports/out/.
 #   .ci/main-job.sh [--quick]    --quick: the benchmark smoke matrix (< 2 min)
@@ -19,6 +20,13 @@ status=0
 echo "== golden freshness: regenerate with torch, compare within tolerance"
 .venv/bin/python golden/check_fresh.py || {
   echo "   golden freshness: cases moved (listed above); regenerate or explain" >&2
+  status=1
+}
+bash .ci/setup.sh --variants
+echo "== torch-version variants: Debian's torch 1.13 on every golden case (outputs@torch-1.13.1)"
+/usr/bin/python3 golden/variants.py --check || {
+  echo "   variants: recorded variants are not what torch 1.13 gives; run" >&2
+  echo "   /usr/bin/python3 golden/variants.py and commit golden/ and spec/SEMANTICS.md" >&2
   status=1
 }
 cmake --workflow --preset release

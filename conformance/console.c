@@ -73,8 +73,9 @@ void mt_console_summary(const mt_session_opts *o, const mt_report *rep) {
   fputc('\n', out);
   int ed = rep->counts[MT_CS_EXPECTED_DIVERGENCE];
   if (ed)
-    fprintf(out, "%d expected divergence%s (matched an outputs@torch-* variant; counted as passed)\n",
-            ed, ed == 1 ? "" : "s");
+    fprintf(out, "%d expected divergence%s (matched the result of another torch version than %s; "
+                 "counted as passed)\n",
+            ed, ed == 1 ? "" : "s", rep->torch_version ? rep->torch_version : "the files'");
   fprintf(out, "executed %d of %d cases; not supported %d, skipped %d%s; level %s; poison "
                "re-runs: %d per case with masked inputs\n",
           t.executed, t.cases, rep->counts[MT_CS_NOT_SUPPORTED], rep->counts[MT_CS_SKIP],

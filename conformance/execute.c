@@ -22,25 +22,6 @@ static void fail_rule(mt_case_result *r, const char *rule) {
   snprintf(r->rule, sizeof r->rule, "%s", rule);
 }
 
-static void judge_error_case(const mt_golden_case *c, mt_status st, const mt_error *err,
-                             mt_case_result *r) {
-  const char *torch = c->torch_error ? c->torch_error : "?";
-  if (st == MT_NOT_SUPPORTED) {
-    r->status = MT_CS_NOT_SUPPORTED;
-    setmsg(r, "%s", err->msg);
-  } else if (st == MT_OK) {
-    r->status = MT_CS_FAIL;
-    setmsg(r, "expected error %s, got OK (torch raised %s)", c->error_class, torch);
-  } else if (strcmp(mt_status_name(st), c->error_class) == 0) {
-    r->status = MT_CS_PASS;
-    setmsg(r, "%s as expected: %s", c->error_class, err->msg);
-  } else {
-    r->status = MT_CS_FAIL;
-    setmsg(r, "expected error %s, got %s: %s (torch raised %s)", c->error_class,
-           mt_status_name(st), err->msg, torch);
-  }
-}
-
 static const char *const level_names[MT_LEVEL__COUNT] = {
 #define MT_X(name) #name,
     MT_LEVELS(MT_X)
@@ -68,35 +49,134 @@ int mt_case_checks_masked_out(const mt_golden_case *c, mt_level l) {
   return c->check_masked_out && l == MT_LEVEL_strict;
 }
 
-static void judge_outputs(const mt_golden_case *c, const mt_call *call, mt_level level,
-                          mt_case_result *r) {
-  mt_compare_opts co = {c->tolerance, mt_case_checks_masked_out(c, level)};
-  mt_error err = {0};
-  char why[1024] = "", vwhy[1024];
+/* ---- judging: the expected version's result, or another recorded one ---------------- */
+
+const char *mt_case_base_version(const mt_golden_case *c) {
+  return c->file_torch_version && c->file_torch_version[0] ? c->file_torch_version : "?";
+}
+
+/* One recorded result of a case: the base (outputs / expect=error) or a
+ * variant (outputs@label, error@label). */
+typedef struct expectation {
+  const char *label; /* NULL: the base */
+  int is_error;
+  const char *error_class;
+  int n_out;
+  mt_tensor *const *out;
+} expectation;
+
+#define MT_MAX_EXPECTATIONS (1 + 2 * MT_GOLDEN_MAX_VARIANTS)
+
+/* Every recorded result of c, the base first; returns the count. */
+static int expectations(const mt_golden_case *c, expectation *e) {
+  int n = 0;
+  e[n++] = (expectation){NULL, c->expect_error, c->error_class, c->n_out,
+                         (mt_tensor *const *)c->out};
+  for (int k = 0; k < c->n_variants && k < MT_GOLDEN_MAX_VARIANTS; k++)
+    e[n++] = (expectation){c->variants[k].label, 0, NULL, c->variants[k].n_out,
+                           (mt_tensor *const *)c->variants[k].out};
+  for (int k = 0; k < c->n_error_variants && k < MT_GOLDEN_MAX_VARIANTS; k++)
+    e[n++] = (expectation){c->error_variants[k].label, 1, c->error_variants[k].error_class, 0,
+                           NULL};
+  return n;
+}
+
+/* Index of the expectation of torch version v (NULL: the file's own). */
+static int expected_index(const mt_golden_case *c, const expectation *e, int n, const char *v) {
+  if (!v) return 0;
+  for (int k = 1; k < n; k++)
+    if (!strcmp(e[k].label + 6, v)) return k; /* label = "torch-" version */
+  return 0;
+}
+
+/* "outputs@torch-1.13.1 (torch 1.13.1)", "outputs (torch 2.15.0, the file's)" */
+static void describe(const mt_golden_case *c, const expectation *e, char *buf, size_t len) {
+  if (!e->label)
+    snprintf(buf, len, "%s (torch %s, the file's version)", e->is_error ? "the error" : "outputs",
+             mt_case_base_version(c));
+  else
+    snprintf(buf, len, "%s@%s (torch %s)", e->is_error ? "error" : "outputs", e->label,
+             e->label + 6);
+}
+
+/* Whether the implementation's result (st, call) is e's: 1 yes, 0 no,
+ * -1 the comparison could not be done (err). why: the first difference. */
+static int matches(const expectation *e, mt_status st, const mt_call *call,
+                   const mt_compare_opts *co, char *why, size_t len, mt_error *err) {
   int equal = 0;
-  if (mt_compare_outputs(c->n_out, c->out, call->n_out, (mt_tensor *const *)call->out, &co, &equal,
-                         why, sizeof why, &err) != MT_OK) {
+  if (e->is_error) {
+    if (st == MT_OK)
+      snprintf(why, len, "expected error %s, got OK", e->error_class);
+    else if (strcmp(mt_status_name(st), e->error_class) != 0)
+      snprintf(why, len, "expected error %s, got %s", e->error_class, mt_status_name(st));
+    else
+      return 1;
+    return 0;
+  }
+  if (st != MT_OK) {
+    snprintf(why, len, "expected outputs, got %s", mt_status_name(st));
+    return 0;
+  }
+  if (mt_compare_outputs(e->n_out, e->out, call->n_out, (mt_tensor *const *)call->out, co, &equal,
+                         why, len, err) != MT_OK)
+    return -1;
+  return equal;
+}
+
+/* Judges the implementation's status st and outputs (call, when st is OK;
+ * err its message otherwise) against torch version o->torch_version. */
+static void judge(const mt_golden_case *c, mt_status st, const mt_error *kerr,
+                  const mt_call *call, const mt_exec_opts *o, mt_case_result *r) {
+  expectation e[MT_MAX_EXPECTATIONS];
+  int n = expectations(c, e);
+  int t = expected_index(c, e, n, o ? o->torch_version : NULL);
+  mt_compare_opts co = {c->tolerance, mt_case_checks_masked_out(c, o ? o->level : MT_LEVEL_semantic)};
+  mt_error err = {0};
+  char why[1024] = "", vwhy[1024], what[256], other[256];
+  const char *torch = c->torch_error ? c->torch_error : "?";
+  if (st == MT_NOT_SUPPORTED) {
+    r->status = MT_CS_NOT_SUPPORTED;
+    setmsg(r, "%s", kerr->msg);
+    return;
+  }
+  int m = matches(&e[t], st, call, &co, why, sizeof why, &err);
+  if (m < 0) {
     r->status = MT_CS_ERROR;
     setmsg(r, "comparison could not be done: %s", err.msg);
     return;
   }
-  if (equal) {
+  if (m) {
     r->status = MT_CS_PASS;
+    if (e[t].is_error) setmsg(r, "%s as expected: %s", e[t].error_class, kerr->msg);
     return;
   }
-  for (int k = 0; k < c->n_variants; k++) {
-    const mt_golden_variant *v = &c->variants[k];
-    int veq = 0;
-    if (mt_compare_outputs(v->n_out, v->out, call->n_out, (mt_tensor *const *)call->out, &co, &veq,
-                           vwhy, sizeof vwhy, &err) == MT_OK &&
-        veq) {
-      r->status = MT_CS_EXPECTED_DIVERGENCE;
-      setmsg(r, "matches outputs@%s; differs from outputs: %s", v->label, why);
-      return;
-    }
+  describe(c, &e[t], what, sizeof what);
+  for (int k = 0; k < n; k++) {
+    if (k == t || matches(&e[k], st, call, &co, vwhy, sizeof vwhy, &err) != 1) continue;
+    describe(c, &e[k], other, sizeof other);
+    r->status = MT_CS_EXPECTED_DIVERGENCE;
+    if (e[k].label && !e[t].label) /* the message older runners gave */
+      setmsg(r, "matches %s; differs from outputs: %s", other, why);
+    else
+      setmsg(r, "matches %s; differs from %s, the expectation of torch %s: %s", other, what,
+             e[t].label ? e[t].label + 6 : mt_case_base_version(c), why);
+    return;
   }
-  r->status = MT_CS_FAIL;
-  setmsg(r, "%s%s", why, c->n_variants ? " (no outputs@torch-* variant matches either)" : "");
+  if (e[t].is_error) {
+    r->status = MT_CS_FAIL;
+    if (st == MT_OK)
+      setmsg(r, "expected error %s, got OK (%s%s)", e[t].error_class,
+             e[t].label ? "recorded as " : "torch raised ", e[t].label ? what : torch);
+    else
+      setmsg(r, "expected error %s, got %s: %s (%s%s)", e[t].error_class, mt_status_name(st),
+             kerr->msg, e[t].label ? "recorded as " : "torch raised ", e[t].label ? what : torch);
+  } else if (st != MT_OK) {
+    r->status = MT_CS_ERROR;
+    setmsg(r, "the implementation returned %s: %s", mt_status_name(st), kerr->msg);
+  } else {
+    r->status = MT_CS_FAIL;
+    setmsg(r, "%s%s", why, n > 1 ? " (no outputs@torch-* variant matches either)" : "");
+  }
 }
 
 /* ---- CALL-1: inputs unchanged ------------------------------------------------ */
@@ -385,16 +465,8 @@ void mt_case_execute(const mt_impl *impl, const mt_golden_case *c, const mt_exec
   } else if (st == MT_OK && !n_out_ok) {
     r->status = MT_CS_FAIL;
     setmsg(r, "the kernel returned OK with n_out = %d (0..%d allowed)", call.n_out, MT_MAX_OUTPUTS);
-  } else if (c->expect_error) {
-    judge_error_case(c, st, &err, r);
-  } else if (st == MT_NOT_SUPPORTED) {
-    r->status = MT_CS_NOT_SUPPORTED;
-    setmsg(r, "%s", err.msg);
-  } else if (st != MT_OK) {
-    r->status = MT_CS_ERROR;
-    setmsg(r, "the implementation returned %s: %s", mt_status_name(st), err.msg);
   } else {
-    judge_outputs(c, &call, o ? o->level : MT_LEVEL_semantic, r);
+    judge(c, st, &err, &call, o, r);
   }
   int passed = r->status == MT_CS_PASS || r->status == MT_CS_EXPECTED_DIVERGENCE;
   int runs = o ? o->poison_runs : 0;

@@ -36,6 +36,12 @@ const char *mt_level_list(void);                /* "semantic, strict" */
 typedef struct mt_exec_opts {
   int poison_runs; /* the first N poisons of MT_POISONS (0 = no re-runs) */
   mt_level level;  /* default (0) semantic */
+  /* The torch version whose results are expected ("1.13.1"): a case's
+   * outputs@torch-<V> group or error@torch-<V> attribute where it has one,
+   * else its outputs (or error). NULL: each file's own torch_version.
+   * A result that matches another recorded version instead is
+   * EXPECTED_DIVERGENCE, naming that version. */
+  const char *torch_version;
 } mt_exec_opts;
 
 /* Whether masked-out output data is compared for case c at level l. */
@@ -45,6 +51,10 @@ int mt_case_checks_masked_out(const mt_golden_case *c, mt_level l);
  * prints. o may be NULL (no poison re-runs). */
 void mt_case_execute(const mt_impl *impl, const mt_golden_case *c, const mt_exec_opts *o,
                      mt_case_result *r);
+
+/* The version a case's base expectation (outputs, expect, error_class)
+ * belongs to: the file's torch_version, "?" when the file has none. */
+const char *mt_case_base_version(const mt_golden_case *c);
 
 /* Whether the case has an input the poison re-runs can reach. */
 int mt_case_has_poisonable_input(const mt_golden_case *c);

@@ -1005,6 +1005,13 @@ static void header_free(mt_golden_case *c) {
   free(c->torch_error);
   free(c->torch_call);
   free(c->poison);
+  for (int k = 0; k < c->n_labels; k++) free(c->labels[k]);
+  free(c->labels);
+  for (int k = 0; k < c->n_error_variants; k++) {
+    free(c->error_variants[k].label);
+    free(c->error_variants[k].error_class);
+  }
+  free(c->error_variants);
   memset(c, 0, sizeof *c);
 }
 
@@ -1036,6 +1043,85 @@ static mt_status parse_input_masks(const rd *r, const char *s, mt_golden_case *c
 bad:
   return rd_fail(r, "", "attribute 'input_masks' is '%s', expected pairs '<input>:<mask input>' "
                         "separated by commas (each input once, never its own mask)", s);
+}
+
+static mt_status label_error(const rd *r, const char *nm, const char *label) {
+  return rd_fail(r, nm,
+                 "output variant label '%s' does not name a torch version (expected "
+                 "torch-<version> as torch.__version__ writes it, e.g. torch-2.4.1, "
+                 "torch-2.6.0.dev20241112+cpu; spec/golden-format.md)",
+                 label);
+}
+
+/* c->labels += label (no duplicates); 0, or -1 out of memory. */
+static int label_push(mt_golden_case *c, const char *label) {
+  for (int k = 0; k < c->n_labels; k++)
+    if (!strcmp(c->labels[k], label)) return 0;
+  char **v = realloc(c->labels, (size_t)(c->n_labels + 1) * sizeof *v);
+  if (!v) return -1;
+  c->labels = v;
+  if (!(v[c->n_labels] = xstrdup(label))) return -1;
+  c->n_labels++;
+  return 0;
+}
+
+/* The torch versions the case records besides the file's own: the labels
+ * of its outputs@<label> groups and error@<label> attributes (header). */
+static mt_status read_versions(const rd *r, hid_t g, mt_golden_case *c) {
+  mt_status st = MT_OK;
+  name_list links = {0}, attrs = {0};
+  if ((st = link_names(r, g, "", &links)) != MT_OK) goto out;
+  if ((st = attr_names(r, g, "", &attrs)) != MT_OK) goto out;
+  for (int k = 0; k < links.n; k++) {
+    const char *nm = links.v[k];
+    if (strncmp(nm, "outputs@", 8) != 0) continue;
+    if (!mt_golden_variant_label_valid(nm + 8)) {
+      st = label_error(r, nm, nm + 8);
+      goto out;
+    }
+    if (label_push(c, nm + 8)) goto oom;
+  }
+  for (int k = 0; k < attrs.n; k++) {
+    const char *nm = attrs.v[k];
+    mt_status dummy;
+    if (strncmp(nm, "error@", 6) != 0) continue;
+    if (!mt_golden_variant_label_valid(nm + 6)) {
+      st = label_error(r, nm, nm + 6);
+      goto out;
+    }
+    for (int j = 0; j < c->n_labels; j++)
+      if (!strcmp(c->labels[j], nm + 6)) {
+        st = rd_fail(r, nm, "the case has both outputs@%s and error@%s: a version either "
+                            "returns outputs or raises", nm + 6, nm + 6);
+        goto out;
+      }
+    if (c->n_error_variants == MT_GOLDEN_MAX_VARIANTS) {
+      st = rd_fail(r, nm, "more than %d error variants", MT_GOLDEN_MAX_VARIANTS);
+      goto out;
+    }
+    mt_golden_error_variant *v =
+        realloc(c->error_variants, (size_t)(c->n_error_variants + 1) * sizeof *v);
+    if (!v) goto oom;
+    c->error_variants = v;
+    v = &c->error_variants[c->n_error_variants];
+    memset(v, 0, sizeof *v);
+    c->n_error_variants++;
+    if (!(v->label = xstrdup(nm + 6))) goto oom;
+    if ((st = attr_string(r, g, "", nm, 1, &v->error_class)) != MT_OK) goto out;
+    if (mt_status_from_name(v->error_class, &dummy) != 0 || dummy == MT_OK) {
+      st = rd_fail(r, nm, "'%s' is not an error status of this mtcs (status.def)",
+                   v->error_class);
+      goto out;
+    }
+    if (label_push(c, nm + 6)) goto oom;
+  }
+out:
+  names_free(&links);
+  names_free(&attrs);
+  return st;
+oom:
+  st = rd_oom(r, "");
+  goto out;
 }
 
 static mt_status read_header(const rd *r, hid_t g, mt_golden_case *c) {
@@ -1079,6 +1165,7 @@ static mt_status read_header(const rd *r, hid_t g, mt_golden_case *c) {
     st = rd_fail(r, "", "attribute 'tolerance': %s", why);
     goto out;
   }
+  st = read_versions(r, g, c);
 out:
   free(expect);
   free(input_masks);
@@ -1180,11 +1267,7 @@ mt_status mt_golden_load(mt_golden_file *f, mt_golden_case *c, mt_error *err) {
     const char *nm = names.v[k];
     if (strncmp(nm, "outputs@", 8) != 0) continue;
     if (!mt_golden_variant_label_valid(nm + 8)) {
-      st = rd_fail(&r, nm,
-                   "output variant label '%s' does not name a torch version (expected "
-                   "torch-<version> as torch.__version__ writes it, e.g. torch-2.4.1, "
-                   "torch-2.6.0.dev20241112+cpu; spec/golden-format.md)",
-                   nm + 8);
+      st = label_error(&r, nm, nm + 8);
       goto out;
     }
     if (c->n_variants == MT_GOLDEN_MAX_VARIANTS) {
@@ -1328,6 +1411,7 @@ mt_status mt_golden_open(const char *path, mt_golden_file **out, mt_error *err) 
     if ((st = open_case_group(&cr, fid, c->id, &g)) != MT_OK) goto out;
     st = read_header(&cr, g, c);
     H5Gclose(g);
+    c->file_torch_version = f->meta.torch_version;
     if (st != MT_OK) goto out;
   }
 out:

@@ -60,6 +60,15 @@ typedef struct mt_golden_variant {
   mt_tensor **out;
 } mt_golden_variant;
 
+/* An error recorded for another torch version: attribute `error@<label>`
+ * of the case group, e.g. error@torch-1.13.1 = "INVALID_ARGUMENT": that
+ * torch raises (the status an implementation returns) where the file's
+ * torch returns outputs (spec/golden-format.md, "Output variants"). */
+typedef struct mt_golden_error_variant {
+  char *label;
+  char *error_class; /* a status name of status.def, not OK */
+} mt_golden_error_variant;
+
 typedef struct mt_golden_case {
   /* ---- header: the case group's attributes ---- */
   char *id;            /* the group name under /cases */
@@ -80,6 +89,11 @@ typedef struct mt_golden_case {
    * k, 0 for none (so a zeroed case has none).
    * The poison re-runs (MASK-9) reach those plain inputs too. */
   int input_mask_of[MT_GOLDEN_MAX_INPUTS];
+  const char *file_torch_version; /* borrowed: the file's root torch_version (may be NULL) */
+  int n_labels;        /* every label of an outputs@ group or error@ attribute */
+  char **labels;       /* ("torch-1.13.1"), in name order, no duplicates */
+  int n_error_variants;
+  mt_golden_error_variant *error_variants;
   /* ---- body: read by mt_golden_load ---- */
   int loaded;
   int n_in;

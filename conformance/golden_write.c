@@ -253,6 +253,14 @@ static mt_status write_case_body(const wr *w, hid_t file, const mt_golden_meta *
     snprintf(nm, sizeof nm, "outputs@%s", c->variants[k].label);
     if ((st = write_list(w, g, nm, c->variants[k].n_out, c->variants[k].out)) != MT_OK) goto out;
   }
+  for (int k = 0; k < c->n_error_variants; k++) {
+    char nm[256];
+    snprintf(nm, sizeof nm, "error@%s", c->error_variants[k].label);
+    if (attr_put_str(g, nm, c->error_variants[k].error_class) < 0) {
+      st = wr_fail(w, nm);
+      goto out;
+    }
+  }
 out:
   if (kw >= 0) H5Gclose(kw);
   if (g >= 0) H5Gclose(g);

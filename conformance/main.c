@@ -51,6 +51,12 @@ static void usage(FILE *f) {
       "                     masked-out outputs where the case records it (RED-3's fills:\n"
       "                     sum 0, prod 1, amin +inf, mean NaN ...). Each rule of\n"
       "                     spec/SEMANTICS.md names its level; our backends run strict\n"
+      "  --torch-version V  expect the results of torch V (e.g. 1.13.1; default: each golden\n"
+      "                     file's own torch_version): a case's outputs@torch-V group or\n"
+      "                     error@torch-V attribute where it has one, else its outputs;\n"
+      "                     a result that matches another recorded version instead is\n"
+      "                     EXPECTED_DIVERGENCE naming it. A V no file or case records is\n"
+      "                     an error listing the known versions (exit 2)\n"
       "  --poison-runs N    re-run each case that has masked inputs N times (0-7, default 7)\n"
       "                     with its masked-out data set to NaN, +inf, -inf, +1e30, -1e30,\n"
       "                     -0.0 and a seeded random pattern, in that order; the masks and\n"
@@ -398,6 +404,15 @@ int main(int argc, char **argv) {
                 mt_level_list());
         goto out;
       }
+    } else if (OPT("--torch-version", 1)) {
+      if (!v || !*v) BAD(cmd, "%s needs a torch version such as 1.13.1", "--torch-version");
+      if (!strncmp(v, "torch-", 6)) v += 6; /* a label works too */
+      char label[256];
+      snprintf(label, sizeof label, "torch-%s", v);
+      if (strlen(v) > 200 || !mt_golden_variant_label_valid(label))
+        BAD(cmd, "--torch-version '%s' is not a torch version as torch.__version__ writes it "
+                 "(e.g. 1.13.1, 2.4.0a0+git1234abc)", v);
+      o.run.exec.torch_version = v;
     } else if (OPT("--poison-runs", 1)) {
       char *end = NULL;
       long n = v ? strtol(v, &end, 10) : -1;

@@ -189,8 +189,11 @@ mt_status mt_report_write_json(FILE *f, const mt_report *r, mt_error *err) {
   }
   mt_report_totals t = mt_report_get_totals(r);
   fprintf(f, "},\n  \"require_all\": %s,\n  ", r->require_all ? "true" : "false");
-  json_kv_str(f, "level", r->level ? r->level : "semantic", 1);
-  fputc('\n', f);
+  json_kv_str(f, "level", r->level ? r->level : "semantic", 0);
+  fputs(",\n  ", f);
+  json_kv_str(f, "torch_version", r->torch_version, 0);
+  fprintf(f, ",\n  \"torch_version_requested\": %s,\n",
+          r->torch_version_requested ? "true" : "false");
   fprintf(f,
           "  \"totals\": {\"passed\": %d, \"failed\": %d, \"skipped\": %d, \"executed\": %d, "
           "\"cases\": %d},\n",
@@ -285,6 +288,13 @@ mt_status mt_report_write_junit(FILE *f, const mt_report *r, mt_error *err) {
     if (r->golden[g].torch_version) {
       fputs("      <property name=\"torch_version\" value=\"", f);
       mt_xml_text(f, r->golden[g].torch_version);
+      fputs("\"/>\n", f);
+    }
+    /* the version whose results were expected (--torch-version, else the file's) */
+    const char *expected = r->torch_version_requested ? r->torch_version : r->golden[g].torch_version;
+    if (expected) {
+      fputs("      <property name=\"expected_torch_version\" value=\"", f);
+      mt_xml_text(f, expected);
       fputs("\"/>\n", f);
     }
     fputs("    </properties>\n", f);

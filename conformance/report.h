@@ -7,13 +7,18 @@
  *    "golden": [{"file", "torch_version", "generator_sha256", "cases"}],
  *    "summary": {"PASS": n, "FAIL": n, ...every status...},
  *    "require_all": bool, "level": "semantic" | "strict",
+ *    "torch_version": the version whose results were expected ("1.13.1";
+ *                     --torch-version, else the files' own when they agree,
+ *                     else null), "torch_version_requested": bool,
  *    "totals": {"passed": n, "failed": n, "skipped": n, "executed": n, "cases": n},
  *    "seconds": s,
  *    "cases": [{"id", "file", "op", "family", "rules", "status", "message",
  *               "seconds"}]}
  * JUnit: <testsuites> with one <testsuite> per golden file, a <testcase>
  * per case (classname "<file stem>.<op>"), <failure> for FAIL, <error> for
- * ERROR/CRASH/TIMEOUT, <skipped> for NOT_SUPPORTED/SKIP. */
+ * ERROR/CRASH/TIMEOUT, <skipped> for NOT_SUPPORTED/SKIP; properties backend,
+ * mtcs_version, level, torch_version (the file's) and expected_torch_version
+ * (--torch-version, else the file's). */
 #ifndef MT_CONF_REPORT_H
 #define MT_CONF_REPORT_H
 
@@ -58,6 +63,8 @@ typedef struct mt_report {
   int complete;
   int require_all; /* NOT_SUPPORTED and SKIP count as failed (and as JUnit failures) */
   const char *level; /* "semantic" or "strict" (borrowed) */
+  const char *torch_version; /* expected version (borrowed); NULL: the files' own differ */
+  int torch_version_requested; /* given with --torch-version */
   double seconds;
   int n_golden;
   mt_report_golden *golden; /* owned array */

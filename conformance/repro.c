@@ -48,6 +48,10 @@ void mt_repro_write(const mt_session_opts *o, const mt_golden_file *f, const mt_
   fputs(" --profile ", sh.f);
   sh_quote(sh.f, c->profile ? c->profile : "torch");
   fprintf(sh.f, " --level %s", mt_level_name(o->run.exec.level));
+  if (o->run.exec.torch_version) {
+    fputs(" --torch-version ", sh.f);
+    sh_quote(sh.f, o->run.exec.torch_version);
+  }
   fputs(" --no-fork -v \"$@\"\n", sh.f);
   if (mt_afile_commit(&sh, &err) != MT_OK) goto fail;
   chmod(shp, 0755);

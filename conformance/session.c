@@ -215,6 +215,80 @@ static int session_open(session *s, const mt_session_opts *o) {
   return -1;
 }
 
+/* ---- torch versions ---------------------------------------------------------------- */
+
+static int strs_has(char **v, int n, const char *s) {
+  for (int k = 0; k < n; k++)
+    if (!strcmp(v[k], s)) return 1;
+  return 0;
+}
+
+mt_status mt_session_versions(const mt_golden_file *const *files, int n_files, char ***out,
+                              int *n_out, mt_error *err) {
+  char **v = NULL;
+  int n = 0, cap = 0;
+  *out = NULL;
+  *n_out = 0;
+  for (int k = 0; k < n_files; k++) {
+    const mt_golden_file *f = files[k];
+    for (int c = -1; c < f->n_cases; c++) {
+      int nl = c < 0 ? (f->meta.torch_version != NULL) : f->cases[c].n_labels;
+      for (int l = 0; l < nl; l++) {
+        /* labels are "torch-" + the version */
+        const char *s = c < 0 ? f->meta.torch_version : f->cases[c].labels[l] + 6;
+        if (strs_has(v, n, s)) continue;
+        if (n == cap) {
+          cap = cap ? 2 * cap : 8;
+          char **nv = realloc(v, (size_t)cap * sizeof *nv);
+          if (!nv) goto oom;
+          v = nv;
+        }
+        if (!(v[n] = str_dup(s))) goto oom;
+        n++;
+      }
+    }
+  }
+  qsort(v, (size_t)n, sizeof *v, cmp_str);
+  *out = v;
+  *n_out = n;
+  return MT_OK;
+oom:
+  free_strs(v, n);
+  return mt_err(err, MT_OUT_OF_MEMORY, "out of memory listing torch versions");
+}
+
+/* --torch-version V must be a version some file or case records: exit code
+ * MT_EXIT_USAGE (printed why, with the known versions) or -1. *common: the
+ * files' own version when they all agree (else NULL). */
+static int check_torch_version(const session *s, const char *want, const char **common) {
+  const mt_session_opts *o = s->o;
+  mt_error err = {0};
+  char **v = NULL;
+  int n = 0, rc = -1;
+  *common = NULL;
+  for (int k = 0; k < s->n_files; k++) {
+    const char *tv = s->files[k]->meta.torch_version;
+    if (k == 0) *common = tv;
+    else if (!tv || !*common || strcmp(tv, *common) != 0) *common = NULL;
+  }
+  if (!want) return -1;
+  if (mt_session_versions((const mt_golden_file *const *)s->files, s->n_files, &v, &n, &err) !=
+      MT_OK) {
+    fprintf(o->diag, "mtcs: %s\n", err.msg);
+    return MT_EXIT_USAGE;
+  }
+  if (!strs_has(v, n, want)) {
+    fprintf(o->diag, "mtcs run: --torch-version %s: no golden file or case records results of "
+                     "torch %s; the %d golden file%s know: ",
+            want, want, s->n_files, s->n_files == 1 ? "" : "s");
+    for (int k = 0; k < n; k++) fprintf(o->diag, "%s%s", k ? ", " : "", v[k]);
+    fprintf(o->diag, "%s (see mtcs --help)\n", n ? "" : "(none)");
+    rc = MT_EXIT_USAGE;
+  }
+  free_strs(v, n);
+  return rc;
+}
+
 int mt_session_list(const mt_session_opts *o) {
   session s;
   int rc = session_open(&s, o);
@@ -305,7 +379,12 @@ int mt_session_run(const mt_session_opts *o) {
   }
   if (st != MT_OK) goto input_error;
   if ((rc = session_open(&s, o)) >= 0) goto out;
+  const char *files_version = NULL;
+  if ((rc = check_torch_version(&s, o->run.exec.torch_version, &files_version)) >= 0) goto out;
   rc = MT_EXIT_USAGE;
+  const char *torch_v = o->run.exec.torch_version ? o->run.exec.torch_version : files_version;
+  rep.torch_version = torch_v;
+  rep.torch_version_requested = o->run.exec.torch_version != NULL;
   rep.backend = be.name;
   rep.require_all = o->require_all;
   rep.level = mt_level_name(o->run.exec.level);
@@ -315,9 +394,11 @@ int mt_session_run(const mt_session_opts *o) {
       goto input_error;
   if (!o->progress_tty)
     fprintf(o->diag,
-            "mtcs %s: backend %s, profile %s, level %s, %d case%s in %d golden file%s%s; poison "
-            "re-runs: %d\n",
-            MTCS_VERSION, be.name, o->profile, mt_level_name(o->run.exec.level), s.total,
+            "mtcs %s: backend %s, profile %s, level %s, torch %s%s, %d case%s in %d golden "
+            "file%s%s; poison re-runs: %d\n",
+            MTCS_VERSION, be.name, o->profile, mt_level_name(o->run.exec.level),
+            torch_v ? torch_v : "of each file",
+            o->run.exec.torch_version ? " (--torch-version)" : "", s.total,
             s.total == 1 ? "" : "s", s.n_files, s.n_files == 1 ? "" : "s",
             o->require_all ? "; --require-all" : "", o->run.exec.poison_runs);
   if (!o->progress_tty && s.other_profile)

@@ -54,6 +54,12 @@ typedef struct mt_session_opts {
  * NOT_SUPPORTED and SKIP); 77 when nothing executed; 2 on input errors. */
 int mt_session_run(const mt_session_opts *o);
 
+/* The torch versions n golden files record results of, sorted, no
+ * duplicates: each file's torch_version and every case's outputs@/error@
+ * label (without "torch-"). *out: n strings (free each and the array). */
+mt_status mt_session_versions(const mt_golden_file *const *files, int n_files,
+                              char ***out, int *n_out, mt_error *err);
+
 /* `mtcs list`: case ids with op, profile, rules, expect. Returns the exit code. */
 int mt_session_list(const mt_session_opts *o);
 

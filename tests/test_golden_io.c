@@ -19,6 +19,7 @@
 
 #include "compare.h"
 #include "golden_io.h"
+#include "session.h"
 #include "mt_core.h"
 #include "mt_test.h"
 
@@ -851,6 +852,50 @@ out:
   scratch_done(&s);
 }
 
+TEST(version_labels_and_error_variants_are_header_and_round_trip) {
+  scratch s = {0};
+  const char *p = scratch_path(&s, "good.h5"), *q = scratch_path(&s, "one.h5");
+  write_file(p, &DEFAULT_OPTS);
+  mt_golden_file *f = NULL, *g = NULL;
+  mt_error err = {0};
+  CHECK_STATUS(mt_golden_open(p, &f, &err), MT_OK);
+  mt_golden_case *c = f ? find_case(f, "neg.masked.f32.basic") : NULL;
+  CHECK(c != NULL);
+  if (!c) goto out;
+  /* known at open, before any load: --torch-version checks against them */
+  CHECK(!c->loaded && c->n_labels == 1 && !strcmp(c->labels[0], "torch-2.1"));
+  CHECK(c->file_torch_version && !strcmp(c->file_torch_version, "2.5.1"));
+  CHECK_EQ_INT(c->n_error_variants, 0);
+  CHECK_STATUS(mt_golden_load(f, c, &err), MT_OK);
+  mt_golden_error_variant ev = {"torch-1.13.1", "SHAPE_MISMATCH"};
+  c->error_variants = &ev;
+  c->n_error_variants = 1;
+  CHECK_STATUS(mt_golden_write_case(q, &f->meta, c, &err), MT_OK);
+  c->error_variants = NULL; /* the case does not own ev */
+  c->n_error_variants = 0;
+  CHECK_STATUS(mt_golden_open(q, &g, &err), MT_OK);
+  if (!g) goto out;
+  mt_golden_case *d = &g->cases[0];
+  CHECK_EQ_INT(d->n_error_variants, 1);
+  CHECK(d->n_error_variants == 1 && !strcmp(d->error_variants[0].label, "torch-1.13.1") &&
+        !strcmp(d->error_variants[0].error_class, "SHAPE_MISMATCH"));
+  CHECK_EQ_INT(d->n_labels, 2);
+  CHECK(d->n_labels == 2 && !strcmp(d->labels[0], "torch-2.1") &&
+        !strcmp(d->labels[1], "torch-1.13.1"));
+  char **v = NULL;
+  int n = 0;
+  const mt_golden_file *files[2] = {f, g};
+  CHECK_STATUS(mt_session_versions(files, 2, &v, &n, &err), MT_OK);
+  CHECK_EQ_INT(n, 3); /* sorted, no duplicates */
+  CHECK(n == 3 && !strcmp(v[0], "1.13.1") && !strcmp(v[1], "2.1") && !strcmp(v[2], "2.5.1"));
+  for (int k = 0; k < n; k++) free(v[k]);
+  free(v);
+out:
+  mt_golden_close(g);
+  mt_golden_close(f);
+  scratch_done(&s);
+}
+
 MT_TEST_MAIN(T(reads_root_and_case_attributes_in_every_string_and_int_style),
              T(loads_masked_tensors_kwargs_and_output_variants),
              T(loads_coo_zero_dim_scalar_and_float16_as_half_bits),
@@ -868,5 +913,6 @@ MT_TEST_MAIN(T(reads_root_and_case_attributes_in_every_string_and_int_style),
              T(each_kwarg_type_accepts_what_the_format_allows_and_nothing_else),
              T(invalid_argument_error_cases_carry_refused_kwargs_to_the_kernel),
              T(variant_label_grammar_accepts_torch_versions_only),
+             T(version_labels_and_error_variants_are_header_and_round_trip),
              T(variant_label_that_is_not_a_torch_version_is_an_input_error),
              T(one_case_file_round_trips))

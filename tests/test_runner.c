@@ -174,6 +174,98 @@ TEST(error_cases_pass_on_the_same_status_and_fail_otherwise) {
   fixture_free(&f);
 }
 
+/* ---- --torch-version: the expectation of one version, the others divergences -------- */
+
+/* f run on kernel k with the results of torch version v expected (NULL:
+ * the file's own). */
+static mt_case_result run_v(mt_kernel_fn k, fixture *f, const char *v) {
+  mt_kernel_fn kernels[MT_OP__END] = {[MT_OP_neg] = k};
+  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels, 0, NULL};
+  mt_run_opts o = {10, 1, {0, MT_LEVEL_semantic, v}};
+  mt_case_result r;
+  mt_case_run(&impl, &f->c, &o, &r);
+  return r;
+}
+
+TEST(torch_version_picks_the_variant_as_the_expectation) {
+  fixture f;
+  fixture_init(&f);
+  f.c.file_torch_version = "2.15.0";
+  fixture_add_variant(&f, -1.5f); /* torch 2.1 gave [-1, -1.5] */
+  mt_case_result r = run_v(k_wrong, &f, "2.1");
+  CHECK_EQ_INT(r.status, MT_CS_PASS);
+  r = run_v(k_right, &f, "2.1"); /* the file's torch's result */
+  CHECK_EQ_INT(r.status, MT_CS_EXPECTED_DIVERGENCE);
+  CHECK_HAS(r.message, "matches outputs (torch 2.15.0, the file's version)");
+  CHECK_HAS(r.message, "differs from outputs@torch-2.1 (torch 2.1), the expectation of torch 2.1");
+  r = run_v(k_right, &f, "2.15.0"); /* the file's own version: its outputs */
+  CHECK_EQ_INT(r.status, MT_CS_PASS);
+  r = run_v(k_wrong, &f, NULL);
+  CHECK_EQ_INT(r.status, MT_CS_EXPECTED_DIVERGENCE);
+  CHECK_HAS(r.message, "matches outputs@torch-2.1 (torch 2.1); differs from outputs:");
+  fixture_free(&f);
+}
+
+TEST(torch_version_result_of_no_version_fails_against_the_expected_one) {
+  fixture f;
+  fixture_init(&f);
+  f.c.file_torch_version = "2.15.0";
+  fixture_add_variant(&f, 7.0f);
+  mt_case_result r = run_v(k_wrong, &f, "2.1"); /* -1.5: neither -2 nor 7 */
+  CHECK_EQ_INT(r.status, MT_CS_FAIL);
+  CHECK_HAS(r.message, "expected 7, got -1.5");
+  CHECK_HAS(r.message, "no outputs@torch-* variant matches either");
+  r = run_v(k_mask_mismatch, &f, "2.1"); /* an error no version raises */
+  CHECK_EQ_INT(r.status, MT_CS_ERROR);
+  CHECK_HAS(r.message, "the implementation returned MASK_MISMATCH");
+  fixture_free(&f);
+}
+
+TEST(error_variant_expected_when_asked_and_a_divergence_otherwise) {
+  fixture f;
+  fixture_init(&f);
+  f.c.file_torch_version = "2.15.0";
+  mt_golden_error_variant ev = {"torch-1.13.1", "MASK_MISMATCH"};
+  f.c.error_variants = &ev;
+  f.c.n_error_variants = 1;
+  mt_case_result r = run_v(k_mask_mismatch, &f, "1.13.1"); /* 1.13.1 raises */
+  CHECK_EQ_INT(r.status, MT_CS_PASS);
+  CHECK_HAS(r.message, "MASK_MISMATCH as expected");
+  r = run_v(k_right, &f, "1.13.1"); /* returns what 2.15.0 returns */
+  CHECK_EQ_INT(r.status, MT_CS_EXPECTED_DIVERGENCE);
+  CHECK_HAS(r.message, "matches outputs (torch 2.15.0");
+  r = run_v(k_shape_mismatch, &f, "1.13.1"); /* another error */
+  CHECK_EQ_INT(r.status, MT_CS_FAIL);
+  CHECK_HAS(r.message, "expected error MASK_MISMATCH, got SHAPE_MISMATCH");
+  CHECK_HAS(r.message, "recorded as error@torch-1.13.1");
+  r = run_v(k_mask_mismatch, &f, NULL); /* raising like 1.13.1 on the default version */
+  CHECK_EQ_INT(r.status, MT_CS_EXPECTED_DIVERGENCE);
+  CHECK_HAS(r.message, "matches error@torch-1.13.1 (torch 1.13.1)");
+  r = run_v(k_not_supported, &f, "1.13.1");
+  CHECK_EQ_INT(r.status, MT_CS_NOT_SUPPORTED);
+  fixture_free(&f);
+}
+
+TEST(outputs_variant_of_an_error_case) {
+  fixture f;
+  fixture_init(&f);
+  f.c.file_torch_version = "2.15.0";
+  fixture_expect_error(&f, "MASK_MISMATCH");
+  fixture_add_variant(&f, -2.0f); /* torch 2.1 returned [-1, -2] */
+  mt_case_result r = run_v(k_right, &f, "2.1");
+  CHECK_EQ_INT(r.status, MT_CS_PASS);
+  r = run_v(k_right, &f, NULL);
+  CHECK_EQ_INT(r.status, MT_CS_EXPECTED_DIVERGENCE);
+  CHECK_HAS(r.message, "matches outputs@torch-2.1");
+  r = run_v(k_mask_mismatch, &f, "2.1");
+  CHECK_EQ_INT(r.status, MT_CS_EXPECTED_DIVERGENCE);
+  CHECK_HAS(r.message, "matches the error (torch 2.15.0, the file's version)");
+  r = run_v(k_wrong, &f, NULL); /* neither the error nor 2.1's outputs */
+  CHECK_EQ_INT(r.status, MT_CS_FAIL);
+  CHECK_HAS(r.message, "expected error MASK_MISMATCH, got OK");
+  fixture_free(&f);
+}
+
 TEST(unexpected_error_is_ERROR_and_not_supported_stays) {
   fixture f;
   fixture_init(&f);
@@ -357,6 +449,8 @@ TEST(report_counts_and_json_summary) {
   mt_report rep = {0};
   mt_error err = {0};
   rep.backend = "fake";
+  rep.torch_version = "1.13.1";
+  rep.torch_version_requested = 1;
   rep.complete = 1;
   CHECK_STATUS(mt_report_add_golden(&rep, "golden/x.h5", "2.5.1", "abc", &err), MT_OK);
   mt_case_result pass = {MT_CS_PASS, 0.25, "", ""},
@@ -378,6 +472,7 @@ TEST(report_counts_and_json_summary) {
   CHECK_HAS(buf, "\"EXPECTED_DIVERGENCE\": 1}");
   CHECK_HAS(buf, "\"message\": \"output 0: \\\"x\\\"\"");
   CHECK_HAS(buf, "\"torch_version\": \"2.5.1\"");
+  CHECK_HAS(buf, "\"torch_version\": \"1.13.1\",\n  \"torch_version_requested\": true,");
   free(buf);
   f = open_memstream(&buf, &len);
   CHECK_STATUS(mt_report_write_junit(f, &rep, &err), MT_OK);
@@ -385,6 +480,7 @@ TEST(report_counts_and_json_summary) {
   CHECK_HAS(buf, "<testsuite name=\"golden/x.h5\" tests=\"4\" failures=\"1\" errors=\"0\" skipped=\"1\"");
   CHECK_HAS(buf, "<failure type=\"FAIL\" message=\"output 0: &quot;x&quot;\">");
   CHECK_HAS(buf, "classname=\"x.neg\" name=\"c\"");
+  CHECK_HAS(buf, "<property name=\"expected_torch_version\" value=\"1.13.1\"/>");
   free(buf);
   mt_report_free(&rep);
 }
@@ -393,6 +489,10 @@ MT_TEST_MAIN(T(matching_outputs_pass_forked_and_in_process),
              T(differing_output_fails_with_index_values_and_tolerance),
              T(matching_a_recorded_variant_is_expected_divergence),
              T(error_cases_pass_on_the_same_status_and_fail_otherwise),
+             T(torch_version_picks_the_variant_as_the_expectation),
+             T(torch_version_result_of_no_version_fails_against_the_expected_one),
+             T(error_variant_expected_when_asked_and_a_divergence_otherwise),
+             T(outputs_variant_of_an_error_case),
              T(unexpected_error_is_ERROR_and_not_supported_stays),
              T(crash_is_reported_with_the_signal_and_the_run_goes_on),
              T(hanging_case_is_killed_at_the_timeout), T(exit_without_a_result_is_a_crash),

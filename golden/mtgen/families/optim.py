@@ -3,7 +3,6 @@ from typing import Callable, NamedTuple
 
 import torch
 from torch.masked import MaskedTensor, masked_tensor
-from torch.optim.optimizer import _get_scalar_dtype
 
 from ..inputs import (as_dense, coo_as_masked, masked_as_coo, neg_zeros, rand_coo, rand_mask,
                       randn, tutorial_grad, uniform)
@@ -18,6 +17,14 @@ RANDOM_SHAPE = (5, 7)
 ADAGRAD_TOL = "ulp:4"
 
 
+def _scalar_dtype():
+    """The dtype torch.optim keeps `step` in (imported here: torch 1.13,
+    which golden/variants.py runs the cases under, has no _get_scalar_dtype
+    and creates the state eagerly, so it never gets here)."""
+    from torch.optim.optimizer import _get_scalar_dtype
+    return _get_scalar_dtype()
+
+
 def adagrad_torch(ins, hp):
     """torch.optim.Adagrad (single-tensor path) from a preset state.
     Dense grad: torch's dense path; COO grad: torch's _make_sparse path."""
@@ -28,7 +35,7 @@ def adagrad_torch(ins, hp):
                               maximize=hp["maximize"], foreach=False)
     state = opt.state[p]
     if not state:  # torch versions that create the state lazily: as _init_group does
-        state["step"] = torch.tensor(0.0, dtype=_get_scalar_dtype())
+        state["step"] = torch.tensor(0.0, dtype=_scalar_dtype())
         state["sum"] = torch.full_like(p, 0.0, memory_format=torch.preserve_format)
     state["sum"].copy_(state_sum)
     state["step"].fill_(hp["step"] - 1)  # Adagrad increments it before use
