@@ -1,7 +1,7 @@
 """One module per op family of spec/include/mt/ops.def. Each module holds its
 op table once (OPS: op -> tolerance, or a richer row) and `cases()`, the
 family's cases in a fixed order."""
-from . import binary, masked, optim, reduce, unary
+from . import binary, masked, numpy_ma, optim, reduce, unary
 
 FAMILIES = {"masked": masked, "unary": unary, "binary": binary, "reduce": reduce,
-            "optim": optim}
+            "optim": optim, "numpy_ma": numpy_ma}
