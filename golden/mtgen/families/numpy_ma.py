@@ -293,8 +293,8 @@ def masked_tensor_cases(short):
 def to_tensor_cases(short):
     fills = {"npma_fill_0": 0.0, "npma_fill_7_5": 7.5, "npma_fill_negzero": -0.0,
              "npma_fill_1e20": 1e20}
+    fills["npma_fill_nan"] = math.nan  # integers: numpy's TypeError
     if short in FLOATS:
-        fills["npma_fill_nan"] = math.nan
         fills["npma_fill_neginf"] = -math.inf
     else:
         fills["npma_fill_7"] = 7
@@ -304,7 +304,7 @@ def to_tensor_cases(short):
             continue
         if short in INTS + ("bool",) and v == 1e20:
             continue
-        err = "INVALID_ARGUMENT" if (short not in FLOATS and isinstance(v, float)
+        err = "INVALID_ARGUMENT" if (short in INTS and isinstance(v, float)
                                      and not math.isfinite(v)) else None
         out.append(Case(
             id=f"to_tensor.masked.{short}.{variant}", op="to_tensor", rules=("NPMA-1",),
@@ -457,7 +457,10 @@ def binary_cases(short):
                                                         if abs(v) < 1e4},
                                              {k: v for k, v in DIV_B.items() if v != 1e-10}))
             out.append(Case(
-                id=f"{op}.{layout}.{short}.{variant}", op=op, rules=rules, tolerance="exact",
+                id=f"{op}.{layout}.{short}.{variant}", op=op,
+                rules=rules + (("NPMA-4",) if err and "NPMA-4" not in rules
+                               and layout != "masked_scalar" else ()),
+                tolerance="exact",
                 build=build, run=run, torch_call=f"np.ma.{NP_NAME[op]}({args})",
                 error_class=err if layout != "masked_scalar" else None, check_masked_out=True, tag_rules=with_fills,
                 profile="numpy_ma"))
