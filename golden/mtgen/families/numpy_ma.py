@@ -439,7 +439,8 @@ def binary_cases(short):
             rows[("masked_masked", "npma_divisor_zeros")] = (
                 lambda g: same_mask(g, short, DIV_A, DIV_B), "a, b", ("NPMA-2", "NPMA-3"))
             rows[("masked_scalar", "npma_scalar_zero")] = (
-                lambda g: [rand_m(g, (3, 4), short), 0.0], "m, 0.0", ("NPMA-2", "NPMA-3"))
+                lambda g: [rand_m(g, (3, 4), short), 0.0], "m, 0.0",
+                ("NPMA-2", "NPMA-3", "NPMA-4"))
         if op == "div" and not isf:
             rows[("masked_masked", "npma_divisor_zeros")] = (
                 lambda g: same_mask(g, short, {(0, 0): 3, (1, 1): 0},
