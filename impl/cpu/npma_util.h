@@ -92,7 +92,7 @@ static inline int npma_promote(mt_dtype a, mt_dtype b, mt_dtype *out) {
  * (NULL = every element specified), or a number. */
 typedef struct {
   mt_dtype dt;
-  int is_number;        /* a Python number (kind scalar or a 0-d dense) */
+  int is_number;        /* a Python number (kind scalar) or a 0-d dense tensor */
   int is_masked;
   const void *data;     /* contiguous; for a number: its value buffer */
   const uint8_t *mask;  /* NULL: all specified */
@@ -134,6 +134,12 @@ static inline mt_status npma_arg_open(const mt_call *call, int i, const char *op
     a->dt = t->data->dtype;
     a->data = a->mv.data->values;
     a->mask = a->mv.mask->values;
+    return MT_OK;
+  }
+  if (t->kind == MT_KIND_DENSE && t->ndim == 0) { /* a 0-d array broadcasts like a number */
+    a->is_number = 1;
+    a->dt = t->dtype;
+    a->data = t->values;
     return MT_OK;
   }
   if (t->kind == MT_KIND_DENSE) {
