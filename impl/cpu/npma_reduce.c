@@ -36,6 +36,7 @@ static mt_status plan_dims(const mt_call *call, const char *name, const mt_tenso
   p->keepdim = (int)mt_kw_int(call->kw, "keepdim", 0);
   int n = d ? (d->type == MT_KW_INTS ? d->n : 1) : 0;
   p->all = n == 0;
+  if (p->all && p->keepdim && t->ndim > 0) p->all = 0; /* keepdims=True: a MaskedArray of ones */
   for (int k = 0; k < n; k++) {
     int64_t v = d->type == MT_KW_INTS ? d->ints[k] : d->i;
     int64_t nd = t->ndim ? t->ndim : 1;
@@ -51,7 +52,7 @@ static mt_status plan_dims(const mt_call *call, const char *name, const mt_tenso
     p->reduce[v] = 1;
   }
   for (int k = 0; k < t->ndim; k++) {
-    if (p->all) p->reduce[k] = 1;
+    if (p->all || n == 0) p->reduce[k] = 1;
     if (!p->reduce[k])
       p->out_shape[p->out_ndim++] = t->shape[k];
     else if (p->keepdim && !p->all)
