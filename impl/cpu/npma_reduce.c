@@ -14,8 +14,8 @@
  *   float32), float32's mean is float64 (numpy.ma divides a float32 sum by
  *   an int64 count); amin/amax keep the dtype.
  * numpy.ma reduces the filled data (sum: masked = 0, prod: 1, min: the
- *   dtype's top, max: its bottom), starting from the first element: a sum
- *   of only -0.0 with nothing masked is -0.0, with a masked element +0.0.
+ *   dtype's top, max: its bottom); numpy's float sum starts at +0.0, so a
+ *   sum of only -0.0 is +0.0.
  * NPMA-7 (strict): the data of a masked-out output element is 0 (sum, mean),
  *   1 (prod), numpy.ma's fill_value (amin, amax: 1e20 for floats, inf in
  *   float16, 999999 wrapped to the integer width, True); 0 for an
@@ -141,8 +141,8 @@ static mt_status npma_reduce(mt_call *call, mt_op op, mt_error *err) {
     st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", name);
     goto out;
   }
-  /* numpy.ma reduces the filled data in row-major order, starting from the
-   * first element (sum, prod, mean); min/max only see the specified ones
+  /* numpy.ma reduces the filled data in row-major order (sum and mean from
+   * +0.0, prod from the first element); min/max only see the specified ones
    * (their fill never wins where anything is specified) */
   for (int64_t i = 0; i < n; i++) {
     int64_t o = p.all ? 0 : out_index(t, &p, i);
@@ -173,7 +173,7 @@ static mt_status npma_reduce(mt_call *call, mt_op op, mt_error *err) {
       c->i = c->seen ? (int64_t)((uint64_t)c->i + (uint64_t)x) : x;
     } else {
       double x = spec ? npma_ld(&a, i) : 0.0;
-      c->f = c->seen ? c->f + x : x;
+      c->f = (c->seen ? c->f : 0.0) + x;
     }
     c->seen++;
   }

@@ -556,6 +556,19 @@ def reduce_cases(short):
                 tolerance=tol, build=build, run=run, torch_call=reduce_call(op, dim, keepdim),
                 kwargs=kwargs, error_class=err, check_masked_out=True, tag_rules=with_fills,
                 profile="numpy_ma", check=f32_headroom(tol, run, to64)))
+    if short in FULL:
+        # NPMA-5: numpy's sum starts at +0.0 (the identity): a sum of only
+        # -0.0 is +0.0, with or without a masked element (filled with +0.0)
+        for variant, mask, want_neg in (("npma_negative_zeros_all", [[1, 1], [1, 1]], False),
+                                        ("npma_negative_zeros_masked_all", [[1, 0], [1, 1]],
+                                         False)):
+            out.append(Case(
+                id=f"sum.masked.{short}.{variant}", op="sum", rules=("NPMA-4", "NPMA-5"),
+                tolerance="exact",
+                build=lambda g, mask=mask: [fixed_m([[-0.0, -0.0], [-0.0, -0.0]], mask, short)],
+                run=reduce_run("sum", None, None), torch_call="m.sum()",
+                check_masked_out=True, tag_rules=with_fills, profile="numpy_ma",
+                check=zero_sign_check(want_neg)))
     if short in FLOATS:
         # NPMA-6: sum over (a + b) and the sums of a and b (add.*.npma_associativity)
         for variant, build in (("npma_associativity_a_plus_b",
@@ -568,6 +581,14 @@ def reduce_cases(short):
                 torch_call="m.sum(axis=0)", kwargs={"dim": 0}, check_masked_out=True,
                 tag_rules=with_fills, profile="numpy_ma", check=assoc_check(variant)))
     return out
+
+
+def zero_sign_check(want_neg):
+    def check(ins, outs):
+        v = outs[0].data
+        if float(v) != 0.0 or bool(torch.signbit(v)) != want_neg:
+            raise Surprise(f"sum is {float(v)!r}, expected {'-' if want_neg else '+'}0.0")
+    return check
 
 
 def assoc_check(variant):
