@@ -34,8 +34,10 @@ TEST(promotion_follows_numpy_2_with_numbers_as_0d_arrays) {
 TEST(binary_result_is_specified_where_both_operands_are) {
   /* a = [1, 2, 4] specified [1, 0, 1]; b = [10, 20, 40] specified [1, 1, 0]
    * NPMA-2: mask = [1, 0, 0]; data [1 + 10, a's 2, a's 4] (NPMA-7) */
-  mt_tensor *a = masked(dense(MT_float64, 1, SHAPE(3), VALS(1, 2, 4)), bools(1, SHAPE(3), BITS(1, 0, 1)));
-  mt_tensor *b = masked(dense(MT_float64, 1, SHAPE(3), VALS(10, 20, 40)), bools(1, SHAPE(3), BITS(1, 1, 0)));
+  mt_tensor *a = masked(dense(MT_float64, 1, SHAPE(3), VALS(1, 2, 4)),
+                        bools(1, SHAPE(3), BITS(1, 0, 1)));
+  mt_tensor *b = masked(dense(MT_float64, 1, SHAPE(3), VALS(10, 20, 40)),
+                        bools(1, SHAPE(3), BITS(1, 1, 0)));
   const mt_tensor *in[] = {a, b};
   mt_call c;
   mt_error e;

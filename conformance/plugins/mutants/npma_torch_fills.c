@@ -16,8 +16,12 @@ static mt_status torch_fill(mt_call *call, mt_error *err, mt_kernel_fn real, dou
     if (!m[i]) mt_set_f64(o->data->values, o->data->dtype, i, fill);
   return MT_OK;
 }
-static mt_status mutant_amin(mt_call *c, mt_error *e) { return torch_fill(c, e, mt_npma_amin, INFINITY); }
-static mt_status mutant_amax(mt_call *c, mt_error *e) { return torch_fill(c, e, mt_npma_amax, -INFINITY); }
+static mt_status mutant_amin(mt_call *c, mt_error *e) {
+  return torch_fill(c, e, mt_npma_amin, INFINITY);
+}
+static mt_status mutant_amax(mt_call *c, mt_error *e) {
+  return torch_fill(c, e, mt_npma_amax, -INFINITY);
+}
 
 static const mt_kernel_fn npma[MT_OP__END] = {
 #include "npma_slots.h"

@@ -7,7 +7,8 @@
 #include "npma_mutant.h"
 
 static mt_status union_call(mt_call *call, mt_error *err, mt_kernel_fn real) {
-  const mt_tensor *a = call->n_in > 1 ? call->in[0] : NULL, *b = call->n_in > 1 ? call->in[1] : NULL;
+  const mt_tensor *a = call->n_in > 1 ? call->in[0] : NULL;
+  const mt_tensor *b = call->n_in > 1 ? call->in[1] : NULL;
   if (!mt__mutant_dense_masked(a) || !mt__mutant_dense_masked(b) || !mt_shape_equal(a, b))
     return real(call, err);
   mt_tensor *u = NULL;

@@ -470,7 +470,8 @@ def binary_cases(short):
                                and layout != "masked_scalar" else ()),
                 tolerance="exact",
                 build=build, run=run, torch_call=f"np.ma.{NP_NAME[op]}({args})",
-                error_class=err if layout != "masked_scalar" else None, check_masked_out=True, tag_rules=with_fills,
+                error_class=err if layout != "masked_scalar" else None,
+                check_masked_out=True, tag_rules=with_fills,
                 profile="numpy_ma"))
     return out
 
