@@ -74,7 +74,9 @@ set(MUTANTS
   npma_union_of_specified=NPMA-2@numpy_ma
   npma_log_keeps_nan=NPMA-3@numpy_ma
   npma_weak_scalar=NPMA-4@numpy_ma
-  npma_torch_fills=NPMA-7@numpy_ma)
+  npma_torch_fills=NPMA-7@numpy_ma
+  npma_empty_all_reduce_zero=NPMA-5@numpy_ma
+  npma_bool_mask_only=NPMA-1@numpy_ma)
 # rules every mutant may be caught under besides its own
 set(ALWAYS_OK MASK-9)
 
