@@ -28,8 +28,13 @@ expect_run(1 "1 passed, 1 failed, 0 skipped"
   run --backend "${plugin}" --filter "neg.masked.f*.basic" --require-all)
 # The reference executes every case of its profile.
 expect_run(0 "executed [0-9]+ of [0-9]+ cases; not supported 0, skipped 0.*[0-9]+ passed, 0 failed, 0 skipped" run --require-all)
-# Profiles: a profile no case has is a skip (77), a misspelled one a usage error (2).
-expect_run(77 "SKIP: no case of profile numpy_ma" run --profile numpy_ma)
+# Profiles: a backend without a numpy_ma kernel table reports every numpy_ma
+# case NOT_SUPPORTED (nothing executed: 77; a failure under --require-all);
+# a misspelled profile is a usage error (2).
+expect_run(77 "SKIP: no case executed \\([0-9]+ not supported by backend"
+  run --backend "${plugin}" --profile numpy_ma --filter "neg.*")
+expect_run(1 "NOT_SUPPORTED  neg\\.masked\\.[a-z0-9]+\\.npma_[a-z_]+\n[^\n]*profile numpy_ma is not implemented"
+  run --backend "${plugin}" --profile numpy_ma --filter "neg.*" --require-all)
 expect_run(2 "unknown profile 'numpy-ma' \\(expected one of: torch, numpy_ma, all\\)" run --profile numpy-ma)
 expect_run(0 "profile all, .*[0-9]+ passed, 0 failed" run --profile all --filter "neg.*")
 expect_run(2 "unknown profile" list --profile torchh)

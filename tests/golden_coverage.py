@@ -4,14 +4,19 @@
     python3 tests/golden_coverage.py MTCS SRC
 
 Fails (exit 1, one line per problem) when
-  - an op of spec/include/mt/ops.def has no golden case;
+  - an op of spec/include/mt/ops.def has no golden case of profile torch;
+  - an op of impl/cpu/npma_ops.def (the numpy_ma profile) has no golden
+    case of profile numpy_ma, or is not an op of ops.def;
   - a case names a rule that spec/SEMANTICS.md does not define, or a rule
-    that ops.def does not list for the case's op;
+    that ops.def (npma_ops.def for a case of profile numpy_ma) does not list
+    for the case's op;
   - ops.def lists a rule that SEMANTICS.md does not define;
   - a rule of SEMANTICS.md is covered by no case and names no unit test,
     or names a unit test (`file.c: test_name`) that does not exist;
   - a glob on a rule's `Cases:` line matches no case, or matches a case
     that is not tagged with that rule (the rules and the cases disagree);
+    the globs of NPMA-* rules (the numpy_ma profile) are matched against
+    the numpy_ma cases only, the other rules' against the torch cases;
   - a rule does not name its level (one line `Level: semantic.` or
     `Level: strict.`).
 Standard library only: the test command needs no venv."""
@@ -31,7 +36,20 @@ def main(mtcs, src):
         if m:
             ops[m.group(1)] = set(filter(None, m.group(3).split(",")))
 
+    npma = {}  # the numpy_ma profile: name -> set of rules
+    for line in open(f"{src}/impl/cpu/npma_ops.def"):
+        m = re.match(r'MT_NPMA_OP\(\s*(\w+),\s*"([^"]*)"\)', line)
+        if m:
+            npma[m.group(1)] = set(filter(None, m.group(2).split(",")))
+    for op in npma:
+        if op not in ops:
+            problems.append(f"npma_ops.def: op {op} is not in ops.def")
+
     listing = subprocess.run([mtcs, "list"], capture_output=True, text=True, check=True).stdout
+    # the ids of the numpy_ma cases (`mtcs list` prints no profile column)
+    npma_listing = subprocess.run([mtcs, "list", "--profile", "numpy_ma"], capture_output=True,
+                                  text=True, check=False).stdout
+    npma_ids = {ln.split()[0] for ln in npma_listing.splitlines()[1:] if ln.split()}
     cases = []  # (id, op, rules)
     for line in listing.splitlines()[1:]:
         f = line.split()
@@ -60,18 +78,32 @@ def main(mtcs, src):
 
     case_count = {r: 0 for r in rules}
     per_op = {op: 0 for op in ops}
+    per_npma_op = {op: 0 for op in npma}
     for cid, op, rs in cases:
         if op not in ops:
             problems.append(f"case {cid}: op '{op}' is not in ops.def")
             continue
-        per_op[op] += 1
+        is_npma = cid in npma_ids
+        if is_npma:
+            per_npma_op[op] = per_npma_op.get(op, 0) + 1
+        else:
+            per_op[op] += 1
+        table, table_name = (npma, "npma_ops.def") if is_npma else (ops, "ops.def")
         for r in rs:
             if r not in rules:
                 problems.append(f"case {cid}: rule {r} is not defined in spec/SEMANTICS.md")
             else:
                 case_count[r] += 1
-            if r not in ops[op]:
-                problems.append(f"case {cid}: rule {r} is not listed for op {op} in ops.def")
+            if r not in table.get(op, ()):
+                problems.append(f"case {cid}: rule {r} is not listed for op {op} in "
+                                f"{table_name}")
+    for op, n in per_npma_op.items():
+        if n == 0 and op in npma:
+            problems.append(f"op {op}: no golden case of profile numpy_ma (npma_ops.def)")
+        for r in npma.get(op, ()):
+            if r not in rules:
+                problems.append(f"npma_ops.def: op {op} lists rule {r}, not defined in "
+                                "SEMANTICS.md")
     for op, n in per_op.items():
         if n == 0:
             problems.append(f"op {op}: no golden case")
@@ -92,8 +124,12 @@ def main(mtcs, src):
             problems.append(f"rule {r}: no golden case and no unit test covers it")
 
     for r, pats in globs.items():
+        # the globs of the numpy_ma profile's rules (NPMA-*) select among
+        # its cases, the others among the torch profile's
+        npma_rule = r.startswith("NPMA-")
         for pat in pats:
-            hit = [(cid, rs) for cid, _, rs in cases if fnmatch.fnmatchcase(cid, pat)]
+            hit = [(cid, rs) for cid, _, rs in cases if fnmatch.fnmatchcase(cid, pat)
+                   and (cid in npma_ids) == npma_rule]
             if not hit:
                 problems.append(f"rule {r}: Cases: glob `{pat}` matches no case")
             for cid, rs in hit:
@@ -104,7 +140,8 @@ def main(mtcs, src):
     for r in sorted(rules):
         print(f"{r:8} {case_count[r]:4} cases  {len(rules[r])} unit tests  "
               f"{len(globs[r])} Cases: globs")
-    print(f"{len(cases)} cases, {len(ops)} ops, {len(rules)} rules")
+    print(f"{len(cases)} cases ({len(npma_ids)} of profile numpy_ma), {len(ops)} ops "
+          f"({len(npma)} in the numpy_ma profile), {len(rules)} rules")
     for p in problems:
         print("FAIL:", p)
     return 1 if problems else 0

@@ -11,6 +11,8 @@
 # Writes ${BIN}/mutants-report.md: each mutant, its rule, the cases that
 # killed it.
 #
+# An entry name=RULE@profile (the numpy_ma profile's mutants,
+# npma_mutant.h) runs with `--profile <profile>`, on that profile's cases.
 # Each mutant runs only the cases of the ops whose kernel slots it
 # overrides (`[MT_OP_<op>] = ...` in its source; case ids start with the op
 # name): the other slots are the reference kernels, so the other cases
@@ -96,7 +98,14 @@ set(MUTANTS
   copy_takes_src_mask=STR-4
   same_size_compares_masks=STR-5
   coo_pattern_as_mask=STR-6
-  select_index_wraps=STR-7)
+  select_index_wraps=STR-7
+  # the numpy_ma profile (name=RULE@numpy_ma: run with --profile numpy_ma)
+  npma_union_of_specified=NPMA-2@numpy_ma
+  npma_log_keeps_nan=NPMA-3@numpy_ma
+  npma_weak_scalar=NPMA-4@numpy_ma
+  npma_torch_fills=NPMA-7@numpy_ma
+  npma_empty_all_reduce_zero=NPMA-5@numpy_ma
+  npma_bool_mask_only=NPMA-1@numpy_ma)
 # rules every mutant may be caught under besides its own
 set(ALWAYS_OK MASK-9)
 
@@ -104,9 +113,10 @@ set(ALWAYS_OK MASK-9)
 file(GLOB sources "${SRC}/conformance/plugins/mutants/*.c")
 set(names "")
 foreach(entry IN LISTS MUTANTS)
-  string(REGEX MATCH "^([a-z0-9_]+)=([A-Z]+-[0-9A-Z]+)$" ok "${entry}")
+  string(REGEX MATCH "^([a-z0-9_]+)=([A-Z]+-[0-9A-Z]+)(@[a-z_]+)?$" ok "${entry}")
   if(NOT ok)
-    message(FATAL_ERROR "tests/mutants.cmake: bad entry '${entry}' (expected name=RULE)")
+    message(FATAL_ERROR "tests/mutants.cmake: bad entry '${entry}' (expected name=RULE or "
+                        "name=RULE@profile)")
   endif()
   list(APPEND names "${CMAKE_MATCH_1}")
 endforeach()
@@ -141,6 +151,12 @@ foreach(entry IN LISTS MUTANTS)
   string(REPLACE "=" ";" kv "${entry}")
   list(GET kv 0 name)
   list(GET kv 1 rule)
+  # name=RULE@profile: the mutant breaks a rule of that profile's kernel table
+  set(profile_args "")
+  if(rule MATCHES "^(.*)@(.*)$")
+    set(rule "${CMAKE_MATCH_1}")
+    set(profile_args --profile "${CMAKE_MATCH_2}")
+  endif()
   set(plugin "${BIN}/plugins/mutant_${name}.so")
   if(NOT EXISTS "${plugin}")
     message(FATAL_ERROR "${plugin} does not exist (is ${name}.c in conformance/plugins/mutants/?)")
@@ -164,7 +180,8 @@ foreach(entry IN LISTS MUTANTS)
   endif()
   string(REPLACE ";" " " ops_text "${ops}")
 
-  execute_process(COMMAND "${MTCS}" run --backend "${plugin}" --level strict ${filters}
+  execute_process(COMMAND "${MTCS}" run --backend "${plugin}" --level strict ${profile_args}
+    ${filters}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
 
   # One line per list item: ';' and brackets are list syntax to CMake.

@@ -41,6 +41,8 @@ class Case:
     #   input 1 (a bool tensor) is true; the runner's poison re-runs reach it
     source: str | None = None                    # where the inputs come from, e.g.
     #   "opinfo:sin:sample:3" (mtgen/opinfo.py); absent = our own corner case
+    profile: str = "torch"                       # the rule set the case expects:
+    #   "torch" or "numpy_ma" (run calls numpy.ma, families/numpy_ma.py)
 
 
 @dataclass

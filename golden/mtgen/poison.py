@@ -50,12 +50,19 @@ def poisoned(m, value):
     return masked_tensor(data, mask)
 
 
+def _poisonable(x):
+    """A dense-storage MaskedTensor, or a masked pair that poisons itself
+    (numpy_ma's NpMasked: x.poisoned(value))."""
+    return is_masked_dense(x) or hasattr(x, "poisoned")
+
+
 def apply_poison(inputs, op, k):
     """(inputs with every dense-storage masked input poisoned, attribute)."""
-    if not any(is_masked_dense(x) for x in inputs):
+    if not any(_poisonable(x) for x in inputs):
         return inputs, "none"
     value = poison_for(op, k)
-    return [poisoned(x, value) if is_masked_dense(x) else x for x in inputs], poison_name(value)
+    return [(x.poisoned(value) if hasattr(x, "poisoned") else poisoned(x, value))
+            if _poisonable(x) else x for x in inputs], poison_name(value)
 
 
 def _check_table():

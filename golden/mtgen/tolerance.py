@@ -34,6 +34,8 @@ def within(got, want, tol, scale=1.0):
 def check_headroom(case, inputs, outputs):
     """Surprise unless every float32 output is within half of the case
     tolerance of the float64 result rounded to float32."""
+    if case.profile != "torch":
+        return  # numpy_ma cases check themselves (families/numpy_ma.py, f32_headroom)
     if case.tolerance == "exact" or not any(
             getattr(x, "dtype", None) == torch.float32 for x in inputs):
         return

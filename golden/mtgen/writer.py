@@ -51,7 +51,9 @@ def to_numpy(t):
 
 
 def write_tensor(g, x):
-    if isinstance(x, MaskedTensor):
+    # a MaskedTensor, or any masked pair with get_data/get_mask (numpy_ma's
+    # NpMasked: torch.masked refuses some dtypes numpy.ma takes, e.g. uint8)
+    if isinstance(x, MaskedTensor) or hasattr(x, "get_mask"):
         data, mask = x.get_data(), x.get_mask()
         set_kind(g, "masked", data.dtype, data.shape)
         write_tensor(g.create_group("data"), data)
@@ -94,7 +96,7 @@ def write_case(cases_group, res: Result):
     c = res.case
     g = cases_group.create_group(c.id)
     g.attrs["op"] = c.op
-    g.attrs["profile"] = "torch"
+    g.attrs["profile"] = c.profile
     g.attrs["rules"] = ",".join(res.rules)
     g.attrs["tolerance"] = c.tolerance
     g.attrs["expect"] = "error" if c.error_class else "ok"

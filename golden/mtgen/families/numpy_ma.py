@@ -1,0 +1,737 @@
+"""Family numpy_ma: the numpy_ma profile (spec/SEMANTICS.md, "The numpy_ma
+profile", NPMA-1..7). The ops of ops.def with numpy.ma's rules instead of
+torch's: every expected output is numpy.ma's own result.
+
+Each case's inputs are torch tensors and NpMasked pairs (a data tensor and a
+bool mask, mtcs's convention: true = specified); `run` converts them to
+np.ma arrays (numpy's mask = the logical not of ours), calls numpy.ma (the
+case's torch_call attribute holds that numpy line) and converts the result
+back:
+  - a MaskedArray          -> a masked output (data as numpy.ma left it,
+                              mask = not numpy's mask);
+  - a numpy scalar         -> a 0-d masked output, specified (an all-reduce
+                              that had something to reduce);
+  - np.ma.masked           -> a 0-d masked output, masked out, data 0 (the
+                              masked constant's data) in the dtype numpy
+                              gives the same reduction when nothing is
+                              masked;
+  - a plain ndarray        -> a plain dense tensor (m.filled(value)).
+Case ids are `<op>.<layouts>.<dtype>.npma_<variant>`, profile numpy_ma.
+NpMasked instead of torch's MaskedTensor: torch.masked refuses uint8 data,
+numpy.ma does not.
+"""
+import math
+import warnings
+
+import numpy as np
+import numpy.ma as ma
+import torch
+
+from .. import opinfo
+from ..model import ALL_DTYPES, DTYPE_NAMES, Case, Surprise, check_ids, py
+from ..tolerance import within
+
+TORCH_OF = {np.dtype(n): t for t, n in DTYPE_NAMES.items()}
+warnings.filterwarnings("ignore", category=RuntimeWarning)  # numpy.ma's overflow/invalid
+FLOATS = ("f16", "f32", "f64")
+INTS = ("i64", "i32", "i8", "u8")
+# every variant in these dtypes; the others get the main ones (file size)
+FULL = ("f32", "f64")
+
+
+class NpMasked:
+    """A masked tensor of any dtype: data and a bool mask (true = specified)."""
+
+    def __init__(self, data, mask):
+        assert data.shape == mask.shape and mask.dtype == torch.bool
+        self.data, self.mask = data, mask
+
+    def get_data(self):
+        return self.data
+
+    def get_mask(self):
+        return self.mask
+
+    def poisoned(self, value):
+        d = self.data.clone()
+        d[~self.mask] = poison_value(value, d.dtype)
+        return NpMasked(d, self.mask.clone())
+
+
+def poison_value(v, dt):
+    """The op's poison in dtype dt: floats as they are (float16: ±1e30 is
+    ±inf), integers the end of their range on v's side (NaN: the top)."""
+    if dt == torch.float16 and math.isfinite(v) and abs(v) > 65504:
+        return math.copysign(math.inf, v)
+    if dt.is_floating_point:
+        return v
+    if dt == torch.bool:
+        return True
+    info = torch.iinfo(dt)
+    return info.min if v < 0 else (0 if v == 0 else info.max)
+
+
+# ---- conversions -----------------------------------------------------------------
+
+def to_np(x):
+    if isinstance(x, NpMasked):
+        return ma.masked_array(x.data.numpy().copy(), mask=~x.mask.numpy())
+    if isinstance(x, torch.Tensor):
+        return x.numpy().copy()
+    return x  # a Python number
+
+
+def tensor(a):
+    a = np.asarray(a)
+    if a.dtype not in TORCH_OF:
+        raise Surprise(f"numpy.ma returned dtype {a.dtype}, which mtcs has no name for")
+    return torch.from_numpy(a.copy())
+
+
+def from_np(r, dtype=None):
+    """numpy.ma's result as an mtcs output (see the module docstring);
+    dtype: the result's dtype where numpy.ma returns np.ma.masked."""
+    if r is ma.masked:
+        return NpMasked(torch.zeros((), dtype=TORCH_OF[np.dtype(dtype)]), torch.tensor(False))
+    if isinstance(r, ma.MaskedArray):
+        return NpMasked(tensor(r.data), torch.from_numpy(~ma.getmaskarray(r)))
+    if isinstance(r, np.generic):
+        return NpMasked(tensor(r), torch.tensor(True))
+    if isinstance(r, np.ndarray):
+        return tensor(r)
+    raise Surprise(f"numpy.ma returned {type(r).__name__}")
+
+
+# ---- inputs ------------------------------------------------------------------------
+
+def rand_data(g, shape, short, lo=None, hi=None):
+    dt = ALL_DTYPES[short]
+    if short == "bool":
+        return torch.rand(shape, generator=g) < 0.5
+    if short in INTS:
+        lo = -9 if lo is None else lo
+        lo = max(lo, 0) if short == "u8" else lo
+        hi = 10 if hi is None else hi
+        return torch.randint(int(lo), int(hi), shape, generator=g).to(dt)
+    if lo is None:
+        return (torch.randn(shape, generator=g, dtype=torch.float64) * 2).to(dt)
+    return (torch.rand(shape, generator=g, dtype=torch.float64) * (hi - lo) + lo).to(dt)
+
+
+def rand_mask(g, shape, p_true=0.6):
+    return torch.rand(shape, generator=g) < p_true
+
+
+def rand_m(g, shape, short, p_true=0.6, lo=None, hi=None, force=None):
+    data, mask = rand_data(g, shape, short, lo, hi), rand_mask(g, shape, p_true)
+    for idx, v in (force or {}).items():
+        data[idx], mask[idx] = v, True
+    return NpMasked(data, mask)
+
+
+def fixed_m(data, mask, short):
+    return NpMasked(torch.tensor(data, dtype=ALL_DTYPES[short]),
+                    torch.tensor(mask, dtype=torch.bool))
+
+
+# ---- rules ---------------------------------------------------------------------
+
+def with_fills(rules, outputs):
+    """NPMA-7 where some masked output has a masked-out element (its data is
+    compared at level strict: check_masked_out)."""
+    for o in outputs:
+        if isinstance(o, NpMasked) and o.mask.numel() and not bool(o.mask.all()):
+            return rules + ("NPMA-7",) if "NPMA-7" not in rules else rules
+    return rules
+
+
+def f32_headroom(case_tol, run, to64):
+    """Check: each float32 output is within half of the tolerance of the
+    same numpy.ma call on float64 inputs (rounded to float32)."""
+    def check(ins, outs):
+        if case_tol == "exact":
+            return
+        ref = run([to64(x) for x in ins], {})
+        for o, w in zip(outs, ref):
+            od = o.data if isinstance(o, NpMasked) else o
+            if od.dtype != torch.float32:
+                continue
+            wd = (w.data if isinstance(w, NpMasked) else w).to(torch.float32).numpy()
+            sel = o.mask.numpy() if isinstance(o, NpMasked) else np.ones(od.shape, bool)
+            if not within(od.numpy()[sel], wd[sel], case_tol, 0.5).all():
+                raise Surprise(f"float32 output not within half of {case_tol} of float64")
+    return check
+
+
+def to64(x):
+    if isinstance(x, NpMasked) and x.data.dtype == torch.float32:
+        return NpMasked(x.data.double(), x.mask)
+    if isinstance(x, torch.Tensor) and x.dtype == torch.float32:
+        return x.double()
+    return x
+
+
+# ---- ops -----------------------------------------------------------------------
+
+def tol_transcendental(short):
+    # numpy's float32/float64 exp and log are SIMD implementations, not
+    # correctly rounded: ulp:1 fails the float32 check against float64 (half
+    # the tolerance: exp.masked.f32.npma_basic, log.masked.f32.npma_domain),
+    # ulp:2 holds; float16 goes through float32 and rounds once. Integers
+    # become float16/float64 first. pow's results are float64 (C's pow).
+    return "ulp:2"
+
+
+def tol_reduce(short, op):
+    if short in INTS or short == "bool" or op in ("amin", "amax"):
+        return "exact"
+    # numpy sums float32 pairwise in float32 (along an outer axis: one
+    # rounding per step, float16 too); the reference sums in double and
+    # rounds once
+    return {"f16": "abs:1e-2", "f32": "abs:1e-5", "f64": "abs:1e-12"}[short]
+
+
+UNARY = {  # op -> (numpy function, tolerance(short))
+    "neg": (ma.negative, lambda s: "exact"),
+    "abs": (ma.absolute, lambda s: "exact"),
+    "exp": (ma.exp, tol_transcendental),
+    "log": (ma.log, tol_transcendental),
+    "sqrt": (ma.sqrt, lambda s: "exact"),  # correctly rounded (float16 via float32: innocuous)
+}
+BINARY = {"add": ma.add, "sub": ma.subtract, "mul": ma.multiply, "div": ma.divide}
+NP_NAME = {"neg": "negative", "abs": "absolute", "exp": "exp", "log": "log", "sqrt": "sqrt",
+           "add": "add", "sub": "subtract", "mul": "multiply", "div": "divide",
+           "sum": "sum", "mean": "mean", "prod": "prod", "amin": "min", "amax": "max"}
+
+U_RULES = {"neg": ("NPMA-4",), "abs": ("NPMA-4",), "exp": ("NPMA-4",),
+           "log": ("NPMA-3", "NPMA-4"), "sqrt": ("NPMA-3", "NPMA-4")}
+
+
+def unary_run(op):
+    f = UNARY[op][0]
+    return lambda ins, kw: [from_np(f(to_np(ins[0])))]
+
+
+def pow_run(ins, kw):
+    return [from_np(ma.power(to_np(ins[0]), to_np(ins[1])))]
+
+
+def binary_run(op):
+    f = BINARY[op]
+    return lambda ins, kw: [from_np(f(to_np(ins[0]), to_np(ins[1])))]
+
+
+def reduce_run(op, dim, keepdim):
+    name = NP_NAME[op]
+
+    def run(ins, kw):
+        m = to_np(ins[0])
+        kwargs = {}
+        if dim is not None:
+            kwargs["axis"] = dim
+        if keepdim is not None:
+            kwargs["keepdims"] = keepdim
+        r = getattr(m, name)(**kwargs)
+        # the dtype numpy.ma gives the same reduction of one specified element
+        # (a mask array, as every input here has: numpy.ma's mean of float32
+        # is float64 then, float32 without a mask)
+        one = ma.masked_array(np.ones((1,) * max(m.ndim, 1), m.dtype), mask=False)
+        dt = np.asarray(getattr(one, name)()).dtype
+        return [from_np(r, dt)]
+    return run
+
+
+def reduce_call(op, dim, keepdim):
+    args = [] if dim is None else [f"axis={py(dim)}"]
+    if keepdim is not None:
+        args.append(f"keepdims={py(keepdim)}")
+    return f"m.{NP_NAME[op]}({', '.join(args)})"
+
+
+def unary_ok(op, short):
+    return not (op == "neg" and short == "bool")
+
+
+# ---- the cases -------------------------------------------------------------------
+
+def masked_tensor_cases(short):
+    dt = ALL_DTYPES[short]
+    run = (lambda ins, kw: [from_np(ma.masked_array(ins[0].numpy().copy(),
+                                                    mask=np.logical_not(ins[1].numpy())))])
+    call = "np.ma.masked_array(data, mask=np.logical_not(mask))"
+
+    def pair(shape, p, mask_dt=torch.bool, mshape=None):
+        def build(g):
+            mask = rand_mask(g, mshape or shape, p)
+            if mask_dt != torch.bool:
+                mask = mask.to(mask_dt) * 2.5 if mask_dt.is_floating_point else mask.to(mask_dt)
+            return [rand_data(g, shape, short), mask]
+        return build
+
+    rows = {  # variant: (build, error class, rules)
+        "npma_basic": (pair((3, 4), 0.6), None),
+        "npma_1d": (pair((5,), 0.6), None),
+        "npma_zero_size": (pair((0, 3), 0.6), None),
+        "npma_all_false": (pair((3, 4), 0.0), None),
+        # numpy.ma takes any mask: nonzero = specified after the logical not
+        "npma_float_mask": (pair((3, 4), 0.6, torch.float32), None),
+        "npma_int_mask": (pair((3, 4), 0.6, torch.int64), None),
+        # a mask of the same size and another shape is reshaped
+        "npma_mask_reshaped": (pair((3, 4), 0.6, mshape=(4, 3)), None),
+        "npma_shape_mismatch": (pair((3, 4), 0.6, mshape=(3, 5)), "SHAPE_MISMATCH"),
+    }
+    out = []
+    for variant, (build, err) in rows.items():
+        if short not in FULL and variant not in ("npma_basic", "npma_float_mask"):
+            continue
+        if variant == "npma_1d" or (variant == "npma_int_mask" and short != "f32"):
+            continue  # the file-size budget: basic and float32 cover them
+        out.append(Case(id=f"masked_tensor.dense.{short}.{variant}", op="masked_tensor",
+                        rules=("NPMA-1",), tolerance="exact", build=build, run=run,
+                        torch_call=call, error_class=err, poison=False, profile="numpy_ma",
+                        error_match="MaskError" if err else None))
+    return out
+
+
+def to_tensor_cases(short):
+    fills = {"npma_fill_0": 0.0, "npma_fill_7_5": 7.5, "npma_fill_negzero": -0.0,
+             "npma_fill_1e20": 1e20}
+    fills["npma_fill_nan"] = math.nan  # integers: numpy's TypeError
+    if short in FLOATS:
+        fills["npma_fill_neginf"] = -math.inf
+    else:
+        fills["npma_fill_7"] = 7
+    out = []
+    for variant, v in fills.items():
+        if short not in FULL and variant not in ("npma_fill_0", "npma_fill_7", "npma_fill_nan"):
+            continue
+        if v == 7.5 and short == "f64":
+            continue  # the file-size budget: float32 shows it
+        if v == 1e20 and short != "f32":
+            continue  # float32 shows it (float16: inf, integers: refused)
+        err = "INVALID_ARGUMENT" if (short in INTS and isinstance(v, float)
+                                     and not math.isfinite(v)) else None
+        out.append(Case(
+            id=f"to_tensor.masked.{short}.{variant}", op="to_tensor", rules=("NPMA-1",),
+            tolerance="exact", build=lambda g, v=v: [rand_m(g, (3, 4), short), v],
+            run=lambda ins, kw: [from_np(to_np(ins[0]).filled(ins[1]))],
+            torch_call=f"m.filled({py(v)})", error_class=err, profile="numpy_ma"))
+    return out
+
+
+EDGE_LOG = {(0, 0): 0.0, (1, 1): -0.0, (2, 2): -1.5, (0, 3): math.inf, (1, 3): math.nan}
+EDGE_SQRT = {(0, 0): -2.0, (1, 1): -0.0, (2, 2): 0.0, (0, 3): math.inf, (1, 3): -math.inf}
+
+
+def unary_cases(short):
+    out = []
+    isf = short in FLOATS
+    for op, (f, tolf) in UNARY.items():
+        tol = tolf(short)
+        rows = {"npma_basic": lambda g: rand_m(g, (3, 4), short,
+                                               **({"lo": 0.1, "hi": 3.0} if op == "log" and isf
+                                                  else {})),
+                "npma_fully_masked": lambda g: rand_m(g, (3, 4), short, p_true=0.0),
+                "npma_zero_size": lambda g: rand_m(g, (0, 4), short)}
+        if op in ("log", "sqrt"):
+            edge = EDGE_LOG if op == "log" else EDGE_SQRT
+            if not isf:
+                edge = {k: v for k, v in edge.items() if math.isfinite(v)
+                        and (v >= 0 or short not in ("u8", "bool"))}
+                edge = {k: (int(v) if short != "bool" else bool(v)) for k, v in edge.items()}
+            rows["npma_domain"] = lambda g, e=edge: rand_m(g, (3, 4), short, force=e)
+        if op in ("neg", "abs", "sqrt") and isf:
+            rows["npma_signed_zeros"] = lambda g: rand_m(
+                g, (3, 4), short, force={(0, 0): -0.0, (0, 1): 0.0, (1, 0): -0.0})
+        run = unary_run(op)
+        for variant, build in rows.items():
+            if short not in FULL and variant not in ("npma_basic", "npma_domain"):
+                continue
+            if variant == "npma_zero_size" and op not in ("neg", "exp"):
+                continue  # the file-size budget
+            err = None if unary_ok(op, short) else "DTYPE_MISMATCH"
+            out.append(Case(
+                id=f"{op}.masked.{short}.{variant}", op=op, rules=U_RULES[op], tolerance=tol,
+                build=lambda g, b=build: [b(g)], run=run,
+                torch_call=f"np.ma.{NP_NAME[op]}(m)", error_class=err,
+                check_masked_out=True, tag_rules=with_fills, profile="numpy_ma",
+                check=f32_headroom(tol, run, to64)))
+            if err:
+                break
+    return out
+
+
+POW_EXPONENTS = {"npma_exponent_2": 2, "npma_exponent_0_5": 0.5, "npma_exponent_m1": -1,
+                 "npma_exponent_3": 3}
+
+
+def pow_cases(short):
+    out = []
+    isf = short in FLOATS
+    for variant, e in POW_EXPONENTS.items():
+        if short not in FULL and variant not in ("npma_exponent_2", "npma_exponent_0_5",
+                                                 "npma_exponent_m1"):
+            continue
+        # integers to a negative integer power: numpy refuses (ValueError)
+        err = "DTYPE_MISMATCH" if (not isf and isinstance(e, int) and e < 0) else None
+        tol = "exact" if (not isf and isinstance(e, int)) else "ulp:2"
+        force = None
+        if isf and e in (0.5, -1):
+            # domain: (-2)**0.5 = NaN, 0**-1 = inf: masked, filled with 1e20
+            force = {(0, 0): -2.0, (1, 1): 0.0, (2, 2): -0.0}
+        out.append(Case(
+            id=f"pow.masked_scalar.{short}.{variant}", op="pow",
+            rules=("NPMA-3", "NPMA-4") if force else ("NPMA-4",), tolerance=tol,
+            build=lambda g, e=e, f=force: [rand_m(g, (3, 4), short, force=f), e],
+            run=pow_run, torch_call=f"np.ma.power(m, {py(e)})", error_class=err,
+            check_masked_out=True, tag_rules=with_fills, profile="numpy_ma",
+            check=f32_headroom(tol, pow_run, to64)))
+    if isf:
+        big = {"f16": 300.0, "f32": 1e30, "f64": 1e200}[short]
+        out.append(Case(
+            id=f"pow.masked_scalar.{short}.npma_overflow", op="pow", rules=("NPMA-3", "NPMA-4"),
+            tolerance="ulp:2",
+            build=lambda g: [rand_m(g, (3, 4), short, force={(0, 0): big, (1, 1): -big}), 2],
+            run=pow_run, torch_call="np.ma.power(m, 2)", check_masked_out=True,
+            tag_rules=with_fills, profile="numpy_ma"))
+    return out
+
+
+DIV_A = {(0, 0): 1.5, (1, 1): 0.0, (2, 2): -1.5, (0, 1): 1e300, (0, 2): -0.0, (1, 2): 0.0}
+DIV_B = {(0, 0): 0.0, (1, 1): 0.0, (2, 2): -0.0, (0, 1): 1e-10, (0, 2): 2.0, (1, 2): -2.0}
+
+
+def binary_cases(short):
+    out = []
+    isf = short in FLOATS
+    scalar = 2.5 if isf else 2
+    for op in BINARY:
+        run = binary_run(op)
+        err = "DTYPE_MISMATCH" if (op == "sub" and short == "bool") else None
+        rows = {
+            # masks differ: specified where both are (numpy ORs its masks)
+            ("masked_masked", "npma_masks_differ"):
+                (lambda g: [rand_m(g, (3, 4), short), rand_m(g, (3, 4), short)], "a, b",
+                 ("NPMA-2",)),
+            ("masked_masked", "npma_same_mask"):
+                (lambda g: same_mask(g, short), "a, b", ("NPMA-2",)),
+            ("masked_masked", "npma_fully_masked"):
+                (lambda g: [rand_m(g, (3, 4), short, 0.0), rand_m(g, (3, 4), short)], "a, b",
+                 ("NPMA-2",)),
+            ("masked_dense", "npma_basic"):
+                (lambda g: [rand_m(g, (3, 4), short), rand_data(g, (3, 4), short)], "m, t",
+                 ("NPMA-2",)),
+            ("dense_masked", "npma_basic"):
+                (lambda g: [rand_data(g, (3, 4), short), rand_m(g, (3, 4), short)], "t, m",
+                 ("NPMA-2",)),
+            ("masked_scalar", "npma_scalar"):
+                (lambda g: [rand_m(g, (3, 4), short), scalar], f"m, {py(scalar)}",
+                 ("NPMA-2", "NPMA-4")),
+            ("masked_masked", "npma_zero_size"):
+                (lambda g: [rand_m(g, (0, 4), short), rand_m(g, (0, 4), short)], "a, b",
+                 ("NPMA-2",)),
+        }
+        if short == "f32":
+            # a float32 and a float64 operand: numpy promotes (torch refuses)
+            rows[("masked_masked", "npma_f32_f64")] = (
+                lambda g: [rand_m(g, (3, 4), "f32"), rand_m(g, (3, 4), "f64")], "a, b",
+                ("NPMA-2", "NPMA-4"))
+            rows[("masked_scalar", "npma_scalar_0_1")] = (
+                lambda g: [rand_m(g, (3, 4), "f32"), 0.1], "m, 0.1", ("NPMA-2", "NPMA-4"))
+        if short == "i32":
+            rows[("masked_masked", "npma_i32_f32")] = (
+                lambda g: [rand_m(g, (3, 4), "i32"), rand_m(g, (3, 4), "f32")], "a, b",
+                ("NPMA-2", "NPMA-4"))
+        if op == "div" and isf:
+            rows[("masked_masked", "npma_divisor_zeros")] = (
+                lambda g: same_mask(g, short, DIV_A, DIV_B), "a, b", ("NPMA-2", "NPMA-3"))
+            rows[("masked_scalar", "npma_scalar_zero")] = (
+                lambda g: [rand_m(g, (3, 4), short), 0.0], "m, 0.0",
+                ("NPMA-2", "NPMA-3", "NPMA-4"))
+        if op == "div" and not isf:
+            rows[("masked_masked", "npma_divisor_zeros")] = (
+                lambda g: same_mask(g, short, {(0, 0): 3, (1, 1): 0},
+                                    {(0, 0): 0, (1, 1): 0}), "a, b", ("NPMA-2", "NPMA-3"))
+        if op == "add" and isf:
+            rows[("masked_masked", "npma_associativity")] = (
+                lambda g: assoc_pair(short), "a, b", ("NPMA-2", "NPMA-6"))
+        for (layout, variant), (build, args, rules) in rows.items():
+            if short not in FULL and variant not in ("npma_masks_differ", "npma_scalar",
+                                                     "npma_divisor_zeros", "npma_i32_f32"):
+                continue
+            if variant == "npma_zero_size" and op in ("sub", "mul", "div"):
+                continue  # the file-size budget
+            if short != "f64" and variant == "npma_divisor_zeros" and isf:
+                # |a| * tiny >= |b| with b != 0 needs float64's range
+                build = (lambda g: same_mask(g, short, {k: v for k, v in DIV_A.items()
+                                                        if abs(v) < 1e4},
+                                             {k: v for k, v in DIV_B.items() if v != 1e-10}))
+            out.append(Case(
+                id=f"{op}.{layout}.{short}.{variant}", op=op,
+                rules=rules + (("NPMA-4",) if err and "NPMA-4" not in rules
+                               and layout != "masked_scalar" else ()),
+                tolerance="exact",
+                build=build, run=run, torch_call=f"np.ma.{NP_NAME[op]}({args})",
+                error_class=err if layout != "masked_scalar" else None,
+                check_masked_out=True, tag_rules=with_fills,
+                profile="numpy_ma"))
+    return out
+
+
+def same_mask(g, short, fa=None, fb=None):
+    mask = rand_mask(g, (3, 4))
+    a, b = rand_data(g, (3, 4), short), rand_data(g, (3, 4), short)
+    for idx, v in (fa or {}).items():
+        a[idx], mask[idx] = v, True
+    for idx, v in (fb or {}).items():
+        b[idx], mask[idx] = v, True
+    return [NpMasked(a, mask), NpMasked(b, mask.clone())]
+
+
+# NPMA-6: (a + b).sum(0) != a.sum(0) + b.sum(0) under numpy.ma: the sum of
+# a + b only counts the elements where both are specified.
+ASSOC_A = [[1.0, 2.0, 4.0], [8.0, 16.0, 32.0]]
+ASSOC_AM = [[1, 1, 0], [1, 0, 1]]
+ASSOC_B = [[100.0, 200.0, 400.0], [800.0, 1600.0, 3200.0]]
+ASSOC_BM = [[1, 0, 1], [1, 1, 1]]
+
+
+def assoc_pair(short):
+    return [fixed_m(ASSOC_A, ASSOC_AM, short), fixed_m(ASSOC_B, ASSOC_BM, short)]
+
+
+def assoc_sum_input(short):
+    """(a + b) of assoc_pair under numpy.ma, as the input of sum."""
+    r = ma.add(to_np(assoc_pair(short)[0]), to_np(assoc_pair(short)[1]))
+    return from_np(r)
+
+
+# variant: (shape, dim, keepdim, p_true, empty row)
+REDUCE_ROWS = {
+    "npma_all": ((3, 4), None, None, 0.65, None),
+    "npma_dim0": ((3, 4), 0, None, 0.65, None),
+    "npma_dim1": ((3, 4), 1, None, 0.65, None),
+    "npma_dim1_keepdim": ((3, 4), 1, True, 0.65, None),
+    "npma_dims0_2_3d": ((2, 3, 4), (0, 2), None, 0.65, None),
+    "npma_fully_masked_all": ((3, 4), None, None, 0.0, None),
+    "npma_fully_masked_dim1": ((3, 4), 1, None, 0.65, 1),
+    "npma_zero_size_all": ((0, 4), None, None, 0.65, None),
+    "npma_zero_size_dim0": ((0, 4), 0, None, 0.65, None),
+    "npma_dim_out_of_range": ((3, 4), 2, None, 0.65, None),
+}
+
+
+def reduce_cases(short):
+    out = []
+    for op in ("sum", "mean", "prod", "amin", "amax"):
+        if short == "u8" and op in ("sum", "prod"):
+            continue  # numpy.ma sums uint8 into uint64, which mtcs has no name for
+        for variant, (shape, dim, keepdim, p, empty) in REDUCE_ROWS.items():
+            if short not in FULL and variant not in ("npma_all", "npma_dim1",
+                                                     "npma_fully_masked_dim1"):
+                continue
+            if op == "prod" and isinstance(dim, tuple):
+                continue  # kwargs.def: prod takes one dim (torch's signature)
+            err = None
+            if variant == "npma_dim_out_of_range":
+                err = "INDEX_OUT_OF_RANGE"
+            elif op in ("amin", "amax") and variant in ("npma_zero_size_all",
+                                                        "npma_zero_size_dim0"):
+                err = "INVALID_ARGUMENT"  # zero-size reduction without identity
+
+            def build(g, shape=shape, p=p, empty=empty, op=op):
+                lo, hi = (0.5, 1.5) if op == "prod" and short in FLOATS else (None, None)
+                if op == "prod" and short in INTS:
+                    lo, hi = -3, 4
+                m = rand_m(g, shape, short, p, lo, hi)
+                if empty is not None:
+                    m.mask[empty] = False
+                return [m]
+            run = reduce_run(op, dim, keepdim)
+            kwargs = {}
+            if dim is not None:
+                kwargs["dim"] = dim
+            if keepdim is not None:
+                kwargs["keepdim"] = keepdim
+            tol = tol_reduce(short, op)
+            out.append(Case(
+                id=f"{op}.masked.{short}.{variant}", op=op, rules=("NPMA-4", "NPMA-5"),
+                tolerance=tol, build=build, run=run, torch_call=reduce_call(op, dim, keepdim),
+                kwargs=kwargs, error_class=err, check_masked_out=True, tag_rules=with_fills,
+                profile="numpy_ma", check=f32_headroom(tol, run, to64)))
+    if short in FULL:
+        # NPMA-5: numpy's sum starts at +0.0 (the identity): a sum of only
+        # -0.0 is +0.0, with or without a masked element (filled with +0.0)
+        for variant, mask, want_neg in (("npma_negative_zeros_all", [[1, 1], [1, 1]], False),
+                                        ("npma_negative_zeros_masked_all", [[1, 0], [1, 1]],
+                                         False)):
+            out.append(Case(
+                id=f"sum.masked.{short}.{variant}", op="sum", rules=("NPMA-4", "NPMA-5"),
+                tolerance="exact",
+                build=lambda g, mask=mask: [fixed_m([[-0.0, -0.0], [-0.0, -0.0]], mask, short)],
+                run=reduce_run("sum", None, None), torch_call="m.sum()",
+                check_masked_out=True, tag_rules=with_fills, profile="numpy_ma",
+                check=zero_sign_check(want_neg)))
+    if short in FLOATS:
+        # NPMA-6: sum over (a + b) and the sums of a and b (add.*.npma_associativity)
+        for variant, build in (("npma_associativity_a_plus_b",
+                                lambda g: [assoc_sum_input(short)]),
+                               ("npma_associativity_a", lambda g: [assoc_pair(short)[0]]),
+                               ("npma_associativity_b", lambda g: [assoc_pair(short)[1]])):
+            out.append(Case(
+                id=f"sum.masked.{short}.{variant}", op="sum", rules=("NPMA-5", "NPMA-6"),
+                tolerance="exact", build=build, run=reduce_run("sum", 0, None),
+                torch_call="m.sum(axis=0)", kwargs={"dim": 0}, check_masked_out=True,
+                tag_rules=with_fills, profile="numpy_ma", check=assoc_check(variant)))
+    return out
+
+
+def zero_sign_check(want_neg):
+    def check(ins, outs):
+        v = outs[0].data
+        if float(v) != 0.0 or bool(torch.signbit(v)) != want_neg:
+            raise Surprise(f"sum is {float(v)!r}, expected {'-' if want_neg else '+'}0.0")
+    return check
+
+
+def assoc_check(variant):
+    def check(ins, outs):
+        if variant != "npma_associativity_a_plus_b":
+            return
+        a, b = (to_np(x) for x in assoc_pair("f64"))
+        lhs = ma.add(a, b).sum(axis=0)
+        rhs = a.sum(axis=0) + b.sum(axis=0)
+        if ma.allequal(lhs, rhs, fill_value=False):
+            raise Surprise("(a + b).sum(0) equals a.sum(0) + b.sum(0): no counter-example")
+    return check
+
+
+# ---- torch's OpInfo samples --------------------------------------------------------
+
+OPINFO = {"neg": "neg", "abs": "abs", "exp": "exp", "log": "log", "sqrt": "sqrt",
+          "add": "add", "sub": "sub", "mul": "mul", "div": "div.no_rounding_mode", "pow": "pow",
+          "sum": "sum", "mean": "mean", "prod": "prod", "amin": "amin", "amax": "amax"}
+
+
+# samples per op: the golden file stays under 3 MB
+OPINFO_PER_OP = {"f32": 2, "f64": 2, "f16": 1, "i64": 1}
+
+
+def opinfo_cases(short):
+    dt = ALL_DTYPES[short]
+    out = []
+    if not OPINFO_PER_OP.get(short):
+        return out
+    for op, name in OPINFO.items():
+        try:
+            if not opinfo.supports(name, dt):
+                continue
+            smp = opinfo.samples(name, dt, crop=5, limit=10)
+        except KeyError:
+            continue
+        k = 0
+        for src, s in smp:
+            case = opinfo_case(op, short, src, s, k)
+            if case is None:
+                continue
+            out.append(case)
+            k += 1
+            if k == OPINFO_PER_OP.get(short, 0):
+                break
+    return out
+
+
+def opinfo_case(op, short, src, s, k):
+    if not isinstance(s.input, torch.Tensor) or s.input.dtype != ALL_DTYPES[short]:
+        return None
+    x = s.input.clone()
+    if x.ndim == 0 or x.numel() == 0:
+        return None
+    if op in UNARY:
+        if s.args or s.kwargs or not unary_ok(op, short):
+            return None
+        tol = UNARY[op][1](short)
+        run = unary_run(op)
+        return Case(id=f"{op}.masked.{short}.npma_opinfo_{k}", op=op, rules=U_RULES[op],
+                    tolerance=tol, build=lambda g: [NpMasked(x.clone(), rand_mask(g, x.shape))],
+                    run=run, torch_call=f"np.ma.{NP_NAME[op]}(m)", check_masked_out=True,
+                    tag_rules=with_fills, profile="numpy_ma", source=src,
+                    check=f32_headroom(tol, run, to64))
+    if op in BINARY or op == "pow":
+        if s.kwargs or len(s.args) != 1:
+            return None
+        y = s.args[0]
+        if isinstance(y, torch.Tensor) and y.ndim == 0:
+            # a 0-d tensor: numpy broadcasts it (a 0-d array of its dtype)
+            if y.dtype != x.dtype or (op == "pow" and short not in FLOATS and int(y) < 0):
+                return None
+            y = y.clone()
+            build = lambda g: [NpMasked(x.clone(), rand_mask(g, x.shape)), y.clone()]  # noqa: E731
+            layout, args = "masked_dense", "m, t"
+        elif isinstance(y, torch.Tensor):
+            if y.shape != x.shape or y.dtype != x.dtype:
+                return None
+            y = y.clone()
+            build = lambda g: [NpMasked(x.clone(), rand_mask(g, x.shape)),  # noqa: E731
+                               NpMasked(y.clone(), rand_mask(g, x.shape))]
+            layout, args = "masked_masked", "a, b"
+        elif isinstance(y, (int, float)) and not isinstance(y, bool):
+            build = lambda g: [NpMasked(x.clone(), rand_mask(g, x.shape)), y]  # noqa: E731
+            layout, args = "masked_scalar", f"m, {py(y)}"
+        else:
+            return None
+        if op == "pow":
+            if layout == "masked_masked":
+                return None
+            if short not in FLOATS and isinstance(y, int) and y < 0:
+                return None
+            run, call = pow_run, f"np.ma.power({args})"
+            # integers to an integer power: exact; floats: C's pow (float16
+            # through float32)
+            tol = "exact" if short not in FLOATS else "ulp:2"
+        else:
+            if op == "sub" and short == "bool":
+                return None
+            run, call, tol = binary_run(op), f"np.ma.{NP_NAME[op]}({args})", "exact"
+        return Case(id=f"{op}.{layout}.{short}.npma_opinfo_{k}", op=op,
+                    rules=("NPMA-2", "NPMA-4") if op != "pow" else ("NPMA-4",), tolerance=tol,
+                    build=build, run=run, torch_call=call, check_masked_out=True,
+                    tag_rules=with_fills, profile="numpy_ma", source=src,
+                    check=f32_headroom(tol, run, to64))
+    # reductions
+    if s.args or set(s.kwargs) - {"dim", "keepdim"}:
+        return None
+    dim, keepdim = s.kwargs.get("dim"), s.kwargs.get("keepdim")
+    if isinstance(dim, list):
+        dim = tuple(dim)
+    if dim == ():
+        return None
+    if op == "prod" and isinstance(dim, tuple):
+        return None
+    if short == "u8" and op in ("sum", "prod"):
+        return None
+    kwargs = {}
+    if dim is not None:
+        kwargs["dim"] = dim
+    if keepdim is not None:
+        kwargs["keepdim"] = keepdim
+    tol = tol_reduce(short, op)
+    run = reduce_run(op, dim, keepdim)
+    return Case(id=f"{op}.masked.{short}.npma_opinfo_{k}", op=op, rules=("NPMA-4", "NPMA-5"),
+                tolerance=tol, build=lambda g: [NpMasked(x.clone(), rand_mask(g, x.shape))],
+                run=run, torch_call=reduce_call(op, dim, keepdim), kwargs=kwargs,
+                check_masked_out=True, tag_rules=with_fills, profile="numpy_ma", source=src,
+                check=f32_headroom(tol, run, to64))
+
+
+def cases():
+    out = []
+    for short in ALL_DTYPES:
+        out += masked_tensor_cases(short)
+        out += to_tensor_cases(short)
+        out += unary_cases(short)
+        out += pow_cases(short)
+        out += binary_cases(short)
+        out += reduce_cases(short)
+        out += opinfo_cases(short)
+    return check_ids(out)
