@@ -85,6 +85,8 @@ def kwarg_value(v):
         return np.float64(v)
     if isinstance(v, tuple):
         return np.asarray(v, dtype=np.int64)
+    if isinstance(v, str):
+        return v
     raise TypeError(f"unsupported kwarg {v!r}")
 
 
