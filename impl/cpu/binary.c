@@ -3,9 +3,9 @@
  * one kernel.
  *
  * torch.masked's _binary_helper, step by step:
- * BIN-7   any keyword argument is refused first ("len(kwargs) must equal
- *         0"); alpha=1 is torch's default and never reaches it. A number on
- *         the left (torch.add(2, m)) is refused.
+ * BIN-7   any keyword argument ("len(kwargs) must equal 0"), a number where
+ *         torch has Tensor overloads only, a number on the left
+ *         (torch.add(2, m)) are refused.
  * MASK-8  two masked operands: masks must be identical (kind, shape, every
  *         element) -> MASK_MISMATCH; masks of equal ndim whose shapes cannot
  *         broadcast are SHAPE_MISMATCH (torch.eq on the masks raises first).
@@ -533,10 +533,15 @@ static mt_status broadcast(const operand *o, const char *name, int *ndim, int64_
         *r = s;
         continue;
       }
+    {
+      char s0[64], s1[64];
       return mt_err(err, MT_SHAPE_MISMATCH,
                     "%s: The size of tensor a (%lld) must match the size of tensor b (%lld) at "
-                    "non-singleton dimension %d",
-                    name, (long long)(k ? *r : s), (long long)(k ? s : *r), off + d);
+                    "non-singleton dimension %d (inputs/0 %s, inputs/1 %s)",
+                    name, (long long)(k ? *r : s), (long long)(k ? s : *r), off + d,
+                    o[0].d ? mt_shape_str(o[0].d->ndim, o[0].d->shape, s0, sizeof s0) : "number",
+                    o[1].d ? mt_shape_str(o[1].d->ndim, o[1].d->shape, s1, sizeof s1) : "number");
+    }
     }
   }
   return MT_OK;
@@ -555,6 +560,11 @@ static mt_status binary(mt_call *call, mt_op opid, mt_error *err) {
   memset(o, 0, sizeof o);
   if (!find_op(opid, &p.op))
     return mt_err(err, MT_NOT_SUPPORTED, "%s: not a binary op", name);
+  /* BIN-7: torch.masked refuses every keyword argument ("len(kwargs) must
+   * equal 0"): kwargs.def lists none for binary ops, so the check refuses
+   * any. (With a number where torch has Tensor overloads only, torch's
+   * argument parser would raise first: INVALID_ARGUMENT all the same.) */
+  if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
   for (int k = 0; k < 2; k++) {
     if ((st = mt__cpu_input(call, k, name, &o[k].t, err)) != MT_OK) return st;
     o[k].masked = o[k].t->kind == MT_KIND_MASKED;
@@ -563,23 +573,11 @@ static mt_status binary(mt_call *call, mt_op opid, mt_error *err) {
         (st = mt_tensor_validate(o[k].t, mt__cpu_in_name(k, what, sizeof what), err)) != MT_OK)
       return st;
   }
-  /* BIN-7: ops with Tensor overloads only refuse a number, before
-   * anything else (Python's argument parser) */
+  /* BIN-7: ops with Tensor overloads only refuse a number (Python's
+   * argument parser) */
   if (o[1].number && tensors_only(p.op.code))
     return mt_err(err, MT_INVALID_ARGUMENT,
                   "%s: argument 'other' (position 2) must be Tensor, not a number", name);
-  /* BIN-7: then torch.masked refuses every keyword argument. */
-  if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
-  if (call->kw)
-    for (int k = 0; k < call->kw->n; k++) {
-      const mt_kwarg *a = &call->kw->items[k];
-      /* alpha=1 is torch's default: the dispatcher drops it */
-      if (strcmp(a->name, "alpha") == 0 && a->type != MT_KW_STR && a->f == 1.0) continue;
-      return mt_err(err, MT_INVALID_ARGUMENT,
-                    "%s: len(kwargs) must equal 0 (torch.masked binary ops take no keyword "
-                    "argument: got %s)",
-                    name, a->name);
-    }
   if (!o[0].masked && !o[1].masked)
     return mt_err(err, MT_NOT_SUPPORTED,
                   "%s: neither operand is a masked tensor (%s, %s); the CPU backend implements "

@@ -608,12 +608,6 @@ def corner_specs(name, o: Op, dt, token):
 def extra_specs(name, o: Op):
     """Cases for one op and f32 only (kwargs)."""
     out = []
-    if o.canon in ("add", "sub"):
-        out.append(Spec("masked_masked", "alpha_one",
-                        lambda g: (lambda m: [mk(g, (3, 4), torch.float32, m),
-                                              mk(g, (3, 4), torch.float32, m)])(
-                            rand_mask(g, (3, 4), 0.6)), "a, b, alpha=1", ("BIN-7",),
-                        kwargs={"alpha": 1}))
     if o.canon == "div" and name != "true_divide":
         out.append(Spec("masked_masked", "rounding_mode",
                         lambda g: (lambda m: [mk(g, (3, 4), torch.float32, m),
