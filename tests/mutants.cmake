@@ -41,6 +41,9 @@ set(MUTANTS
   scalar_mul_loses_neg_zero=MASK-7
   mask_intersection=MASK-8
   dtype_before_masks=MASK-8
+  remainder_as_fmod=BIN-5
+  maximum_skips_nan=BIN-9
+  promote_to_lhs=BIN-2
   # reductions
   amax_nan_skipping=RED-1
   mean_total_count=RED-1

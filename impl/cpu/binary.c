@@ -419,12 +419,13 @@ typedef struct {
   mt_dtype ct;   /* computation dtype */
   mt_dtype rt;   /* result dtype */
   int fl;        /* ct is a float dtype */
+  mt_dtype nt;   /* what a number operand is rounded to first */
 } plan;
 
 /* Element e of operand o: a number, or the value at offset off. */
-static double ld_f(const operand *o, const void *vals, int64_t off, mt_dtype ct) {
-  double v = o->number ? o->f : mt__cpu_ld(vals, o->d->dtype, off);
-  return mt__cpu_round(ct, v);
+static double ld_f(const operand *o, const void *vals, int64_t off, mt_dtype ct, mt_dtype nt) {
+  if (o->number) return mt__cpu_round(nt, o->f);
+  return mt__cpu_round(ct, mt__cpu_ld(vals, o->d->dtype, off));
 }
 static int64_t ld_i(const operand *o, const void *vals, int64_t off, mt_dtype ct) {
   unsigned char tmp[8];
@@ -440,7 +441,8 @@ static mt_status one(const plan *p, const operand *o, const void *va, int64_t oa
                      int64_t ob, void *out, int64_t i, int b_specified, const char *name,
                      mt_error *err) {
   if (p->fl) {
-    double r = fop(p->op.code, ld_f(&o[0], va, oa, p->ct), ld_f(&o[1], vb, ob, p->ct), p->ct);
+    double r = fop(p->op.code, ld_f(&o[0], va, oa, p->ct, p->nt), ld_f(&o[1], vb, ob, p->ct, p->nt),
+                   p->ct);
     mt__cpu_st(out, p->rt, i, r);
     return MT_OK;
   }
@@ -626,6 +628,14 @@ static mt_status binary(mt_call *call, mt_op opid, mt_error *err) {
   p.ct = (mt_dtype)ct;
   if (p.op.result == R_FLOAT && !mt_dtype_is_float(p.ct)) p.ct = MT_float32;
   p.fl = mt_dtype_is_float(p.ct);
+  /* BIN-2: a number is cast to the computation dtype first, except that
+   * torch's float16 mul, div and floor_divide kernels take a CPU scalar in
+   * float (their opmath type): m * 0.1 in float16 is float(x) * 0.1f,
+   * m + 0.1 is float(x) + float(half(0.1)) */
+  p.nt = p.ct;
+  if (p.ct == MT_float16 &&
+      (p.op.code == K_MUL || p.op.code == K_DIV || p.op.code == K_FLOORDIV))
+    p.nt = MT_float32;
   p.rt = p.op.result == R_BOOL ? MT_bool : p.ct;
   /* BIN-3: sub refuses any bool operand (torch's sub_check), before the
    * kernel lookup. */

@@ -520,8 +520,6 @@ def promotion_specs(name, o: Op):
         else:
             out.append((token, Spec(layout, variant, build, args, ("BIN-2", "BIN-3"),
                                     "DTYPE_MISMATCH")))
-    if o.canon == "sub":  # any bool operand, even with an int number
-        pass
     return out
 
 
@@ -584,24 +582,26 @@ def corner_specs(name, o: Op, dt, token):
                                 torch.arange(12).view(3, 4) % 3 != 1),
                             "a, b", ("BIN-5",), "INVALID_ARGUMENT", first="ZeroDivisionError"))
             if c == "floor_divide":
-              out.append(Spec("masked_dense", "zero_divisor_masked_out",
-                            lambda g: [masked(torch.full((3, 4), 5, dtype=dt),
-                                              torch.arange(12).view(3, 4) != 5),
-                                       torch.where(torch.arange(12).view(3, 4) == 5,
-                                                   torch.zeros(3, 4, dtype=torch.int64),
-                                                   torch.full((3, 4), 3)).to(dt)],
-                            "m, t", ("BIN-5",), "INVALID_ARGUMENT", first="ZeroDivisionError"))
-            if c == "floor_divide":
-              out.append(Spec("masked_scalar", "zero_divisor",
-                            lambda g: [mk(g, (3, 4), dt), 0], "m, 0", ("BIN-5",),
-                            "INVALID_ARGUMENT", first="ZeroDivisionError"))
+                # a plain divisor's zero raises even under a masked-out
+                # result element (torch computes every element)
+                out.append(Spec("masked_dense", "zero_divisor_masked_out",
+                                lambda g: [masked(torch.full((3, 4), 5, dtype=dt),
+                                                  torch.arange(12).view(3, 4) != 5),
+                                           torch.where(torch.arange(12).view(3, 4) == 5,
+                                                       torch.zeros(3, 4, dtype=torch.int64),
+                                                       torch.full((3, 4), 3)).to(dt)],
+                                "m, t", ("BIN-5",), "INVALID_ARGUMENT",
+                                first="ZeroDivisionError"))
+                out.append(Spec("masked_scalar", "zero_divisor",
+                                lambda g: [mk(g, (3, 4), dt), 0], "m, 0", ("BIN-5",),
+                                "INVALID_ARGUMENT", first="ZeroDivisionError"))
     if token in ("i8", "i64") and c in ("shl", "shr"):
-        if True:
-            bits = torch.iinfo(dt).bits
-            amounts = (-1, 0, 1, bits - 1, bits, bits + 1, 100 if bits > 8 else 100)
-            vals = (1, -1, 5, -5, int(torch.iinfo(dt).min), int(torch.iinfo(dt).max))
-            out.append(Spec("masked_masked", "amounts",
-                            lambda g: nan_inf_pair(dt, vals, amounts), "a, b", ("BIN-6",)))
+        # every value against amounts below 0, within and beyond the width
+        bits = torch.iinfo(dt).bits
+        amounts = (-1, 0, 1, bits - 1, bits, bits + 1, 100)
+        vals = (1, -1, 5, -5, int(torch.iinfo(dt).min), int(torch.iinfo(dt).max))
+        out.append(Spec("masked_masked", "amounts",
+                        lambda g: nan_inf_pair(dt, vals, amounts), "a, b", ("BIN-6",)))
     return out
 
 
@@ -646,8 +646,6 @@ def opinfo_specs(name, o: Op, dt, limit=3):
         except Exception:  # noqa: BLE001
             continue
         if isinstance(y, torch.Tensor) and y.shape == x.shape:
-            if o.canon in INT_DIV and not dt.is_floating_point:
-                pass
             layout, args = "masked_masked", "a, b"
         elif isinstance(y, torch.Tensor):
             layout, args = "masked_dense", "m, t"
@@ -660,11 +658,9 @@ def opinfo_specs(name, o: Op, dt, limit=3):
             m = opinfo.sample_mask(g, x)
             mx = poisoned_mt(x, m)
             if layout == "masked_masked":
-                yy = y.clone()
-                if yy.dtype in INT_POISON:
-                    # keep the stored masked-out divisors what the sample had
-                    pass
-                return [mx, masked(yy, m)]
+                # the second operand keeps the sample's masked-out values
+                # (nonzero integer divisors: torch ran the sample whole)
+                return [mx, masked(y.clone(), m)]
             return [mx, y]
         k = len(out)
         out.append(Spec(layout, f"opinfo_{k}", build, args, source=src))
@@ -715,6 +711,13 @@ def full_cases():
             specs += corner_specs(name, o, dt, token)
             if token == "f32":
                 specs += extra_specs(name, o)
+            if token == "f16" and name in ("add", "mul", "div", "floor_divide", "remainder"):
+                # BIN-2/MASK-7: add and remainder round the number to
+                # float16 first; mul, div and floor_divide take it in float
+                specs.append(Spec("masked_scalar", "scalar_0_1",
+                                  lambda g: [masked(log_uniform(g, (4, 4), torch.float16, -1, 1),
+                                                    rand_mask(g, (4, 4), 0.75)), 0.1],
+                                  "m, 0.1", ("BIN-2",)))
             for s in specs:
                 out.append(make_case(name, o, token, s))
         if name in PROMOTE:
