@@ -143,7 +143,29 @@ TEST(maximum_propagates_nan_fmax_ignores_it_and_bitwise_refuses_floats) {
   done(&c, (mt_tensor *[]){a, b}, 2);
 }
 
-MT_TEST_MAIN(T(integer_remainder_has_the_divisors_sign_fmod_the_dividends),
+TEST(in_place_add_casts_to_self_and_refuses_what_self_cannot_hold) {
+  /* int8 m.add_(int32 t): 127 + 1 = 128 computed in int32, cast to int8
+   * wraps to -128; mask kept. int8 m.add_(2.5): float result into int8 is
+   * refused (DTYPE_MISMATCH), as torch's can't-cast check */
+  mt_tensor *m = masked(dense(MT_int8, 1, SHAPE(2), VALS(127, 5)), bools(1, SHAPE(2), BITS(1, 0)));
+  mt_tensor *t = dense(MT_int32, 1, SHAPE(2), VALS(1, 1));
+  mt_tensor *n = number(2.5);
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_add_, &c, &e, 2, (const mt_tensor *[]){m, t}, NULL), MT_OK);
+  CHECK_EQ_INT(c.out[0]->data->dtype, MT_int8);
+  CHECK_NEAR(at(c.out[0]->data, 0), -128, 0);
+  CHECK(bit(c.out[0]->mask, 0) && !bit(c.out[0]->mask, 1));
+  CHECK(at(m->data, 0) == 127); /* CALL-1: self is not written */
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_add_, &c, &e, 2, (const mt_tensor *[]){m, n}, NULL), MT_DTYPE_MISMATCH);
+  CHECK(strstr(e.msg, "can't be cast") != NULL);
+  CHECK_EQ_INT(c.n_out, 0);
+  done(&c, (mt_tensor *[]){m, t, n}, 3);
+}
+
+MT_TEST_MAIN(T(in_place_add_casts_to_self_and_refuses_what_self_cannot_hold),
+             T(integer_remainder_has_the_divisors_sign_fmod_the_dividends),
              T(integer_zero_divisor_raises_only_where_masked_in),
              T(shifts_beyond_the_width_give_zero_or_the_sign),
              T(plain_tensor_broadcasts_and_the_mask_is_expanded),

@@ -23,6 +23,7 @@
  * BIN-6   shifts by a negative amount or by the width or more.
  * BIN-8   nextafter steps to the adjacent representable value of the dtype.
  * BIN-9   maximum/minimum propagate NaN, fmax/fmin ignore it.
+ * BIN-10  in-place variants (add_ ...): self's shape, dtype and mask.
  * float16 and float32 compute in float (float16 rounds once at the store),
  * float64 in double, integers and bool exactly in int64 and wrap. */
 #include "cpu_util.h"
@@ -549,7 +550,7 @@ static mt_status broadcast(const operand *o, const char *name, int *ndim, int64_
   return MT_OK;
 }
 
-static mt_status binary(mt_call *call, mt_op opid, mt_error *err) {
+static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
   const char *name = mt_op_name(opid);
   const mt_host *h = mt__cpu_host(call);
   operand o[2];
@@ -560,7 +561,7 @@ static mt_status binary(mt_call *call, mt_op opid, mt_error *err) {
 
   mt__cpu_begin(call);
   memset(o, 0, sizeof o);
-  if (!find_op(opid, &p.op))
+  if (!find_op(base, &p.op))
     return mt_err(err, MT_NOT_SUPPORTED, "%s: not a binary op", name);
   /* BIN-7: torch.masked refuses every keyword argument ("len(kwargs) must
    * equal 0"): kwargs.def lists none for binary ops, so the check refuses
@@ -706,7 +707,84 @@ fail:
   return st;
 }
 
-#define X(name, code, acc, res, kname) \
-  mt_status mt_cpu_##name(mt_call *call, mt_error *err) { return binary(call, MT_OP_##name, err); }
+#define X(name, code, acc, res, kname)                  \
+  mt_status mt_cpu_##name(mt_call *call, mt_error *err) { \
+    return binary(call, MT_OP_##name, MT_OP_##name, err); \
+  }
 BINARY_OPS(X)
+#undef X
+
+/* ---- in-place variants (BIN-10) ----------------------------------------------------- */
+
+/* torch.masked's in-place binary ops: the out-of-place result (promotion,
+ * broadcasting, masks as above) must have self's shape and be castable to
+ * self's dtype (no float to integer, nothing but bool to bool); the result
+ * is self's new value: the data cast to self's dtype, self's mask. mtcs
+ * never writes an input (CALL-1): the updated self is a new output. */
+static mt_status binary_inplace(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
+  const char *name = mt_op_name(opid);
+  const mt_host *h = mt__cpu_host(call);
+  mt_tensor *d = NULL, *m = NULL, *r = NULL;
+  char s0[64], s1[64];
+  mt_status st = binary(call, opid, base, err);
+  if (st != MT_OK) return st;
+  const mt_tensor *self = call->in[0], *o = call->out[0];
+  if (self->kind != MT_KIND_MASKED) {
+    st = mt_err(err, MT_INVALID_ARGUMENT,
+                "%s: inputs/0 is a %s tensor: 'Tensor' object has no attribute "
+                "'_set_data_mask' (in-place ops update a masked tensor)",
+                name, mt_kind_name(self->kind));
+    goto fail;
+  }
+  if (!mt_shape_equal(o, self)) {
+    st = mt_err(err, MT_SHAPE_MISMATCH,
+                "%s: output with shape %s doesn't match the broadcast shape %s", name,
+                mt_shape_str(self->ndim, self->shape, s0, sizeof s0),
+                mt_shape_str(o->ndim, o->shape, s1, sizeof s1));
+    goto fail;
+  }
+  mt_dtype sd = self->data->dtype, rd = o->data->dtype;
+  if (category((int)rd) > category((int)sd)) {
+    st = mt_err(err, MT_DTYPE_MISMATCH,
+                "%s: result type %s can't be cast to the desired output type %s", name,
+                torch_type_name(rd), torch_type_name(sd));
+    goto fail;
+  }
+  if (rd == sd || o->data->kind != MT_KIND_DENSE) return MT_OK;
+  if ((st = h->dense_new(sd, o->ndim, o->shape, &d, err)) != MT_OK) goto fail;
+  for (int64_t i = 0; i < mt_numel(d); i++) {
+    if (mt_dtype_is_float(sd))
+      mt__cpu_st(d->values, sd, i, mt__cpu_ld(o->data->values, rd, i));
+    else
+      mt__cpu_sti(d->values, sd, i, mt__cpu_ldi(o->data->values, rd, i));
+  }
+  if ((st = mt__cpu_copy(h, o->mask, &m, err)) != MT_OK) goto fail;
+  st = h->masked_new(d, m, &r, err); /* takes d and m */
+  d = m = NULL;
+  if (st != MT_OK) goto fail;
+  h->free(call->out[0]);
+  call->out[0] = r;
+  return MT_OK;
+fail:
+  if (d) h->free(d);
+  if (m) h->free(m);
+  mt__cpu_drop_outputs(call);
+  return st;
+}
+
+#define INPLACE_OPS(X)                                                                    \
+  X(add_, add) X(sub_, sub) X(subtract_, subtract) X(mul_, mul) X(multiply_, multiply)    \
+  X(div_, div) X(divide_, divide) X(true_divide_, true_divide) X(atan2_, atan2)           \
+  X(arctan2_, arctan2) X(bitwise_and_, bitwise_and) X(bitwise_or_, bitwise_or)            \
+  X(bitwise_xor_, bitwise_xor) X(bitwise_left_shift_, bitwise_left_shift)                 \
+  X(bitwise_right_shift_, bitwise_right_shift) X(floor_divide_, floor_divide)             \
+  X(fmod_, fmod) X(remainder_, remainder) X(nextafter_, nextafter) X(eq_, eq) X(ne_, ne)  \
+  X(not_equal_, not_equal) X(le_, le) X(less_equal_, less_equal) X(ge_, ge)               \
+  X(greater_equal_, greater_equal) X(gt_, gt) X(greater_, greater) X(lt_, lt) X(less_, less)
+
+#define X(name, base)                                               \
+  mt_status mt_cpu_##name(mt_call *call, mt_error *err) {           \
+    return binary_inplace(call, MT_OP_##name, MT_OP_##base, err);   \
+  }
+INPLACE_OPS(X)
 #undef X
