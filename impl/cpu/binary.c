@@ -610,7 +610,8 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
     if (o[k].number) {
       mt_dtype sd = o[k].t->dtype;
       o[k].f = mt_get_f64(o[k].t->values, sd, 0);
-      o[k].i = mt_dtype_is_float(sd) ? (int64_t)o[k].f : mt__cpu_ldi(o[k].t->values, sd, 0);
+      /* a float number only meets float computation dtypes: no integer value */
+      o[k].i = mt_dtype_is_float(sd) ? 0 : mt__cpu_ldi(o[k].t->values, sd, 0);
       /* a float number counts as the default dtype, an int as int64 */
       wrapped = promote(wrapped, mt_dtype_is_float(sd) ? MT_float32 : sd == MT_bool ? MT_bool
                                                                                      : MT_int64);
