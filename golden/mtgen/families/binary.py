@@ -270,12 +270,11 @@ ALL_OPS = {
     "fmax": Op("fmax", F + I + B, "same", "exact", ("BIN-9",), "fmax"),
     "fmin": Op("fmin", F + I + B, "same", "exact", ("BIN-9",), "fmin"),
 }
-ALIASES = {n for n, o in ALL_OPS.items() if n != o.canon and n not in
-           ("add", "sub", "mul", "div") and o.canon in ALL_OPS and n not in (
-               "eq", "ne", "le", "ge", "gt", "lt")}
-# ops whose canonical kernel is already covered by a shorter name: cases for
-# one float and one integer dtype only (the kernel is shared)
-ALIAS_DTYPES = ("f32", "i32")
+# torch's aliases: the kernel of another op of the table (Op.canon), so
+# they get one masked_masked case each, in float32 (int32 for integer-only
+# kernels): the shared kernel is covered under its own name
+ALIASES = {"subtract", "multiply", "divide", "true_divide", "arctan2", "not_equal",
+           "less_equal", "greater_equal", "greater", "less"}
 # dtypes a MaskedTensor may hold (uint8 only as a plain operand)
 MASKED_DTYPES = ("f16", "f32", "f64", "i64", "i32", "i8", "bool")
 INT_DIV = ("floor_divide", "fmod", "remainder")
@@ -683,7 +682,7 @@ def full_cases():
     for name, o in ALL_OPS.items():
         alias = name in ALIASES
         first = first_dtype(o)
-        if alias:
+        if alias:  # one case (see ALIASES)
             out.append(make_case(name, o, first, basic_spec(name, o, ALL_DTYPES[first])))
             continue
         refused_cats = set()
