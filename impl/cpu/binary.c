@@ -588,11 +588,13 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
                   name, mt_kind_name(o[0].t->kind), mt_kind_name(o[1].t->kind));
   /* BIN-7: torch.masked reads the left operand's layout: a number there
    * raises AttributeError ('int' object has no attribute 'layout'). */
-  if (o[0].number)
+  if (o[0].number) {
+    mt_dtype nd = o[0].t->dtype;
     return mt_err(err, MT_INVALID_ARGUMENT,
                   "%s: a number as the left operand is refused by torch.masked ('%s' object has "
                   "no attribute 'layout')",
-                  name, o[0].t->dtype == MT_float64 ? "float" : o[0].t->dtype == MT_bool ? "bool" : "int");
+                  name, mt_dtype_is_float(nd) ? "float" : nd == MT_bool ? "bool" : "int");
+  }
   for (int k = 0; k < 2; k++)
     if (!o[k].number && !o[k].masked && o[k].t->kind != MT_KIND_DENSE)
       return mt_err(err, MT_NOT_SUPPORTED,
@@ -652,19 +654,15 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
   }
   /* BIN-3: no kernel for the computation dtype. */
   int acc = p.fl ? A_FLOAT : p.ct == MT_bool ? A_BOOL : A_INT;
-  if (!(p.op.accepts & acc)) {
+  if (!(p.op.accepts & acc))
     return mt_err(err, MT_DTYPE_MISMATCH, "%s: \"%s\" not implemented for '%s'", name,
                   p.op.kernel, torch_type_name(p.ct));
-  }
 
   const mt_tensor *m = o[0].masked ? o[0].t : o[1].t;
-  if (m->data->kind == MT_KIND_COO || m->data->kind != MT_KIND_DENSE) {
-    if (m->data->kind == MT_KIND_COO) return binary_coo(call, &p, o, name, err);
-    return mt_err(err, MT_NOT_SUPPORTED, "%s: %s storage is not supported by the CPU backend",
-                  name, mt_kind_name(m->data->kind));
-  }
+  if (m->data->kind == MT_KIND_COO) return binary_coo(call, &p, o, name, err);
   for (int k = 0; k < 2; k++)
-    if (o[k].masked && (o[k].t->data->kind != MT_KIND_DENSE || o[k].t->mask->kind != MT_KIND_DENSE))
+    if (o[k].masked &&
+        (o[k].t->data->kind != MT_KIND_DENSE || o[k].t->mask->kind != MT_KIND_DENSE))
       return mt_err(err, MT_NOT_SUPPORTED,
                     "%s: inputs/%d mixes storages; the CPU backend combines dense-storage masked "
                     "tensors",
