@@ -698,6 +698,14 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
       idx[d] = 0;
     }
   }
+  /* BIN-2: torch.masked wraps the result in a MaskedTensor, which refuses
+   * uint8 data (bool m + uint8 t); the in-place variants store into self
+   * instead (BIN-10) */
+  if (p.rt == MT_uint8 && opid == base) {
+    st = mt_err(err, MT_DTYPE_MISMATCH,
+                "%s: the result is uint8: torch.uint8 is not supported in MaskedTensor.", name);
+    goto fail;
+  }
   call->out[0] = out;
   call->n_out = 1;
   return MT_OK;

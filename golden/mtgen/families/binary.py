@@ -762,6 +762,23 @@ def run_inplace(name):
     return lambda ins, kw: [getattr(ins[0], name)(ins[1], **kw)]
 
 
+def uint8_cases():
+    """BIN-2: a uint8 result cannot be a MaskedTensor (bool m + uint8 t);
+    a comparison's bool result can."""
+    def build(g):
+        return [mk(g, (3, 4), torch.bool), values(g, (3, 4), torch.uint8)]
+    out = []
+    for name, err in (("add", "DTYPE_MISMATCH"), ("eq", None)):
+        o = ALL_OPS[name]
+        out.append(Case(id=f"{name}.masked_dense.bool.uint8_tensor", op=name,
+                        rules=tuple(dict.fromkeys(("MASK-7", "BIN-2") + o.rules)),
+                        tolerance="exact", build=build, run=run_fn(name),
+                        torch_call=f"torch.{name}(m, t)", error_class=err,
+                        error_match="not supported in MaskedTensor" if err else None,
+                        poison=False))
+    return out
+
+
 def inplace_cases():
     out = []
     f32, i32, i8 = torch.float32, torch.int32, torch.int8
@@ -811,4 +828,4 @@ def inplace_cases():
 
 
 def cases():
-    return check_ids(first_slice_cases() + full_cases() + inplace_cases())
+    return check_ids(first_slice_cases() + full_cases() + uint8_cases() + inplace_cases())
