@@ -48,6 +48,15 @@ set(MUTANTS
   scalar_mul_loses_neg_zero=MASK-7
   mask_intersection=MASK-8
   dtype_before_masks=MASK-8
+  remainder_as_fmod=BIN-5
+  maximum_skips_nan=BIN-9
+  promote_to_lhs=BIN-2
+  masks_same_shape_only=BIN-1
+  kwargs_ignored=BIN-7
+  sub_bool_as_xor=BIN-3
+  comparison_keeps_dtype=BIN-4
+  shift_amount_mod_width=BIN-6
+  nextafter_half_in_float=BIN-8
   # reductions
   amax_nan_skipping=RED-1
   mean_total_count=RED-1

@@ -378,7 +378,7 @@ TEST(div_by_zero_gives_ieee_values_at_masked_in_positions) {
   done(&c, (mt_tensor *[]){a, b}, 2);
 }
 
-TEST(mul_rejects_other_shape_and_other_dtype) {
+TEST(mul_rejects_other_shape_and_promotes_other_dtype) {
   mt_tensor *m = masked(dense(MT_float32, 1, SHAPE(2), VALS(1, 2)), bools(1, SHAPE(2), BITS(1, 1)));
   mt_tensor *t3 = dense(MT_float32, 1, SHAPE(3), VALS(1, 2, 3));
   mt_tensor *t64 = dense(MT_float64, 1, SHAPE(2), VALS(1, 2));
@@ -386,8 +386,11 @@ TEST(mul_rejects_other_shape_and_other_dtype) {
   mt_error e;
   CHECK_STATUS(run(mt_cpu_mul, &c, &e, 2, (const mt_tensor *[]){m, t3}, NULL), MT_SHAPE_MISMATCH);
   CHECK(strstr(e.msg, "[3]") != NULL);
-  CHECK_STATUS(run(mt_cpu_mul, &c, &e, 2, (const mt_tensor *[]){m, t64}, NULL), MT_DTYPE_MISMATCH);
-  CHECK(strstr(e.msg, "float64") != NULL);
+  /* BIN-2: float32 data (op) a float64 tensor promotes to float64:
+   * [1, 2] * [1, 2] = [1*1, 2*2] = [1, 4], mask kept */
+  CHECK_STATUS(run(mt_cpu_mul, &c, &e, 2, (const mt_tensor *[]){m, t64}, NULL), MT_OK);
+  CHECK(c.out[0]->data->dtype == MT_float64);
+  CHECK(at(c.out[0]->data, 0) == 1.0 && at(c.out[0]->data, 1) == 4.0);
   done(&c, (mt_tensor *[]){m, t3, t64}, 3);
 }
 
@@ -424,5 +427,5 @@ MT_TEST_MAIN(
     T(sub_dense_minus_masked_takes_the_masked_operands_mask),
     T(div_masked_by_number_casts_the_number_to_float32_first),
     T(div_by_zero_gives_ieee_values_at_masked_in_positions),
-    T(mul_rejects_other_shape_and_other_dtype),
+    T(mul_rejects_other_shape_and_promotes_other_dtype),
     T(mul_coo_storage_masked_by_masked_multiplies_stored_values))

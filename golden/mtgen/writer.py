@@ -89,6 +89,8 @@ def kwarg_value(v):
         return np.asarray(v, dtype=np.int64)
     if isinstance(v, torch.dtype):  # a DTYPE kwarg: the dtype's golden name
         return DTYPE_NAMES[v]
+    if isinstance(v, str):
+        return v
     raise TypeError(f"unsupported kwarg {v!r}")
 
 

@@ -1,64 +1,334 @@
-/* binary.c - CPU kernels of the binary family: add sub mul div.
+/* binary.c - CPU kernels of the binary family: MaskedTensor's whole binary
+ * list (torch/masked/maskedtensor/binary.py BINARY_NAMES), aliases sharing
+ * one kernel.
  *
- * torch.masked's _binary_helper, operand by operand:
- * MASK-6  masked (+) masked with identical masks: the op on the data, same
- *         mask. Masks that differ in any element, shape or storage ->
- *         MASK_MISMATCH "Input masks must match".
- * MASK-7  masked (+) dense tensor, dense tensor (+) masked: the op on the
- *         data elementwise, the result's mask is the masked operand's;
- *         masked (+) number: the number is cast to the data dtype first,
- *         mask kept.
- * MASK-8  the mask-mismatch error itself, checked before anything else; masks
- *         of equal ndim whose shapes cannot broadcast are SHAPE_MISMATCH
- *         (torch.eq on the masks raises first).
- * In this slice shapes must match exactly (no broadcasting:
- * SHAPE_MISMATCH) and tensor dtypes must match (DTYPE_MISMATCH); torch
- * itself would broadcast and promote. float32 is computed in float. */
+ * torch.masked's _binary_helper, step by step:
+ * BIN-7   any keyword argument ("len(kwargs) must equal 0"), a number where
+ *         torch has Tensor overloads only, a number on the left
+ *         (torch.add(2, m)) are refused.
+ * MASK-8  two masked operands: masks must be identical (kind, shape, every
+ *         element) -> MASK_MISMATCH; masks of equal ndim whose shapes cannot
+ *         broadcast are SHAPE_MISMATCH (torch.eq on the masks raises first).
+ * BIN-1   the op runs on the data with torch's broadcasting against a plain
+ *         tensor; the result's mask is the masked operand's, expanded to the
+ *         result's shape.
+ * BIN-2   torch.result_type promotion (dim tensors, 0-d tensors, numbers);
+ *         true division and atan2 of integers compute in float32; a number
+ *         is cast to the computation dtype first (MASK-7).
+ * BIN-3   an op with no kernel for the computation dtype -> DTYPE_MISMATCH.
+ * BIN-4   comparisons give bool.
+ * BIN-5   floor_divide / remainder / fmod conventions; an integer zero
+ *         divisor -> INVALID_ARGUMENT (ZeroDivisionError), except where it
+ *         is masked-out data (MASK-9).
+ * BIN-6   shifts by a negative amount or by the width or more.
+ * BIN-8   nextafter steps to the adjacent representable value of the dtype.
+ * BIN-9   maximum/minimum propagate NaN, fmax/fmin ignore it.
+ * BIN-10  in-place variants (add_ ...): self's shape, dtype and mask.
+ * float16 and float32 compute in float (float16 rounds once at the store),
+ * float64 in double, integers and bool exactly in int64 and wrap. */
 #include "cpu_util.h"
 
-static double apply(mt_op op, mt_dtype dt, double a, double b) {
-  if (dt == MT_float32) {
-    float x = (float)a, y = (float)b;
-    switch (op) {
-    case MT_OP_add: return x + y;
-    case MT_OP_sub: return x - y;
-    case MT_OP_mul: return x * y;
-    default: return x / y;
-    }
-  }
+/* ---- the op table --------------------------------------------------------- */
+
+typedef enum {
+  K_ADD, K_SUB, K_MUL, K_DIV, K_ATAN2, K_AND, K_OR, K_XOR, K_SHL, K_SHR, K_FLOORDIV, K_FMOD,
+  K_REM, K_LAE, K_LAE2, K_NEXT, K_EQ, K_NE, K_LE, K_GE, K_GT, K_LT, K_MAX, K_MIN, K_FMAX, K_FMIN
+} kcode;
+
+/* Which computation dtypes torch has a kernel for. */
+enum { A_FLOAT = 1, A_INT = 2, A_BOOL = 4, A_ALL = 7 };
+/* What the result dtype is: the computation dtype, float32 for integer
+ * operands (true division, atan2), or bool (comparisons). */
+typedef enum { R_SAME, R_FLOAT, R_BOOL } rkind;
+
+/* name, code, accepted, result, torch's kernel name (for its refusal) */
+#define BINARY_OPS(X)                                            \
+  X(add, K_ADD, A_ALL, R_SAME, "add_cpu")                        \
+  X(sub, K_SUB, A_FLOAT | A_INT, R_SAME, "sub_cpu")              \
+  X(subtract, K_SUB, A_FLOAT | A_INT, R_SAME, "sub_cpu")         \
+  X(mul, K_MUL, A_ALL, R_SAME, "mul_cpu")                        \
+  X(multiply, K_MUL, A_ALL, R_SAME, "mul_cpu")                   \
+  X(div, K_DIV, A_ALL, R_FLOAT, "div_true_cpu")                  \
+  X(divide, K_DIV, A_ALL, R_FLOAT, "div_true_cpu")               \
+  X(true_divide, K_DIV, A_ALL, R_FLOAT, "div_true_cpu")          \
+  X(atan2, K_ATAN2, A_ALL, R_FLOAT, "atan2_cpu")                 \
+  X(arctan2, K_ATAN2, A_ALL, R_FLOAT, "atan2_cpu")               \
+  X(bitwise_and, K_AND, A_INT | A_BOOL, R_SAME, "bitwise_and_cpu") \
+  X(bitwise_or, K_OR, A_INT | A_BOOL, R_SAME, "bitwise_or_cpu")  \
+  X(bitwise_xor, K_XOR, A_INT | A_BOOL, R_SAME, "bitwise_xor_cpu") \
+  X(bitwise_left_shift, K_SHL, A_INT, R_SAME, "lshift_cpu")      \
+  X(bitwise_right_shift, K_SHR, A_INT, R_SAME, "rshift_cpu")     \
+  X(floor_divide, K_FLOORDIV, A_FLOAT | A_INT, R_SAME, "div_floor_cpu") \
+  X(fmod, K_FMOD, A_FLOAT | A_INT, R_SAME, "fmod_cpu")           \
+  X(remainder, K_REM, A_FLOAT | A_INT, R_SAME, "remainder_cpu")  \
+  X(logaddexp, K_LAE, A_FLOAT, R_SAME, "logaddexp_cpu")          \
+  X(logaddexp2, K_LAE2, A_FLOAT, R_SAME, "logaddexp2_cpu")       \
+  X(nextafter, K_NEXT, A_FLOAT, R_SAME, "nextafter_cpu")         \
+  X(eq, K_EQ, A_ALL, R_BOOL, "eq_cpu")                           \
+  X(ne, K_NE, A_ALL, R_BOOL, "ne_cpu")                           \
+  X(not_equal, K_NE, A_ALL, R_BOOL, "ne_cpu")                    \
+  X(le, K_LE, A_ALL, R_BOOL, "le_cpu")                           \
+  X(less_equal, K_LE, A_ALL, R_BOOL, "le_cpu")                   \
+  X(ge, K_GE, A_ALL, R_BOOL, "ge_cpu")                           \
+  X(greater_equal, K_GE, A_ALL, R_BOOL, "ge_cpu")                \
+  X(gt, K_GT, A_ALL, R_BOOL, "gt_cpu")                           \
+  X(greater, K_GT, A_ALL, R_BOOL, "gt_cpu")                      \
+  X(lt, K_LT, A_ALL, R_BOOL, "lt_cpu")                           \
+  X(less, K_LT, A_ALL, R_BOOL, "lt_cpu")                         \
+  X(maximum, K_MAX, A_ALL, R_SAME, "maximum_cpu")                \
+  X(minimum, K_MIN, A_ALL, R_SAME, "minimum_cpu")                \
+  X(fmax, K_FMAX, A_ALL, R_SAME, "fmax_cpu")                     \
+  X(fmin, K_FMIN, A_ALL, R_SAME, "fmin_cpu")
+
+typedef struct {
+  kcode code;
+  int accepts;
+  rkind result;
+  const char *kernel;
+} binop;
+
+static int find_op(mt_op op, binop *out) {
   switch (op) {
-  case MT_OP_add: return a + b;
-  case MT_OP_sub: return a - b;
-  case MT_OP_mul: return a * b;
-  default: return a / b;
+#define X(name, code, acc, res, kname) \
+  case MT_OP_##name:                   \
+    *out = (binop){code, acc, res, kname}; \
+    return 1;
+    BINARY_OPS(X)
+#undef X
+  default: return 0;
   }
 }
 
-/* One operand, classified. */
+/* Ops whose torch signatures take Tensor `other` only (no Scalar overload). */
+static int tensors_only(kcode k) {
+  return k == K_MAX || k == K_MIN || k == K_FMAX || k == K_FMIN || k == K_ATAN2 || k == K_LAE ||
+         k == K_LAE2 || k == K_NEXT;
+}
+
+/* torch's ScalarType names, as its "not implemented for 'Long'" says. */
+static const char *torch_type_name(mt_dtype d) {
+  static const char *names[MT_DTYPE__COUNT] = {
+      [MT_float32] = "Float", [MT_float64] = "Double", [MT_float16] = "Half",
+      [MT_int64] = "Long",    [MT_int32] = "Int",      [MT_int8] = "Char",
+      [MT_uint8] = "Byte",    [MT_bool] = "Bool"};
+  return (unsigned)d < MT_DTYPE__COUNT && names[d] ? names[d] : "?";
+}
+
+/* ---- type promotion (BIN-2) -------------------------------------------------- */
+
+#define DT_NONE ((int)-1) /* Undefined */
+#define DT_INT16 ((int)-2) /* a result torch has and mtcs does not */
+
+static int category(int d) {
+  if (d == MT_bool) return 0;
+  if (d == MT_float16 || d == MT_float32 || d == MT_float64) return 2;
+  return 1;
+}
+static int fwidth(int d) { return d == MT_float16 ? 0 : d == MT_float32 ? 1 : 2; }
+static int iwidth(int d) { return d == MT_int8 || d == MT_uint8 ? 1 : d == MT_int32 ? 4 : 8; }
+
+/* torch.promote_types over mtcs's dtypes (int8 with uint8 is int16). */
+static int promote(int a, int b) {
+  if (a == DT_NONE) return b;
+  if (b == DT_NONE || a == b) return a;
+  if (a == DT_INT16 || b == DT_INT16) return DT_INT16;
+  int ca = category(a), cb = category(b);
+  if (ca != cb) return ca > cb ? a : b;
+  if (ca == 2) return fwidth(a) >= fwidth(b) ? a : b;
+  /* integers: uint8 with a signed type needs room for both */
+  if (a == MT_uint8 || b == MT_uint8) {
+    int s = a == MT_uint8 ? b : a;
+    return s == MT_int8 ? DT_INT16 : s;
+  }
+  return iwidth(a) >= iwidth(b) ? a : b;
+}
+
+/* c10's combine_categories(higher, lower). */
+static int combine(int higher, int lower) {
+  if (higher == DT_NONE) return lower;
+  if (category(higher) == 2) return higher;
+  if (higher == MT_bool || (lower != DT_NONE && category(lower) == 2))
+    return promote(higher, lower);
+  return higher;
+}
+
+/* ---- operands ----------------------------------------------------------------- */
+
 typedef struct {
-  const mt_tensor *t;
-  int masked;   /* MASKED */
-  int scalar;   /* a Python number */
-  double value; /* the number, already rounded to the computation dtype */
+  const mt_tensor *t;  /* the call's input */
+  const mt_tensor *d;  /* the values: masked data, the dense tensor; NULL for a number */
+  int masked;
+  int number;          /* a Python number (kind SCALAR) */
+  double f;            /* a number's value */
+  int64_t i;           /* a number's exact integer value */
 } operand;
 
-/* out[i] = a[i] op b[i] over n contiguous elements; a number operand is
- * broadcast (va/vb are NULL then). */
-static void apply_all(mt_op op, mt_dtype dt, const void *va, double sa, const void *vb, double sb,
-                      void *out, int64_t n) {
-  for (int64_t i = 0; i < n; i++) {
-    double a = va ? mt__cpu_ld(va, dt, i) : sa;
-    double b = vb ? mt__cpu_ld(vb, dt, i) : sb;
-    mt__cpu_st(out, dt, i, apply(op, dt, a, b));
+/* ---- elementwise arithmetic ------------------------------------------------------ */
+
+#define INV_LN2 1.4426950408889634 /* 1 / ln 2, as torch's inv_log_2 */
+
+/* torch's div_floor_floating (c10/util/generic_math.h), in double. */
+static double floordiv_d(double a, double b) {
+  if (b == 0) return a / b;
+  double mod = fmod(a, b), div = (a - mod) / b;
+  if (mod != 0 && (b < 0) != (mod < 0)) div -= 1;
+  if (div == 0) return copysign(0.0, a / b);
+  double fl = floor(div);
+  if (div - fl > 0.5) fl += 1.0;
+  return fl;
+}
+static float floordiv_f(float a, float b) {
+  if (b == 0) return a / b;
+  float mod = fmodf(a, b), div = (a - mod) / b;
+  if (mod != 0 && (b < 0) != (mod < 0)) div -= 1;
+  if (div == 0) return copysignf(0.0f, a / b);
+  float fl = floorf(div);
+  if (div - fl > 0.5f) fl += 1.0f;
+  return fl;
+}
+
+/* float16 nextafter on the bit pattern (x, y already float16 values). */
+static double next_half(double x, double y) {
+  if (isnan(x) || isnan(y)) return NAN;
+  if (x == y) return y;
+  if (x == 0) return copysign(ldexp(1.0, -24), y);
+  uint16_t h;
+  mt__cpu_st(&h, MT_float16, 0, x);
+  if ((x < y) == (x > 0)) h++; else h--;
+  return mt__cpu_ld(&h, MT_float16, 0);
+}
+
+/* a op b for float computation dtypes (operands already rounded to it);
+ * single: float16/float32, computed in float. */
+static double fop(kcode k, double a, double b, mt_dtype ct) {
+  int single = ct != MT_float64;
+  float x = (float)a, y = (float)b;
+  switch (k) {
+  case K_ADD: return single ? (double)(x + y) : a + b;
+  case K_SUB: return single ? (double)(x - y) : a - b;
+  case K_MUL: return single ? (double)(x * y) : a * b;
+  case K_DIV: return single ? (double)(x / y) : a / b;
+  case K_ATAN2: return single ? (double)atan2f(x, y) : atan2(a, b);
+  case K_FLOORDIV: return single ? (double)floordiv_f(x, y) : floordiv_d(a, b);
+  case K_FMOD: return single ? (double)fmodf(x, y) : fmod(a, b);
+  case K_REM: {
+    if (single) {
+      float m = fmodf(x, y);
+      if (m != 0 && (y < 0) != (m < 0)) m += y;
+      return m;
+    }
+    double m = fmod(a, b);
+    if (m != 0 && (b < 0) != (m < 0)) m += b;
+    return m;
+  }
+  case K_LAE:
+    if (isinf(a) && a == b) return a;
+    if (single) {
+      float m = x > y ? x : y;
+      if (isnan(x)) m = x;
+      return (double)(m + log1pf(expf(-fabsf(x - y))));
+    }
+    {
+      double m = a > b ? a : b;
+      if (isnan(a)) m = a;
+      return m + log1p(exp(-fabs(a - b)));
+    }
+  case K_LAE2:
+    if (isinf(a) && a == b) return a;
+    if (single) {
+      float m = x > y ? x : y;
+      if (isnan(x)) m = x;
+      return (double)(m + log1pf(exp2f(-fabsf(x - y))) * (float)INV_LN2);
+    }
+    {
+      double m = a > b ? a : b;
+      if (isnan(a)) m = a;
+      return m + log1p(exp2(-fabs(a - b))) * INV_LN2;
+    }
+  case K_NEXT:
+    if (ct == MT_float16) return next_half(a, b);
+    return single ? (double)nextafterf(x, y) : nextafter(a, b);
+  case K_MAX:
+    if (isnan(a) || isnan(b)) return NAN;
+    return a < b ? b : a;
+  case K_MIN:
+    if (isnan(a) || isnan(b)) return NAN;
+    return a > b ? b : a;
+  case K_FMAX:
+    if (isnan(a)) return b;
+    if (isnan(b)) return a;
+    return a < b ? b : a;
+  case K_FMIN:
+    if (isnan(a)) return b;
+    if (isnan(b)) return a;
+    return a > b ? b : a;
+  case K_EQ: return a == b;
+  case K_NE: return a != b;
+  case K_LE: return a <= b;
+  case K_GE: return a >= b;
+  case K_GT: return a > b;
+  case K_LT: return a < b;
+  default: return NAN; /* bitwise ops have no float kernel (refused before) */
   }
 }
 
-/* MASK-6/8: masks of two masked tensors must be identical (storage, shape,
- * every element; COO: same indices and values after coalescing). */
+/* a op b for integer and bool computation dtypes, exact, wrapping at the
+ * store. Division by zero is the caller's (checked before). */
+static int64_t iop(kcode k, int64_t a, int64_t b, mt_dtype ct) {
+  uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+  int bits = 8 * (int)mt_dtype_size(ct);
+  switch (k) {
+  case K_ADD: return (int64_t)(ua + ub);
+  case K_SUB: return (int64_t)(ua - ub);
+  case K_MUL: return (int64_t)(ua * ub);
+  case K_AND: return a & b;
+  case K_OR: return a | b;
+  case K_XOR: return a ^ b;
+  case K_SHL: return (b < 0 || b >= bits) ? 0 : (int64_t)(ua << b);
+  case K_SHR: /* a is sign-correct in int64: >> fills with its sign */
+    return (b < 0 || b >= bits) ? (a < 0 ? -1 : 0) : (a >> b);
+  case K_FLOORDIV: {
+    if (b == -1) return (int64_t)(0 - ua);
+    int64_t q = a / b;
+    if (a % b != 0 && (a < 0) != (b < 0)) q--;
+    return q;
+  }
+  case K_FMOD: return b == -1 ? 0 : a % b;
+  case K_REM: {
+    if (b == -1) return 0;
+    int64_t r = a % b;
+    if (r != 0 && (r < 0) != (b < 0)) r += b;
+    return r;
+  }
+  case K_MAX: case K_FMAX: return a < b ? b : a;
+  case K_MIN: case K_FMIN: return a > b ? b : a;
+  case K_EQ: return a == b;
+  case K_NE: return a != b;
+  case K_LE: return a <= b;
+  case K_GE: return a >= b;
+  case K_GT: return a > b;
+  case K_LT: return a < b;
+  default: return 0; /* float-only ops (refused before) */
+  }
+}
+
+static int is_int_division(kcode k) { return k == K_FLOORDIV || k == K_FMOD || k == K_REM; }
+
+/* Element strides of t broadcast to (ndim, shape): 0 along broadcast dims. */
+static void bstrides(const mt_tensor *t, int ndim, const int64_t *shape, int64_t *st) {
+  int off = ndim - t->ndim;
+  for (int d = 0; d < ndim; d++)
+    st[d] = (d < off || (t->shape[d - off] == 1 && shape[d] != 1)) ? 0 : t->strides[d - off];
+}
+
+/* ---- masks (MASK-6/8) ------------------------------------------------------------ */
+
+/* Masks of two masked tensors must be identical (storage, shape, every
+ * element; COO: same indices and values after coalescing). */
 static mt_status masks_match(const char *name, const mt_tensor *a, const mt_tensor *b,
                              mt_error *err) {
   const mt_tensor *ma = a->mask, *mb = b->mask, *ca = NULL, *cb = NULL;
-  mt_tensor *ta = NULL, *tb = NULL, *xa = NULL, *xb = NULL;
+  mt_tensor *xa = NULL, *xb = NULL;
   char sa[64], sb[64];
   mt_status st = MT_OK;
   if (ma->kind != mb->kind)
@@ -75,25 +345,45 @@ static mt_status masks_match(const char *name, const mt_tensor *a, const mt_tens
                       "%s: The size of tensor a (%lld) must match the size of tensor b (%lld) at "
                       "non-singleton dimension %d (comparing the masks of inputs/0 and inputs/1)",
                       name, (long long)ma->shape[d], (long long)mb->shape[d], d);
-  if (!mt_shape_equal(ma, mb))
+  if (ma->ndim != mb->ndim)
     return mt_err(err, MT_MASK_MISMATCH,
                   "%s: Input masks must match (inputs/0 mask shape %s, inputs/1 mask shape %s)",
                   name, mt_shape_str(ma->ndim, ma->shape, sa, sizeof sa),
                   mt_shape_str(mb->ndim, mb->shape, sb, sizeof sb));
   if (ma->kind == MT_KIND_DENSE) {
-    if ((st = mt__cpu_contig(ma, &ca, &ta, err)) != MT_OK) goto out;
-    if ((st = mt__cpu_contig(mb, &cb, &tb, err)) != MT_OK) goto out;
-    int64_t n = mt_numel(ma);
+    /* torch.eq(mask_a, mask_b).all(): masks that broadcast match when they
+     * agree at every broadcast position (BIN-1) */
+    int nd = ma->ndim;
+    int64_t shape[MT_MAX_DIMS], s0[MT_MAX_DIMS], s1[MT_MAX_DIMS], idx[MT_MAX_DIMS] = {0};
+    int64_t o0 = 0, o1 = 0, n = 1;
+    for (int d = 0; d < nd; d++) {
+      shape[d] = ma->shape[d] == 1 ? mb->shape[d] : ma->shape[d];
+      n *= shape[d];
+    }
+    bstrides(ma, nd, shape, s0);
+    bstrides(mb, nd, shape, s1);
     for (int64_t i = 0; i < n; i++) {
-      if (mt__cpu_ldb(ca->values, i) != mt__cpu_ldb(cb->values, i)) {
-        st =
-            mt_err(err, MT_MASK_MISMATCH,
-                   "%s: Input masks must match (mask element %lld: inputs/0 %d, inputs/1 %d)", name,
-                   (long long)i, (int)mt__cpu_ldb(ca->values, i), (int)mt__cpu_ldb(cb->values, i));
-        goto out;
+      int va = mt__cpu_ldb(ma->values, o0), vb = mt__cpu_ldb(mb->values, o1);
+      if (va != vb)
+        return mt_err(err, MT_MASK_MISMATCH,
+                      "%s: Input masks must match (broadcast mask element %lld: inputs/0 %d, "
+                      "inputs/1 %d)",
+                      name, (long long)i, va, vb);
+      for (int d = nd - 1; d >= 0; d--) {
+        o0 += s0[d];
+        o1 += s1[d];
+        if (++idx[d] < shape[d]) break;
+        o0 -= s0[d] * shape[d];
+        o1 -= s1[d] * shape[d];
+        idx[d] = 0;
       }
     }
   } else if (ma->kind == MT_KIND_COO) {
+    if (!mt_shape_equal(ma, mb)) {
+      st = mt_err(err, MT_MASK_MISMATCH, "%s: Input masks must match (COO mask shapes differ)",
+                  name);
+      goto out;
+    }
     if ((st = mt__cpu_coalesced(ma, &ca, &xa, err)) != MT_OK) goto out;
     if ((st = mt__cpu_coalesced(mb, &cb, &xb, err)) != MT_OK) goto out;
     if (!mt__cpu_coo_same_indices(ca, cb)) {
@@ -117,47 +407,101 @@ static mt_status masks_match(const char *name, const mt_tensor *a, const mt_tens
                 mt_kind_name(ma->kind));
   }
 out:
-  mt_tensor_free(ta);
-  mt_tensor_free(tb);
   mt_tensor_free(xa);
   mt_tensor_free(xb);
   return st;
 }
 
-/* COO storage: masked (+) masked (same indices, checked by masks_match on
- * the masks; data indices equal by the masked invariant) or masked (+)
- * number. The result keeps the (coalesced) indices. */
-static mt_status binary_coo(mt_call *call, mt_op op, const operand *a, const operand *b,
+/* ---- the elementwise loop ---------------------------------------------------------- */
+
+/* What one call computes. */
+typedef struct {
+  binop op;
+  mt_dtype ct;   /* computation dtype */
+  mt_dtype rt;   /* result dtype */
+  int fl;        /* ct is a float dtype */
+  mt_dtype nt;   /* what a number operand is rounded to first */
+} plan;
+
+/* Element e of operand o: a number, or the value at offset off. */
+static double ld_f(const operand *o, const void *vals, int64_t off, mt_dtype ct, mt_dtype nt) {
+  if (o->number) return mt__cpu_round(nt, o->f);
+  return mt__cpu_round(ct, mt__cpu_ld(vals, o->d->dtype, off));
+}
+static int64_t ld_i(const operand *o, const void *vals, int64_t off, mt_dtype ct) {
+  unsigned char tmp[8];
+  int64_t v = o->number ? o->i : mt__cpu_ldi(vals, o->d->dtype, off);
+  mt__cpu_sti(tmp, ct, 0, v); /* wrap to the computation dtype */
+  return mt__cpu_ldi(tmp, ct, 0);
+}
+
+/* Element i of the result: out[i] = a op b; `specified` says whether a
+ * zero integer divisor there is an error (BIN-5) or masked-out data that
+ * must not raise (MASK-9). */
+static mt_status one(const plan *p, const operand *o, const void *va, int64_t oa, const void *vb,
+                     int64_t ob, void *out, int64_t i, int b_specified, const char *name,
+                     mt_error *err) {
+  if (p->fl) {
+    double r = fop(p->op.code, ld_f(&o[0], va, oa, p->ct, p->nt), ld_f(&o[1], vb, ob, p->ct, p->nt),
+                   p->ct);
+    mt__cpu_st(out, p->rt, i, r);
+    return MT_OK;
+  }
+  int64_t a = ld_i(&o[0], va, oa, p->ct), b = ld_i(&o[1], vb, ob, p->ct);
+  if (is_int_division(p->op.code) && b == 0) {
+    if (b_specified)
+      return mt_err(err, MT_INVALID_ARGUMENT,
+                    "%s: ZeroDivisionError (integer division by a zero divisor at result element "
+                    "%lld)",
+                    name, (long long)i);
+    mt__cpu_sti(out, p->rt, i, 0); /* masked out: any value, no error */
+    return MT_OK;
+  }
+  mt__cpu_sti(out, p->rt, i, iop(p->op.code, a, b, p->ct));
+  return MT_OK;
+}
+
+/* ---- COO storage ------------------------------------------------------------------ */
+
+/* masked (op) masked of the same indices, or masked (op) number: the
+ * result keeps the (coalesced) indices. */
+static mt_status binary_coo(mt_call *call, const plan *p, const operand *o, const char *name,
                             mt_error *err) {
-  const char *name = mt_op_name(op);
   const mt_host *h = mt__cpu_host(call);
-  const operand *m = a->masked ? a : b;
-  const mt_tensor *da = NULL, *db = NULL, *cm;
-  mt_tensor *ta = NULL, *tb = NULL, *tm = NULL, *data = NULL, *mask = NULL, *out = NULL;
-  mt_dtype dt = m->t->data->dtype;
+  const operand *m = o[0].masked ? &o[0] : &o[1];
+  const mt_tensor *cd[2] = {NULL, NULL}, *cm = NULL;
+  mt_tensor *tmp[2] = {NULL, NULL}, *tm = NULL, *data = NULL, *mask = NULL, *out = NULL;
   mt_status st;
-  if ((!a->masked && !a->scalar) || (!b->masked && !b->scalar)) {
-    st = mt_err(err, MT_NOT_SUPPORTED,
-                "%s: a COO-storage masked tensor combines only with a masked tensor of the same "
-                "storage or a number on the CPU backend",
-                name);
-    goto out;
+  for (int k = 0; k < 2; k++) {
+    if (o[k].number) continue;
+    if (!o[k].masked || o[k].t->data->kind != MT_KIND_COO) {
+      st = mt_err(err, MT_NOT_SUPPORTED,
+                  "%s: a COO-storage masked tensor combines only with a masked tensor of the "
+                  "same storage or a number on the CPU backend",
+                  name);
+      goto out;
+    }
+    if ((st = mt__cpu_coalesced(o[k].t->data, &cd[k], &tmp[k], err)) != MT_OK) goto out;
   }
-  if (a->masked && (st = mt__cpu_coalesced(a->t->data, &da, &ta, err)) != MT_OK) goto out;
-  if (b->masked && (st = mt__cpu_coalesced(b->t->data, &db, &tb, err)) != MT_OK) goto out;
-  if (da && db && !mt__cpu_coo_same_indices(da, db)) {
+  if (cd[0] && cd[1] && !mt__cpu_coo_same_indices(cd[0], cd[1])) {
     st = mt_err(err, MT_INVALID_ARGUMENT,
-                "%s: sparse_coo indices must match (data of inputs/0 "
-                "and inputs/1)",
-                name);
+                "%s: sparse_coo indices must match (data of inputs/0 and inputs/1)", name);
     goto out;
   }
-  const mt_tensor *shape_src = da ? da : db;
-  if ((st = mt__cpu_copy(h, shape_src, &data, err)) != MT_OK) goto out;
-  apply_all(op, dt, da ? da->values : NULL, a->value, db ? db->values : NULL, b->value,
-            data->values, shape_src->nnz * mt_coo_row_numel(shape_src));
+  const mt_tensor *src = cd[0] ? cd[0] : cd[1];
+  int64_t n = src->nnz * mt_coo_row_numel(src);
+  if ((st = h->coo_new(p->rt, src->ndim, src->shape, src->sparse_dim, src->nnz, &data, err)) !=
+      MT_OK)
+    goto out;
+  if (src->nnz) memcpy(data->indices, src->indices, (size_t)(src->sparse_dim * src->nnz) * 8);
   data->coalesced = 1;
   if ((st = mt__cpu_coalesced(m->t->mask, &cm, &tm, err)) != MT_OK) goto out;
+  for (int64_t i = 0; i < n; i++) {
+    int spec = mt__cpu_ldb(cm->values, i);
+    if ((st = one(p, o, cd[0] ? cd[0]->values : NULL, i, cd[1] ? cd[1]->values : NULL, i,
+                  data->values, i, spec || !o[1].masked, name, err)) != MT_OK)
+      goto out;
+  }
   if ((st = mt__cpu_copy(h, cm, &mask, err)) != MT_OK) goto out;
   st = h->masked_new(data, mask, &out, err);
   data = mask = NULL;
@@ -165,44 +509,94 @@ static mt_status binary_coo(mt_call *call, mt_op op, const operand *a, const ope
   call->out[0] = out;
   call->n_out = 1;
 out:
-  mt_tensor_free(ta);
-  mt_tensor_free(tb);
+  for (int k = 0; k < 2; k++) mt_tensor_free(tmp[k]);
   mt_tensor_free(tm);
   if (data) h->free(data);
   if (mask) h->free(mask);
   return st;
 }
 
-static mt_status binary(mt_call *call, mt_op op, mt_error *err) {
-  const char *name = mt_op_name(op);
+/* ---- the kernel ------------------------------------------------------------------- */
+
+/* Broadcast shape of the tensor operands (BIN-1); SHAPE_MISMATCH with
+ * torch's message when they cannot broadcast. */
+static mt_status broadcast(const operand *o, const char *name, int *ndim, int64_t *shape,
+                           mt_error *err) {
+  *ndim = 0;
+  for (int k = 0; k < 2; k++)
+    if (o[k].d && o[k].d->ndim > *ndim) *ndim = o[k].d->ndim;
+  for (int d = 0; d < *ndim; d++) shape[d] = 1;
+  for (int k = 0; k < 2; k++) {
+    if (!o[k].d) continue;
+    int off = *ndim - o[k].d->ndim;
+    for (int d = 0; d < o[k].d->ndim; d++) {
+      int64_t s = o[k].d->shape[d], *r = &shape[off + d];
+      if (s == *r || s == 1) continue;
+      if (*r == 1) {
+        *r = s;
+        continue;
+      }
+    {
+      char s0[64], s1[64];
+      return mt_err(err, MT_SHAPE_MISMATCH,
+                    "%s: The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                    "non-singleton dimension %d (inputs/0 %s, inputs/1 %s)",
+                    name, (long long)(k ? *r : s), (long long)(k ? s : *r), off + d,
+                    o[0].d ? mt_shape_str(o[0].d->ndim, o[0].d->shape, s0, sizeof s0) : "number",
+                    o[1].d ? mt_shape_str(o[1].d->ndim, o[1].d->shape, s1, sizeof s1) : "number");
+    }
+    }
+  }
+  return MT_OK;
+}
+
+static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
+  const char *name = mt_op_name(opid);
   const mt_host *h = mt__cpu_host(call);
-  operand o[2] = {{0}, {0}};
-  mt__cpu_mview mv[2] = {{0}, {0}};
-  const mt_tensor *dv[2] = {NULL, NULL};
-  mt_tensor *dtmp[2] = {NULL, NULL};
+  operand o[2];
+  plan p;
   mt_tensor *out = NULL, *data = NULL, *mask = NULL;
-  char what[32], sa[64], sb[64];
+  char what[32];
   mt_status st;
 
   mt__cpu_begin(call);
-  /* torch.masked rejects keyword arguments (e.g. alpha) on binary ops:
-   * kwargs.def lists none for them, so the check refuses any */
-  if ((st = mt__kw_check(op, call->kw, err)) != MT_OK) return st;
+  memset(o, 0, sizeof o);
+  if (!find_op(base, &p.op))
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: not a binary op", name);
+  /* BIN-7: torch.masked refuses every keyword argument ("len(kwargs) must
+   * equal 0"): kwargs.def lists none for binary ops, so the check refuses
+   * any. (With a number where torch has Tensor overloads only, torch's
+   * argument parser would raise first: INVALID_ARGUMENT all the same.) */
+  if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
   for (int k = 0; k < 2; k++) {
     if ((st = mt__cpu_input(call, k, name, &o[k].t, err)) != MT_OK) return st;
     o[k].masked = o[k].t->kind == MT_KIND_MASKED;
-    o[k].scalar = o[k].t->kind == MT_KIND_SCALAR;
-    if (!o[k].scalar &&
+    o[k].number = o[k].t->kind == MT_KIND_SCALAR;
+    if (!o[k].number &&
         (st = mt_tensor_validate(o[k].t, mt__cpu_in_name(k, what, sizeof what), err)) != MT_OK)
       return st;
   }
+  /* BIN-7: ops with Tensor overloads only refuse a number (Python's
+   * argument parser) */
+  if (o[1].number && tensors_only(p.op.code))
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: argument 'other' (position 2) must be Tensor, not a number", name);
   if (!o[0].masked && !o[1].masked)
     return mt_err(err, MT_NOT_SUPPORTED,
                   "%s: neither operand is a masked tensor (%s, %s); the CPU backend implements "
                   "masked semantics only",
                   name, mt_kind_name(o[0].t->kind), mt_kind_name(o[1].t->kind));
+  /* BIN-7: torch.masked reads the left operand's layout: a number there
+   * raises AttributeError ('int' object has no attribute 'layout'). */
+  if (o[0].number) {
+    mt_dtype nd = o[0].t->dtype;
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: a number as the left operand is refused by torch.masked ('%s' object has "
+                  "no attribute 'layout')",
+                  name, mt_dtype_is_float(nd) ? "float" : nd == MT_bool ? "bool" : "int");
+  }
   for (int k = 0; k < 2; k++)
-    if (!o[k].scalar && !o[k].masked && o[k].t->kind != MT_KIND_DENSE)
+    if (!o[k].number && !o[k].masked && o[k].t->kind != MT_KIND_DENSE)
       return mt_err(err, MT_NOT_SUPPORTED,
                     "%s: inputs/%d has kind %s; a masked tensor combines with a masked tensor, a "
                     "dense tensor or a number",
@@ -212,72 +606,192 @@ static mt_status binary(mt_call *call, mt_op op, mt_error *err) {
   if (o[0].masked && o[1].masked && (st = masks_match(name, o[0].t, o[1].t, err)) != MT_OK)
     return st;
 
-  const mt_tensor *m = o[0].masked ? o[0].t : o[1].t;
-  mt_dtype dt = m->data->dtype;
-  if ((st = mt__cpu_require_float(m, o[0].masked ? "inputs/0" : "inputs/1", name, err)) != MT_OK)
-    return st;
+  /* BIN-2: torch.result_type over dim tensors, 0-d tensors and numbers. */
+  int dims = DT_NONE, zero = DT_NONE, wrapped = DT_NONE;
   for (int k = 0; k < 2; k++) {
-    if (o[k].scalar) {
-      /* MASK-7: the number is cast to the data dtype first. */
-      if ((st = mt__cpu_scalar_value(o[k].t, mt__cpu_in_name(k, what, sizeof what), name,
-                                     &o[k].value, err)) != MT_OK)
-        return st;
-      o[k].value = mt__cpu_round(dt, o[k].value);
+    if (o[k].number) {
+      mt_dtype sd = o[k].t->dtype;
+      o[k].f = mt_get_f64(o[k].t->values, sd, 0);
+      /* a float number only meets float computation dtypes: no integer value */
+      o[k].i = mt_dtype_is_float(sd) ? 0 : mt__cpu_ldi(o[k].t->values, sd, 0);
+      /* a float number counts as the default dtype, an int as int64 */
+      wrapped = promote(wrapped, mt_dtype_is_float(sd) ? MT_float32 : sd == MT_bool ? MT_bool
+                                                                                     : MT_int64);
       continue;
     }
-    const mt_tensor *x = o[k].masked ? o[k].t->data : o[k].t;
-    if (x->dtype != dt)
+    o[k].d = o[k].masked ? o[k].t->data : o[k].t;
+    if (o[k].d->ndim == 0)
+      zero = promote(zero, (int)o[k].d->dtype);
+    else
+      dims = promote(dims, (int)o[k].d->dtype);
+  }
+  int ct = combine(dims, combine(zero, wrapped));
+  if (ct < 0)
+    return mt_err(err, MT_NOT_SUPPORTED,
+                  "%s: the operands promote to int16, which is not an mtcs dtype", name);
+  p.ct = (mt_dtype)ct;
+  if (p.op.result == R_FLOAT && !mt_dtype_is_float(p.ct)) p.ct = MT_float32;
+  p.fl = mt_dtype_is_float(p.ct);
+  /* BIN-2: a number is cast to the computation dtype first, except that
+   * torch's float16 mul, div and floor_divide kernels take a CPU scalar in
+   * float (their opmath type): m * 0.1 in float16 is float(x) * 0.1f,
+   * m + 0.1 is float(x) + float(half(0.1)) */
+  p.nt = p.ct;
+  if (p.ct == MT_float16 &&
+      (p.op.code == K_MUL || p.op.code == K_DIV || p.op.code == K_FLOORDIV))
+    p.nt = MT_float32;
+  p.rt = p.op.result == R_BOOL ? MT_bool : p.ct;
+  /* BIN-3: sub refuses any bool operand (torch's sub_check), before the
+   * kernel lookup. */
+  if (p.op.code == K_SUB) {
+    int nb = 0;
+    for (int k = 0; k < 2; k++)
+      nb += (o[k].number ? o[k].t->dtype : o[k].d->dtype) == MT_bool;
+    if (nb)
       return mt_err(err, MT_DTYPE_MISMATCH,
-                    "%s: dtypes must match (inputs/%d is %s, inputs/%d is %s)", name,
-                    o[0].masked ? 0 : 1, mt_dtype_name(dt), k, mt_dtype_name(x->dtype));
-    if (!mt_shape_equal(x, m))
-      return mt_err(
-          err, MT_SHAPE_MISMATCH,
-          "%s: shapes must match, broadcasting is not supported (inputs/0 %s, inputs/1 %s)", name,
-          mt_shape_str(o[0].t->ndim, o[0].t->shape, sa, sizeof sa),
-          mt_shape_str(o[1].t->ndim, o[1].t->shape, sb, sizeof sb));
+                    "%s: Subtraction, the `-` operator, with %s is not supported.", name,
+                    nb == 2 ? "two bool tensors" : "a bool tensor");
   }
+  /* BIN-3: no kernel for the computation dtype. */
+  int acc = p.fl ? A_FLOAT : p.ct == MT_bool ? A_BOOL : A_INT;
+  if (!(p.op.accepts & acc))
+    return mt_err(err, MT_DTYPE_MISMATCH, "%s: \"%s\" not implemented for '%s'", name,
+                  p.op.kernel, torch_type_name(p.ct));
 
-  if (m->data->kind == MT_KIND_COO) return binary_coo(call, op, &o[0], &o[1], err);
+  const mt_tensor *m = o[0].masked ? o[0].t : o[1].t;
+  if (m->data->kind == MT_KIND_COO) return binary_coo(call, &p, o, name, err);
   for (int k = 0; k < 2; k++)
-    if (o[k].masked && o[k].t->data->kind != MT_KIND_DENSE) {
-      st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s storage is not supported by the CPU backend", name,
-                  mt_kind_name(o[k].t->data->kind));
-      goto out;
-    }
+    if (o[k].masked &&
+        (o[k].t->data->kind != MT_KIND_DENSE || o[k].t->mask->kind != MT_KIND_DENSE))
+      return mt_err(err, MT_NOT_SUPPORTED,
+                    "%s: inputs/%d mixes storages; the CPU backend combines dense-storage masked "
+                    "tensors",
+                    name, k);
 
-  /* Dense storage: contiguous views of every tensor operand. */
-  for (int k = 0; k < 2; k++) {
-    if (o[k].masked) {
-      if ((st = mt__cpu_mview_open(o[k].t, &mv[k], err)) != MT_OK) goto out;
-      dv[k] = mv[k].data;
-    } else if (!o[k].scalar) {
-      if ((st = mt__cpu_contig(o[k].t, &dv[k], &dtmp[k], err)) != MT_OK) goto out;
+  /* BIN-1: broadcast data and plain tensors; the mask follows. */
+  int ndim;
+  int64_t shape[MT_MAX_DIMS], sa[MT_MAX_DIMS], sb[MT_MAX_DIMS], sm[MT_MAX_DIMS],
+      idx[MT_MAX_DIMS] = {0};
+  if ((st = broadcast(o, name, &ndim, shape, err)) != MT_OK) return st;
+  if (o[0].d) bstrides(o[0].d, ndim, shape, sa);
+  if (o[1].d) bstrides(o[1].d, ndim, shape, sb);
+  bstrides(m->mask, ndim, shape, sm);
+  if ((st = mt__cpu_new_masked_dense(h, p.rt, ndim, shape, &out, &data, &mask, err)) != MT_OK)
+    return st;
+  int64_t n = mt_numel(data), oa = 0, ob = 0, om = 0;
+  const void *va = o[0].d ? o[0].d->values : NULL, *vb = o[1].d ? o[1].d->values : NULL;
+  for (int64_t i = 0; i < n; i++) {
+    int spec = mt__cpu_ldb(m->mask->values, om);
+    ((uint8_t *)mask->values)[i] = (uint8_t)spec;
+    /* a zero divisor raises unless it is masked-out data (MASK-9) */
+    if ((st = one(&p, o, va, oa, vb, ob, data->values, i, spec || !o[1].masked, name, err)) !=
+        MT_OK)
+      goto fail;
+    for (int d = ndim - 1; d >= 0; d--) { /* next index, row-major */
+      oa += o[0].d ? sa[d] : 0;
+      ob += o[1].d ? sb[d] : 0;
+      om += sm[d];
+      if (++idx[d] < shape[d]) break;
+      oa -= o[0].d ? sa[d] * shape[d] : 0;
+      ob -= o[1].d ? sb[d] * shape[d] : 0;
+      om -= sm[d] * shape[d];
+      idx[d] = 0;
     }
   }
-  if ((st = h->dense_new(dt, m->ndim, m->shape, &data, err)) != MT_OK) goto out;
-  /* MASK-6/7: the op on the data, elementwise (masked-out elements too, as
-   * torch; they stay masked out). */
-  apply_all(op, dt, dv[0] ? dv[0]->values : NULL, o[0].value, dv[1] ? dv[1]->values : NULL,
-            o[1].value, data->values, mt_numel(m));
-  /* The result's mask: the masked operand's (the first, when both). */
-  if ((st = mt__cpu_copy(h, o[0].masked ? mv[0].mask : mv[1].mask, &mask, err)) != MT_OK) goto out;
-  st = h->masked_new(data, mask, &out, err);
-  data = mask = NULL;
-  if (st != MT_OK) goto out;
+  /* BIN-2: torch.masked wraps the result in a MaskedTensor, which refuses
+   * uint8 data (bool m + uint8 t); the in-place variants store into self
+   * instead (BIN-10) */
+  if (p.rt == MT_uint8 && opid == base) {
+    st = mt_err(err, MT_DTYPE_MISMATCH,
+                "%s: the result is uint8: torch.uint8 is not supported in MaskedTensor.", name);
+    goto fail;
+  }
   call->out[0] = out;
   call->n_out = 1;
-out:
-  for (int k = 0; k < 2; k++) {
-    mt__cpu_mview_close(&mv[k]);
-    mt_tensor_free(dtmp[k]);
-  }
-  if (data) h->free(data);
-  if (mask) h->free(mask);
+  return MT_OK;
+fail:
+  h->free(out);
   return st;
 }
 
-mt_status mt_cpu_add(mt_call *call, mt_error *err) { return binary(call, MT_OP_add, err); }
-mt_status mt_cpu_sub(mt_call *call, mt_error *err) { return binary(call, MT_OP_sub, err); }
-mt_status mt_cpu_mul(mt_call *call, mt_error *err) { return binary(call, MT_OP_mul, err); }
-mt_status mt_cpu_div(mt_call *call, mt_error *err) { return binary(call, MT_OP_div, err); }
+#define X(name, code, acc, res, kname)                  \
+  mt_status mt_cpu_##name(mt_call *call, mt_error *err) { \
+    return binary(call, MT_OP_##name, MT_OP_##name, err); \
+  }
+BINARY_OPS(X)
+#undef X
+
+/* ---- in-place variants (BIN-10) ----------------------------------------------------- */
+
+/* torch.masked's in-place binary ops: the out-of-place result (promotion,
+ * broadcasting, masks as above) must have self's shape and be castable to
+ * self's dtype (no float to integer, nothing but bool to bool); the result
+ * is self's new value: the data cast to self's dtype, self's mask. mtcs
+ * never writes an input (CALL-1): the updated self is a new output. */
+static mt_status binary_inplace(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
+  const char *name = mt_op_name(opid);
+  const mt_host *h = mt__cpu_host(call);
+  mt_tensor *d = NULL, *m = NULL, *r = NULL;
+  char s0[64], s1[64];
+  mt_status st = binary(call, opid, base, err);
+  if (st != MT_OK) return st;
+  const mt_tensor *self = call->in[0], *o = call->out[0];
+  if (self->kind != MT_KIND_MASKED) {
+    st = mt_err(err, MT_INVALID_ARGUMENT,
+                "%s: inputs/0 is a %s tensor: 'Tensor' object has no attribute "
+                "'_set_data_mask' (in-place ops update a masked tensor)",
+                name, mt_kind_name(self->kind));
+    goto fail;
+  }
+  if (!mt_shape_equal(o, self)) {
+    st = mt_err(err, MT_SHAPE_MISMATCH,
+                "%s: output with shape %s doesn't match the broadcast shape %s", name,
+                mt_shape_str(self->ndim, self->shape, s0, sizeof s0),
+                mt_shape_str(o->ndim, o->shape, s1, sizeof s1));
+    goto fail;
+  }
+  mt_dtype sd = self->data->dtype, rd = o->data->dtype;
+  if (category((int)rd) > category((int)sd)) {
+    st = mt_err(err, MT_DTYPE_MISMATCH,
+                "%s: result type %s can't be cast to the desired output type %s", name,
+                torch_type_name(rd), torch_type_name(sd));
+    goto fail;
+  }
+  if (rd == sd || o->data->kind != MT_KIND_DENSE) return MT_OK;
+  if ((st = h->dense_new(sd, o->ndim, o->shape, &d, err)) != MT_OK) goto fail;
+  for (int64_t i = 0; i < mt_numel(d); i++) {
+    if (mt_dtype_is_float(sd))
+      mt__cpu_st(d->values, sd, i, mt__cpu_ld(o->data->values, rd, i));
+    else
+      mt__cpu_sti(d->values, sd, i, mt__cpu_ldi(o->data->values, rd, i));
+  }
+  if ((st = mt__cpu_copy(h, o->mask, &m, err)) != MT_OK) goto fail;
+  st = h->masked_new(d, m, &r, err); /* takes d and m */
+  d = m = NULL;
+  if (st != MT_OK) goto fail;
+  h->free(call->out[0]);
+  call->out[0] = r;
+  return MT_OK;
+fail:
+  if (d) h->free(d);
+  if (m) h->free(m);
+  mt__cpu_drop_outputs(call);
+  return st;
+}
+
+#define INPLACE_OPS(X)                                                                    \
+  X(add_, add) X(sub_, sub) X(subtract_, subtract) X(mul_, mul) X(multiply_, multiply)    \
+  X(div_, div) X(divide_, divide) X(true_divide_, true_divide) X(atan2_, atan2)           \
+  X(arctan2_, arctan2) X(bitwise_and_, bitwise_and) X(bitwise_or_, bitwise_or)            \
+  X(bitwise_xor_, bitwise_xor) X(bitwise_left_shift_, bitwise_left_shift)                 \
+  X(bitwise_right_shift_, bitwise_right_shift) X(floor_divide_, floor_divide)             \
+  X(fmod_, fmod) X(remainder_, remainder) X(nextafter_, nextafter) X(eq_, eq) X(ne_, ne)  \
+  X(not_equal_, not_equal) X(le_, le) X(less_equal_, less_equal) X(ge_, ge)               \
+  X(greater_equal_, greater_equal) X(gt_, gt) X(greater_, greater) X(lt_, lt) X(less_, less)
+
+#define X(name, base)                                               \
+  mt_status mt_cpu_##name(mt_call *call, mt_error *err) {           \
+    return binary_inplace(call, MT_OP_##name, MT_OP_##base, err);   \
+  }
+INPLACE_OPS(X)
+#undef X
