@@ -148,6 +148,14 @@ if(unlisted OR missing)
                       "[${missing}]. Add each new mutant with the rule it breaks.")
 endif()
 
+# ---- op -> family (golden/<family>.h5), from ops.def ---------------------------
+file(STRINGS "${SRC}/spec/include/mt/ops.def" op_lines REGEX "^MT_OP\\(")
+foreach(line IN LISTS op_lines)
+  if(line MATCHES "^MT_OP\\( *[0-9]+, *([a-z0-9_]+), *([a-z0-9_]+),")
+    set(family_of_${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
+  endif()
+endforeach()
+
 # ---- run each mutant ----------------------------------------------------------
 set(bad 0)
 set(survivors "")
@@ -162,8 +170,10 @@ foreach(entry IN LISTS MUTANTS)
   list(GET kv 1 rule)
   # name=RULE@profile: the mutant breaks a rule of that profile's kernel table
   set(profile_args "")
+  set(profile "")
   if(rule MATCHES "^(.*)@(.*)$")
     set(rule "${CMAKE_MATCH_1}")
+    set(profile "${CMAKE_MATCH_2}")
     set(profile_args --profile "${CMAKE_MATCH_2}")
   endif()
   set(plugin "${BIN}/plugins/mutant_${name}.so")
@@ -182,6 +192,23 @@ foreach(entry IN LISTS MUTANTS)
       list(APPEND filters --filter "${op}.*")
     endif()
   endforeach()
+  # only the golden files that hold those ops' cases: reading (and checking)
+  # every file would cost each mutant more than its cases do
+  set(goldens "")
+  foreach(op IN LISTS ops)
+    if(profile STREQUAL "numpy_ma")
+      set(g "${SRC}/golden/numpy_ma.h5")
+    elseif(DEFINED family_of_${op})
+      set(g "${SRC}/golden/${family_of_${op}}.h5")
+    else()
+      message(SEND_ERROR "mutant ${name}: op ${op} is not in ops.def")
+      set(bad 1)
+      continue()
+    endif()
+    if(NOT g IN_LIST goldens)
+      list(APPEND goldens "${g}")
+    endif()
+  endforeach()
   if(NOT ops)
     message(SEND_ERROR "mutant ${name}: its source overrides no kernel slot ([MT_OP_<op>] = ...)")
     set(bad 1)
@@ -189,7 +216,7 @@ foreach(entry IN LISTS MUTANTS)
   endif()
   string(REPLACE ";" " " ops_text "${ops}")
 
-  execute_process(COMMAND "${MTCS}" run --backend "${plugin}" --level strict ${profile_args}
+  execute_process(COMMAND "${MTCS}" run --backend "${plugin}" --level strict ${profile_args} --golden ${goldens}
     ${filters}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
 

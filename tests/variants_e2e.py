@@ -48,6 +48,18 @@ def main():
         keep = [ln for ln in f if ln.startswith("#") or ln.split()[0] in ("reduce.h5", "optim.h5")]
     with open(os.path.join(gdir, "MANIFEST"), "w") as f:
         f.writelines(keep)
+    # only the three cases stay: whatever torch 1.13 does on the others (the
+    # committed goldens record it) is not this test's business
+    for name, keep_ids in (("reduce.h5", (AMAX, SUM)), ("optim.h5", (ADA,))):
+        with h5py.File(os.path.join(gdir, name), "r+") as f:
+            for cid in list(f["cases"]):
+                if cid not in keep_ids:
+                    del f["cases"][cid]
+                else:
+                    for k in [k for k in f["cases"][cid] if k.startswith("outputs@")]:
+                        del f["cases"][cid][k]
+                    for k in [k for k in f["cases"][cid].attrs if k.startswith("error@")]:
+                        del f["cases"][cid].attrs[k]
     with h5py.File(os.path.join(gdir, "reduce.h5"), "r+") as f:
         f[f"cases/{AMAX}/outputs/0/data/values"][()] = np.float32(5.0)
         c = f[f"cases/{SUM}"]
@@ -74,7 +86,7 @@ open(p, 'w').writelines(lines)
     variants = [sys.executable, os.path.join(src, "golden", "variants.py"), "--golden-dir", gdir,
                 "--semantics", sem, "--label", "torch-1.13.1"]
     rc, out = run(variants)
-    if rc != 0 or "all: 255 cases, 3 differ (value 1, error 2)" not in out:
+    if rc != 0 or "all: 3 cases, 3 differ (value 1, error 2)" not in out:
         problems.append(f"first run: exit {rc}, expected 3 differences:\n{out}")
     with h5py.File(os.path.join(gdir, "reduce.h5"), "r") as f:
         if "outputs@torch-1.13.1" not in f[f"cases/{AMAX}"]:

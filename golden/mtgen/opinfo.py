@@ -20,13 +20,25 @@ import torch
 
 MAX_NUMEL = 64
 
+# golden/variants.py replays the committed cases under an older torch whose
+# testing package may not import (Debian's torch 1.13 has no expecttest): it
+# sets this, and every op then has no samples there (the cases' inputs come
+# from the golden files anyway). The generator leaves it False: a missing
+# OpInfo database is an error, never a silent loss of cases.
+ALLOW_MISSING_DB = False
+
 
 @functools.lru_cache(maxsize=None)
 def _dbs():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        from torch.testing._internal.common_methods_invocations import op_db
-        from torch.testing._internal.opinfo.definitions._masked import op_db as masked_db
+        try:
+            from torch.testing._internal.common_methods_invocations import op_db
+            from torch.testing._internal.opinfo.definitions._masked import op_db as masked_db
+        except ImportError:
+            if not ALLOW_MISSING_DB:
+                raise
+            return {}, {}
     plain = {}
     for o in op_db:
         key = o.name + (f".{o.variant_test_name}" if o.variant_test_name else "")
@@ -42,7 +54,10 @@ def opinfo(name, masked=False):
 
 
 def supports(name, dtype, masked=False):
-    """True when torch's OpInfo lists dtype as supported on the CPU."""
+    """True when torch's OpInfo lists dtype as supported on the CPU (always
+    True without the database, under ALLOW_MISSING_DB)."""
+    if ALLOW_MISSING_DB and not any(_dbs()):
+        return True
     return dtype in opinfo(name, masked).supported_dtypes("cpu")
 
 
@@ -79,7 +94,12 @@ def samples(name, dtype, masked=False, max_numel=MAX_NUMEL, limit=None, referenc
     skipping samples of more than max_numel elements in all; at most
     `limit` of them (None: all). crop=n first cuts each sample to its first
     n entries per dim (the source then ends in "[:n]")."""
-    info = opinfo(name, masked)
+    try:
+        info = opinfo(name, masked)
+    except KeyError:
+        if ALLOW_MISSING_DB and not any(_dbs()):
+            return []
+        raise
     out = []
     kinds = [("sample", info.sample_inputs)] + ([("reference", info.reference_inputs)]
                                                 if reference else [])
