@@ -18,7 +18,11 @@ Fails (exit 1, one line per problem) when
     the globs of NPMA-* rules (the numpy_ma profile) are matched against
     the numpy_ma cases only, the other rules' against the torch cases;
   - a rule does not name its level (one line `Level: semantic.` or
-    `Level: strict.`).
+    `Level: strict.`);
+  - an op of ops.def has no torch-profile case in one of mtcs's dtypes
+    (the third field of the case id: f16 f32 f64 i64 i32 i8 u8 bool; a
+    case of torch's refusal counts), unless DTYPE_GAPS below lists that gap
+    with its reason.
 Standard library only: the test command needs no venv."""
 import fnmatch
 import re
@@ -26,6 +30,43 @@ import subprocess
 import sys
 
 PARAGRAPH = r"(.*?)(?:\n\n|\n(?=[A-Za-z.]+:)|\Z)"
+
+DTYPES = ("f16", "f32", "f64", "i64", "i32", "i8", "u8", "bool")
+UINT8 = "torch.masked refuses uint8 data (`masked_tensor.dense.u8.dtype_refused`): no " \
+        "MaskedTensor op ever receives it"
+# (op glob, dtypes without a case, why). Every gap here is a known hole or a
+# dtype the op cannot receive; a new op without every dtype fails until its
+# cases or its line here say why.
+DTYPE_GAPS = [
+    ("*", ("u8",), UINT8),
+    ("masked_*", ("u8",), "torch.masked's functional ops: OpInfo lists no uint8 sample; "
+                          "not yet generated"),
+    ("adagrad_*", ("f16", "i64", "i32", "i8", "bool"),
+     "Adagrad's three paths are float32/float64 in this slice (no float16 or integer "
+     "params; torch's refusals not yet recorded)"),
+    ("*_", ("f16", "f64", "i64", "i32", "i8", "bool"),
+     "in-place variants: cases in float32 only (and int64 for some), the out-of-place op "
+     "covers every dtype with the same kernel"),
+    ("bitwise_*", ("f32", "f64"), "torch refuses bitwise ops and shifts on floats: the "
+                                  "refusal is recorded in float16 only (BIN-3)"),
+    ("logaddexp*", ("i32", "i8"), "torch refuses integers: the refusal is recorded in int64 "
+                                  "only (BIN-3)"),
+    ("nextafter", ("i32", "i8"), "torch refuses integers: the refusal is recorded in int64 "
+                                 "only (BIN-3)"),
+]
+ALIASES = {"absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "clip",
+           "fix", "negative", "sgn", "arctan2", "divide", "multiply", "subtract", "true_divide",
+           "not_equal", "less_equal", "greater_equal", "greater", "less"}
+
+
+def dtype_gap_reason(op, dtype):
+    """Why op may lack dtype, or None."""
+    if op in ALIASES:
+        return "alias: the cases of the op it names cover every dtype with the same kernel"
+    for pat, dts, why in DTYPE_GAPS:
+        if fnmatch.fnmatchcase(op, pat) and dtype in dts:
+            return why
+    return None
 
 
 def main(mtcs, src):
@@ -110,6 +151,15 @@ def main(mtcs, src):
         for r in ops[op]:
             if r not in rules:
                 problems.append(f"ops.def: op {op} lists rule {r}, not defined in SEMANTICS.md")
+    dtypes_of = {op: set() for op in ops}
+    for cid, op, _ in cases:
+        if cid not in npma_ids and op in dtypes_of and cid.count(".") >= 3:
+            dtypes_of[op].add(cid.split(".")[2])
+    for op, seen in dtypes_of.items():
+        missing = [d for d in DTYPES if d not in seen and not dtype_gap_reason(op, d)]
+        if missing and seen:
+            problems.append(f"op {op}: no case in dtype {', '.join(missing)} (add cases, or a "
+                            "DTYPE_GAPS line in tests/golden_coverage.py saying why)")
     for r, tests in rules.items():
         for f, name in tests:
             path = f"{src}/tests/{f}"

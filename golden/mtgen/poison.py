@@ -44,9 +44,27 @@ def poison_for(op: str, k: int) -> float:
     return table[k % len(table)]
 
 
+def cast_poison(value, dtype):
+    """The poison as dtype can hold it, as the runner's re-runs do
+    (conformance/poison.c): float16 clamps +-1e30 to +-65504; integers take
+    the end of their range the poison stands for (NaN and positives the
+    max, negatives the min, zeros 0); bool is True for NaN and positives."""
+    if dtype.is_floating_point:
+        if dtype == torch.float16 and math.isfinite(value) and abs(value) > 65504:
+            return math.copysign(65504.0, value)
+        return value
+    up = math.isnan(value) or value > 0
+    if dtype == torch.bool:
+        return bool(up)
+    if value == 0:
+        return 0
+    info = torch.iinfo(dtype)
+    return info.max if up else info.min
+
+
 def poisoned(m, value):
     data, mask = m.get_data().clone(), m.get_mask()
-    data[~mask] = value
+    data[~mask] = cast_poison(value, data.dtype)
     return masked_tensor(data, mask)
 
 
@@ -61,8 +79,11 @@ def apply_poison(inputs, op, k):
     if not any(_poisonable(x) for x in inputs):
         return inputs, "none"
     value = poison_for(op, k)
+    first = next(x for x in inputs if _poisonable(x))
+    shown = value if hasattr(first, "poisoned") else cast_poison(value, first.get_data().dtype)
     return [(x.poisoned(value) if hasattr(x, "poisoned") else poisoned(x, value))
-            if _poisonable(x) else x for x in inputs], poison_name(value)
+            if _poisonable(x) else x for x in inputs], (
+        poison_name(shown) if isinstance(shown, float) else str(int(shown)))
 
 
 def _check_table():

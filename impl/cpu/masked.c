@@ -175,9 +175,9 @@ mt_status mt_cpu_to_tensor(mt_call *call, mt_error *err) {
     return mt_err(err, MT_LAYOUT_MISMATCH, "%s: inputs/0 must be a masked tensor, got kind %s", op,
                   mt_kind_name(m->kind));
   if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
-  if ((st = mt__cpu_require_float(m, "inputs/0", op, err)) != MT_OK) return st;
   if ((st = mt__cpu_scalar_value(v, "inputs/1 (value)", op, &fill, err)) != MT_OK) return st;
-  /* masked_fill casts the value to the data dtype (float32: rounded once). */
+  /* masked_fill casts the value to the data dtype (float32: rounded once;
+   * integers truncate toward zero: 7.5 -> 7; bool: nonzero -> true). */
   fill = mt__cpu_round(m->data->dtype, fill);
 
   if ((st = h->dense_new(m->data->dtype, m->ndim, m->shape, &out, err)) != MT_OK) goto out;
@@ -192,11 +192,18 @@ mt_status mt_cpu_to_tensor(mt_call *call, mt_error *err) {
   } else if (m->data->kind == MT_KIND_DENSE) {
     if ((st = mt__cpu_mview_open(m, &mv, err)) != MT_OK) goto out;
     mt_dtype dt = out->dtype;
+    size_t size = mt_dtype_size(dt);
     int64_t n = mt_numel(out);
-    /* MASK-3: data where mask (masked-out data is poison and never read). */
-    for (int64_t i = 0; i < n; i++)
-      mt__cpu_st(out->values, dt, i,
-                 mt__cpu_ldb(mv.mask->values, i) ? mt__cpu_ld(mv.data->values, dt, i) : fill);
+    /* MASK-3: data where mask, copied bit for bit (every dtype; int64 does
+     * not fit a double); the fill elsewhere (masked-out data is poison and
+     * never read). */
+    for (int64_t i = 0; i < n; i++) {
+      if (mt__cpu_ldb(mv.mask->values, i))
+        memcpy((char *)out->values + (size_t)i * size,
+               (const char *)mv.data->values + (size_t)i * size, size);
+      else
+        mt__cpu_st(out->values, dt, i, fill);
+    }
   } else {
     st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s storage is not supported by the CPU backend", op,
                 mt_kind_name(m->data->kind));

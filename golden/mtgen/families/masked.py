@@ -2,10 +2,11 @@
 import functools
 import math
 
+import torch
 from torch.masked import masked_tensor
 
 from ..inputs import rand_mask, rand_masked, randn, signed_zeros, tutorial_grad, tutorial_mask
-from ..model import DTYPES, Case, check_ids, py
+from ..model import ALL_DTYPES, DTYPES, Case, check_ids, py
 
 # op -> tolerance
 OPS = {"masked_tensor": "exact", "to_tensor": "exact"}
@@ -81,8 +82,54 @@ TO_TENSOR_CASES = {
 }
 
 
+def rand_data(g, shape, dt):
+    """Random data of any dtype: normal floats, small integers (signed ones
+    of both signs), bools."""
+    x = randn(g, shape, torch.float64) * 4
+    if dt == torch.bool:
+        return x > 0
+    if dt == torch.uint8:
+        x = x.abs()
+    return x.to(dt)
+
+
+def other_dtype_cases(short, dt):
+    """masked_tensor and to_tensor beyond float32/float64: construction in
+    every dtype MaskedTensor accepts, its refusal of uint8 (MASK-2), and
+    to_tensor's fills cast to the data dtype (MASK-3: 7.5 -> 7 in integers,
+    nonzero -> True in bool)."""
+    out = []
+    if dt == torch.uint8:
+        return [Case(
+            id=f"masked_tensor.dense.{short}.dtype_refused", op="masked_tensor", rules=("MASK-2",),
+            tolerance="exact",
+            build=lambda g: [rand_data(g, (3, 4), dt), rand_mask(g, (3, 4), 0.6)],
+            run=lambda ins, kw: [masked_tensor(ins[0], ins[1])],
+            torch_call="torch.masked.masked_tensor(data, mask)", error_class="DTYPE_MISMATCH",
+            error_match="is not supported in MaskedTensor", poison=False)]
+    for variant, shape, p in (("basic", (3, 4), 0.6), ("zero_size", (0, 3), 0.6),
+                              ("all_false", (2, 3), 0.0)):
+        out.append(Case(
+            id=f"masked_tensor.dense.{short}.{variant}", op="masked_tensor", rules=("MASK-1",),
+            tolerance="exact",
+            build=lambda g, shape=shape, p=p: [rand_data(g, shape, dt), rand_mask(g, shape, p)],
+            run=lambda ins, kw: [masked_tensor(ins[0], ins[1])],
+            torch_call="torch.masked.masked_tensor(data, mask)", poison=False))
+    for variant, v in (("fill_0", 0.0), ("fill_7_5", 7.5), ("fill_neg1", -1)):
+        out.append(Case(
+            id=f"to_tensor.masked.{short}.{variant}", op="to_tensor", rules=("MASK-3",),
+            tolerance="exact",
+            build=lambda g, v=v: [masked_tensor(rand_data(g, (3, 4), dt),
+                                                rand_mask(g, (3, 4), 0.6)), v],
+            run=lambda ins, kw: [ins[0].to_tensor(ins[1])], torch_call=f"m.to_tensor({py(v)})"))
+    return out
+
+
 def cases():
     out = []
+    for short, dt in ALL_DTYPES.items():
+        if dt not in DTYPES.values():
+            out += other_dtype_cases(short, dt)
     for short, dt in DTYPES.items():
         for variant, (layout, build, err, first) in MASKED_TENSOR_CASES.items():
             out.append(Case(
