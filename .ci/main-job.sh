@@ -39,8 +39,10 @@ for backend in cpu cuda build/release/plugins/example.so; do
   echo "== conformance: backend $backend"
   rc=0
   mkdir -p "$conf/repro-$name"
-  strict=(); case $backend in cpu|cuda) strict=(--require-all) ;; esac # our own backends
-  build/release/mtcs run --backend "$backend" "${strict[@]}" --report-json "$conf/$name.json" \
+  # our own backends: every case of both profiles, at the strict level
+  strict=(); case $backend in cpu|cuda) strict=(--require-all --level strict) ;; esac
+  build/release/mtcs run --backend "$backend" --profile all "${strict[@]}" \
+    --report-json "$conf/$name.json" \
     --junit "$conf/$name.junit.xml" --repro-dir "$conf/repro-$name" || rc=$?
   case $rc in
     0) ;;
