@@ -49,6 +49,11 @@ def read_tensor(g):
         vals = g["values"][()]
         t["values"] = [list(r.reshape(-1).tolist()) for r in vals] if vals.ndim > 1 else \
             [[v] for v in vals.tolist()]
+    elif t["kind"] == "csr":  # compared as its (row, col) entries, like a COO tensor
+        crow, col = g["crow_indices"][()].tolist(), g["col_indices"][()].tolist()
+        rows = [r for r in range(len(crow) - 1) for _ in range(crow[r + 1] - crow[r])]
+        t["indices"] = [rows, col]
+        t["values"] = [[v] for v in g["values"][()].reshape(-1).tolist()]
     elif t["kind"] == "dense":
         t["values"] = g["values"][()].reshape(-1).tolist()
     else:

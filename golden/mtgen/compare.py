@@ -4,7 +4,8 @@ no torch), so tests/ can exercise it without the venv.
 
 A tensor is a dict: kind, dtype, shape (tuple), and by kind: dense `values`
 (flat list, C order); coo `indices` (list of sparse_dim lists) and `values`
-(list of nnz rows, each a flat list of the dense-dims elements); masked
+(list of nnz rows, each a flat list of the dense-dims elements); csr the
+same as coo, its entries' (row, col) indices; masked
 `data` and `mask` (tensors); scalar `value`.
 """
 import math
@@ -84,7 +85,7 @@ def first_difference(got, exp, tol, check_masked_out=False, where="output"):
             if not element_matches(g, e, tol, dtype):
                 return f"{where}: element {i}: {g!r}, golden {e!r}"
         return None
-    if kind == "coo":
+    if kind in ("coo", "csr"):  # csr: its (row, col) entries (check_fresh.read_tensor)
         cg, ce = coalesce(got), coalesce(exp)
         if list(cg) != list(ce):
             extra = sorted(set(cg) ^ set(ce))
