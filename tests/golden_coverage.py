@@ -54,15 +54,10 @@ DTYPE_GAPS = [
     ("nextafter", ("i32", "i8"), "torch refuses integers: the refusal is recorded in int64 "
                                  "only (BIN-3)"),
 ]
-ALIASES = {"absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "clip",
-           "fix", "negative", "sgn", "arctan2", "divide", "multiply", "subtract", "true_divide",
-           "not_equal", "less_equal", "greater_equal", "greater", "less"}
 
 
 def dtype_gap_reason(op, dtype):
     """Why op may lack dtype, or None."""
-    if op in ALIASES:
-        return "alias: the cases of the op it names cover every dtype with the same kernel"
     for pat, dts, why in DTYPE_GAPS:
         if fnmatch.fnmatchcase(op, pat) and dtype in dts:
             return why

@@ -271,13 +271,16 @@ ALL_OPS = {
     "fmin": Op("fmin", F + I + B, "same", "exact", ("BIN-9",), "fmin"),
 }
 # torch's aliases: the kernel of another op of the table (Op.canon), so
-# they get one masked_masked case each, in float32 (int32 for integer-only
-# kernels): the shared kernel is covered under its own name
+# they get one masked_masked case per dtype (torch's result or its
+# refusal): the shared kernel's corners are covered under its own name
 ALIASES = {"subtract", "multiply", "divide", "true_divide", "arctan2", "not_equal",
            "less_equal", "greater_equal", "greater", "less"}
 # dtypes a MaskedTensor may hold (uint8 only as a plain operand)
 MASKED_DTYPES = ("f16", "f32", "f64", "i64", "i32", "i8", "bool")
 INT_DIV = ("floor_divide", "fmod", "remainder")
+# the shape of the one case per dtype of aliases, in-place variants and
+# refusals (the golden file stays small)
+SMALL = (2, 3)
 # no Python number operand: torch has Tensor overloads only
 TENSORS_ONLY = ("maximum", "minimum", "fmax", "fmin", "atan2", "logaddexp", "logaddexp2",
                 "nextafter")
@@ -369,21 +372,21 @@ def first_dtype(o: Op):
     return "f32" if accepts(o, torch.float32)[0] else "i32"
 
 
-def refused_specs(name, o: Op, dt):
+def refused_specs(name, o: Op, dt, shape=(3, 4)):
     """One DTYPE_MISMATCH case for a dtype torch has no kernel for."""
     msg = "Subtraction" if o.canon == "sub" else "not implemented for"
     return [Spec("masked_masked", "dtype_refused",
-                 lambda g: (lambda m: [mk(g, (3, 4), dt, m), mk(g, (3, 4), dt, m)])(
-                     rand_mask(g, (3, 4), 0.6)),
+                 lambda g: (lambda m: [mk(g, shape, dt, m), mk(g, shape, dt, m)])(
+                     rand_mask(g, shape, 0.6)),
                  "a, b", ("BIN-3",), "DTYPE_MISMATCH", first=msg)]
 
 
-def basic_spec(name, o: Op, dt):
+def basic_spec(name, o: Op, dt, shape=(3, 4)):
     rhs = dict(nonzero=o.canon in INT_DIV and not dt.is_floating_point,
                small=o.canon in ("shl", "shr"))
     return Spec("masked_masked", "basic",
-                lambda g: (lambda m: [mk(g, (3, 4), dt, m), mk(g, (3, 4), dt, m, **rhs)])(
-                    rand_mask(g, (3, 4), 0.6)), "a, b")
+                lambda g: (lambda m: [mk(g, shape, dt, m), mk(g, shape, dt, m, **rhs)])(
+                    rand_mask(g, shape, 0.6)), "a, b")
 
 
 def layout_specs(name, o: Op, dt, full):
@@ -682,8 +685,14 @@ def full_cases():
     for name, o in ALL_OPS.items():
         alias = name in ALIASES
         first = first_dtype(o)
-        if alias:  # one case (see ALIASES)
-            out.append(make_case(name, o, first, basic_spec(name, o, ALL_DTYPES[first])))
+        if alias:  # one case per dtype (see ALIASES)
+            for token in MASKED_DTYPES:
+                dt = ALL_DTYPES[token]
+                # small shapes beyond the first dtype (golden file size)
+                shape = (3, 4) if token == first else SMALL
+                specs = ([basic_spec(name, o, dt, shape)] if accepts(o, dt)[0] else
+                         refused_specs(name, o, dt, SMALL))
+                out += [make_case(name, o, token, s) for s in specs]
             continue
         refused_cats = set()
         for token in MASKED_DTYPES:

@@ -334,10 +334,19 @@ def base_cases(op):
     return out
 
 
+# the dtypes besides float32 where an alias and an in-place variant get one
+# small case each (torch's result or its refusal)
+OTHER_DTYPES = ("f16", "f64", "i64", "i32", "i8", "bool")
+
+
 def alias_cases(op):
     """An alias shares its op's kernel: one OpInfo sample (of the op it
-    names) in float32."""
-    return dtype_cases(op, "f32", 1)
+    names) in float32, and one small case (or torch's refusal) in every
+    other dtype: the alias's own dispatch may refuse what its op takes."""
+    out = dtype_cases(op, "f32", 1)
+    for short in OTHER_DTYPES:
+        out += dtype_cases(op, short, 0)
+    return out
 
 
 def inplace_cases(op):
