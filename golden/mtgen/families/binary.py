@@ -771,6 +771,21 @@ def run_inplace(name):
     return lambda ins, kw: [getattr(ins[0], name)(ins[1], **kw)]
 
 
+# in-place refusals of inplace_cases' own rows (not repeated per dtype)
+CAST_REFUSAL_CASES = {("div", "i32")}
+
+
+@functools.lru_cache(maxsize=None)
+def inplace_takes(name, dt):
+    """Whether torch's m.<name>_(t) takes a masked m and a plain t of dtype dt."""
+    m = masked(torch.ones(2, dtype=dt), torch.tensor([True, False]))
+    try:
+        getattr(m, name + "_")(torch.ones(2, dtype=dt))
+    except (RuntimeError, NotImplementedError, TypeError, ValueError):
+        return False
+    return True
+
+
 def uint8_cases():
     """BIN-2: a uint8 result cannot be a MaskedTensor (bool m + uint8 t);
     a comparison's bool result can."""
@@ -799,7 +814,7 @@ def inplace_cases():
     def add(name, token, variant, build, args, rules=(), error=None, first=None, tol=None):
         o = ALL_OPS[name]
         dt = ALL_DTYPES[token]
-        t = tol or ("exact" if o.result == "bool" or o.tolerance != TRANS else
+        t = tol or ("exact" if o.result == "bool" or o.tolerance != TRANS or error else
                     TRANS_TOL[o.canon][dt])
         out.append(Case(id=f"{name}_.{variant.split(':')[0]}.{token}.{variant.split(':')[1]}",
                         op=name + "_", rules=tuple(dict.fromkeys(("BIN-10",) + rules)),
@@ -807,13 +822,30 @@ def inplace_cases():
                         torch_call=f"{args.split(',')[0]}.{name}_({args.split(', ', 1)[1]})",
                         error_class=error, error_match=first,
                         poison=dt in (torch.float32, torch.float64)))
+    def mixed(dt, **rhs):
+        return lambda g: [mk(g, SMALL, dt), values(g, SMALL, dt, **rhs)]
+
     for name in INPLACE:
         o = ALL_OPS[name]
-        token = first_dtype(o)
-        dt = ALL_DTYPES[token]
-        rhs = dict(nonzero=o.canon in INT_DIV and not dt.is_floating_point,
-                   small=o.canon in ("shl", "shr"))
-        add(name, token, "masked_masked:basic", pair(dt, **rhs), "a, b", ("MASK-6",))
+        first = first_dtype(o)
+        for token in MASKED_DTYPES:
+            dt = ALL_DTYPES[token]
+            rhs = dict(nonzero=o.canon in INT_DIV and not dt.is_floating_point,
+                       small=o.canon in ("shl", "shr"))
+            if token == first:
+                add(name, token, "masked_masked:basic", pair(dt, **rhs), "a, b", ("MASK-6",))
+            # every other dtype: m.<op>_(t) with a plain t (three HDF5
+            # objects fewer than a second MaskedTensor: golden file size)
+            elif inplace_takes(name, dt):
+                add(name, token, "masked_dense:basic", mixed(dt, **rhs), "m, t", ("MASK-7",))
+            elif not accepts(o, dt)[0] or (o.canon == "sub" and dt == torch.bool):
+                # torch refuses the dtype out of place too
+                add(name, token, "masked_dense:dtype_refused", mixed(dt, **rhs), "m, t",
+                    ("MASK-7", "BIN-3"), "DTYPE_MISMATCH")
+            elif (name, token) not in CAST_REFUSAL_CASES:
+                # the result (float) cannot be cast back to self's dtype
+                add(name, token, "masked_dense:result_not_castable", mixed(dt, **rhs), "m, t",
+                    ("MASK-7",), "DTYPE_MISMATCH", "can't be cast to the desired output type")
     # the result is cast to self's dtype: comparisons keep it (1.0/0.0),
     # int8 += int32 wraps to int8, float32 -= float64 rounds once
     add("add", "i8", "masked_dense:cast_to_self",
