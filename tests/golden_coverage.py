@@ -44,12 +44,6 @@ DTYPE_GAPS = [
     ("adagrad_*", ("f16", "i64", "i32", "i8", "bool"),
      "Adagrad's three paths are float32/float64 in this slice (no float16 or integer "
      "params; torch's refusals not yet recorded)"),
-    ("bitwise_*", ("f32", "f64"), "torch refuses bitwise ops and shifts on floats: the "
-                                  "refusal is recorded in float16 only (BIN-3)"),
-    ("logaddexp*", ("i32", "i8"), "torch refuses integers: the refusal is recorded in int64 "
-                                  "only (BIN-3)"),
-    ("nextafter", ("i32", "i8"), "torch refuses integers: the refusal is recorded in int64 "
-                                 "only (BIN-3)"),
 ]
 
 

@@ -694,15 +694,12 @@ def full_cases():
                          refused_specs(name, o, dt, SMALL))
                 out += [make_case(name, o, token, s) for s in specs]
             continue
-        refused_cats = set()
         for token in MASKED_DTYPES:
             dt = ALL_DTYPES[token]
             ok, _ = accepts(o, dt)
-            if not ok:
-                if cat(dt) not in refused_cats:  # one refusal per category
-                    refused_cats.add(cat(dt))
-                    for s in refused_specs(name, o, dt):
-                        out.append(make_case(name, o, token, s))
+            if not ok:  # one refusal per refused dtype
+                for s in refused_specs(name, o, dt, SMALL):
+                    out.append(make_case(name, o, token, s))
                 continue
             specs = []
             first_slice = name in OPS and token in ("f32", "f64")
