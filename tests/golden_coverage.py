@@ -44,25 +44,11 @@ DTYPE_GAPS = [
     ("adagrad_*", ("f16", "i64", "i32", "i8", "bool"),
      "Adagrad's three paths are float32/float64 in this slice (no float16 or integer "
      "params; torch's refusals not yet recorded)"),
-    ("*_", ("f16", "f64", "i64", "i32", "i8", "bool"),
-     "in-place variants: cases in float32 only (and int64 for some), the out-of-place op "
-     "covers every dtype with the same kernel"),
-    ("bitwise_*", ("f32", "f64"), "torch refuses bitwise ops and shifts on floats: the "
-                                  "refusal is recorded in float16 only (BIN-3)"),
-    ("logaddexp*", ("i32", "i8"), "torch refuses integers: the refusal is recorded in int64 "
-                                  "only (BIN-3)"),
-    ("nextafter", ("i32", "i8"), "torch refuses integers: the refusal is recorded in int64 "
-                                 "only (BIN-3)"),
 ]
-ALIASES = {"absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "clip",
-           "fix", "negative", "sgn", "arctan2", "divide", "multiply", "subtract", "true_divide",
-           "not_equal", "less_equal", "greater_equal", "greater", "less"}
 
 
 def dtype_gap_reason(op, dtype):
     """Why op may lack dtype, or None."""
-    if op in ALIASES:
-        return "alias: the cases of the op it names cover every dtype with the same kernel"
     for pat, dts, why in DTYPE_GAPS:
         if fnmatch.fnmatchcase(op, pat) and dtype in dts:
             return why

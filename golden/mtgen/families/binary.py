@@ -271,13 +271,16 @@ ALL_OPS = {
     "fmin": Op("fmin", F + I + B, "same", "exact", ("BIN-9",), "fmin"),
 }
 # torch's aliases: the kernel of another op of the table (Op.canon), so
-# they get one masked_masked case each, in float32 (int32 for integer-only
-# kernels): the shared kernel is covered under its own name
+# they get one masked_masked case per dtype (torch's result or its
+# refusal): the shared kernel's corners are covered under its own name
 ALIASES = {"subtract", "multiply", "divide", "true_divide", "arctan2", "not_equal",
            "less_equal", "greater_equal", "greater", "less"}
 # dtypes a MaskedTensor may hold (uint8 only as a plain operand)
 MASKED_DTYPES = ("f16", "f32", "f64", "i64", "i32", "i8", "bool")
 INT_DIV = ("floor_divide", "fmod", "remainder")
+# the shape of the one case per dtype of aliases, in-place variants and
+# refusals (the golden file stays small)
+SMALL = (2, 3)
 # no Python number operand: torch has Tensor overloads only
 TENSORS_ONLY = ("maximum", "minimum", "fmax", "fmin", "atan2", "logaddexp", "logaddexp2",
                 "nextafter")
@@ -369,21 +372,21 @@ def first_dtype(o: Op):
     return "f32" if accepts(o, torch.float32)[0] else "i32"
 
 
-def refused_specs(name, o: Op, dt):
+def refused_specs(name, o: Op, dt, shape=(3, 4)):
     """One DTYPE_MISMATCH case for a dtype torch has no kernel for."""
     msg = "Subtraction" if o.canon == "sub" else "not implemented for"
     return [Spec("masked_masked", "dtype_refused",
-                 lambda g: (lambda m: [mk(g, (3, 4), dt, m), mk(g, (3, 4), dt, m)])(
-                     rand_mask(g, (3, 4), 0.6)),
+                 lambda g: (lambda m: [mk(g, shape, dt, m), mk(g, shape, dt, m)])(
+                     rand_mask(g, shape, 0.6)),
                  "a, b", ("BIN-3",), "DTYPE_MISMATCH", first=msg)]
 
 
-def basic_spec(name, o: Op, dt):
+def basic_spec(name, o: Op, dt, shape=(3, 4)):
     rhs = dict(nonzero=o.canon in INT_DIV and not dt.is_floating_point,
                small=o.canon in ("shl", "shr"))
     return Spec("masked_masked", "basic",
-                lambda g: (lambda m: [mk(g, (3, 4), dt, m), mk(g, (3, 4), dt, m, **rhs)])(
-                    rand_mask(g, (3, 4), 0.6)), "a, b")
+                lambda g: (lambda m: [mk(g, shape, dt, m), mk(g, shape, dt, m, **rhs)])(
+                    rand_mask(g, shape, 0.6)), "a, b")
 
 
 def layout_specs(name, o: Op, dt, full):
@@ -682,18 +685,21 @@ def full_cases():
     for name, o in ALL_OPS.items():
         alias = name in ALIASES
         first = first_dtype(o)
-        if alias:  # one case (see ALIASES)
-            out.append(make_case(name, o, first, basic_spec(name, o, ALL_DTYPES[first])))
+        if alias:  # one case per dtype (see ALIASES)
+            for token in MASKED_DTYPES:
+                dt = ALL_DTYPES[token]
+                # small shapes beyond the first dtype (golden file size)
+                shape = (3, 4) if token == first else SMALL
+                specs = ([basic_spec(name, o, dt, shape)] if accepts(o, dt)[0] else
+                         refused_specs(name, o, dt, SMALL))
+                out += [make_case(name, o, token, s) for s in specs]
             continue
-        refused_cats = set()
         for token in MASKED_DTYPES:
             dt = ALL_DTYPES[token]
             ok, _ = accepts(o, dt)
-            if not ok:
-                if cat(dt) not in refused_cats:  # one refusal per category
-                    refused_cats.add(cat(dt))
-                    for s in refused_specs(name, o, dt):
-                        out.append(make_case(name, o, token, s))
+            if not ok:  # one refusal per refused dtype
+                for s in refused_specs(name, o, dt, SMALL):
+                    out.append(make_case(name, o, token, s))
                 continue
             specs = []
             first_slice = name in OPS and token in ("f32", "f64")
@@ -762,6 +768,21 @@ def run_inplace(name):
     return lambda ins, kw: [getattr(ins[0], name)(ins[1], **kw)]
 
 
+# in-place refusals of inplace_cases' own rows (not repeated per dtype)
+CAST_REFUSAL_CASES = {("div", "i32")}
+
+
+@functools.lru_cache(maxsize=None)
+def inplace_takes(name, dt):
+    """Whether torch's m.<name>_(t) takes a masked m and a plain t of dtype dt."""
+    m = masked(torch.ones(2, dtype=dt), torch.tensor([True, False]))
+    try:
+        getattr(m, name + "_")(torch.ones(2, dtype=dt))
+    except (RuntimeError, NotImplementedError, TypeError, ValueError):
+        return False
+    return True
+
+
 def uint8_cases():
     """BIN-2: a uint8 result cannot be a MaskedTensor (bool m + uint8 t);
     a comparison's bool result can."""
@@ -790,7 +811,7 @@ def inplace_cases():
     def add(name, token, variant, build, args, rules=(), error=None, first=None, tol=None):
         o = ALL_OPS[name]
         dt = ALL_DTYPES[token]
-        t = tol or ("exact" if o.result == "bool" or o.tolerance != TRANS else
+        t = tol or ("exact" if o.result == "bool" or o.tolerance != TRANS or error else
                     TRANS_TOL[o.canon][dt])
         out.append(Case(id=f"{name}_.{variant.split(':')[0]}.{token}.{variant.split(':')[1]}",
                         op=name + "_", rules=tuple(dict.fromkeys(("BIN-10",) + rules)),
@@ -798,13 +819,30 @@ def inplace_cases():
                         torch_call=f"{args.split(',')[0]}.{name}_({args.split(', ', 1)[1]})",
                         error_class=error, error_match=first,
                         poison=dt in (torch.float32, torch.float64)))
+    def mixed(dt, **rhs):
+        return lambda g: [mk(g, SMALL, dt), values(g, SMALL, dt, **rhs)]
+
     for name in INPLACE:
         o = ALL_OPS[name]
-        token = first_dtype(o)
-        dt = ALL_DTYPES[token]
-        rhs = dict(nonzero=o.canon in INT_DIV and not dt.is_floating_point,
-                   small=o.canon in ("shl", "shr"))
-        add(name, token, "masked_masked:basic", pair(dt, **rhs), "a, b", ("MASK-6",))
+        first = first_dtype(o)
+        for token in MASKED_DTYPES:
+            dt = ALL_DTYPES[token]
+            rhs = dict(nonzero=o.canon in INT_DIV and not dt.is_floating_point,
+                       small=o.canon in ("shl", "shr"))
+            if token == first:
+                add(name, token, "masked_masked:basic", pair(dt, **rhs), "a, b", ("MASK-6",))
+            # every other dtype: m.<op>_(t) with a plain t (three HDF5
+            # objects fewer than a second MaskedTensor: golden file size)
+            elif inplace_takes(name, dt):
+                add(name, token, "masked_dense:basic", mixed(dt, **rhs), "m, t", ("MASK-7",))
+            elif not accepts(o, dt)[0] or (o.canon == "sub" and dt == torch.bool):
+                # torch refuses the dtype out of place too
+                add(name, token, "masked_dense:dtype_refused", mixed(dt, **rhs), "m, t",
+                    ("MASK-7", "BIN-3"), "DTYPE_MISMATCH")
+            elif (name, token) not in CAST_REFUSAL_CASES:
+                # the result (float) cannot be cast back to self's dtype
+                add(name, token, "masked_dense:result_not_castable", mixed(dt, **rhs), "m, t",
+                    ("MASK-7",), "DTYPE_MISMATCH", "can't be cast to the desired output type")
     # the result is cast to self's dtype: comparisons keep it (1.0/0.0),
     # int8 += int32 wraps to int8, float32 -= float64 rounds once
     add("add", "i8", "masked_dense:cast_to_self",

@@ -308,10 +308,6 @@ SPECIAL_F64 = {"digamma", "lgamma", "sinc", "rsqrt", "erfinv", "i0"}
 # overflow) or torch's float computation rounds to half once
 SPECIAL_F16 = {"exp", "expm1", "sigmoid", "rsqrt", "reciprocal", "digamma", "lgamma", "log1p",
                "erfinv", "cosh"}
-# in-place ops that also get an int64 case (refused: float results; kept:
-# integer results): the two sides of UN-6
-INPLACE_I64 = {"abs", "sin", "sqrt", "neg", "bitwise_not", "square", "floor", "sign",
-               "reciprocal", "exp"}
 
 
 def base_cases(op):
@@ -334,25 +330,38 @@ def base_cases(op):
     return out
 
 
+# the dtypes besides float32 where an alias and an in-place variant get one
+# small case each (torch's result or its refusal)
+OTHER_DTYPES = ("f16", "f64", "i64", "i32", "i8", "bool")
+
+
 def alias_cases(op):
     """An alias shares its op's kernel: one OpInfo sample (of the op it
-    names) in float32."""
-    return dtype_cases(op, "f32", 1)
+    names) in float32, and one small case (or torch's refusal) in every
+    other dtype: the alias's own dispatch may refuse what its op takes."""
+    out = dtype_cases(op, "f32", 1)
+    for short in OTHER_DTYPES:
+        out += dtype_cases(op, short, 0)
+    return out
 
 
 def inplace_cases(op):
     """m.<op>_(): f32 (torch's result is the tensor m becomes), and one
-    integer dtype: refused where the out-of-place result is float (UN-6)."""
+    small case in every other dtype: refused where the out-of-place result
+    is of another dtype that cannot be cast back (`inplace_refused`, UN-6),
+    or where torch refuses the dtype out of place too (`dtype_refused`)."""
     out = dtype_cases(op, "f32", 1)
-    if op.rstrip("_") not in INPLACE_I64:
-        return out
-    dt = torch.int64
-    args, kw = call_args(op, dt)
-    if verdict(op, dt, args, kw) is None:
-        out.append(make(op, "masked", "i64", "inplace_refused",
-                        lambda g: int_masked(g, (2, 3), dt), args, kw))
-    else:
-        out += dtype_cases(op, "i64", 0)
+    for short in OTHER_DTYPES:
+        dt = UN_DTYPES[short]
+        args, kw = call_args(op, dt)
+        if verdict(op, dt, args, kw) is not None:
+            out += dtype_cases(op, short, 0)
+            continue
+        variant = ("dtype_refused" if verdict(op.rstrip("_"), dt, args, kw) is None
+                   else "inplace_refused")
+        b = (lambda g, dt=dt: int_masked(g, (2, 3), dt)) if not dt.is_floating_point else \
+            (lambda g, dt=dt: rand_masked(g, (2, 3), dt))
+        out.append(make(op, "masked", short, variant, b, args, kw))
     return out
 
 
