@@ -22,18 +22,7 @@ file(MAKE_DIRECTORY "${W}")
 set(case adagrad_dense.dense.f32.random)
 set(ecase adagrad_dense.dense.f32.negative_lr) # expect=error, INVALID_ARGUMENT
 
-# fresh(<name>): a fresh copy of optim.h5 at ${W}/<name>.h5, in ${copy}.
-function(fresh name)
-  file(COPY_FILE "${golden}" "${W}/${name}.h5")
-  set(copy "${W}/${name}.h5" PARENT_SCOPE)
-endfunction()
-
-function(h5edit)
-  execute_process(COMMAND "${H5EDIT}" ${ARGN} RESULT_VARIABLE rc ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "h5edit ${ARGN}: exit ${rc}: ${err}")
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/lib/h5edit.cmake") # fresh(), h5edit()
 
 include("${CMAKE_CURRENT_LIST_DIR}/lib/expect_run.cmake")
 

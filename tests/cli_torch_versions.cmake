@@ -26,17 +26,7 @@ set(a adagrad_dense.dense.f32.random)          # ok
 set(b adagrad_dense.dense.f32.random_maximize) # ok, same shapes, other values
 set(e adagrad_dense.dense.f32.negative_lr)     # expect=error, INVALID_ARGUMENT
 
-function(fresh name)
-  file(COPY_FILE "${golden}" "${W}/${name}.h5")
-  set(copy "${W}/${name}.h5" PARENT_SCOPE)
-endfunction()
-
-function(h5edit)
-  execute_process(COMMAND "${H5EDIT}" ${ARGN} RESULT_VARIABLE rc ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "h5edit ${ARGN}: exit ${rc}: ${err}")
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/lib/h5edit.cmake") # fresh(), h5edit()
 
 include("${CMAKE_CURRENT_LIST_DIR}/lib/expect_run.cmake")
 
