@@ -469,17 +469,28 @@ mt_status mt_cpu_index(mt_call *call, mt_error *err) {
   if ((st = mt__cpu_contig(idx, &idx, &ic, err)) != MT_OK) goto out;
   int64_t rows = m->shape[0], inner = mt_shape_numel(m->ndim - 1, m->shape + 1);
   int64_t ni = mt_numel(idx), nsel = ni;
-  if (idx->dtype == MT_bool) { /* a bool index selects its true positions */
-    if (idx->ndim != 1 || idx->shape[0] != rows) {
-      st = mt_err(err, MT_INDEX_OUT_OF_RANGE,
-                  "%s: The shape of the mask [%lld] at index 0 does not match the shape of the "
-                  "indexed tensor [%lld] at index 0", op, (long long)(idx->ndim ? idx->shape[0] : 0),
-                  (long long)rows);
+  int lead = 1; /* the dims of m the index spans */
+  if (idx->dtype == MT_bool) {
+    /* a bool index of k dims selects its true positions over m's first k
+     * dims (row-major), `m[m.get_mask()]` included: the result has one dim
+     * for them, then m's other dims */
+    lead = idx->ndim;
+    if (lead == 0) {
+      st = mt_err(err, MT_NOT_SUPPORTED, "%s: a 0-d bool index (m[True]) is not supported", op);
       goto out;
     }
+    for (int d = 0; d < lead; d++)
+      if (d >= m->ndim || idx->shape[d] != m->shape[d]) {
+        st = mt_err(err, MT_INDEX_OUT_OF_RANGE,
+                    "%s: The shape of the mask [%lld] at index %d does not match the shape of "
+                    "the indexed tensor [%lld] at index %d", op, (long long)idx->shape[d], d,
+                    (long long)(d < m->ndim ? m->shape[d] : 0), d);
+        goto out;
+      }
+    inner = mt_shape_numel(m->ndim - lead, m->shape + lead);
     nsel = 0;
     for (int64_t k = 0; k < ni; k++) nsel += mt__cpu_ldb(idx->values, k);
-    ndim = m->ndim;
+    ndim = m->ndim - lead + 1;
     shape[0] = nsel;
   } else {
     if (idx->ndim + m->ndim - 1 > MT_MAX_DIMS) {
@@ -489,7 +500,8 @@ mt_status mt_cpu_index(mt_call *call, mt_error *err) {
     ndim = idx->ndim + m->ndim - 1;
     memcpy(shape, idx->shape, (size_t)idx->ndim * sizeof(int64_t));
   }
-  memcpy(shape + ndim - (m->ndim - 1), m->shape + 1, (size_t)(m->ndim - 1) * sizeof(int64_t));
+  memcpy(shape + ndim - (m->ndim - lead), m->shape + lead,
+         (size_t)(m->ndim - lead) * sizeof(int64_t));
   if ((st = st_plan_alloc(&plan, nsel * inner, op, err)) != MT_OK) goto out;
   int64_t at = 0;
   for (int64_t k = 0; k < ni; k++) {

@@ -374,6 +374,18 @@ def f32_cases():
             layout="masked_index", text="m[torch.tensor([[-1, 0], [1, -1]])]")
         add("index", "bool", lambda g, dt: [mk(g, (3, 2), dt), torch.tensor([True, False, True])],
             layout="masked_index", text="m[torch.tensor([True, False, True])]")
+        # m[m.get_mask()]: a bool index of m's own shape gives the specified
+        # elements, all masked in, as a 1-d MaskedTensor (STR-1)
+        add("index", "own_mask", lambda g, dt: (lambda m: [m, m.get_mask().clone()])(
+            mk(g, (3, 4), dt)), layout="masked_index", text="m[m.get_mask()]")
+        add("index", "bool_2d_of_3d", lambda g, dt: [mk(g, (2, 3, 2), dt),
+                                                      torch.tensor([[True, False, True],
+                                                                    [False, False, True]])],
+            layout="masked_index", text="m[torch.tensor([[True, False, True], [False, False, True]])]")
+        add("index", "bool_shape_mismatch",
+            lambda g, dt: [mk(g, (3, 4), dt), torch.ones((3, 3), dtype=torch.bool)],
+            err="INDEX_OUT_OF_RANGE", layout="masked_index", match="IndexError",
+            text="m[torch.ones((3, 3), dtype=torch.bool)]")
         add("t", "1d", one((4,)))
         add("expand", "keep_minus1", one((3, 1)), {"size": (-1, 2)})
         add("unsqueeze", "front", one((3, 4)), {"dim": 0})
