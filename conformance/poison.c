@@ -80,9 +80,24 @@ static int coo_same_indices(const mt_tensor *a, const mt_tensor *b) {
           memcmp(a->indices, b->indices, (size_t)(a->sparse_dim * a->nnz) * sizeof(int64_t)) == 0);
 }
 
+/* CSR data and mask of one structure: the mask's values say which stored
+ * data values are masked out. */
+static int csr_same_structure(const mt_tensor *a, const mt_tensor *b) {
+  return a->kind == MT_KIND_CSR && b->kind == MT_KIND_CSR && a->nnz == b->nnz &&
+         a->shape[0] == b->shape[0] &&
+         memcmp(a->crow_indices, b->crow_indices, (size_t)(a->shape[0] + 1) * sizeof(int64_t)) ==
+             0 &&
+         (a->nnz == 0 || memcmp(a->col_indices, b->col_indices, (size_t)a->nnz * sizeof(int64_t)) == 0);
+}
+
 int mt_poison_applies(const mt_tensor *t) {
   if (!t || t->kind != MT_KIND_MASKED || !t->data || !t->mask) return 0;
   const mt_tensor *d = t->data, *m = t->mask;
+  if (csr_same_structure(d, m)) {
+    for (int64_t i = 0; i < m->nnz; i++)
+      if (mt_get_f64(m->values, m->dtype, i) == 0) return 1;
+    return 0;
+  }
   if (d->kind == MT_KIND_DENSE && m->kind == MT_KIND_DENSE) {
     int64_t n = mt_numel(m);
     for (int64_t i = 0; i < n; i++)
@@ -103,8 +118,11 @@ mt_status mt_poison_copy(const mt_tensor *t, mt_poison p, uint64_t seed, mt_tens
   if (st != MT_OK) return st;
   mt_tensor *d = (*out)->data, *m = (*out)->mask;
   uint64_t s = seed ^ (uint64_t)p * 0x9e3779b97f4a7c15ull;
-  int64_t n = d->kind == MT_KIND_COO ? d->nnz * mt_coo_row_numel(d) : mt_numel(d);
+  int64_t n = d->kind == MT_KIND_COO   ? d->nnz * mt_coo_row_numel(d)
+              : d->kind == MT_KIND_CSR ? d->nnz
+                                       : mt_numel(d);
   if (d->kind == MT_KIND_COO && !coo_same_indices(d, m)) return MT_OK; /* unreachable data */
+  if (d->kind == MT_KIND_CSR && !csr_same_structure(d, m)) return MT_OK;
   for (int64_t i = 0; i < n; i++)
     if (mt_get_f64(m->values, m->dtype, i) == 0) put(d->values, d->dtype, i, p, &s);
   return MT_OK;

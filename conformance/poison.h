@@ -34,8 +34,8 @@ typedef enum {
 const char *mt_poison_label(mt_poison p);
 
 /* Whether t (an input) is a masked tensor with at least one masked-out
- * element whose data the poison can reach (dense storage, or COO storage
- * whose data and mask hold the same indices). */
+ * element whose data the poison can reach (dense storage, or COO/CSR
+ * storage whose data and mask hold the same indices). */
 int mt_poison_applies(const mt_tensor *t);
 
 /* A deep copy of the masked tensor t with every masked-out data element set

@@ -127,7 +127,36 @@ TEST(plain_input_is_poisoned_where_its_broadcast_mask_is_false) {
   mt_tensor_free(bad);
 }
 
+/* CSR storage: a [2, 3] masked tensor with 3 stored entries (crow 0 2 3,
+ * cols 0 2 1), mask values 1 0 1: only the second stored datum is
+ * poisoned; a mask of another structure leaves the data alone. */
+TEST(csr_storage_is_poisoned_where_the_mask_values_are_false) {
+  mt_tensor *d = NULL, *m = NULL, *md = NULL, *p = NULL;
+  mt_error err = {0};
+  CHECK_STATUS(mt_csr_new(MT_float32, 2, 3, 3, &d, &err), MT_OK);
+  CHECK_STATUS(mt_csr_new(MT_bool, 2, 3, 3, &m, &err), MT_OK);
+  const int64_t crow[3] = {0, 2, 3}, col[3] = {0, 2, 1};
+  memcpy(d->crow_indices, crow, sizeof crow);
+  memcpy(m->crow_indices, crow, sizeof crow);
+  memcpy(d->col_indices, col, sizeof col);
+  memcpy(m->col_indices, col, sizeof col);
+  const float v[3] = {1, 2, 3};
+  const uint8_t b[3] = {1, 0, 1};
+  memcpy(d->values, v, sizeof v);
+  memcpy(m->values, b, sizeof b);
+  CHECK_STATUS(mt_masked_new(d, m, &md, &err), MT_OK);
+  CHECK(mt_poison_applies(md));
+  CHECK_STATUS(mt_poison_copy(md, MT_POISON_POS_BIG, 1, &p, &err), MT_OK);
+  const float *pv = p->data->values;
+  CHECK(pv[0] == 1.0f && pv[1] == 1e30f && pv[2] == 3.0f);
+  mt_tensor_free(p);
+  ((int64_t *)md->mask->col_indices)[2] = 2; /* another structure: unreachable */
+  CHECK(!mt_poison_applies(md));
+  mt_tensor_free(md);
+}
+
 MT_TEST_MAIN(T(only_masked_tensors_with_a_masked_out_element_are_poisoned),
              T(every_poison_lands_on_masked_out_data_only), T(random_pattern_follows_the_seed),
              T(integer_and_half_data_get_the_ends_of_their_range), T(seed_is_stable_per_case_id),
-             T(plain_input_is_poisoned_where_its_broadcast_mask_is_false))
+             T(plain_input_is_poisoned_where_its_broadcast_mask_is_false),
+             T(csr_storage_is_poisoned_where_the_mask_values_are_false))

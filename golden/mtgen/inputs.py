@@ -109,11 +109,11 @@ def masked_as_coo(m):
 def as_dense(t):
     if isinstance(t, MaskedTensor):
         t = t.get_data()
-    return t.to_dense() if t.is_sparse else t
+    return t.to_dense() if t.layout != torch.strided else t
 
 
 def is_masked_dense(x):
-    return isinstance(x, MaskedTensor) and not x.get_data().is_sparse
+    return isinstance(x, MaskedTensor) and x.get_data().layout == torch.strided
 
 
 def clone(x):

@@ -11,7 +11,7 @@ with its own list of poisons (DESIGN.md, "Poison invariance").
 import math
 
 import torch
-from torch.masked import masked_tensor
+from torch.masked import MaskedTensor, masked_tensor
 
 from .inputs import is_masked_dense
 
@@ -64,14 +64,19 @@ def cast_poison(value, dtype):
 
 def poisoned(m, value):
     data, mask = m.get_data().clone(), m.get_mask()
+    if data.layout == torch.sparse_csr:  # data and mask of one structure
+        vals = data.values()
+        vals[~mask.values()] = cast_poison(value, data.dtype)
+        return masked_tensor(data, mask)
     data[~mask] = cast_poison(value, data.dtype)
     return masked_tensor(data, mask)
 
 
 def _poisonable(x):
-    """A dense-storage MaskedTensor, or a masked pair that poisons itself
-    (numpy_ma's NpMasked: x.poisoned(value))."""
-    return is_masked_dense(x) or hasattr(x, "poisoned")
+    """A dense- or CSR-storage MaskedTensor, or a masked pair that poisons
+    itself (numpy_ma's NpMasked: x.poisoned(value))."""
+    return is_masked_dense(x) or hasattr(x, "poisoned") or (
+        isinstance(x, MaskedTensor) and x.get_data().layout == torch.sparse_csr)
 
 
 def apply_poison(inputs, op, k):

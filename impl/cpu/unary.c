@@ -497,6 +497,15 @@ static mt_status unary(mt_call *call, mt_op op, const un_row *r, int inplace, mt
     apply_all(r, &p, cd->values, data->values, cd->nnz * mt_coo_row_numel(cd));
     data->coalesced = 1;
     if ((st = mt__cpu_copy(h, cm, &mask, err)) != MT_OK) goto out;
+  } else if (m->data->kind == MT_KIND_CSR) {
+    /* MASK-4, CSR storage: torch maps the data's values and keeps its
+     * crow/col indices (in place too: unlike COO, torch takes it) */
+    const mt_tensor *d = m->data;
+    if ((st = h->csr_new(p.out, d->shape[0], d->shape[1], d->nnz, &data, err)) != MT_OK) goto out;
+    memcpy(data->crow_indices, d->crow_indices, (size_t)(d->shape[0] + 1) * sizeof(int64_t));
+    if (d->nnz > 0) memcpy(data->col_indices, d->col_indices, (size_t)d->nnz * sizeof(int64_t));
+    apply_all(r, &p, d->values, data->values, d->nnz);
+    if ((st = mt_tensor_clone_host(h, m->mask, &mask, err)) != MT_OK) goto out;
   } else {
     st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s storage is not supported by the CPU backend", name,
                 mt_kind_name(m->data->kind));

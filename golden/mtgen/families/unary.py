@@ -203,12 +203,19 @@ def coo_masked(g, dt, shape=(3, 4)):
     return masked_tensor(data, mask)
 
 
+def csr_masked(g, dt, shape=(3, 4)):
+    """CSR data and mask of one structure (the COO case's entries, as
+    torch.masked builds them); mask values random."""
+    m = coo_masked(g, dt, shape)
+    return masked_tensor(m.get_data().to_sparse_csr(), m.get_mask().to_sparse_csr())
+
+
 def own_poison(m):
     """The stored poison of dtypes the generator's poison list cannot hold
     (1e30 overflows float16 and integers): NaN for float16, the width's
     minimum for integers, false for bool. Dense storage only."""
     data = m.get_data()
-    if data.is_sparse or data.dtype in (torch.float32, torch.float64):
+    if data.layout != torch.strided or data.dtype in (torch.float32, torch.float64):
         return m
     mask = m.get_mask()
     fill = NAN if data.dtype == torch.float16 else (
@@ -383,6 +390,14 @@ def corner_cases():
         dt = UN_DTYPES[short]
         args, kw = call_args(op, dt)
         out.append(make(op, "coo", short, "basic", lambda g, dt=dt: coo_masked(g, dt), args,
+                        kw))
+    # CSR storage: the data's values mapped, crow/col kept; in place too
+    # (torch takes it on CSR, unlike COO)
+    for op, short in (("sin", "f32"), ("neg", "f64"), ("isnan", "f32"), ("sin", "i64"),
+                      ("sin_", "f32"), ("abs_", "i32")):
+        dt = UN_DTYPES[short]
+        args, kw = call_args(op, dt)
+        out.append(make(op, "csr", short, "basic", lambda g, dt=dt: csr_masked(g, dt), args,
                         kw))
     # in place on COO storage: torch's _unary_helper rebuilds the data
     # uncoalesced, then its own validation asks for the indices -> refused
