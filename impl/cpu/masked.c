@@ -18,6 +18,45 @@ static int masked_data_dtype_ok(mt_dtype d) {
          d == MT_int32 || d == MT_int64;
 }
 
+/* The same for CSR (torch's where for sparse CSR, as masked_tensor applies
+ * it when data and mask differ in nnz): a CSR tensor of the mask's true
+ * entries holding data's value there, 0 where data stores none. */
+static mt_status csr_where(const mt_host *h, const mt_tensor *mask, const mt_tensor *data,
+                           mt_tensor **out, mt_error *err) {
+  mt_status st;
+  int64_t rows = mask->shape[0], n_true = 0;
+  size_t es = mt_dtype_size(data->dtype);
+  *out = NULL;
+  for (int64_t k = 0; k < mask->nnz; k++) n_true += mt__cpu_ldb(mask->values, k);
+  if ((st = h->csr_new(data->dtype, rows, mask->shape[1], n_true, out, err)) != MT_OK) return st;
+  mt_tensor *o = *out;
+  int64_t w = 0;
+  o->crow_indices[0] = 0;
+  for (int64_t r = 0; r < rows; r++) {
+    for (int64_t k = mask->crow_indices[r]; k < mask->crow_indices[r + 1]; k++) {
+      if (!mt__cpu_ldb(mask->values, k)) continue;
+      int64_t c = mask->col_indices[k];
+      o->col_indices[w] = c;
+      for (int64_t p = data->crow_indices[r]; p < data->crow_indices[r + 1]; p++)
+        if (data->col_indices[p] == c) { /* else: zero-filled by csr_new, the fill 0 */
+          memcpy((char *)o->values + (size_t)w * es, (const char *)data->values + (size_t)p * es,
+                 es);
+          break;
+        }
+      w++;
+    }
+    o->crow_indices[r + 1] = w;
+  }
+  return MT_OK;
+}
+
+static int csr_same_structure(const mt_tensor *a, const mt_tensor *b) {
+  return a->nnz == b->nnz &&
+         memcmp(a->crow_indices, b->crow_indices, (size_t)(a->shape[0] + 1) * sizeof(int64_t)) ==
+             0 &&
+         (a->nnz == 0 || memcmp(a->col_indices, b->col_indices, (size_t)a->nnz * sizeof(int64_t)) == 0);
+}
+
 /* torch's _sparse_coo_where(mask, data, 0) for coalesced COO inputs: a COO
  * tensor whose entries are exactly the mask's true entries, holding data's
  * value there (0 where data has no entry). Allocated by h. */
@@ -83,7 +122,7 @@ mt_status mt_cpu_masked_tensor(mt_call *call, mt_error *err) {
     return mt_err(err, MT_LAYOUT_MISMATCH,
                   "%s: data and mask must have the same layout (data is %s, mask is %s)", op,
                   mt_kind_name(data->kind), mt_kind_name(mask->kind));
-  if (data->kind != MT_KIND_DENSE && data->kind != MT_KIND_COO)
+  if (data->kind != MT_KIND_DENSE && data->kind != MT_KIND_COO && data->kind != MT_KIND_CSR)
     return mt_err(err, MT_NOT_SUPPORTED, "%s: %s storage is not supported by the CPU backend", op,
                   mt_kind_name(data->kind));
   if ((st = mt_tensor_validate(data, "inputs/0", err)) != MT_OK) return st;
@@ -110,6 +149,29 @@ mt_status mt_cpu_masked_tensor(mt_call *call, mt_error *err) {
   if (data->kind == MT_KIND_DENSE) {
     if ((st = mt__cpu_copy(h, data, &out_data, err)) != MT_OK) goto out;
     if ((st = mt__cpu_copy(h, mask, &out_mask, err)) != MT_OK) goto out;
+  } else if (data->kind == MT_KIND_CSR) {
+    /* MASK-1, CSR storage: as COO, data restricted to the mask's true
+     * entries when the nnz differ; then one structure, or torch's
+     * ValueError */
+    const mt_tensor *cdata = data;
+    if (data->nnz != mask->nnz) {
+      if ((st = csr_where(h, mask, data, &where, err)) != MT_OK) goto out;
+      cdata = where;
+    }
+    if (!csr_same_structure(cdata, mask)) {
+      st = mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: data and mask are both sparse CSR tensors but do not share either crow or "
+                  "col indices (data nnz %lld, mask nnz %lld)",
+                  op, (long long)cdata->nnz, (long long)mask->nnz);
+      goto out;
+    }
+    if (where) {
+      out_data = where;
+      where = NULL;
+    } else if ((st = mt_tensor_clone_host(h, data, &out_data, err)) != MT_OK) {
+      goto out;
+    }
+    if ((st = mt_tensor_clone_host(h, mask, &out_mask, err)) != MT_OK) goto out;
   } else {
     /* MASK-1, COO storage: both coalesced; when the nnz differ, data is
      * restricted to the mask's true entries (torch's _sparse_coo_where). */
@@ -181,7 +243,15 @@ mt_status mt_cpu_to_tensor(mt_call *call, mt_error *err) {
   fill = mt__cpu_round(m->data->dtype, fill);
 
   if ((st = h->dense_new(m->data->dtype, m->ndim, m->shape, &out, err)) != MT_OK) goto out;
-  if (m->data->kind == MT_KIND_COO) {
+  if (m->data->kind == MT_KIND_CSR) {
+    /* MASK-3: masked_fill has no sparse CSR kernel ("unsupported tensor
+     * layout: SparseCsr"), a layout refusal. */
+    st = mt_err(err, MT_LAYOUT_MISMATCH,
+                "%s: unsupported tensor layout: SparseCsr (inputs/0 has CSR storage; torch's "
+                "to_tensor is dense-only)",
+                op);
+    goto out;
+  } else if (m->data->kind == MT_KIND_COO) {
     /* MASK-3: torch's to_tensor is data.masked_fill(~mask, value), and ~ has
      * no sparse kernel: NotImplementedError, a layout refusal. */
     st = mt_err(err, MT_LAYOUT_MISMATCH,

@@ -23,6 +23,35 @@ def coo_pair(g, dt):
     return [grad, tutorial_mask(grad)]
 
 
+def csr_pair(g, dt):
+    """CSR data and mask of one structure; some stored mask values false."""
+    d = randn(g, (3, 4), dt) * rand_mask(g, (3, 4), 0.6)
+    d[0, 0] = 1.5  # at least one stored entry
+    data = d.to_sparse_csr()
+    mvals = torch.rand(data.values().shape, generator=g) < 0.7
+    mask = torch.sparse_csr_tensor(data.crow_indices(), data.col_indices(), mvals, (3, 4))
+    return [data, mask]
+
+
+def csr_restricted(g, dt):
+    """CSR data with more entries than the all-true mask: torch keeps the
+    mask's entries (data's value there, 0 where data stores none)."""
+    mask = rand_mask(g, (3, 4), 0.5)
+    mask[0, 0] = mask[2, 3] = True
+    d = randn(g, (3, 4), dt)
+    d[2, 3] = 0.0  # a mask entry where data stores nothing
+    return [d.to_sparse_csr(), mask.to_sparse_csr()]
+
+
+def csr_mismatch(g, dt):
+    """Equal nnz, another structure: torch's ValueError."""
+    d = torch.zeros((3, 4), dtype=dt)
+    d[0, 0], d[1, 2] = 1.0, 2.0
+    m = torch.zeros((3, 4), dtype=torch.bool)
+    m[0, 1] = m[1, 2] = True
+    return [d.to_sparse_csr(), m.to_sparse_csr()]
+
+
 def bad_shape(g, dt):
     return [randn(g, (3, 4), dt), rand_mask(g, (3, 5), 0.6)]
 
@@ -51,6 +80,9 @@ MASKED_TENSOR_CASES = {
     "3d": ("dense", dense_pair((2, 3, 2), 0.6), None, None),
     "all_false": ("dense", dense_pair((3, 4), 0.0), None, None),
     "tutorial": ("coo", coo_pair, None, None),
+    "basic_csr": ("csr", csr_pair, None, None),
+    "restricted_to_mask": ("csr", csr_restricted, None, None),
+    "structure_mismatch": ("csr", csr_mismatch, "INVALID_ARGUMENT", "do not share"),
     "shape_mismatch": ("dense", bad_shape, "SHAPE_MISMATCH", None),
     "float_mask": ("dense", float_mask, "DTYPE_MISMATCH", None),
     "layout_mismatch": ("dense_coo", coo_mask_dense_data, "LAYOUT_MISMATCH", None),
@@ -62,6 +94,10 @@ MASKED_TENSOR_CASES = {
     "dtype_and_shape_mismatch": ("dense", functools.partial(float_mask, shape=(3, 5)),
                                  "DTYPE_MISMATCH", "mask must have dtype bool"),
 }
+
+
+def csr_storage(g, dt):
+    return [masked_tensor(*csr_pair(g, dt)), 0.0]
 
 
 def coo_storage(g, dt):
@@ -79,6 +115,8 @@ TO_TENSOR_CASES = {
     "fill_negzero": (lambda g, dt: signed_zeros(g, (3, 4), dt), -0.0, None),
     # torch: masked_fill has no sparse kernel -> NotImplementedError
     "coo_storage": (None, 0.0, "LAYOUT_MISMATCH"),
+    # torch: masked_fill has no sparse CSR kernel -> "unsupported tensor layout"
+    "csr_storage": ("csr", 0.0, "LAYOUT_MISMATCH"),
 }
 
 
@@ -142,6 +180,8 @@ def cases():
         for variant, (build, v, err) in TO_TENSOR_CASES.items():
             if build is None:
                 b = functools.partial(coo_storage, dt=dt)
+            elif build == "csr":
+                b = functools.partial(csr_storage, dt=dt)
             else:
                 b = lambda g, dt=dt, v=v, build=build: [build(g, dt), v]  # noqa: E731
             out.append(Case(
@@ -149,5 +189,6 @@ def cases():
                 rules=("MASK-3",), tolerance=OPS["to_tensor"], build=b,
                 run=lambda ins, kw: [ins[0].to_tensor(ins[1])],
                 torch_call=f"m.to_tensor({py(v)})", error_class=err,
-                error_match="NotImplementedError" if err else None))
+                error_match=("unsupported tensor layout" if variant == "csr_storage" else
+                             "NotImplementedError") if err else None))
     return check_ids(out)
