@@ -323,8 +323,17 @@ static void bstrides(const mt_tensor *t, int ndim, const int64_t *shape, int64_t
 
 /* ---- masks (MASK-6/8) ------------------------------------------------------------ */
 
+/* 1 when two CSR tensors have one structure (crow and col indices). */
+static int csr_same_structure(const mt_tensor *a, const mt_tensor *b) {
+  return a->shape[0] == b->shape[0] && a->nnz == b->nnz &&
+         memcmp(a->crow_indices, b->crow_indices, (size_t)(a->shape[0] + 1) * sizeof(int64_t)) ==
+             0 &&
+         (a->nnz == 0 || memcmp(a->col_indices, b->col_indices, (size_t)a->nnz * sizeof(int64_t)) == 0);
+}
+
 /* Masks of two masked tensors must be identical (storage, shape, every
- * element; COO: same indices and values after coalescing). */
+ * element; COO: same indices and values after coalescing; CSR: one
+ * structure, same values). */
 static mt_status masks_match(const char *name, const mt_tensor *a, const mt_tensor *b,
                              mt_error *err) {
   const mt_tensor *ma = a->mask, *mb = b->mask, *ca = NULL, *cb = NULL;
@@ -402,6 +411,22 @@ static mt_status masks_match(const char *name, const mt_tensor *a, const mt_tens
         goto out;
       }
     }
+  } else if (ma->kind == MT_KIND_CSR) {
+    /* one structure and the same stored values (torch.eq of two CSR masks) */
+    if (!mt_shape_equal(ma, mb) || !csr_same_structure(ma, mb)) {
+      st = mt_err(err, MT_MASK_MISMATCH,
+                  "%s: Input masks must match (CSR mask structures differ: nnz %lld vs %lld)",
+                  name, (long long)ma->nnz, (long long)mb->nnz);
+      goto out;
+    }
+    for (int64_t i = 0; i < ma->nnz; i++)
+      if (mt__cpu_ldb(ma->values, i) != mt__cpu_ldb(mb->values, i)) {
+        st = mt_err(err, MT_MASK_MISMATCH,
+                    "%s: Input masks must match (CSR mask value %lld: inputs/0 %d, inputs/1 %d)",
+                    name, (long long)i, (int)mt__cpu_ldb(ma->values, i),
+                    (int)mt__cpu_ldb(mb->values, i));
+        goto out;
+      }
   } else {
     st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s masks are not supported by the CPU backend", name,
                 mt_kind_name(ma->kind));
@@ -511,6 +536,61 @@ static mt_status binary_coo(mt_call *call, const plan *p, const operand *o, cons
 out:
   for (int k = 0; k < 2; k++) mt_tensor_free(tmp[k]);
   mt_tensor_free(tm);
+  if (data) h->free(data);
+  if (mask) h->free(mask);
+  return st;
+}
+
+/* ---- CSR storage ------------------------------------------------------------------ */
+
+/* masked (op) masked of one structure, or masked (op) number: the result
+ * keeps the data's crow/col indices (torch applies the op to the values). */
+static mt_status binary_csr(mt_call *call, const plan *p, const operand *o, const char *name,
+                            mt_error *err) {
+  const mt_host *h = mt__cpu_host(call);
+  const operand *m = o[0].masked ? &o[0] : &o[1];
+  const mt_tensor *d[2] = {NULL, NULL};
+  mt_tensor *data = NULL, *mask = NULL, *out = NULL;
+  mt_status st;
+  for (int k = 0; k < 2; k++) {
+    if (o[k].number) continue;
+    if (!o[k].masked || o[k].t->data->kind != MT_KIND_CSR) {
+      st = mt_err(err, MT_NOT_SUPPORTED,
+                  "%s: a CSR-storage masked tensor combines only with a masked tensor of the "
+                  "same storage or a number on the CPU backend",
+                  name);
+      goto out;
+    }
+    d[k] = o[k].t->data;
+  }
+  if (d[0] && d[1] && !csr_same_structure(d[0], d[1])) {
+    st = mt_err(err, MT_INVALID_ARGUMENT,
+                "%s: the CSR data of inputs/0 and inputs/1 have different structures", name);
+    goto out;
+  }
+  const mt_tensor *src = d[0] ? d[0] : d[1], *cm = m->t->mask;
+  if (!csr_same_structure(src, cm)) {
+    st = mt_err(err, MT_INVALID_ARGUMENT,
+                "%s: the CSR data and mask of a masked operand have different structures", name);
+    goto out;
+  }
+  if ((st = h->csr_new(p->rt, src->shape[0], src->shape[1], src->nnz, &data, err)) != MT_OK)
+    goto out;
+  memcpy(data->crow_indices, src->crow_indices, (size_t)(src->shape[0] + 1) * sizeof(int64_t));
+  if (src->nnz) memcpy(data->col_indices, src->col_indices, (size_t)src->nnz * sizeof(int64_t));
+  for (int64_t i = 0; i < src->nnz; i++) {
+    int spec = mt__cpu_ldb(cm->values, i);
+    if ((st = one(p, o, d[0] ? d[0]->values : NULL, i, d[1] ? d[1]->values : NULL, i,
+                  data->values, i, spec || !o[1].masked, name, err)) != MT_OK)
+      goto out;
+  }
+  if ((st = mt_tensor_clone_host(h, cm, &mask, err)) != MT_OK) goto out;
+  st = h->masked_new(data, mask, &out, err);
+  data = mask = NULL;
+  if (st != MT_OK) goto out;
+  call->out[0] = out;
+  call->n_out = 1;
+out:
   if (data) h->free(data);
   if (mask) h->free(mask);
   return st;
@@ -660,6 +740,7 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
 
   const mt_tensor *m = o[0].masked ? o[0].t : o[1].t;
   if (m->data->kind == MT_KIND_COO) return binary_coo(call, &p, o, name, err);
+  if (m->data->kind == MT_KIND_CSR) return binary_csr(call, &p, o, name, err);
   for (int k = 0; k < 2; k++)
     if (o[k].masked &&
         (o[k].t->data->kind != MT_KIND_DENSE || o[k].t->mask->kind != MT_KIND_DENSE))

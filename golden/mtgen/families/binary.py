@@ -6,6 +6,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 import torch
+from torch.masked import masked_tensor
 
 from .. import opinfo
 from ..inputs import (expect_neg_zero, log_uniform, masked, rand_mask, rand_masked, randn,
@@ -38,6 +39,26 @@ def same_mask_pair(g, dt, force_a=None, force_b=None, make=None):
     mask = rand_mask(g, (3, 4), 0.6)
     make = make or (lambda: randn(g, (3, 4), dt))
     return [masked(make(), mask, force_a), masked(make(), mask, force_b)]
+
+
+def csr_pair(g, dt, flip_mask=False):
+    """Two CSR-storage masked tensors of one structure and one mask (the
+    mask of b with its first stored value flipped when flip_mask)."""
+    pattern = rand_mask(g, (3, 4), 0.6)
+    pattern[0, 0] = True
+    crow_col = pattern.to_sparse_csr()
+    crow, col = crow_col.crow_indices(), crow_col.col_indices()
+    n = col.numel()
+    mvals = torch.rand(n, generator=g) < 0.7
+    out = []
+    for k in range(2):
+        vals = randn(g, (n,), dt)
+        mv = mvals.clone()
+        if flip_mask and k == 1:
+            mv[0] = not bool(mv[0])
+        out.append(masked_tensor(torch.sparse_csr_tensor(crow, col, vals, (3, 4)),
+                                 torch.sparse_csr_tensor(crow, col, mv, (3, 4))))
+    return out
 
 
 def other_mask_pair(g, dt, shape_b=(3, 4), dt_b=None):
@@ -167,6 +188,13 @@ BINARY_CASES = [
     Row("masked_masked", "mask_and_dtype_mismatch",
         per_dt(lambda g, dt: other_mask_pair(g, dt, dt_b=other_dtype(dt))), "a, b",
         ("MASK-8",), "MASK_MISMATCH", first="Input masks must match"),
+    # CSR storage (data and mask of one structure): the op maps the stored
+    # values, crow/col kept; masks compared value by value
+    Row("csr_csr", "basic", per_dt(csr_pair), "a, b", ("MASK-6",)),
+    Row("csr_scalar", "basic", per_dt(lambda g, dt: [csr_pair(g, dt)[0], SCALAR]),
+        f"m, {py(SCALAR)}", ("MASK-7",)),
+    Row("csr_csr", "mask_mismatch", per_dt(lambda g, dt: csr_pair(g, dt, flip_mask=True)),
+        "a, b", ("MASK-8",), "MASK_MISMATCH"),
 ]
 # MASK-7: numbers float32 cannot represent, each with the rounding check
 BINARY_CASES += [
