@@ -302,11 +302,38 @@ static void convert(mt_dtype from, mt_dtype to, double *fv, int64_t *iv) {
 /* RED-1 over COO storage (float dtypes; sum mean prod amin amax): torch
  * reduces the stored values under the mask's values
  * (masked_fn(masked_tensor(data.values(), mask.values()))). */
+/* An all-reduce over n stored values (sparse storage): those whose mask
+ * value is true; a 0-d masked result, masked in when any was. */
+static mt_status reduce_stored_all(mt_call *call, const char *name, red_kind k, mt_dtype dt,
+                                   const void *dv, const void *mv, int64_t n, mt_error *err) {
+  const mt_host *h = mt__cpu_host(call);
+  mt_tensor *out = NULL, *data = NULL, *mask = NULL;
+  mt_status st;
+  if (n == 0 && (k == K_MIN || k == K_MAX))
+    return mt_err(err, MT_INDEX_OUT_OF_RANGE,
+                  "%s: Expected reduction dim 0 to have non-zero size (inputs/0 stores no values)",
+                  name);
+  red_acc a;
+  acc_init(k, dt, &a);
+  for (int64_t i = 0; i < n; i++)
+    if (mt__cpu_ldb(mv, i)) {
+      acc_add(k, dt, &a, mt__cpu_ld(dv, dt, i), 0, i);
+      a.n++;
+    }
+  int64_t no_shape[1] = {0};
+  if ((st = mt__cpu_new_masked_dense(h, dt, 0, no_shape, &out, &data, &mask, err)) != MT_OK)
+    return st;
+  finish(k, dt, dt, &a, data->values, 0);
+  ((uint8_t *)mask->values)[0] = a.n > 0;
+  call->out[0] = out;
+  call->n_out = 1;
+  return MT_OK;
+}
+
 static mt_status reduce_coo_all(mt_call *call, const char *name, red_kind k, const mt_tensor *m,
                                 mt_error *err) {
-  const mt_host *h = mt__cpu_host(call);
   const mt_tensor *d, *mk;
-  mt_tensor *td = NULL, *tk = NULL, *out = NULL, *data = NULL, *mask = NULL;
+  mt_tensor *td = NULL, *tk = NULL;
   mt_dtype dt = m->data->dtype;
   mt_status st;
   if ((st = mt__cpu_coalesced(m->data, &d, &td, err)) != MT_OK) goto out;
@@ -316,31 +343,25 @@ static mt_status reduce_coo_all(mt_call *call, const char *name, red_kind k, con
                 "%s: inputs/0 data and mask do not have the same COO indices", name);
     goto out;
   }
-  int64_t n = d->nnz * mt_coo_row_numel(d);
-  if (n == 0 && (k == K_MIN || k == K_MAX)) {
-    st = mt_err(err, MT_INDEX_OUT_OF_RANGE,
-                "%s: Expected reduction dim 0 to have non-zero size (inputs/0 stores no values)",
-                name);
-    goto out;
-  }
-  red_acc a;
-  acc_init(k, dt, &a);
-  for (int64_t i = 0; i < n; i++)
-    if (mt__cpu_ldb(mk->values, i)) {
-      acc_add(k, dt, &a, mt__cpu_ld(d->values, dt, i), 0, i);
-      a.n++;
-    }
-  int64_t no_shape[1] = {0};
-  if ((st = mt__cpu_new_masked_dense(h, dt, 0, no_shape, &out, &data, &mask, err)) != MT_OK)
-    goto out;
-  finish(k, dt, dt, &a, data->values, 0);
-  ((uint8_t *)mask->values)[0] = a.n > 0;
-  call->out[0] = out;
-  call->n_out = 1;
+  st = reduce_stored_all(call, name, k, dt, d->values, mk->values,
+                         d->nnz * mt_coo_row_numel(d), err);
 out:
   mt_tensor_free(td);
   mt_tensor_free(tk);
   return st;
+}
+
+/* The all-reduce of CSR storage (data and mask of one structure): torch
+ * reduces the stored values whose mask value is true, as for COO. */
+static mt_status reduce_csr_all(mt_call *call, const char *name, red_kind k, const mt_tensor *m,
+                                mt_error *err) {
+  const mt_tensor *d = m->data, *mk = m->mask;
+  if (d->nnz != mk->nnz ||
+      memcmp(d->crow_indices, mk->crow_indices, (size_t)(d->shape[0] + 1) * sizeof(int64_t)) ||
+      (d->nnz && memcmp(d->col_indices, mk->col_indices, (size_t)d->nnz * sizeof(int64_t))))
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: inputs/0 data and mask do not have one CSR structure", name);
+  return reduce_stored_all(call, name, k, d->dtype, d->values, mk->values, d->nnz, err);
 }
 
 /* Output element of input element i (its coordinates with the reduced dims
@@ -420,6 +441,15 @@ static mt_status reduce(mt_call *call, mt_op op, const red_spec *s, mt_error *er
                   "%s: this reduction of a COO-storage masked tensor is not implemented (as in "
                   "torch.masked)",
                   name);
+  }
+  if (m->data->kind == MT_KIND_CSR) {
+    /* sum prod amin amax of all stored values; torch's other reductions of
+     * CSR storage count stored entries, not specified ones (mean divides
+     * by nnz): not implemented, no case */
+    if (all && !keepdim && is_float_dt(dt) && k <= K_MAX && k != K_MEAN && !dk)
+      return reduce_csr_all(call, name, k, m, err);
+    return mt_err(err, MT_NOT_SUPPORTED,
+                  "%s: this reduction of a CSR-storage masked tensor is not implemented", name);
   }
   if (m->data->kind != MT_KIND_DENSE)
     return mt_err(err, MT_NOT_SUPPORTED, "%s: %s storage is not supported by the CPU backend", name,

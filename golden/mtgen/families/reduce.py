@@ -5,6 +5,7 @@ import math
 import warnings
 
 import torch
+from torch.masked import masked_tensor
 
 from ..inputs import as_dense, masked, rand_mask, randn, uniform
 from ..model import ALL_DTYPES, Case, check_ids, py
@@ -414,8 +415,39 @@ def dtype_cases():
     return out
 
 
+def csr_input(p_true):
+    """A CSR-storage masked tensor: data and mask of one structure, the mask
+    values true with probability p_true."""
+    def build(g, dt, op):
+        pattern = torch.rand((3, 4), generator=g) < 0.6
+        pattern[0, 0] = True
+        s = pattern.to_sparse_csr()
+        crow, col, n = s.crow_indices(), s.col_indices(), int(pattern.sum())
+        vals = torch.randn(n, generator=g, dtype=torch.float64).to(dt)
+        mv = torch.rand(n, generator=g) < p_true
+        return [masked_tensor(torch.sparse_csr_tensor(crow, col, vals, (3, 4)),
+                              torch.sparse_csr_tensor(crow, col, mv, (3, 4)))]
+    return build
+
+
+def csr_cases():
+    """RED-1 on CSR storage: torch reduces the stored values whose mask value
+    is true (sum prod amin amax; its mean of CSR storage divides by the
+    stored count, not the specified one: no case)."""
+    out = []
+    for short in ("f32", "f64"):
+        dt = ALL_DTYPES[short]
+        for op in ("sum", "prod", "amin", "amax"):
+            for variant, p in (("all", 0.7), ("fully_masked_all", 0.0)):
+                run, call, kwargs = reduction(op, None, None)
+                out.append(make_case(f"{op}.csr.{short}.{variant}", op, dt,
+                                     functools.partial(csr_input(p), dt=dt, op=op), run, call,
+                                     kwargs, tolerance(op, dt)))
+    return out
+
+
 def cases():
-    out = dtype_cases()
+    out = dtype_cases() + csr_cases()
     for short, dt in ALL_DTYPES.items():
         if dt == torch.uint8:
             continue  # MaskedTensor refuses uint8 data itself (MASK-2)
