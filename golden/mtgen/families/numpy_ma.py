@@ -207,6 +207,94 @@ U_RULES = {"neg": ("NPMA-4",), "abs": ("NPMA-4",), "exp": ("NPMA-4",),
            "log": ("NPMA-3", "NPMA-4"), "sqrt": ("NPMA-3", "NPMA-4")}
 
 
+# NPMA-8: the other unary ufuncs of np.ma. op -> (np.ma name, tolerance,
+# basic input range for floats or None, domain edges or None); each alias
+# (asin for arcsin, ...) gets one case.
+def tol_exact(short):
+    return "exact"
+
+
+EDGE_LOG = {(0, 0): 0.0, (1, 1): -0.0, (2, 2): -1.5, (0, 3): math.inf, (1, 3): math.nan}
+EDGE_UNIT = {(0, 0): 1.0, (1, 1): -1.0, (2, 2): 1.5, (0, 3): -2.0, (1, 3): math.nan,
+             (2, 0): math.inf}
+EDGE_ACOSH = {(0, 0): 1.0, (1, 1): 0.5, (2, 2): -1.0, (0, 3): math.inf, (1, 3): math.nan,
+              (2, 0): 0.0}
+# arctanh: numpy.ma's bounds are -1 + 1e-15 and 1 - 1e-15 in the data dtype:
+# 0.9999999999999995 is masked in float64, 0.99999994 is not in float32
+EDGE_ATANH = {(0, 0): 1.0, (1, 1): -1.0, (2, 2): 0.9999999999999995, (0, 3): 0.99999994,
+              (1, 3): 2.0, (2, 1): -0.9999999999999995, (2, 0): 0.0}
+EDGE_TAN = {(0, 0): math.pi / 2, (1, 1): math.inf, (2, 2): math.nan, (0, 3): -math.pi / 2}
+# the undomained ones: nothing is masked, not even inf or NaN results
+EDGE_NONFINITE = {(0, 0): math.inf, (1, 1): -math.inf, (2, 2): math.nan, (0, 3): 1000.0,
+                  (1, 3): -0.0}
+UNARY8 = {
+    "log2": ("log2", tol_transcendental, (0.1, 3.0), EDGE_LOG),
+    "log10": ("log10", tol_transcendental, (0.1, 3.0), EDGE_LOG),
+    "sin": ("sin", tol_transcendental, None, EDGE_NONFINITE),
+    "cos": ("cos", tol_transcendental, None, EDGE_NONFINITE),
+    "tan": ("tan", tol_transcendental, None, EDGE_TAN),
+    "arcsin": ("arcsin", tol_transcendental, (-1.0, 1.0), EDGE_UNIT),
+    "arccos": ("arccos", tol_transcendental, (-1.0, 1.0), EDGE_UNIT),
+    "arctan": ("arctan", tol_transcendental, None, EDGE_NONFINITE),
+    "sinh": ("sinh", tol_transcendental, None, EDGE_NONFINITE),
+    "cosh": ("cosh", tol_transcendental, None, EDGE_NONFINITE),
+    "tanh": ("tanh", tol_transcendental, None, EDGE_NONFINITE),
+    "arcsinh": ("arcsinh", tol_transcendental, None, EDGE_NONFINITE),
+    "arccosh": ("arccosh", tol_transcendental, (1.0, 4.0), EDGE_ACOSH),
+    "arctanh": ("arctanh", tol_transcendental, (-0.9, 0.9), EDGE_ATANH),
+    "floor": ("floor", tol_exact, None, EDGE_NONFINITE),
+    "ceil": ("ceil", tol_exact, None, EDGE_NONFINITE),
+}
+ALIASES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
+           "acosh": "arccosh", "atanh": "arctanh", "negative": "neg", "absolute": "abs"}
+for _op, (_np, _tol, _rng, _edge) in UNARY8.items():
+    UNARY[_op] = (getattr(ma, _np), _tol)
+    NP_NAME[_op] = _np
+    U_RULES[_op] = ("NPMA-4", "NPMA-8")
+for _al, _op in ALIASES.items():
+    UNARY[_al] = UNARY[_op]
+    NP_NAME[_al] = NP_NAME[_op]
+    U_RULES[_al] = U_RULES[_op]
+
+
+def int_edges(edge, short):
+    """The finite edges as integers (uint8: the non-negative ones; bool)."""
+    e = {k: v for k, v in edge.items() if math.isfinite(v) and abs(v) < 100
+         and (v >= 0 or short not in ("u8", "bool"))}
+    return {k: (int(v) if short != "bool" else bool(v)) for k, v in e.items()}
+
+
+def unary8_cases(short):
+    out = []
+    isf = short in FLOATS
+    for op, (npn, tolf, rng, edge) in UNARY8.items():
+        tol = tolf(short)
+        lohi = {"lo": rng[0], "hi": rng[1]} if (rng and isf) else {}
+        rows = {"npma_basic": lambda g, k=lohi: rand_m(g, (3, 4), short, **k),
+                "npma_domain": lambda g, e=(edge if isf else int_edges(edge, short)):
+                    rand_m(g, (3, 4), short, force=e)}
+        if short == "f32":
+            rows["npma_fully_masked"] = lambda g: rand_m(g, (3, 4), short, p_true=0.0)
+        run = unary_run(op)
+        for variant, build in rows.items():
+            out.append(Case(
+                id=f"{op}.masked.{short}.{variant}", op=op, rules=U_RULES[op], tolerance=tol,
+                build=lambda g, b=build: [b(g)], run=run,
+                torch_call=f"np.ma.{npn}(m)", check_masked_out=True, tag_rules=with_fills,
+                profile="numpy_ma", check=f32_headroom(tol, run, to64)))
+    if short == "f32":
+        for al, op in ALIASES.items():
+            tol = UNARY[op][1](short)
+            e = (EDGE_NONFINITE if op not in UNARY8 else UNARY8[op][3])
+            run = unary_run(al)
+            out.append(Case(
+                id=f"{al}.masked.{short}.npma_alias", op=al, rules=U_RULES[al], tolerance=tol,
+                build=lambda g, e=e: [rand_m(g, (3, 4), short, force=e)], run=run,
+                torch_call=f"np.ma.{NP_NAME[al]}(m)", check_masked_out=True,
+                tag_rules=with_fills, profile="numpy_ma", check=f32_headroom(tol, run, to64)))
+    return out
+
+
 def unary_run(op):
     f = UNARY[op][0]
     return lambda ins, kw: [from_np(f(to_np(ins[0])))]
@@ -319,15 +407,14 @@ def to_tensor_cases(short):
     return out
 
 
-EDGE_LOG = {(0, 0): 0.0, (1, 1): -0.0, (2, 2): -1.5, (0, 3): math.inf, (1, 3): math.nan}
 EDGE_SQRT = {(0, 0): -2.0, (1, 1): -0.0, (2, 2): 0.0, (0, 3): math.inf, (1, 3): -math.inf}
 
 
 def unary_cases(short):
     out = []
     isf = short in FLOATS
-    for op, (f, tolf) in UNARY.items():
-        tol = tolf(short)
+    for op in ("neg", "abs", "exp", "log", "sqrt"):
+        tol = UNARY[op][1](short)
         rows = {"npma_basic": lambda g: rand_m(g, (3, 4), short,
                                                **({"lo": 0.1, "hi": 3.0} if op == "log" and isf
                                                   else {})),
@@ -730,6 +817,7 @@ def cases():
         out += masked_tensor_cases(short)
         out += to_tensor_cases(short)
         out += unary_cases(short)
+        out += unary8_cases(short)
         out += pow_cases(short)
         out += binary_cases(short)
         out += reduce_cases(short)
