@@ -115,7 +115,9 @@ set(MUTANTS
   npma_torch_fills=NPMA-7@numpy_ma
   npma_empty_all_reduce_zero=NPMA-5@numpy_ma
   npma_bool_mask_only=NPMA-1@numpy_ma
-  npma_atanh_unit_domain=NPMA-8@numpy_ma)
+  npma_atanh_unit_domain=NPMA-8@numpy_ma
+  npma_remainder_as_fmod=NPMA-10@numpy_ma
+  npma_maximum_propagates_nan=NPMA-11@numpy_ma)
 # rules every mutant may be caught under besides its own
 set(ALWAYS_OK MASK-9)
 

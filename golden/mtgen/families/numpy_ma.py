@@ -492,7 +492,7 @@ def binary_cases(short):
     out = []
     isf = short in FLOATS
     scalar = 2.5 if isf else 2
-    for op in BINARY:
+    for op in ("add", "sub", "mul", "div"):
         run = binary_run(op)
         err = "DTYPE_MISMATCH" if (op == "sub" and short == "bool") else None
         rows = {
@@ -562,6 +562,93 @@ def binary_cases(short):
                 error_class=err if layout != "masked_scalar" else None,
                 check_masked_out=True, tag_rules=with_fills,
                 profile="numpy_ma"))
+    return out
+
+
+# Group 2: the other binary ufuncs of np.ma. op -> (np.ma name, rules,
+# dtypes numpy refuses (TypeError -> DTYPE_MISMATCH), tolerance)
+BIN2 = {
+    "floor_divide": ("floor_divide", ("NPMA-2", "NPMA-4", "NPMA-10"), (), "exact"),
+    "remainder": ("remainder", ("NPMA-2", "NPMA-4", "NPMA-10"), (), "exact"),
+    "fmod": ("fmod", ("NPMA-2", "NPMA-4", "NPMA-10"), (), "exact"),
+    # numpy's float32 arctan2 is more than 2 ulp from float64's rounded
+    "atan2": ("arctan2", ("NPMA-2", "NPMA-4"), (), "ulp:4"),
+    "bitwise_and": ("bitwise_and", ("NPMA-2", "NPMA-4"), FLOATS, "exact"),
+    "bitwise_or": ("bitwise_or", ("NPMA-2", "NPMA-4"), FLOATS, "exact"),
+    "bitwise_xor": ("bitwise_xor", ("NPMA-2", "NPMA-4"), FLOATS, "exact"),
+    "eq": ("equal", ("NPMA-2", "NPMA-9"), (), "exact"),
+    "ne": ("not_equal", ("NPMA-2", "NPMA-9"), (), "exact"),
+    "lt": ("less", ("NPMA-2", "NPMA-9"), (), "exact"),
+    "le": ("less_equal", ("NPMA-2", "NPMA-9"), (), "exact"),
+    "gt": ("greater", ("NPMA-2", "NPMA-9"), (), "exact"),
+    "ge": ("greater_equal", ("NPMA-2", "NPMA-9"), (), "exact"),
+    "maximum": ("maximum", ("NPMA-2", "NPMA-4", "NPMA-11"), (), "exact"),
+    "minimum": ("minimum", ("NPMA-2", "NPMA-4", "NPMA-11"), (), "exact"),
+}
+BIN2_ALIASES = {"arctan2": "atan2", "not_equal": "ne", "less": "lt", "less_equal": "le",
+                "greater": "gt", "greater_equal": "ge"}
+for _op, (_np, _r, _bad, _tol) in list(BIN2.items()):
+    BINARY[_op] = getattr(ma, _np)
+    NP_NAME[_op] = _np
+for _al, _op in BIN2_ALIASES.items():
+    BIN2[_al] = BIN2[_op]
+    BINARY[_al] = BINARY[_op]
+    NP_NAME[_al] = NP_NAME[_op]
+# NaN and signed zeros against numbers and each other (comparisons, extrema)
+NAN_A = {(0, 0): math.nan, (1, 1): 1.0, (2, 2): -0.0, (0, 3): math.nan, (1, 3): math.inf}
+NAN_B = {(0, 0): 1.0, (1, 1): math.nan, (2, 2): 0.0, (0, 3): math.nan, (1, 3): math.inf}
+# Python floor division and modulo signs, divisors 0, C's fmod
+MOD_A = {(0, 0): 7.0, (1, 1): -7.0, (2, 2): 7.0, (0, 3): -7.0, (1, 3): 3.0, (2, 0): 0.0,
+         (2, 1): -0.0, (1, 0): 5.5}
+MOD_B = {(0, 0): 2.0, (1, 1): 2.0, (2, 2): -2.0, (0, 3): -2.0, (1, 3): 0.0, (2, 0): 0.0,
+         (2, 1): 3.0, (1, 0): math.inf}
+
+
+def bin2_cases(short):
+    out = []
+    isf = short in FLOATS
+    scalar = 2.5 if isf else 2
+    for op, (npn, rules, bad, tol) in BIN2.items():
+        if op in BIN2_ALIASES:
+            if short == "f32":
+                out.append(Case(
+                    id=f"{op}.masked_masked.{short}.npma_alias", op=op, rules=rules,
+                    tolerance=tol,
+                    build=lambda g: [rand_m(g, (3, 4), short), rand_m(g, (3, 4), short)],
+                    run=binary_run(op), torch_call=f"np.ma.{npn}(a, b)", check_masked_out=True,
+                    tag_rules=with_fills, profile="numpy_ma"))
+            continue
+        err = "DTYPE_MISMATCH" if short in bad else None
+        run = binary_run(op)
+        rows = {("masked_masked", "npma_masks_differ"):
+                (lambda g: [rand_m(g, (3, 4), short), rand_m(g, (3, 4), short)], "a, b")}
+        if short in FULL and not err:
+            rows[("masked_scalar", "npma_scalar")] = (
+                lambda g: [rand_m(g, (3, 4), short), scalar], f"m, {py(scalar)}")
+        if short == "f32" and not err:
+            rows[("dense_masked", "npma_basic")] = (
+                lambda g: [rand_data(g, (3, 4), short), rand_m(g, (3, 4), short)], "t, m")
+        if short == "i32":
+            rows[("masked_masked", "npma_i32_f32")] = (
+                lambda g: [rand_m(g, (3, 4), "i32"), rand_m(g, (3, 4), "f32")], "a, b")
+        if "NPMA-10" in rules:
+            fa = MOD_A if isf else int_edges(MOD_A, short)
+            fb = MOD_B if isf else int_edges(MOD_B, short)
+            if short == "bool":
+                fa, fb = {(0, 0): True, (1, 1): False}, {(0, 0): False, (1, 1): True}
+            rows[("masked_masked", "npma_divisor_zeros")] = (
+                lambda g, fa=fa, fb=fb: same_mask(g, short, fa, fb), "a, b")
+        if isf and ("NPMA-9" in rules or "NPMA-11" in rules or op == "atan2"):
+            rows[("masked_masked", "npma_nan")] = (
+                lambda g: same_mask(g, short, NAN_A, NAN_B), "a, b")
+        for (layout, variant), (build, args) in rows.items():
+            out.append(Case(
+                id=f"{op}.{layout}.{short}.{variant}", op=op, rules=rules, tolerance=tol,
+                build=build, run=run, torch_call=f"np.ma.{npn}({args})",
+                error_class=err or ("DTYPE_MISMATCH" if variant == "npma_i32_f32" and bad
+                                    else None),
+                check_masked_out=True, tag_rules=with_fills, profile="numpy_ma",
+                check=f32_headroom(tol, run, to64) if tol != "exact" else None))
     return out
 
 
@@ -820,6 +907,7 @@ def cases():
         out += unary8_cases(short)
         out += pow_cases(short)
         out += binary_cases(short)
+        out += bin2_cases(short)
         out += reduce_cases(short)
         out += opinfo_cases(short)
     return check_ids(out)
