@@ -760,6 +760,79 @@ def reduce_cases(short):
     return out
 
 
+# Group 3: all, argmin, argmax, var, std (m.all, m.argmin, ... with axis=)
+RED2_RULES = {"all": ("NPMA-5", "NPMA-12"), "argmin": ("NPMA-5", "NPMA-13"),
+              "argmax": ("NPMA-5", "NPMA-13"), "var": ("NPMA-5", "NPMA-14"),
+              "std": ("NPMA-5", "NPMA-14")}
+NP_NAME.update({op: op for op in RED2_RULES})
+# argmin/argmax: ties with a masked element (filled with the dtype's top /
+# bottom: the first index wins) and a specified NaN (wins)
+ARG_TIES = {"argmin": ([[math.inf, math.inf, math.inf], [2.0, math.nan, 0.5], [3.0, 3.0, 3.0]],
+                       [[0, 1, 1], [0, 1, 1], [0, 1, 1]]),
+            "argmax": ([[-math.inf, -math.inf, -math.inf], [2.0, math.nan, 0.5],
+                        [3.0, 3.0, 3.0]], [[0, 1, 1], [0, 1, 1], [0, 1, 1]])}
+# all: NaN is true, -0.0 false; var/std: a NaN or inf makes the variance masked
+RED2_EDGE = {"all": ([[math.nan, 1.0, -0.0], [2.0, -2.0, 0.5], [1.0, 1.0, 1.0]],
+                     [[1, 1, 0], [1, 1, 1], [0, 0, 0]]),
+             "var": ([[math.nan, 1.0, 2.0], [2.0, math.inf, 0.5], [1.0, 3.0, 7.0],
+                      [3e200, -3e200, 0.0]],
+                     [[1, 1, 1], [1, 1, 1], [1, 0, 1], [1, 1, 1]])}
+RED2_EDGE["std"] = RED2_EDGE["var"]
+
+
+def tol_var(short):
+    # numpy sums float16/float32 pairwise in float (the reference: in double)
+    return {"f16": "rel:1e-2", "f32": "rel:1e-5"}.get(short, "abs:1e-12")
+
+
+def reduce2_cases(short):
+    out = []
+    for op, rules in RED2_RULES.items():
+        is_arg = op in ("argmin", "argmax")
+        for variant, (shape, dim, keepdim, p, empty) in REDUCE_ROWS.items():
+            if short not in FULL and variant not in ("npma_all", "npma_dim1"):
+                continue
+            if variant in ("npma_zero_size_dim0", "npma_dims0_2_3d") and (
+                    is_arg or short != "f32"):
+                continue  # argmin takes one dim; the file-size budget
+            if variant == "npma_dim1_keepdim" and short != "f64":
+                continue
+            err = None
+            if variant == "npma_dim_out_of_range":
+                err = "INDEX_OUT_OF_RANGE"
+            elif is_arg and variant == "npma_zero_size_all":
+                err = "INVALID_ARGUMENT"  # attempt to get argmin of an empty sequence
+
+            def build(g, shape=shape, p=p, empty=empty):
+                m = rand_m(g, shape, short, p)
+                if empty is not None:
+                    m.mask[empty] = False
+                return [m]
+            kwargs = {}
+            if dim is not None:
+                kwargs["dim"] = dim
+            if keepdim is not None:
+                kwargs["keepdim"] = keepdim
+            tol = tol_var(short) if op in ("var", "std") else "exact"
+            run = reduce_run(op, dim, keepdim)
+            out.append(Case(
+                id=f"{op}.masked.{short}.{variant}", op=op, rules=rules, tolerance=tol,
+                build=build, run=run, torch_call=reduce_call(op, dim, keepdim), kwargs=kwargs,
+                error_class=err, check_masked_out=True, tag_rules=with_fills,
+                profile="numpy_ma"))
+        edge = ARG_TIES.get(op) or RED2_EDGE.get(op)
+        if short in FULL and edge:
+            for variant, dim in (("npma_edges_dim1", 1), ("npma_edges_all", None)):
+                tol = tol_var(short) if op in ("var", "std") else "exact"
+                out.append(Case(
+                    id=f"{op}.masked.{short}.{variant}", op=op, rules=rules, tolerance=tol,
+                    build=lambda g, e=edge: [fixed_m(e[0], e[1], short)],
+                    run=reduce_run(op, dim, None), torch_call=reduce_call(op, dim, None),
+                    kwargs={} if dim is None else {"dim": dim}, check_masked_out=True,
+                    tag_rules=with_fills, profile="numpy_ma"))
+    return out
+
+
 def zero_sign_check(want_neg):
     def check(ins, outs):
         v = outs[0].data
@@ -909,5 +982,6 @@ def cases():
         out += binary_cases(short)
         out += bin2_cases(short)
         out += reduce_cases(short)
+        out += reduce2_cases(short)
         out += opinfo_cases(short)
     return check_ids(out)
