@@ -6,6 +6,10 @@
  * NPMA-9: comparisons are bool, bool(a's data) under masked-out elements.
  * NPMA-10: floor_divide/remainder/fmod mask as divide does (NPMA-3); bool
  *   inputs give int8; integers divide as Python (floor) or C (fmod).
+ * NPMA-15: bitwise_left_shift/right_shift (np.ma.left_shift/right_shift)
+ *   shift filled(a, 0) by b's data (masked or not): specified where both
+ *   are; a Python int shift keeps a's dtype (NEP 50); numpy's shifts by a
+ *   negative amount or the width give 0 (-1 right of a negative).
  * NPMA-11: maximum/minimum are where(a > b, a, b) (a < b): NaN in a loses,
  *   in b wins; b's data under masked-out elements.
  *
@@ -32,7 +36,8 @@ enum {
   K_ARITH,   /* _MaskedBinaryOperation: add sub mul arctan2 bitwise_*: a's data */
   K_CMP,     /* comparisons: bool, bool(a's data) under masked-out elements */
   K_DOMAIN,  /* _DomainedBinaryOperation: div floor_divide remainder fmod */
-  K_EXTREMA  /* _extrema_operation: where(compare(a, b), a, b) */
+  K_EXTREMA, /* _extrema_operation: where(compare(a, b), a, b) */
+  K_SHIFT    /* np.ma.left_shift/right_shift: plain functions of filled(a, 0) */
 };
 
 /* What an op computes. `dt_rule`: the result dtype from numpy 2's promotion
@@ -58,8 +63,26 @@ static const npma_binary_fn BINARY_FNS[] = {
     {MT_OP_less_equal, K_CMP, 'b'},    {MT_OP_gt, K_CMP, 'b'},
     {MT_OP_greater, K_CMP, 'b'},       {MT_OP_ge, K_CMP, 'b'},
     {MT_OP_greater_equal, K_CMP, 'b'}, {MT_OP_maximum, K_EXTREMA, 0},
-    {MT_OP_minimum, K_EXTREMA, 0},
+    {MT_OP_minimum, K_EXTREMA, 0},     {MT_OP_bitwise_left_shift, K_SHIFT, 'i'},
+    {MT_OP_bitwise_right_shift, K_SHIFT, 'i'},
 };
+
+/* numpy's npy_lshift/npy_rshift in a dtype of `bits` bits: a shift by a
+ * negative amount or by the width or more gives 0 (right: -1 for a < 0). */
+static int64_t shift_i(mt_op op, int64_t x, int64_t n, int bits) {
+  if ((uint64_t)n >= (uint64_t)bits) return op == MT_OP_bitwise_left_shift ? 0 : (x < 0 ? -1 : 0);
+  return op == MT_OP_bitwise_left_shift ? (int64_t)((uint64_t)x << n) : x >> n;
+}
+
+static int bits_of(mt_dtype d) {
+  switch (d) {
+  case MT_bool:
+  case MT_int8:
+  case MT_uint8: return 8;
+  case MT_int32: return 32;
+  default: return 64;
+  }
+}
 
 static const npma_binary_fn *binary_fn(mt_op op) {
   for (size_t i = 0; i < sizeof BINARY_FNS / sizeof BINARY_FNS[0]; i++)
@@ -197,7 +220,14 @@ static mt_status binary(mt_call *call, mt_op op, mt_error *err) {
     goto out;
   }
   mt_dtype rt;
-  if (npma_promote(a.dt, b.dt, &rt) != 0) {
+  if (fn->kind == K_SHIFT && !a.is_masked) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: only a masked tensor shifted is implemented", name);
+    goto out;
+  }
+  if (fn->kind == K_SHIFT && b.is_number && b.t->kind == MT_KIND_SCALAR &&
+      npma_kind(a.dt) != 'b' && npma_kind(b.dt) != 'f') {
+    rt = a.dt; /* np.ma's shifts pass a Python int to the ufunc: NEP 50's weak scalar */
+  } else if (npma_promote(a.dt, b.dt, &rt) != 0) {
     st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s with %s gives int16, which mtcs has no name for",
                 name, mt_dtype_name(a.dt), mt_dtype_name(b.dt));
     goto out;
@@ -217,7 +247,7 @@ static mt_status binary(mt_call *call, mt_op op, mt_error *err) {
   mt_dtype ct = rt; /* the dtype numpy computes (and compares) in */
   if (fn->dt_rule == 'd' && npma_kind(rt) != 'f') rt = ct = MT_float64; /* true_divide */
   if (fn->dt_rule == 'f') rt = ct = npma_float_of(rt);
-  if (fn->dt_rule == '8' && rt == MT_bool) rt = ct = MT_int8;
+  if ((fn->dt_rule == '8' || fn->kind == K_SHIFT) && rt == MT_bool) rt = ct = MT_int8;
   if (fn->dt_rule == 'b') rt = MT_bool;
   int is_int = npma_kind(ct) != 'f';
   if ((st = npma_new_out(call, rt, shape_of->ndim, shape_of->shape, &od, &om, err)) != MT_OK)
@@ -236,6 +266,13 @@ static mt_status binary(mt_call *call, mt_op op, mt_error *err) {
                                    : cmp(op, npma_ld(&a, i), npma_ld(&b, i)));
       const npma_arg *w = take_a ? &a : &b;
       npma_st(od, rt, i, npma_ld(w, i), npma_ldi(w, i), is_int);
+      om[i] = (uint8_t)spec;
+      continue;
+    }
+    if (fn->kind == K_SHIFT) { /* NPMA-15: filled(a, 0) shifted by b's data */
+      int64_t x = npma_spec(&a, i) ? npma_ldi(&a, i) : 0;
+      int64_t y = npma_ldi(&b, i); /* b cast to ct: mtcs's values fit */
+      mt__cpu_sti(od, rt, i, shift_i(op, x, y, bits_of(ct)));
       om[i] = (uint8_t)spec;
       continue;
     }
@@ -296,3 +333,5 @@ NPMA_BINARY_KERNEL(ge)
 NPMA_BINARY_KERNEL(greater_equal)
 NPMA_BINARY_KERNEL(maximum)
 NPMA_BINARY_KERNEL(minimum)
+NPMA_BINARY_KERNEL(bitwise_left_shift)
+NPMA_BINARY_KERNEL(bitwise_right_shift)

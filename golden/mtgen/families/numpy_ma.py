@@ -652,6 +652,36 @@ def bin2_cases(short):
     return out
 
 
+# NPMA-15: np.ma.left_shift/right_shift (plain functions: filled(a, 0)
+# shifted by n; n a Python int is NEP 50's weak scalar)
+SHIFTS = {"bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift"}
+SHIFT_N = {(0, 0): 9, (1, 1): -1, (2, 2): 0, (0, 3): 7, (1, 3): 3}
+
+
+def shift_cases(short):
+    out = []
+    for op, npn in SHIFTS.items():
+        f = getattr(ma, npn)
+        run = (lambda ins, kw, f=f: [from_np(f(to_np(ins[0]), to_np(ins[1])))])
+        rows = {("masked_masked", "npma_masks_differ"): (
+            lambda g: [rand_m(g, (3, 4), short),
+                       rand_m(g, (3, 4), short, lo=0, hi=4,
+                              force=(int_edges(SHIFT_N, short) if short != "bool"
+                                     else None))], "a, n")}
+        if short in ("i8", "i64"):
+            rows[("masked_scalar", "npma_scalar")] = (
+                lambda g: [rand_m(g, (3, 4), short), 2], "m, 2")
+        for (layout, variant), (build, args) in rows.items():
+            out.append(Case(
+                id=f"{op}.{layout}.{short}.{variant}", op=op, rules=("NPMA-2", "NPMA-15"),
+                tolerance="exact", build=build, run=run, torch_call=f"np.ma.{npn}({args})",
+                error_class="DTYPE_MISMATCH" if short in FLOATS else None,
+                check_masked_out=True, tag_rules=with_fills, profile="numpy_ma"))
+            if short in FLOATS:
+                break
+    return out
+
+
 def same_mask(g, short, fa=None, fb=None):
     mask = rand_mask(g, (3, 4))
     a, b = rand_data(g, (3, 4), short), rand_data(g, (3, 4), short)
@@ -981,6 +1011,7 @@ def cases():
         out += pow_cases(short)
         out += binary_cases(short)
         out += bin2_cases(short)
+        out += shift_cases(short)
         out += reduce_cases(short)
         out += reduce2_cases(short)
         out += opinfo_cases(short)
