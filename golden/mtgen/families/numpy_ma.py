@@ -673,7 +673,9 @@ def shift_cases(short):
                 lambda g: [rand_m(g, (3, 4), short), 2], "m, 2")
         for (layout, variant), (build, args) in rows.items():
             out.append(Case(
-                id=f"{op}.{layout}.{short}.{variant}", op=op, rules=("NPMA-2", "NPMA-15"),
+                id=f"{op}.{layout}.{short}.{variant}", op=op,
+                rules=("NPMA-2", "NPMA-15") + (("NPMA-4",) if layout == "masked_scalar"
+                                               or short == "bool" else ()),
                 tolerance="exact", build=build, run=run, torch_call=f"np.ma.{npn}({args})",
                 error_class="DTYPE_MISMATCH" if short in FLOATS else None,
                 check_masked_out=True, tag_rules=with_fills, profile="numpy_ma"))
