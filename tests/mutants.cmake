@@ -114,7 +114,12 @@ set(MUTANTS
   npma_weak_scalar=NPMA-4@numpy_ma
   npma_torch_fills=NPMA-7@numpy_ma
   npma_empty_all_reduce_zero=NPMA-5@numpy_ma
-  npma_bool_mask_only=NPMA-1@numpy_ma)
+  npma_bool_mask_only=NPMA-1@numpy_ma
+  npma_atanh_unit_domain=NPMA-8@numpy_ma
+  npma_remainder_as_fmod=NPMA-10@numpy_ma
+  npma_maximum_propagates_nan=NPMA-11@numpy_ma
+  npma_argmin_skips_masked=NPMA-13@numpy_ma
+  npma_var_unbiased=NPMA-14@numpy_ma)
 # rules every mutant may be caught under besides its own
 set(ALWAYS_OK MASK-9)
 

@@ -150,6 +150,69 @@ TEST(fully_masked_all_reduce_is_masked_with_data_zero_and_min_rows_hold_1e20) {
   done(&c, (mt_tensor *[]){m, m2}, 2);
 }
 
+TEST(arctanh_masks_within_1e15_of_one_in_float64) {
+  /* x = [0.9999999999999995, 0.5, -1, 2] float64, all specified: np.ma.arctanh
+   * masks x > 1 - 1e-15 (0.999999999999999 in float64) or x < -1 + 1e-15
+   * (NPMA-8): [masked, atanh(0.5), masked, masked]; data under them = x */
+  mt_tensor *x = masked(dense(MT_float64, 1, SHAPE(4), VALS(0.9999999999999995, 0.5, -1, 2)),
+                        bools(1, SHAPE(4), BITS(1, 1, 1, 1)));
+  const mt_tensor *in[] = {x};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_npma_arctanh, &c, &e, 1, in, NULL), MT_OK);
+  if (c.n_out == 1) {
+    mt_tensor *o = c.out[0];
+    CHECK_EQ_INT(bit(o->mask, 0), 0);
+    CHECK_EQ_INT(bit(o->mask, 1), 1);
+    CHECK_EQ_INT(bit(o->mask, 2), 0);
+    CHECK_EQ_INT(bit(o->mask, 3), 0);
+    CHECK_NEAR(at(o->data, 0), 0.9999999999999995, 0);
+    CHECK_NEAR(at(o->data, 1), 0.5493061443340549, 1e-15); /* atanh(0.5) */
+  }
+  done(&c, (mt_tensor *[]){x}, 1);
+}
+
+TEST(maximum_is_where_a_greater_b_so_nan_in_a_loses) {
+  /* a = [NaN, 1, -0.0], b = [1, NaN, 0.0], all specified (NPMA-11):
+   * where(a > b, a, b) = [1, NaN, +0.0] */
+  mt_tensor *a = masked(dense(MT_float64, 1, SHAPE(3), VALS(NAN, 1, -0.0)),
+                        bools(1, SHAPE(3), BITS(1, 1, 1)));
+  mt_tensor *b = masked(dense(MT_float64, 1, SHAPE(3), VALS(1, NAN, 0.0)),
+                        bools(1, SHAPE(3), BITS(1, 1, 1)));
+  const mt_tensor *in[] = {a, b};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_npma_maximum, &c, &e, 2, in, NULL), MT_OK);
+  if (c.n_out == 1) {
+    mt_tensor *o = c.out[0];
+    CHECK_NEAR(at(o->data, 0), 1, 0);
+    CHECK(isnan(at(o->data, 1)));
+    CHECK(at(o->data, 2) == 0.0 && !signbit(at(o->data, 2)));
+  }
+  done(&c, (mt_tensor *[]){a, b}, 2);
+}
+
+TEST(argmin_masked_element_ties_with_a_specified_inf_and_wins_first) {
+  /* rows [inf, inf] specified [0, 1] and [5, 2] specified [0, 0] (NPMA-13):
+   * filled with inf: row 0 [inf, inf] -> 0, row 1 fully masked -> 0;
+   * a plain int64 tensor */
+  mt_tensor *m = masked(dense(MT_float32, 2, SHAPE(2, 2), VALS(INFINITY, INFINITY, 5, 2)),
+                        bools(2, SHAPE(2, 2), BITS(0, 1, 0, 0)));
+  const mt_tensor *in[] = {m};
+  mt_kwarg kv[] = {kw_int("dim", 1)};
+  mt_kwargs kw = {1, kv};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_npma_argmin, &c, &e, 1, in, &kw), MT_OK);
+  if (c.n_out == 1) {
+    CHECK_EQ_INT(c.out[0]->kind, MT_KIND_DENSE);
+    CHECK_EQ_INT(c.out[0]->dtype, MT_int64);
+    CHECK_NEAR(at(c.out[0], 0), 0, 0);
+    CHECK_NEAR(at(c.out[0], 1), 0, 0);
+  }
+  done(&c, (mt_tensor *[]){m}, 1);
+}
+
 TEST(masked_tensor_takes_a_float_mask_nonzero_specified) {
   /* mask [0, 2.5, NaN]: logical_not gives numpy's [True, False, False], so
    * ours is [0, 1, 1] (NaN is nonzero) */
@@ -174,4 +237,7 @@ MT_TEST_MAIN(T(promotion_follows_numpy_2_with_numbers_as_0d_arrays),
              T(log_masks_its_domain_and_non_finite_results),
              T(float32_plus_a_python_float_is_float64),
              T(fully_masked_all_reduce_is_masked_with_data_zero_and_min_rows_hold_1e20),
-             T(masked_tensor_takes_a_float_mask_nonzero_specified))
+             T(masked_tensor_takes_a_float_mask_nonzero_specified),
+             T(arctanh_masks_within_1e15_of_one_in_float64),
+             T(maximum_is_where_a_greater_b_so_nan_in_a_loses),
+             T(argmin_masked_element_ties_with_a_specified_inf_and_wins_first))

@@ -1,6 +1,17 @@
 /* npma_binary.c - the numpy_ma profile's binary family: add sub mul div
- * (np.ma.add, subtract, multiply, divide) on masked tensors, plain dense
- * tensors and numbers, in either order.
+ * (np.ma.add, subtract, multiply, divide), floor_divide remainder fmod
+ * atan2/arctan2 bitwise_and/or/xor, the comparisons eq ne lt le gt ge (and
+ * their aliases: not_equal less ...) and maximum minimum on masked tensors,
+ * plain dense tensors and numbers, in either order.
+ * NPMA-9: comparisons are bool, bool(a's data) under masked-out elements.
+ * NPMA-10: floor_divide/remainder/fmod mask as divide does (NPMA-3); bool
+ *   inputs give int8; integers divide as Python (floor) or C (fmod).
+ * NPMA-15: bitwise_left_shift/right_shift (np.ma.left_shift/right_shift)
+ *   shift filled(a, 0) by b's data (masked or not): specified where both
+ *   are; a Python int shift keeps a's dtype (NEP 50); numpy's shifts by a
+ *   negative amount or the width give 0 (-1 right of a negative).
+ * NPMA-11: maximum/minimum are where(a > b, a, b) (a < b): NaN in a loses,
+ *   in b wins; b's data under masked-out elements.
  *
  * NPMA-2: a result element is specified only where both operands are (numpy
  *   ORs its masks): masks that differ are no error.
@@ -20,39 +31,173 @@ static int both_spec(const npma_arg *a, const npma_arg *b, int64_t i) {
   return npma_spec(a, i) && npma_spec(b, i);
 }
 
-/* The elementwise op in the result dtype rt. */
-static double op_f(mt_op op, mt_dtype rt, double x, double y) {
-  double r;
-  if (rt != MT_float64) {
-    float fx = (float)x, fy = (float)y;
-    switch (op) {
-    case MT_OP_add: r = fx + fy; break;
-    case MT_OP_sub: r = fx - fy; break;
-    case MT_OP_mul: r = fx * fy; break;
-    default: r = fx / fy; break;
-    }
-    return mt__cpu_round(rt, r);
-  }
-  switch (op) {
-  case MT_OP_add: return x + y;
-  case MT_OP_sub: return x - y;
-  case MT_OP_mul: return x * y;
-  default: return x / y;
+/* How numpy.ma builds each op's result (np.ma's operation classes). */
+enum {
+  K_ARITH,   /* _MaskedBinaryOperation: add sub mul arctan2 bitwise_*: a's data */
+  K_CMP,     /* comparisons: bool, bool(a's data) under masked-out elements */
+  K_DOMAIN,  /* _DomainedBinaryOperation: div floor_divide remainder fmod */
+  K_EXTREMA, /* _extrema_operation: where(compare(a, b), a, b) */
+  K_SHIFT    /* np.ma.left_shift/right_shift: plain functions of filled(a, 0) */
+};
+
+/* What an op computes. `dt_rule`: the result dtype from numpy 2's promotion
+ * rt: 0 = rt, 'f' = a float (npma_float_of; true_divide of integers is
+ * float64), 'b' = bool, 'i' = rt (integers and bool only: floats are
+ * numpy's TypeError), '8' = rt, int8 for bool (floor_divide etc.). */
+typedef struct {
+  mt_op op;
+  int kind;
+  char dt_rule;
+} npma_binary_fn;
+
+static const npma_binary_fn BINARY_FNS[] = {
+    {MT_OP_add, K_ARITH, 0},           {MT_OP_sub, K_ARITH, 0},
+    {MT_OP_mul, K_ARITH, 0},           {MT_OP_div, K_DOMAIN, 'd'},
+    {MT_OP_floor_divide, K_DOMAIN, '8'}, {MT_OP_remainder, K_DOMAIN, '8'},
+    {MT_OP_fmod, K_DOMAIN, '8'},       {MT_OP_atan2, K_ARITH, 'f'},
+    {MT_OP_arctan2, K_ARITH, 'f'},     {MT_OP_bitwise_and, K_ARITH, 'i'},
+    {MT_OP_bitwise_or, K_ARITH, 'i'},  {MT_OP_bitwise_xor, K_ARITH, 'i'},
+    {MT_OP_eq, K_CMP, 'b'},            {MT_OP_ne, K_CMP, 'b'},
+    {MT_OP_not_equal, K_CMP, 'b'},     {MT_OP_lt, K_CMP, 'b'},
+    {MT_OP_less, K_CMP, 'b'},          {MT_OP_le, K_CMP, 'b'},
+    {MT_OP_less_equal, K_CMP, 'b'},    {MT_OP_gt, K_CMP, 'b'},
+    {MT_OP_greater, K_CMP, 'b'},       {MT_OP_ge, K_CMP, 'b'},
+    {MT_OP_greater_equal, K_CMP, 'b'}, {MT_OP_maximum, K_EXTREMA, 0},
+    {MT_OP_minimum, K_EXTREMA, 0},     {MT_OP_bitwise_left_shift, K_SHIFT, 'i'},
+    {MT_OP_bitwise_right_shift, K_SHIFT, 'i'},
+};
+
+/* numpy's npy_lshift/npy_rshift in a dtype of `bits` bits: a shift by a
+ * negative amount or by the width or more gives 0 (right: -1 for a < 0). */
+static int64_t shift_i(mt_op op, int64_t x, int64_t n, int bits) {
+  if ((uint64_t)n >= (uint64_t)bits) return op == MT_OP_bitwise_left_shift ? 0 : (x < 0 ? -1 : 0);
+  return op == MT_OP_bitwise_left_shift ? (int64_t)((uint64_t)x << n) : x >> n;
+}
+
+static int bits_of(mt_dtype d) {
+  switch (d) {
+  case MT_bool:
+  case MT_int8:
+  case MT_uint8: return 8;
+  case MT_int32: return 32;
+  default: return 64;
   }
 }
 
+static const npma_binary_fn *binary_fn(mt_op op) {
+  for (size_t i = 0; i < sizeof BINARY_FNS / sizeof BINARY_FNS[0]; i++)
+    if (BINARY_FNS[i].op == op) return &BINARY_FNS[i];
+  return NULL;
+}
+
+/* The comparison x OP y (on exact values: numpy compares in the promoted
+ * dtype, which holds both); NaN compares false except for ne. */
+static int cmp(mt_op op, double x, double y) {
+  switch (op) {
+  case MT_OP_eq: return x == y;
+  case MT_OP_ne:
+  case MT_OP_not_equal: return x != y;
+  case MT_OP_lt:
+  case MT_OP_less:
+  case MT_OP_minimum: return x < y;
+  case MT_OP_le:
+  case MT_OP_less_equal: return x <= y;
+  case MT_OP_gt:
+  case MT_OP_greater:
+  case MT_OP_maximum: return x > y;
+  default: return x >= y;
+  }
+}
+
+static int cmp_i(mt_op op, int64_t x, int64_t y) {
+  return cmp(op, x < y ? -1.0 : x > y ? 1.0 : 0.0, 0.0);
+}
+
+/* numpy's npy_divmod (Python's floor division and modulo for floats), in
+ * double or float (float16/float32). */
+static double divmod_f(double a, double b, double *mod, int f) {
+  double m = f ? (double)fmodf((float)a, (float)b) : fmod(a, b);
+  if (b == 0.0) {
+    *mod = m;
+    return f ? (double)((float)a / (float)b) : a / b;
+  }
+  double div = f ? (double)(((float)a - (float)m) / (float)b) : (a - m) / b;
+  if (m != 0.0) {
+    if ((b < 0) != (m < 0)) {
+      m = f ? (double)((float)m + (float)b) : m + b;
+      div -= 1.0;
+    }
+  } else {
+    m = copysign(0.0, b);
+  }
+  double fd;
+  if (div != 0.0) {
+    fd = floor(div);
+    if (div - fd > 0.5) fd += 1.0;
+  } else {
+    fd = copysign(0.0, f ? (double)((float)a / (float)b) : a / b);
+  }
+  *mod = m;
+  return fd;
+}
+
+/* The elementwise op in the float result dtype rt. */
+static double op_f(mt_op op, mt_dtype rt, double x, double y) {
+  int f = rt != MT_float64;
+  double r, mod;
+  if (f) {
+    x = (double)(float)x;
+    y = (double)(float)y;
+  }
+  switch (op) {
+  case MT_OP_add: r = x + y; break;
+  case MT_OP_sub: r = x - y; break;
+  case MT_OP_mul: r = x * y; break;
+  case MT_OP_atan2:
+  case MT_OP_arctan2: r = f ? (double)atan2f((float)x, (float)y) : atan2(x, y); break;
+  case MT_OP_fmod: r = f ? (double)fmodf((float)x, (float)y) : fmod(x, y); break;
+  case MT_OP_floor_divide: r = divmod_f(x, y, &mod, f); break;
+  case MT_OP_remainder:
+    (void)divmod_f(x, y, &mod, f);
+    r = mod;
+    break;
+  default: r = x / y; break;
+  }
+  return mt__cpu_round(rt, npma_calc(rt, r));
+}
+
+/* Integers (wrapping) and bool; division by 0 is 0 (masked anyway). */
 static int64_t op_i(mt_op op, mt_dtype rt, int64_t x, int64_t y) {
-  if (rt == MT_bool) return op == MT_OP_add ? (x || y) : (x && y);
+  if (rt == MT_bool) {
+    switch (op) {
+    case MT_OP_add:
+    case MT_OP_bitwise_or: return x || y;
+    case MT_OP_bitwise_xor: return (x != 0) != (y != 0);
+    default: return x && y;
+    }
+  }
   uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
   switch (op) {
   case MT_OP_add: return (int64_t)(ux + uy);
   case MT_OP_sub: return (int64_t)(ux - uy);
-  default: return (int64_t)(ux * uy);
+  case MT_OP_bitwise_and: return x & y;
+  case MT_OP_bitwise_or: return x | y;
+  case MT_OP_bitwise_xor: return x ^ y;
+  default: break;
   }
+  if (op == MT_OP_mul) return (int64_t)(ux * uy);
+  if (y == 0) return 0;
+  if (y == -1) return op == MT_OP_floor_divide ? (int64_t)(0 - ux) : 0; /* no INT_MIN / -1 trap */
+  int64_t q = x / y, m = x % y;
+  if (op == MT_OP_fmod) return m;
+  int adjust = m != 0 && ((m < 0) != (y < 0));
+  if (op == MT_OP_remainder) return adjust ? m + y : m;
+  return adjust ? q - 1 : q; /* floor_divide */
 }
 
 static mt_status binary(mt_call *call, mt_op op, mt_error *err) {
   const char *name = mt_op_name(op);
+  const npma_binary_fn *fn = binary_fn(op);
   npma_arg a = {0}, b = {0};
   void *od = NULL;
   uint8_t *om = NULL;
@@ -75,7 +220,14 @@ static mt_status binary(mt_call *call, mt_op op, mt_error *err) {
     goto out;
   }
   mt_dtype rt;
-  if (npma_promote(a.dt, b.dt, &rt) != 0) {
+  if (fn->kind == K_SHIFT && !a.is_masked) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: only a masked tensor shifted is implemented", name);
+    goto out;
+  }
+  if (fn->kind == K_SHIFT && b.is_number && b.t->kind == MT_KIND_SCALAR &&
+      npma_kind(a.dt) != 'b' && npma_kind(b.dt) != 'f') {
+    rt = a.dt; /* np.ma's shifts pass a Python int to the ufunc: NEP 50's weak scalar */
+  } else if (npma_promote(a.dt, b.dt, &rt) != 0) {
     st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s with %s gives int16, which mtcs has no name for",
                 name, mt_dtype_name(a.dt), mt_dtype_name(b.dt));
     goto out;
@@ -86,26 +238,59 @@ static mt_status binary(mt_call *call, mt_op op, mt_error *err) {
                 name);
     goto out;
   }
-  if (op == MT_OP_div && npma_kind(rt) != 'f') rt = MT_float64; /* true_divide */
-  int is_int = npma_kind(rt) != 'f';
+  if (fn->dt_rule == 'i' && npma_kind(rt) == 'f') {
+    st = mt_err(err, MT_DTYPE_MISMATCH,
+                "%s: ufunc '%s' not supported for the input types (%s, %s)", name, name,
+                mt_dtype_name(a.dt), mt_dtype_name(b.dt));
+    goto out;
+  }
+  mt_dtype ct = rt; /* the dtype numpy computes (and compares) in */
+  if (fn->dt_rule == 'd' && npma_kind(rt) != 'f') rt = ct = MT_float64; /* true_divide */
+  if (fn->dt_rule == 'f') rt = ct = npma_float_of(rt);
+  if ((fn->dt_rule == '8' || fn->kind == K_SHIFT) && rt == MT_bool) rt = ct = MT_int8;
+  if (fn->dt_rule == 'b') rt = MT_bool;
+  int is_int = npma_kind(ct) != 'f';
   if ((st = npma_new_out(call, rt, shape_of->ndim, shape_of->shape, &od, &om, err)) != MT_OK)
     goto out;
   for (int64_t i = 0; i < mt_numel(shape_of); i++) {
     int spec = both_spec(&a, &b, i);
+    if (fn->kind == K_CMP) { /* NPMA-9 */
+      int r = is_int ? cmp_i(op, npma_ldi(&a, i), npma_ldi(&b, i))
+                     : cmp(op, npma_ld(&a, i), npma_ld(&b, i));
+      mt__cpu_sti(od, rt, i, spec ? r : npma_ld(&a, i) != 0.0); /* NPMA-7: bool(a) */
+      om[i] = (uint8_t)spec;
+      continue;
+    }
+    if (fn->kind == K_EXTREMA) { /* NPMA-11: where(spec && a > b, a, b) */
+      int take_a = spec && (is_int ? cmp_i(op, npma_ldi(&a, i), npma_ldi(&b, i))
+                                   : cmp(op, npma_ld(&a, i), npma_ld(&b, i)));
+      const npma_arg *w = take_a ? &a : &b;
+      npma_st(od, rt, i, npma_ld(w, i), npma_ldi(w, i), is_int);
+      om[i] = (uint8_t)spec;
+      continue;
+    }
+    if (fn->kind == K_SHIFT) { /* NPMA-15: filled(a, 0) shifted by b's data */
+      int64_t x = npma_spec(&a, i) ? npma_ldi(&a, i) : 0;
+      int64_t y = npma_ldi(&b, i); /* b cast to ct: mtcs's values fit */
+      mt__cpu_sti(od, rt, i, shift_i(op, x, y, bits_of(ct)));
+      om[i] = (uint8_t)spec;
+      continue;
+    }
     if (is_int) {
       int64_t x = npma_ldi(&a, i), y = npma_ldi(&b, i);
+      if (fn->kind == K_DOMAIN && y == 0) spec = 0; /* |a| * tiny >= |0| */
       mt__cpu_sti(od, rt, i, spec ? op_i(op, rt, x, y) : x); /* NPMA-7: a's data */
       om[i] = (uint8_t)spec;
       continue;
     }
     double x = npma_ld(&a, i), y = npma_ld(&b, i);
-    if (op != MT_OP_div) {
+    if (fn->kind != K_DOMAIN) {
       mt__cpu_st(od, rt, i, spec ? op_f(op, rt, x, y) : mt__cpu_round(rt, x));
       om[i] = (uint8_t)spec;
       continue;
     }
-    /* NPMA-3: np.ma.divide's domain (in double: numpy's tiny is a float64)
-     * and its non-finite quotients */
+    /* NPMA-3, NPMA-10: np.ma's safe-divide domain (in double: numpy's tiny
+     * is a float64) and the non-finite results */
     double q = op_f(op, rt, x, y);
     if (fabs(x) * DBL_MIN >= fabs(y) || !isfinite(q)) spec = 0;
     /* NPMA-7: copyto(result, 0, where=m); result += m * a */
@@ -121,7 +306,32 @@ out:
   return st;
 }
 
-mt_status mt_npma_add(mt_call *call, mt_error *err) { return binary(call, MT_OP_add, err); }
-mt_status mt_npma_sub(mt_call *call, mt_error *err) { return binary(call, MT_OP_sub, err); }
-mt_status mt_npma_mul(mt_call *call, mt_error *err) { return binary(call, MT_OP_mul, err); }
-mt_status mt_npma_div(mt_call *call, mt_error *err) { return binary(call, MT_OP_div, err); }
+#define NPMA_BINARY_KERNEL(name) \
+  mt_status mt_npma_##name(mt_call *call, mt_error *err) { return binary(call, MT_OP_##name, err); }
+NPMA_BINARY_KERNEL(add)
+NPMA_BINARY_KERNEL(sub)
+NPMA_BINARY_KERNEL(mul)
+NPMA_BINARY_KERNEL(div)
+NPMA_BINARY_KERNEL(floor_divide)
+NPMA_BINARY_KERNEL(remainder)
+NPMA_BINARY_KERNEL(fmod)
+NPMA_BINARY_KERNEL(atan2)
+NPMA_BINARY_KERNEL(arctan2)
+NPMA_BINARY_KERNEL(bitwise_and)
+NPMA_BINARY_KERNEL(bitwise_or)
+NPMA_BINARY_KERNEL(bitwise_xor)
+NPMA_BINARY_KERNEL(eq)
+NPMA_BINARY_KERNEL(ne)
+NPMA_BINARY_KERNEL(not_equal)
+NPMA_BINARY_KERNEL(lt)
+NPMA_BINARY_KERNEL(less)
+NPMA_BINARY_KERNEL(le)
+NPMA_BINARY_KERNEL(less_equal)
+NPMA_BINARY_KERNEL(gt)
+NPMA_BINARY_KERNEL(greater)
+NPMA_BINARY_KERNEL(ge)
+NPMA_BINARY_KERNEL(greater_equal)
+NPMA_BINARY_KERNEL(maximum)
+NPMA_BINARY_KERNEL(minimum)
+NPMA_BINARY_KERNEL(bitwise_left_shift)
+NPMA_BINARY_KERNEL(bitwise_right_shift)

@@ -225,3 +225,187 @@ mt_status mt_npma_mean(mt_call *call, mt_error *err) { return npma_reduce(call, 
 mt_status mt_npma_prod(mt_call *call, mt_error *err) { return npma_reduce(call, MT_OP_prod, err); }
 mt_status mt_npma_amin(mt_call *call, mt_error *err) { return npma_reduce(call, MT_OP_amin, err); }
 mt_status mt_npma_amax(mt_call *call, mt_error *err) { return npma_reduce(call, MT_OP_amax, err); }
+
+/* ---- all, argmin, argmax, var, std ------------------------------------------
+ *
+ * NPMA-12: m.all(axis) is the filled(True) data's all (NaN and -2 true,
+ *   -0.0 false), bool; an output is specified where any reduced element is,
+ *   masked-out outputs hold True (a zero-size slice too); an all-reduce with
+ *   nothing specified is np.ma.masked.
+ * NPMA-13: m.argmin/argmax(axis) are plain int64 indices (a dense tensor; an
+ *   all-reduce a specified 0-d int64 flat index) of the data filled with the
+ *   dtype's top for argmin (inf, the integer maximum, True) and its bottom
+ *   for argmax: the first of equal values wins, a masked element included
+ *   (a fully masked slice gives 0); a specified NaN wins. No element at all
+ *   is numpy's ValueError -> INVALID_ARGUMENT.
+ * NPMA-14: m.var/std(axis) (ddof 0) are float64 for every dtype: mean as
+ *   numpy.ma's (the float16/float32 sum in float; float16's mean rounded to
+ *   float16), the deviations and squares in float16 for float16 data (the
+ *   sum of squares rounded to float16), else in float64, divided by the
+ *   count. Non-finite values: over dims, a slice whose mean is not finite
+ *   has variance 0 (numpy.ma masks the mean, then the deviations), a
+ *   non-finite variance stays specified holding the sum of squares (var's
+ *   mask is the input mask's all, overriding np.ma.divide's); std masks it
+ *   (np.ma.sqrt); an all-reduce with a non-finite variance is np.ma.masked.
+ *   Masked-out outputs hold 0. */
+
+/* The filled value argmin (top) / argmax (bottom) gives masked elements. */
+static int64_t fill_i(mt_dtype d, int top) {
+  switch (d) {
+  case MT_bool: return top ? 1 : 0;
+  case MT_uint8: return top ? 255 : 0;
+  case MT_int8: return top ? INT8_MAX : INT8_MIN;
+  case MT_int32: return top ? INT32_MAX : INT32_MIN;
+  default: return top ? INT64_MAX : INT64_MIN;
+  }
+}
+
+/* Coordinate k of linear index i of t. */
+static int64_t coord_of(const mt_tensor *t, int64_t i, int k) {
+  for (int j = t->ndim - 1; j > k; j--) i = t->shape[j] ? i / t->shape[j] : 0;
+  return t->shape[k] ? i % t->shape[k] : 0;
+}
+
+typedef struct {
+  double f, best;
+  int64_t bi, bidx; /* argmin/argmax: best integer value, its index */
+  int64_t n, seen;
+  double sum, sq;
+  int all;
+} acc2;
+
+static mt_status npma_reduce2(mt_call *call, mt_op op, mt_error *err) {
+  const char *name = mt_op_name(op);
+  npma_arg a = {0};
+  acc2 *acc_ = NULL;
+  void *od = NULL;
+  uint8_t *om = NULL;
+  red_plan p;
+  mt_status st;
+  int is_arg = op == MT_OP_argmin || op == MT_OP_argmax;
+  int is_var = op == MT_OP_var || op == MT_OP_std;
+
+  if ((st = npma_begin(call, op, err)) != MT_OK) return st;
+  if ((st = npma_arg_open(call, 0, name, &a, err)) != MT_OK) goto out;
+  if (!a.is_masked) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: inputs/0 must be a masked tensor", name);
+    goto out;
+  }
+  const mt_tensor *t = a.t;
+  if ((st = plan_dims(call, name, t, &p, err)) != MT_OK) goto out;
+  int64_t n = mt_numel(t), n_out = p.all ? 1 : mt_shape_numel(p.out_ndim, p.out_shape);
+  int rdim = -1; /* argmin/argmax: the reduced dim */
+  for (int k = 0; k < t->ndim && !p.all; k++)
+    if (p.reduce[k]) rdim = k;
+  if (is_arg && (p.all ? n == 0 : (n_out > 0 && n == 0))) {
+    st = mt_err(err, MT_INVALID_ARGUMENT, "%s: attempt to get %s of an empty sequence", name,
+                name);
+    goto out;
+  }
+  int in_int = npma_kind(a.dt) != 'f';
+  int half = a.dt == MT_float16;
+  acc_ = calloc((size_t)(n_out ? n_out : 1), sizeof *acc_);
+  if (!acc_) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", name);
+    goto out;
+  }
+  for (int64_t o = 0; o < n_out; o++) acc_[o].all = 1;
+  int top = op == MT_OP_argmin;
+  for (int64_t i = 0; i < n; i++) {
+    acc2 *c = &acc_[p.all ? 0 : out_index(t, &p, i)];
+    int spec = a.mask[i];
+    c->n += spec;
+    if (op == MT_OP_all) {
+      if (spec && npma_ld(&a, i) == 0.0) c->all = 0;
+    } else if (is_arg) {
+      int64_t idx = p.all ? i : coord_of(t, i, rdim);
+      int first = c->seen++ == 0;
+      if (in_int) {
+        int64_t x = spec ? npma_ldi(&a, i) : fill_i(a.dt, top);
+        if (first || (top ? x < c->bi : x > c->bi)) c->bi = x, c->bidx = idx;
+      } else {
+        double x = spec ? npma_ld(&a, i) : (top ? INFINITY : -INFINITY);
+        int take = first || (!isnan(c->best) && (isnan(x) || (top ? x < c->best : x > c->best)));
+        if (take) c->best = x, c->bidx = idx;
+      }
+    } else if (spec) {
+      c->sum += npma_ld(&a, i);
+    }
+  }
+  if (is_var) { /* the mean, then the squared deviations */
+    for (int64_t o = 0; o < n_out; o++) {
+      acc2 *c = &acc_[o];
+      double s = (half || a.dt == MT_float32) ? (double)(float)c->sum : c->sum;
+      c->f = c->n ? s / (double)c->n : 0.0;
+      if (half) c->f = mt__cpu_round(MT_float16, c->f);
+    }
+    for (int64_t i = 0; i < n; i++) {
+      if (!a.mask[i]) continue;
+      acc2 *c = &acc_[p.all ? 0 : out_index(t, &p, i)];
+      double d = npma_ld(&a, i) - c->f;
+      if (half) d = mt__cpu_round(MT_float16, d);
+      d = half ? mt__cpu_round(MT_float16, (double)((float)d * (float)d)) : d * d;
+      c->sq += d;
+    }
+  }
+  if (is_arg && !p.all) {
+    mt_tensor *o = NULL;
+    if ((st = mt__cpu_host(call)->dense_new(MT_int64, p.out_ndim, p.out_shape, &o, err)) != MT_OK)
+      goto out;
+    call->out[0] = o;
+    call->n_out = 1;
+    for (int64_t k = 0; k < n_out; k++) mt__cpu_sti(o->values, MT_int64, k, acc_[k].bidx);
+    goto out;
+  }
+  mt_dtype rt = is_arg ? MT_int64 : op == MT_OP_all ? MT_bool : MT_float64;
+  if ((st = npma_new_out(call, rt, p.all ? 0 : p.out_ndim, p.out_shape, &od, &om, err)) != MT_OK)
+    goto out;
+  for (int64_t o = 0; o < n_out; o++) {
+    acc2 *c = &acc_[o];
+    int spec = c->n > 0;
+    if (is_arg) { /* an all-reduce: numpy's int64 scalar, specified */
+      mt__cpu_sti(od, rt, o, c->bidx);
+      om[o] = 1;
+      continue;
+    }
+    if (op == MT_OP_all) {
+      mt__cpu_sti(od, rt, o, p.all && !spec ? 0 : c->all); /* np.ma.masked: 0 */
+      om[o] = (uint8_t)spec;
+      continue;
+    }
+    double sq = half ? mt__cpu_round(MT_float16, c->sq) : c->sq;
+    double v = spec ? sq / (double)c->n : 0.0;
+    if (p.all) { /* numpy scalars: a non-finite variance is np.ma.masked */
+      if (!isfinite(v)) spec = 0, v = 0.0;
+    } else if (spec && !isfinite(c->f)) {
+      v = 0.0; /* the mean was masked (np.ma.true_divide): so are the
+                * deviations, their sum is a masked 0, and var's own mask
+                * (the input mask's all) takes over */
+    } else if (spec && !isfinite(v)) {
+      v = sq; /* np.ma.divide masks it (data 0 + the sum); var's mask wins */
+    }
+    if (spec && op == MT_OP_std) {
+      if (isfinite(v))
+        v = sqrt(v);
+      else
+        spec = 0; /* np.ma.sqrt masks it, keeping its input */
+    }
+    mt__cpu_st(od, rt, o, v);
+    om[o] = (uint8_t)spec;
+  }
+out:
+  if (st != MT_OK) mt__cpu_drop_outputs(call);
+  free(acc_);
+  npma_arg_close(&a);
+  return st;
+}
+
+mt_status mt_npma_all(mt_call *call, mt_error *err) { return npma_reduce2(call, MT_OP_all, err); }
+mt_status mt_npma_argmin(mt_call *call, mt_error *err) {
+  return npma_reduce2(call, MT_OP_argmin, err);
+}
+mt_status mt_npma_argmax(mt_call *call, mt_error *err) {
+  return npma_reduce2(call, MT_OP_argmax, err);
+}
+mt_status mt_npma_var(mt_call *call, mt_error *err) { return npma_reduce2(call, MT_OP_var, err); }
+mt_status mt_npma_std(mt_call *call, mt_error *err) { return npma_reduce2(call, MT_OP_std, err); }

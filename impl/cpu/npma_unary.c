@@ -1,13 +1,22 @@
-/* npma_unary.c - the numpy_ma profile's unary family: neg abs exp log sqrt
- * (np.ma.negative, absolute, exp, log, sqrt) and pow(m, number)
+/* npma_unary.c - the numpy_ma profile's unary family: neg/negative
+ * abs/absolute exp log log2 log10 sqrt sin cos tan arcsin/asin arccos/acos
+ * arctan/atan sinh cosh tanh arcsinh/asinh arccosh/acosh arctanh/atanh
+ * floor ceil (np.ma's ufuncs of those names) and pow(m, number)
  * (np.ma.power).
  *
  * NPMA-3: domains are masked. np.ma.log masks x <= 0 and every non-finite
  *   result (log(inf), log(NaN)); np.ma.sqrt masks x < 0 and every
  *   non-finite result (sqrt(-0.0) = -0.0 stays specified); np.ma.power masks
  *   every non-finite result (NaN, overflow, 0 to a negative power).
+ * NPMA-8: the other domained ufuncs: log2/log10 mask x <= 0, arcsin/arccos
+ *   |x| > 1, arccosh x < 1, arctanh x outside [-1 + 1e-15, 1 - 1e-15] (the
+ *   bounds in the data's float dtype: +-1 in float32/float16), tan
+ *   |cos(x)| < 1e-35; each also masks every non-finite result. The others
+ *   (sin cos arctan sinh cosh tanh arcsinh floor ceil, like exp) mask
+ *   nothing: cosh(1000) = inf and sin(inf) = NaN stay specified.
  * NPMA-4: dtypes. neg/abs keep the dtype (bool neg is numpy's TypeError ->
- *   DTYPE_MISMATCH); exp/log/sqrt of integers are float16 (int8, uint8,
+ *   DTYPE_MISMATCH), floor/ceil too (numpy 2: integers and bool); the
+ *   other float functions of integers are float16 (int8, uint8,
  *   bool) or float64 (int32, int64); pow's number is a 0-d float64/int64
  *   array, so float inputs give float64 and integers int64 (float64 for a
  *   float exponent); integers to a negative integer power are numpy's
@@ -17,32 +26,96 @@
  *   value (result or input data) is not finite. */
 #include "npma_util.h"
 
-/* numpy's float loops: float16 and float32 in float, float64 in double. */
-#define NPMA_UNARY_FLOAT(X) \
-  X(exp, expf, exp)         \
-  X(log, logf, log)         \
-  X(sqrt, sqrtf, sqrt)
+/* numpy.ma's domains (np.ma's _Domain* objects), tested on the input data:
+ * 1 = outside, masked. */
+enum {
+  DOM_NONE,     /* sin cos arctan sinh cosh tanh arcsinh floor ceil exp ... */
+  DOM_GT0,      /* log log2 log10: _DomainGreater(0): masks x <= 0 */
+  DOM_GE0,      /* sqrt: _DomainGreaterEqual(0): masks x < 0 */
+  DOM_GE1,      /* arccosh: _DomainGreaterEqual(1): masks x < 1 */
+  DOM_UNIT,     /* arcsin arccos: _DomainCheckInterval(-1, 1): masks |x| > 1 */
+  DOM_UNIT_EPS, /* arctanh: _DomainCheckInterval(-1 + 1e-15, 1 - 1e-15) */
+  DOM_TAN       /* tan: _DomainTan(1e-35): masks |cos(x)| < 1e-35 */
+};
 
-static double float_fn(mt_op op, mt_dtype rt, double x) {
-  int f = rt != MT_float64;
-  switch (op) {
-#define X(name, ff, fd) \
-  case MT_OP_##name: return f ? (double)ff((float)x) : fd(x);
-    NPMA_UNARY_FLOAT(X)
-#undef X
-  default: return x;
-  }
+/* One unary op: numpy's float loop (float16 and float32 in float, float64
+ * in double), its domain, and whether integers keep their dtype (numpy 2's
+ * floor/ceil of integers and bool, neg/abs) instead of becoming floats. */
+typedef struct {
+  mt_op op;
+  float (*ff)(float);
+  double (*fd)(double);
+  int domain;
+  int keeps_int;
+} npma_unary_fn;
+
+static const npma_unary_fn UNARY_FNS[] = {
+    {MT_OP_neg, NULL, NULL, DOM_NONE, 1},
+    {MT_OP_negative, NULL, NULL, DOM_NONE, 1},
+    {MT_OP_abs, fabsf, fabs, DOM_NONE, 1},
+    {MT_OP_absolute, fabsf, fabs, DOM_NONE, 1},
+    {MT_OP_exp, expf, exp, DOM_NONE, 0},
+    {MT_OP_log, logf, log, DOM_GT0, 0},
+    {MT_OP_log2, log2f, log2, DOM_GT0, 0},
+    {MT_OP_log10, log10f, log10, DOM_GT0, 0},
+    {MT_OP_sqrt, sqrtf, sqrt, DOM_GE0, 0},
+    {MT_OP_sin, sinf, sin, DOM_NONE, 0},
+    {MT_OP_cos, cosf, cos, DOM_NONE, 0},
+    {MT_OP_tan, tanf, tan, DOM_TAN, 0},
+    {MT_OP_arcsin, asinf, asin, DOM_UNIT, 0},
+    {MT_OP_asin, asinf, asin, DOM_UNIT, 0},
+    {MT_OP_arccos, acosf, acos, DOM_UNIT, 0},
+    {MT_OP_acos, acosf, acos, DOM_UNIT, 0},
+    {MT_OP_arctan, atanf, atan, DOM_NONE, 0},
+    {MT_OP_atan, atanf, atan, DOM_NONE, 0},
+    {MT_OP_sinh, sinhf, sinh, DOM_NONE, 0},
+    {MT_OP_cosh, coshf, cosh, DOM_NONE, 0},
+    {MT_OP_tanh, tanhf, tanh, DOM_NONE, 0},
+    {MT_OP_arcsinh, asinhf, asinh, DOM_NONE, 0},
+    {MT_OP_asinh, asinhf, asinh, DOM_NONE, 0},
+    {MT_OP_arccosh, acoshf, acosh, DOM_GE1, 0},
+    {MT_OP_acosh, acoshf, acosh, DOM_GE1, 0},
+    {MT_OP_arctanh, atanhf, atanh, DOM_UNIT_EPS, 0},
+    {MT_OP_atanh, atanhf, atanh, DOM_UNIT_EPS, 0},
+    {MT_OP_floor, floorf, floor, DOM_NONE, 1},
+    {MT_OP_ceil, ceilf, ceil, DOM_NONE, 1},
+};
+
+static const npma_unary_fn *unary_fn(mt_op op) {
+  for (size_t i = 0; i < sizeof UNARY_FNS / sizeof UNARY_FNS[0]; i++)
+    if (UNARY_FNS[i].op == op) return &UNARY_FNS[i];
+  return NULL;
 }
 
-/* numpy's domain of np.ma.log / np.ma.sqrt: 1 = outside (masked). */
-static int out_of_domain(mt_op op, double x) {
-  if (op == MT_OP_log) return x <= 0.0;
-  if (op == MT_OP_sqrt) return x < 0.0;
-  return 0;
+static double float_fn(const npma_unary_fn *f, mt_dtype rt, double x) {
+  if (!f->fd) return -x; /* neg */
+  return rt != MT_float64 ? (double)f->ff((float)x) : f->fd(x);
+}
+
+/* numpy.ma's domain test of input element x (data dtype dt): the bounds
+ * are Python floats, so numpy compares in the data's dtype for floats
+ * (1 - 1e-15 is 1.0 in float32 and float16) and in float64 for integers;
+ * tan's |cos(x)| is computed in the float loop's dtype rt. */
+static int out_of_domain(const npma_unary_fn *f, mt_dtype dt, mt_dtype rt, double x) {
+  mt_dtype cmp = npma_kind(dt) == 'f' ? dt : MT_float64;
+  switch (f->domain) {
+  case DOM_GT0: return x <= 0.0;
+  case DOM_GE0: return x < 0.0;
+  case DOM_GE1: return x < 1.0;
+  case DOM_UNIT: return x > 1.0 || x < -1.0;
+  case DOM_UNIT_EPS:
+    return x > mt__cpu_round(cmp, 1.0 - 1e-15) || x < mt__cpu_round(cmp, -1.0 + 1e-15);
+  case DOM_TAN: {
+    double c = mt__cpu_round(rt, rt != MT_float64 ? (double)cosf((float)x) : cos(x));
+    return fabs(c) < mt__cpu_round(rt, 1e-35);
+  }
+  default: return 0;
+  }
 }
 
 static mt_status unary(mt_call *call, mt_op op, mt_error *err) {
   const char *name = mt_op_name(op);
+  const npma_unary_fn *f = unary_fn(op);
   npma_arg a = {0};
   void *od = NULL;
   uint8_t *om = NULL;
@@ -54,34 +127,35 @@ static mt_status unary(mt_call *call, mt_op op, mt_error *err) {
     st = mt_err(err, MT_NOT_SUPPORTED, "%s: inputs/0 must be a masked tensor", name);
     goto out;
   }
-  int elementwise_int = op == MT_OP_neg || op == MT_OP_abs;
-  if (op == MT_OP_neg && a.dt == MT_bool) {
+  int is_neg = f->fd == NULL;
+  if (is_neg && a.dt == MT_bool) {
     st = mt_err(err, MT_DTYPE_MISMATCH,
                 "%s: The numpy boolean negative, the `-` operator, is not supported (bool input)",
                 name);
     goto out;
   }
-  mt_dtype rt = elementwise_int ? a.dt : npma_float_of(a.dt);
+  mt_dtype rt = f->keeps_int ? a.dt : npma_float_of(a.dt);
   const mt_tensor *t = a.t;
   if ((st = npma_new_out(call, rt, t->ndim, t->shape, &od, &om, err)) != MT_OK) goto out;
   int is_int = npma_kind(rt) != 'f';
   for (int64_t i = 0; i < mt_numel(t); i++) {
     int spec = a.mask[i];
-    if (is_int) { /* neg/abs of integers and bool, wrapping */
+    if (is_int) { /* neg/abs of integers and bool, wrapping; floor/ceil: x */
       int64_t x = npma_ldi(&a, i);
       int64_t r = x;
-      if (op == MT_OP_neg) r = (int64_t)(0 - (uint64_t)x);
-      if (op == MT_OP_abs && x < 0) r = (int64_t)(0 - (uint64_t)x);
+      if (is_neg) r = (int64_t)(0 - (uint64_t)x);
+      if ((op == MT_OP_abs || op == MT_OP_absolute) && x < 0) r = (int64_t)(0 - (uint64_t)x);
       mt__cpu_sti(od, rt, i, spec ? r : x);
       om[i] = (uint8_t)spec;
       continue;
     }
     double x = npma_ld(&a, i);
-    double r = op == MT_OP_neg ? -x : op == MT_OP_abs ? fabs(x) : float_fn(op, rt, x);
-    if (op == MT_OP_log || op == MT_OP_sqrt) {
-      /* NPMA-3: the domain and the non-finite results (in the result dtype) */
+    double r = float_fn(f, rt, x);
+    if (f->domain != DOM_NONE) {
+      /* NPMA-3, NPMA-8: the domain and the non-finite results (in the
+       * result dtype) */
       double rr = mt__cpu_round(rt, r);
-      if (out_of_domain(op, x) || !isfinite(rr)) spec = 0;
+      if (out_of_domain(f, a.dt, rt, x) || !isfinite(rr)) spec = 0;
     }
     mt__cpu_st(od, rt, i, spec ? r : x); /* NPMA-7: input data under masked-out */
     om[i] = (uint8_t)spec;
@@ -92,11 +166,37 @@ out:
   return st;
 }
 
-mt_status mt_npma_neg(mt_call *call, mt_error *err) { return unary(call, MT_OP_neg, err); }
-mt_status mt_npma_abs(mt_call *call, mt_error *err) { return unary(call, MT_OP_abs, err); }
-mt_status mt_npma_exp(mt_call *call, mt_error *err) { return unary(call, MT_OP_exp, err); }
-mt_status mt_npma_log(mt_call *call, mt_error *err) { return unary(call, MT_OP_log, err); }
-mt_status mt_npma_sqrt(mt_call *call, mt_error *err) { return unary(call, MT_OP_sqrt, err); }
+#define NPMA_UNARY_KERNEL(name) \
+  mt_status mt_npma_##name(mt_call *call, mt_error *err) { return unary(call, MT_OP_##name, err); }
+NPMA_UNARY_KERNEL(neg)
+NPMA_UNARY_KERNEL(negative)
+NPMA_UNARY_KERNEL(abs)
+NPMA_UNARY_KERNEL(absolute)
+NPMA_UNARY_KERNEL(exp)
+NPMA_UNARY_KERNEL(log)
+NPMA_UNARY_KERNEL(log2)
+NPMA_UNARY_KERNEL(log10)
+NPMA_UNARY_KERNEL(sqrt)
+NPMA_UNARY_KERNEL(sin)
+NPMA_UNARY_KERNEL(cos)
+NPMA_UNARY_KERNEL(tan)
+NPMA_UNARY_KERNEL(arcsin)
+NPMA_UNARY_KERNEL(asin)
+NPMA_UNARY_KERNEL(arccos)
+NPMA_UNARY_KERNEL(acos)
+NPMA_UNARY_KERNEL(arctan)
+NPMA_UNARY_KERNEL(atan)
+NPMA_UNARY_KERNEL(sinh)
+NPMA_UNARY_KERNEL(cosh)
+NPMA_UNARY_KERNEL(tanh)
+NPMA_UNARY_KERNEL(arcsinh)
+NPMA_UNARY_KERNEL(asinh)
+NPMA_UNARY_KERNEL(arccosh)
+NPMA_UNARY_KERNEL(acosh)
+NPMA_UNARY_KERNEL(arctanh)
+NPMA_UNARY_KERNEL(atanh)
+NPMA_UNARY_KERNEL(floor)
+NPMA_UNARY_KERNEL(ceil)
 
 /* ---- pow ------------------------------------------------------------------ */
 

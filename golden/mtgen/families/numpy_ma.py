@@ -207,6 +207,94 @@ U_RULES = {"neg": ("NPMA-4",), "abs": ("NPMA-4",), "exp": ("NPMA-4",),
            "log": ("NPMA-3", "NPMA-4"), "sqrt": ("NPMA-3", "NPMA-4")}
 
 
+# NPMA-8: the other unary ufuncs of np.ma. op -> (np.ma name, tolerance,
+# basic input range for floats or None, domain edges or None); each alias
+# (asin for arcsin, ...) gets one case.
+def tol_exact(short):
+    return "exact"
+
+
+EDGE_LOG = {(0, 0): 0.0, (1, 1): -0.0, (2, 2): -1.5, (0, 3): math.inf, (1, 3): math.nan}
+EDGE_UNIT = {(0, 0): 1.0, (1, 1): -1.0, (2, 2): 1.5, (0, 3): -2.0, (1, 3): math.nan,
+             (2, 0): math.inf}
+EDGE_ACOSH = {(0, 0): 1.0, (1, 1): 0.5, (2, 2): -1.0, (0, 3): math.inf, (1, 3): math.nan,
+              (2, 0): 0.0}
+# arctanh: numpy.ma's bounds are -1 + 1e-15 and 1 - 1e-15 in the data dtype:
+# 0.9999999999999995 is masked in float64, 0.99999994 is not in float32
+EDGE_ATANH = {(0, 0): 1.0, (1, 1): -1.0, (2, 2): 0.9999999999999995, (0, 3): 0.99999994,
+              (1, 3): 2.0, (2, 1): -0.9999999999999995, (2, 0): 0.0}
+EDGE_TAN = {(0, 0): math.pi / 2, (1, 1): math.inf, (2, 2): math.nan, (0, 3): -math.pi / 2}
+# the undomained ones: nothing is masked, not even inf or NaN results
+EDGE_NONFINITE = {(0, 0): math.inf, (1, 1): -math.inf, (2, 2): math.nan, (0, 3): 1000.0,
+                  (1, 3): -0.0}
+UNARY8 = {
+    "log2": ("log2", tol_transcendental, (0.1, 3.0), EDGE_LOG),
+    "log10": ("log10", tol_transcendental, (0.1, 3.0), EDGE_LOG),
+    "sin": ("sin", tol_transcendental, None, EDGE_NONFINITE),
+    "cos": ("cos", tol_transcendental, None, EDGE_NONFINITE),
+    "tan": ("tan", tol_transcendental, None, EDGE_TAN),
+    "arcsin": ("arcsin", tol_transcendental, (-1.0, 1.0), EDGE_UNIT),
+    "arccos": ("arccos", tol_transcendental, (-1.0, 1.0), EDGE_UNIT),
+    "arctan": ("arctan", tol_transcendental, None, EDGE_NONFINITE),
+    "sinh": ("sinh", tol_transcendental, None, EDGE_NONFINITE),
+    "cosh": ("cosh", tol_transcendental, None, EDGE_NONFINITE),
+    "tanh": ("tanh", tol_transcendental, None, EDGE_NONFINITE),
+    "arcsinh": ("arcsinh", tol_transcendental, None, EDGE_NONFINITE),
+    "arccosh": ("arccosh", tol_transcendental, (1.0, 4.0), EDGE_ACOSH),
+    "arctanh": ("arctanh", tol_transcendental, (-0.9, 0.9), EDGE_ATANH),
+    "floor": ("floor", tol_exact, None, EDGE_NONFINITE),
+    "ceil": ("ceil", tol_exact, None, EDGE_NONFINITE),
+}
+ALIASES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
+           "acosh": "arccosh", "atanh": "arctanh", "negative": "neg", "absolute": "abs"}
+for _op, (_np, _tol, _rng, _edge) in UNARY8.items():
+    UNARY[_op] = (getattr(ma, _np), _tol)
+    NP_NAME[_op] = _np
+    U_RULES[_op] = ("NPMA-4", "NPMA-8")
+for _al, _op in ALIASES.items():
+    UNARY[_al] = UNARY[_op]
+    NP_NAME[_al] = NP_NAME[_op]
+    U_RULES[_al] = U_RULES[_op]
+
+
+def int_edges(edge, short):
+    """The finite edges as integers (uint8: the non-negative ones; bool)."""
+    e = {k: v for k, v in edge.items() if math.isfinite(v) and abs(v) < 100
+         and (v >= 0 or short not in ("u8", "bool"))}
+    return {k: (int(v) if short != "bool" else bool(v)) for k, v in e.items()}
+
+
+def unary8_cases(short):
+    out = []
+    isf = short in FLOATS
+    for op, (npn, tolf, rng, edge) in UNARY8.items():
+        tol = tolf(short)
+        lohi = {"lo": rng[0], "hi": rng[1]} if (rng and isf) else {}
+        rows = {"npma_basic": lambda g, k=lohi: rand_m(g, (3, 4), short, **k),
+                "npma_domain": lambda g, e=(edge if isf else int_edges(edge, short)):
+                    rand_m(g, (3, 4), short, force=e)}
+        if short == "f32":
+            rows["npma_fully_masked"] = lambda g: rand_m(g, (3, 4), short, p_true=0.0)
+        run = unary_run(op)
+        for variant, build in rows.items():
+            out.append(Case(
+                id=f"{op}.masked.{short}.{variant}", op=op, rules=U_RULES[op], tolerance=tol,
+                build=lambda g, b=build: [b(g)], run=run,
+                torch_call=f"np.ma.{npn}(m)", check_masked_out=True, tag_rules=with_fills,
+                profile="numpy_ma", check=f32_headroom(tol, run, to64)))
+    if short == "f32":
+        for al, op in ALIASES.items():
+            tol = UNARY[op][1](short)
+            e = (EDGE_NONFINITE if op not in UNARY8 else UNARY8[op][3])
+            run = unary_run(al)
+            out.append(Case(
+                id=f"{al}.masked.{short}.npma_alias", op=al, rules=U_RULES[al], tolerance=tol,
+                build=lambda g, e=e: [rand_m(g, (3, 4), short, force=e)], run=run,
+                torch_call=f"np.ma.{NP_NAME[al]}(m)", check_masked_out=True,
+                tag_rules=with_fills, profile="numpy_ma", check=f32_headroom(tol, run, to64)))
+    return out
+
+
 def unary_run(op):
     f = UNARY[op][0]
     return lambda ins, kw: [from_np(f(to_np(ins[0])))]
@@ -319,15 +407,14 @@ def to_tensor_cases(short):
     return out
 
 
-EDGE_LOG = {(0, 0): 0.0, (1, 1): -0.0, (2, 2): -1.5, (0, 3): math.inf, (1, 3): math.nan}
 EDGE_SQRT = {(0, 0): -2.0, (1, 1): -0.0, (2, 2): 0.0, (0, 3): math.inf, (1, 3): -math.inf}
 
 
 def unary_cases(short):
     out = []
     isf = short in FLOATS
-    for op, (f, tolf) in UNARY.items():
-        tol = tolf(short)
+    for op in ("neg", "abs", "exp", "log", "sqrt"):
+        tol = UNARY[op][1](short)
         rows = {"npma_basic": lambda g: rand_m(g, (3, 4), short,
                                                **({"lo": 0.1, "hi": 3.0} if op == "log" and isf
                                                   else {})),
@@ -405,7 +492,7 @@ def binary_cases(short):
     out = []
     isf = short in FLOATS
     scalar = 2.5 if isf else 2
-    for op in BINARY:
+    for op in ("add", "sub", "mul", "div"):
         run = binary_run(op)
         err = "DTYPE_MISMATCH" if (op == "sub" and short == "bool") else None
         rows = {
@@ -475,6 +562,125 @@ def binary_cases(short):
                 error_class=err if layout != "masked_scalar" else None,
                 check_masked_out=True, tag_rules=with_fills,
                 profile="numpy_ma"))
+    return out
+
+
+# Group 2: the other binary ufuncs of np.ma. op -> (np.ma name, rules,
+# dtypes numpy refuses (TypeError -> DTYPE_MISMATCH), tolerance)
+BIN2 = {
+    "floor_divide": ("floor_divide", ("NPMA-2", "NPMA-4", "NPMA-10"), (), "exact"),
+    "remainder": ("remainder", ("NPMA-2", "NPMA-4", "NPMA-10"), (), "exact"),
+    "fmod": ("fmod", ("NPMA-2", "NPMA-4", "NPMA-10"), (), "exact"),
+    # numpy's float32 arctan2 is more than 2 ulp from float64's rounded
+    "atan2": ("arctan2", ("NPMA-2", "NPMA-4"), (), "ulp:4"),
+    "bitwise_and": ("bitwise_and", ("NPMA-2", "NPMA-4"), FLOATS, "exact"),
+    "bitwise_or": ("bitwise_or", ("NPMA-2", "NPMA-4"), FLOATS, "exact"),
+    "bitwise_xor": ("bitwise_xor", ("NPMA-2", "NPMA-4"), FLOATS, "exact"),
+    "eq": ("equal", ("NPMA-2", "NPMA-9"), (), "exact"),
+    "ne": ("not_equal", ("NPMA-2", "NPMA-9"), (), "exact"),
+    "lt": ("less", ("NPMA-2", "NPMA-9"), (), "exact"),
+    "le": ("less_equal", ("NPMA-2", "NPMA-9"), (), "exact"),
+    "gt": ("greater", ("NPMA-2", "NPMA-9"), (), "exact"),
+    "ge": ("greater_equal", ("NPMA-2", "NPMA-9"), (), "exact"),
+    "maximum": ("maximum", ("NPMA-2", "NPMA-4", "NPMA-11"), (), "exact"),
+    "minimum": ("minimum", ("NPMA-2", "NPMA-4", "NPMA-11"), (), "exact"),
+}
+BIN2_ALIASES = {"arctan2": "atan2", "not_equal": "ne", "less": "lt", "less_equal": "le",
+                "greater": "gt", "greater_equal": "ge"}
+for _op, (_np, _r, _bad, _tol) in list(BIN2.items()):
+    BINARY[_op] = getattr(ma, _np)
+    NP_NAME[_op] = _np
+for _al, _op in BIN2_ALIASES.items():
+    BIN2[_al] = BIN2[_op]
+    BINARY[_al] = BINARY[_op]
+    NP_NAME[_al] = NP_NAME[_op]
+# NaN and signed zeros against numbers and each other (comparisons, extrema)
+NAN_A = {(0, 0): math.nan, (1, 1): 1.0, (2, 2): -0.0, (0, 3): math.nan, (1, 3): math.inf}
+NAN_B = {(0, 0): 1.0, (1, 1): math.nan, (2, 2): 0.0, (0, 3): math.nan, (1, 3): math.inf}
+# Python floor division and modulo signs, divisors 0, C's fmod
+MOD_A = {(0, 0): 7.0, (1, 1): -7.0, (2, 2): 7.0, (0, 3): -7.0, (1, 3): 3.0, (2, 0): 0.0,
+         (2, 1): -0.0, (1, 0): 5.5}
+MOD_B = {(0, 0): 2.0, (1, 1): 2.0, (2, 2): -2.0, (0, 3): -2.0, (1, 3): 0.0, (2, 0): 0.0,
+         (2, 1): 3.0, (1, 0): math.inf}
+
+
+def bin2_cases(short):
+    out = []
+    isf = short in FLOATS
+    scalar = 2.5 if isf else 2
+    for op, (npn, rules, bad, tol) in BIN2.items():
+        if op in BIN2_ALIASES:
+            if short == "f32":
+                out.append(Case(
+                    id=f"{op}.masked_masked.{short}.npma_alias", op=op, rules=rules,
+                    tolerance=tol,
+                    build=lambda g: [rand_m(g, (3, 4), short), rand_m(g, (3, 4), short)],
+                    run=binary_run(op), torch_call=f"np.ma.{npn}(a, b)", check_masked_out=True,
+                    tag_rules=with_fills, profile="numpy_ma"))
+            continue
+        err = "DTYPE_MISMATCH" if short in bad else None
+        run = binary_run(op)
+        rows = {("masked_masked", "npma_masks_differ"):
+                (lambda g: [rand_m(g, (3, 4), short), rand_m(g, (3, 4), short)], "a, b")}
+        if short in FULL and not err:
+            rows[("masked_scalar", "npma_scalar")] = (
+                lambda g: [rand_m(g, (3, 4), short), scalar], f"m, {py(scalar)}")
+        if short == "f32" and not err:
+            rows[("dense_masked", "npma_basic")] = (
+                lambda g: [rand_data(g, (3, 4), short), rand_m(g, (3, 4), short)], "t, m")
+        if short == "i32":
+            rows[("masked_masked", "npma_i32_f32")] = (
+                lambda g: [rand_m(g, (3, 4), "i32"), rand_m(g, (3, 4), "f32")], "a, b")
+        if "NPMA-10" in rules:
+            fa = MOD_A if isf else int_edges(MOD_A, short)
+            fb = MOD_B if isf else int_edges(MOD_B, short)
+            if short == "bool":
+                fa, fb = {(0, 0): True, (1, 1): False}, {(0, 0): False, (1, 1): True}
+            rows[("masked_masked", "npma_divisor_zeros")] = (
+                lambda g, fa=fa, fb=fb: same_mask(g, short, fa, fb), "a, b")
+        if isf and ("NPMA-9" in rules or "NPMA-11" in rules or op == "atan2"):
+            rows[("masked_masked", "npma_nan")] = (
+                lambda g: same_mask(g, short, NAN_A, NAN_B), "a, b")
+        for (layout, variant), (build, args) in rows.items():
+            out.append(Case(
+                id=f"{op}.{layout}.{short}.{variant}", op=op, rules=rules, tolerance=tol,
+                build=build, run=run, torch_call=f"np.ma.{npn}({args})",
+                error_class=err or ("DTYPE_MISMATCH" if variant == "npma_i32_f32" and bad
+                                    else None),
+                check_masked_out=True, tag_rules=with_fills, profile="numpy_ma",
+                check=f32_headroom(tol, run, to64) if tol != "exact" else None))
+    return out
+
+
+# NPMA-15: np.ma.left_shift/right_shift (plain functions: filled(a, 0)
+# shifted by n; n a Python int is NEP 50's weak scalar)
+SHIFTS = {"bitwise_left_shift": "left_shift", "bitwise_right_shift": "right_shift"}
+SHIFT_N = {(0, 0): 9, (1, 1): -1, (2, 2): 0, (0, 3): 7, (1, 3): 3}
+
+
+def shift_cases(short):
+    out = []
+    for op, npn in SHIFTS.items():
+        f = getattr(ma, npn)
+        run = (lambda ins, kw, f=f: [from_np(f(to_np(ins[0]), to_np(ins[1])))])
+        rows = {("masked_masked", "npma_masks_differ"): (
+            lambda g: [rand_m(g, (3, 4), short),
+                       rand_m(g, (3, 4), short, lo=0, hi=4,
+                              force=(int_edges(SHIFT_N, short) if short != "bool"
+                                     else None))], "a, n")}
+        if short in ("i8", "i64"):
+            rows[("masked_scalar", "npma_scalar")] = (
+                lambda g: [rand_m(g, (3, 4), short), 2], "m, 2")
+        for (layout, variant), (build, args) in rows.items():
+            out.append(Case(
+                id=f"{op}.{layout}.{short}.{variant}", op=op,
+                rules=("NPMA-2", "NPMA-15") + (("NPMA-4",) if layout == "masked_scalar"
+                                               or short == "bool" else ()),
+                tolerance="exact", build=build, run=run, torch_call=f"np.ma.{npn}({args})",
+                error_class="DTYPE_MISMATCH" if short in FLOATS else None,
+                check_masked_out=True, tag_rules=with_fills, profile="numpy_ma"))
+            if short in FLOATS:
+                break
     return out
 
 
@@ -583,6 +789,79 @@ def reduce_cases(short):
                 tolerance="exact", build=build, run=reduce_run("sum", 0, None),
                 torch_call="m.sum(axis=0)", kwargs={"dim": 0}, check_masked_out=True,
                 tag_rules=with_fills, profile="numpy_ma", check=assoc_check(variant)))
+    return out
+
+
+# Group 3: all, argmin, argmax, var, std (m.all, m.argmin, ... with axis=)
+RED2_RULES = {"all": ("NPMA-5", "NPMA-12"), "argmin": ("NPMA-5", "NPMA-13"),
+              "argmax": ("NPMA-5", "NPMA-13"), "var": ("NPMA-5", "NPMA-14"),
+              "std": ("NPMA-5", "NPMA-14")}
+NP_NAME.update({op: op for op in RED2_RULES})
+# argmin/argmax: ties with a masked element (filled with the dtype's top /
+# bottom: the first index wins) and a specified NaN (wins)
+ARG_TIES = {"argmin": ([[math.inf, math.inf, math.inf], [2.0, math.nan, 0.5], [3.0, 3.0, 3.0]],
+                       [[0, 1, 1], [0, 1, 1], [0, 1, 1]]),
+            "argmax": ([[-math.inf, -math.inf, -math.inf], [2.0, math.nan, 0.5],
+                        [3.0, 3.0, 3.0]], [[0, 1, 1], [0, 1, 1], [0, 1, 1]])}
+# all: NaN is true, -0.0 false; var/std: a NaN or inf makes the variance masked
+RED2_EDGE = {"all": ([[math.nan, 1.0, -0.0], [2.0, -2.0, 0.5], [1.0, 1.0, 1.0]],
+                     [[1, 1, 0], [1, 1, 1], [0, 0, 0]]),
+             "var": ([[math.nan, 1.0, 2.0], [2.0, math.inf, 0.5], [1.0, 3.0, 7.0],
+                      [3e200, -3e200, 0.0]],
+                     [[1, 1, 1], [1, 1, 1], [1, 0, 1], [1, 1, 1]])}
+RED2_EDGE["std"] = RED2_EDGE["var"]
+
+
+def tol_var(short):
+    # numpy sums float16/float32 pairwise in float (the reference: in double)
+    return {"f16": "rel:1e-2", "f32": "rel:1e-5"}.get(short, "abs:1e-12")
+
+
+def reduce2_cases(short):
+    out = []
+    for op, rules in RED2_RULES.items():
+        is_arg = op in ("argmin", "argmax")
+        for variant, (shape, dim, keepdim, p, empty) in REDUCE_ROWS.items():
+            if short not in FULL and variant not in ("npma_all", "npma_dim1"):
+                continue
+            if variant in ("npma_zero_size_dim0", "npma_dims0_2_3d") and (
+                    is_arg or short != "f32"):
+                continue  # argmin takes one dim; the file-size budget
+            if variant == "npma_dim1_keepdim" and short != "f64":
+                continue
+            err = None
+            if variant == "npma_dim_out_of_range":
+                err = "INDEX_OUT_OF_RANGE"
+            elif is_arg and variant == "npma_zero_size_all":
+                err = "INVALID_ARGUMENT"  # attempt to get argmin of an empty sequence
+
+            def build(g, shape=shape, p=p, empty=empty):
+                m = rand_m(g, shape, short, p)
+                if empty is not None:
+                    m.mask[empty] = False
+                return [m]
+            kwargs = {}
+            if dim is not None:
+                kwargs["dim"] = dim
+            if keepdim is not None:
+                kwargs["keepdim"] = keepdim
+            tol = tol_var(short) if op in ("var", "std") else "exact"
+            run = reduce_run(op, dim, keepdim)
+            out.append(Case(
+                id=f"{op}.masked.{short}.{variant}", op=op, rules=rules, tolerance=tol,
+                build=build, run=run, torch_call=reduce_call(op, dim, keepdim), kwargs=kwargs,
+                error_class=err, check_masked_out=True, tag_rules=with_fills,
+                profile="numpy_ma"))
+        edge = ARG_TIES.get(op) or RED2_EDGE.get(op)
+        if short in FULL and edge:
+            for variant, dim in (("npma_edges_dim1", 1), ("npma_edges_all", None)):
+                tol = tol_var(short) if op in ("var", "std") else "exact"
+                out.append(Case(
+                    id=f"{op}.masked.{short}.{variant}", op=op, rules=rules, tolerance=tol,
+                    build=lambda g, e=edge: [fixed_m(e[0], e[1], short)],
+                    run=reduce_run(op, dim, None), torch_call=reduce_call(op, dim, None),
+                    kwargs={} if dim is None else {"dim": dim}, check_masked_out=True,
+                    tag_rules=with_fills, profile="numpy_ma"))
     return out
 
 
@@ -730,8 +1009,12 @@ def cases():
         out += masked_tensor_cases(short)
         out += to_tensor_cases(short)
         out += unary_cases(short)
+        out += unary8_cases(short)
         out += pow_cases(short)
         out += binary_cases(short)
+        out += bin2_cases(short)
+        out += shift_cases(short)
         out += reduce_cases(short)
+        out += reduce2_cases(short)
         out += opinfo_cases(short)
     return check_ids(out)
