@@ -554,7 +554,10 @@ out:
   X(pow_, pow, 1) X(reciprocal_, reciprocal, 1) X(round_, round, 1) X(rsqrt_, rsqrt, 1)        \
   X(sigmoid_, sigmoid, 1) X(sign_, sign, 1) X(sin_, sin, 1) X(sinc_, sinc, 1)                  \
   X(sinh_, sinh, 1) X(sqrt_, sqrt, 1) X(square_, square, 1) X(tan_, tan, 1) X(tanh_, tanh, 1)  \
-  X(trunc_, trunc, 1)
+  X(trunc_, trunc, 1) X(absolute_, abs, 1) X(arccos_, acos, 1) X(arccosh_, acosh, 1)         \
+  X(arcsin_, asin, 1) X(arcsinh_, asinh, 1) X(arctan_, atan, 1) X(arctanh_, atanh, 1)          \
+  X(clip_, clamp, 1) X(fix_, trunc, 1) X(negative_, neg, 1) X(sgn_, sign, 1)                   \
+  X(conj_physical_, conj_physical, 1) X(rad2deg_, rad2deg, 1) X(log10_, log10, 1)
 
 #define UN_KERNEL(op, base, inpl)                                \
   mt_status mt_cpu_##op(mt_call *call, mt_error *err) {          \

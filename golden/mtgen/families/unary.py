@@ -55,7 +55,10 @@ INPLACE = ["abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_no
            "clamp", "cos", "cosh", "deg2rad", "digamma", "erf", "erfc", "erfinv", "exp", "exp2",
            "expm1", "floor", "frac", "lgamma", "log", "log1p", "log2", "logit", "i0",
            "nan_to_num", "neg", "pow", "reciprocal", "round", "rsqrt", "sigmoid", "sign", "sin",
-           "sinc", "sinh", "sqrt", "square", "tan", "tanh", "trunc"]
+           "sinc", "sinh", "sqrt", "square", "tan", "tanh", "trunc",
+           # ids 450-463: the aliases' in-place variants and three more
+           "absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "clip",
+           "fix", "negative", "sgn", "conj_physical", "rad2deg", "log10"]
 
 ROUNDING = {"ceil", "floor", "round", "trunc", "frac"}
 INT_TOKENS = ("i64", "i32", "i8", "bool")
