@@ -323,14 +323,6 @@ static void bstrides(const mt_tensor *t, int ndim, const int64_t *shape, int64_t
 
 /* ---- masks (MASK-6/8) ------------------------------------------------------------ */
 
-/* 1 when two CSR tensors have one structure (crow and col indices). */
-static int csr_same_structure(const mt_tensor *a, const mt_tensor *b) {
-  return a->shape[0] == b->shape[0] && a->nnz == b->nnz &&
-         memcmp(a->crow_indices, b->crow_indices, (size_t)(a->shape[0] + 1) * sizeof(int64_t)) ==
-             0 &&
-         (a->nnz == 0 || memcmp(a->col_indices, b->col_indices, (size_t)a->nnz * sizeof(int64_t)) == 0);
-}
-
 /* Masks of two masked tensors must be identical (storage, shape, every
  * element; COO: same indices and values after coalescing; CSR: one
  * structure, same values). */
@@ -413,7 +405,7 @@ static mt_status masks_match(const char *name, const mt_tensor *a, const mt_tens
     }
   } else if (ma->kind == MT_KIND_CSR) {
     /* one structure and the same stored values (torch.eq of two CSR masks) */
-    if (!mt_shape_equal(ma, mb) || !csr_same_structure(ma, mb)) {
+    if (!mt_shape_equal(ma, mb) || !mt__cpu_csr_same_structure(ma, mb)) {
       st = mt_err(err, MT_MASK_MISMATCH,
                   "%s: Input masks must match (CSR mask structures differ: nnz %lld vs %lld)",
                   name, (long long)ma->nnz, (long long)mb->nnz);
@@ -563,21 +555,18 @@ static mt_status binary_csr(mt_call *call, const plan *p, const operand *o, cons
     }
     d[k] = o[k].t->data;
   }
-  if (d[0] && d[1] && !csr_same_structure(d[0], d[1])) {
+  if (d[0] && d[1] && !mt__cpu_csr_same_structure(d[0], d[1])) {
     st = mt_err(err, MT_INVALID_ARGUMENT,
                 "%s: the CSR data of inputs/0 and inputs/1 have different structures", name);
     goto out;
   }
   const mt_tensor *src = d[0] ? d[0] : d[1], *cm = m->t->mask;
-  if (!csr_same_structure(src, cm)) {
+  if (!mt__cpu_csr_same_structure(src, cm)) {
     st = mt_err(err, MT_INVALID_ARGUMENT,
                 "%s: the CSR data and mask of a masked operand have different structures", name);
     goto out;
   }
-  if ((st = h->csr_new(p->rt, src->shape[0], src->shape[1], src->nnz, &data, err)) != MT_OK)
-    goto out;
-  memcpy(data->crow_indices, src->crow_indices, (size_t)(src->shape[0] + 1) * sizeof(int64_t));
-  if (src->nnz) memcpy(data->col_indices, src->col_indices, (size_t)src->nnz * sizeof(int64_t));
+  if ((st = mt__cpu_csr_like(h, src, p->rt, &data, err)) != MT_OK) goto out;
   for (int64_t i = 0; i < src->nnz; i++) {
     int spec = mt__cpu_ldb(cm->values, i);
     if ((st = one(p, o, d[0] ? d[0]->values : NULL, i, d[1] ? d[1]->values : NULL, i,

@@ -298,4 +298,23 @@ static inline int mt__cpu_coo_same_indices(const mt_tensor *a, const mt_tensor *
   return n == 0 || memcmp(a->indices, b->indices, n * sizeof(int64_t)) == 0;
 }
 
+/* 1 when two CSR tensors have one structure: rows, crow and col indices. */
+static inline int mt__cpu_csr_same_structure(const mt_tensor *a, const mt_tensor *b) {
+  return a->shape[0] == b->shape[0] && a->nnz == b->nnz &&
+         memcmp(a->crow_indices, b->crow_indices, (size_t)(a->shape[0] + 1) * sizeof(int64_t)) ==
+             0 &&
+         (a->nnz == 0 || memcmp(a->col_indices, b->col_indices, (size_t)a->nnz * sizeof(int64_t)) == 0);
+}
+
+/* A new CSR tensor of dtype with src's structure (crow and col indices
+ * copied; values zero-filled), allocated by h. */
+static inline mt_status mt__cpu_csr_like(const mt_host *h, const mt_tensor *src, mt_dtype dtype,
+                                         mt_tensor **out, mt_error *err) {
+  mt_status st = h->csr_new(dtype, src->shape[0], src->shape[1], src->nnz, out, err);
+  if (st != MT_OK) return st;
+  memcpy((*out)->crow_indices, src->crow_indices, (size_t)(src->shape[0] + 1) * sizeof(int64_t));
+  if (src->nnz) memcpy((*out)->col_indices, src->col_indices, (size_t)src->nnz * sizeof(int64_t));
+  return MT_OK;
+}
+
 #endif /* MT_CPU_UTIL_H */

@@ -50,13 +50,6 @@ static mt_status csr_where(const mt_host *h, const mt_tensor *mask, const mt_ten
   return MT_OK;
 }
 
-static int csr_same_structure(const mt_tensor *a, const mt_tensor *b) {
-  return a->nnz == b->nnz &&
-         memcmp(a->crow_indices, b->crow_indices, (size_t)(a->shape[0] + 1) * sizeof(int64_t)) ==
-             0 &&
-         (a->nnz == 0 || memcmp(a->col_indices, b->col_indices, (size_t)a->nnz * sizeof(int64_t)) == 0);
-}
-
 /* torch's _sparse_coo_where(mask, data, 0) for coalesced COO inputs: a COO
  * tensor whose entries are exactly the mask's true entries, holding data's
  * value there (0 where data has no entry). Allocated by h. */
@@ -158,7 +151,7 @@ mt_status mt_cpu_masked_tensor(mt_call *call, mt_error *err) {
       if ((st = csr_where(h, mask, data, &where, err)) != MT_OK) goto out;
       cdata = where;
     }
-    if (!csr_same_structure(cdata, mask)) {
+    if (!mt__cpu_csr_same_structure(cdata, mask)) {
       st = mt_err(err, MT_INVALID_ARGUMENT,
                   "%s: data and mask are both sparse CSR tensors but do not share either crow or "
                   "col indices (data nnz %lld, mask nnz %lld)",

@@ -356,9 +356,7 @@ out:
 static mt_status reduce_csr_all(mt_call *call, const char *name, red_kind k, const mt_tensor *m,
                                 mt_error *err) {
   const mt_tensor *d = m->data, *mk = m->mask;
-  if (d->nnz != mk->nnz ||
-      memcmp(d->crow_indices, mk->crow_indices, (size_t)(d->shape[0] + 1) * sizeof(int64_t)) ||
-      (d->nnz && memcmp(d->col_indices, mk->col_indices, (size_t)d->nnz * sizeof(int64_t))))
+  if (!mt__cpu_csr_same_structure(d, mk))
     return mt_err(err, MT_INVALID_ARGUMENT,
                   "%s: inputs/0 data and mask do not have one CSR structure", name);
   return reduce_stored_all(call, name, k, d->dtype, d->values, mk->values, d->nnz, err);

@@ -501,9 +501,7 @@ static mt_status unary(mt_call *call, mt_op op, const un_row *r, int inplace, mt
     /* MASK-4, CSR storage: torch maps the data's values and keeps its
      * crow/col indices (in place too: unlike COO, torch takes it) */
     const mt_tensor *d = m->data;
-    if ((st = h->csr_new(p.out, d->shape[0], d->shape[1], d->nnz, &data, err)) != MT_OK) goto out;
-    memcpy(data->crow_indices, d->crow_indices, (size_t)(d->shape[0] + 1) * sizeof(int64_t));
-    if (d->nnz > 0) memcpy(data->col_indices, d->col_indices, (size_t)d->nnz * sizeof(int64_t));
+    if ((st = mt__cpu_csr_like(h, d, p.out, &data, err)) != MT_OK) goto out;
     apply_all(r, &p, d->values, data->values, d->nnz);
     if ((st = mt_tensor_clone_host(h, m->mask, &mask, err)) != MT_OK) goto out;
   } else {
