@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import h5py  # noqa: E402
 
 import generate  # noqa: E402
+from golden_read import read_tensor  # noqa: E402
 from mtgen.compare import case_difference  # noqa: E402
 from mtgen.families import FAMILIES  # noqa: E402
 
@@ -31,34 +32,6 @@ def _attr(v):
     if isinstance(v, bytes):
         return v.decode()
     return v.item() if hasattr(v, "item") and getattr(v, "shape", None) == () else v
-
-
-def _decode(v):
-    return v.decode() if isinstance(v, bytes) else v
-
-
-def read_tensor(g):
-    t = {"kind": _decode(g.attrs["kind"]), "dtype": _decode(g.attrs["dtype"]),
-         "shape": tuple(int(n) for n in g.attrs["shape"])}
-    if t["kind"] == "masked":
-        t["data"], t["mask"] = read_tensor(g["data"]), read_tensor(g["mask"])
-    elif t["kind"] == "scalar":
-        t["value"] = g["value"][()].item()
-    elif t["kind"] == "coo":
-        t["indices"] = g["indices"][()].tolist()
-        vals = g["values"][()]
-        t["values"] = [list(r.reshape(-1).tolist()) for r in vals] if vals.ndim > 1 else \
-            [[v] for v in vals.tolist()]
-    elif t["kind"] == "csr":  # compared as its (row, col) entries, like a COO tensor
-        crow, col = g["crow_indices"][()].tolist(), g["col_indices"][()].tolist()
-        rows = [r for r in range(len(crow) - 1) for _ in range(crow[r + 1] - crow[r])]
-        t["indices"] = [rows, col]
-        t["values"] = [[v] for v in g["values"][()].reshape(-1).tolist()]
-    elif t["kind"] == "dense":
-        t["values"] = g["values"][()].reshape(-1).tolist()
-    else:
-        t["values"] = g["values"][()].reshape(-1).tolist()
-    return t
 
 
 def read_cases(path):

@@ -65,6 +65,7 @@ import torch  # noqa: E402
 import mtgen.opinfo  # noqa: E402
 
 mtgen.opinfo.ALLOW_MISSING_DB = True  # before any family builds its case list
+from golden_read import csr_entries, decode, read_tensor  # noqa: E402
 from mtgen.compare import first_difference  # noqa: E402
 from mtgen.inputs import clone  # noqa: E402
 from mtgen.run import torch_error_text  # noqa: E402
@@ -108,14 +109,10 @@ def torch_label():
 
 # ---- golden -> torch -------------------------------------------------------------------
 
-def _s(v):
-    return v.decode() if isinstance(v, bytes) else v
-
-
 def read_torch(g):
     """A golden tensor group as what the case's run takes: a tensor, a
     MaskedTensor or a Python number (scalar groups)."""
-    kind, dtype = _s(g.attrs["kind"]), TORCH_DTYPES[_s(g.attrs["dtype"])]
+    kind, dtype = decode(g.attrs["kind"]), TORCH_DTYPES[decode(g.attrs["dtype"])]
     shape = tuple(int(n) for n in g.attrs["shape"])
 
     def arr(name, dt=dtype):
@@ -149,7 +146,7 @@ def read_kwargs(g, case_kwargs):
     kw = {k: None for k in case_kwargs}
     for k, v in g.attrs.items():
         if isinstance(v, (bytes, str)):
-            kw[k] = _s(v)
+            kw[k] = decode(v)
         elif isinstance(v, np.ndarray) and v.ndim == 1:
             kw[k] = tuple(int(x) for x in v)
         elif isinstance(v, (np.bool_, bool)) or getattr(v, "dtype", None) == np.bool_:
@@ -161,30 +158,8 @@ def read_kwargs(g, case_kwargs):
     return kw
 
 
-def read_dict(g):
-    """A golden tensor group as mtgen.compare's dict."""
-    t = {"kind": _s(g.attrs["kind"]), "dtype": _s(g.attrs["dtype"]),
-         "shape": tuple(int(n) for n in g.attrs["shape"])}
-    if t["kind"] == "masked":
-        t["data"], t["mask"] = read_dict(g["data"]), read_dict(g["mask"])
-    elif t["kind"] == "scalar":
-        t["value"] = g["value"][()].item()
-    elif t["kind"] == "coo":
-        t["indices"] = g["indices"][()].tolist()
-        vals = g["values"][()]
-        t["values"] = [list(r.reshape(-1).tolist()) for r in vals] if vals.ndim > 1 else \
-            [[v] for v in vals.tolist()]
-    elif t["kind"] == "csr":
-        t["crow_indices"] = g["crow_indices"][()].tolist()
-        t["col_indices"] = g["col_indices"][()].tolist()
-        t["values"] = g["values"][()].reshape(-1).tolist()
-    else:
-        t["values"] = g["values"][()].reshape(-1).tolist()
-    return t
-
-
 def to_dict(x):
-    """This torch's output as read_dict would read it back once written by
+    """This torch's output as read_tensor would read it back once written by
     mtgen/writer.py (no HDF5 round trip: most outputs are only compared)."""
     if MaskedTensor is not None and isinstance(x, MaskedTensor):
         data, mask = x.get_data(), x.get_mask()
@@ -202,25 +177,13 @@ def to_dict(x):
                  values=[list(r.reshape(-1).tolist()) for r in vals] if vals.ndim > 1 else
                  [[v] for v in vals.tolist()])
     elif x.layout == torch.sparse_csr:
-        t.update(kind="csr", crow_indices=to_numpy(x.crow_indices()).tolist(),
-                 col_indices=to_numpy(x.col_indices()).tolist(),
-                 values=to_numpy(x.values()).reshape(-1).tolist())
+        idx, vals = csr_entries(to_numpy(x.crow_indices()).tolist(),
+                                to_numpy(x.col_indices()).tolist(),
+                                to_numpy(x.values()).reshape(-1).tolist())
+        t.update(kind="csr", indices=idx, values=vals)
     else:
         t.update(kind="dense", values=to_numpy(x).reshape(-1).tolist())
     return t
-
-
-def comparable(t):
-    """t with CSR as COO (mtgen.compare compares COO after coalescing, and
-    a CSR tensor is one: rows from crow_indices)."""
-    if t["kind"] == "masked":
-        return dict(t, data=comparable(t["data"]), mask=comparable(t["mask"]))
-    if t["kind"] != "csr":
-        return t
-    rows = [r for r in range(len(t["crow_indices"]) - 1)
-            for _ in range(t["crow_indices"][r + 1] - t["crow_indices"][r])]
-    return {"kind": "coo", "dtype": t["dtype"], "shape": t["shape"],
-            "indices": [rows, list(t["col_indices"])], "values": [[v] for v in t["values"]]}
 
 
 def read_list(g):
@@ -291,10 +254,10 @@ def outputs_difference(outs, golden_outs, tol, cmo):
     if len(outs) != len(golden_outs):
         return "outputs", f"{len(outs)} outputs, golden {len(golden_outs)}"
     for k, (x, gg) in enumerate(zip(outs, golden_outs)):
-        got, want = to_dict(x), read_dict(gg)
+        got, want = to_dict(x), read_tensor(gg)
         if got["kind"] != want["kind"]:
             return "layout", f"output {k}: kind {got['kind']!r}, golden {want['kind']!r}"
-        why = first_difference(comparable(got), comparable(want), tol, check_masked_out=cmo,
+        why = first_difference(got, want, tol, check_masked_out=cmo,
                                where=f"output {k}")
         if why:
             if re.search(r": kind ", why):
@@ -311,16 +274,16 @@ def outputs_difference(outs, golden_outs, tol, cmo):
 
 def short(outs):
     """A few words on outputs: 'masked float32 (3,)'."""
-    return ", ".join(f"{_s(g.attrs['kind'])} {_s(g.attrs['dtype'])} "
+    return ", ".join(f"{decode(g.attrs['kind'])} {decode(g.attrs['dtype'])} "
                      f"{tuple(int(n) for n in g.attrs['shape'])}" for g in outs) or "nothing"
 
 
 def run_one(cg, case, scratch):
     """The Outcome of golden case group cg (h5py) with mtgen Case `case`."""
-    expect_error = _s(cg.attrs.get("expect", "ok")) == "error"
-    rec_class = _s(cg.attrs.get("error_class")) if expect_error else None
+    expect_error = decode(cg.attrs.get("expect", "ok")) == "error"
+    rec_class = decode(cg.attrs.get("error_class")) if expect_error else None
     golden_outs = read_list(cg.get("outputs"))
-    theirs = (f"raises {rec_class} ({_s(cg.attrs.get('torch_error', '?'))})" if expect_error
+    theirs = (f"raises {rec_class} ({decode(cg.attrs.get('torch_error', '?'))})" if expect_error
               else f"returns {short(golden_outs)}")
     try:
         inputs = [read_torch(g) for g in read_list(cg["inputs"])]
@@ -335,7 +298,7 @@ def run_one(cg, case, scratch):
         text = torch_error_text(e)
         if unavailable(e) and not expect_error:
             return Outcome("unavailable", text, text, theirs, None, None)
-        cls = error_class(e, rec_class, _s(cg.attrs.get("torch_error")), case.error_match)
+        cls = error_class(e, rec_class, decode(cg.attrs.get("torch_error")), case.error_match)
         if expect_error and cls == rec_class:
             return Outcome("same", "", f"raises {cls}", theirs, None, None)
         if expect_error and unavailable(e):  # raises too, for a reason of its own
@@ -350,7 +313,7 @@ def run_one(cg, case, scratch):
             mine = short(read_list(mem))
             return Outcome("error", f"does not raise: returns {mine}", f"returns {mine}", theirs,
                            mem, None)
-        tol = _s(cg.attrs.get("tolerance", "exact"))
+        tol = decode(cg.attrs.get("tolerance", "exact"))
         cmo = bool(cg.attrs.get("check_masked_out", 0))
         kind, why = outputs_difference(outs, golden_outs, tol, cmo)
         if kind is None:
@@ -440,9 +403,9 @@ def rewrite(path, label, results):
 def recorded(cg, label):
     """The variant cg holds for label: ('error', class), ('outputs', dicts) or None."""
     if f"error@{label}" in cg.attrs:
-        return ("error", _s(cg.attrs[f"error@{label}"]))
+        return ("error", decode(cg.attrs[f"error@{label}"]))
     if f"outputs@{label}" in cg:
-        return ("outputs", [read_dict(g) for g in read_list(cg[f"outputs@{label}"])])
+        return ("outputs", [read_tensor(g) for g in read_list(cg[f"outputs@{label}"])])
     return None
 
 
@@ -453,7 +416,7 @@ def same_variant(a, b):
     if a[0] == "error":
         return a[1] == b[1]
     return len(a[1]) == len(b[1]) and all(
-        first_difference(comparable(x), comparable(y), "exact", check_masked_out=True) is None
+        first_difference(x, y, "exact", check_masked_out=True) is None
         for x, y in zip(a[1], b[1]))
 
 
@@ -597,18 +560,18 @@ def main(argv=None):
                     print(f"variants: {path}: {e}", file=sys.stderr)
                     return 1
                 with src:
-                    base_versions.add(_s(src.attrs.get("torch_version", "?")))
+                    base_versions.add(decode(src.attrs.get("torch_version", "?")))
                     scratch = scratch_file.create_group(fam)
                     for cid, cg in src["cases"].items():
-                        if _s(cg.attrs.get("profile", "torch")) != "torch":
+                        if decode(cg.attrs.get("profile", "torch")) != "torch":
                             continue  # numpy_ma goldens come from numpy.ma, not torch
                         count["cases"] += 1
                         case = cases.get(cid) if isinstance(cases, dict) else None
                         if case is None and isinstance(cases, dict):
                             # a case this torch's table lacks (ids from torch's own OpInfo
                             # samples differ by version): one with the same torch call
-                            case = calls.get((_s(cg.attrs.get("op")),
-                                              _s(cg.attrs.get("torch_call"))))
+                            case = calls.get((decode(cg.attrs.get("op")),
+                                              decode(cg.attrs.get("torch_call"))))
                         if any(fnmatch.fnmatchcase(cid, g) for g in args.skip):
                             case, why = None, "skipped (--skip)"
                         elif case is None:
@@ -622,14 +585,14 @@ def main(argv=None):
                             o = run_one(cg, case, scratch)
                         results[cid] = o
                         count[o.kind] += 1
-                        op = _s(cg.attrs.get("op", "?"))
+                        op = decode(cg.attrs.get("op", "?"))
                         rows.append((fam, cid, o, op))
                         if args.verbose and o.kind != "same":
                             print(f"  {o.kind:11} {cid}: {o.detail}")
                         want = (recorded(cg, label) if o.kind == "unknown" else
                                 None if o.kind in ("same", "unavailable") else
                                 ("error", o.error_class) if o.error_class else
-                                ("outputs", [read_dict(g) for g in read_list(o.outputs)]))
+                                ("outputs", [read_tensor(g) for g in read_list(o.outputs)]))
                         if not same_variant(recorded(cg, label), want):
                             stale.append(cid)
                             file_stale = True
