@@ -17,12 +17,6 @@ typedef struct wire {
   char rule[16]; /* mt_case_result.rule */
 } wire;
 
-typedef struct child_ctx {
-  const mt_impl *impl;
-  const mt_golden_case *c;
-  const mt_run_opts *o;
-} child_ctx;
-
 /* A result as a wire record followed by its message: 0, or -1. */
 static int send_result(int fd, const mt_case_result *r) {
   wire w = {(int32_t)r->status, (uint32_t)strnlen(r->message, sizeof r->message - 1), r->seconds,
@@ -50,55 +44,16 @@ static int parse_result(const char *buf, size_t got, mt_case_result *r) {
   return 0;
 }
 
-/* In the child: the case, then its result. */
-static int child_run(int fd, void *ctx) {
-  const child_ctx *x = ctx;
-  mt_case_result r;
-  mt_case_execute(x->impl, x->c, &x->o->exec, &r);
-  return send_result(fd, &r) ? 3 : 0;
-}
-
 void mt_case_run(const mt_impl *impl, const mt_golden_case *c, const mt_run_opts *o,
                  mt_case_result *r) {
+  if (!o->no_fork) { /* a worker for this one case: the runner's own path */
+    mt_golden_case *one = (mt_golden_case *)c; /* mt_cases_run only reads it */
+    mt_cases_run(impl, &one, 1, o, r);
+    return;
+  }
   double t0 = now_s();
-  if (o->no_fork) {
-    mt_case_execute(impl, c, &o->exec, r);
-    r->seconds = now_s() - t0;
-    return;
-  }
-  memset(r, 0, sizeof *r);
-  char buf[sizeof(wire) + MT_RESULT_MSG_LEN];
-  child_ctx x = {impl, c, o};
-  mt_fork_result fr;
-  mt_error err = {0};
-  if (mt_fork_run(child_run, &x, o->timeout_s, buf, sizeof buf, &fr, &err) != MT_OK) {
-    r->status = MT_CS_ERROR;
-    setmsg(r, "cannot start the case process: %s", err.msg);
-    return;
-  }
+  mt_case_execute(impl, c, &o->exec, r);
   r->seconds = now_s() - t0;
-  if (fr.timed_out) {
-    r->status = MT_CS_TIMEOUT;
-    setmsg(r, "no result after %g s: killed (raise --timeout, or --no-fork to debug)",
-           o->timeout_s);
-    return;
-  }
-  if (fr.signal) {
-    char name[32];
-    r->status = MT_CS_CRASH;
-    setmsg(r, "the case process was killed by %s (signal %d: %s)%s",
-           mt_signal_name(fr.signal, name, sizeof name), fr.signal, strsignal(fr.signal),
-           fr.got >= sizeof(wire) ? " after reporting its result" : "");
-    return;
-  }
-  double secs = r->seconds;
-  if (fr.exit_code != 0 || parse_result(buf, fr.got, r) != 0) {
-    r->status = MT_CS_CRASH;
-    setmsg(r, "the case process exited with status %d without reporting a result "
-              "(did the kernel call exit(), or a sanitizer stop it? see its stderr)",
-           fr.exit_code);
-  }
-  r->seconds = secs;
 }
 
 /* ---- a worker for many cases ------------------------------------------------ */

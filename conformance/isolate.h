@@ -16,9 +16,11 @@ typedef struct mt_run_opts {
   mt_exec_opts exec;
 } mt_run_opts;
 
-/* mt_case_execute in a forked child with a timeout (unless o->no_fork): a
- * child killed by a signal is CRASH (naming the signal), one still running
- * after o->timeout_s is killed and TIMEOUT. r->seconds is the wall time. */
+/* mt_case_execute in a forked child with a timeout (unless o->no_fork):
+ * mt_cases_run with this one case. A child killed by a signal is CRASH
+ * (naming the signal), one still running after o->timeout_s is killed and
+ * TIMEOUT. r->seconds is the case's run time (the wall time until it died,
+ * for CRASH and TIMEOUT). */
 void mt_case_run(const mt_impl *impl, const mt_golden_case *c, const mt_run_opts *o,
                  mt_case_result *r);
 
