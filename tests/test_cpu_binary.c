@@ -164,7 +164,41 @@ TEST(in_place_add_casts_to_self_and_refuses_what_self_cannot_hold) {
   done(&c, (mt_tensor *[]){m, t, n}, 3);
 }
 
+/* Sparse storage keeps the structure and computes every stored value: a
+ * [2, 4] COO pair at (0, 2), (1, 0), (1, 2) with data 3, 4, 5 and 1, 2, 3
+ * and one mask 1, 0, 1: add gives 4, 6, 8 (the masked-out 6 too, as torch),
+ * mask 1, 0, 1, coalesced; times the number 2 gives 6, 8, 10. A plain dense
+ * operand with COO storage is NOT_SUPPORTED. */
+TEST(coo_storage_computes_the_stored_values_and_keeps_indices_and_mask) {
+  const int64_t ri[3] = {0, 1, 1}, ci[3] = {2, 0, 2};
+  mt_tensor *a = masked(coo2(MT_float32, 2, 4, 3, ri, ci, VALS(3, 4, 5), 1),
+                        coo2(MT_bool, 2, 4, 3, ri, ci, VALS(1, 0, 1), 1));
+  mt_tensor *b = masked(coo2(MT_float32, 2, 4, 3, ri, ci, VALS(1, 2, 3), 1),
+                        coo2(MT_bool, 2, 4, 3, ri, ci, VALS(1, 0, 1), 1));
+  mt_tensor *two = number(2), *t = dense(MT_float32, 2, SHAPE(2, 4), VALS(0, 0, 0, 0, 0, 0, 0, 0));
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_add, &c, &e, 2, (const mt_tensor *[]){a, b}, NULL), MT_OK);
+  const mt_tensor *d = c.out[0]->data, *m = c.out[0]->mask;
+  CHECK_EQ_INT(d->kind, MT_KIND_COO);
+  CHECK(d->coalesced && d->nnz == 3 && m->nnz == 3);
+  static const double sum[3] = {4, 6, 8}, twice[3] = {6, 8, 10};
+  for (int k = 0; k < 3; k++) {
+    CHECK(d->indices[k] == ri[k] && d->indices[3 + k] == ci[k]);
+    CHECK_NEAR(at(d, k), sum[k], 0);
+    CHECK_EQ_INT(bit(m, k), k != 1);
+  }
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_mul, &c, &e, 2, (const mt_tensor *[]){a, two}, NULL), MT_OK);
+  for (int k = 0; k < 3; k++) CHECK_NEAR(at(c.out[0]->data, k), twice[k], 0);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_add, &c, &e, 2, (const mt_tensor *[]){a, t}, NULL), MT_NOT_SUPPORTED);
+  CHECK_EQ_INT(c.n_out, 0);
+  done(&c, (mt_tensor *[]){a, b, two, t}, 4);
+}
+
 MT_TEST_MAIN(T(in_place_add_casts_to_self_and_refuses_what_self_cannot_hold),
+             T(coo_storage_computes_the_stored_values_and_keeps_indices_and_mask),
              T(integer_remainder_has_the_divisors_sign_fmod_the_dividends),
              T(integer_zero_divisor_raises_only_where_masked_in),
              T(shifts_beyond_the_width_give_zero_or_the_sign),

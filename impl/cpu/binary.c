@@ -478,6 +478,32 @@ static mt_status one(const plan *p, const operand *o, const void *va, int64_t oa
   return MT_OK;
 }
 
+/* ---- sparse storage ----------------------------------------------------------------- */
+
+/* What COO and CSR storage share: data's n stored values computed from the
+ * operands' stored values (d[k] NULL for a number), then the masked result
+ * of data and a copy of mask_src (the masked operand's mask, of data's
+ * structure). Takes data, also on failure. */
+static mt_status stored_values_op(mt_call *call, const plan *p, const operand *o,
+                                  const mt_tensor *const d[2], const mt_tensor *mask_src,
+                                  mt_tensor *data, int64_t n, const char *name, mt_error *err) {
+  const mt_host *h = mt__cpu_host(call);
+  mt_tensor *mask = NULL, *out = NULL;
+  mt_status st = MT_OK;
+  for (int64_t i = 0; i < n && st == MT_OK; i++)
+    st = one(p, o, d[0] ? d[0]->values : NULL, i, d[1] ? d[1]->values : NULL, i, data->values, i,
+             mt__cpu_ldb(mask_src->values, i) || !o[1].masked, name, err);
+  if (st == MT_OK) st = mt_tensor_clone_host(h, mask_src, &mask, err);
+  if (st != MT_OK) {
+    h->free(data);
+    return st;
+  }
+  if ((st = h->masked_new(data, mask, &out, err)) != MT_OK) return st; /* took both */
+  call->out[0] = out;
+  call->n_out = 1;
+  return MT_OK;
+}
+
 /* ---- COO storage ------------------------------------------------------------------ */
 
 /* masked (op) masked of the same indices, or masked (op) number: the
@@ -487,7 +513,7 @@ static mt_status binary_coo(mt_call *call, const plan *p, const operand *o, cons
   const mt_host *h = mt__cpu_host(call);
   const operand *m = o[0].masked ? &o[0] : &o[1];
   const mt_tensor *cd[2] = {NULL, NULL}, *cm = NULL;
-  mt_tensor *tmp[2] = {NULL, NULL}, *tm = NULL, *data = NULL, *mask = NULL, *out = NULL;
+  mt_tensor *tmp[2] = {NULL, NULL}, *tm = NULL, *data = NULL;
   mt_status st;
   for (int k = 0; k < 2; k++) {
     if (o[k].number) continue;
@@ -513,23 +539,12 @@ static mt_status binary_coo(mt_call *call, const plan *p, const operand *o, cons
   if (src->nnz) memcpy(data->indices, src->indices, (size_t)(src->sparse_dim * src->nnz) * 8);
   data->coalesced = 1;
   if ((st = mt__cpu_coalesced(m->t->mask, &cm, &tm, err)) != MT_OK) goto out;
-  for (int64_t i = 0; i < n; i++) {
-    int spec = mt__cpu_ldb(cm->values, i);
-    if ((st = one(p, o, cd[0] ? cd[0]->values : NULL, i, cd[1] ? cd[1]->values : NULL, i,
-                  data->values, i, spec || !o[1].masked, name, err)) != MT_OK)
-      goto out;
-  }
-  if ((st = mt__cpu_copy(h, cm, &mask, err)) != MT_OK) goto out;
-  st = h->masked_new(data, mask, &out, err);
-  data = mask = NULL;
-  if (st != MT_OK) goto out;
-  call->out[0] = out;
-  call->n_out = 1;
+  st = stored_values_op(call, p, o, cd, cm, data, n, name, err);
+  data = NULL; /* taken */
 out:
   for (int k = 0; k < 2; k++) mt_tensor_free(tmp[k]);
   mt_tensor_free(tm);
   if (data) h->free(data);
-  if (mask) h->free(mask);
   return st;
 }
 
@@ -542,47 +557,26 @@ static mt_status binary_csr(mt_call *call, const plan *p, const operand *o, cons
   const mt_host *h = mt__cpu_host(call);
   const operand *m = o[0].masked ? &o[0] : &o[1];
   const mt_tensor *d[2] = {NULL, NULL};
-  mt_tensor *data = NULL, *mask = NULL, *out = NULL;
+  mt_tensor *data = NULL;
   mt_status st;
   for (int k = 0; k < 2; k++) {
     if (o[k].number) continue;
-    if (!o[k].masked || o[k].t->data->kind != MT_KIND_CSR) {
-      st = mt_err(err, MT_NOT_SUPPORTED,
-                  "%s: a CSR-storage masked tensor combines only with a masked tensor of the "
-                  "same storage or a number on the CPU backend",
-                  name);
-      goto out;
-    }
+    if (!o[k].masked || o[k].t->data->kind != MT_KIND_CSR)
+      return mt_err(err, MT_NOT_SUPPORTED,
+                    "%s: a CSR-storage masked tensor combines only with a masked tensor of the "
+                    "same storage or a number on the CPU backend",
+                    name);
     d[k] = o[k].t->data;
   }
-  if (d[0] && d[1] && !mt__cpu_csr_same_structure(d[0], d[1])) {
-    st = mt_err(err, MT_INVALID_ARGUMENT,
-                "%s: the CSR data of inputs/0 and inputs/1 have different structures", name);
-    goto out;
-  }
+  if (d[0] && d[1] && !mt__cpu_csr_same_structure(d[0], d[1]))
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: the CSR data of inputs/0 and inputs/1 have different structures", name);
   const mt_tensor *src = d[0] ? d[0] : d[1], *cm = m->t->mask;
-  if (!mt__cpu_csr_same_structure(src, cm)) {
-    st = mt_err(err, MT_INVALID_ARGUMENT,
-                "%s: the CSR data and mask of a masked operand have different structures", name);
-    goto out;
-  }
-  if ((st = mt__cpu_csr_like(h, src, p->rt, &data, err)) != MT_OK) goto out;
-  for (int64_t i = 0; i < src->nnz; i++) {
-    int spec = mt__cpu_ldb(cm->values, i);
-    if ((st = one(p, o, d[0] ? d[0]->values : NULL, i, d[1] ? d[1]->values : NULL, i,
-                  data->values, i, spec || !o[1].masked, name, err)) != MT_OK)
-      goto out;
-  }
-  if ((st = mt_tensor_clone_host(h, cm, &mask, err)) != MT_OK) goto out;
-  st = h->masked_new(data, mask, &out, err);
-  data = mask = NULL;
-  if (st != MT_OK) goto out;
-  call->out[0] = out;
-  call->n_out = 1;
-out:
-  if (data) h->free(data);
-  if (mask) h->free(mask);
-  return st;
+  if (!mt__cpu_csr_same_structure(src, cm))
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: the CSR data and mask of a masked operand have different structures", name);
+  if ((st = mt__cpu_csr_like(h, src, p->rt, &data, err)) != MT_OK) return st;
+  return stored_values_op(call, p, o, d, cm, data, src->nnz, name, err);
 }
 
 /* ---- the kernel ------------------------------------------------------------------- */
