@@ -11,7 +11,9 @@ the golden files in DIR (default golden/) it reads the inputs and kwargs
 back from the file, runs the case's own torch call (the `run` of the case
 of the same id in golden/mtgen/families/<family>.py, else of a case with
 the same op and `torch_call`, since ids drawn from torch's OpInfo samples
-differ between versions) under this torch and
+differ between versions; else, for a case drawn from an OpInfo sample, the
+family's `replay_run(op)`, which runs the op on the stored inputs and
+kwargs alone) under this torch and
 compares the result with the recorded `outputs` the way the runner does
 (masks exactly, values within the case tolerance; error cases: whether
 this torch raises, and the error class). Where it differs the case gets
@@ -53,6 +55,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import types
 import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -201,11 +204,14 @@ UNAVAILABLE = (
     (RuntimeError, "not implemented"), (RuntimeError, "does not support"),
     (RuntimeError, "is not supported"), (RuntimeError, "Could not run"),
     (RuntimeError, "unsupported"),
+    # MaskedTensor's __torch_dispatch__ has no handler for the op in this torch
+    (TypeError, "no implementation found for"),
 )
 
-# The first pattern found in the exception's text gives the status class.
+# The first pattern found in the exception's text gives the status class
+# (regular expressions: "mask" as a word, not the "Mask" of "MaskedTensor").
 ERROR_CLASSES = (
-    ("mask", "MASK_MISMATCH"), ("layout", "LAYOUT_MISMATCH"), ("sparse", "LAYOUT_MISMATCH"),
+    (r"\bmasks?\b", "MASK_MISMATCH"), ("layout", "LAYOUT_MISMATCH"), ("sparse", "LAYOUT_MISMATCH"),
     ("dtype", "DTYPE_MISMATCH"), ("type", "DTYPE_MISMATCH"), ("out of range", "INDEX_OUT_OF_RANGE"),
     ("out of bounds", "INDEX_OUT_OF_RANGE"), ("index", "INDEX_OUT_OF_RANGE"),
     ("size", "SHAPE_MISMATCH"), ("shape", "SHAPE_MISMATCH"), ("dimension", "SHAPE_MISMATCH"),
@@ -221,7 +227,7 @@ def text_class(text):
     """The status class ERROR_CLASSES gives an exception text, or None."""
     low = text.lower()
     for pat, cls in ERROR_CLASSES:
-        if pat in low:
+        if re.search(pat, low):
             return cls
     return None
 
@@ -329,13 +335,31 @@ def run_one(cg, case, scratch):
 # ---- the families -----------------------------------------------------------------------
 
 def family_cases(fam):
-    """{case id: Case} of family `fam` under this torch, or the exception
-    text when its module cannot be imported or its case table not built."""
+    """({case id: Case} of family `fam` under this torch, its replay_run or
+    None), or (the exception text, None) when its module cannot be
+    imported or its case table not built."""
     try:
         mod = importlib.import_module(f"mtgen.families.{fam}")
-        return {c.id: c for c in mod.cases()}
+        return {c.id: c for c in mod.cases()}, getattr(mod, "replay_run", None)
     except Exception as e:  # noqa: BLE001 - counted, not fatal
-        return f"family {fam}: {torch_error_text(e)}"
+        return f"family {fam}: {torch_error_text(e)}", None
+
+
+def replay_case(cg, replay_run):
+    """A stand-in Case for an OpInfo-drawn case (attribute `source`
+    "opinfo:...") whose sample this torch's OpInfo database does not
+    generate: the family's replay_run(op) runs the op on the inputs and
+    kwargs stored in the file, so the sample needs no rebuilding. None for
+    any other case, or a family without replay_run."""
+    src = decode(cg.attrs.get("source", ""))
+    if replay_run is None or not src.startswith("opinfo:"):
+        return None
+    try:
+        run = replay_run(decode(cg.attrs.get("op")))
+    except (KeyError, AttributeError):  # an op this torch's family does not know
+        return None
+    return types.SimpleNamespace(run=run, kwargs={k: None for k in cg["kwargs"].attrs},
+                                 error_match=None)
 
 
 def by_call(cases):
@@ -550,7 +574,7 @@ def main(argv=None):
         try:
             for name in names:
                 fam, path = name[:-3], os.path.join(args.golden_dir, name)
-                cases = family_cases(fam)
+                cases, replay_run = family_cases(fam)
                 calls = by_call(cases) if isinstance(cases, dict) else {}
                 results, file_stale = {}, False
                 count = collections.Counter()
@@ -571,7 +595,8 @@ def main(argv=None):
                             # a case this torch's table lacks (ids from torch's own OpInfo
                             # samples differ by version): one with the same torch call
                             case = calls.get((decode(cg.attrs.get("op")),
-                                              decode(cg.attrs.get("torch_call"))))
+                                              decode(cg.attrs.get("torch_call")))) \
+                                or replay_case(cg, replay_run)
                         if any(fnmatch.fnmatchcase(cid, g) for g in args.skip):
                             case, why = None, "skipped (--skip)"
                         elif case is None:

@@ -8,9 +8,12 @@ On copies of golden/reduce.h5 and golden/optim.h5 (with MANIFEST) three
 cases are made to disagree with torch 1.13, the way a newer torch would:
 an output value (amax), an ok case turned into an error case (sum: 1.13
 returns outputs), an error case's class (adagrad: 1.13 raises
-INVALID_ARGUMENT, the file says MASK_MISMATCH). variants.py must record
-exactly those three (an outputs@ group, an outputs@ group, an error@
-attribute), keep the MANIFEST right, be idempotent (a second run rewrites
+INVALID_ARGUMENT, the file says MASK_MISMATCH); and a fourth, an OpInfo-drawn
+amax case copied under an id and torch_call no table of 1.13 has (as the
+samples of a newer torch's OpInfo database are), with a tampered value:
+variants.py must replay it from the stored inputs and kwargs (the family's
+replay_run) instead of counting it unknown. It must record exactly those
+four (two outputs@ groups for amax, one for sum, an error@ attribute), keep the MANIFEST right, be idempotent (a second run rewrites
 nothing) and pass --check; then `mtcs run` reports the three as
 EXPECTED_DIVERGENCE by default and PASS with --torch-version 1.13.1.
 """
@@ -30,6 +33,7 @@ except ImportError as e:
 
 AMAX, SUM, ADA = ("amax.masked.f32.all", "sum.masked.f32.all",
                   "adagrad_dense.dense.f32.negative_lr")
+SAMPLE, NEWER = "amax.masked.f32.opinfo_1", "amax.masked.f32.opinfo_77"
 
 
 def run(cmd):
@@ -50,7 +54,7 @@ def main():
         f.writelines(keep)
     # only the three cases stay: whatever torch 1.13 does on the others (the
     # committed goldens record it) is not this test's business
-    for name, keep_ids in (("reduce.h5", (AMAX, SUM)), ("optim.h5", (ADA,))):
+    for name, keep_ids in (("reduce.h5", (AMAX, SUM, SAMPLE)), ("optim.h5", (ADA,))):
         with h5py.File(os.path.join(gdir, name), "r+") as f:
             for cid in list(f["cases"]):
                 if cid not in keep_ids:
@@ -61,6 +65,15 @@ def main():
                     for k in [k for k in f["cases"][cid].attrs if k.startswith("error@")]:
                         del f["cases"][cid].attrs[k]
     with h5py.File(os.path.join(gdir, "reduce.h5"), "r+") as f:
+        f.move(f"cases/{SAMPLE}", f"cases/{NEWER}")
+        c = f[f"cases/{NEWER}"]
+        if not str(c.attrs["source"]).startswith("opinfo:"):
+            problems_early = f"{SAMPLE} is not an OpInfo-drawn case: {c.attrs['source']!r}"
+            print("FAIL:", problems_early)
+            return 1
+        c.attrs["torch_call"] = "torch.amax(m, <a sample of a newer OpInfo>)"
+        v = c["outputs/0/data/values"]
+        v[...] = v[()] + np.float32(1.0)
         f[f"cases/{AMAX}/outputs/0/data/values"][()] = np.float32(5.0)
         c = f[f"cases/{SUM}"]
         c.attrs["expect"], c.attrs["error_class"] = "error", "INVALID_ARGUMENT"
@@ -86,16 +99,18 @@ open(p, 'w').writelines(lines)
     variants = [sys.executable, os.path.join(src, "golden", "variants.py"), "--golden-dir", gdir,
                 "--semantics", sem, "--label", "torch-1.13.1"]
     rc, out = run(variants)
-    if rc != 0 or "all: 3 cases, 3 differ (value 1, error 2)" not in out:
-        problems.append(f"first run: exit {rc}, expected 3 differences:\n{out}")
+    if rc != 0 or "all: 4 cases, 4 differ (value 2, error 2)" not in out:
+        problems.append(f"first run: exit {rc}, expected 4 differences:\n{out}")
     with h5py.File(os.path.join(gdir, "reduce.h5"), "r") as f:
         if "outputs@torch-1.13.1" not in f[f"cases/{AMAX}"]:
             problems.append(f"{AMAX}: no outputs@torch-1.13.1")
         if "outputs@torch-1.13.1" not in f[f"cases/{SUM}"]:
             problems.append(f"{SUM}: no outputs@torch-1.13.1 (1.13 returns outputs)")
+        if "outputs@torch-1.13.1" not in f[f"cases/{NEWER}"]:
+            problems.append(f"{NEWER}: no outputs@torch-1.13.1 (not replayed from its inputs)")
         n = sum("outputs@torch-1.13.1" in c for c in f["cases"].values())
-        if n != 2:
-            problems.append(f"reduce.h5: {n} cases with a variant, expected 2")
+        if n != 3:
+            problems.append(f"reduce.h5: {n} cases with a variant, expected 3")
     with h5py.File(os.path.join(gdir, "optim.h5"), "r") as f:
         got = f[f"cases/{ADA}"].attrs.get("error@torch-1.13.1")
         if got != "INVALID_ARGUMENT":

@@ -424,3 +424,12 @@ def cases():
                     b, kw = build_std(op, dt, 0), {**OPS[op][3], "dim": 1}
                 out.append(case(op, dt, "dtype_refused", b, kw, ("MFN-7",), "DTYPE_MISMATCH"))
     return check_ids(out)
+
+
+def replay_run(op):
+    """The run of op's OpInfo-drawn cases (op: masked_<name>), driven by the
+    inputs and kwargs stored in the golden file: golden/variants.py replays
+    with it the samples an older torch's OpInfo database no longer
+    generates."""
+    name = op[len("masked_"):]
+    return lambda ins, kw: [call(name, ins, kw)]

@@ -475,3 +475,12 @@ def cases():
                                      tol or tolerance(op, dt), dim=form))
             out += opinfo_cases(op, short, dt)
     return check_ids(out)
+
+
+def replay_run(op):
+    """The run of op's OpInfo-drawn cases, driven by the inputs and kwargs
+    stored in the golden file (each sample's arguments are stored as the
+    keyword form of its call): golden/variants.py replays with it the
+    samples an older torch's OpInfo database no longer generates."""
+    fn = getattr(torch, op)
+    return lambda ins, kw: [fn(ins[0], **kw)]

@@ -544,3 +544,10 @@ def cases():
         out += opinfo_cases(short, dt, limit=3 if short == "f32" else 2)  # under 3 MB
     out += f32_cases()
     return check_ids(out)
+
+
+def replay_run(op):
+    """The run of op's OpInfo-drawn cases, driven by the inputs and kwargs
+    stored in the golden file: golden/variants.py replays with it the
+    samples an older torch's OpInfo database no longer generates."""
+    return CALLS[op][0]
