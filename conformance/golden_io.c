@@ -835,7 +835,7 @@ static void kwargs_free(mt_kwargs *kw) {
   for (int k = 0; k < kw->n; k++) {
     free((char *)items[k].name);
     free((char *)items[k].s);
-    free((int64_t *)items[k].ints);
+    free((int64_t *)items[k].ints); /* or .floats: one pointer (a union) */
   }
   free(items);
   kw->n = 0;
@@ -868,13 +868,31 @@ static mt_status read_kwarg(const rd *r, hid_t g, const char *name, mt_kwarg *kw
     char *s = NULL;
     if ((st = attr_string(r, g, "kwargs", name, 1, &s)) != MT_OK) goto out;
     kw->s = s;
-  } else if (c == H5T_FLOAT) {
-    if (!is_scalar) {
-      st = rd_fail(r, path, "float arrays are not supported as kwargs");
-      goto out;
-    }
+  } else if (c == H5T_FLOAT && is_scalar) {
     kw->type = MT_KW_FLOAT;
     if (H5Aread(h.a, H5T_NATIVE_DOUBLE, &kw->f) < 0) st = rd_h5fail(r, path, "cannot read");
+  } else if (c == H5T_FLOAT) { /* a tuple of floats: a 1-d array */
+    hssize_t np = space_npoints(h.s);
+    double *floats = NULL;
+    if (H5Sget_simple_extent_ndims(h.s) > 1) {
+      st = rd_fail(r, path, "float array kwarg has %d dimensions, expected a 1-d array",
+                   H5Sget_simple_extent_ndims(h.s));
+      goto out;
+    }
+    if (np < 0 || np > MT_GOLDEN_MAX_KWARGS) {
+      st = rd_fail(r, path, "float array kwarg has %lld elements, at most %d allowed",
+                   (long long)np, MT_GOLDEN_MAX_KWARGS);
+      goto out;
+    }
+    if (!(floats = malloc((size_t)(np ? np : 1) * sizeof *floats))) {
+      st = rd_oom(r, path);
+      goto out;
+    }
+    kw->floats = floats; /* kwargs_free frees it (the ints/floats union) */
+    kw->type = MT_KW_FLOATS;
+    kw->n = (int)np;
+    if (np > 0 && H5Aread(h.a, H5T_NATIVE_DOUBLE, floats) < 0)
+      st = rd_h5fail(r, path, "cannot read");
   } else if ((c == H5T_INTEGER || c == H5T_ENUM) && is_scalar) {
     int is_u8 = c == H5T_INTEGER && H5Tget_size(h.t) == 1 && H5Tget_sign(h.t) == H5T_SGN_NONE;
     attr_close(&h);
@@ -900,7 +918,7 @@ static mt_status read_kwarg(const rd *r, hid_t g, const char *name, mt_kwarg *kw
       goto out;
     kw->n = n;
   } else {
-    st = rd_fail(r, path, "kwarg is %s, expected a bool, int, float, string or int array",
+    st = rd_fail(r, path, "kwarg is %s, expected a bool, int, float, string, int array or float array",
                  class_name(c));
   }
 out:

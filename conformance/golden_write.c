@@ -77,6 +77,14 @@ static herr_t attr_put_i64s(hid_t obj, const char *name, const int64_t *v, int n
   return e;
 }
 
+static herr_t attr_put_f64s(hid_t obj, const char *name, const double *v, int n) {
+  hsize_t dims[1] = {(hsize_t)n};
+  hid_t s = H5Screate_simple(1, dims, NULL);
+  herr_t e = s < 0 ? -1 : put_attr(obj, name, H5T_IEEE_F64LE, s, n ? (const void *)v : (const void *)"");
+  if (s >= 0) H5Sclose(s);
+  return e;
+}
+
 /* The file type for dtype (a copy: close it); bool as uint8. */
 static hid_t file_type(mt_dtype dt) {
   switch (dt) {
@@ -195,6 +203,7 @@ static herr_t write_kwarg(hid_t g, const mt_kwarg *kw) {
     case MT_KW_FLOAT: return attr_put_f64(g, kw->name, kw->f);
     case MT_KW_STR: return attr_put_str(g, kw->name, kw->s ? kw->s : "");
     case MT_KW_INTS: return attr_put_i64s(g, kw->name, kw->ints, kw->n);
+    case MT_KW_FLOATS: return attr_put_f64s(g, kw->name, kw->floats, kw->n);
   }
   return -1;
 }

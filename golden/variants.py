@@ -150,6 +150,8 @@ def read_kwargs(g, case_kwargs):
     for k, v in g.attrs.items():
         if isinstance(v, (bytes, str)):
             kw[k] = decode(v)
+        elif isinstance(v, np.ndarray) and v.ndim == 1 and v.dtype.kind == "f":
+            kw[k] = tuple(float(x) for x in v)
         elif isinstance(v, np.ndarray) and v.ndim == 1:
             kw[k] = tuple(int(x) for x in v)
         elif isinstance(v, (np.bool_, bool)) or getattr(v, "dtype", None) == np.bool_:

@@ -126,6 +126,15 @@ static void a_ints(hid_t o, const char *name, const int64_t *v, int n, shape_sty
   H5Sclose(s);
 }
 
+static void a_f64s(hid_t o, const char *name, const double *v, int n) {
+  hsize_t d[1] = {(hsize_t)n};
+  hid_t s = H5Screate_simple(1, d, NULL);
+  hid_t a = H5Acreate2(o, name, H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT);
+  if (n) H5Awrite(a, H5T_NATIVE_DOUBLE, v);
+  H5Aclose(a);
+  H5Sclose(s);
+}
+
 static void ds_put(hid_t g, const char *name, hid_t ftype, hid_t mtype, int rank,
                    const hsize_t *dims, const void *v) {
   hid_t s = rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR);
@@ -273,6 +282,8 @@ static void write_file(const char *path, const file_opts *o) {
   int64_t dims[2] = {0, 1};
   a_ints(kw, "dims", dims, 2, SHAPE_SIMPLE); /* -> INTS */
   a_int(kw, "flag", H5T_STD_U8LE, 0);        /* uint8 0/1 -> BOOL */
+  const double betas[2] = {0.9, 0.999};
+  a_f64s(kw, "betas", betas, 2);             /* -> FLOATS */
   H5Gclose(kw), H5Gclose(c);
 
   /* ---- case 3 ---- */
@@ -363,8 +374,8 @@ TEST(loads_masked_tensors_kwargs_and_output_variants) {
     *mt__failed = 1;
     goto out;
   }
-  /* kwargs, in name order: alpha dim dims flag keepdim mode */
-  CHECK_EQ_INT(fc->kw.n, 6);
+  /* kwargs, in name order: alpha betas dim dims flag keepdim mode */
+  CHECK_EQ_INT(fc->kw.n, 7);
   const mt_kwarg *k;
   CHECK((k = mt_kw_find(&fc->kw, "keepdim")) && k->type == MT_KW_BOOL && k->i == 1 && k->f == 1);
   CHECK((k = mt_kw_find(&fc->kw, "dim")) && k->type == MT_KW_INT && k->i == -1 && k->f == -1);
@@ -373,6 +384,8 @@ TEST(loads_masked_tensors_kwargs_and_output_variants) {
   CHECK((k = mt_kw_find(&fc->kw, "dims")) && k->type == MT_KW_INTS && k->n == 2 &&
         k->ints[0] == 0 && k->ints[1] == 1);
   CHECK((k = mt_kw_find(&fc->kw, "flag")) && k->type == MT_KW_BOOL && k->i == 0);
+  CHECK((k = mt_kw_find(&fc->kw, "betas")) && k->type == MT_KW_FLOATS && k->n == 2 &&
+        k->floats[0] == 0.9 && k->floats[1] == 0.999);
   CHECK_EQ_INT(c->n_out, 1);
   CHECK(((float *)c->out[0]->data->values)[0] == -1.0f);
   CHECK(((uint8_t *)c->out[0]->mask->values)[4] == 0); /* enum bool FALSE */

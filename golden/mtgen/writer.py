@@ -85,8 +85,10 @@ def kwarg_value(v):
         return np.int64(v)
     if isinstance(v, float):
         return np.float64(v)
-    if isinstance(v, tuple):
+    if isinstance(v, tuple) and all(isinstance(x, int) and not isinstance(x, bool) for x in v):
         return np.asarray(v, dtype=np.int64)
+    if isinstance(v, tuple) and all(isinstance(x, float) for x in v):
+        return np.asarray(v, dtype=np.float64)  # betas=(0.9, 0.999); a Tensor lr's elements
     if isinstance(v, torch.dtype):  # a DTYPE kwarg: the dtype's golden name
         return DTYPE_NAMES[v]
     if isinstance(v, str):

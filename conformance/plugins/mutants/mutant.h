@@ -73,7 +73,7 @@ static inline mt_status mt__mutant_call_kw(mt_call *call, mt_error *err, mt_kern
   for (int k = 0; k < n_orig; k++)
     if (strcmp(orig->items[k].name, name) != 0) items[kw.n++] = orig->items[k];
   if (!drop) {
-    mt_kwarg a = {name, MT_KW_FLOAT, (int64_t)v, v, NULL, 0, NULL};
+    mt_kwarg a = {.name = name, .type = MT_KW_FLOAT, .i = (int64_t)v, .f = v};
     if (old && (old->type == MT_KW_INT || old->type == MT_KW_BOOL)) a.type = old->type;
     items[kw.n++] = a;
   }

@@ -10,6 +10,9 @@
  *   FLOAT  MT_KW_FLOAT, MT_KW_INT (a Python int where torch wants a float)
  *   DIMS   MT_KW_INT, MT_KW_INTS (an int or a tuple of ints)
  *   DTYPE  MT_KW_STR naming an mtcs dtype ("float64"; a torch.dtype)
+ *   FLOATS MT_KW_FLOATS, MT_KW_INTS (a tuple of floats: betas=(0.9, 0.999))
+ *   FLOAT_TENSOR  MT_KW_FLOAT, MT_KW_INT, MT_KW_FLOATS (a float, or a 1-d
+ *          float Tensor given as the tuple of its elements: SparseAdam's lr)
  * A kwarg that is not in the op's schema, or a value of a type the schema
  * does not accept, is refused; so is a name given twice. */
 #ifndef MT_KWARGS_H
@@ -30,7 +33,9 @@ typedef enum {
   MT_KWS_INT,
   MT_KWS_FLOAT,
   MT_KWS_DIMS, /* an int or a tuple of ints */
-  MT_KWS_DTYPE /* a string naming a dtype: "float32" ... "bool" (a torch.dtype) */
+  MT_KWS_DTYPE, /* a string naming a dtype: "float32" ... "bool" (a torch.dtype) */
+  MT_KWS_FLOATS, /* a tuple of floats */
+  MT_KWS_FLOAT_TENSOR /* a float, or a 1-d float Tensor as the tuple of its elements */
 } mt_kw_schema_type;
 
 /* One line of kwargs.def. */
@@ -69,6 +74,8 @@ static inline const char *mt_kw_schema_type_name(mt_kw_schema_type t) {
     case MT_KWS_FLOAT: return "a float";
     case MT_KWS_DIMS: return "an int or a tuple of ints";
     case MT_KWS_DTYPE: return "a dtype name";
+    case MT_KWS_FLOATS: return "a tuple of floats";
+    case MT_KWS_FLOAT_TENSOR: return "a float or a tuple of floats (a 1-d Tensor)";
   }
   return "?";
 }
@@ -81,6 +88,7 @@ static inline const char *mt_kw_type_name(mt_kw_type t) {
     case MT_KW_FLOAT: return "a float";
     case MT_KW_STR: return "a string";
     case MT_KW_INTS: return "a tuple of ints";
+    case MT_KW_FLOATS: return "a tuple of floats";
   }
   return "a value of unknown type";
 }
@@ -93,6 +101,8 @@ static inline int mt_kw_schema_accepts(mt_kw_schema_type s, mt_kw_type t) {
     case MT_KWS_FLOAT: return t == MT_KW_FLOAT || t == MT_KW_INT;
     case MT_KWS_DIMS: return t == MT_KW_INT || t == MT_KW_INTS;
     case MT_KWS_DTYPE: return t == MT_KW_STR;
+    case MT_KWS_FLOATS: return t == MT_KW_FLOATS || t == MT_KW_INTS;
+    case MT_KWS_FLOAT_TENSOR: return t == MT_KW_FLOAT || t == MT_KW_INT || t == MT_KW_FLOATS;
   }
   return 0;
 }
@@ -159,6 +169,19 @@ static inline const char *mt_kw_repr(const mt_kwarg *a, char *buf, size_t len) {
       MT_KW__PUT("(");
       for (int k = 0; k < a->n && k < 8; k++)
         MT_KW__PUT("%s%lld", k ? ", " : "", (long long)a->ints[k]);
+      MT_KW__PUT("%s)", a->n == 1 ? "," : a->n > 8 ? ", ..." : "");
+      break;
+    case MT_KW_FLOATS:
+      if (a->n < 0 || (a->n > 0 && !a->floats)) {
+        MT_KW__PUT("<%d floats, no elements>", a->n);
+        break;
+      }
+      MT_KW__PUT("(");
+      for (int k = 0; k < a->n && k < 8; k++) {
+        mt_kwarg one = {.type = MT_KW_FLOAT, .f = a->floats[k]};
+        char t[48];
+        MT_KW__PUT("%s%s", k ? ", " : "", mt_kw_repr(&one, t, sizeof t));
+      }
       MT_KW__PUT("%s)", a->n == 1 ? "," : a->n > 8 ? ", ..." : "");
       break;
     default: MT_KW__PUT("type %d", (int)a->type); break;
@@ -230,7 +253,8 @@ static inline int mt_kw_validate(mt_op op, const mt_kwargs *kw, const char **bad
       return 1;
     }
     if (!mt_kw_schema_accepts(s->type, a->type) ||
-        (a->type == MT_KW_INTS && (a->n < 0 || (a->n > 0 && !a->ints)))) {
+        (a->type == MT_KW_INTS && (a->n < 0 || (a->n > 0 && !a->ints))) ||
+        (a->type == MT_KW_FLOATS && (a->n < 0 || (a->n > 0 && !a->floats)))) {
       snprintf(why, why_len, "expected %s, got %s (%s)", mt_kw_schema_type_name(s->type),
                mt_kw_type_name(a->type), mt_kw_repr(a, v, sizeof v));
       return 1;

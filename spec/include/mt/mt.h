@@ -124,7 +124,8 @@ typedef enum {
   MT_KW_INT,
   MT_KW_FLOAT,
   MT_KW_STR,
-  MT_KW_INTS /* a tuple of ints, e.g. dim=(0, 1) */
+  MT_KW_INTS,  /* a tuple of ints, e.g. dim=(0, 1) */
+  MT_KW_FLOATS /* a tuple of floats, e.g. betas=(0.9, 0.999) (appended within ABI 1) */
 } mt_kw_type;
 
 typedef struct mt_kwarg {
@@ -133,8 +134,11 @@ typedef struct mt_kwarg {
   int64_t i;        /* BOOL (0/1), INT */
   double f;         /* FLOAT (INT and BOOL also set f) */
   const char *s;    /* STR */
-  int n;            /* INTS: count */
-  const int64_t *ints;
+  int n;            /* INTS, FLOATS: count */
+  union {           /* one pointer either way: the struct keeps its ABI 1 size */
+    const int64_t *ints;  /* INTS */
+    const double *floats; /* FLOATS */
+  };
 } mt_kwarg;
 
 typedef struct mt_kwargs {
@@ -154,7 +158,8 @@ static inline const mt_kwarg *mt_kw_find(const mt_kwargs *kw, const char *name) 
  * schema first (mt/kwargs.h, mt_kw_validate; spec/plugin-abi.md). */
 static inline double mt_kw_float(const mt_kwargs *kw, const char *name, double dflt) {
   const mt_kwarg *a = mt_kw_find(kw, name);
-  return (a && a->type != MT_KW_STR && a->type != MT_KW_INTS) ? a->f : dflt;
+  return (a && a->type != MT_KW_STR && a->type != MT_KW_INTS && a->type != MT_KW_FLOATS) ? a->f
+                                                                                     : dflt;
 }
 static inline int64_t mt_kw_int(const mt_kwargs *kw, const char *name, int64_t dflt) {
   const mt_kwarg *a = mt_kw_find(kw, name);
