@@ -89,6 +89,12 @@ set(MUTANTS
   stored_zero_specified=ADA-3
   decays_unchecked=ADA-5
   adagrad_in_place=CALL-1
+  # SparseAdam, family sparse_optim
+  sadam_dense_moments=SADAM-1
+  sadam_step_ignored=SADAM-2
+  sadam_empty_refused=SADAM-3
+  sadam_eps_zero_accepted=SADAM-4
+  sadam_dense_grad_ignored=SADAM-5
   # torch.masked functional ops, family masked_fn
   masked_mask_no_broadcast=MFN-1
   masked_amax_fill_zero=MFN-2

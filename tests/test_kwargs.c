@@ -217,7 +217,36 @@ TEST(adagrad_with_a_string_lr_is_invalid_argument_and_an_int_lr_is_a_float) {
   done(&c, (mt_tensor *[]){p, g, s}, 3);
 }
 
+/* FLOATS (betas) and FLOAT_TENSOR (SparseAdam's lr): what each accepts,
+ * and tuples of floats printed as Python does. */
+TEST(floats_and_float_tensor_take_tuples_of_floats) {
+  char b[512];
+  const double beta[] = {0.9, 0.999}, one[] = {0.05}, nanv[] = {NAN, -INFINITY};
+  const int64_t zz[] = {0, 0};
+  mt_kwarg fl = {.name = "betas", .type = MT_KW_FLOATS, .n = 2, .floats = beta};
+  CHECK(!verdict(MT_OP_sparse_adam, 1, &fl, b, sizeof b)[0]);
+  CHECK(!verdict(MT_OP_sparse_adam, 1, (mt_kwarg[]){kw_ints("betas", 2, zz)}, b, sizeof b)[0]);
+  CHECK_HAS(verdict(MT_OP_sparse_adam, 1, (mt_kwarg[]){kw_float("betas", 0.9)}, b, sizeof b),
+            "betas: expected a tuple of floats, got a float (0.9)");
+  /* lr: a float, an int, or a Tensor's elements; not a string */
+  mt_kwarg lr1 = {.name = "lr", .type = MT_KW_FLOATS, .n = 1, .floats = one};
+  CHECK(!verdict(MT_OP_sparse_adam, 1, &lr1, b, sizeof b)[0]);
+  CHECK(!verdict(MT_OP_sparse_adam, 1, (mt_kwarg[]){kw_float("lr", 0.1)}, b, sizeof b)[0]);
+  CHECK_HAS(verdict(MT_OP_sparse_adam, 1, (mt_kwarg[]){kw_str("lr", "0.1")}, b, sizeof b),
+            "lr: expected a float or a tuple of floats (a 1-d Tensor), got a string");
+  /* FLOAT refuses a tuple of floats: Adagrad's lr is a number only */
+  mt_kwarg ada = {.name = "lr", .type = MT_KW_FLOATS, .n = 1, .floats = one};
+  CHECK_HAS(verdict(MT_OP_adagrad_dense, 1, &ada, b, sizeof b),
+            "lr: expected a float, got a tuple of floats ((0.05,))");
+  mt_kwarg odd = {.name = "betas", .type = MT_KW_FLOATS, .n = 2, .floats = nanv};
+  CHECK_HAS(mt_kw_repr(&fl, b, sizeof b), "(0.9, 0.999)");
+  CHECK_HAS(mt_kw_repr(&odd, b, sizeof b), "(nan, -inf)");
+  mt_kwarg broken = {.name = "betas", .type = MT_KW_FLOATS, .n = 2, .floats = NULL};
+  CHECK_HAS(verdict(MT_OP_sparse_adam, 1, &broken, b, sizeof b), "no elements");
+}
+
 MT_TEST_MAIN(T(schema_gives_each_op_its_torch_kwargs_and_types),
+             T(floats_and_float_tensor_take_tuples_of_floats),
              T(float_takes_an_int_bool_and_int_take_only_their_own_type),
              T(unknown_repeated_and_malformed_kwargs_are_refused),
              T(every_cpu_kernel_refuses_a_kwarg_its_op_does_not_take),
