@@ -95,6 +95,11 @@ set(MUTANTS
   sadam_empty_refused=SADAM-3
   sadam_eps_zero_accepted=SADAM-4
   sadam_dense_grad_ignored=SADAM-5
+  # SGD, family sparse_optim
+  sgd_int_float_update=SGD-1
+  sgd_nesterov_ignored=SGD-2
+  sgd_sparse_weight_decay_densified=SGD-3
+  sgd_nesterov_dampening_accepted=SGD-4
   # torch.masked functional ops, family masked_fn
   masked_mask_no_broadcast=MFN-1
   masked_amax_fill_zero=MFN-2

@@ -1,7 +1,9 @@
 /* test_cpu_sparse_optim.c - the CPU sparse_adam kernel: one step derived by
  * hand (SADAM-1/2), a Tensor lr (SADAM-2), the state inputs' checks and the
  * betas pair (which no golden case can reach: torch's state always matches
- * the param), and SADAM-3 before SADAM-5's dtype refusal. */
+ * the param), and SADAM-3 before SADAM-5's dtype refusal; the sgd kernel:
+ * a momentum step with sparse buffers by hand (SGD-2), integer params
+ * (SGD-1). */
 #include <stdlib.h>
 
 #include "cpu_fixtures.h"
@@ -142,6 +144,76 @@ TEST(empty_gradient_skips_before_the_dtype_is_refused) {
   done(&c, (mt_tensor *[]){p, z, z2, g0, g1}, 5);
 }
 
-MT_TEST_MAIN(T(one_step_by_hand_moves_only_the_gradient_entry), T(tensor_lr_is_float32),
+/* ---- sgd ---------------------------------------------------------------- */
+
+static mt_tensor *coo1(mt_dtype dt, int64_t n, int64_t nnz, const int64_t *idx, const double *v,
+                       int coalesced) {
+  mt_tensor *t = NULL;
+  if (mt_coo_new(dt, 1, SHAPE(n), 1, nnz, &t, NULL) != MT_OK) abort();
+  for (int64_t k = 0; k < nnz; k++) {
+    t->indices[k] = idx[k];
+    mt_set_f64(t->values, dt, k, v[k]);
+  }
+  t->coalesced = coalesced;
+  return t;
+}
+
+/* param [1, 2, 3] float64, grad COO {0: 1, 2: -2}, buffer COO {2: 4}
+ * (coalesced), lr 0.5, momentum 0.5:
+ *   buf.mul_(0.5) -> {2: 2} (its coalesced flag cleared);
+ *   buf.add_(grad) merges by index -> {0: 1, 2: 2 + -2 = 0}, not coalesced;
+ *   param += -0.5 * buf -> [1 - 0.5, 2, 3 - 0] = [0.5, 2, 3].
+ * With nesterov: grad + 0.5 * buf -> {0: 1 + 0.5, 2: -2 + 0} -> param
+ *   [1 - 0.75, 2, 3 + 1] = [0.25, 2, 4]. */
+TEST(sgd_momentum_by_hand_merges_sparse_buffers) {
+  mt_tensor *p = dense(MT_float64, 1, SHAPE(3), VALS(1, 2, 3));
+  mt_tensor *g = coo1(MT_float64, 3, 2, (const int64_t[]){0, 2}, VALS(1, -2), 1);
+  mt_tensor *b = coo1(MT_float64, 3, 1, (const int64_t[]){2}, VALS(4), 1);
+  mt_kwarg kv[] = {kw_float("lr", 0.5), kw_float("momentum", 0.5), kw_bool("nesterov", 0)};
+  mt_kwargs kw = {3, kv};
+  const mt_tensor *in[] = {p, g, b};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_sgd, &c, &e, 3, in, &kw), MT_OK);
+  CHECK_EQ_INT(c.n_out, 2);
+  if (c.n_out == 2) {
+    CHECK(at(c.out[0], 0) == 0.5 && at(c.out[0], 1) == 2 && at(c.out[0], 2) == 3);
+    const mt_tensor *nb = c.out[1];
+    CHECK(nb->kind == MT_KIND_COO && nb->nnz == 2 && !nb->coalesced);
+    CHECK(nb->nnz == 2 && nb->indices[0] == 0 && nb->indices[1] == 2 && at(nb, 0) == 1 &&
+          at(nb, 1) == 0);
+  }
+  done(&c, NULL, 0);
+  kv[2] = kw_bool("nesterov", 1);
+  CHECK_STATUS(run(mt_cpu_sgd, &c, &e, 3, in, &kw), MT_OK);
+  if (c.n_out == 2) CHECK(at(c.out[0], 0) == 0.25 && at(c.out[0], 1) == 2 && at(c.out[0], 2) == 4);
+  done(&c, (mt_tensor *[]){p, g, b}, 3);
+}
+
+/* int64 param [5, 5], COO grad {1: 3}: lr 0.5 -> alpha = (int64)-0.5 = 0:
+ * the param stays [5, 5]; lr 2 -> alpha -2: [5, 5 - 6] = [5, -1]. A sparse
+ * param is not implemented here (NOT_SUPPORTED, never a wrong answer). */
+TEST(sgd_integer_param_truncates_alpha) {
+  mt_tensor *p = dense(MT_int64, 1, SHAPE(2), VALS(5, 5));
+  mt_tensor *g = coo1(MT_int64, 2, 1, (const int64_t[]){1}, VALS(3), 1);
+  mt_kwarg kv[] = {kw_float("lr", 0.5)};
+  mt_kwargs kw = {1, kv};
+  const mt_tensor *in[] = {p, g};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_sgd, &c, &e, 2, in, &kw), MT_OK);
+  if (c.n_out == 1) CHECK(at(c.out[0], 0) == 5 && at(c.out[0], 1) == 5);
+  done(&c, NULL, 0);
+  kv[0] = kw_float("lr", 2.0);
+  CHECK_STATUS(run(mt_cpu_sgd, &c, &e, 2, in, &kw), MT_OK);
+  if (c.n_out == 1) CHECK(at(c.out[0], 0) == 5 && at(c.out[0], 1) == -1);
+  done(&c, NULL, 0);
+  const mt_tensor *sp[] = {g, g};
+  CHECK_STATUS(run(mt_cpu_sgd, &c, &e, 2, sp, NULL), MT_NOT_SUPPORTED);
+  done(&c, (mt_tensor *[]){p, g}, 2);
+}
+
+MT_TEST_MAIN(T(sgd_momentum_by_hand_merges_sparse_buffers), T(sgd_integer_param_truncates_alpha),
+             T(one_step_by_hand_moves_only_the_gradient_entry), T(tensor_lr_is_float32),
              T(state_inputs_must_match_the_param), T(betas_must_be_a_pair_and_may_be_ints),
              T(empty_gradient_skips_before_the_dtype_is_refused))

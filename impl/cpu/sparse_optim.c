@@ -233,3 +233,317 @@ out:
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   return st;
 }
+
+/* ==== sgd: torch.optim.SGD's single-tensor step ============================
+ *
+ * Inputs [param, grad] (the first step: no momentum buffer yet) or [param,
+ * grad, momentum_buffer]; grad and buffer dense or COO. Kwargs lr (1e-3),
+ * momentum, dampening, weight_decay (0), nesterov, maximize (false).
+ * Outputs [param], plus [momentum_buffer] when momentum != 0, in the layout
+ * torch leaves it (a sparse gradient makes a sparse buffer).
+ *
+ * SGD-4  SGD.__init__'s checks in its order (lr, momentum, weight_decay,
+ *        nesterov); the dtypes torch's arithmetic refuses.
+ * SGD-3  sparse + dense is refused wherever torch computes it
+ *        (`grad.add(param)` for weight decay, a sparse buffer plus a dense
+ *        gradient, a sparse Nesterov gradient plus a dense buffer).
+ * SGD-2  momentum: buf = grad the first step, then buf * momentum + (1 -
+ *        dampening) * grad; Nesterov adds momentum * buf to the gradient.
+ *        sparse + sparse concatenates the entries (uncoalesced).
+ * SGD-1  param += -lr * grad: dense + dense is a fused multiply-add with
+ *        alpha in the compute type; dense + sparse adds entry by entry in
+ *        stored order with alpha cast to the tensor dtype (an integer param
+ *        truncates -lr: 0 for |lr| < 1). */
+
+static const char *const SGD = "sgd";
+
+typedef struct {
+  double lr, momentum, dampening, weight_decay;
+  int nesterov, maximize;
+} sgd_hp;
+
+static mt_status sgd_parse(const mt_kwargs *kw, sgd_hp *hp, mt_error *err) {
+  char b[48];
+  hp->lr = mt_kw_float(kw, "lr", 1e-3);
+  hp->momentum = mt_kw_float(kw, "momentum", 0.0);
+  hp->dampening = mt_kw_float(kw, "dampening", 0.0);
+  hp->weight_decay = mt_kw_float(kw, "weight_decay", 0.0);
+  hp->nesterov = mt_kw_float(kw, "nesterov", 0.0) != 0.0;
+  hp->maximize = mt_kw_float(kw, "maximize", 0.0) != 0.0;
+  /* `if lr < 0.0` (NaN passes, as in torch) */
+  if (hp->lr < 0.0)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: Invalid learning rate: %s", SGD,
+                  mt__cpu_pyfloat(hp->lr, b, sizeof b));
+  if (hp->momentum < 0.0)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: Invalid momentum value: %s", SGD,
+                  mt__cpu_pyfloat(hp->momentum, b, sizeof b));
+  if (hp->weight_decay < 0.0)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: Invalid weight_decay value: %s", SGD,
+                  mt__cpu_pyfloat(hp->weight_decay, b, sizeof b));
+  if (hp->nesterov && (hp->momentum <= 0.0 || hp->dampening != 0.0))
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: Nesterov momentum requires a momentum and zero dampening", SGD);
+  return MT_OK;
+}
+
+static mt_status sparse_plus_dense(mt_error *err) {
+  return mt_err(err, MT_LAYOUT_MISMATCH,
+                "%s: add(sparse, dense) is not supported. Use add(dense, sparse) instead.", SGD);
+}
+
+/* A scalar operand of a TensorIterator op (dense add/mul): the compute
+ * type's value (float for float32 and the half types, double for float64). */
+static double op_scalar(mt_dtype dt, double v) { return dt == MT_float64 ? v : (double)(float)v; }
+
+/* t = t * s, rounded (dense or COO values). torch's in-place mul_ of a COO
+ * tensor by a number clears its coalesced flag (so the momentum buffer
+ * is uncoalesced from the second step on, and sparse + sparse then
+ * concatenates); its negation (maximize) keeps the flag. */
+static void scale(mt_tensor *t, double s) {
+  int64_t n = t->kind == MT_KIND_COO ? t->nnz * mt_coo_row_numel(t) : mt_numel(t);
+  for (int64_t i = 0; i < n; i++)
+    mt__cpu_st(t->values, t->dtype, i, mt__cpu_ld(t->values, t->dtype, i) * op_scalar(t->dtype, s));
+  if (t->kind == MT_KIND_COO && s != -1.0) t->coalesced = 0;
+}
+
+/* dense d += alpha * x (x dense, same shape): torch's add(x, alpha). float
+ * and double: one fused multiply-add, alpha in the compute type.
+ * float16/bfloat16: alpha cast to the dtype, the product rounded to it,
+ * then the sum (300 random cases each, bit for bit). */
+static void dense_axpy(mt_tensor *d, double alpha, const mt_tensor *x) {
+  mt_dtype dt = d->dtype;
+  int fused = dt == MT_float32 || dt == MT_float64;
+  double a = fused ? op_scalar(dt, alpha) : mt__cpu_round(dt, alpha);
+  for (int64_t i = 0; i < mt_numel(d); i++) {
+    double v = mt__cpu_ld(x->values, x->dtype, i), r = mt__cpu_ld(d->values, dt, i);
+    mt__cpu_st(d->values, dt, i, fused ? fma(a, v, r) : r + mt__cpu_round(dt, a * v));
+  }
+}
+
+/* dense d += alpha * s (s COO), entry by entry in stored order (duplicates
+ * are not summed first), alpha cast to the dtype (torch's dense + sparse
+ * add: `r[i] += value.to<scalar_t>() * v`). Whether the product is rounded
+ * before the sum depends on torch's path: a coalesced gradient without
+ * dense dims rounds it; an uncoalesced or hybrid one is one fused
+ * multiply-add (float and double). float16/bfloat16 always round both.
+ * Found on 200 random float32 cases of each of the four kinds, bit for bit
+ * (golden/mtgen/families/sparse_optim.py's cases confirm it for both). */
+static void dense_add_coo(mt_tensor *d, double alpha, const mt_tensor *s) {
+  mt_dtype dt = d->dtype;
+  double a = mt__cpu_round(dt, alpha);
+  int fused = (dt == MT_float32 || dt == MT_float64) && (!s->coalesced || s->ndim > s->sparse_dim);
+  int64_t row = mt_coo_row_numel(s);
+  for (int64_t k = 0; k < s->nnz; k++)
+    for (int64_t j = 0; j < row; j++) {
+      int64_t i = mt_coo_linear(s, k) * row + j;
+      double v = mt__cpu_ld(s->values, dt, k * row + j), r = mt__cpu_ld(d->values, dt, i);
+      mt__cpu_st(d->values, dt, i, fused ? fma(a, v, r) : r + mt__cpu_round(dt, a * v));
+    }
+}
+
+/* *t = t + alpha * s, both COO (torch's sparse + sparse add): one
+ * two-pointer merge over both entry lists in their stored order, whatever
+ * their coalesced flags: the entry with the smaller linear index goes
+ * first; equal indices give one entry t + alpha * s (a fused multiply-add);
+ * an entry of s alone is alpha * s (rounded). On unsorted input the merge
+ * keeps walking (its output is then neither sorted nor summed), as torch's
+ * does. The result is flagged coalesced only when both inputs are. */
+static mt_status coo_add(const mt_host *h, mt_tensor **t, double alpha, const mt_tensor *s,
+                         mt_error *err) {
+  mt_tensor *a = *t, *r = NULL;
+  mt_dtype dt = a->dtype;
+  int64_t row = mt_coo_row_numel(a), nnz = a->nnz + s->nnz, ka = 0, ks = 0, n = 0;
+  double m = op_scalar(dt, alpha);
+  mt_status st = h->coo_new(dt, a->ndim, a->shape, a->sparse_dim, nnz, &r, err);
+  if (st != MT_OK) return st;
+  /* entries in output order: from a (src 0), from s (src 1), or both */
+  while (ka < a->nnz || ks < s->nnz) {
+    int64_t la = ka < a->nnz ? mt_coo_linear(a, ka) : INT64_MAX;
+    int64_t ls = ks < s->nnz ? mt_coo_linear(s, ks) : INT64_MAX;
+    int take_a = la <= ls, take_s = ls <= la;
+    const mt_tensor *src = take_a ? a : s;
+    int64_t k = take_a ? ka : ks;
+    for (int d = 0; d < a->sparse_dim; d++) r->indices[d * nnz + n] = src->indices[d * src->nnz + k];
+    for (int64_t j = 0; j < row; j++) {
+      double va = take_a ? mt__cpu_ld(a->values, dt, ka * row + j) : 0.0;
+      double vs = take_s ? mt__cpu_ld(s->values, dt, ks * row + j) : 0.0;
+      double v = !take_s ? va : !take_a ? (alpha == 1.0 ? vs : vs * m) : fma(m, vs, va);
+      mt__cpu_st(r->values, dt, n * row + j, v);
+    }
+    ka += take_a;
+    ks += take_s;
+    n++;
+  }
+  if (n < nnz) { /* merged entries: shrink (indices are [sparse_dim, nnz] rows) */
+    for (int d = 1; d < a->sparse_dim; d++)
+      memmove(r->indices + d * n, r->indices + d * nnz, (size_t)n * sizeof(int64_t));
+    r->nnz = n;
+  }
+  r->coalesced = a->coalesced && s->coalesced;
+  h->free(a);
+  *t = r;
+  return MT_OK;
+}
+
+/* SGD-1 for an integer or bool param: only `param.add_(sparse, alpha=-lr)`
+ * runs without error, alpha cast to the dtype (c10's checked conversion). */
+static mt_status sgd_integer(mt_call *call, const sgd_hp *hp, const mt_tensor *grad,
+                             mt_error *err) {
+  const mt_host *h = mt__cpu_host(call);
+  const mt_tensor *param = call->in[0];
+  mt_dtype dt = param->dtype;
+  if (grad->kind == MT_KIND_DENSE)
+    return mt_err(err, MT_DTYPE_MISMATCH,
+                  "%s: For integral input tensors, argument alpha must not be a floating point "
+                  "number.",
+                  SGD);
+  if (hp->momentum != 0.0 || hp->weight_decay != 0.0 || hp->maximize)
+    return mt_err(err, MT_NOT_SUPPORTED,
+                  "%s: an integer param with momentum, weight_decay or maximize is not implemented "
+                  "by the CPU backend",
+                  SGD);
+  double alpha = -hp->lr;
+  int64_t ai;
+  if (dt == MT_bool) {
+    ai = alpha != 0.0;
+  } else {
+    /* c10's checked conversion: outside [lowest, max] overflows (so any
+     * negative alpha for uint8) */
+    double lo = dt == MT_uint8 ? 0 : dt == MT_int8 ? -128 : dt == MT_int32 ? -2147483648.0 : -9.2e18;
+    double hi = dt == MT_uint8 ? 255 : dt == MT_int8 ? 127 : dt == MT_int32 ? 2147483647.0 : 9.2e18;
+    if (!(alpha >= lo && alpha <= hi))
+      return mt_err(err, MT_INVALID_ARGUMENT,
+                    "%s: value cannot be converted to type %s without overflow (alpha = -lr = %g)",
+                    SGD, dt == MT_uint8 ? "uint8_t" : mt_dtype_name(dt), alpha);
+    ai = (int64_t)alpha; /* truncation toward zero */
+  }
+  mt_status st = mt__cpu_copy(h, param, &call->out[0], err);
+  if (st != MT_OK) return st;
+  int64_t row = mt_coo_row_numel(grad);
+  void *p = call->out[0]->values;
+  for (int64_t k = 0; k < grad->nnz; k++)
+    for (int64_t j = 0; j < row; j++) {
+      int64_t i = mt_coo_linear(grad, k) * row + j;
+      int64_t v = mt__cpu_ldi(grad->values, dt, k * row + j);
+      if (dt == MT_bool)
+        mt__cpu_sti(p, dt, i, mt__cpu_ldi(p, dt, i) || (ai && v));
+      else
+        mt__cpu_sti(p, dt, i, mt__cpu_ldi(p, dt, i) + ai * v);
+    }
+  call->n_out = 1;
+  return MT_OK;
+}
+
+mt_status mt_cpu_sgd(mt_call *call, mt_error *err) {
+  const mt_host *h = mt__cpu_host(call);
+  const mt_tensor *in[3] = {NULL, NULL, NULL};
+  mt_tensor *g = NULL, *buf = NULL;
+  char what[32], sa[64], sb[64];
+  sgd_hp hp;
+  mt_status st;
+
+  mt__cpu_begin(call);
+  if ((st = mt__kw_check(MT_OP_sgd, call->kw, err)) != MT_OK) return st;
+  if (call->n_in > 3)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: expected 2 or 3 inputs, got %d", SGD, call->n_in);
+  for (int k = 0; k < call->n_in; k++) {
+    if ((st = mt__cpu_input(call, k, SGD, &in[k], err)) != MT_OK) return st;
+    if ((st = mt_tensor_validate(in[k], mt__cpu_in_name(k, what, sizeof what), err)) != MT_OK)
+      return st;
+  }
+  if (!in[1]) return mt__cpu_input(call, 1, SGD, &in[1], err);
+  if ((st = sgd_parse(call->kw, &hp, err)) != MT_OK) return st;
+  const mt_tensor *param = in[0];
+  mt_dtype dt = param->dtype;
+  if (param->kind != MT_KIND_DENSE)
+    return mt_err(err, MT_NOT_SUPPORTED,
+                  "%s: a %s param is not implemented by the CPU backend (dense params only)", SGD,
+                  mt_kind_name(param->kind));
+  /* `param.grad = grad` (and the buffer, which torch made itself) */
+  for (int k = 1; k < 3 && in[k]; k++) {
+    if (in[k]->dtype != dt)
+      return mt_err(err, MT_DTYPE_MISMATCH, "%s: inputs/%d has dtype %s, param has dtype %s", SGD,
+                    k, mt_dtype_name(in[k]->dtype), mt_dtype_name(dt));
+    if (in[k]->kind != MT_KIND_DENSE && in[k]->kind != MT_KIND_COO)
+      return mt_err(err, MT_LAYOUT_MISMATCH,
+                    "%s: attempting to assign a gradient to a tensor that has data of a different "
+                    "type (inputs/%d has kind %s)",
+                    SGD, k, mt_kind_name(in[k]->kind));
+    if (!mt_shape_equal(in[k], param))
+      return mt_err(err, MT_SHAPE_MISMATCH, "%s: inputs/%d has size %s, param has size %s", SGD, k,
+                    mt_shape_str(in[k]->ndim, in[k]->shape, sa, sizeof sa),
+                    mt_shape_str(param->ndim, param->shape, sb, sizeof sb));
+  }
+  if (!mt_dtype_is_float(dt)) return sgd_integer(call, &hp, in[1], err);
+
+  /* grad = grads[i] if not maximize else -grads[i] (a copy we may change) */
+  if ((st = mt__cpu_copy(h, in[1], &g, err)) != MT_OK) goto out;
+  if (hp.maximize) scale(g, -1.0); /* exact */
+  /* grad = grad.add(param, alpha=weight_decay) */
+  if (hp.weight_decay != 0.0) {
+    if (g->kind == MT_KIND_COO) {
+      st = sparse_plus_dense(err);
+      goto out;
+    }
+    dense_axpy(g, hp.weight_decay, param);
+  }
+  if (hp.momentum != 0.0) {
+    if (!in[2]) { /* buf = grad.detach().clone() */
+      if ((st = mt__cpu_copy(h, g, &buf, err)) != MT_OK) goto out;
+    } else { /* buf.mul_(momentum).add_(grad, alpha=1 - dampening) */
+      if ((st = mt__cpu_copy(h, in[2], &buf, err)) != MT_OK) goto out;
+      scale(buf, hp.momentum);
+      if (buf->kind == MT_KIND_DENSE && g->kind == MT_KIND_DENSE) {
+        dense_axpy(buf, 1.0 - hp.dampening, g);
+      } else if (buf->kind == MT_KIND_DENSE) {
+        dense_add_coo(buf, 1.0 - hp.dampening, g);
+      } else if (g->kind == MT_KIND_DENSE) {
+        st = sparse_plus_dense(err);
+        goto out;
+      } else {
+        if (dt == MT_float16) {
+          st = mt_err(err, MT_DTYPE_MISMATCH, "%s: \"cadd_sparse\" not implemented for 'Half'", SGD);
+          goto out;
+        }
+        if ((st = coo_add(h, &buf, 1.0 - hp.dampening, g, err)) != MT_OK) goto out;
+      }
+    }
+    if (hp.nesterov) { /* grad = grad.add(buf, alpha=momentum) */
+      if (g->kind == MT_KIND_DENSE && buf->kind == MT_KIND_DENSE) {
+        dense_axpy(g, hp.momentum, buf);
+      } else if (g->kind == MT_KIND_DENSE) {
+        dense_add_coo(g, hp.momentum, buf);
+      } else if (buf->kind == MT_KIND_DENSE) {
+        st = sparse_plus_dense(err);
+        goto out;
+      } else {
+        if (dt == MT_float16) {
+          st = mt_err(err, MT_DTYPE_MISMATCH, "%s: \"cadd_sparse\" not implemented for 'Half'", SGD);
+          goto out;
+        }
+        if ((st = coo_add(h, &g, hp.momentum, buf, err)) != MT_OK) goto out;
+      }
+    } else { /* grad = buf */
+      h->free(g);
+      g = NULL;
+      if ((st = mt__cpu_copy(h, buf, &g, err)) != MT_OK) goto out;
+    }
+  }
+  /* param.add_(grad, alpha=-lr) */
+  if ((st = mt__cpu_copy(h, param, &call->out[0], err)) != MT_OK) goto out;
+  if (g->kind == MT_KIND_DENSE)
+    dense_axpy(call->out[0], -hp.lr, g);
+  else
+    dense_add_coo(call->out[0], -hp.lr, g);
+  call->n_out = 1;
+  if (buf) {
+    call->out[1] = buf;
+    buf = NULL;
+    call->n_out = 2;
+  }
+out:
+  if (g) h->free(g);
+  if (buf) h->free(buf);
+  if (st != MT_OK) mt__cpu_drop_outputs(call);
+  return st;
+}

@@ -1,5 +1,6 @@
 """Family sparse_optim: optimizers that take sparse gradients. sparse_adam
-(torch.optim.SparseAdam, SADAM-1..5)."""
+(torch.optim.SparseAdam, SADAM-1..5) and sgd (torch.optim.SGD, dense and
+COO gradients and momentum buffers, SGD-1..4)."""
 import torch
 
 from ..inputs import rand_coo, randn, uniform
@@ -219,8 +220,151 @@ def refused_dtype(short, dt):
                 "DTYPE_MISMATCH", match)
 
 
-def cases():
+# ---- sgd: inputs [param, grad] or [param, grad, momentum_buffer] ----------------
+
+SGD_KEYS = ("lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize")
+SGD_HP = dict(lr=0.05, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False,
+              maximize=False)
+
+
+def sgd_torch(ins, hp):
+    """torch.optim.SGD (single-tensor path), one step; a third input is the
+    momentum buffer a previous step left (absent: the first step). Outputs
+    [param] without momentum, [param, momentum_buffer] with it."""
+    param, grad = ins[0], ins[1]
+    p = param.clone()
+    opt = torch.optim.SGD([p], foreach=False, **{k: hp[k] for k in SGD_KEYS})
+    if len(ins) > 2:
+        opt.state[p]["momentum_buffer"] = ins[2].clone()
+    p.grad = grad.clone()
+    opt.step()
+    if hp["momentum"] == 0:
+        return [p.detach()]
+    return [p.detach(), opt.state[p]["momentum_buffer"]]
+
+
+def sgd_call(hp, has_buf):
+    kw = ", ".join(f"{k}={py(hp[k])}" for k in SGD_KEYS)
+    buf = "opt.state[param]['momentum_buffer'] = momentum_buffer; " if has_buf else ""
+    return (f"opt = torch.optim.SGD([param], {kw}, foreach=False); {buf}"
+            f"param.grad = grad; opt.step()")
+
+
+def rnd(g, shape, dt):
+    """randn in any dtype: integers and bool from float draws scaled by 3."""
+    if dt.is_floating_point:
+        return randn(g, shape, dt)
+    return (randn(g, shape, torch.float32) * 3).to(dt)
+
+
+SGD_GRADS = dict(GRADS, dense=lambda g, dt: rnd(g, SHAPE, dt),
+                 coo=lambda g, dt: rand_coo(g, SHAPE, torch.float32, density=0.4).to(dt)
+                 if not dt.is_floating_point else rand_coo(g, SHAPE, dt, density=0.4))
+SGD_BUFS = {
+    None: None,
+    "dense": lambda g, dt: randn(g, SHAPE, dt),
+    "coo": lambda g, dt: rand_coo(g, SHAPE, dt, density=0.25),
+    "coo_uncoalesced": lambda g, dt: rand_coo(g, SHAPE, dt, density=0.25, duplicates=2),
+    "hybrid": lambda g, dt: hybrid_grad(g, dt, rows=(1, 2)),
+}
+
+
+def sgd_case(short, grad_kind, buf_kind, variant, over, rules, error=None, match=None):
+    dt = ALL_DTYPES[short]
+    hp = dict(SGD_HP, **over)
+
+    def build(g, dt=dt):
+        ins = [rnd(g, SHAPE, dt), SGD_GRADS[grad_kind](g, dt)]
+        if buf_kind is not None:
+            ins.append(SGD_BUFS[buf_kind](g, dt))
+        return ins
+    layout = ("coo" if grad_kind.startswith(("coo", "hybrid", "stored", "empty")) else "dense") + \
+        ("" if buf_kind is None else "_" + ("dense" if buf_kind == "dense" else "coo"))
+    return Case(id=f"sgd.{layout}.{short}.{variant}", op="sgd", rules=tuple(rules),
+                tolerance=TOL.get(dt, "exact"), build=build, run=sgd_torch,
+                torch_call=sgd_call(hp, buf_kind is not None),
+                kwargs={k: hp[k] for k in SGD_KEYS}, error_class=error, error_match=match)
+
+
+M = {"momentum": 0.9}
+# (grad kind, buffer kind, variant, hp overrides, rules)
+SGD_ROWS = [
+    ("dense", None, "plain", {}, ("SGD-1",)),
+    ("dense", None, "maximize", {"maximize": True}, ("SGD-1",)),
+    ("dense", None, "weight_decay", {"weight_decay": 0.1}, ("SGD-1",)),
+    ("coo", None, "plain", {}, ("SGD-1",)),
+    ("coo_uncoalesced", None, "uncoalesced", {}, ("SGD-1",)),
+    ("hybrid", None, "hybrid", {}, ("SGD-1",)),
+    ("hybrid_uncoalesced", None, "hybrid_uncoalesced", {}, ("SGD-1",)),
+    ("coo", None, "maximize", {"maximize": True}, ("SGD-1",)),
+    ("stored_zeros", None, "stored_zeros", {}, ("SGD-1",)),
+    ("empty", None, "empty", {}, ("SGD-1",)),
+    # momentum: the first step clones the gradient into the buffer
+    ("dense", None, "momentum_first_step", M, ("SGD-2",)),
+    ("coo", None, "momentum_first_step", M, ("SGD-2",)),
+    ("coo_uncoalesced", None, "momentum_first_step_uncoalesced", M, ("SGD-2",)),
+    ("empty", None, "momentum_first_step_empty", M, ("SGD-2",)),
+    # later steps: buf = buf * momentum + (1 - dampening) * grad
+    ("dense", "dense", "momentum", M, ("SGD-2",)),
+    ("dense", "dense", "momentum_dampening", dict(M, dampening=0.25), ("SGD-2",)),
+    ("dense", "dense", "nesterov", dict(M, nesterov=True), ("SGD-2",)),
+    ("dense", "dense", "momentum_weight_decay_maximize",
+     dict(M, weight_decay=0.1, maximize=True), ("SGD-2",)),
+    ("coo", "coo", "momentum", M, ("SGD-2",)),
+    ("coo", "coo", "momentum_dampening", dict(M, dampening=0.25), ("SGD-2",)),
+    ("coo", "coo", "nesterov", dict(M, nesterov=True), ("SGD-2",)),
+    ("coo_uncoalesced", "coo_uncoalesced", "momentum_uncoalesced", M, ("SGD-2",)),
+    ("hybrid", "hybrid", "momentum_hybrid", M, ("SGD-2",)),
+    ("coo", "dense", "momentum", M, ("SGD-2",)),
+    # refusals of sparse + dense (torch's add(sparse, dense))
+    ("coo", None, "weight_decay", {"weight_decay": 0.1}, ("SGD-3",)),
+    ("dense", "coo", "momentum", M, ("SGD-3",)),
+    ("coo", "dense", "weight_decay", dict(M, weight_decay=0.1), ("SGD-3",)),
+    ("coo", "dense", "nesterov", dict(M, nesterov=True), ("SGD-3",)),
+    ("dense", "coo", "nesterov", dict(M, nesterov=True), ("SGD-3",)),
+]
+SGD_ERRORS = [  # SGD.__init__'s checks, in its order
+    ("negative_lr", {"lr": -0.1}, "Invalid learning rate"),
+    ("negative_momentum", {"momentum": -0.1}, "Invalid momentum value"),
+    ("negative_weight_decay", {"weight_decay": -0.1}, "Invalid weight_decay value"),
+    ("nesterov_without_momentum", {"nesterov": True}, "Nesterov momentum requires"),
+    ("nesterov_with_dampening", dict(M, nesterov=True, dampening=0.1),
+     "Nesterov momentum requires"),
+    ("negative_lr_and_momentum", {"lr": -0.1, "momentum": -0.1}, "Invalid learning rate"),
+]
+
+
+def sgd_cases():
     out = []
+    for short, dt in FLOATS.items():
+        for grad_kind, buf_kind, variant, over, rules in SGD_ROWS:
+            err = "LAYOUT_MISMATCH" if "SGD-3" in rules else None
+            match = "add(sparse, dense) is not supported" if err else None
+            if err is None and dt == torch.float16 and grad_kind != "dense" and \
+                    buf_kind not in (None, "dense"):
+                # sparse + sparse: torch's CPU kernel has no float16 (bfloat16 has one)
+                rules, err, match = rules + ("SGD-4",), "DTYPE_MISMATCH", \
+                    '"cadd_sparse" not implemented for \'Half\''
+            out.append(sgd_case(short, grad_kind, buf_kind, variant, over, rules, err, match))
+    for variant, over, first in SGD_ERRORS:
+        out.append(sgd_case("f32", "coo", None, f"invalid_{variant}", over, ("SGD-4",),
+                            "INVALID_ARGUMENT", first))
+    # integers: a dense gradient is refused (a float alpha with an integral
+    # tensor); a COO gradient leaves the param as it is (torch casts alpha =
+    # -lr to the integer type: 0)
+    for short, dt in REFUSED.items():
+        out.append(sgd_case(short, "dense", None, "dtype_refused", {}, ("SGD-4",),
+                            "DTYPE_MISMATCH", "argument alpha must not be a floating point"))
+        if dt == torch.uint8:  # -lr does not fit uint8: the cast itself is refused
+            out.append(sgd_case(short, "coo", None, "alpha_overflows", {}, ("SGD-4",),
+                                "INVALID_ARGUMENT", "cannot be converted to type uint8_t"))
+        else:
+            out.append(sgd_case(short, "coo", None, "alpha_truncated", {}, ("SGD-1",)))
+    return out
+
+
+def cases():
+    out = sgd_cases()
     for short, dt in FLOATS.items():
         for kind, variant, over, fresh in RANDOM:
             layout = "coo"
