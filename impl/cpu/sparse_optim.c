@@ -385,6 +385,25 @@ static mt_status coo_add(const mt_host *h, mt_tensor **t, double alpha, const mt
   return MT_OK;
 }
 
+/* *t = t + alpha * s for the layouts torch's `t.add_(s, alpha)` meets:
+ * dense + dense, dense + COO, COO + COO; COO + dense is refused (SGD-3),
+ * and so is float16 COO + COO (torch's CPU kernel has none). */
+static mt_status add_any(const mt_host *h, mt_tensor **t, double alpha, const mt_tensor *s,
+                         mt_error *err) {
+  if ((*t)->kind == MT_KIND_DENSE && s->kind == MT_KIND_DENSE) {
+    dense_axpy(*t, alpha, s);
+    return MT_OK;
+  }
+  if ((*t)->kind == MT_KIND_DENSE) {
+    dense_add_coo(*t, alpha, s);
+    return MT_OK;
+  }
+  if (s->kind == MT_KIND_DENSE) return sparse_plus_dense(err);
+  if ((*t)->dtype == MT_float16)
+    return mt_err(err, MT_DTYPE_MISMATCH, "%s: \"cadd_sparse\" not implemented for 'Half'", SGD);
+  return coo_add(h, t, alpha, s, err);
+}
+
 /* SGD-1 for an integer or bool param: only `param.add_(sparse, alpha=-lr)`
  * runs without error, alpha cast to the dtype (c10's checked conversion). */
 static mt_status sgd_integer(mt_call *call, const sgd_hp *hp, const mt_tensor *grad,
@@ -480,49 +499,18 @@ mt_status mt_cpu_sgd(mt_call *call, mt_error *err) {
   if ((st = mt__cpu_copy(h, in[1], &g, err)) != MT_OK) goto out;
   if (hp.maximize) scale(g, -1.0); /* exact */
   /* grad = grad.add(param, alpha=weight_decay) */
-  if (hp.weight_decay != 0.0) {
-    if (g->kind == MT_KIND_COO) {
-      st = sparse_plus_dense(err);
-      goto out;
-    }
-    dense_axpy(g, hp.weight_decay, param);
-  }
+  if (hp.weight_decay != 0.0 && (st = add_any(h, &g, hp.weight_decay, param, err)) != MT_OK)
+    goto out;
   if (hp.momentum != 0.0) {
     if (!in[2]) { /* buf = grad.detach().clone() */
       if ((st = mt__cpu_copy(h, g, &buf, err)) != MT_OK) goto out;
     } else { /* buf.mul_(momentum).add_(grad, alpha=1 - dampening) */
       if ((st = mt__cpu_copy(h, in[2], &buf, err)) != MT_OK) goto out;
       scale(buf, hp.momentum);
-      if (buf->kind == MT_KIND_DENSE && g->kind == MT_KIND_DENSE) {
-        dense_axpy(buf, 1.0 - hp.dampening, g);
-      } else if (buf->kind == MT_KIND_DENSE) {
-        dense_add_coo(buf, 1.0 - hp.dampening, g);
-      } else if (g->kind == MT_KIND_DENSE) {
-        st = sparse_plus_dense(err);
-        goto out;
-      } else {
-        if (dt == MT_float16) {
-          st = mt_err(err, MT_DTYPE_MISMATCH, "%s: \"cadd_sparse\" not implemented for 'Half'", SGD);
-          goto out;
-        }
-        if ((st = coo_add(h, &buf, 1.0 - hp.dampening, g, err)) != MT_OK) goto out;
-      }
+      if ((st = add_any(h, &buf, 1.0 - hp.dampening, g, err)) != MT_OK) goto out;
     }
     if (hp.nesterov) { /* grad = grad.add(buf, alpha=momentum) */
-      if (g->kind == MT_KIND_DENSE && buf->kind == MT_KIND_DENSE) {
-        dense_axpy(g, hp.momentum, buf);
-      } else if (g->kind == MT_KIND_DENSE) {
-        dense_add_coo(g, hp.momentum, buf);
-      } else if (buf->kind == MT_KIND_DENSE) {
-        st = sparse_plus_dense(err);
-        goto out;
-      } else {
-        if (dt == MT_float16) {
-          st = mt_err(err, MT_DTYPE_MISMATCH, "%s: \"cadd_sparse\" not implemented for 'Half'", SGD);
-          goto out;
-        }
-        if ((st = coo_add(h, &g, hp.momentum, buf, err)) != MT_OK) goto out;
-      }
+      if ((st = add_any(h, &g, hp.momentum, buf, err)) != MT_OK) goto out;
     } else { /* grad = buf */
       h->free(g);
       g = NULL;
@@ -531,10 +519,7 @@ mt_status mt_cpu_sgd(mt_call *call, mt_error *err) {
   }
   /* param.add_(grad, alpha=-lr) */
   if ((st = mt__cpu_copy(h, param, &call->out[0], err)) != MT_OK) goto out;
-  if (g->kind == MT_KIND_DENSE)
-    dense_axpy(call->out[0], -hp.lr, g);
-  else
-    dense_add_coo(call->out[0], -hp.lr, g);
+  if ((st = add_any(h, &call->out[0], -hp.lr, g, err)) != MT_OK) goto out;
   call->n_out = 1;
   if (buf) {
     call->out[1] = buf;
