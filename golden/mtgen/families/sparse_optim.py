@@ -334,6 +334,23 @@ SGD_ERRORS = [  # SGD.__init__'s checks, in its order
 ]
 
 
+def sgd_grad_errors(dt):
+    """SGD-4: what `param.grad = grad` refuses (torch checks the dtype, then
+    the layout, then the size)."""
+    other = torch.float64 if dt != torch.float64 else torch.float32
+    return [
+        ("csr", "csr_grad", lambda g: [randn(g, SHAPE, dt), randn(g, SHAPE, dt).to_sparse_csr()],
+         "LAYOUT_MISMATCH", "a gradient to a tensor that has data of a different type"),
+        ("coo", "shape_mismatch", lambda g: [randn(g, SHAPE, dt), rand_coo(g, (7, 4), dt)],
+         "SHAPE_MISMATCH", "attempting to assign a gradient of size"),
+        ("coo", "dtype_mismatch", lambda g: [randn(g, SHAPE, dt), rand_coo(g, SHAPE, other)],
+         "DTYPE_MISMATCH", "attempting to assign a gradient with dtype"),
+        ("csr", "dtype_and_layout_mismatch",
+         lambda g: [randn(g, SHAPE, dt), randn(g, SHAPE, other).to_sparse_csr()],
+         "DTYPE_MISMATCH", "attempting to assign a gradient with dtype"),
+    ]
+
+
 def sgd_cases():
     out = []
     for short, dt in FLOATS.items():
@@ -346,6 +363,12 @@ def sgd_cases():
                 rules, err, match = rules + ("SGD-4",), "DTYPE_MISMATCH", \
                     '"cadd_sparse" not implemented for \'Half\''
             out.append(sgd_case(short, grad_kind, buf_kind, variant, over, rules, err, match))
+        for layout, variant, build, err, match in sgd_grad_errors(dt):
+            out.append(Case(id=f"sgd.{layout}.{short}.{variant}", op="sgd", rules=("SGD-4",),
+                            tolerance=TOL.get(dt, "exact"), build=build, run=sgd_torch,
+                            torch_call=sgd_call(SGD_HP, False),
+                            kwargs={k: SGD_HP[k] for k in SGD_KEYS}, error_class=err,
+                            error_match=match))
     for variant, over, first in SGD_ERRORS:
         out.append(sgd_case("f32", "coo", None, f"invalid_{variant}", over, ("SGD-4",),
                             "INVALID_ARGUMENT", first))
