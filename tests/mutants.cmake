@@ -89,6 +89,7 @@ set(MUTANTS
   stored_zero_specified=ADA-3
   decays_unchecked=ADA-5
   adagrad_in_place=CALL-1
+  hybrid_row_first_only=ADA-8
   # SparseAdam, family sparse_optim
   sadam_dense_moments=SADAM-1
   sadam_step_ignored=SADAM-2

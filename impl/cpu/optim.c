@@ -357,8 +357,10 @@ mt_status mt_cpu_adagrad_masked(mt_call *call, mt_error *err) {
   if (a.grad->kind == MT_KIND_COO) {
     /* The tutorial: mask = (grad.to_dense() != 0).to_sparse(), so the
      * coalesced grad's explicitly stored zeros are masked out. */
-    if (a.grad->dense_dim != 0) {
-      st = mt_err(err, MT_NOT_SUPPORTED, "%s: a hybrid COO grad (dense_dim %d) is not supported",
+    if (a.grad->dense_dim != 0) { /* ADA-8: that mask has no dense dims */
+      st = mt_err(err, MT_LAYOUT_MISMATCH,
+                  "%s: mask.dense_dim() must match input.dense_dim(): 0 vs %d (the tutorial's mask "
+                  "(grad.to_dense() != 0).to_sparse() of a hybrid grad)",
                   name, a.grad->dense_dim);
       goto out;
     }

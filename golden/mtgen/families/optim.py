@@ -8,6 +8,7 @@ from ..inputs import (as_dense, coo_as_masked, masked_as_coo, neg_zeros, rand_co
                       randn, tutorial_grad, uniform)
 from ..model import DTYPES, Case, Surprise, check_ids, py
 from ..tolerance import within
+from .optim_layouts import layout_cases
 
 HP_KEYS = ("lr", "lr_decay", "weight_decay", "eps", "maximize", "step")
 TUTORIAL_HP = dict(lr=0.1, lr_decay=0.0, weight_decay=0.0, eps=1e-10, maximize=False, step=1)
@@ -344,6 +345,7 @@ def cases():
                 # the dense-storage grad's masked-in zeros are specified; the
                 # COO form's mask (grad != 0) drops them: the forms differ
                 compare_forms=False))
+    cases += layout_cases()
     return check_ids(cases)
 
 

@@ -1,0 +1,62 @@
+"""Family optim, continued: Adagrad's gradients in the layouts beyond the
+tutorial's 2-D COO (ADA-8): hybrid COO (nn.Embedding's rows x dim), empty
+gradients (nnz = 0: torch's `_make_sparse` builds an empty tensor), and the
+compressed layouts, which `param.grad = grad` refuses (CSR here; CSC, BSR
+and BSC need golden kinds mtcs does not have yet)."""
+import torch
+
+from ..inputs import randn, uniform
+from ..model import DTYPES
+
+SHAPE = (6, 4)
+
+
+def hybrid_grad(g, dt, rows=(0, 2, 5), duplicate=False):
+    rows = list(rows) + ([rows[0]] if duplicate else [])
+    t = torch.sparse_coo_tensor(torch.tensor([rows]), randn(g, (len(rows), SHAPE[1]), dt), SHAPE)
+    return t if duplicate else t.coalesce()
+
+
+def empty_grad(dt, sparse_dim):
+    return torch.sparse_coo_tensor(torch.zeros(sparse_dim, 0, dtype=torch.int64),
+                                   torch.zeros((0, *SHAPE[sparse_dim:]), dtype=dt), SHAPE)
+
+
+GRADS = {
+    "hybrid": lambda g, dt: hybrid_grad(g, dt),
+    "hybrid_uncoalesced": lambda g, dt: hybrid_grad(g, dt, duplicate=True),
+    "empty": lambda g, dt: empty_grad(dt, 2),
+    "empty_hybrid": lambda g, dt: empty_grad(dt, 1),
+    "csr": lambda g, dt: randn(g, SHAPE, dt).to_sparse_csr(),
+}
+
+
+def inputs(kind, g, dt):
+    param = uniform(g, SHAPE, dt, 1.0, 2.0)
+    return [param, GRADS[kind](g, dt), uniform(g, SHAPE, dt, 0.5, 3.0)]
+
+
+ASSIGN = "a gradient to a tensor that has data of a different type"
+# (path, grad kind, expected error class or None, the error's text). The
+# tutorial's masked path builds its mask as (grad.to_dense() != 0).to_sparse(),
+# a COO tensor without dense dims: with a hybrid grad masked_tensor refuses it.
+ROWS = [
+    ("sparse", "hybrid", None, None), ("sparse", "hybrid_uncoalesced", None, None),
+    ("sparse", "empty", None, None), ("sparse", "empty_hybrid", None, None),
+    ("masked", "hybrid", "LAYOUT_MISMATCH", "mask.dense_dim() must match input.dense_dim()"),
+    ("masked", "empty", None, None),
+    ("dense", "csr", "LAYOUT_MISMATCH", ASSIGN), ("sparse", "csr", "LAYOUT_MISMATCH", ASSIGN),
+]
+
+
+def layout_cases():
+    from .optim import RANDOM_HP, adagrad_case  # optim imports this module
+    out = []
+    for short, dt in DTYPES.items():
+        for path, kind, err, match in ROWS:
+            layout = "csr" if kind == "csr" else "coo"
+            out.append(adagrad_case(path, layout, short, f"grad_{kind}",
+                                    lambda g, k=kind, dt=dt: inputs(k, g, dt), RANDOM_HP,
+                                    ("ADA-8",), error_class=err, error_match=match,
+                                    compare_forms=False))
+    return out
