@@ -15,6 +15,9 @@
  *
  * NPMA-2: a result element is specified only where both operands are (numpy
  *   ORs its masks): masks that differ are no error.
+ * NPMA-16: the operands broadcast as numpy's arrays do, masks with their
+ *   data (a plain tensor or a number: all specified); shapes that do not
+ *   broadcast are SHAPE_MISMATCH.
  * NPMA-3: np.ma.divide also masks where |a| * tiny >= |b| (tiny = the
  *   smallest normal double: division by zero, and by numbers that small
  *   relative to a) and every non-finite quotient.
@@ -202,7 +205,6 @@ static mt_status binary(mt_call *call, mt_op op, mt_error *err) {
   void *od = NULL;
   uint8_t *om = NULL;
   mt_status st;
-  char sa[64], sb[64];
 
   if ((st = npma_begin(call, op, err)) != MT_OK) return st;
   if ((st = npma_arg_open(call, 0, name, &a, err)) != MT_OK) goto out;
@@ -211,14 +213,18 @@ static mt_status binary(mt_call *call, mt_op op, mt_error *err) {
     st = mt_err(err, MT_NOT_SUPPORTED, "%s: two numbers: no tensor operand", name);
     goto out;
   }
-  const mt_tensor *shape_of = a.is_number ? b.t : a.t;
-  if (!a.is_number && !b.is_number && !mt_shape_equal(a.t, b.t)) {
+  int ndim = 0;
+  int64_t shape[MT_MAX_DIMS];
+  npma_arg *both[2] = {&a, &b};
+  if (fn->kind == K_SHIFT && !b.is_number && !mt_shape_equal(a.t, b.t)) {
     st = mt_err(err, MT_NOT_SUPPORTED,
-                "%s: shapes %s and %s: broadcasting is not implemented by the numpy_ma profile",
-                name, mt_shape_str(a.t->ndim, a.t->shape, sa, sizeof sa),
-                mt_shape_str(b.t->ndim, b.t->shape, sb, sizeof sb));
+                "%s: np.ma's shifts build masked_array(d, mask=a's mask): broadcasting is "
+                "numpy's MaskError or a mask of a's shape; not implemented", name);
     goto out;
   }
+  if ((st = npma_broadcast(both, 2, name, &ndim, shape, err)) != MT_OK) goto out; /* NPMA-16 */
+  npma_arg_bcast(&a, ndim, shape);
+  npma_arg_bcast(&b, ndim, shape);
   mt_dtype rt;
   if (fn->kind == K_SHIFT && !a.is_masked) {
     st = mt_err(err, MT_NOT_SUPPORTED, "%s: only a masked tensor shifted is implemented", name);
@@ -250,9 +256,8 @@ static mt_status binary(mt_call *call, mt_op op, mt_error *err) {
   if ((fn->dt_rule == '8' || fn->kind == K_SHIFT) && rt == MT_bool) rt = ct = MT_int8;
   if (fn->dt_rule == 'b') rt = MT_bool;
   int is_int = npma_kind(ct) != 'f';
-  if ((st = npma_new_out(call, rt, shape_of->ndim, shape_of->shape, &od, &om, err)) != MT_OK)
-    goto out;
-  for (int64_t i = 0; i < mt_numel(shape_of); i++) {
+  if ((st = npma_new_out(call, rt, ndim, shape, &od, &om, err)) != MT_OK) goto out;
+  for (int64_t i = 0; i < mt_shape_numel(ndim, shape); i++) {
     int spec = both_spec(&a, &b, i);
     if (fn->kind == K_CMP) { /* NPMA-9 */
       int r = is_int ? cmp_i(op, npma_ldi(&a, i), npma_ldi(&b, i))

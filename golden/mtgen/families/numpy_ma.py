@@ -684,6 +684,64 @@ def shift_cases(short):
     return out
 
 
+# NPMA-16: broadcasting. variant -> (layout, build(g, short), args); the
+# masks broadcast with their data, a plain tensor has numpy.ma's nomask
+BCAST_ROWS = {
+    "npma_bcast_col_row": ("masked_masked", lambda g, s: [rand_m(g, (3, 1), s),
+                                                          rand_m(g, (1, 4), s)], "a, b"),
+    "npma_bcast_row": ("masked_masked", lambda g, s: [rand_m(g, (4,), s),
+                                                      rand_m(g, (3, 4), s)], "a, b"),
+    "npma_bcast_dense_row": ("masked_dense", lambda g, s: [rand_m(g, (3, 4), s),
+                                                           rand_data(g, (4,), s)], "m, t"),
+    "npma_bcast_dense_col": ("dense_masked", lambda g, s: [rand_data(g, (3, 1), s),
+                                                           rand_m(g, (2, 1, 4), s)], "t, m"),
+    # a 0-d masked operand (one mask bit for every element)
+    "npma_bcast_0d_masked": ("masked_masked", lambda g, s: [
+        rand_m(g, (3, 4), s), NpMasked(rand_data(g, (), s), torch.tensor(False))], "a, b"),
+    "npma_bcast_0d_spec": ("masked_masked", lambda g, s: [
+        NpMasked(rand_data(g, (), s), torch.tensor(True)), rand_m(g, (3, 4), s)], "a, b"),
+    "npma_bcast_zero_size": ("masked_masked", lambda g, s: [rand_m(g, (0, 1), s),
+                                                            rand_m(g, (1, 4), s)], "a, b"),
+    "npma_bcast_mismatch": ("masked_masked", lambda g, s: [rand_m(g, (3, 4), s),
+                                                           rand_m(g, (2, 4), s)], "a, b"),
+}
+BCAST_MAIN = ("npma_bcast_col_row", "npma_bcast_0d_masked")
+# the ops that get every variant (one per kind of np.ma operation: plain,
+# domained, comparison, extrema); the file-size budget
+BCAST_FULL = ("add", "div", "eq", "maximum")
+
+
+def bcast_cases(short):
+    """NPMA-16 for every broadcasting binary op of the profile (not the
+    shifts: np.ma.left_shift/right_shift keep a's mask), in float32 (all
+    variants), float64 and int64 (the main ones)."""
+    if short not in ("f32", "f64", "i64"):
+        return []
+    out = []
+    for op in list(BINARY):
+        npn = NP_NAME[op]
+        if op in BIN2_ALIASES or op in ALIASES:
+            continue
+        if short in FLOATS and op in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+            continue
+        rules = ("NPMA-2", "NPMA-16")
+        tol = BIN2[op][3] if op in BIN2 else "exact"
+        run = binary_run(op)
+        for variant, (layout, build, args) in BCAST_ROWS.items():
+            if (short != "f32" or op not in BCAST_FULL) and variant not in BCAST_MAIN:
+                continue
+            if short != "f32" and (op not in BCAST_FULL or variant != "npma_bcast_col_row"):
+                continue
+            err = "SHAPE_MISMATCH" if variant == "npma_bcast_mismatch" else None
+            out.append(Case(
+                id=f"{op}.{layout}.{short}.{variant}", op=op, rules=rules, tolerance=tol,
+                build=lambda g, b=build: b(g, short), run=run,
+                torch_call=f"np.ma.{npn}({args})", error_class=err,
+                error_match="could not be broadcast" if err else None,
+                check_masked_out=True, tag_rules=with_fills, profile="numpy_ma"))
+    return out
+
+
 def same_mask(g, short, fa=None, fb=None):
     mask = rand_mask(g, (3, 4))
     a, b = rand_data(g, (3, 4), short), rand_data(g, (3, 4), short)
@@ -1014,6 +1072,7 @@ def cases():
         out += binary_cases(short)
         out += bin2_cases(short)
         out += shift_cases(short)
+        out += bcast_cases(short)
         out += reduce_cases(short)
         out += reduce2_cases(short)
         out += opinfo_cases(short)
