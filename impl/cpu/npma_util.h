@@ -278,4 +278,16 @@ static inline mt_status npma_begin(mt_call *call, mt_op op, mt_error *err) {
   return mt__kw_check(op, call->kw, err);
 }
 
+/* ---- reductions (npma_reduce.c), shared with npma_masked_fn.c ---------- */
+
+/* The reductions of numpy.ma on the operand a (its mask must be set,
+ * one flag per element; a->t gives the shape) with the call's kwargs `dim`
+ * and `keepdim`; kwargs already checked. mt__npma_reduce: sum mean prod
+ * amin amax (NPMA-5); mt__npma_reduce2: all argmin argmax var std (NPMA-12..14),
+ * var/std dividing by count - ddof (NPMA-17). `name` names the op in errors. */
+mt_status mt__npma_reduce(mt_call *call, mt_op op, const char *name, const npma_arg *a,
+                          mt_error *err);
+mt_status mt__npma_reduce2(mt_call *call, mt_op op, const char *name, const npma_arg *a,
+                           int64_t ddof, mt_error *err);
+
 #endif /* MT_NPMA_UTIL_H */

@@ -742,6 +742,121 @@ def bcast_cases(short):
     return out
 
 
+# NPMA-17: torch.masked's functional ops on x and a bool mask, as
+# np.ma.array(x, mask=~np.broadcast_to(mask, x.shape)).<op>(axis=dim) (no
+# mask: an all-false numpy mask, so the dtypes are those of a masked input)
+MFN = {  # op -> (the MaskedArray method, rules, tolerance(short))
+    "masked_sum": ("sum", ("NPMA-4", "NPMA-5", "NPMA-17"), lambda s: tol_reduce(s, "sum")),
+    "masked_prod": ("prod", ("NPMA-4", "NPMA-5", "NPMA-17"), lambda s: tol_reduce(s, "prod")),
+    "masked_amin": ("min", ("NPMA-4", "NPMA-5", "NPMA-17"), tol_exact),
+    "masked_amax": ("max", ("NPMA-4", "NPMA-5", "NPMA-17"), tol_exact),
+    "masked_mean": ("mean", ("NPMA-4", "NPMA-5", "NPMA-17"), lambda s: tol_reduce(s, "mean")),
+    "masked_argmin": ("argmin", ("NPMA-5", "NPMA-13", "NPMA-17"), tol_exact),
+    "masked_argmax": ("argmax", ("NPMA-5", "NPMA-13", "NPMA-17"), tol_exact),
+    "masked_var": ("var", ("NPMA-5", "NPMA-14", "NPMA-17"), lambda s: tol_var(s)),
+    "masked_std": ("std", ("NPMA-5", "NPMA-14", "NPMA-17"), lambda s: tol_var(s)),
+    "masked_cumsum": ("cumsum", ("NPMA-17",), lambda s: tol_reduce(s, "sum")),
+    "masked_cumprod": ("cumprod", ("NPMA-17",), lambda s: tol_reduce(s, "prod")),
+}
+# variant -> (shape, kwargs, with a mask, fully masked row)
+MFN_ROWS = {
+    "npma_dim1": ((3, 4), {"dim": 1}, True, None),
+    "npma_dim0_no_mask": ((3, 4), {"dim": 0}, False, None),
+    "npma_all": ((3, 4), {}, True, None),
+    "npma_fully_masked_row": ((3, 4), {"dim": 1}, True, 1),
+    "npma_dim1_keepdim": ((3, 4), {"dim": 1, "keepdim": True}, True, None),
+    "npma_mask_broadcast": ((3, 4), {"dim": 1}, "row", None),
+    "npma_one_specified_row": ((3, 4), {"dim": 1}, True, "one"),
+    "npma_unbiased_false": ((3, 4), {"dim": 1, "unbiased": False}, True, None),
+}
+MFN_MAIN = ("npma_dim1", "npma_fully_masked_row")
+
+
+def mfn_run(method, kw):
+    dim, keepdim = kw.get("dim"), kw.get("keepdim")
+    ddof = None
+    if method in ("var", "std"):
+        ddof = 0 if kw.get("unbiased") is False else 1
+
+    def run(ins, _kw):
+        x = ins[0].numpy()
+        mask = ins[1].numpy() if len(ins) > 1 else np.ones(x.shape, bool)
+        m = ma.masked_array(x.copy(), mask=~np.broadcast_to(mask, x.shape))
+        args = {}
+        if dim is not None:
+            args["axis"] = dim
+        if keepdim is not None:
+            args["keepdims"] = keepdim
+        if ddof is not None:
+            args["ddof"] = ddof
+        r = getattr(m, method)(**args)
+        one = ma.masked_array(np.ones((1,) * max(m.ndim, 1), m.dtype), mask=False)
+        dt = np.asarray(getattr(one, method)()).dtype
+        return [from_np(r, dt)]
+    return run
+
+
+def mfn_call(method, kw, with_mask):
+    mask = "mask" if with_mask else "np.ones(x.shape, bool)"
+    args = []
+    if "dim" in kw:
+        args.append(f"axis={py(kw['dim'])}")
+    if "keepdim" in kw:
+        args.append(f"keepdims={py(kw['keepdim'])}")
+    if method in ("var", "std"):
+        args.append(f"ddof={0 if kw.get('unbiased') is False else 1}")
+    return (f"np.ma.masked_array(x, mask=~np.broadcast_to({mask}, x.shape))"
+            f".{method}({', '.join(args)})")
+
+
+def mfn_cases(short):
+    if short not in ("f32", "f64", "i64", "f16", "bool"):
+        return []
+    out = []
+    for op, (method, rules, tolf) in MFN.items():
+        is_scan = method in ("cumsum", "cumprod")
+        is_var = method in ("var", "std")
+        if short == "bool" and (is_var or method in ("mean", "argmin", "argmax")):
+            continue  # the file-size budget: sum/prod/min/max/scans show bool
+        for variant, (shape, kw, with_mask, empty) in MFN_ROWS.items():
+            if short != "f32" and variant not in MFN_MAIN:
+                continue
+            if variant == "npma_all" and is_scan:
+                continue  # torch's scans require dim
+            if variant == "npma_dim1_keepdim" and (is_scan or method in ("argmin", "argmax")):
+                continue
+            if variant in ("npma_one_specified_row", "npma_unbiased_false") and not is_var:
+                continue
+            if is_scan and variant == "npma_dim0_no_mask" and short == "f32":
+                pass
+
+            def build(g, shape=shape, with_mask=with_mask, empty=empty, method=method):
+                lo, hi = (0.5, 1.5) if method in ("prod", "cumprod") and short in FLOATS \
+                    else (None, None)
+                if method in ("prod", "cumprod") and short in INTS:
+                    lo, hi = -3, 4
+                x = rand_data(g, shape, short, lo, hi)
+                if not with_mask:
+                    return [x]
+                if with_mask == "row":
+                    return [x, rand_mask(g, (shape[-1],))]
+                mask = rand_mask(g, shape)
+                if empty == "one":
+                    mask[1] = False
+                    mask[1, 2] = True
+                elif empty is not None:
+                    mask[empty] = False
+                return [x, mask]
+            tol = tolf(short)
+            run = mfn_run(method, kw)
+            out.append(Case(
+                id=f"{op}.dense.{short}.{variant}", op=op, rules=rules, tolerance=tol,
+                build=build, run=run, torch_call=mfn_call(method, kw, with_mask), kwargs=kw,
+                check_masked_out=True, tag_rules=with_fills, profile="numpy_ma",
+                input_masks="0:1" if with_mask is True else None))
+    return out
+
+
 def same_mask(g, short, fa=None, fb=None):
     mask = rand_mask(g, (3, 4))
     a, b = rand_data(g, (3, 4), short), rand_data(g, (3, 4), short)
@@ -1073,6 +1188,7 @@ def cases():
         out += bin2_cases(short)
         out += shift_cases(short)
         out += bcast_cases(short)
+        out += mfn_cases(short)
         out += reduce_cases(short)
         out += reduce2_cases(short)
         out += opinfo_cases(short)
