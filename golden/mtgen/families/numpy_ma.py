@@ -857,6 +857,100 @@ def mfn_cases(short):
     return out
 
 
+# NPMA-18/19: structure ops. op -> [(variant, layout, build(g, short),
+# kwargs, numpy call, run(ins) -> numpy result)]
+def _m(shape):
+    return lambda g, s: [rand_m(g, shape, s)]
+
+
+def _take_along(dim, start, end, step):
+    idx = (slice(None),) * dim + (slice(start, end, step),)
+    return lambda ins: to_np(ins[0])[idx]
+
+
+STRUCT = {
+    "select": [("npma_dim1", "masked", _m((3, 4)), {"dim": 1, "index": 2},
+                "m.take(2, axis=1)", lambda ins: to_np(ins[0]).take(2, axis=1)),
+               ("npma_dim0_negative", "masked", _m((3, 4)), {"dim": 0, "index": -1},
+                "m.take(-1, axis=0)", lambda ins: to_np(ins[0]).take(-1, axis=0))],
+    "slice": [("npma_dim1", "masked", _m((3, 4)), {"dim": 1, "start": 1, "end": 3},
+               "m[:, 1:3]", _take_along(1, 1, 3, None)),
+              ("npma_step2", "masked", _m((5, 2)), {"dim": 0, "start": 0, "end": 5, "step": 2},
+               "m[0:5:2]", _take_along(0, 0, 5, 2))],
+    "index": [("npma_int", "masked_index",
+               lambda g, s: [rand_m(g, (3, 4), s), torch.tensor([2, 0, 2])], {},
+               "m[[2, 0, 2]]", lambda ins: to_np(ins[0])[ins[1].numpy()]),
+              ("npma_bool", "masked_index",
+               lambda g, s: [rand_m(g, (3, 4), s), torch.tensor([True, False, True])], {},
+               "m[np.array([True, False, True])]", lambda ins: to_np(ins[0])[ins[1].numpy()])],
+    "transpose": [("npma_dims0_2", "masked", _m((2, 3, 4)), {"dim0": 0, "dim1": 2},
+                   "np.ma.swapaxes(m, 0, 2)", lambda ins: ma.swapaxes(to_np(ins[0]), 0, 2))],
+    "t": [("npma_2d", "masked", _m((3, 4)), {}, "m.T", lambda ins: to_np(ins[0]).T)],
+    "view": [("npma_4_3", "masked", _m((3, 4)), {"size": (4, 3)}, "m.reshape(4, 3)",
+              lambda ins: to_np(ins[0]).reshape(4, 3))],
+    "reshape": [("npma_infer", "masked", _m((3, 4)), {"shape": (2, -1)}, "m.reshape(2, -1)",
+                 lambda ins: to_np(ins[0]).reshape(2, -1))],
+    "unsqueeze": [("npma_dim1", "masked", _m((3, 4)), {"dim": 1}, "np.ma.expand_dims(m, 1)",
+                   lambda ins: ma.expand_dims(to_np(ins[0]), 1))],
+    "clone": [("npma_copy", "masked", _m((3, 4)), {}, "m.copy()",
+               lambda ins: to_np(ins[0]).copy())],
+    "ones_like": [("npma_mask_kept", "masked", _m((3, 4)), {}, "np.ma.ones_like(m)",
+                   lambda ins: ma.ones_like(to_np(ins[0])))],
+    "cat": [("npma_dim0", "masked", lambda g, s: [rand_m(g, (2, 4), s), rand_m(g, (3, 4), s)],
+             {"dim": 0}, "np.ma.concatenate([a, b], axis=0)",
+             lambda ins: ma.concatenate([to_np(x) for x in ins], axis=0)),
+            ("npma_plain_dim1", "masked_plain",
+             lambda g, s: [rand_m(g, (3, 2), s), rand_data(g, (3, 4), s)], {"dim": 1},
+             "np.ma.concatenate([m, t], axis=1)",
+             lambda ins: ma.concatenate([to_np(x) for x in ins], axis=1))],
+    "stack": [("npma_dim1", "masked", lambda g, s: [rand_m(g, (3, 4), s), rand_m(g, (3, 4), s)],
+               {"dim": 1}, "np.ma.stack([a, b], axis=1)",
+               lambda ins: ma.stack([to_np(x) for x in ins], axis=1)),
+              ("npma_plain_dim0", "plain_masked",
+               lambda g, s: [rand_data(g, (3, 4), s), rand_m(g, (3, 4), s)], {"dim": 0},
+               "np.ma.stack([t, m], axis=0)",
+               lambda ins: ma.stack([to_np(x) for x in ins], axis=0))],
+    "where": [("npma_cond_dense", "dense_masked_masked",
+               lambda g, s: [rand_mask(g, (3, 4), 0.5), rand_m(g, (3, 4), s),
+                             rand_m(g, (3, 4), s)], {}, "np.ma.where(c, x, y)",
+               lambda ins: ma.where(*[to_np(x) for x in ins])),
+              # a masked-out condition masks the result and takes y's data
+              ("npma_cond_masked", "masked_masked_masked",
+               lambda g, s: [NpMasked(rand_mask(g, (3, 4), 0.5), rand_mask(g, (3, 4))),
+                             rand_m(g, (3, 4), s), rand_m(g, (3, 4), s)], {},
+               "np.ma.where(c, x, y)", lambda ins: ma.where(*[to_np(x) for x in ins])),
+              ("npma_bcast_number", "dense_masked_scalar",
+               lambda g, s: [rand_mask(g, (3, 1), 0.5), rand_m(g, (4,), s),
+                             2.5 if s in FLOATS else 2], {}, "np.ma.where(c, x, 2.5)",
+               lambda ins: ma.where(*[to_np(x) for x in ins]))],
+}
+STRUCT_RULES = {op: ("NPMA-18",) for op in STRUCT}
+STRUCT_RULES["where"] = ("NPMA-19",)
+
+
+def struct_cases(short):
+    if short not in ("f32", "f64", "i64", "bool", "f16"):
+        return []
+    out = []
+    for op, rows in STRUCT.items():
+        for k, (variant, layout, build, kw, call, f) in enumerate(rows):
+            if short != "f32" and k > 0:
+                continue
+            if short in ("bool", "f16") and op not in ("cat", "where", "index", "slice"):
+                continue  # the file-size budget
+            if short == "bool" and op == "where" and variant == "npma_bcast_number":
+                continue
+            rules = STRUCT_RULES[op]
+            if variant == "npma_bcast_number":
+                rules = rules + ("NPMA-4", "NPMA-16")
+            out.append(Case(
+                id=f"{op}.{layout}.{short}.{variant}", op=op, rules=rules, tolerance="exact",
+                build=lambda g, b=build: b(g, short),
+                run=lambda ins, kw, f=f: [from_np(f(ins))], torch_call=call, kwargs=kw,
+                check_masked_out=True, tag_rules=with_fills, profile="numpy_ma"))
+    return out
+
+
 def same_mask(g, short, fa=None, fb=None):
     mask = rand_mask(g, (3, 4))
     a, b = rand_data(g, (3, 4), short), rand_data(g, (3, 4), short)
@@ -1189,6 +1283,7 @@ def cases():
         out += shift_cases(short)
         out += bcast_cases(short)
         out += mfn_cases(short)
+        out += struct_cases(short)
         out += reduce_cases(short)
         out += reduce2_cases(short)
         out += opinfo_cases(short)
