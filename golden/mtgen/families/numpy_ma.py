@@ -724,7 +724,8 @@ def bcast_cases(short):
             continue
         if short in FLOATS and op in ("bitwise_and", "bitwise_or", "bitwise_xor"):
             continue
-        rules = ("NPMA-2", "NPMA-16")
+        # the op's own rules (NPMA-9 for eq, ...) and NPMA-16
+        rules = (BIN2[op][1] if op in BIN2 else ("NPMA-2",)) + ("NPMA-16",)
         tol = BIN2[op][3] if op in BIN2 else "exact"
         run = binary_run(op)
         for variant, (layout, build, args) in BCAST_ROWS.items():
