@@ -68,6 +68,9 @@ static const npma_binary_fn BINARY_FNS[] = {
     {MT_OP_greater_equal, K_CMP, 'b'}, {MT_OP_maximum, K_EXTREMA, 0},
     {MT_OP_minimum, K_EXTREMA, 0},     {MT_OP_bitwise_left_shift, K_SHIFT, 'i'},
     {MT_OP_bitwise_right_shift, K_SHIFT, 'i'},
+    /* torch's aliases: np.ma.subtract, multiply, divide, true_divide */
+    {MT_OP_subtract, K_ARITH, 0},      {MT_OP_multiply, K_ARITH, 0},
+    {MT_OP_divide, K_DOMAIN, 'd'},     {MT_OP_true_divide, K_DOMAIN, 'd'},
 };
 
 /* numpy's npy_lshift/npy_rshift in a dtype of `bits` bits: a shift by a
@@ -170,6 +173,17 @@ static double op_f(mt_op op, mt_dtype rt, double x, double y) {
 }
 
 /* Integers (wrapping) and bool; division by 0 is 0 (masked anyway). */
+/* An alias's op (subtract -> sub, ...): one arithmetic for both names. */
+static mt_op base_op(mt_op op) {
+  switch (op) {
+  case MT_OP_subtract: return MT_OP_sub;
+  case MT_OP_multiply: return MT_OP_mul;
+  case MT_OP_divide:
+  case MT_OP_true_divide: return MT_OP_div;
+  default: return op;
+  }
+}
+
 static int64_t op_i(mt_op op, mt_dtype rt, int64_t x, int64_t y) {
   if (rt == MT_bool) {
     switch (op) {
@@ -198,15 +212,16 @@ static int64_t op_i(mt_op op, mt_dtype rt, int64_t x, int64_t y) {
   return adjust ? q - 1 : q; /* floor_divide */
 }
 
-static mt_status binary(mt_call *call, mt_op op, mt_error *err) {
-  const char *name = mt_op_name(op);
-  const npma_binary_fn *fn = binary_fn(op);
+static mt_status binary(mt_call *call, mt_op alias, mt_error *err) {
+  const char *name = mt_op_name(alias);
+  const npma_binary_fn *fn = binary_fn(alias);
+  mt_op op = base_op(alias);
   npma_arg a = {0}, b = {0};
   void *od = NULL;
   uint8_t *om = NULL;
   mt_status st;
 
-  if ((st = npma_begin(call, op, err)) != MT_OK) return st;
+  if ((st = npma_begin(call, alias, err)) != MT_OK) return st;
   if ((st = npma_arg_open(call, 0, name, &a, err)) != MT_OK) goto out;
   if ((st = npma_arg_open(call, 1, name, &b, err)) != MT_OK) goto out;
   if (a.is_number && b.is_number) {
@@ -340,3 +355,7 @@ NPMA_BINARY_KERNEL(maximum)
 NPMA_BINARY_KERNEL(minimum)
 NPMA_BINARY_KERNEL(bitwise_left_shift)
 NPMA_BINARY_KERNEL(bitwise_right_shift)
+NPMA_BINARY_KERNEL(subtract)
+NPMA_BINARY_KERNEL(multiply)
+NPMA_BINARY_KERNEL(divide)
+NPMA_BINARY_KERNEL(true_divide)

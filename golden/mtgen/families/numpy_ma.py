@@ -952,6 +952,31 @@ def struct_cases(short):
     return out
 
 
+# torch's aliases of the four arithmetic ops: numpy.ma's functions of the
+# same names (np.ma.true_divide is divide's _DomainedBinaryOperation)
+ARITH_ALIASES = {"subtract": ("sub", "subtract"), "multiply": ("mul", "multiply"),
+                 "divide": ("div", "divide"), "true_divide": ("div", "true_divide")}
+
+
+def arith_alias_cases(short):
+    if short not in ("f32", "i64"):
+        return []
+    out = []
+    for al, (op, npn) in ARITH_ALIASES.items():
+        f = getattr(ma, npn)
+        rules = ("NPMA-2", "NPMA-3") if op == "div" else ("NPMA-2",)
+        if short == "i64":
+            rules = rules + ("NPMA-4",)
+        out.append(Case(
+            id=f"{al}.masked_masked.{short}.npma_alias", op=al, rules=rules, tolerance="exact",
+            build=lambda g: (same_mask(g, short, {(0, 0): 3}, {(0, 0): 0}) if op == "div"
+                             else [rand_m(g, (3, 4), short), rand_m(g, (3, 4), short)]),
+            run=lambda ins, kw, f=f: [from_np(f(to_np(ins[0]), to_np(ins[1])))],
+            torch_call=f"np.ma.{npn}(a, b)", check_masked_out=True, tag_rules=with_fills,
+            profile="numpy_ma"))
+    return out
+
+
 def same_mask(g, short, fa=None, fb=None):
     mask = rand_mask(g, (3, 4))
     a, b = rand_data(g, (3, 4), short), rand_data(g, (3, 4), short)
@@ -1285,6 +1310,7 @@ def cases():
         out += bcast_cases(short)
         out += mfn_cases(short)
         out += struct_cases(short)
+        out += arith_alias_cases(short)
         out += reduce_cases(short)
         out += reduce2_cases(short)
         out += opinfo_cases(short)
