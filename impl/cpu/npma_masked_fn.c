@@ -17,12 +17,18 @@
  *   scanned in the result dtype (integers and bool: int64; uint8 would be
  *   uint64: NOT_SUPPORTED; float16/float32 rounded at every step), the
  *   input's mask unchanged: masked-out elements hold the running value.
- * masked_median (np.ma.median) has an analogue that is not implemented
- * (SEMANTICS "numpy.ma analogues"); norm, logsumexp, softmax, log_softmax,
- * softmin, normalize and logaddexp have none. */
+ * NPMA-20: masked_median(dim) is np.ma.median(m, axis=dim) (2-D and more:
+ *   numpy.ma's 1-D path differs): over the specified elements, the middle
+ *   one (odd count) or the two middle ones, as np.ma.sum([lo, hi]) / 2 in
+ *   the float dtype (an odd count sums the middle element twice: it can
+ *   overflow to inf) and as np.ma.mean in float64 for integers and bool; a
+ *   specified NaN anywhere in the slice gives NaN; a fully masked slice is
+ *   masked out, data 0.
+ * norm, logsumexp, softmax, log_softmax, softmin, normalize and logaddexp
+ * have no numpy.ma analogue (SEMANTICS, "Which ops the profile has"). */
 #include "npma_util.h"
 
-typedef enum { MFN_REDUCE, MFN_REDUCE2, MFN_SCAN } npma_mfn_kind;
+typedef enum { MFN_REDUCE, MFN_REDUCE2, MFN_SCAN, MFN_MEDIAN } npma_mfn_kind;
 
 /* masked_<op> -> the profile's reduction it runs */
 #define NPMA_MFN_OPS(X)                      \
@@ -36,7 +42,8 @@ typedef enum { MFN_REDUCE, MFN_REDUCE2, MFN_SCAN } npma_mfn_kind;
   X(masked_var, var, MFN_REDUCE2)            \
   X(masked_std, std, MFN_REDUCE2)            \
   X(masked_cumsum, masked_cumsum, MFN_SCAN)  \
-  X(masked_cumprod, masked_cumprod, MFN_SCAN)
+  X(masked_cumprod, masked_cumprod, MFN_SCAN)  \
+  X(masked_median, masked_median, MFN_MEDIAN)
 
 /* Opens inputs [x] or [x, mask] as a masked operand: a->mask points into
  * *flags (numel(x) flags, owned by the caller). */
@@ -122,6 +129,86 @@ static mt_status mfn_scan(mt_call *call, mt_op op, const char *name, const npma_
   return MT_OK;
 }
 
+static int cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* NPMA-20: np.ma.median(m, axis=dim, keepdims=keepdim). */
+static mt_status mfn_median(mt_call *call, const char *name, const npma_arg *a, mt_error *err) {
+  const mt_tensor *t = a->t;
+  int nd = t->ndim;
+  int64_t d = mt_kw_int(call->kw, "dim", -1);
+  int keepdim = (int)mt_kw_int(call->kw, "keepdim", 0);
+  double *vals = NULL;
+  void *od = NULL;
+  uint8_t *om = NULL;
+  mt_status st;
+  if (nd < 2)
+    return mt_err(err, MT_NOT_SUPPORTED,
+                  "%s: numpy.ma's median of a 1-D array takes another path (not implemented)",
+                  name);
+  if (d < -nd || d >= nd)
+    return mt_err(err, MT_INDEX_OUT_OF_RANGE,
+                  "%s: axis %lld is out of bounds for array of dimension %d (numpy's AxisError)",
+                  name, (long long)d, nd);
+  if (d < 0) d += nd;
+  if (a->dt == MT_uint8 || a->dt == MT_int8 || a->dt == MT_int32)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: %s is not implemented", name,
+                  mt_dtype_name(a->dt));
+  int is_f = npma_kind(a->dt) == 'f';
+  mt_dtype rt = is_f ? a->dt : MT_float64;
+  int64_t shape[MT_MAX_DIMS];
+  int ond = 0;
+  for (int k = 0; k < nd; k++)
+    if (k != d)
+      shape[ond++] = t->shape[k];
+    else if (keepdim)
+      shape[ond++] = 1;
+  int64_t len = t->shape[d], inner = 1, outer = 1;
+  for (int k = (int)d + 1; k < nd; k++) inner *= t->shape[k];
+  for (int k = 0; k < d; k++) outer *= t->shape[k];
+  if (len == 0)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: an empty axis is not implemented", name);
+  if ((st = npma_new_out(call, rt, ond, shape, &od, &om, err)) != MT_OK) return st;
+  vals = malloc((size_t)len * sizeof *vals);
+  if (!vals) return mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", name);
+  for (int64_t p = 0; p < outer; p++) {
+    for (int64_t q = 0; q < inner; q++) {
+      int64_t o = p * inner + q, n = 0;
+      int nan = 0;
+      for (int64_t j = 0; j < len; j++) {
+        int64_t i = (p * len + j) * inner + q;
+        if (!a->mask[i]) continue;
+        double x = npma_ld(a, i);
+        nan |= isnan(x);
+        vals[n++] = x;
+      }
+      om[o] = (uint8_t)(n > 0);
+      if (n == 0) { /* np.ma.sum of two masked elements: data 0 */
+        mt__cpu_st(od, rt, o, 0.0);
+        continue;
+      }
+      if (nan) { /* numpy's _median_nancheck */
+        mt__cpu_st(od, rt, o, NAN);
+        continue;
+      }
+      qsort(vals, (size_t)n, sizeof *vals, cmp_double);
+      int64_t h = n / 2, l = n % 2 ? h : h - 1;
+      double r;
+      if (is_f) { /* np.ma.sum([lo, hi]) in the dtype, then / 2 in the dtype */
+        double sum = mt__cpu_round(rt, npma_calc(rt, vals[l] + vals[h]));
+        r = mt__cpu_round(rt, npma_calc(rt, sum / 2.0));
+      } else { /* np.ma.mean: the float64 sum * 1. / 2 */
+        r = (vals[l] + vals[h]) * 1.0 / 2.0;
+      }
+      mt__cpu_st(od, rt, o, r);
+    }
+  }
+  free(vals);
+  return MT_OK;
+}
+
 static mt_status npma_mfn(mt_call *call, mt_op op, mt_op base, npma_mfn_kind kind,
                           mt_error *err) {
   const char *name = mt_op_name(op);
@@ -139,6 +226,8 @@ static mt_status npma_mfn(mt_call *call, mt_op op, mt_op base, npma_mfn_kind kin
     if (c) ddof = (int64_t)c->f;
     if (base != MT_OP_var && base != MT_OP_std) ddof = 0;
     st = mt__npma_reduce2(call, base, name, &a, ddof, err);
+  } else if (kind == MFN_MEDIAN) {
+    st = mfn_median(call, name, &a, err);
   } else {
     st = mfn_scan(call, op, name, &a, err);
   }

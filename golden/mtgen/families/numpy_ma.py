@@ -977,6 +977,50 @@ def arith_alias_cases(short):
     return out
 
 
+# NPMA-20: masked_median(x, dim, mask=m) as np.ma.median(m, axis=dim)
+MEDIAN_ROWS = {  # variant -> (shape, kwargs, fully masked row, forced specified values)
+    "npma_dim1": ((3, 5), {"dim": 1}, None, None),
+    "npma_dim0_even": ((4, 3), {"dim": 0}, None, None),
+    "npma_default_dim": ((3, 4), {}, 2, None),
+    "npma_keepdim": ((3, 4), {"dim": 1, "keepdim": True}, None, None),
+    "npma_nan": ((3, 4), {"dim": 1}, None, {(0, 1): math.nan, (1, 3): math.inf}),
+}
+
+
+def median_cases(short):
+    if short not in ("f32", "f64", "f16", "i64", "bool"):
+        return []
+    out = []
+    for variant, (shape, kw, empty, force) in MEDIAN_ROWS.items():
+        if short != "f32" and variant not in ("npma_dim1", "npma_dim0_even"):
+            continue
+        if force and short not in FLOATS:
+            continue
+
+        def build(g, shape=shape, empty=empty, force=force):
+            x = rand_data(g, shape, short)
+            mask = rand_mask(g, shape, 0.7)
+            if empty is not None:
+                mask[empty] = False
+            for idx, v in (force or {}).items():
+                x[idx], mask[idx] = v, True
+            return [x, mask]
+        dim = kw.get("dim", -1)
+        args = f"axis={dim}" + (", keepdims=True" if kw.get("keepdim") else "")
+
+        def run(ins, _kw, dim=dim, keep=bool(kw.get("keepdim"))):
+            x = ins[0].numpy()
+            m = ma.masked_array(x.copy(), mask=~ins[1].numpy())
+            r = ma.median(m, axis=dim, keepdims=keep)
+            return [from_np(r)]
+        out.append(Case(
+            id=f"masked_median.dense.{short}.{variant}", op="masked_median",
+            rules=("NPMA-17", "NPMA-20"), tolerance="exact", build=build, run=run,
+            torch_call=f"np.ma.median(np.ma.masked_array(x, mask=~mask), {args})", kwargs=kw,
+            check_masked_out=True, tag_rules=with_fills, profile="numpy_ma", input_masks="0:1"))
+    return out
+
+
 def same_mask(g, short, fa=None, fb=None):
     mask = rand_mask(g, (3, 4))
     a, b = rand_data(g, (3, 4), short), rand_data(g, (3, 4), short)
@@ -1311,6 +1355,7 @@ def cases():
         out += mfn_cases(short)
         out += struct_cases(short)
         out += arith_alias_cases(short)
+        out += median_cases(short)
         out += reduce_cases(short)
         out += reduce2_cases(short)
         out += opinfo_cases(short)
