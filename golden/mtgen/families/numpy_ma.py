@@ -1021,6 +1021,70 @@ def median_cases(short):
     return out
 
 
+# NPMA-21: clamp/clip (np.ma.clip), round (m.round), angle (np.ma.angle),
+# conj_physical (np.ma.conjugate). op -> [(dtype, variant, kwargs, forced
+# values, numpy call, f(m))]
+HALVES = {(0, 0): 0.5, (0, 1): 1.5, (0, 2): 2.5, (1, 0): -0.5, (1, 1): -2.5, (2, 2): math.nan}
+SIGNS = {(0, 0): -0.0, (0, 1): 0.0, (1, 0): math.nan, (1, 1): -3.0, (2, 2): math.inf}
+EXTRA = {
+    "clamp": [("f32", "npma_both", {"min": -1.0, "max": 1.0}, {(0, 0): math.nan},
+               "np.ma.clip(m, -1.0, 1.0)", lambda m: ma.clip(m, -1.0, 1.0)),
+              ("f64", "npma_min_only", {"min": 0.5}, None, "np.ma.clip(m, 0.5, None)",
+               lambda m: ma.clip(m, 0.5, None)),
+              ("f16", "npma_both", {"min": -1.0, "max": 1.0}, None,
+               "np.ma.clip(m, -1.0, 1.0)", lambda m: ma.clip(m, -1.0, 1.0)),
+              ("i64", "npma_int_bounds", {"min": -2, "max": 3}, None, "np.ma.clip(m, -2, 3)",
+               lambda m: ma.clip(m, -2, 3)),
+              # an integer tensor with a float bound: float64 (NEP 50)
+              ("i32", "npma_float_bound", {"min": -1.5, "max": 4}, None,
+               "np.ma.clip(m, -1.5, 4)", lambda m: ma.clip(m, -1.5, 4))],
+    "clip": [("f32", "npma_both", {"min": -0.5, "max": 2.0}, None, "np.ma.clip(m, -0.5, 2.0)",
+              lambda m: ma.clip(m, -0.5, 2.0)),
+             ("i8", "npma_int_bounds", {"min": 0, "max": 5}, None, "np.ma.clip(m, 0, 5)",
+              lambda m: ma.clip(m, 0, 5))],
+    "round": [("f32", "npma_halves_to_even", {}, HALVES, "m.round()", lambda m: m.round()),
+              ("f64", "npma_halves_to_even", {}, HALVES, "m.round()", lambda m: m.round()),
+              ("f16", "npma_basic", {}, None, "m.round()", lambda m: m.round()),
+              ("f32", "npma_decimals_2", {"decimals": 2}, None, "m.round(2)",
+               lambda m: m.round(2)),
+              ("f64", "npma_decimals_m1", {"decimals": -1}, None, "m.round(-1)",
+               lambda m: m.round(-1)),
+              ("i64", "npma_basic", {}, None, "m.round()", lambda m: m.round())],
+    "angle": [("f32", "npma_signs", {}, SIGNS, "np.ma.angle(m)", lambda m: ma.angle(m)),
+              ("f64", "npma_signs", {}, SIGNS, "np.ma.angle(m)", lambda m: ma.angle(m)),
+              ("f16", "npma_basic", {}, None, "np.ma.angle(m)", lambda m: ma.angle(m)),
+              ("i8", "npma_basic", {}, None, "np.ma.angle(m)", lambda m: ma.angle(m)),
+              ("i64", "npma_basic", {}, None, "np.ma.angle(m)", lambda m: ma.angle(m)),
+              ("bool", "npma_basic", {}, None, "np.ma.angle(m)", lambda m: ma.angle(m))],
+    "conj_physical": [("f32", "npma_basic", {}, SIGNS, "np.ma.conjugate(m)",
+                       lambda m: ma.conjugate(m)),
+                      ("i64", "npma_basic", {}, None, "np.ma.conjugate(m)",
+                       lambda m: ma.conjugate(m)),
+                      ("bool", "npma_bool_int8", {}, None, "np.ma.conjugate(m)",
+                       lambda m: ma.conjugate(m))],
+}
+
+
+def extra_cases(short):
+    out = []
+    for op, rows in EXTRA.items():
+        for dt, variant, kw, force, call, f in rows:
+            if dt != short:
+                continue
+            rules = ("NPMA-21",) if op == "round" else ("NPMA-4", "NPMA-21")
+            if variant == "npma_decimals_m1":  # values in the tens
+                build = (lambda g: [NpMasked(rand_data(g, (3, 4), "f64") * 40,
+                                             rand_mask(g, (3, 4)))])
+            else:
+                build = (lambda g, force=force: [rand_m(g, (3, 4), short, force=force)])
+            out.append(Case(
+                id=f"{op}.masked.{short}.{variant}", op=op, rules=rules, tolerance="exact",
+                build=build, run=lambda ins, _kw, f=f: [from_np(f(to_np(ins[0])))],
+                torch_call=call, kwargs=kw, check_masked_out=True, tag_rules=with_fills,
+                profile="numpy_ma"))
+    return out
+
+
 def same_mask(g, short, fa=None, fb=None):
     mask = rand_mask(g, (3, 4))
     a, b = rand_data(g, (3, 4), short), rand_data(g, (3, 4), short)
@@ -1356,6 +1420,7 @@ def cases():
         out += struct_cases(short)
         out += arith_alias_cases(short)
         out += median_cases(short)
+        out += extra_cases(short)
         out += reduce_cases(short)
         out += reduce2_cases(short)
         out += opinfo_cases(short)
