@@ -359,3 +359,105 @@ NPMA_BINARY_KERNEL(subtract)
 NPMA_BINARY_KERNEL(multiply)
 NPMA_BINARY_KERNEL(divide)
 NPMA_BINARY_KERNEL(true_divide)
+
+/* ---- in place: a += b, a -= b, a *= b, a /= b ----------------------------
+ *
+ * NPMA-22: add_ sub_ mul_ div_ (and subtract_ multiply_ divide_
+ *   true_divide_) are MaskedArray's __iadd__ __isub__ __imul__ __itruediv__:
+ *   a's mask ORs b's (specified where both are), then b's data is replaced
+ *   by 0 (1 for *= and /=) wherever the new mask is masked, so masked-out
+ *   elements keep a's data (a + 0: -0.0 becomes +0.0). /= also masks np.ma.divide's domain (|a| * tiny >= |b|,
+ *   on the data) but, unlike np.ma.divide, not the non-finite quotients:
+ *   1 / 0 is masked, inf / 2 and 1e300 / 1e-300 (inf) stay specified.
+ *   The result keeps a's dtype and shape: b broadcasts to a's shape (else
+ *   numpy's non-broadcastable output: SHAPE_MISMATCH); a promoted dtype
+ *   that does not cast to a's with 'same_kind' (an integer a with a float
+ *   b, /= of integers, bool with integers, bool -= bool) is numpy's
+ *   UFuncTypeError -> DTYPE_MISMATCH. Values are computed in the promoted
+ *   dtype (NPMA-4) and cast to a's (integers wrap). */
+static mt_status inplace(mt_call *call, mt_op alias, mt_error *err) {
+  const char *name = mt_op_name(alias);
+  mt_op op;
+  switch (alias) {
+  case MT_OP_add_: op = MT_OP_add; break;
+  case MT_OP_sub_:
+  case MT_OP_subtract_: op = MT_OP_sub; break;
+  case MT_OP_mul_:
+  case MT_OP_multiply_: op = MT_OP_mul; break;
+  default: op = MT_OP_div; break;
+  }
+  npma_arg a = {0}, b = {0};
+  void *od = NULL;
+  uint8_t *om = NULL;
+  mt_status st;
+  mt_dtype pt;
+  if ((st = npma_begin(call, alias, err)) != MT_OK) return st;
+  if ((st = npma_arg_open(call, 0, name, &a, err)) != MT_OK) goto out;
+  if ((st = npma_arg_open(call, 1, name, &b, err)) != MT_OK) goto out;
+  if (!a.is_masked) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: inputs/0 must be a masked tensor", name);
+    goto out;
+  }
+  const mt_tensor *t = a.t;
+  int ndim = 0;
+  int64_t shape[MT_MAX_DIMS];
+  npma_arg *both[2] = {&a, &b};
+  if ((st = npma_broadcast(both, 2, name, &ndim, shape, err)) != MT_OK) goto out;
+  if (ndim != t->ndim || memcmp(shape, t->shape, sizeof *shape * (size_t)ndim) != 0) {
+    st = mt_err(err, MT_SHAPE_MISMATCH,
+                "%s: non-broadcastable output operand: b does not broadcast to a's shape", name);
+    goto out;
+  }
+  npma_arg_bcast(&b, ndim, shape);
+  if (npma_promote(a.dt, b.dt, &pt) != 0) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s with %s gives int16, which mtcs has no name for",
+                name, mt_dtype_name(a.dt), mt_dtype_name(b.dt));
+    goto out;
+  }
+  if (op == MT_OP_div && npma_kind(pt) != 'f') pt = MT_float64; /* true_divide */
+  /* numpy's 'same_kind' cast of the result to a's dtype */
+  char ka = npma_kind(a.dt), kp = npma_kind(pt);
+  int castable = ka == 'f' || kp == 'b' || (ka != 'b' && kp != 'f');
+  if (!castable || (op == MT_OP_sub && pt == MT_bool)) {
+    st = mt_err(err, MT_DTYPE_MISMATCH,
+                "%s: Cannot cast ufunc output from dtype %s to dtype %s with casting rule "
+                "'same_kind' (numpy's UFuncTypeError)", name, mt_dtype_name(pt),
+                mt_dtype_name(a.dt));
+    goto out;
+  }
+  mt_dtype rt = a.dt;
+  int is_int = npma_kind(pt) != 'f';
+  if ((st = npma_new_out(call, rt, t->ndim, t->shape, &od, &om, err)) != MT_OK) goto out;
+  for (int64_t i = 0; i < mt_numel(t); i++) {
+    int spec = both_spec(&a, &b, i);
+    if (is_int) {
+      int64_t x = npma_ldi(&a, i), y = npma_ldi(&b, i);
+      mt__cpu_sti(od, rt, i, spec ? op_i(op, pt, x, y) : x);
+      om[i] = (uint8_t)spec;
+      continue;
+    }
+    double x = npma_ld(&a, i), y = npma_ld(&b, i);
+    if (op == MT_OP_div && fabs(x) * DBL_MIN >= fabs(y)) spec = 0; /* the domain only */
+    /* masked-out: b's data replaced by the identity, so -0.0 + 0 is +0.0 */
+    double ident = (op == MT_OP_add || op == MT_OP_sub) ? 0.0 : 1.0;
+    double r = op_f(op, pt, x, spec ? y : ident);
+    mt__cpu_st(od, rt, i, mt__cpu_round(rt, r));
+    om[i] = (uint8_t)spec;
+  }
+out:
+  if (st != MT_OK) mt__cpu_drop_outputs(call);
+  npma_arg_close(&a);
+  npma_arg_close(&b);
+  return st;
+}
+
+#define NPMA_INPLACE_KERNEL(name) \
+  mt_status mt_npma_##name(mt_call *call, mt_error *err) { return inplace(call, MT_OP_##name, err); }
+NPMA_INPLACE_KERNEL(add_)
+NPMA_INPLACE_KERNEL(sub_)
+NPMA_INPLACE_KERNEL(subtract_)
+NPMA_INPLACE_KERNEL(mul_)
+NPMA_INPLACE_KERNEL(multiply_)
+NPMA_INPLACE_KERNEL(div_)
+NPMA_INPLACE_KERNEL(divide_)
+NPMA_INPLACE_KERNEL(true_divide_)

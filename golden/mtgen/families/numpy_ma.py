@@ -1085,6 +1085,81 @@ def extra_cases(short):
     return out
 
 
+# NPMA-22: in-place arithmetic, MaskedArray's __iadd__ __isub__ __imul__
+# __itruediv__ (torch's add_ ... and their aliases)
+INPLACE = {"add_": "+=", "sub_": "-=", "mul_": "*=", "div_": "/=", "subtract_": "-=",
+           "multiply_": "*=", "divide_": "/=", "true_divide_": "/="}
+
+
+def inplace_run(sym):
+    def run(ins, kw):
+        a, b = to_np(ins[0]), to_np(ins[1])
+        if sym == "+=":
+            a += b
+        elif sym == "-=":
+            a -= b
+        elif sym == "*=":
+            a *= b
+        else:
+            a /= b
+        return [from_np(a)]
+    return run
+
+
+def inplace_cases(short):
+    if short not in ("f32", "f64", "i64", "bool", "f16"):
+        return []
+    out = []
+    for op, sym in INPLACE.items():
+        alias = op in ("subtract_", "multiply_", "divide_", "true_divide_")
+        isf = short in FLOATS
+        rows = {("masked_masked", "npma_masks_differ"):
+                (lambda g: [rand_m(g, (3, 4), short), rand_m(g, (3, 4), short)], "a, b")}
+        if not alias and short == "f32":
+            rows[("masked_scalar", "npma_scalar")] = (
+                lambda g: [rand_m(g, (3, 4), "f32"), 2.5], "a, 2.5")
+            rows[("masked_masked", "npma_bcast_row")] = (
+                lambda g: [rand_m(g, (3, 4), "f32"), rand_m(g, (4,), "f32")], "a, b")
+            rows[("masked_masked", "npma_bcast_output")] = (
+                lambda g: [rand_m(g, (4,), "f32"), rand_m(g, (3, 4), "f32")], "a, b")
+            rows[("masked_dense", "npma_f64_operand")] = (
+                lambda g: [rand_m(g, (3, 4), "f32"), rand_data(g, (3, 4), "f64")], "a, t")
+        if not alias and short == "i64":
+            rows[("masked_scalar", "npma_float_scalar")] = (
+                lambda g: [rand_m(g, (3, 4), "i64"), 2.5], "a, 2.5")
+        if op == "div_" and isf:
+            rows[("masked_masked", "npma_divisor_zeros")] = (
+                lambda g: same_mask(g, short, DIV_A if short == "f64" else
+                                    {k: v for k, v in DIV_A.items() if abs(v) < 1e4},
+                                    DIV_B if short == "f64" else
+                                    {k: v for k, v in DIV_B.items() if v != 1e-10}), "a, b")
+            # non-finite quotients outside the domain stay specified
+            rows[("masked_masked", "npma_nonfinite")] = (
+                lambda g: same_mask(g, short, {(0, 0): math.inf, (1, 1): math.nan,
+                                               (2, 2): -math.inf},
+                                    {(0, 0): 2.0, (1, 1): 1.0, (2, 2): 0.5}), "a, b")
+        if alias and short != "f32":
+            continue
+        for (layout, variant), (build, args) in rows.items():
+            rules = ("NPMA-22",)
+            if "bcast" in variant:
+                rules += ("NPMA-16",)
+            err = None
+            if variant == "npma_bcast_output":
+                err = "SHAPE_MISMATCH"
+            elif (not isf and sym == "/=") or variant == "npma_float_scalar" or (
+                    short == "bool" and sym == "-="):
+                err, rules = "DTYPE_MISMATCH", rules + ("NPMA-4",)
+            if variant in ("npma_scalar", "npma_f64_operand"):
+                rules += ("NPMA-4",)
+            out.append(Case(
+                id=f"{op}.{layout}.{short}.{variant}", op=op, rules=rules, tolerance="exact",
+                build=build, run=inplace_run(sym), torch_call=f"{args.split(',')[0]} {sym}"
+                f"{args.split(',')[1]}", error_class=err, check_masked_out=True,
+                tag_rules=with_fills, profile="numpy_ma"))
+    return out
+
+
 def same_mask(g, short, fa=None, fb=None):
     mask = rand_mask(g, (3, 4))
     a, b = rand_data(g, (3, 4), short), rand_data(g, (3, 4), short)
@@ -1421,6 +1496,7 @@ def cases():
         out += arith_alias_cases(short)
         out += median_cases(short)
         out += extra_cases(short)
+        out += inplace_cases(short)
         out += reduce_cases(short)
         out += reduce2_cases(short)
         out += opinfo_cases(short)
