@@ -362,12 +362,13 @@ NPMA_BINARY_KERNEL(true_divide)
 
 /* ---- in place: a += b, a -= b, a *= b, a /= b ----------------------------
  *
- * NPMA-22: add_ sub_ mul_ div_ (and subtract_ multiply_ divide_
- *   true_divide_) are MaskedArray's __iadd__ __isub__ __imul__ __itruediv__:
+ * NPMA-22: add_ sub_ mul_ div_ floor_divide_ (and subtract_ multiply_
+ *   divide_ true_divide_) are MaskedArray's __iadd__ __isub__ __imul__
+ *   __itruediv__ __ifloordiv__:
  *   a's mask ORs b's (specified where both are), then b's data is replaced
- *   by 0 (1 for *= and /=) wherever the new mask is masked, so masked-out
+ *   by 0 (1 for *=, /= and //=) wherever the new mask is masked, so masked-out
  *   elements keep a's data (a + 0: -0.0 becomes +0.0). /= also masks np.ma.divide's domain (|a| * tiny >= |b|,
- *   on the data) but, unlike np.ma.divide, not the non-finite quotients:
+ *   on the data; //= too) but, unlike np.ma.divide, not the non-finite quotients:
  *   1 / 0 is masked, inf / 2 and 1e300 / 1e-300 (inf) stay specified.
  *   The result keeps a's dtype and shape: b broadcasts to a's shape (else
  *   numpy's non-broadcastable output: SHAPE_MISMATCH); a promoted dtype
@@ -384,8 +385,10 @@ static mt_status inplace(mt_call *call, mt_op alias, mt_error *err) {
   case MT_OP_subtract_: op = MT_OP_sub; break;
   case MT_OP_mul_:
   case MT_OP_multiply_: op = MT_OP_mul; break;
+  case MT_OP_floor_divide_: op = MT_OP_floor_divide; break;
   default: op = MT_OP_div; break;
   }
+  int is_div = op == MT_OP_div || op == MT_OP_floor_divide;
   npma_arg a = {0}, b = {0};
   void *od = NULL;
   uint8_t *om = NULL;
@@ -415,6 +418,7 @@ static mt_status inplace(mt_call *call, mt_op alias, mt_error *err) {
     goto out;
   }
   if (op == MT_OP_div && npma_kind(pt) != 'f') pt = MT_float64; /* true_divide */
+  if (op == MT_OP_floor_divide && pt == MT_bool) pt = MT_int8; /* numpy's bool // bool */
   /* numpy's 'same_kind' cast of the result to a's dtype */
   char ka = npma_kind(a.dt), kp = npma_kind(pt);
   int castable = ka == 'f' || kp == 'b' || (ka != 'b' && kp != 'f');
@@ -432,12 +436,13 @@ static mt_status inplace(mt_call *call, mt_op alias, mt_error *err) {
     int spec = both_spec(&a, &b, i);
     if (is_int) {
       int64_t x = npma_ldi(&a, i), y = npma_ldi(&b, i);
-      mt__cpu_sti(od, rt, i, spec ? op_i(op, pt, x, y) : x);
+      if (is_div && y == 0) spec = 0; /* |a| * tiny >= |0| */
+      mt__cpu_sti(od, rt, i, spec ? op_i(op, pt, x, y) : x); /* x // 1 = x */
       om[i] = (uint8_t)spec;
       continue;
     }
     double x = npma_ld(&a, i), y = npma_ld(&b, i);
-    if (op == MT_OP_div && fabs(x) * DBL_MIN >= fabs(y)) spec = 0; /* the domain only */
+    if (is_div && fabs(x) * DBL_MIN >= fabs(y)) spec = 0; /* the domain only */
     /* masked-out: b's data replaced by the identity, so -0.0 + 0 is +0.0 */
     double ident = (op == MT_OP_add || op == MT_OP_sub) ? 0.0 : 1.0;
     double r = op_f(op, pt, x, spec ? y : ident);
@@ -461,3 +466,4 @@ NPMA_INPLACE_KERNEL(multiply_)
 NPMA_INPLACE_KERNEL(div_)
 NPMA_INPLACE_KERNEL(divide_)
 NPMA_INPLACE_KERNEL(true_divide_)
+NPMA_INPLACE_KERNEL(floor_divide_)

@@ -1088,7 +1088,7 @@ def extra_cases(short):
 # NPMA-22: in-place arithmetic, MaskedArray's __iadd__ __isub__ __imul__
 # __itruediv__ (torch's add_ ... and their aliases)
 INPLACE = {"add_": "+=", "sub_": "-=", "mul_": "*=", "div_": "/=", "subtract_": "-=",
-           "multiply_": "*=", "divide_": "/=", "true_divide_": "/="}
+           "multiply_": "*=", "divide_": "/=", "true_divide_": "/=", "floor_divide_": "//="}
 
 
 def inplace_run(sym):
@@ -1100,6 +1100,8 @@ def inplace_run(sym):
             a -= b
         elif sym == "*=":
             a *= b
+        elif sym == "//=":
+            a //= b
         else:
             a /= b
         return [from_np(a)]
@@ -1127,6 +1129,13 @@ def inplace_cases(short):
         if not alias and short == "i64":
             rows[("masked_scalar", "npma_float_scalar")] = (
                 lambda g: [rand_m(g, (3, 4), "i64"), 2.5], "a, 2.5")
+        if op == "floor_divide_":
+            fa = MOD_A if isf else int_edges(MOD_A, short)
+            fb = MOD_B if isf else int_edges(MOD_B, short)
+            if short == "bool":
+                fa, fb = {(0, 0): True, (1, 1): False}, {(0, 0): False, (1, 1): True}
+            rows[("masked_masked", "npma_divisor_zeros")] = (
+                lambda g, fa=fa, fb=fb: same_mask(g, short, fa, fb), "a, b")
         if op == "div_" and isf:
             rows[("masked_masked", "npma_divisor_zeros")] = (
                 lambda g: same_mask(g, short, DIV_A if short == "f64" else
@@ -1148,7 +1157,7 @@ def inplace_cases(short):
             if variant == "npma_bcast_output":
                 err = "SHAPE_MISMATCH"
             elif (not isf and sym == "/=") or variant == "npma_float_scalar" or (
-                    short == "bool" and sym == "-="):
+                    short == "bool" and sym in ("-=", "//=")):
                 err, rules = "DTYPE_MISMATCH", rules + ("NPMA-4",)
             if variant in ("npma_scalar", "npma_f64_operand"):
                 rules += ("NPMA-4",)
