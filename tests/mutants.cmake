@@ -126,7 +126,8 @@ set(MUTANTS
   npma_where_ignores_cond_mask=NPMA-19@numpy_ma
   npma_median_lower=NPMA-20@numpy_ma
   npma_angle_neg_zero=NPMA-21@numpy_ma
-  npma_idiv_masks_nonfinite=NPMA-22@numpy_ma)
+  npma_idiv_masks_nonfinite=NPMA-22@numpy_ma
+  npma_ipow_keeps_overflow=NPMA-23@numpy_ma)
 # rules every mutant may be caught under besides its own
 set(ALWAYS_OK MASK-9)
 

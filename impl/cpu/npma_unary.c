@@ -412,3 +412,82 @@ mt_status mt_npma_angle(mt_call *call, mt_error *err) {
 mt_status mt_npma_conj_physical(mt_call *call, mt_error *err) {
   return unary_extra(call, MT_OP_conj_physical, X_CONJ, err);
 }
+
+/* ---- pow_ ------------------------------------------------------------------
+ *
+ * NPMA-23: m.pow_(e) is MaskedArray's __ipow__, `m **= e`: the exponent is
+ *   replaced by 1 under a's masked-out elements (x ** 1 = x), the power is
+ *   taken in numpy 2's promotion of a and e (a number: a 0-d float64/int64
+ *   array, NPMA-4; an array exponent, so C's pow without numpy's scalar fast
+ *   paths: (-0.0) ** 0.5 = +0.0) and cast to a's dtype; then every
+ *   non-finite element (a masked-out inf or NaN included) is masked and
+ *   holds fill_value (1e20: inf in float16). A promotion that does not cast
+ *   back with 'same_kind' (an integer a with a float exponent, bool) and
+ *   integers to a negative power are DTYPE_MISMATCH. */
+mt_status mt_npma_pow_(mt_call *call, mt_error *err) {
+  static const char *name = "pow_";
+  npma_arg a = {0}, b = {0};
+  void *od = NULL;
+  uint8_t *om = NULL;
+  mt_status st;
+  mt_dtype pt;
+
+  if ((st = npma_begin(call, MT_OP_pow_, err)) != MT_OK) return st;
+  if ((st = npma_arg_open(call, 0, name, &a, err)) != MT_OK) goto out;
+  if ((st = npma_arg_open(call, 1, name, &b, err)) != MT_OK) goto out;
+  if (!a.is_masked || !b.is_number) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: only a masked tensor to a number is implemented",
+                name);
+    goto out;
+  }
+  if (npma_promote(a.dt, b.dt, &pt) != 0) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s with %s gives int16, which mtcs has no name for",
+                name, mt_dtype_name(a.dt), mt_dtype_name(b.dt));
+    goto out;
+  }
+  if (pt == MT_bool) pt = MT_int8; /* numpy: bool ** bool is int8 */
+  char ka = npma_kind(a.dt), kp = npma_kind(pt);
+  if (!(ka == 'f' || (ka != 'b' && kp != 'f'))) {
+    st = mt_err(err, MT_DTYPE_MISMATCH,
+                "%s: Cannot cast ufunc 'power' output from dtype %s to dtype %s with casting "
+                "rule 'same_kind' (numpy's UFuncTypeError)", name, mt_dtype_name(pt),
+                mt_dtype_name(a.dt));
+    goto out;
+  }
+  int is_int = kp != 'f';
+  int64_t ei = is_int ? npma_ldi(&b, 0) : 0;
+  double e = npma_ld(&b, 0);
+  if (is_int && ei < 0) {
+    st = mt_err(err, MT_DTYPE_MISMATCH,
+                "%s: Integers to negative integer powers are not allowed (%s ** %lld)", name,
+                mt_dtype_name(a.dt), (long long)ei);
+    goto out;
+  }
+  mt_dtype rt = a.dt;
+  const mt_tensor *t = a.t;
+  if ((st = npma_new_out(call, rt, t->ndim, t->shape, &od, &om, err)) != MT_OK) goto out;
+  for (int64_t i = 0; i < mt_numel(t); i++) {
+    int spec = a.mask[i];
+    if (is_int) {
+      int64_t x = npma_ldi(&a, i);
+      mt__cpu_sti(od, rt, i, spec ? pow_i(x, ei) : x);
+      om[i] = (uint8_t)spec;
+      continue;
+    }
+    double x = npma_ld(&a, i);
+    double p = spec ? pow(x, e) : x; /* x ** 1 */
+    double r = mt__cpu_round(rt, npma_calc(pt, p));
+    if (!isfinite(r)) {
+      spec = 0;
+      npma_store_fill_value(od, rt, i);
+    } else {
+      mt__cpu_st(od, rt, i, r);
+    }
+    om[i] = (uint8_t)spec;
+  }
+out:
+  if (st != MT_OK) mt__cpu_drop_outputs(call);
+  npma_arg_close(&a);
+  npma_arg_close(&b);
+  return st;
+}

@@ -1169,6 +1169,38 @@ def inplace_cases(short):
     return out
 
 
+# NPMA-23: m.pow_(e) as m **= e (MaskedArray.__ipow__)
+IPOW_ROWS = {  # variant -> (dtypes, exponent, forced values)
+    "npma_exponent_2": (("f32", "f64", "f16", "i64", "i8"), 2, None),
+    "npma_exponent_0_5": (("f32", "f64"), 0.5, {(0, 0): -2.0, (1, 1): -0.0, (2, 2): 0.0}),
+    "npma_exponent_m1": (("f32", "i64"), -1, {(0, 0): 0.0, (1, 1): -0.0}),
+    "npma_float_exponent": (("i64",), 2.5, None),
+    "npma_overflow": (("f32",), 2, {(0, 0): 1e30, (1, 1): -1e30}),
+}
+
+
+def ipow_cases(short):
+    out = []
+
+    def run(ins, kw):
+        a = to_np(ins[0])
+        a **= ins[1]
+        return [from_np(a)]
+    for variant, (dts, e, force) in IPOW_ROWS.items():
+        if short not in dts:
+            continue
+        err = None
+        if short in INTS and (isinstance(e, float) or e < 0):
+            err = "DTYPE_MISMATCH"
+        tol = "exact" if short in INTS else "ulp:2"
+        out.append(Case(
+            id=f"pow_.masked_scalar.{short}.{variant}", op="pow_", rules=("NPMA-4", "NPMA-23"),
+            tolerance=tol, build=lambda g, e=e, f=force: [rand_m(g, (3, 4), short, force=f), e],
+            run=run, torch_call=f"m **= {py(e)}", error_class=err, check_masked_out=True,
+            tag_rules=with_fills, profile="numpy_ma"))
+    return out
+
+
 def same_mask(g, short, fa=None, fb=None):
     mask = rand_mask(g, (3, 4))
     a, b = rand_data(g, (3, 4), short), rand_data(g, (3, 4), short)
@@ -1506,6 +1538,7 @@ def cases():
         out += median_cases(short)
         out += extra_cases(short)
         out += inplace_cases(short)
+        out += ipow_cases(short)
         out += reduce_cases(short)
         out += reduce2_cases(short)
         out += opinfo_cases(short)
