@@ -131,7 +131,15 @@ set(MUTANTS
   npma_remainder_as_fmod=NPMA-10@numpy_ma
   npma_maximum_propagates_nan=NPMA-11@numpy_ma
   npma_argmin_skips_masked=NPMA-13@numpy_ma
-  npma_var_unbiased=NPMA-14@numpy_ma)
+  npma_var_unbiased=NPMA-14@numpy_ma
+  npma_mask_not_broadcast=NPMA-16@numpy_ma
+  npma_mfn_plain_result=NPMA-17@numpy_ma
+  npma_mask_not_moved=NPMA-18@numpy_ma
+  npma_where_ignores_cond_mask=NPMA-19@numpy_ma
+  npma_median_lower=NPMA-20@numpy_ma
+  npma_angle_neg_zero=NPMA-21@numpy_ma
+  npma_idiv_masks_nonfinite=NPMA-22@numpy_ma
+  npma_ipow_keeps_overflow=NPMA-23@numpy_ma)
 # rules every mutant may be caught under besides its own
 set(ALWAYS_OK MASK-9)
 

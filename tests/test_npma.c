@@ -230,6 +230,72 @@ TEST(masked_tensor_takes_a_float_mask_nonzero_specified) {
   done(&c, (mt_tensor *[]){d, k}, 2);
 }
 
+TEST(broadcast_column_and_row_operands_keep_their_masks) {
+  /* NPMA-16: a (2,1) = [[1], [2]] specified [[1], [0]]; b (3,) = [10, 20, 30]
+   * specified [1, 1, 0]. The result is (2,3): element (i,j) = a[i] + b[j],
+   * specified where a[i] and b[j] are (NPMA-2):
+   *   row 0: 11, 21 specified; (0,2) masked (b[2] is), data a's 1 (NPMA-7)
+   *   row 1: all masked (a[1] is), data a's 2 */
+  mt_tensor *a = masked(dense(MT_float64, 2, SHAPE(2, 1), VALS(1, 2)),
+                        bools(2, SHAPE(2, 1), BITS(1, 0)));
+  mt_tensor *b = masked(dense(MT_float64, 1, SHAPE(3), VALS(10, 20, 30)),
+                        bools(1, SHAPE(3), BITS(1, 1, 0)));
+  const mt_tensor *in[] = {a, b};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_npma_add, &c, &e, 2, in, NULL), MT_OK);
+  if (c.n_out == 1) {
+    mt_tensor *o = c.out[0];
+    CHECK_EQ_INT(o->data->ndim, 2);
+    CHECK_EQ_INT(o->data->shape[0], 2);
+    CHECK_EQ_INT(o->data->shape[1], 3);
+    const double want[] = {11, 21, 1, 2, 2, 2};
+    const int spec[] = {1, 1, 0, 0, 0, 0};
+    for (int i = 0; i < 6; i++) {
+      CHECK_NEAR(at(o->data, i), want[i], 0);
+      CHECK_EQ_INT(bit(o->mask, i), spec[i]);
+    }
+  }
+  done(&c, (mt_tensor *[]){a, b}, 2);
+}
+
+TEST(shift_refuses_operands_of_different_shapes) {
+  /* NPMA-16 excludes np.ma.left_shift: it rebuilds the result with a's mask
+   * alone (a MaskError when shapes differ), so the reference refuses it */
+  mt_tensor *a = masked(dense(MT_int64, 2, SHAPE(2, 2), VALS(1, 2, 3, 4)),
+                        bools(2, SHAPE(2, 2), BITS(1, 1, 1, 1)));
+  mt_tensor *b = masked(dense(MT_int64, 1, SHAPE(2), VALS(1, 2)), bools(1, SHAPE(2), BITS(1, 1)));
+  const mt_tensor *in[] = {a, b};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_npma_bitwise_left_shift, &c, &e, 2, in, NULL), MT_NOT_SUPPORTED);
+  done(&c, (mt_tensor *[]){a, b}, 2);
+}
+
+TEST(masked_var_correction_is_ddof_and_masks_count_minus_ddof_le_0) {
+  /* NPMA-17: x = [[1, 2, 4], [1, 3, 5]] specified [[1, 1, 0], [1, 1, 1]],
+   * dim=1, correction=2 (numpy's ddof=2):
+   *   row 0: count 2, cnt = 0 -> masked; the data is np.ma.divide's 0 + the
+   *          sum of squares: mean 1.5, deviations -0.5, 0.5 -> 0.25 + 0.25 = 0.5
+   *   row 1: count 3, cnt = 1; mean 3, deviations -2, 0, 2 -> 8 / 1 = 8 */
+  mt_tensor *x = dense(MT_float64, 2, SHAPE(2, 3), VALS(1, 2, 4, 1, 3, 5));
+  mt_tensor *m = bools(2, SHAPE(2, 3), BITS(1, 1, 0, 1, 1, 1));
+  const mt_tensor *in[] = {x, m};
+  mt_kwarg items[] = {kw_int("dim", 1), kw_float("correction", 2)};
+  mt_kwargs kw = {2, items};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_npma_masked_var, &c, &e, 2, in, &kw), MT_OK);
+  if (c.n_out == 1) {
+    mt_tensor *o = c.out[0];
+    CHECK_EQ_INT(bit(o->mask, 0), 0);
+    CHECK_NEAR(at(o->data, 0), 0.5, 0);
+    CHECK_EQ_INT(bit(o->mask, 1), 1);
+    CHECK_NEAR(at(o->data, 1), 8, 0);
+  }
+  done(&c, (mt_tensor *[]){x, m}, 2);
+}
+
 #define T(name) {#name, name}
 MT_TEST_MAIN(T(promotion_follows_numpy_2_with_numbers_as_0d_arrays),
              T(binary_result_is_specified_where_both_operands_are),
@@ -240,4 +306,7 @@ MT_TEST_MAIN(T(promotion_follows_numpy_2_with_numbers_as_0d_arrays),
              T(masked_tensor_takes_a_float_mask_nonzero_specified),
              T(arctanh_masks_within_1e15_of_one_in_float64),
              T(maximum_is_where_a_greater_b_so_nan_in_a_loses),
-             T(argmin_masked_element_ties_with_a_specified_inf_and_wins_first))
+             T(argmin_masked_element_ties_with_a_specified_inf_and_wins_first),
+             T(broadcast_column_and_row_operands_keep_their_masks),
+             T(shift_refuses_operands_of_different_shapes),
+             T(masked_var_correction_is_ddof_and_masks_count_minus_ddof_le_0))

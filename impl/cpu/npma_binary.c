@@ -15,6 +15,9 @@
  *
  * NPMA-2: a result element is specified only where both operands are (numpy
  *   ORs its masks): masks that differ are no error.
+ * NPMA-16: the operands broadcast as numpy's arrays do, masks with their
+ *   data (a plain tensor or a number: all specified); shapes that do not
+ *   broadcast are SHAPE_MISMATCH.
  * NPMA-3: np.ma.divide also masks where |a| * tiny >= |b| (tiny = the
  *   smallest normal double: division by zero, and by numbers that small
  *   relative to a) and every non-finite quotient.
@@ -65,6 +68,9 @@ static const npma_binary_fn BINARY_FNS[] = {
     {MT_OP_greater_equal, K_CMP, 'b'}, {MT_OP_maximum, K_EXTREMA, 0},
     {MT_OP_minimum, K_EXTREMA, 0},     {MT_OP_bitwise_left_shift, K_SHIFT, 'i'},
     {MT_OP_bitwise_right_shift, K_SHIFT, 'i'},
+    /* torch's aliases: np.ma.subtract, multiply, divide, true_divide */
+    {MT_OP_subtract, K_ARITH, 0},      {MT_OP_multiply, K_ARITH, 0},
+    {MT_OP_divide, K_DOMAIN, 'd'},     {MT_OP_true_divide, K_DOMAIN, 'd'},
 };
 
 /* numpy's npy_lshift/npy_rshift in a dtype of `bits` bits: a shift by a
@@ -167,6 +173,17 @@ static double op_f(mt_op op, mt_dtype rt, double x, double y) {
 }
 
 /* Integers (wrapping) and bool; division by 0 is 0 (masked anyway). */
+/* An alias's op (subtract -> sub, ...): one arithmetic for both names. */
+static mt_op base_op(mt_op op) {
+  switch (op) {
+  case MT_OP_subtract: return MT_OP_sub;
+  case MT_OP_multiply: return MT_OP_mul;
+  case MT_OP_divide:
+  case MT_OP_true_divide: return MT_OP_div;
+  default: return op;
+  }
+}
+
 static int64_t op_i(mt_op op, mt_dtype rt, int64_t x, int64_t y) {
   if (rt == MT_bool) {
     switch (op) {
@@ -195,30 +212,34 @@ static int64_t op_i(mt_op op, mt_dtype rt, int64_t x, int64_t y) {
   return adjust ? q - 1 : q; /* floor_divide */
 }
 
-static mt_status binary(mt_call *call, mt_op op, mt_error *err) {
-  const char *name = mt_op_name(op);
-  const npma_binary_fn *fn = binary_fn(op);
+static mt_status binary(mt_call *call, mt_op alias, mt_error *err) {
+  const char *name = mt_op_name(alias);
+  const npma_binary_fn *fn = binary_fn(alias);
+  mt_op op = base_op(alias);
   npma_arg a = {0}, b = {0};
   void *od = NULL;
   uint8_t *om = NULL;
   mt_status st;
-  char sa[64], sb[64];
 
-  if ((st = npma_begin(call, op, err)) != MT_OK) return st;
+  if ((st = npma_begin(call, alias, err)) != MT_OK) return st;
   if ((st = npma_arg_open(call, 0, name, &a, err)) != MT_OK) goto out;
   if ((st = npma_arg_open(call, 1, name, &b, err)) != MT_OK) goto out;
   if (a.is_number && b.is_number) {
     st = mt_err(err, MT_NOT_SUPPORTED, "%s: two numbers: no tensor operand", name);
     goto out;
   }
-  const mt_tensor *shape_of = a.is_number ? b.t : a.t;
-  if (!a.is_number && !b.is_number && !mt_shape_equal(a.t, b.t)) {
+  int ndim = 0;
+  int64_t shape[MT_MAX_DIMS];
+  npma_arg *both[2] = {&a, &b};
+  if (fn->kind == K_SHIFT && !b.is_number && !mt_shape_equal(a.t, b.t)) {
     st = mt_err(err, MT_NOT_SUPPORTED,
-                "%s: shapes %s and %s: broadcasting is not implemented by the numpy_ma profile",
-                name, mt_shape_str(a.t->ndim, a.t->shape, sa, sizeof sa),
-                mt_shape_str(b.t->ndim, b.t->shape, sb, sizeof sb));
+                "%s: np.ma's shifts build masked_array(d, mask=a's mask): broadcasting is "
+                "numpy's MaskError or a mask of a's shape; not implemented", name);
     goto out;
   }
+  if ((st = npma_broadcast(both, 2, name, &ndim, shape, err)) != MT_OK) goto out; /* NPMA-16 */
+  npma_arg_bcast(&a, ndim, shape);
+  npma_arg_bcast(&b, ndim, shape);
   mt_dtype rt;
   if (fn->kind == K_SHIFT && !a.is_masked) {
     st = mt_err(err, MT_NOT_SUPPORTED, "%s: only a masked tensor shifted is implemented", name);
@@ -250,9 +271,8 @@ static mt_status binary(mt_call *call, mt_op op, mt_error *err) {
   if ((fn->dt_rule == '8' || fn->kind == K_SHIFT) && rt == MT_bool) rt = ct = MT_int8;
   if (fn->dt_rule == 'b') rt = MT_bool;
   int is_int = npma_kind(ct) != 'f';
-  if ((st = npma_new_out(call, rt, shape_of->ndim, shape_of->shape, &od, &om, err)) != MT_OK)
-    goto out;
-  for (int64_t i = 0; i < mt_numel(shape_of); i++) {
+  if ((st = npma_new_out(call, rt, ndim, shape, &od, &om, err)) != MT_OK) goto out;
+  for (int64_t i = 0; i < mt_shape_numel(ndim, shape); i++) {
     int spec = both_spec(&a, &b, i);
     if (fn->kind == K_CMP) { /* NPMA-9 */
       int r = is_int ? cmp_i(op, npma_ldi(&a, i), npma_ldi(&b, i))
@@ -335,3 +355,115 @@ NPMA_BINARY_KERNEL(maximum)
 NPMA_BINARY_KERNEL(minimum)
 NPMA_BINARY_KERNEL(bitwise_left_shift)
 NPMA_BINARY_KERNEL(bitwise_right_shift)
+NPMA_BINARY_KERNEL(subtract)
+NPMA_BINARY_KERNEL(multiply)
+NPMA_BINARY_KERNEL(divide)
+NPMA_BINARY_KERNEL(true_divide)
+
+/* ---- in place: a += b, a -= b, a *= b, a /= b ----------------------------
+ *
+ * NPMA-22: add_ sub_ mul_ div_ floor_divide_ (and subtract_ multiply_
+ *   divide_ true_divide_) are MaskedArray's __iadd__ __isub__ __imul__
+ *   __itruediv__ __ifloordiv__:
+ *   a's mask ORs b's (specified where both are), then b's data is replaced
+ *   by 0 (1 for *=, /= and //=) wherever the new mask is masked, so masked-out
+ *   elements keep a's data (a + 0: -0.0 becomes +0.0). /= also masks np.ma.divide's domain (|a| * tiny >= |b|,
+ *   on the data; //= too) but, unlike np.ma.divide, not the non-finite quotients:
+ *   1 / 0 is masked, inf / 2 and 1e300 / 1e-300 (inf) stay specified.
+ *   The result keeps a's dtype and shape: b broadcasts to a's shape (else
+ *   numpy's non-broadcastable output: SHAPE_MISMATCH); a promoted dtype
+ *   that does not cast to a's with 'same_kind' (an integer a with a float
+ *   b, /= of integers, bool with integers, bool -= bool) is numpy's
+ *   UFuncTypeError -> DTYPE_MISMATCH. Values are computed in the promoted
+ *   dtype (NPMA-4) and cast to a's (integers wrap). */
+static mt_status inplace(mt_call *call, mt_op alias, mt_error *err) {
+  const char *name = mt_op_name(alias);
+  mt_op op;
+  switch (alias) {
+  case MT_OP_add_: op = MT_OP_add; break;
+  case MT_OP_sub_:
+  case MT_OP_subtract_: op = MT_OP_sub; break;
+  case MT_OP_mul_:
+  case MT_OP_multiply_: op = MT_OP_mul; break;
+  case MT_OP_floor_divide_: op = MT_OP_floor_divide; break;
+  default: op = MT_OP_div; break;
+  }
+  int is_div = op == MT_OP_div || op == MT_OP_floor_divide;
+  npma_arg a = {0}, b = {0};
+  void *od = NULL;
+  uint8_t *om = NULL;
+  mt_status st;
+  mt_dtype pt;
+  if ((st = npma_begin(call, alias, err)) != MT_OK) return st;
+  if ((st = npma_arg_open(call, 0, name, &a, err)) != MT_OK) goto out;
+  if ((st = npma_arg_open(call, 1, name, &b, err)) != MT_OK) goto out;
+  if (!a.is_masked) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: inputs/0 must be a masked tensor", name);
+    goto out;
+  }
+  const mt_tensor *t = a.t;
+  int ndim = 0;
+  int64_t shape[MT_MAX_DIMS];
+  npma_arg *both[2] = {&a, &b};
+  if ((st = npma_broadcast(both, 2, name, &ndim, shape, err)) != MT_OK) goto out;
+  if (ndim != t->ndim || memcmp(shape, t->shape, sizeof *shape * (size_t)ndim) != 0) {
+    st = mt_err(err, MT_SHAPE_MISMATCH,
+                "%s: non-broadcastable output operand: b does not broadcast to a's shape", name);
+    goto out;
+  }
+  npma_arg_bcast(&b, ndim, shape);
+  if (npma_promote(a.dt, b.dt, &pt) != 0) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s with %s gives int16, which mtcs has no name for",
+                name, mt_dtype_name(a.dt), mt_dtype_name(b.dt));
+    goto out;
+  }
+  if (op == MT_OP_div && npma_kind(pt) != 'f') pt = MT_float64; /* true_divide */
+  if (op == MT_OP_floor_divide && pt == MT_bool) pt = MT_int8; /* numpy's bool // bool */
+  /* numpy's 'same_kind' cast of the result to a's dtype */
+  char ka = npma_kind(a.dt), kp = npma_kind(pt);
+  int castable = ka == 'f' || kp == 'b' || (ka != 'b' && kp != 'f');
+  if (!castable || (op == MT_OP_sub && pt == MT_bool)) {
+    st = mt_err(err, MT_DTYPE_MISMATCH,
+                "%s: Cannot cast ufunc output from dtype %s to dtype %s with casting rule "
+                "'same_kind' (numpy's UFuncTypeError)", name, mt_dtype_name(pt),
+                mt_dtype_name(a.dt));
+    goto out;
+  }
+  mt_dtype rt = a.dt;
+  int is_int = npma_kind(pt) != 'f';
+  if ((st = npma_new_out(call, rt, t->ndim, t->shape, &od, &om, err)) != MT_OK) goto out;
+  for (int64_t i = 0; i < mt_numel(t); i++) {
+    int spec = both_spec(&a, &b, i);
+    if (is_int) {
+      int64_t x = npma_ldi(&a, i), y = npma_ldi(&b, i);
+      if (is_div && y == 0) spec = 0; /* |a| * tiny >= |0| */
+      mt__cpu_sti(od, rt, i, spec ? op_i(op, pt, x, y) : x); /* x // 1 = x */
+      om[i] = (uint8_t)spec;
+      continue;
+    }
+    double x = npma_ld(&a, i), y = npma_ld(&b, i);
+    if (is_div && fabs(x) * DBL_MIN >= fabs(y)) spec = 0; /* the domain only */
+    /* masked-out: b's data replaced by the identity, so -0.0 + 0 is +0.0 */
+    double ident = (op == MT_OP_add || op == MT_OP_sub) ? 0.0 : 1.0;
+    double r = op_f(op, pt, x, spec ? y : ident);
+    mt__cpu_st(od, rt, i, mt__cpu_round(rt, r));
+    om[i] = (uint8_t)spec;
+  }
+out:
+  if (st != MT_OK) mt__cpu_drop_outputs(call);
+  npma_arg_close(&a);
+  npma_arg_close(&b);
+  return st;
+}
+
+#define NPMA_INPLACE_KERNEL(name) \
+  mt_status mt_npma_##name(mt_call *call, mt_error *err) { return inplace(call, MT_OP_##name, err); }
+NPMA_INPLACE_KERNEL(add_)
+NPMA_INPLACE_KERNEL(sub_)
+NPMA_INPLACE_KERNEL(subtract_)
+NPMA_INPLACE_KERNEL(mul_)
+NPMA_INPLACE_KERNEL(multiply_)
+NPMA_INPLACE_KERNEL(div_)
+NPMA_INPLACE_KERNEL(divide_)
+NPMA_INPLACE_KERNEL(true_divide_)
+NPMA_INPLACE_KERNEL(floor_divide_)

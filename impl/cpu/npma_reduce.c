@@ -101,21 +101,15 @@ static double pick_f(mt_op op, double a, double x) {
   return op == MT_OP_amin ? (x < a ? x : a) : (x > a ? x : a);
 }
 
-static mt_status npma_reduce(mt_call *call, mt_op op, mt_error *err) {
-  const char *name = mt_op_name(op);
-  npma_arg a = {0};
+mt_status mt__npma_reduce(mt_call *call, mt_op op, const char *name, const npma_arg *a_,
+                          mt_error *err) {
+  const npma_arg a = *a_;
   acc *acc_ = NULL;
   void *od = NULL;
   uint8_t *om = NULL;
   red_plan p;
   mt_status st;
 
-  if ((st = npma_begin(call, op, err)) != MT_OK) return st;
-  if ((st = npma_arg_open(call, 0, name, &a, err)) != MT_OK) goto out;
-  if (!a.is_masked) {
-    st = mt_err(err, MT_NOT_SUPPORTED, "%s: inputs/0 must be a masked tensor", name);
-    goto out;
-  }
   const mt_tensor *t = a.t;
   if ((st = plan_dims(call, name, t, &p, err)) != MT_OK) goto out;
   mt_dtype rt;
@@ -216,6 +210,26 @@ static mt_status npma_reduce(mt_call *call, mt_op op, mt_error *err) {
 out:
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   free(acc_);
+  return st;
+}
+
+/* A reduction of the profile's own op: input 0 a masked tensor. */
+static mt_status npma_reduce(mt_call *call, mt_op op, mt_error *err) {
+  const char *name = mt_op_name(op);
+  npma_arg a = {0};
+  mt_status st;
+  if ((st = npma_begin(call, op, err)) != MT_OK) return st;
+  if ((st = npma_arg_open(call, 0, name, &a, err)) != MT_OK) goto out;
+  if (!a.is_masked) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: inputs/0 must be a masked tensor", name);
+    goto out;
+  }
+  if (op == MT_OP_all || op == MT_OP_argmin || op == MT_OP_argmax || op == MT_OP_var ||
+      op == MT_OP_std)
+    st = mt__npma_reduce2(call, op, name, &a, 0, err);
+  else
+    st = mt__npma_reduce(call, op, name, &a, err);
+out:
   npma_arg_close(&a);
   return st;
 }
@@ -274,9 +288,9 @@ typedef struct {
   int all;
 } acc2;
 
-static mt_status npma_reduce2(mt_call *call, mt_op op, mt_error *err) {
-  const char *name = mt_op_name(op);
-  npma_arg a = {0};
+mt_status mt__npma_reduce2(mt_call *call, mt_op op, const char *name, const npma_arg *a_,
+                           int64_t ddof, mt_error *err) {
+  const npma_arg a = *a_;
   acc2 *acc_ = NULL;
   void *od = NULL;
   uint8_t *om = NULL;
@@ -285,12 +299,6 @@ static mt_status npma_reduce2(mt_call *call, mt_op op, mt_error *err) {
   int is_arg = op == MT_OP_argmin || op == MT_OP_argmax;
   int is_var = op == MT_OP_var || op == MT_OP_std;
 
-  if ((st = npma_begin(call, op, err)) != MT_OK) return st;
-  if ((st = npma_arg_open(call, 0, name, &a, err)) != MT_OK) goto out;
-  if (!a.is_masked) {
-    st = mt_err(err, MT_NOT_SUPPORTED, "%s: inputs/0 must be a masked tensor", name);
-    goto out;
-  }
   const mt_tensor *t = a.t;
   if ((st = plan_dims(call, name, t, &p, err)) != MT_OK) goto out;
   int64_t n = mt_numel(t), n_out = p.all ? 1 : mt_shape_numel(p.out_ndim, p.out_shape);
@@ -374,9 +382,13 @@ static mt_status npma_reduce2(mt_call *call, mt_op op, mt_error *err) {
       continue;
     }
     double sq = half ? mt__cpu_round(MT_float16, c->sq) : c->sq;
-    double v = spec ? sq / (double)c->n : 0.0;
+    int64_t cnt = c->n - ddof; /* NPMA-17: numpy's count - ddof */
+    double v = spec ? sq / (double)cnt : 0.0;
     if (p.all) { /* numpy scalars: a non-finite variance is np.ma.masked */
-      if (!isfinite(v)) spec = 0, v = 0.0;
+      if (!isfinite(v) || cnt <= 0) spec = 0, v = 0.0;
+    } else if (spec && cnt <= 0) {
+      spec = 0; /* NPMA-17: mask_or(all masked, cnt <= 0); np.ma.divide's 0 + the sum */
+      v = isfinite(c->f) ? sq : 0.0;
     } else if (spec && !isfinite(c->f)) {
       v = 0.0; /* the mean was masked (np.ma.true_divide): so are the
                 * deviations, their sum is a masked 0, and var's own mask
@@ -396,16 +408,15 @@ static mt_status npma_reduce2(mt_call *call, mt_op op, mt_error *err) {
 out:
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   free(acc_);
-  npma_arg_close(&a);
   return st;
 }
 
-mt_status mt_npma_all(mt_call *call, mt_error *err) { return npma_reduce2(call, MT_OP_all, err); }
+mt_status mt_npma_all(mt_call *call, mt_error *err) { return npma_reduce(call, MT_OP_all, err); }
 mt_status mt_npma_argmin(mt_call *call, mt_error *err) {
-  return npma_reduce2(call, MT_OP_argmin, err);
+  return npma_reduce(call, MT_OP_argmin, err);
 }
 mt_status mt_npma_argmax(mt_call *call, mt_error *err) {
-  return npma_reduce2(call, MT_OP_argmax, err);
+  return npma_reduce(call, MT_OP_argmax, err);
 }
-mt_status mt_npma_var(mt_call *call, mt_error *err) { return npma_reduce2(call, MT_OP_var, err); }
-mt_status mt_npma_std(mt_call *call, mt_error *err) { return npma_reduce2(call, MT_OP_std, err); }
+mt_status mt_npma_var(mt_call *call, mt_error *err) { return npma_reduce(call, MT_OP_var, err); }
+mt_status mt_npma_std(mt_call *call, mt_error *err) { return npma_reduce(call, MT_OP_std, err); }

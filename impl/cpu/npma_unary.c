@@ -281,3 +281,213 @@ out:
   npma_arg_close(&b);
   return st;
 }
+
+/* ---- clamp/clip, round, angle, conj_physical ------------------------------
+ *
+ * NPMA-21: the MaskedArray methods and np.ma functions that work on the data
+ *   of every element and keep the mask:
+ *   clamp/clip(min, max) are np.ma.clip(m, min, max): np.clip of the data
+ *     (masked-out elements too), NaN propagating; the bounds are Python
+ *     numbers passed to the ufunc (NEP 50's weak scalars): an integer tensor
+ *     with a float bound is float64, else the dtype is kept.
+ *   round(decimals) is m.round(decimals): the data rounded half to even,
+ *     floats as numpy does (x * 10**d, rint, / 10**d in the dtype; d < 0:
+ *     x / 10**-d, rint, * 10**-d); integers with d >= 0 unchanged.
+ *   angle is np.ma.angle: arctan2(0, x) in the float dtype of x with a weak
+ *     0 (int8/uint8 -> float16, int32/int64 -> float64, bool -> float64):
+ *     0 for x >= +0, pi for x < 0 and x = -0.0, NaN for NaN; masked-out
+ *     elements keep the input data.
+ *   conj_physical is np.ma.conjugate: the data itself; bool becomes int8
+ *     (numpy's conjugate has no bool loop). */
+
+typedef enum { X_CLIP, X_ROUND, X_ANGLE, X_CONJ } npma_extra_kind;
+
+static double rint_in(mt_dtype rt, double v) {
+  return rt == MT_float64 ? nearbyint(v) : (double)nearbyintf((float)v);
+}
+
+/* m.round(d) of one float element in dtype rt (each step rounded to rt) */
+static double round_dec(mt_dtype rt, double x, int64_t d) {
+  if (d == 0) return rint_in(rt, x);
+  double f = mt__cpu_round(rt, pow(10.0, (double)(d > 0 ? d : -d)));
+  double y = mt__cpu_round(rt, npma_calc(rt, d > 0 ? x * f : x / f));
+  y = rint_in(rt, y);
+  return mt__cpu_round(rt, npma_calc(rt, d > 0 ? y / f : y * f));
+}
+
+static mt_status unary_extra(mt_call *call, mt_op op, npma_extra_kind kind, mt_error *err) {
+  const char *name = mt_op_name(op);
+  npma_arg a = {0};
+  void *od = NULL;
+  uint8_t *om = NULL;
+  mt_status st;
+
+  if ((st = npma_begin(call, op, err)) != MT_OK) return st;
+  if ((st = npma_arg_open(call, 0, name, &a, err)) != MT_OK) goto out;
+  if (!a.is_masked) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: inputs/0 must be a masked tensor", name);
+    goto out;
+  }
+  const mt_kwarg *lo = mt_kw_find(call->kw, "min"), *hi = mt_kw_find(call->kw, "max");
+  int64_t dec = mt_kw_int(call->kw, "decimals", 0);
+  int in_int = npma_kind(a.dt) != 'f';
+  mt_dtype rt = a.dt;
+  switch (kind) {
+  case X_CLIP:
+    if (!lo && !hi) {
+      st = mt_err(err, MT_INVALID_ARGUMENT, "%s: One of max or min must be given", name);
+      goto out;
+    }
+    if (a.dt == MT_bool || a.dt == MT_uint8) {
+      st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s is not implemented", name,
+                  mt_dtype_name(a.dt));
+      goto out;
+    }
+    if (in_int && ((lo && lo->type == MT_KW_FLOAT) || (hi && hi->type == MT_KW_FLOAT)))
+      rt = MT_float64; /* NEP 50: an integer array with a Python float */
+    break;
+  case X_ROUND:
+    if (a.dt == MT_bool || (in_int && dec < 0)) {
+      st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s with decimals=%lld is not implemented", name,
+                  mt_dtype_name(a.dt), (long long)dec);
+      goto out;
+    }
+    break;
+  case X_ANGLE: rt = a.dt == MT_bool ? MT_float64 : npma_float_of(a.dt); break;
+  case X_CONJ: rt = a.dt == MT_bool ? MT_int8 : a.dt; break;
+  }
+  const mt_tensor *t = a.t;
+  if ((st = npma_new_out(call, rt, t->ndim, t->shape, &od, &om, err)) != MT_OK) goto out;
+  int out_int = npma_kind(rt) != 'f';
+  for (int64_t i = 0; i < mt_numel(t); i++) {
+    int spec = a.mask[i];
+    om[i] = (uint8_t)spec;
+    if (out_int) { /* clip of integers by integers, round and conj of integers */
+      int64_t x = npma_ldi(&a, i);
+      if (kind == X_CLIP) {
+        if (lo && x < lo->i) x = lo->i;
+        if (hi && x > hi->i) x = hi->i;
+      }
+      mt__cpu_sti(od, rt, i, x);
+      continue;
+    }
+    double x = mt__cpu_round(rt, npma_ld(&a, i)), r = x;
+    switch (kind) {
+    case X_CLIP: /* np.minimum(np.maximum(x, min), max): NaN propagates */
+      if (lo) {
+        double b = mt__cpu_round(rt, lo->f);
+        r = (isnan(r) || isnan(b)) ? NAN : (r < b ? b : r);
+      }
+      if (hi) {
+        double b = mt__cpu_round(rt, hi->f);
+        r = (isnan(r) || isnan(b)) ? NAN : (r > b ? b : r);
+      }
+      break;
+    case X_ROUND: r = round_dec(rt, x, dec); break;
+    case X_ANGLE:
+      r = spec ? (rt == MT_float64 ? atan2(0.0, x) : (double)atan2f(0.0f, (float)x)) : x;
+      break;
+    case X_CONJ: break;
+    }
+    mt__cpu_st(od, rt, i, r);
+  }
+out:
+  if (st != MT_OK) mt__cpu_drop_outputs(call);
+  npma_arg_close(&a);
+  return st;
+}
+
+mt_status mt_npma_clamp(mt_call *call, mt_error *err) {
+  return unary_extra(call, MT_OP_clamp, X_CLIP, err);
+}
+mt_status mt_npma_clip(mt_call *call, mt_error *err) {
+  return unary_extra(call, MT_OP_clip, X_CLIP, err);
+}
+mt_status mt_npma_round(mt_call *call, mt_error *err) {
+  return unary_extra(call, MT_OP_round, X_ROUND, err);
+}
+mt_status mt_npma_angle(mt_call *call, mt_error *err) {
+  return unary_extra(call, MT_OP_angle, X_ANGLE, err);
+}
+mt_status mt_npma_conj_physical(mt_call *call, mt_error *err) {
+  return unary_extra(call, MT_OP_conj_physical, X_CONJ, err);
+}
+
+/* ---- pow_ ------------------------------------------------------------------
+ *
+ * NPMA-23: m.pow_(e) is MaskedArray's __ipow__, `m **= e`: the exponent is
+ *   replaced by 1 under a's masked-out elements (x ** 1 = x), the power is
+ *   taken in numpy 2's promotion of a and e (a number: a 0-d float64/int64
+ *   array, NPMA-4; an array exponent, so C's pow without numpy's scalar fast
+ *   paths: (-0.0) ** 0.5 = +0.0) and cast to a's dtype; then every
+ *   non-finite element (a masked-out inf or NaN included) is masked and
+ *   holds fill_value (1e20: inf in float16). A promotion that does not cast
+ *   back with 'same_kind' (an integer a with a float exponent, bool) and
+ *   integers to a negative power are DTYPE_MISMATCH. */
+mt_status mt_npma_pow_(mt_call *call, mt_error *err) {
+  static const char *name = "pow_";
+  npma_arg a = {0}, b = {0};
+  void *od = NULL;
+  uint8_t *om = NULL;
+  mt_status st;
+  mt_dtype pt;
+
+  if ((st = npma_begin(call, MT_OP_pow_, err)) != MT_OK) return st;
+  if ((st = npma_arg_open(call, 0, name, &a, err)) != MT_OK) goto out;
+  if ((st = npma_arg_open(call, 1, name, &b, err)) != MT_OK) goto out;
+  if (!a.is_masked || !b.is_number) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: only a masked tensor to a number is implemented",
+                name);
+    goto out;
+  }
+  if (npma_promote(a.dt, b.dt, &pt) != 0) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s with %s gives int16, which mtcs has no name for",
+                name, mt_dtype_name(a.dt), mt_dtype_name(b.dt));
+    goto out;
+  }
+  if (pt == MT_bool) pt = MT_int8; /* numpy: bool ** bool is int8 */
+  char ka = npma_kind(a.dt), kp = npma_kind(pt);
+  if (!(ka == 'f' || (ka != 'b' && kp != 'f'))) {
+    st = mt_err(err, MT_DTYPE_MISMATCH,
+                "%s: Cannot cast ufunc 'power' output from dtype %s to dtype %s with casting "
+                "rule 'same_kind' (numpy's UFuncTypeError)", name, mt_dtype_name(pt),
+                mt_dtype_name(a.dt));
+    goto out;
+  }
+  int is_int = kp != 'f';
+  int64_t ei = is_int ? npma_ldi(&b, 0) : 0;
+  double e = npma_ld(&b, 0);
+  if (is_int && ei < 0) {
+    st = mt_err(err, MT_DTYPE_MISMATCH,
+                "%s: Integers to negative integer powers are not allowed (%s ** %lld)", name,
+                mt_dtype_name(a.dt), (long long)ei);
+    goto out;
+  }
+  mt_dtype rt = a.dt;
+  const mt_tensor *t = a.t;
+  if ((st = npma_new_out(call, rt, t->ndim, t->shape, &od, &om, err)) != MT_OK) goto out;
+  for (int64_t i = 0; i < mt_numel(t); i++) {
+    int spec = a.mask[i];
+    if (is_int) {
+      int64_t x = npma_ldi(&a, i);
+      mt__cpu_sti(od, rt, i, spec ? pow_i(x, ei) : x);
+      om[i] = (uint8_t)spec;
+      continue;
+    }
+    double x = npma_ld(&a, i);
+    double p = spec ? pow(x, e) : x; /* x ** 1 */
+    double r = mt__cpu_round(rt, npma_calc(pt, p));
+    if (!isfinite(r)) {
+      spec = 0;
+      npma_store_fill_value(od, rt, i);
+    } else {
+      mt__cpu_st(od, rt, i, r);
+    }
+    om[i] = (uint8_t)spec;
+  }
+out:
+  if (st != MT_OK) mt__cpu_drop_outputs(call);
+  npma_arg_close(&a);
+  npma_arg_close(&b);
+  return st;
+}

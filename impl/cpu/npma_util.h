@@ -99,6 +99,10 @@ typedef struct {
   mt__cpu_mview mv;     /* masked inputs */
   mt_tensor *tmp;       /* a non-contiguous dense input's copy */
   const mt_tensor *t;
+  /* NPMA-16 broadcasting (npma_arg_bcast): element i of the broadcast
+   * shape bshape reads the operand's element sum(coord_k * bstride[k]) */
+  int bcast, bndim;
+  int64_t bshape[MT_MAX_DIMS], bstride[MT_MAX_DIMS];
 } npma_arg;
 
 static inline void npma_arg_close(npma_arg *a) {
@@ -153,8 +157,69 @@ static inline mt_status npma_arg_open(const mt_call *call, int i, const char *op
                 op, i, mt_kind_name(t->kind));
 }
 
-/* Element i (a number: its one value). */
-static inline int64_t npma_idx(const npma_arg *a, int64_t i) { return a->is_number ? 0 : i; }
+/* Element i (a number: its one value; a broadcast operand: the element
+ * that element i of the broadcast shape reads). */
+static inline int64_t npma_idx(const npma_arg *a, int64_t i) {
+  if (a->is_number) return 0;
+  if (!a->bcast) return i;
+  int64_t src = 0;
+  for (int k = a->bndim - 1; k >= 0; k--) {
+    src += (i % a->bshape[k]) * a->bstride[k];
+    i /= a->bshape[k];
+  }
+  return src;
+}
+
+/* NPMA-16: numpy's broadcasting of the n operands (numbers are 0-d): the
+ * shapes right-aligned, a dim of size 1 stretches to the other's size
+ * (0 included). Returns 0 with *ndim/shape set, or SHAPE_MISMATCH (numpy's
+ * "operands could not be broadcast together"). */
+static inline mt_status npma_broadcast(npma_arg *const *args, int n, const char *op, int *ndim,
+                                       int64_t *shape, mt_error *err) {
+  int nd = 0;
+  for (int j = 0; j < n; j++)
+    if (!args[j]->is_number && args[j]->t->ndim > nd) nd = args[j]->t->ndim;
+  for (int k = 0; k < nd; k++) shape[k] = 1;
+  for (int j = 0; j < n; j++) {
+    if (args[j]->is_number) continue;
+    const mt_tensor *t = args[j]->t;
+    for (int k = 0; k < t->ndim; k++) {
+      int64_t s = t->shape[k], *o = &shape[nd - t->ndim + k];
+      if (s == *o || s == 1) continue;
+      if (*o != 1) {
+        char sa[64], sb[64];
+        return mt_err(err, MT_SHAPE_MISMATCH,
+                      "%s: operands could not be broadcast together: inputs/%d has shape %s, "
+                      "the others broadcast to %s (numpy's ValueError)",
+                      op, j, mt_shape_str(t->ndim, t->shape, sa, sizeof sa),
+                      mt_shape_str(nd, shape, sb, sizeof sb));
+      }
+      *o = s;
+    }
+  }
+  *ndim = nd;
+  return MT_OK;
+}
+
+/* Binds operand a to the broadcast shape (ndim, shape) of npma_broadcast:
+ * npma_idx then maps the broadcast shape's linear indices to a's. */
+static inline void npma_arg_bcast(npma_arg *a, int ndim, const int64_t *shape) {
+  if (a->is_number) return;
+  const mt_tensor *t = a->t;
+  int same = t->ndim == ndim;
+  for (int k = 0; same && k < ndim; k++) same = t->shape[k] == shape[k];
+  if (same) return;
+  a->bcast = 1;
+  a->bndim = ndim;
+  int64_t stride = 1;
+  for (int k = ndim - 1; k >= 0; k--) {
+    int tk = k - (ndim - t->ndim);
+    int64_t s = tk >= 0 ? t->shape[tk] : 1;
+    a->bshape[k] = shape[k];
+    a->bstride[k] = s == 1 ? 0 : stride;
+    stride *= s;
+  }
+}
 static inline double npma_ld(const npma_arg *a, int64_t i) {
   return mt__cpu_ld(a->data, a->dt, npma_idx(a, i));
 }
@@ -212,5 +277,17 @@ static inline mt_status npma_begin(mt_call *call, mt_op op, mt_error *err) {
   mt__cpu_begin(call);
   return mt__kw_check(op, call->kw, err);
 }
+
+/* ---- reductions (npma_reduce.c), shared with npma_masked_fn.c ---------- */
+
+/* The reductions of numpy.ma on the operand a (its mask must be set,
+ * one flag per element; a->t gives the shape) with the call's kwargs `dim`
+ * and `keepdim`; kwargs already checked. mt__npma_reduce: sum mean prod
+ * amin amax (NPMA-5); mt__npma_reduce2: all argmin argmax var std (NPMA-12..14),
+ * var/std dividing by count - ddof (NPMA-17). `name` names the op in errors. */
+mt_status mt__npma_reduce(mt_call *call, mt_op op, const char *name, const npma_arg *a,
+                          mt_error *err);
+mt_status mt__npma_reduce2(mt_call *call, mt_op op, const char *name, const npma_arg *a,
+                           int64_t ddof, mt_error *err);
 
 #endif /* MT_NPMA_UTIL_H */

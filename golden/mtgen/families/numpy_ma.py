@@ -684,6 +684,523 @@ def shift_cases(short):
     return out
 
 
+# NPMA-16: broadcasting. variant -> (layout, build(g, short), args); the
+# masks broadcast with their data, a plain tensor has numpy.ma's nomask
+BCAST_ROWS = {
+    "npma_bcast_col_row": ("masked_masked", lambda g, s: [rand_m(g, (3, 1), s),
+                                                          rand_m(g, (1, 4), s)], "a, b"),
+    "npma_bcast_row": ("masked_masked", lambda g, s: [rand_m(g, (4,), s),
+                                                      rand_m(g, (3, 4), s)], "a, b"),
+    "npma_bcast_dense_row": ("masked_dense", lambda g, s: [rand_m(g, (3, 4), s),
+                                                           rand_data(g, (4,), s)], "m, t"),
+    "npma_bcast_dense_col": ("dense_masked", lambda g, s: [rand_data(g, (3, 1), s),
+                                                           rand_m(g, (2, 1, 4), s)], "t, m"),
+    # a 0-d masked operand (one mask bit for every element)
+    "npma_bcast_0d_masked": ("masked_masked", lambda g, s: [
+        rand_m(g, (3, 4), s), NpMasked(rand_data(g, (), s), torch.tensor(False))], "a, b"),
+    "npma_bcast_0d_spec": ("masked_masked", lambda g, s: [
+        NpMasked(rand_data(g, (), s), torch.tensor(True)), rand_m(g, (3, 4), s)], "a, b"),
+    "npma_bcast_zero_size": ("masked_masked", lambda g, s: [rand_m(g, (0, 1), s),
+                                                            rand_m(g, (1, 4), s)], "a, b"),
+    "npma_bcast_mismatch": ("masked_masked", lambda g, s: [rand_m(g, (3, 4), s),
+                                                           rand_m(g, (2, 4), s)], "a, b"),
+}
+BCAST_MAIN = ("npma_bcast_col_row", "npma_bcast_0d_masked")
+# the ops that get every variant (one per kind of np.ma operation: plain,
+# domained, comparison, extrema); the file-size budget
+BCAST_FULL = ("add", "div", "eq", "maximum")
+
+
+def bcast_cases(short):
+    """NPMA-16 for every broadcasting binary op of the profile (not the
+    shifts: np.ma.left_shift/right_shift keep a's mask), in float32 (all
+    variants), float64 and int64 (the main ones)."""
+    if short not in ("f32", "f64", "i64"):
+        return []
+    out = []
+    for op in list(BINARY):
+        npn = NP_NAME[op]
+        if op in BIN2_ALIASES or op in ALIASES:
+            continue
+        if short in FLOATS and op in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+            continue
+        # the op's own rules (NPMA-9 for eq, ...) and NPMA-16
+        rules = (BIN2[op][1] if op in BIN2 else ("NPMA-2",)) + ("NPMA-16",)
+        tol = BIN2[op][3] if op in BIN2 else "exact"
+        run = binary_run(op)
+        for variant, (layout, build, args) in BCAST_ROWS.items():
+            if (short != "f32" or op not in BCAST_FULL) and variant not in BCAST_MAIN:
+                continue
+            if short != "f32" and (op not in BCAST_FULL or variant != "npma_bcast_col_row"):
+                continue
+            err = "SHAPE_MISMATCH" if variant == "npma_bcast_mismatch" else None
+            out.append(Case(
+                id=f"{op}.{layout}.{short}.{variant}", op=op, rules=rules, tolerance=tol,
+                build=lambda g, b=build: b(g, short), run=run,
+                torch_call=f"np.ma.{npn}({args})", error_class=err,
+                error_match="could not be broadcast" if err else None,
+                check_masked_out=True, tag_rules=with_fills, profile="numpy_ma"))
+    return out
+
+
+# NPMA-17: torch.masked's functional ops on x and a bool mask, as
+# np.ma.array(x, mask=~np.broadcast_to(mask, x.shape)).<op>(axis=dim) (no
+# mask: an all-false numpy mask, so the dtypes are those of a masked input)
+MFN = {  # op -> (the MaskedArray method, rules, tolerance(short))
+    "masked_sum": ("sum", ("NPMA-4", "NPMA-5", "NPMA-17"), lambda s: tol_reduce(s, "sum")),
+    "masked_prod": ("prod", ("NPMA-4", "NPMA-5", "NPMA-17"), lambda s: tol_reduce(s, "prod")),
+    "masked_amin": ("min", ("NPMA-4", "NPMA-5", "NPMA-17"), tol_exact),
+    "masked_amax": ("max", ("NPMA-4", "NPMA-5", "NPMA-17"), tol_exact),
+    "masked_mean": ("mean", ("NPMA-4", "NPMA-5", "NPMA-17"), lambda s: tol_reduce(s, "mean")),
+    "masked_argmin": ("argmin", ("NPMA-5", "NPMA-13", "NPMA-17"), tol_exact),
+    "masked_argmax": ("argmax", ("NPMA-5", "NPMA-13", "NPMA-17"), tol_exact),
+    "masked_var": ("var", ("NPMA-5", "NPMA-14", "NPMA-17"), lambda s: tol_var(s)),
+    "masked_std": ("std", ("NPMA-5", "NPMA-14", "NPMA-17"), lambda s: tol_var(s)),
+    "masked_cumsum": ("cumsum", ("NPMA-17",), lambda s: tol_reduce(s, "sum")),
+    "masked_cumprod": ("cumprod", ("NPMA-17",), lambda s: tol_reduce(s, "prod")),
+}
+# variant -> (shape, kwargs, with a mask, fully masked row)
+MFN_ROWS = {
+    "npma_dim1": ((3, 4), {"dim": 1}, True, None),
+    "npma_dim0_no_mask": ((3, 4), {"dim": 0}, False, None),
+    "npma_all": ((3, 4), {}, True, None),
+    "npma_fully_masked_row": ((3, 4), {"dim": 1}, True, 1),
+    "npma_dim1_keepdim": ((3, 4), {"dim": 1, "keepdim": True}, True, None),
+    "npma_mask_broadcast": ((3, 4), {"dim": 1}, "row", None),
+    "npma_one_specified_row": ((3, 4), {"dim": 1}, True, "one"),
+    "npma_unbiased_false": ((3, 4), {"dim": 1, "unbiased": False}, True, None),
+}
+MFN_MAIN = ("npma_dim1", "npma_fully_masked_row")
+
+
+def mfn_run(method, kw):
+    dim, keepdim = kw.get("dim"), kw.get("keepdim")
+    ddof = None
+    if method in ("var", "std"):
+        ddof = 0 if kw.get("unbiased") is False else 1
+
+    def run(ins, _kw):
+        x = ins[0].numpy()
+        mask = ins[1].numpy() if len(ins) > 1 else np.ones(x.shape, bool)
+        m = ma.masked_array(x.copy(), mask=~np.broadcast_to(mask, x.shape))
+        args = {}
+        if dim is not None:
+            args["axis"] = dim
+        if keepdim is not None:
+            args["keepdims"] = keepdim
+        if ddof is not None:
+            args["ddof"] = ddof
+        r = getattr(m, method)(**args)
+        one = ma.masked_array(np.ones((1,) * max(m.ndim, 1), m.dtype), mask=False)
+        dt = np.asarray(getattr(one, method)()).dtype
+        return [from_np(r, dt)]
+    return run
+
+
+def mfn_call(method, kw, with_mask):
+    mask = "mask" if with_mask else "np.ones(x.shape, bool)"
+    args = []
+    if "dim" in kw:
+        args.append(f"axis={py(kw['dim'])}")
+    if "keepdim" in kw:
+        args.append(f"keepdims={py(kw['keepdim'])}")
+    if method in ("var", "std"):
+        args.append(f"ddof={0 if kw.get('unbiased') is False else 1}")
+    return (f"np.ma.masked_array(x, mask=~np.broadcast_to({mask}, x.shape))"
+            f".{method}({', '.join(args)})")
+
+
+def mfn_cases(short):
+    if short not in ("f32", "f64", "i64", "f16", "bool"):
+        return []
+    out = []
+    for op, (method, rules, tolf) in MFN.items():
+        is_scan = method in ("cumsum", "cumprod")
+        is_var = method in ("var", "std")
+        if short == "bool" and (is_var or method in ("mean", "argmin", "argmax")):
+            continue  # the file-size budget: sum/prod/min/max/scans show bool
+        for variant, (shape, kw, with_mask, empty) in MFN_ROWS.items():
+            if short != "f32" and variant not in MFN_MAIN:
+                continue
+            if variant == "npma_all" and is_scan:
+                continue  # torch's scans require dim
+            if variant == "npma_dim1_keepdim" and (is_scan or method in ("argmin", "argmax")):
+                continue
+            if variant in ("npma_one_specified_row", "npma_unbiased_false") and not is_var:
+                continue
+            if is_scan and variant == "npma_dim0_no_mask" and short == "f32":
+                pass
+
+            def build(g, shape=shape, with_mask=with_mask, empty=empty, method=method):
+                lo, hi = (0.5, 1.5) if method in ("prod", "cumprod") and short in FLOATS \
+                    else (None, None)
+                if method in ("prod", "cumprod") and short in INTS:
+                    lo, hi = -3, 4
+                x = rand_data(g, shape, short, lo, hi)
+                if not with_mask:
+                    return [x]
+                if with_mask == "row":
+                    return [x, rand_mask(g, (shape[-1],))]
+                mask = rand_mask(g, shape)
+                if empty == "one":
+                    mask[1] = False
+                    mask[1, 2] = True
+                elif empty is not None:
+                    mask[empty] = False
+                return [x, mask]
+            tol = tolf(short)
+            run = mfn_run(method, kw)
+            out.append(Case(
+                id=f"{op}.dense.{short}.{variant}", op=op, rules=rules, tolerance=tol,
+                build=build, run=run, torch_call=mfn_call(method, kw, with_mask), kwargs=kw,
+                check_masked_out=True, tag_rules=with_fills, profile="numpy_ma",
+                input_masks="0:1" if with_mask is True else None))
+    return out
+
+
+# NPMA-18/19: structure ops. op -> [(variant, layout, build(g, short),
+# kwargs, numpy call, run(ins) -> numpy result)]
+def _m(shape):
+    return lambda g, s: [rand_m(g, shape, s)]
+
+
+def _take_along(dim, start, end, step):
+    idx = (slice(None),) * dim + (slice(start, end, step),)
+    return lambda ins: to_np(ins[0])[idx]
+
+
+STRUCT = {
+    "select": [("npma_dim1", "masked", _m((3, 4)), {"dim": 1, "index": 2},
+                "m.take(2, axis=1)", lambda ins: to_np(ins[0]).take(2, axis=1)),
+               ("npma_dim0_negative", "masked", _m((3, 4)), {"dim": 0, "index": -1},
+                "m.take(-1, axis=0)", lambda ins: to_np(ins[0]).take(-1, axis=0))],
+    "slice": [("npma_dim1", "masked", _m((3, 4)), {"dim": 1, "start": 1, "end": 3},
+               "m[:, 1:3]", _take_along(1, 1, 3, None)),
+              ("npma_step2", "masked", _m((5, 2)), {"dim": 0, "start": 0, "end": 5, "step": 2},
+               "m[0:5:2]", _take_along(0, 0, 5, 2))],
+    "index": [("npma_int", "masked_index",
+               lambda g, s: [rand_m(g, (3, 4), s), torch.tensor([2, 0, 2])], {},
+               "m[[2, 0, 2]]", lambda ins: to_np(ins[0])[ins[1].numpy()]),
+              ("npma_bool", "masked_index",
+               lambda g, s: [rand_m(g, (3, 4), s), torch.tensor([True, False, True])], {},
+               "m[np.array([True, False, True])]", lambda ins: to_np(ins[0])[ins[1].numpy()])],
+    "transpose": [("npma_dims0_2", "masked", _m((2, 3, 4)), {"dim0": 0, "dim1": 2},
+                   "np.ma.swapaxes(m, 0, 2)", lambda ins: ma.swapaxes(to_np(ins[0]), 0, 2))],
+    "t": [("npma_2d", "masked", _m((3, 4)), {}, "m.T", lambda ins: to_np(ins[0]).T)],
+    "view": [("npma_4_3", "masked", _m((3, 4)), {"size": (4, 3)}, "m.reshape(4, 3)",
+              lambda ins: to_np(ins[0]).reshape(4, 3))],
+    "reshape": [("npma_infer", "masked", _m((3, 4)), {"shape": (2, -1)}, "m.reshape(2, -1)",
+                 lambda ins: to_np(ins[0]).reshape(2, -1))],
+    "unsqueeze": [("npma_dim1", "masked", _m((3, 4)), {"dim": 1}, "np.ma.expand_dims(m, 1)",
+                   lambda ins: ma.expand_dims(to_np(ins[0]), 1))],
+    "clone": [("npma_copy", "masked", _m((3, 4)), {}, "m.copy()",
+               lambda ins: to_np(ins[0]).copy())],
+    "ones_like": [("npma_mask_kept", "masked", _m((3, 4)), {}, "np.ma.ones_like(m)",
+                   lambda ins: ma.ones_like(to_np(ins[0])))],
+    "cat": [("npma_dim0", "masked", lambda g, s: [rand_m(g, (2, 4), s), rand_m(g, (3, 4), s)],
+             {"dim": 0}, "np.ma.concatenate([a, b], axis=0)",
+             lambda ins: ma.concatenate([to_np(x) for x in ins], axis=0)),
+            ("npma_plain_dim1", "masked_plain",
+             lambda g, s: [rand_m(g, (3, 2), s), rand_data(g, (3, 4), s)], {"dim": 1},
+             "np.ma.concatenate([m, t], axis=1)",
+             lambda ins: ma.concatenate([to_np(x) for x in ins], axis=1))],
+    "stack": [("npma_dim1", "masked", lambda g, s: [rand_m(g, (3, 4), s), rand_m(g, (3, 4), s)],
+               {"dim": 1}, "np.ma.stack([a, b], axis=1)",
+               lambda ins: ma.stack([to_np(x) for x in ins], axis=1)),
+              ("npma_plain_dim0", "plain_masked",
+               lambda g, s: [rand_data(g, (3, 4), s), rand_m(g, (3, 4), s)], {"dim": 0},
+               "np.ma.stack([t, m], axis=0)",
+               lambda ins: ma.stack([to_np(x) for x in ins], axis=0))],
+    "where": [("npma_cond_dense", "dense_masked_masked",
+               lambda g, s: [rand_mask(g, (3, 4), 0.5), rand_m(g, (3, 4), s),
+                             rand_m(g, (3, 4), s)], {}, "np.ma.where(c, x, y)",
+               lambda ins: ma.where(*[to_np(x) for x in ins])),
+              # a masked-out condition masks the result and takes y's data
+              ("npma_cond_masked", "masked_masked_masked",
+               lambda g, s: [NpMasked(rand_mask(g, (3, 4), 0.5), rand_mask(g, (3, 4))),
+                             rand_m(g, (3, 4), s), rand_m(g, (3, 4), s)], {},
+               "np.ma.where(c, x, y)", lambda ins: ma.where(*[to_np(x) for x in ins])),
+              ("npma_bcast_number", "dense_masked_scalar",
+               lambda g, s: [rand_mask(g, (3, 1), 0.5), rand_m(g, (4,), s),
+                             2.5 if s in FLOATS else 2], {}, "np.ma.where(c, x, 2.5)",
+               lambda ins: ma.where(*[to_np(x) for x in ins]))],
+}
+STRUCT_RULES = {op: ("NPMA-18",) for op in STRUCT}
+STRUCT_RULES["where"] = ("NPMA-19",)
+
+
+def struct_cases(short):
+    if short not in ("f32", "f64", "i64", "bool", "f16"):
+        return []
+    out = []
+    for op, rows in STRUCT.items():
+        for k, (variant, layout, build, kw, call, f) in enumerate(rows):
+            if short != "f32" and k > 0:
+                continue
+            if short in ("bool", "f16") and op not in ("cat", "where", "index", "slice"):
+                continue  # the file-size budget
+            if short == "bool" and op == "where" and variant == "npma_bcast_number":
+                continue
+            rules = STRUCT_RULES[op]
+            if variant == "npma_bcast_number":
+                rules = rules + ("NPMA-4", "NPMA-16")
+            out.append(Case(
+                id=f"{op}.{layout}.{short}.{variant}", op=op, rules=rules, tolerance="exact",
+                build=lambda g, b=build: b(g, short),
+                run=lambda ins, kw, f=f: [from_np(f(ins))], torch_call=call, kwargs=kw,
+                check_masked_out=True, tag_rules=with_fills, profile="numpy_ma"))
+    return out
+
+
+# torch's aliases of the four arithmetic ops: numpy.ma's functions of the
+# same names (np.ma.true_divide is divide's _DomainedBinaryOperation)
+ARITH_ALIASES = {"subtract": ("sub", "subtract"), "multiply": ("mul", "multiply"),
+                 "divide": ("div", "divide"), "true_divide": ("div", "true_divide")}
+
+
+def arith_alias_cases(short):
+    if short not in ("f32", "i64"):
+        return []
+    out = []
+    for al, (op, npn) in ARITH_ALIASES.items():
+        f = getattr(ma, npn)
+        rules = ("NPMA-2", "NPMA-3") if op == "div" else ("NPMA-2",)
+        if short == "i64":
+            rules = rules + ("NPMA-4",)
+        out.append(Case(
+            id=f"{al}.masked_masked.{short}.npma_alias", op=al, rules=rules, tolerance="exact",
+            build=lambda g: (same_mask(g, short, {(0, 0): 3}, {(0, 0): 0}) if op == "div"
+                             else [rand_m(g, (3, 4), short), rand_m(g, (3, 4), short)]),
+            run=lambda ins, kw, f=f: [from_np(f(to_np(ins[0]), to_np(ins[1])))],
+            torch_call=f"np.ma.{npn}(a, b)", check_masked_out=True, tag_rules=with_fills,
+            profile="numpy_ma"))
+    return out
+
+
+# NPMA-20: masked_median(x, dim, mask=m) as np.ma.median(m, axis=dim)
+MEDIAN_ROWS = {  # variant -> (shape, kwargs, fully masked row, forced specified values)
+    "npma_dim1": ((3, 5), {"dim": 1}, None, None),
+    "npma_dim0_even": ((4, 3), {"dim": 0}, None, None),
+    "npma_default_dim": ((3, 4), {}, 2, None),
+    "npma_keepdim": ((3, 4), {"dim": 1, "keepdim": True}, None, None),
+    "npma_nan": ((3, 4), {"dim": 1}, None, {(0, 1): math.nan, (1, 3): math.inf}),
+}
+
+
+def median_cases(short):
+    if short not in ("f32", "f64", "f16", "i64", "bool"):
+        return []
+    out = []
+    for variant, (shape, kw, empty, force) in MEDIAN_ROWS.items():
+        if short != "f32" and variant not in ("npma_dim1", "npma_dim0_even"):
+            continue
+        if force and short not in FLOATS:
+            continue
+
+        def build(g, shape=shape, empty=empty, force=force):
+            x = rand_data(g, shape, short)
+            mask = rand_mask(g, shape, 0.7)
+            if empty is not None:
+                mask[empty] = False
+            for idx, v in (force or {}).items():
+                x[idx], mask[idx] = v, True
+            return [x, mask]
+        dim = kw.get("dim", -1)
+        args = f"axis={dim}" + (", keepdims=True" if kw.get("keepdim") else "")
+
+        def run(ins, _kw, dim=dim, keep=bool(kw.get("keepdim"))):
+            x = ins[0].numpy()
+            m = ma.masked_array(x.copy(), mask=~ins[1].numpy())
+            r = ma.median(m, axis=dim, keepdims=keep)
+            return [from_np(r)]
+        out.append(Case(
+            id=f"masked_median.dense.{short}.{variant}", op="masked_median",
+            rules=("NPMA-17", "NPMA-20"), tolerance="exact", build=build, run=run,
+            torch_call=f"np.ma.median(np.ma.masked_array(x, mask=~mask), {args})", kwargs=kw,
+            check_masked_out=True, tag_rules=with_fills, profile="numpy_ma", input_masks="0:1"))
+    return out
+
+
+# NPMA-21: clamp/clip (np.ma.clip), round (m.round), angle (np.ma.angle),
+# conj_physical (np.ma.conjugate). op -> [(dtype, variant, kwargs, forced
+# values, numpy call, f(m))]
+HALVES = {(0, 0): 0.5, (0, 1): 1.5, (0, 2): 2.5, (1, 0): -0.5, (1, 1): -2.5, (2, 2): math.nan}
+SIGNS = {(0, 0): -0.0, (0, 1): 0.0, (1, 0): math.nan, (1, 1): -3.0, (2, 2): math.inf}
+EXTRA = {
+    "clamp": [("f32", "npma_both", {"min": -1.0, "max": 1.0}, {(0, 0): math.nan},
+               "np.ma.clip(m, -1.0, 1.0)", lambda m: ma.clip(m, -1.0, 1.0)),
+              ("f64", "npma_min_only", {"min": 0.5}, None, "np.ma.clip(m, 0.5, None)",
+               lambda m: ma.clip(m, 0.5, None)),
+              ("f16", "npma_both", {"min": -1.0, "max": 1.0}, None,
+               "np.ma.clip(m, -1.0, 1.0)", lambda m: ma.clip(m, -1.0, 1.0)),
+              ("i64", "npma_int_bounds", {"min": -2, "max": 3}, None, "np.ma.clip(m, -2, 3)",
+               lambda m: ma.clip(m, -2, 3)),
+              # an integer tensor with a float bound: float64 (NEP 50)
+              ("i32", "npma_float_bound", {"min": -1.5, "max": 4}, None,
+               "np.ma.clip(m, -1.5, 4)", lambda m: ma.clip(m, -1.5, 4))],
+    "clip": [("f32", "npma_both", {"min": -0.5, "max": 2.0}, None, "np.ma.clip(m, -0.5, 2.0)",
+              lambda m: ma.clip(m, -0.5, 2.0)),
+             ("i8", "npma_int_bounds", {"min": 0, "max": 5}, None, "np.ma.clip(m, 0, 5)",
+              lambda m: ma.clip(m, 0, 5))],
+    "round": [("f32", "npma_halves_to_even", {}, HALVES, "m.round()", lambda m: m.round()),
+              ("f64", "npma_halves_to_even", {}, HALVES, "m.round()", lambda m: m.round()),
+              ("f16", "npma_basic", {}, None, "m.round()", lambda m: m.round()),
+              ("f32", "npma_decimals_2", {"decimals": 2}, None, "m.round(2)",
+               lambda m: m.round(2)),
+              ("f64", "npma_decimals_m1", {"decimals": -1}, None, "m.round(-1)",
+               lambda m: m.round(-1)),
+              ("i64", "npma_basic", {}, None, "m.round()", lambda m: m.round())],
+    "angle": [("f32", "npma_signs", {}, SIGNS, "np.ma.angle(m)", lambda m: ma.angle(m)),
+              ("f64", "npma_signs", {}, SIGNS, "np.ma.angle(m)", lambda m: ma.angle(m)),
+              ("f16", "npma_basic", {}, None, "np.ma.angle(m)", lambda m: ma.angle(m)),
+              ("i8", "npma_basic", {}, None, "np.ma.angle(m)", lambda m: ma.angle(m)),
+              ("i64", "npma_basic", {}, None, "np.ma.angle(m)", lambda m: ma.angle(m)),
+              ("bool", "npma_basic", {}, None, "np.ma.angle(m)", lambda m: ma.angle(m))],
+    "conj_physical": [("f32", "npma_basic", {}, SIGNS, "np.ma.conjugate(m)",
+                       lambda m: ma.conjugate(m)),
+                      ("i64", "npma_basic", {}, None, "np.ma.conjugate(m)",
+                       lambda m: ma.conjugate(m)),
+                      ("bool", "npma_bool_int8", {}, None, "np.ma.conjugate(m)",
+                       lambda m: ma.conjugate(m))],
+}
+
+
+def extra_cases(short):
+    out = []
+    for op, rows in EXTRA.items():
+        for dt, variant, kw, force, call, f in rows:
+            if dt != short:
+                continue
+            rules = ("NPMA-21",) if op == "round" else ("NPMA-4", "NPMA-21")
+            if variant == "npma_decimals_m1":  # values in the tens
+                build = (lambda g: [NpMasked(rand_data(g, (3, 4), "f64") * 40,
+                                             rand_mask(g, (3, 4)))])
+            else:
+                build = (lambda g, force=force: [rand_m(g, (3, 4), short, force=force)])
+            out.append(Case(
+                id=f"{op}.masked.{short}.{variant}", op=op, rules=rules, tolerance="exact",
+                build=build, run=lambda ins, _kw, f=f: [from_np(f(to_np(ins[0])))],
+                torch_call=call, kwargs=kw, check_masked_out=True, tag_rules=with_fills,
+                profile="numpy_ma"))
+    return out
+
+
+# NPMA-22: in-place arithmetic, MaskedArray's __iadd__ __isub__ __imul__
+# __itruediv__ (torch's add_ ... and their aliases)
+INPLACE = {"add_": "+=", "sub_": "-=", "mul_": "*=", "div_": "/=", "subtract_": "-=",
+           "multiply_": "*=", "divide_": "/=", "true_divide_": "/=", "floor_divide_": "//="}
+
+
+def inplace_run(sym):
+    def run(ins, kw):
+        a, b = to_np(ins[0]), to_np(ins[1])
+        if sym == "+=":
+            a += b
+        elif sym == "-=":
+            a -= b
+        elif sym == "*=":
+            a *= b
+        elif sym == "//=":
+            a //= b
+        else:
+            a /= b
+        return [from_np(a)]
+    return run
+
+
+def inplace_cases(short):
+    if short not in ("f32", "f64", "i64", "bool", "f16"):
+        return []
+    out = []
+    for op, sym in INPLACE.items():
+        alias = op in ("subtract_", "multiply_", "divide_", "true_divide_")
+        isf = short in FLOATS
+        rows = {("masked_masked", "npma_masks_differ"):
+                (lambda g: [rand_m(g, (3, 4), short), rand_m(g, (3, 4), short)], "a, b")}
+        if not alias and short == "f32":
+            rows[("masked_scalar", "npma_scalar")] = (
+                lambda g: [rand_m(g, (3, 4), "f32"), 2.5], "a, 2.5")
+            rows[("masked_masked", "npma_bcast_row")] = (
+                lambda g: [rand_m(g, (3, 4), "f32"), rand_m(g, (4,), "f32")], "a, b")
+            rows[("masked_masked", "npma_bcast_output")] = (
+                lambda g: [rand_m(g, (4,), "f32"), rand_m(g, (3, 4), "f32")], "a, b")
+            rows[("masked_dense", "npma_f64_operand")] = (
+                lambda g: [rand_m(g, (3, 4), "f32"), rand_data(g, (3, 4), "f64")], "a, t")
+        if not alias and short == "i64":
+            rows[("masked_scalar", "npma_float_scalar")] = (
+                lambda g: [rand_m(g, (3, 4), "i64"), 2.5], "a, 2.5")
+        if op == "floor_divide_":
+            fa = MOD_A if isf else int_edges(MOD_A, short)
+            fb = MOD_B if isf else int_edges(MOD_B, short)
+            if short == "bool":
+                fa, fb = {(0, 0): True, (1, 1): False}, {(0, 0): False, (1, 1): True}
+            rows[("masked_masked", "npma_divisor_zeros")] = (
+                lambda g, fa=fa, fb=fb: same_mask(g, short, fa, fb), "a, b")
+        if op == "div_" and isf:
+            rows[("masked_masked", "npma_divisor_zeros")] = (
+                lambda g: same_mask(g, short, DIV_A if short == "f64" else
+                                    {k: v for k, v in DIV_A.items() if abs(v) < 1e4},
+                                    DIV_B if short == "f64" else
+                                    {k: v for k, v in DIV_B.items() if v != 1e-10}), "a, b")
+            # non-finite quotients outside the domain stay specified
+            rows[("masked_masked", "npma_nonfinite")] = (
+                lambda g: same_mask(g, short, {(0, 0): math.inf, (1, 1): math.nan,
+                                               (2, 2): -math.inf},
+                                    {(0, 0): 2.0, (1, 1): 1.0, (2, 2): 0.5}), "a, b")
+        if alias and short != "f32":
+            continue
+        for (layout, variant), (build, args) in rows.items():
+            rules = ("NPMA-22",)
+            if "bcast" in variant:
+                rules += ("NPMA-16",)
+            err = None
+            if variant == "npma_bcast_output":
+                err = "SHAPE_MISMATCH"
+            elif (not isf and sym == "/=") or variant == "npma_float_scalar" or (
+                    short == "bool" and sym in ("-=", "//=")):
+                err, rules = "DTYPE_MISMATCH", rules + ("NPMA-4",)
+            if variant in ("npma_scalar", "npma_f64_operand"):
+                rules += ("NPMA-4",)
+            out.append(Case(
+                id=f"{op}.{layout}.{short}.{variant}", op=op, rules=rules, tolerance="exact",
+                build=build, run=inplace_run(sym), torch_call=f"{args.split(',')[0]} {sym}"
+                f"{args.split(',')[1]}", error_class=err, check_masked_out=True,
+                tag_rules=with_fills, profile="numpy_ma"))
+    return out
+
+
+# NPMA-23: m.pow_(e) as m **= e (MaskedArray.__ipow__)
+IPOW_ROWS = {  # variant -> (dtypes, exponent, forced values)
+    "npma_exponent_2": (("f32", "f64", "f16", "i64", "i8"), 2, None),
+    "npma_exponent_0_5": (("f32", "f64"), 0.5, {(0, 0): -2.0, (1, 1): -0.0, (2, 2): 0.0}),
+    "npma_exponent_m1": (("f32", "i64"), -1, {(0, 0): 0.0, (1, 1): -0.0}),
+    "npma_float_exponent": (("i64",), 2.5, None),
+    "npma_overflow": (("f32",), 2, {(0, 0): 1e30, (1, 1): -1e30}),
+}
+
+
+def ipow_cases(short):
+    out = []
+
+    def run(ins, kw):
+        a = to_np(ins[0])
+        a **= ins[1]
+        return [from_np(a)]
+    for variant, (dts, e, force) in IPOW_ROWS.items():
+        if short not in dts:
+            continue
+        err = None
+        if short in INTS and (isinstance(e, float) or e < 0):
+            err = "DTYPE_MISMATCH"
+        tol = "exact" if short in INTS else "ulp:2"
+        out.append(Case(
+            id=f"pow_.masked_scalar.{short}.{variant}", op="pow_", rules=("NPMA-4", "NPMA-23"),
+            tolerance=tol, build=lambda g, e=e, f=force: [rand_m(g, (3, 4), short, force=f), e],
+            run=run, torch_call=f"m **= {py(e)}", error_class=err, check_masked_out=True,
+            tag_rules=with_fills, profile="numpy_ma"))
+    return out
+
+
 def same_mask(g, short, fa=None, fb=None):
     mask = rand_mask(g, (3, 4))
     a, b = rand_data(g, (3, 4), short), rand_data(g, (3, 4), short)
@@ -1014,6 +1531,14 @@ def cases():
         out += binary_cases(short)
         out += bin2_cases(short)
         out += shift_cases(short)
+        out += bcast_cases(short)
+        out += mfn_cases(short)
+        out += struct_cases(short)
+        out += arith_alias_cases(short)
+        out += median_cases(short)
+        out += extra_cases(short)
+        out += inplace_cases(short)
+        out += ipow_cases(short)
         out += reduce_cases(short)
         out += reduce2_cases(short)
         out += opinfo_cases(short)
