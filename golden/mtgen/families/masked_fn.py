@@ -129,13 +129,14 @@ def call(op, ins, kw):
     if op == "logaddexp":
         im = ins[2] if len(ins) > 2 else None
         om = ins[3] if len(ins) > 3 else None
-        return f(ins[0], ins[1], input_mask=im, other_mask=om)
+        return f(ins[0], ins[1], input_mask=im, other_mask=om, **kw)
     return f(ins[0], mask=ins[1] if len(ins) > 1 else None, **kw)
 
 
 def torch_call(op, has_mask, kw):
     if op == "logaddexp":
-        tail = ", input_mask=input_mask, other_mask=other_mask" if has_mask else ""
+        tail = "".join(f", {k}={py(v)}" for k, v in kw.items())
+        tail += ", input_mask=input_mask, other_mask=other_mask" if has_mask else ""
         return f"torch.masked._ops.logaddexp(input, other{tail})"
     parts = ["input"] + [f"{k}={py(v)}" for k, v in kw.items()]
     if has_mask:
@@ -181,7 +182,7 @@ def opinfo_cases(op, dt, k0, per=3):
             continue
         a = dict(b.arguments)
         if a.get("dtype") is not None:
-            continue  # dtype= is not in the schema yet (MFN-7)
+            continue  # dtype= has its own cases (dtype_cases, MFN-8)
         a.pop("dtype", None)
         picked.append((src, a))
     if len(picked) > per:  # spread: first, last, and between
@@ -385,9 +386,106 @@ def refused(op, dt):
     return False
 
 
+# ---- dtype= (MFN-8) ------------------------------------------------------------
+
+# (input dtype, dtype=): widening, narrowing, float -> int, int -> float,
+# bool -> float, int -> int
+DTYPE_PAIRS = (("i64", "f64"), ("f32", "f64"), ("f64", "f16"), ("f32", "i64"), ("u8", "f32"),
+               ("bool", "f32"), ("i32", "i64"), ("f16", "f32"))
+# where torch casts (torch/masked/_ops.py): the filled input before the op
+# (sum(..., dtype=), vector_norm(..., dtype=), softmax(..., dtype=), a
+# .to() first), or the op's result after it (.to(dtype=dtype) last)
+CAST_AFTER = {"amin", "amax", "argmin", "argmax", "logsumexp", "logaddexp", "median"}
+
+
+def compute_dtype(op, it, ot):
+    """The dtype torch computes op in, which sets the tolerance."""
+    if op in CAST_AFTER:
+        if op == "median" and it.is_floating_point:
+            return it  # a float median ignores dtype=
+        if it.is_floating_point:
+            return it
+        return F32 if op in ("logsumexp", "median") else it
+    if op in ("var", "std") and not ot.is_floating_point:
+        return F32
+    return ot
+
+
+def dtype_build(op, it):
+    """A (3, 4) input with a mask that leaves every row two specified
+    elements (no fully masked slice: a float -> int cast of its -inf/NaN is
+    platform-defined)."""
+    if op == "logaddexp":
+        def build(g):
+            x, y = rand_x(g, (3, 4), it), rand_x(g, (3, 4), it)
+            mx, my = torch.ones((3, 4), dtype=torch.bool), rand_mask(g, (3, 4))
+            return [x, poison_input(y, my, op, 1), mx, my]
+        return build
+    # two per row: var/std's count - 1 stays > 0 (0/0 -> int64 is x86's INT64_MIN)
+    return build_std(op, it, 0, specials={(r, c): 1 for r in range(3) for c in (r, r + 1)})
+
+
+def dtype_cases(op):
+    out = []
+    for ti, to in DTYPE_PAIRS:
+        it, ot = ALL_DTYPES[ti], ALL_DTYPES[to]
+        kw = {} if op == "logaddexp" else {**OPS[op][3], "dim": 1}
+        kw["dtype"] = ot
+        build = dtype_build(op, it)
+        err = None
+        try:
+            call(op, build(torch.Generator().manual_seed(0)), kw)
+        except Exception:  # noqa: BLE001 - every refusal here is of a dtype
+            err = "DTYPE_MISMATCH"
+        ct = compute_dtype(op, it, ot)
+        tol = tol_for(op, ct) if (ct.is_floating_point and err is None) else "exact"
+        if err is None and op in ("var", "std") and not ot.is_floating_point:
+            tol = "exact"  # the float32 quotient truncated (std: its float32 root, below)
+        if err is None and op == "std" and not ot.is_floating_point:
+            tol = tol_for(op, F32)
+        if err is None and it == F32 and ct == F64:
+            # computed in float64 on float32 inputs: the generator's headroom
+            # check compares with the float64 run rounded to float32, so the
+            # tolerance covers float32's rounding (2^-24 relative), as RED-7's
+            tol = "rel:1e-6"
+        if err is None and it == F32 and op in ("logaddexp", "logsumexp") and ot == F64:
+            # the float32 result widened: torch's float32 logaddexp is 1 ulp
+            # (2.4e-7 near 3) from the rounded float64 one, over half of abs:4e-7
+            tol = "abs:1e-6"
+        if err is None and it == F16 and op in ("logaddexp", "logsumexp") and ot != F16:
+            # the float16 result widened: its 1-half-ulp rounding slack, in
+            # the wider output's units (ulp:1 of float16, relative)
+            tol = "rel:1e-3"
+        rules = (OPS[op][0], "MFN-8") + (("MFN-7",) if ti not in ("f32", "f64") else ())
+        out.append(Case(id=f"masked_{op}.dense.{ti}.dtype_kw_{to}", op=f"masked_{op}", rules=rules,
+                        tolerance=tol, build=build,
+                        run=lambda ins, k, op=op: [call(op, ins, k)],
+                        torch_call=torch_call(op, True, kw),
+                        kwargs=dict(kw), error_class=err, poison=False))
+    return out
+
+
+def u8_large_cases(op):
+    """uint8 values in [100, 250]: sums and products wrap where torch
+    computes in uint8 (cumsum, cumprod), not in int64 (sum, prod)."""
+    dt = torch.uint8
+    if op == "logaddexp" or refused(op, dt):
+        return []
+
+    def x_fn(g):
+        return torch.randint(100, 251, (3, 4), generator=g, dtype=dt)
+    b = build_std(op, dt, 0, x_fn=x_fn, specials={(r, r): 200 for r in range(3)})
+    c = case(op, dt, "large_values", b, {**OPS[op][3], "dim": 1}, ("MFN-7",))
+    if op in ("var", "std"):
+        c.tolerance = "rel:1e-6"  # float32 of values near 2000: 1 ulp is 1.2e-4
+    return [c]
+
+
 def cases():
     out = []
     for op in OPS:
+        out += dtype_cases(op)
+        out += u8_large_cases(op)
         k0 = 0
         for tok, dt in ALL_DTYPES.items():
             out += opinfo_cases(op, dt, k0)
