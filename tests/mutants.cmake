@@ -101,6 +101,7 @@ set(MUTANTS
   masked_logaddexp_one_mask=MFN-6
   masked_sum_keeps_int_dtype=MFN-7
   masked_sum_dtype_after=MFN-8
+  masked_sparse_stored_only=MFN-9
   # structure
   transpose_mask_not_moved=STR-1
   cat_masks_dropped=STR-2

@@ -792,6 +792,240 @@ out:
   return st;
 }
 
+/* ---- sparse inputs (MFN-9) ------------------------------------------------- */
+
+/* The ops torch.masked reduces over a sparse layout: COO sum, prod, amax,
+ * amin (_sparse_coo_scatter_reduction_helper); CSR also mean
+ * (_sparse_csr_segment_reduction_helper), keepdim=True only. */
+static int sparse_supported(mt_op op, mt_kind k) {
+  int red = op == MT_OP_masked_sum || op == MT_OP_masked_prod || op == MT_OP_masked_amax ||
+            op == MT_OP_masked_amin;
+  return k == MT_KIND_COO ? red : k == MT_KIND_CSR ? red || op == MT_OP_masked_mean : 0;
+}
+
+/* One stored element of a sparse tensor: dense linear index and value. */
+typedef struct {
+  int64_t lin;
+  double v;
+} sp_entry;
+
+static int cmp_entry(const void *a, const void *b) {
+  int64_t x = ((const sp_entry *)a)->lin, y = ((const sp_entry *)b)->lin;
+  return (x > y) - (x < y);
+}
+
+/* The stored elements of a COO (coalesced: duplicates summed) or CSR
+ * tensor t, sorted by linear index; *n their count. */
+static mt_status sp_entries(const mt_tensor *t, sp_entry **out, int64_t *n, mt_error *err) {
+  const mt_tensor *c = t;
+  mt_tensor *tmp = NULL;
+  mt_status st = MT_OK;
+  *out = NULL;
+  *n = 0;
+  if (t->kind == MT_KIND_COO && (st = mt__cpu_coalesced(t, &c, &tmp, err)) != MT_OK) return st;
+  *out = malloc(sizeof **out * (size_t)(c->nnz ? c->nnz : 1));
+  if (!*out) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "out of memory for %lld sparse entries", (long long)c->nnz);
+    goto out;
+  }
+  if (c->kind == MT_KIND_COO) {
+    for (int64_t k = 0; k < c->nnz; k++) {
+      (*out)[k].lin = mt_coo_linear(c, k);
+      (*out)[k].v = mt__cpu_ld(c->values, c->dtype, k);
+    }
+  } else {
+    for (int64_t r = 0; r < c->shape[0]; r++)
+      for (int64_t k = c->crow_indices[r]; k < c->crow_indices[r + 1]; k++) {
+        (*out)[k].lin = r * c->shape[1] + c->col_indices[k];
+        (*out)[k].v = mt__cpu_ld(c->values, c->dtype, k);
+      }
+  }
+  *n = c->nnz;
+  qsort(*out, (size_t)*n, sizeof **out, cmp_entry);
+out:
+  mt_tensor_free(tmp);
+  return st;
+}
+
+/* MFN-9: the masked-in elements as torch's _sparse_coo_where and
+ * _sparse_csr_where build them: every masked-in position becomes an
+ * entry, holding the input's stored value or 0 where the input stores
+ * none; masked-out positions are no entries (their stored data is never
+ * read). Without a mask: the input's stored elements. */
+static mt_status sp_where(const char *name, const mt_tensor *x, const mt_tensor *m, sp_entry **out,
+                          int64_t *n, mt_error *err) {
+  sp_entry *xe = NULL, *me = NULL;
+  int64_t nx = 0, nm = 0, w = 0;
+  mt_status st;
+  *out = NULL;
+  *n = 0;
+  if ((st = sp_entries(x, &xe, &nx, err)) != MT_OK) return st;
+  if (!m) {
+    *out = xe;
+    *n = nx;
+    return MT_OK;
+  }
+  if (!mt_shape_equal(m, x)) {
+    st = mt_err(err, MT_SHAPE_MISMATCH, "%s: inputs/1 (the mask) must have the sparse input's shape",
+                name);
+    goto out;
+  }
+  if (m->kind == MT_KIND_DENSE) {
+    const mt_tensor *mv = NULL;
+    mt_tensor *tm = NULL;
+    if ((st = mt__cpu_contig(m, &mv, &tm, err)) != MT_OK) goto out;
+    int64_t total = mt_numel(m);
+    me = malloc(sizeof *me * (size_t)(total ? total : 1));
+    if (!me) {
+      mt_tensor_free(tm);
+      st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", name);
+      goto out;
+    }
+    for (int64_t i = 0; i < total; i++)
+      if (mt__cpu_ld(mv->values, mv->dtype, i) != 0.0) me[nm++] = (sp_entry){i, 1.0};
+    mt_tensor_free(tm);
+  } else if (m->kind == x->kind) {
+    if ((st = sp_entries(m, &me, &nm, err)) != MT_OK) goto out;
+  } else {
+    st = mt_err(err, MT_LAYOUT_MISMATCH, "%s: inputs/1 (the mask) has kind %s, the input %s", name,
+                mt_kind_name(m->kind), mt_kind_name(x->kind));
+    goto out;
+  }
+  *out = malloc(sizeof **out * (size_t)(nm ? nm : 1));
+  if (!*out) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", name);
+    goto out;
+  }
+  for (int64_t k = 0, j = 0; k < nm; k++) {
+    if (me[k].v == 0.0) continue; /* a stored False */
+    while (j < nx && xe[j].lin < me[k].lin) j++;
+    (*out)[w].lin = me[k].lin;
+    (*out)[w].v = j < nx && xe[j].lin == me[k].lin ? xe[j].v : 0.0;
+    w++;
+  }
+  *n = w;
+out:
+  free(xe);
+  free(me);
+  return st;
+}
+
+/* MFN-9: the reduction of the entries grouped by their output position.
+ * COO: output entries where a group has entries (a position with no
+ * masked-in element is unspecified: 0, not the identity), a full
+ * reduction is the dense value .to_sparse() (no entry when it is 0).
+ * CSR (keepdim only): (1, N), (M, 1) or (1, 1) with the groups' entries;
+ * mean = sum / entries. Values are float32/float64. */
+static mt_status run_sparse(mt_call *call, const mfn_desc *dd, const mt_tensor *x,
+                            const mt_tensor *m, mt_error *err) {
+  const mt_host *h = mt__cpu_host(call);
+  sp_entry *e = NULL;
+  int64_t ne = 0, *cnt = NULL;
+  double *acc = NULL;
+  mt_tensor *o = NULL;
+  int red[MT_MAX_DIMS], flat, keepdim = mt_kw_int(call->kw, "keepdim", 0) != 0;
+  int all = 1, out_ndim = 0;
+  int64_t out_shape[MT_MAX_DIMS];
+  mt_op op = dd->op;
+  mt_status st;
+  if (x->kind == MT_KIND_CSR && !keepdim)
+    return mt_err(err, MT_LAYOUT_MISMATCH,
+                  "%s: reduction operations on CSR tensors with keepdim=False is unsupported",
+                  dd->name);
+  if (!m && op != MT_OP_masked_sum)
+    return mt_err(err, MT_LAYOUT_MISMATCH, "%s: masked %s expects explicit mask for %s tensor input",
+                  dd->name, dd->name + 7, x->kind == MT_KIND_COO ? "sparse_coo" : "sparse_csr");
+  if (!mt__cpu_is_f(x->dtype) || mt_kw_find(call->kw, "dtype"))
+    return mt_err(err, MT_NOT_SUPPORTED,
+                  "%s: the CPU backend reduces float32/float64 sparse inputs without dtype= only",
+                  dd->name);
+  if ((st = parse_dims(dd, x, call->kw, red, &flat, err)) != MT_OK) return st;
+  for (int d = 0; d < x->ndim; d++) {
+    if (!red[d]) {
+      all = 0;
+      out_shape[out_ndim++] = x->shape[d];
+    } else if (keepdim) {
+      out_shape[out_ndim++] = 1;
+    }
+  }
+  if ((st = sp_where(dd->name, x, m, &e, &ne, err)) != MT_OK) return st;
+  int64_t no = mt_shape_numel(out_ndim, out_shape);
+  acc = malloc(sizeof *acc * (size_t)(no ? no : 1));
+  cnt = calloc((size_t)(no ? no : 1), sizeof *cnt);
+  if (!acc || !cnt) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", dd->name);
+    goto out;
+  }
+  double id = op == MT_OP_masked_prod ? 1.0 : op == MT_OP_masked_amax ? -INFINITY
+            : op == MT_OP_masked_amin ? INFINITY : 0.0;
+  for (int64_t i = 0; i < no; i++) acc[i] = id;
+  for (int64_t k = 0; k < ne; k++) {
+    int64_t rem = e[k].lin, oi = 0, scale = 1;
+    for (int d = x->ndim - 1, j = out_ndim - 1; d >= 0; d--) {
+      int64_t c = rem % x->shape[d];
+      rem /= x->shape[d];
+      if (red[d] && !keepdim) continue;
+      oi += (red[d] ? 0 : c) * scale;
+      scale *= out_shape[j--];
+    }
+    double v = e[k].v, *a = &acc[oi];
+    if (op == MT_OP_masked_prod)
+      *a *= v;
+    else if (op == MT_OP_masked_amax)
+      *a = isnan(*a) || isnan(v) ? NAN : fmax(*a, v);
+    else if (op == MT_OP_masked_amin)
+      *a = isnan(*a) || isnan(v) ? NAN : fmin(*a, v);
+    else
+      *a += v;
+    cnt[oi]++;
+  }
+  for (int64_t i = 0; i < no; i++) {
+    if (op == MT_OP_masked_mean)
+      acc[i] = mt__cpu_round(x->dtype, mt__cpu_round(x->dtype, acc[i]) / (double)cnt[i]);
+    acc[i] = mt__cpu_round(x->dtype, acc[i]);
+  }
+  int64_t nnz = 0;
+  if (x->kind == MT_KIND_COO && all) /* the dense value .to_sparse() */
+    nnz = acc[0] != 0.0;
+  else
+    for (int64_t i = 0; i < no; i++) nnz += cnt[i] > 0;
+  if (x->kind == MT_KIND_COO) {
+    if ((st = h->coo_new(x->dtype, out_ndim, out_shape, out_ndim, nnz, &o, err)) != MT_OK) goto out;
+    o->coalesced = all; /* torch.sparse_coo_tensor(unique indices): not marked */
+    for (int64_t i = 0, w = 0; i < no && w < nnz; i++) {
+      if (all ? acc[i] == 0.0 : cnt[i] == 0) continue;
+      int64_t rem = i;
+      for (int d = out_ndim - 1; d >= 0; d--) {
+        o->indices[d * nnz + w] = rem % out_shape[d];
+        rem /= out_shape[d];
+      }
+      mt__cpu_st(o->values, o->dtype, w++, acc[i]);
+    }
+  } else {
+    if ((st = h->csr_new(x->dtype, out_shape[0], out_shape[1], nnz, &o, err)) != MT_OK) goto out;
+    int64_t w = 0;
+    for (int64_t r = 0; r < out_shape[0]; r++) {
+      o->crow_indices[r] = w;
+      for (int64_t c = 0; c < out_shape[1]; c++) {
+        int64_t i = r * out_shape[1] + c;
+        if (!cnt[i]) continue;
+        o->col_indices[w] = c;
+        mt__cpu_st(o->values, o->dtype, w++, acc[i]);
+      }
+    }
+    o->crow_indices[out_shape[0]] = w;
+  }
+  call->out[0] = o;
+  call->n_out = 1;
+  o = NULL;
+out:
+  free(e);
+  free(acc);
+  free(cnt);
+  if (o) h->free(o);
+  return st;
+}
+
 static mt_status run(mt_call *call, mt_op op, mt_error *err) {
   const mfn_desc *dd = find_desc(op);
   const mt_host *h = mt__cpu_host(call);
@@ -809,9 +1043,27 @@ static mt_status run(mt_call *call, mt_op op, mt_error *err) {
   if (!dd) return mt_err(err, MT_NOT_SUPPORTED, "op %d is not a masked_fn op", (int)op);
   if ((st = mt__kw_check(op, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, dd->name, &x, err)) != MT_OK) return st;
+  if (x->kind == MT_KIND_COO || x->kind == MT_KIND_CSR) { /* MFN-9 */
+    if ((st = mt_tensor_validate(x, "inputs/0", err)) != MT_OK) return st;
+    if (!sparse_supported(op, x->kind))
+      return mt_err(err, MT_LAYOUT_MISMATCH, "%s: masked %s expects strided tensor (got %s tensor)",
+                    dd->name, dd->name + 7,
+                    x->kind == MT_KIND_COO ? "torch.sparse_coo" : "torch.sparse_csr");
+    if (call->n_in > 2)
+      return mt_err(err, MT_INVALID_ARGUMENT, "%s: expected inputs [input] or [input, mask], got %d",
+                    dd->name, call->n_in);
+    if (x->kind == MT_KIND_COO && x->dense_dim != 0)
+      return mt_err(err, MT_NOT_SUPPORTED, "%s: a hybrid COO input (dense_dim %d) is not supported",
+                    dd->name, x->dense_dim);
+    m = call->n_in == 2 ? call->in[1] : NULL;
+    if (m && (st = mt_tensor_validate(m, "inputs/1", err)) != MT_OK) return st;
+    if ((st = mt__kw_check(op, call->kw, err)) != MT_OK) return st;
+    return run_sparse(call, dd, x, m, err);
+  }
   if (x->kind != MT_KIND_DENSE)
     return mt_err(err, MT_NOT_SUPPORTED,
-                  "%s: inputs/0 has kind %s; the CPU backend implements strided inputs only",
+                  "%s: inputs/0 has kind %s; the CPU backend implements strided, COO and CSR "
+                  "inputs only",
                   dd->name, mt_kind_name(x->kind));
   if ((st = mt_tensor_validate(x, "inputs/0", err)) != MT_OK) return st;
   if (dd->shape == SH_BINARY) return run_logaddexp(call, dd, err);

@@ -481,10 +481,90 @@ def u8_large_cases(op):
     return [c]
 
 
+# ---- sparse inputs (MFN-9) ---------------------------------------------------
+
+def sparse_of(t, lay):
+    return t.to_sparse() if lay == "coo" else t.to_sparse_csr()
+
+
+def sparse_build(op, lay, mask_kind="same", empty_row=None, full_rows=True, negative=False):
+    """A (3, 4) float32 input in layout lay (40% unspecified), its stored
+    masked-out values poisoned, and a mask: the same layout (True entries
+    only, as mask.to_sparse()), dense, or none. Every row keeps two
+    masked-in elements unless empty_row (torch's CSR amax/amin/mean over
+    dim 1 with a fully masked row build a CSR whose values outnumber its
+    col_indices: no such case is stored)."""
+    def build(g):
+        x = rand_x(g, (3, 4), F32)
+        if negative:  # the masked-in unstored elements (0) are the maxima
+            x = -x.abs() - 0.5
+        x[torch.rand((3, 4), generator=g) < 0.4] = 0.0
+        m = rand_mask(g, (3, 4))
+        if full_rows:
+            for r in range(3):
+                m[r, r] = m[r, r + 1] = True
+        if empty_row is not None:
+            m[empty_row] = False
+        stored = x != 0
+        x = poison_input(x, m, op, 1)
+        x[~stored] = 0.0
+        if op == "logaddexp":
+            return [sparse_of(x, lay), sparse_of(x.clone(), lay), sparse_of(m, lay),
+                    sparse_of(m, lay)]
+        if mask_kind is None:
+            return [sparse_of(x, lay)]
+        return [sparse_of(x, lay), sparse_of(m, lay) if mask_kind == "same" else m]
+    return build
+
+
+SPARSE_OPS = {"coo": ("sum", "prod", "amax", "amin"), "csr": ("sum", "prod", "amax", "amin", "mean")}
+
+
+def sparse_cases(op):
+    """A COO and a CSR case of every op (torch's refusal: LAYOUT_MISMATCH),
+    and the variants of the ops torch reduces over sparse layouts."""
+    out = []
+    for lay in ("coo", "csr"):
+        kw0 = dict(OPS[op][3])
+        variants = [("basic_dim1", {**kw0, "dim": 1} if op != "logaddexp" else {}, "same", None)]
+        if op in SPARSE_OPS[lay]:
+            variants += [("all", dict(kw0), "same", None),
+                         ("dim0", {**kw0, "dim": 0}, "same", None),
+                         ("mask_dense_dim1", {**kw0, "dim": 1}, "dense", None),
+                         ("mask_none_dim1", {**kw0, "dim": 1}, None, None),
+                         ("negative_dim1", {**kw0, "dim": 1}, "dense", "negative")]
+            if lay == "coo":
+                variants.append(("fully_masked_row_dim1", {**kw0, "dim": 1}, "same", 1))
+                variants.append(("keepdim_dim1", {**kw0, "dim": 1, "keepdim": True}, "same",
+                                 None))
+            if lay == "csr":
+                variants = [(v, {**k, "keepdim": True}, mk, e) for v, k, mk, e in variants]
+                variants.append(("keepdim_false_dim1", {**kw0, "dim": 1}, "same", None))
+                if op in ("sum", "prod"):
+                    variants.append(("fully_masked_row_dim1", {**kw0, "dim": 1, "keepdim": True},
+                                     "same", 1))
+        for variant, kw, mk, empty in variants:
+            neg = empty == "negative"
+            build = sparse_build(op, lay, mk, None if neg else empty, negative=neg)
+            err = None
+            try:
+                call(op, build(torch.Generator().manual_seed(0)), kw)
+            except Exception:  # noqa: BLE001 - every refusal here is of the layout
+                err = "LAYOUT_MISMATCH"
+            has_mask = mk is not None
+            out.append(Case(id=f"masked_{op}.{lay}.f32.{variant}", op=f"masked_{op}",
+                            rules=(OPS[op][0], "MFN-9"), tolerance=tol_for(op, F32),
+                            build=build, run=lambda ins, k, op=op: [call(op, ins, k)],
+                            torch_call=torch_call(op, has_mask, kw), kwargs=dict(kw),
+                            error_class=err, poison=False))
+    return out
+
+
 def cases():
     out = []
     for op in OPS:
         out += dtype_cases(op)
+        out += sparse_cases(op)
         out += u8_large_cases(op)
         k0 = 0
         for tok, dt in ALL_DTYPES.items():
