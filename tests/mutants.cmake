@@ -88,6 +88,7 @@ set(MUTANTS
   masked_grad_reads_data=ADA-3
   stored_zero_specified=ADA-3
   decays_unchecked=ADA-5
+  adagrad_masked_int_param_kept=ADA-7
   adagrad_in_place=CALL-1
   # torch.masked functional ops, family masked_fn
   masked_mask_no_broadcast=MFN-1
