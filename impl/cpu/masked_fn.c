@@ -1,6 +1,6 @@
 /* masked_fn.c - CPU kernels of the masked_fn family: torch.masked's
  * functional ops (torch/masked/_ops.py) on a plain tensor and a bool mask,
- * returning a plain tensor (spec/SEMANTICS.md, MFN-1..7).
+ * returning a plain tensor (spec/SEMANTICS.md, MFN-1..9).
  *
  * MFN-1  inputs [input] (mask=None: every element specified) or [input,
  *        mask]; the mask broadcasts to the input (right-aligned, size-1
@@ -40,6 +40,10 @@
  *        dtype (an integer dtype: in float32, truncated; std then takes the
  *        float32 root). mean refuses an integer dtype, norm/normalize an
  *        integer dtype or one narrower than the input (DTYPE_MISMATCH).
+ * MFN-9  sparse inputs: COO sum/prod/amax/amin and CSR sum/prod/amax/amin/
+ *        mean (keepdim=True) reduce the entries of torch's _sparse_*_where
+ *        (every masked-in position, 0 where the input stores none) into a
+ *        sparse result; the other ops and combinations: LAYOUT_MISMATCH.
  * Floats are computed in double and rounded to the dtype where torch rounds
  * (R below), so float16 and float32 match torch within a few ulp.
  * Masked-out data never reaches an output: it is replaced by the identity

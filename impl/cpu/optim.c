@@ -13,6 +13,10 @@
  * ADA-2  adagrad_sparse: its `_make_sparse` path for a COO gradient.
  * ADA-3  adagrad_masked: the MaskedTensor tutorial's path.
  * ADA-4  the tutorial's numbers, reproduced by all three paths.
+ * ADA-7  float16: every op in float, rounded to half (the *_half loops);
+ *        integer/bool params: dense and sparse refuse (DTYPE_MISMATCH), the
+ *        masked path refuses uint8 and computes the others (masked_int):
+ *        integer state_sum, float32 std and param.
  *
  * Every operation is done in the tensor dtype (float for float32) in
  * torch's order, each line below citing the torch expression it mirrors.

@@ -1,8 +1,9 @@
 """Family masked_fn: torch.masked's functional ops (torch/masked/_ops.py:
 masked.sum ... masked.logaddexp) on a plain tensor and a bool `mask`
-(MFN-1..MFN-7). Inputs [input, mask] ([input] for mask=None;
+(MFN-1..MFN-9). Inputs [input, mask] ([input] for mask=None;
 logaddexp [input, other, input_mask, other_mask]), every other argument a
-kwarg; the result is a plain tensor, compared everywhere.
+kwarg (dtype= too: MFN-8); the result is a plain tensor, compared
+everywhere, or for COO/CSR inputs (MFN-9) a sparse tensor.
 
 The runner's poison re-runs only reach masked tensors, so the stored input
 carries the poison itself: every masked-out element holds a value chosen to

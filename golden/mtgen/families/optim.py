@@ -1,4 +1,4 @@
-"""Family optim: adagrad_dense, adagrad_sparse, adagrad_masked (ADA-1..ADA-6)."""
+"""Family optim: adagrad_dense, adagrad_sparse, adagrad_masked (ADA-1..ADA-7)."""
 from typing import Callable, NamedTuple
 
 import torch
