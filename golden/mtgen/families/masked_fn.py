@@ -507,8 +507,9 @@ def sparse_build(op, lay, mask_kind="same", empty_row=None, full_rows=True, nega
         if empty_row is not None:
             m[empty_row] = False
         stored = x != 0
-        x = poison_input(x, m, op, 1)
-        x[~stored] = 0.0
+        if mask_kind is not None:  # without a mask every stored value is data
+            x = poison_input(x, m, op, 1)
+            x[~stored] = 0.0
         if op == "logaddexp":
             return [sparse_of(x, lay), sparse_of(x.clone(), lay), sparse_of(m, lay),
                     sparse_of(m, lay)]
