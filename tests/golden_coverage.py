@@ -39,11 +39,6 @@ UINT8 = "torch.masked refuses uint8 data (`masked_tensor.dense.u8.dtype_refused`
 # cases or its line here say why.
 DTYPE_GAPS = [
     ("*", ("u8",), UINT8),
-    ("masked_*", ("u8",), "torch.masked's functional ops: OpInfo lists no uint8 sample; "
-                          "not yet generated"),
-    ("adagrad_*", ("f16", "i64", "i32", "i8", "bool"),
-     "Adagrad's three paths are float32/float64 in this slice (no float16 or integer "
-     "params; torch's refusals not yet recorded)"),
 ]
 
 

@@ -88,6 +88,7 @@ set(MUTANTS
   masked_grad_reads_data=ADA-3
   stored_zero_specified=ADA-3
   decays_unchecked=ADA-5
+  adagrad_masked_int_param_kept=ADA-7
   adagrad_in_place=CALL-1
   hybrid_row_first_only=ADA-8
   # SparseAdam, family sparse_optim
@@ -112,6 +113,8 @@ set(MUTANTS
   masked_normalize_no_eps=MFN-5
   masked_logaddexp_one_mask=MFN-6
   masked_sum_keeps_int_dtype=MFN-7
+  masked_sum_dtype_after=MFN-8
+  masked_sparse_stored_only=MFN-9
   # structure
   transpose_mask_not_moved=STR-1
   cat_masks_dropped=STR-2

@@ -1,6 +1,6 @@
 /* test_cpu_masked_fn.c - the CPU kernels of torch.masked's functional ops
- * (masked_sum ... masked_logaddexp; spec/SEMANTICS.md MFN-1..7): plain
- * tensor + bool mask in, plain tensor out. Inputs are literals; expected
+ * (masked_sum ... masked_logaddexp; spec/SEMANTICS.md MFN-1..9): plain
+ * tensor + bool mask in, plain tensor out (sparse in, sparse out). Inputs are literals; expected
  * values are derived by hand in comments. P marks a masked-out element
  * holding poison, which must not reach the result. */
 #include <stdlib.h>
@@ -136,8 +136,58 @@ TEST(normalize_of_a_fully_masked_row_is_zero_and_inputs_stay_unchanged) {
   done(&c, (mt_tensor *[]){x, m}, 2);
 }
 
+TEST(sum_dtype_int8_casts_each_element_before_summing) {
+  /* MFN-8, no golden pair narrows an integer: int64 [200, 100, P] (P = 7),
+   * mask [1, 1, 0], dim 0, dtype=int8. torch.sum(filled, dtype=int8) casts
+   * first: 200 -> 200 - 256 = -56, 100 -> 100, the fill 0; -56 + 100 = 44,
+   * an int8 (torch gives tensor(44, dtype=torch.int8)). */
+  mt_tensor *x = dense(MT_int64, 1, SHAPE(3), VALS(200, 100, 7));
+  mt_tensor *m = bools(1, SHAPE(3), BITS(1, 1, 0));
+  mt_kwarg kv[] = {kw_int("dim", 0), {.name = "dtype", .type = MT_KW_STR, .s = "int8"}};
+  mt_kwargs kw = {2, kv};
+  const mt_tensor *in[] = {x, m};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_masked_sum, &c, &e, 2, in, &kw), MT_OK);
+  if (c.n_out == 1) {
+    CHECK_EQ_INT(c.out[0]->dtype, MT_int8);
+    CHECK_EQ_INT(((const int8_t *)c.out[0]->values)[0], 44);
+  }
+  done(&c, (mt_tensor *[]){x, m}, 2);
+}
+
+TEST(coo_mask_with_a_stored_false_masks_that_element_out) {
+  /* MFN-9, golden masks store True entries only: COO input (2, 3) with
+   * (0,0) = -1, (0,2) = -2, (1,1) = 5; COO mask storing (0,0) T, (0,1) T,
+   * (1,1) F, (1,2) T; amax over dim 1. Row 0: masked in (0,0) = -1 and
+   * (0,1), unstored -> 0: max 0. Row 1: (1,1) is a stored False, masked
+   * out, so 5 is never read; (1,2) masked in, unstored -> 0: max 0. Result
+   * COO entries (0) = 0, (1) = 0 (torch: indices [[0, 1]], values [0, 0]). */
+  mt_tensor *x = coo2(MT_float32, 2, 3, 3, (int64_t[]){0, 0, 1}, (int64_t[]){0, 2, 1},
+                      VALS(-1, -2, 5), 1);
+  mt_tensor *m = coo2(MT_bool, 2, 3, 4, (int64_t[]){0, 0, 1, 1}, (int64_t[]){0, 1, 1, 2},
+                      VALS(1, 1, 0, 1), 1);
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run_dim(mt_cpu_masked_amax, &c, &e, x, m, 1), MT_OK);
+  if (c.n_out == 1) {
+    mt_tensor *o = c.out[0];
+    CHECK_EQ_INT(o->kind, MT_KIND_COO);
+    CHECK_EQ_INT(o->nnz, 2);
+    if (o->nnz == 2) {
+      CHECK_EQ_INT(o->indices[0], 0);
+      CHECK_EQ_INT(o->indices[1], 1);
+      CHECK_NEAR(at(o, 0), 0, 0);
+      CHECK_NEAR(at(o, 1), 0, 0);
+    }
+  }
+  done(&c, (mt_tensor *[]){x, m}, 2);
+}
+
 MT_TEST_MAIN(T(softmax_masked_out_is_zero_and_a_fully_masked_row_is_nan),
              T(sum_broadcasts_a_smaller_mask), T(mask_errors_follow_torch),
              T(var_divides_by_the_specified_count_minus_one), T(median_skips_a_specified_nan),
              T(int8_sum_gives_int64_without_wrapping),
-             T(normalize_of_a_fully_masked_row_is_zero_and_inputs_stay_unchanged))
+             T(normalize_of_a_fully_masked_row_is_zero_and_inputs_stay_unchanged),
+             T(sum_dtype_int8_casts_each_element_before_summing),
+             T(coo_mask_with_a_stored_false_masks_that_element_out))

@@ -367,6 +367,53 @@ TEST(each_path_rejects_a_gradient_of_the_wrong_layout_or_dtype) {
   done(&c, (mt_tensor *[]){p, s, gd, g64, gc}, 5);
 }
 
+TEST(masked_path_of_an_int64_param_returns_a_float32_param) {
+  /* ADA-7: param int64 [1, 2], grad masked int64 data [3, P] (P = 100)
+   * mask [1, 0], state_sum int64 [1, 1], lr 0.1, eps 1e-10, step 1.
+   * Element 0: state 1 + 3*3 = 10 (int64); std = sqrt(10) + eps in float32
+   * = 3.1622777; param = 1 + (-0.1) * 3 / 3.1622777 = 1 - 0.0948683 =
+   * 0.9051317 (float32). Element 1 (masked out): state 1, std sqrt(1) = 1,
+   * param 2.0. Outputs: float32 param, int64 state_sum, float32 std. */
+  mt_tensor *p = dense(MT_int64, 1, SHAPE(2), VALS(1, 2)),
+            *s = dense(MT_int64, 1, SHAPE(2), VALS(1, 1));
+  mt_tensor *g = masked(dense(MT_int64, 1, SHAPE(2), VALS(3, 100)), bools(1, SHAPE(2), BITS(1, 0)));
+  mt_kwarg kv[] = {kw_float("lr", 0.1)};
+  mt_kwargs kw = {1, kv};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(step(mt_cpu_adagrad_masked, &c, &e, p, g, s, &kw), MT_OK);
+  if (c.n_out == 3) {
+    CHECK_EQ_INT(c.out[0]->dtype, MT_float32);
+    CHECK_NEAR(at(c.out[0], 0), 0.9051317, TOL);
+    CHECK_NEAR(at(c.out[0], 1), 2.0, 0);
+    CHECK_EQ_INT(c.out[1]->dtype, MT_int64);
+    CHECK_EQ_INT(((const int64_t *)c.out[1]->values)[0], 10);
+    CHECK_EQ_INT(((const int64_t *)c.out[1]->values)[1], 1);
+    CHECK_EQ_INT(c.out[2]->data->dtype, MT_float32);
+    CHECK_NEAR(at(c.out[2]->data, 0), 3.1622777, TOL);
+  }
+  done(&c, (mt_tensor *[]){p, s, g}, 3);
+}
+
+TEST(int_params_are_refused_by_dense_and_sparse_and_bool_maximize_by_masked) {
+  /* ADA-7: torch.optim.Adagrad cannot write the float update into an int32
+   * param (DTYPE_MISMATCH naming 'Int'); the masked path of a bool grad
+   * with maximize negates a bool tensor, which torch refuses. */
+  mt_tensor *p = dense(MT_int32, 1, SHAPE(1), VALS(1)), *s = dense(MT_int32, 1, SHAPE(1), VALS(0));
+  mt_tensor *gd = dense(MT_int32, 1, SHAPE(1), VALS(2));
+  mt_tensor *pb = dense(MT_bool, 1, SHAPE(1), VALS(1)), *sb = dense(MT_bool, 1, SHAPE(1), VALS(0));
+  mt_tensor *gb = masked(dense(MT_bool, 1, SHAPE(1), VALS(1)), bools(1, SHAPE(1), BITS(1)));
+  mt_kwarg kv[] = {kw_bool("maximize", 1)};
+  mt_kwargs kw = {1, kv};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(step(mt_cpu_adagrad_dense, &c, &e, p, gd, s, NULL), MT_DTYPE_MISMATCH);
+  CHECK(strstr(e.msg, "'Int'") != NULL || strstr(e.msg, "type Int") != NULL);
+  CHECK_STATUS(step(mt_cpu_adagrad_masked, &c, &e, pb, gb, sb, &kw), MT_DTYPE_MISMATCH);
+  CHECK_EQ_INT(c.n_out, 0);
+  done(&c, (mt_tensor *[]){p, s, gd, pb, sb, gb}, 6);
+}
+
 MT_TEST_MAIN(T(dense_path_reproduces_the_tutorial_two_steps),
              T(sparse_path_reproduces_the_tutorial_two_steps),
              T(masked_path_with_coo_grad_reproduces_the_tutorial_two_steps),
@@ -381,4 +428,6 @@ MT_TEST_MAIN(T(dense_path_reproduces_the_tutorial_two_steps),
              T(masked_path_never_reads_masked_out_gradient_data),
              T(negative_hyper_parameters_are_rejected_with_torchs_messages),
              T(sparse_and_masked_paths_refuse_weight_decay),
-             T(each_path_rejects_a_gradient_of_the_wrong_layout_or_dtype))
+             T(each_path_rejects_a_gradient_of_the_wrong_layout_or_dtype),
+             T(masked_path_of_an_int64_param_returns_a_float32_param),
+             T(int_params_are_refused_by_dense_and_sparse_and_bool_maximize_by_masked))

@@ -1,6 +1,6 @@
 /* masked_fn.c - CPU kernels of the masked_fn family: torch.masked's
  * functional ops (torch/masked/_ops.py) on a plain tensor and a bool mask,
- * returning a plain tensor (spec/SEMANTICS.md, MFN-1..7).
+ * returning a plain tensor (spec/SEMANTICS.md, MFN-1..9).
  *
  * MFN-1  inputs [input] (mask=None: every element specified) or [input,
  *        mask]; the mask broadcasts to the input (right-aligned, size-1
@@ -28,6 +28,22 @@
  *        softmax, softmin, log_softmax, normalize and logaddexp refuse
  *        integers (DTYPE_MISMATCH), amax/amin/argmax/argmin refuse bool
  *        with a mask (no identity).
+ * MFN-8  dtype=: sum, prod, cumsum, cumprod, mean, norm, normalize, softmax,
+ *        log_softmax and softmin fill in the input's dtype, cast the filled
+ *        input to dtype and compute in it (float -> int truncates; an
+ *        integer input of softmax/log_softmax/softmin is taken with a
+ *        floating dtype, its fill being the dtype's min/max); amax, amin,
+ *        argmax, argmin, logsumexp and logaddexp compute as without dtype
+ *        and cast the result; median casts only an integer input's float32
+ *        median (a float input keeps its dtype); var/std sum the input cast
+ *        to dtype for the mean, subtract in the promoted dtype and divide in
+ *        dtype (an integer dtype: in float32, truncated; std then takes the
+ *        float32 root). mean refuses an integer dtype, norm/normalize an
+ *        integer dtype or one narrower than the input (DTYPE_MISMATCH).
+ * MFN-9  sparse inputs: COO sum/prod/amax/amin and CSR sum/prod/amax/amin/
+ *        mean (keepdim=True) reduce the entries of torch's _sparse_*_where
+ *        (every masked-in position, 0 where the input stores none) into a
+ *        sparse result; the other ops and combinations: LAYOUT_MISMATCH.
  * Floats are computed in double and rounded to the dtype where torch rounds
  * (R below), so float16 and float32 match torch within a few ulp.
  * Masked-out data never reaches an output: it is replaced by the identity
@@ -55,6 +71,10 @@ typedef enum {
  * bool. */
 typedef enum { INT_NO, INT_YES, INT_BOOL } mfn_ints;
 
+/* Where dtype= casts (MFN-8): the filled input before the op, the op's
+ * result after it, median's integer result only, or var/std's own mix. */
+typedef enum { CAST_PRE, CAST_POST, CAST_MEDIAN, CAST_VAR } mfn_cast;
+
 typedef struct mfn_slice mfn_slice;
 typedef void (*mfn_fn)(const mfn_slice *s, double *od, int64_t *oi);
 
@@ -65,6 +85,7 @@ typedef struct {
   mfn_dim dim;
   mfn_identity fill;
   mfn_ints ints;
+  mfn_cast cast;
   mfn_fn fn;
 } mfn_desc;
 
@@ -78,10 +99,13 @@ struct mfn_slice {
   mt_dtype in_dt; /* the input dtype */
   mt_dtype ct;    /* the dtype torch rounds intermediates to */
   int is_int;     /* integer/bool input computed exactly in vi */
+  mt_dtype to;    /* var/std: the dtype= (default: the input's, float32 for integers) */
   double ord, eps, correction;
 };
 
 static double R(const mfn_slice *s, double v) { return mt__cpu_round(s->ct, v); }
+
+static int is_intlike(mt_dtype d) { return mt__cpu_is_int(d) || d == MT_bool; }
 
 /* ---- slice kernels (reductions write od[0]/oi[0], scans od[k]/oi[k]) ---- */
 
@@ -178,7 +202,8 @@ static void f_median(const mfn_slice *s, double *od, int64_t *oi) {
   od[0] = n ? t[(n - 1) / 2] : NAN;
   /* integers: torch takes the median of input.to(float32) and casts back
    * (run() refuses a fully masked slice first) */
-  oi[0] = s->is_int && n ? (int64_t)R(s, od[0]) : 0;
+  if (s->is_int) od[0] = R(s, od[0]);
+  oi[0] = s->is_int && n ? (int64_t)od[0] : 0;
   free(t);
 }
 
@@ -216,31 +241,55 @@ static void f_norm(const mfn_slice *s, double *od, int64_t *oi) {
   od[0] = R(s, vnorm(s->v, s->L, s->ord));
 }
 
-/* var/std, as torch.masked._std_var: sample mean R(R(sum)/count), deviations
- * rounded, squares rounded, their masked sum over max(count - c, 0). */
-static void var_std(const mfn_slice *s, double *od, int take_sqrt) {
+/* var/std, as torch.masked._std_var with dtype D = s->to (MFN-3, MFN-8):
+ * the mean sums the input cast to D (an integer D truncates) and divides
+ * in D (integer D: float32); deviations and squares are rounded to the
+ * promotion of the input dtype and the mean's; their masked sum, the count
+ * minus the correction and the quotient in C = D (integer D: float32); an
+ * integer D truncates the quotient, and std's root of it is float32. */
+static mt_dtype wider(mt_dtype a, mt_dtype b) {
+  if (a == MT_float64 || b == MT_float64) return MT_float64;
+  if (a == MT_float32 || b == MT_float32) return MT_float32;
+  return a;
+}
+
+static void var_std(const mfn_slice *s, double *od, int64_t *oi, int take_sqrt) {
+  mt_dtype D = s->to;
+  int fD = mt__cpu_is_float(D);
+  mt_dtype M = fD ? D : MT_float32, C = M;
+  mt_dtype P = is_intlike(s->in_dt) ? M : wider(s->in_dt, M);
   double tot = 0.0, sq = 0.0;
   int64_t c = count_in(s);
   for (int64_t k = 0; k < s->L; k++)
-    if (s->mk[k]) tot += s->v[k];
-  double mean = R(s, R(s, tot) / (double)c);
+    if (s->mk[k]) tot += fD ? mt__cpu_round(D, s->v[k]) : trunc(s->v[k]);
+  if (fD) tot = mt__cpu_round(D, tot);
+  double mean = mt__cpu_round(M, tot / (double)c);
   for (int64_t k = 0; k < s->L; k++)
     if (s->mk[k]) {
-      double x = R(s, s->v[k] - mean);
-      sq += R(s, x * x);
+      double x = mt__cpu_round(P, s->v[k] - mean);
+      sq += mt__cpu_round(C, mt__cpu_round(P, x * x));
     }
-  double n = R(s, (double)c);
-  if (s->correction != 0.0) n = R(s, fmax(R(s, n - s->correction), 0.0));
-  double out = R(s, R(s, sq) / n);
-  od[0] = take_sqrt ? R(s, sqrt(out)) : out;
+  double n = (double)c;
+  if (s->correction != 0.0) {
+    n = mt__cpu_round(C, n);
+    n = mt__cpu_round(C, fmax(mt__cpu_round(C, n - s->correction), 0.0));
+  }
+  double out = mt__cpu_round(C, mt__cpu_round(C, sq) / n);
+  if (!fD) { /* .to(D) truncates; std: sqrt of the integer in float32 */
+    unsigned char tmp[8];
+    mt__cpu_st(tmp, D, 0, out);
+    oi[0] = mt__cpu_ldi(tmp, D, 0);
+    out = (double)oi[0];
+    od[0] = take_sqrt ? mt__cpu_round(MT_float32, sqrt(out)) : out;
+    return;
+  }
+  od[0] = take_sqrt ? mt__cpu_round(D, sqrt(out)) : out;
 }
 static void f_var(const mfn_slice *s, double *od, int64_t *oi) {
-  (void)oi;
-  var_std(s, od, 0);
+  var_std(s, od, oi, 0);
 }
 static void f_std(const mfn_slice *s, double *od, int64_t *oi) {
-  (void)oi;
-  var_std(s, od, 1);
+  var_std(s, od, oi, 1);
 }
 
 /* torch.logsumexp: m = max (an infinite max counts as 0), log(sum(exp(v -
@@ -329,29 +378,30 @@ static void f_normalize(const mfn_slice *s, double *od, int64_t *oi) {
   free(t);
 }
 
-#define MFN_OPS(X)                                                       \
-  X(masked_sum, SH_REDUCE, DIM_MULTI, ID_ZERO, INT_BOOL, f_sum)          \
-  X(masked_prod, SH_REDUCE, DIM_MULTI, ID_ONE, INT_BOOL, f_prod)         \
-  X(masked_amin, SH_REDUCE, DIM_MULTI, ID_POS_INF, INT_YES, f_amin)      \
-  X(masked_amax, SH_REDUCE, DIM_MULTI, ID_NEG_INF, INT_YES, f_amax)      \
-  X(masked_argmin, SH_REDUCE, DIM_FLAT, ID_POS_INF, INT_YES, f_argmin)   \
-  X(masked_argmax, SH_REDUCE, DIM_FLAT, ID_NEG_INF, INT_YES, f_argmax)   \
-  X(masked_mean, SH_REDUCE, DIM_MULTI, ID_ZERO, INT_NO, f_mean)          \
-  X(masked_median, SH_REDUCE, DIM_LAST, ID_NAN, INT_BOOL, f_median)        \
-  X(masked_norm, SH_REDUCE, DIM_MULTI, ID_NORM, INT_NO, f_norm)          \
-  X(masked_var, SH_REDUCE, DIM_MULTI, ID_NONE, INT_YES, f_var)           \
-  X(masked_std, SH_REDUCE, DIM_MULTI, ID_NONE, INT_YES, f_std)           \
-  X(masked_logsumexp, SH_REDUCE, DIM_MULTI, ID_NEG_INF, INT_YES, f_logsumexp) \
-  X(masked_cumsum, SH_SCAN, DIM_REQUIRED, ID_ZERO, INT_YES, f_cumsum)    \
-  X(masked_cumprod, SH_SCAN, DIM_REQUIRED, ID_ONE, INT_YES, f_cumprod)   \
-  X(masked_softmax, SH_SCAN, DIM_REQUIRED, ID_NEG_INF, INT_NO, f_softmax) \
-  X(masked_log_softmax, SH_SCAN, DIM_REQUIRED, ID_NEG_INF, INT_NO, f_log_softmax) \
-  X(masked_softmin, SH_SCAN, DIM_REQUIRED, ID_POS_INF, INT_NO, f_softmin) \
-  X(masked_normalize, SH_SCAN, DIM_REQUIRED, ID_ZERO, INT_NO, f_normalize) \
-  X(masked_logaddexp, SH_BINARY, DIM_NONE, ID_NEG_INF, INT_NO, NULL)
+#define MFN_OPS(X)                                                                 \
+  X(masked_sum, SH_REDUCE, DIM_MULTI, ID_ZERO, INT_BOOL, CAST_PRE, f_sum)              \
+  X(masked_prod, SH_REDUCE, DIM_MULTI, ID_ONE, INT_BOOL, CAST_PRE, f_prod)             \
+  X(masked_amin, SH_REDUCE, DIM_MULTI, ID_POS_INF, INT_YES, CAST_POST, f_amin)         \
+  X(masked_amax, SH_REDUCE, DIM_MULTI, ID_NEG_INF, INT_YES, CAST_POST, f_amax)         \
+  X(masked_argmin, SH_REDUCE, DIM_FLAT, ID_POS_INF, INT_YES, CAST_POST, f_argmin)      \
+  X(masked_argmax, SH_REDUCE, DIM_FLAT, ID_NEG_INF, INT_YES, CAST_POST, f_argmax)      \
+  X(masked_mean, SH_REDUCE, DIM_MULTI, ID_ZERO, INT_NO, CAST_PRE, f_mean)              \
+  X(masked_median, SH_REDUCE, DIM_LAST, ID_NAN, INT_BOOL, CAST_MEDIAN, f_median)       \
+  X(masked_norm, SH_REDUCE, DIM_MULTI, ID_NORM, INT_NO, CAST_PRE, f_norm)              \
+  X(masked_var, SH_REDUCE, DIM_MULTI, ID_NONE, INT_YES, CAST_VAR, f_var)               \
+  X(masked_std, SH_REDUCE, DIM_MULTI, ID_NONE, INT_YES, CAST_VAR, f_std)               \
+  X(masked_logsumexp, SH_REDUCE, DIM_MULTI, ID_NEG_INF, INT_YES, CAST_POST, f_logsumexp) \
+  X(masked_cumsum, SH_SCAN, DIM_REQUIRED, ID_ZERO, INT_YES, CAST_PRE, f_cumsum)        \
+  X(masked_cumprod, SH_SCAN, DIM_REQUIRED, ID_ONE, INT_YES, CAST_PRE, f_cumprod)       \
+  X(masked_softmax, SH_SCAN, DIM_REQUIRED, ID_NEG_INF, INT_NO, CAST_PRE, f_softmax)    \
+  X(masked_log_softmax, SH_SCAN, DIM_REQUIRED, ID_NEG_INF, INT_NO, CAST_PRE, f_log_softmax) \
+  X(masked_softmin, SH_SCAN, DIM_REQUIRED, ID_POS_INF, INT_NO, CAST_PRE, f_softmin)    \
+  X(masked_normalize, SH_SCAN, DIM_REQUIRED, ID_ZERO, INT_NO, CAST_PRE, f_normalize)   \
+  X(masked_logaddexp, SH_BINARY, DIM_NONE, ID_NEG_INF, INT_NO, CAST_POST, NULL)
 
 static const mfn_desc DESCS[] = {
-#define MFN_X(name, shape, dim, fill, ints, fn) {MT_OP_##name, #name, shape, dim, fill, ints, fn},
+#define MFN_X(name, shape, dim, fill, ints, cast, fn) \
+  {MT_OP_##name, #name, shape, dim, fill, ints, cast, fn},
     MFN_OPS(MFN_X)
 #undef MFN_X
 };
@@ -364,14 +414,31 @@ static const mfn_desc *find_desc(mt_op op) {
 
 /* ---- dtypes (MFN-7) -------------------------------------------------------- */
 
-static int is_intlike(mt_dtype d) { return mt__cpu_is_int(d) || d == MT_bool; }
+/* The dtype= kwarg (MFN-8): *to = the dtype it names, d when absent;
+ * returns whether it was given. */
+static int kw_dtype(const mt_kwargs *kw, mt_dtype d, mt_dtype *to) {
+  const mt_kwarg *a = mt_kw_find(kw, "dtype");
+  *to = d;
+  if (!a) return 0;
+  mt_kw_dtype_parse(a->s, to); /* mt__kw_check vetted the name */
+  return 1;
+}
 
-static mt_dtype out_dtype(mt_op op, mt_dtype d) {
+static mt_dtype out_dtype(const mfn_desc *dd, mt_dtype d, int has_to, mt_dtype to) {
+  mt_op op = dd->op;
+  if (has_to) {
+    if (dd->cast == CAST_MEDIAN && !is_intlike(d)) return d; /* a float median ignores it */
+    if (op == MT_OP_masked_std && !mt__cpu_is_float(to)) return MT_float32; /* sqrt of an int */
+    return to;
+  }
   if (!is_intlike(d)) return d;
   if (op == MT_OP_masked_sum || op == MT_OP_masked_prod) return MT_int64;
   if (op == MT_OP_masked_var || op == MT_OP_masked_std) return MT_float32;
   return d;
 }
+
+/* float16 < float32 < float64 (vector_norm refuses a narrowing dtype=). */
+static int float_rank(mt_dtype d) { return d == MT_float64 ? 3 : d == MT_float32 ? 2 : 1; }
 
 /* torch's name of a dtype in its kernel messages ('Long', 'Char'...). */
 static const char *torch_scalar_name(mt_dtype d) {
@@ -387,17 +454,52 @@ static const char *torch_scalar_name(mt_dtype d) {
   }
 }
 
-static mt_status check_dtype(const mfn_desc *dd, mt_dtype d, int has_mask, mt_error *err) {
+static mt_status check_dtype(const mfn_desc *dd, mt_dtype d, int has_mask, int has_to,
+                             mt_dtype to, mt_error *err) {
+  int fto = mt__cpu_is_float(to);
+  if (dd->op == MT_OP_masked_mean) {
+    if (fto) return MT_OK; /* integers too, summed in the floating dtype= (MFN-8) */
+    return mt_err(err, MT_DTYPE_MISMATCH,
+                  "%s: mean(): Could not infer output dtype. %s dtype must be either a "
+                  "floating point or complex dtype. Got: torch.%s",
+                  dd->name, has_to ? "Optional" : "Input", mt_dtype_name(to));
+  }
+  if (dd->op == MT_OP_masked_norm || dd->op == MT_OP_masked_normalize) {
+    if (is_intlike(d))
+      return mt_err(err, MT_DTYPE_MISMATCH,
+                    "%s: linalg.vector_norm: Expected a floating point or complex tensor as "
+                    "input. Got %s",
+                    dd->name, torch_scalar_name(d));
+    if (!fto)
+      return mt_err(err, MT_DTYPE_MISMATCH,
+                    "%s: linalg.vector_norm: dtype should be floating point or complex, but got "
+                    "%s (kwargs/dtype)",
+                    dd->name, torch_scalar_name(to));
+    if (float_rank(to) < float_rank(d))
+      return mt_err(err, MT_DTYPE_MISMATCH,
+                    "%s: linalg.vector_norm: the dtype of the input (%s) should be convertible "
+                    "without narrowing to the specified dtype (%s)",
+                    dd->name, torch_scalar_name(d), torch_scalar_name(to));
+    return MT_OK;
+  }
+  if (dd->op == MT_OP_masked_cumsum || dd->op == MT_OP_masked_cumprod) {
+    /* torch.cumsum/cumprod run in dtype= (default the input's): no bool kernel */
+    if (to != MT_bool) return MT_OK;
+    return mt_err(err, MT_DTYPE_MISMATCH, "%s: \"%s_out_cpu\" not implemented for 'Bool' (%s)",
+                  dd->name, dd->name + 7, has_to ? "kwargs/dtype" : "inputs/0");
+  }
+  if (dd->cast == CAST_PRE && dd->ints == INT_NO && d != MT_bool) {
+    /* softmax, log_softmax, softmin: the kernel runs in dtype= (MFN-8) */
+    if (fto) return MT_OK;
+    return mt_err(err, MT_DTYPE_MISMATCH, "%s: not implemented for '%s' (%s has dtype %s)",
+                  dd->name, torch_scalar_name(to), has_to ? "kwargs/dtype" : "inputs/0",
+                  mt_dtype_name(to));
+  }
   if (!is_intlike(d)) return MT_OK;
   if (dd->ints == INT_BOOL || (dd->ints == INT_YES && d != MT_bool)) return MT_OK;
   if (dd->ints == INT_YES && d == MT_bool && !has_mask &&
       (dd->fill == ID_NEG_INF || dd->fill == ID_POS_INF))
     return MT_OK; /* no fill needed: plain torch.amax etc. take bool */
-  if (dd->op == MT_OP_masked_mean)
-    return mt_err(err, MT_DTYPE_MISMATCH,
-                  "%s: mean(): Could not infer output dtype. Input dtype must be either a "
-                  "floating point or complex dtype. Got: torch.%s",
-                  dd->name, mt_dtype_name(d));
   if (dd->ints == INT_YES)
     return mt_err(err, MT_DTYPE_MISMATCH, "%s: identity of %s on torch.bool input", dd->name,
                   dd->name + 7);
@@ -475,6 +577,24 @@ static void arrays_free(mfn_arrays *a) {
   free(a->xi);
   free(a->mk);
   memset(a, 0, sizeof *a);
+}
+
+/* MFN-8, CAST_PRE: the filled input cast to dtype= `to` (a float dtype
+ * rounds; an integer one truncates float and wraps integer values). */
+static void cast_filled(mfn_arrays *a, int in_int, mt_dtype to) {
+  unsigned char tmp[8];
+  for (int64_t i = 0; i < a->n; i++) {
+    if (mt__cpu_is_float(to)) {
+      a->xd[i] = mt__cpu_round(to, a->xd[i]);
+      continue;
+    }
+    if (in_int)
+      mt__cpu_sti(tmp, to, 0, a->xi[i]);
+    else
+      mt__cpu_st(tmp, to, 0, a->xd[i]);
+    a->xi[i] = mt__cpu_ldi(tmp, to, 0);
+    a->xd[i] = (double)a->xi[i];
+  }
 }
 
 static mt_status load(const char *name, int in_idx, const mt_tensor *x, const mt_tensor *m,
@@ -589,10 +709,11 @@ static mt_status parse_dims(const mfn_desc *dd, const mt_tensor *x, const mt_kwa
 
 /* ---- the kernel ------------------------------------------------------------- */
 
-/* Output element k: the exact integer for integer/bool outputs, else the
- * double rounded once to the output dtype. */
-static void store(mt_tensor *o, int64_t k, double vd, int64_t vi, int int_out) {
-  if (int_out)
+/* Output element k from the kernel's own result: the exact integer vi
+ * (nat_int) or the double vd, converted once to the output dtype (a float
+ * rounds, an integer truncates and wraps: the .to(dtype) of MFN-8). */
+static void store(mt_tensor *o, int64_t k, double vd, int64_t vi, int nat_int) {
+  if (nat_int)
     mt__cpu_sti(o->values, o->dtype, k, vi);
   else
     mt__cpu_st(o->values, o->dtype, k, vd);
@@ -637,14 +758,16 @@ static mt_status run_logaddexp(mt_call *call, const mfn_desc *dd, mt_error *err)
   }
   if ((st = mask_strides(dd->name, "inputs/0", &bt, x, xs, err)) != MT_OK) return st;
   if ((st = mask_strides(dd->name, "inputs/1", &bt, y, ys, err)) != MT_OK) return st;
-  if ((st = check_dtype(dd, x->dtype, call->n_in == 4, err)) != MT_OK) return st;
+  mt_dtype to;
+  int has_to = kw_dtype(call->kw, x->dtype, &to);
+  if ((st = check_dtype(dd, x->dtype, call->n_in == 4, has_to, to, err)) != MT_OK) return st;
   if ((st = load(dd->name, 2, x, call->n_in == 4 ? call->in[2] : NULL, ID_NEG_INF, 0, &a, err)) !=
       MT_OK)
     goto out;
   if ((st = load(dd->name, 3, y, call->n_in == 4 ? call->in[3] : NULL, ID_NEG_INF, 0, &b, err)) !=
       MT_OK)
     goto out;
-  if ((st = h->dense_new(x->dtype, bt.ndim, bt.shape, &o, err)) != MT_OK) goto out;
+  if ((st = h->dense_new(to, bt.ndim, bt.shape, &o, err)) != MT_OK) goto out;
   for (int64_t i = 0; i < mt_numel(o); i++) {
     int64_t rem = i, ix = 0, iy = 0;
     for (int d = bt.ndim - 1; d >= 0; d--) {
@@ -660,7 +783,8 @@ static mt_status run_logaddexp(mt_call *call, const mfn_desc *dd, mt_error *err)
       r = NAN;
     else
       r = fmax(p, q) + log1p(exp(-fabs(p - q)));
-    mt__cpu_st(o->values, o->dtype, i, r);
+    /* computed in the input dtype, then .to(dtype) (MFN-8) */
+    mt__cpu_st(o->values, o->dtype, i, mt__cpu_round(x->dtype, r));
   }
   call->out[0] = o;
   call->n_out = 1;
@@ -668,6 +792,240 @@ static mt_status run_logaddexp(mt_call *call, const mfn_desc *dd, mt_error *err)
 out:
   arrays_free(&a);
   arrays_free(&b);
+  if (o) h->free(o);
+  return st;
+}
+
+/* ---- sparse inputs (MFN-9) ------------------------------------------------- */
+
+/* The ops torch.masked reduces over a sparse layout: COO sum, prod, amax,
+ * amin (_sparse_coo_scatter_reduction_helper); CSR also mean
+ * (_sparse_csr_segment_reduction_helper), keepdim=True only. */
+static int sparse_supported(mt_op op, mt_kind k) {
+  int red = op == MT_OP_masked_sum || op == MT_OP_masked_prod || op == MT_OP_masked_amax ||
+            op == MT_OP_masked_amin;
+  return k == MT_KIND_COO ? red : k == MT_KIND_CSR ? red || op == MT_OP_masked_mean : 0;
+}
+
+/* One stored element of a sparse tensor: dense linear index and value. */
+typedef struct {
+  int64_t lin;
+  double v;
+} sp_entry;
+
+static int cmp_entry(const void *a, const void *b) {
+  int64_t x = ((const sp_entry *)a)->lin, y = ((const sp_entry *)b)->lin;
+  return (x > y) - (x < y);
+}
+
+/* The stored elements of a COO (coalesced: duplicates summed) or CSR
+ * tensor t, sorted by linear index; *n their count. */
+static mt_status sp_entries(const mt_tensor *t, sp_entry **out, int64_t *n, mt_error *err) {
+  const mt_tensor *c = t;
+  mt_tensor *tmp = NULL;
+  mt_status st = MT_OK;
+  *out = NULL;
+  *n = 0;
+  if (t->kind == MT_KIND_COO && (st = mt__cpu_coalesced(t, &c, &tmp, err)) != MT_OK) return st;
+  *out = malloc(sizeof **out * (size_t)(c->nnz ? c->nnz : 1));
+  if (!*out) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "out of memory for %lld sparse entries", (long long)c->nnz);
+    goto out;
+  }
+  if (c->kind == MT_KIND_COO) {
+    for (int64_t k = 0; k < c->nnz; k++) {
+      (*out)[k].lin = mt_coo_linear(c, k);
+      (*out)[k].v = mt__cpu_ld(c->values, c->dtype, k);
+    }
+  } else {
+    for (int64_t r = 0; r < c->shape[0]; r++)
+      for (int64_t k = c->crow_indices[r]; k < c->crow_indices[r + 1]; k++) {
+        (*out)[k].lin = r * c->shape[1] + c->col_indices[k];
+        (*out)[k].v = mt__cpu_ld(c->values, c->dtype, k);
+      }
+  }
+  *n = c->nnz;
+  qsort(*out, (size_t)*n, sizeof **out, cmp_entry);
+out:
+  mt_tensor_free(tmp);
+  return st;
+}
+
+/* MFN-9: the masked-in elements as torch's _sparse_coo_where and
+ * _sparse_csr_where build them: every masked-in position becomes an
+ * entry, holding the input's stored value or 0 where the input stores
+ * none; masked-out positions are no entries (their stored data is never
+ * read). Without a mask: the input's stored elements. */
+static mt_status sp_where(const char *name, const mt_tensor *x, const mt_tensor *m, sp_entry **out,
+                          int64_t *n, mt_error *err) {
+  sp_entry *xe = NULL, *me = NULL;
+  int64_t nx = 0, nm = 0, w = 0;
+  mt_status st;
+  *out = NULL;
+  *n = 0;
+  if ((st = sp_entries(x, &xe, &nx, err)) != MT_OK) return st;
+  if (!m) {
+    *out = xe;
+    *n = nx;
+    return MT_OK;
+  }
+  if (!mt_shape_equal(m, x)) {
+    st = mt_err(err, MT_SHAPE_MISMATCH, "%s: inputs/1 (the mask) must have the sparse input's shape",
+                name);
+    goto out;
+  }
+  if (m->kind == MT_KIND_DENSE) {
+    const mt_tensor *mv = NULL;
+    mt_tensor *tm = NULL;
+    if ((st = mt__cpu_contig(m, &mv, &tm, err)) != MT_OK) goto out;
+    int64_t total = mt_numel(m);
+    me = malloc(sizeof *me * (size_t)(total ? total : 1));
+    if (!me) {
+      mt_tensor_free(tm);
+      st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", name);
+      goto out;
+    }
+    for (int64_t i = 0; i < total; i++)
+      if (mt__cpu_ld(mv->values, mv->dtype, i) != 0.0) me[nm++] = (sp_entry){i, 1.0};
+    mt_tensor_free(tm);
+  } else if (m->kind == x->kind) {
+    if ((st = sp_entries(m, &me, &nm, err)) != MT_OK) goto out;
+  } else {
+    st = mt_err(err, MT_LAYOUT_MISMATCH, "%s: inputs/1 (the mask) has kind %s, the input %s", name,
+                mt_kind_name(m->kind), mt_kind_name(x->kind));
+    goto out;
+  }
+  *out = malloc(sizeof **out * (size_t)(nm ? nm : 1));
+  if (!*out) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", name);
+    goto out;
+  }
+  for (int64_t k = 0, j = 0; k < nm; k++) {
+    if (me[k].v == 0.0) continue; /* a stored False */
+    while (j < nx && xe[j].lin < me[k].lin) j++;
+    (*out)[w].lin = me[k].lin;
+    (*out)[w].v = j < nx && xe[j].lin == me[k].lin ? xe[j].v : 0.0;
+    w++;
+  }
+  *n = w;
+out:
+  free(xe);
+  free(me);
+  return st;
+}
+
+/* MFN-9: the reduction of the entries grouped by their output position.
+ * COO: output entries where a group has entries (a position with no
+ * masked-in element is unspecified: 0, not the identity), a full
+ * reduction is the dense value .to_sparse() (no entry when it is 0).
+ * CSR (keepdim only): (1, N), (M, 1) or (1, 1) with the groups' entries;
+ * mean = sum / entries. Values are float32/float64. */
+static mt_status run_sparse(mt_call *call, const mfn_desc *dd, const mt_tensor *x,
+                            const mt_tensor *m, mt_error *err) {
+  const mt_host *h = mt__cpu_host(call);
+  sp_entry *e = NULL;
+  int64_t ne = 0, *cnt = NULL;
+  double *acc = NULL;
+  mt_tensor *o = NULL;
+  int red[MT_MAX_DIMS], flat, keepdim = mt_kw_int(call->kw, "keepdim", 0) != 0;
+  int all = 1, out_ndim = 0;
+  int64_t out_shape[MT_MAX_DIMS];
+  mt_op op = dd->op;
+  mt_status st;
+  if (x->kind == MT_KIND_CSR && !keepdim)
+    return mt_err(err, MT_LAYOUT_MISMATCH,
+                  "%s: reduction operations on CSR tensors with keepdim=False is unsupported",
+                  dd->name);
+  if (!m && op != MT_OP_masked_sum)
+    return mt_err(err, MT_LAYOUT_MISMATCH, "%s: masked %s expects explicit mask for %s tensor input",
+                  dd->name, dd->name + 7, x->kind == MT_KIND_COO ? "sparse_coo" : "sparse_csr");
+  if (!mt__cpu_is_f(x->dtype) || mt_kw_find(call->kw, "dtype"))
+    return mt_err(err, MT_NOT_SUPPORTED,
+                  "%s: the CPU backend reduces float32/float64 sparse inputs without dtype= only",
+                  dd->name);
+  if ((st = parse_dims(dd, x, call->kw, red, &flat, err)) != MT_OK) return st;
+  for (int d = 0; d < x->ndim; d++) {
+    if (!red[d]) {
+      all = 0;
+      out_shape[out_ndim++] = x->shape[d];
+    } else if (keepdim) {
+      out_shape[out_ndim++] = 1;
+    }
+  }
+  if ((st = sp_where(dd->name, x, m, &e, &ne, err)) != MT_OK) return st;
+  int64_t no = mt_shape_numel(out_ndim, out_shape);
+  acc = malloc(sizeof *acc * (size_t)(no ? no : 1));
+  cnt = calloc((size_t)(no ? no : 1), sizeof *cnt);
+  if (!acc || !cnt) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", dd->name);
+    goto out;
+  }
+  double id = op == MT_OP_masked_prod ? 1.0 : op == MT_OP_masked_amax ? -INFINITY
+            : op == MT_OP_masked_amin ? INFINITY : 0.0;
+  for (int64_t i = 0; i < no; i++) acc[i] = id;
+  for (int64_t k = 0; k < ne; k++) {
+    int64_t rem = e[k].lin, oi = 0, scale = 1;
+    for (int d = x->ndim - 1, j = out_ndim - 1; d >= 0; d--) {
+      int64_t c = rem % x->shape[d];
+      rem /= x->shape[d];
+      if (red[d] && !keepdim) continue;
+      oi += (red[d] ? 0 : c) * scale;
+      scale *= out_shape[j--];
+    }
+    double v = e[k].v, *a = &acc[oi];
+    if (op == MT_OP_masked_prod)
+      *a *= v;
+    else if (op == MT_OP_masked_amax)
+      *a = isnan(*a) || isnan(v) ? NAN : fmax(*a, v);
+    else if (op == MT_OP_masked_amin)
+      *a = isnan(*a) || isnan(v) ? NAN : fmin(*a, v);
+    else
+      *a += v;
+    cnt[oi]++;
+  }
+  for (int64_t i = 0; i < no; i++) {
+    if (op == MT_OP_masked_mean)
+      acc[i] = mt__cpu_round(x->dtype, mt__cpu_round(x->dtype, acc[i]) / (double)cnt[i]);
+    acc[i] = mt__cpu_round(x->dtype, acc[i]);
+  }
+  int64_t nnz = 0;
+  if (x->kind == MT_KIND_COO && all) /* the dense value .to_sparse() */
+    nnz = acc[0] != 0.0;
+  else
+    for (int64_t i = 0; i < no; i++) nnz += cnt[i] > 0;
+  if (x->kind == MT_KIND_COO) {
+    if ((st = h->coo_new(x->dtype, out_ndim, out_shape, out_ndim, nnz, &o, err)) != MT_OK) goto out;
+    o->coalesced = all; /* torch.sparse_coo_tensor(unique indices): not marked */
+    for (int64_t i = 0, w = 0; i < no && w < nnz; i++) {
+      if (all ? acc[i] == 0.0 : cnt[i] == 0) continue;
+      int64_t rem = i;
+      for (int d = out_ndim - 1; d >= 0; d--) {
+        o->indices[d * nnz + w] = rem % out_shape[d];
+        rem /= out_shape[d];
+      }
+      mt__cpu_st(o->values, o->dtype, w++, acc[i]);
+    }
+  } else {
+    if ((st = h->csr_new(x->dtype, out_shape[0], out_shape[1], nnz, &o, err)) != MT_OK) goto out;
+    int64_t w = 0;
+    for (int64_t r = 0; r < out_shape[0]; r++) {
+      o->crow_indices[r] = w;
+      for (int64_t c = 0; c < out_shape[1]; c++) {
+        int64_t i = r * out_shape[1] + c;
+        if (!cnt[i]) continue;
+        o->col_indices[w] = c;
+        mt__cpu_st(o->values, o->dtype, w++, acc[i]);
+      }
+    }
+    o->crow_indices[out_shape[0]] = w;
+  }
+  call->out[0] = o;
+  call->n_out = 1;
+  o = NULL;
+out:
+  free(e);
+  free(acc);
+  free(cnt);
   if (o) h->free(o);
   return st;
 }
@@ -689,9 +1047,27 @@ static mt_status run(mt_call *call, mt_op op, mt_error *err) {
   if (!dd) return mt_err(err, MT_NOT_SUPPORTED, "op %d is not a masked_fn op", (int)op);
   if ((st = mt__kw_check(op, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, dd->name, &x, err)) != MT_OK) return st;
+  if (x->kind == MT_KIND_COO || x->kind == MT_KIND_CSR) { /* MFN-9 */
+    if ((st = mt_tensor_validate(x, "inputs/0", err)) != MT_OK) return st;
+    if (!sparse_supported(op, x->kind))
+      return mt_err(err, MT_LAYOUT_MISMATCH, "%s: masked %s expects strided tensor (got %s tensor)",
+                    dd->name, dd->name + 7,
+                    x->kind == MT_KIND_COO ? "torch.sparse_coo" : "torch.sparse_csr");
+    if (call->n_in > 2)
+      return mt_err(err, MT_INVALID_ARGUMENT, "%s: expected inputs [input] or [input, mask], got %d",
+                    dd->name, call->n_in);
+    if (x->kind == MT_KIND_COO && x->dense_dim != 0)
+      return mt_err(err, MT_NOT_SUPPORTED, "%s: a hybrid COO input (dense_dim %d) is not supported",
+                    dd->name, x->dense_dim);
+    m = call->n_in == 2 ? call->in[1] : NULL;
+    if (m && (st = mt_tensor_validate(m, "inputs/1", err)) != MT_OK) return st;
+    if ((st = mt__kw_check(op, call->kw, err)) != MT_OK) return st;
+    return run_sparse(call, dd, x, m, err);
+  }
   if (x->kind != MT_KIND_DENSE)
     return mt_err(err, MT_NOT_SUPPORTED,
-                  "%s: inputs/0 has kind %s; the CPU backend implements strided inputs only",
+                  "%s: inputs/0 has kind %s; the CPU backend implements strided, COO and CSR "
+                  "inputs only",
                   dd->name, mt_kind_name(x->kind));
   if ((st = mt_tensor_validate(x, "inputs/0", err)) != MT_OK) return st;
   if (dd->shape == SH_BINARY) return run_logaddexp(call, dd, err);
@@ -699,13 +1075,16 @@ static mt_status run(mt_call *call, mt_op op, mt_error *err) {
     return mt_err(err, MT_INVALID_ARGUMENT, "%s: expected inputs [input] or [input, mask], got %d",
                   dd->name, call->n_in);
   m = call->n_in == 2 ? call->in[1] : NULL;
-  if ((st = check_dtype(dd, x->dtype, m != NULL, err)) != MT_OK) return st;
+  mt_dtype to;
+  int has_to = kw_dtype(call->kw, x->dtype, &to);
+  if ((st = check_dtype(dd, x->dtype, m != NULL, has_to, to, err)) != MT_OK) return st;
   if ((st = parse_dims(dd, x, call->kw, red, &flat, err)) != MT_OK) return st;
 
   mfn_slice s = {0};
   s.in_dt = x->dtype;
   s.is_int = is_intlike(x->dtype) && op != MT_OP_masked_var && op != MT_OP_masked_std;
   s.ct = is_intlike(x->dtype) ? MT_float32 : x->dtype;
+  s.to = has_to ? to : is_intlike(x->dtype) ? MT_float32 : x->dtype;
   s.ord = mt_kw_float(call->kw, "ord", 2.0);
   s.eps = mt_kw_float(call->kw, "eps", 1e-12);
   s.correction = mt_kw_float(call->kw, "correction", mt_kw_int(call->kw, "unbiased", 1) ? 1.0 : 0.0);
@@ -737,10 +1116,20 @@ static mt_status run(mt_call *call, mt_op op, mt_error *err) {
   }
   int64_t n_in = mt_numel(x);
   int64_t n_slices = L ? n_in / L : mt_shape_numel(out_ndim, out_shape);
-  mt_dtype od = out_dtype(op, x->dtype);
-  int int_out = is_intlike(od);
+  mt_dtype od = out_dtype(dd, x->dtype, has_to, to);
 
   if ((st = load(dd->name, 1, x, m, dd->fill, s.ord, &a, err)) != MT_OK) goto out;
+  if (has_to && dd->cast == CAST_PRE && to != x->dtype) { /* MFN-8: cast, then compute in it */
+    cast_filled(&a, is_intlike(x->dtype), to);
+    s.in_dt = to;
+    s.is_int = is_intlike(to);
+    s.ct = s.is_int ? MT_float32 : to;
+  }
+  /* which of the kernel's results is its own: the integer (integer
+   * arithmetic, argmax/argmin's index) or the double */
+  int nat_int = (s.is_int && op != MT_OP_masked_logsumexp && op != MT_OP_masked_median &&
+                 dd->cast != CAST_VAR) ||
+                op == MT_OP_masked_argmax || op == MT_OP_masked_argmin;
   if ((st = h->dense_new(od, out_ndim, out_shape, &o, err)) != MT_OK) goto out;
   size_t nl = (size_t)(L ? L : 1), ni = (size_t)(n_in ? n_in : 1);
   idx = malloc(sizeof *idx * ni);
@@ -793,9 +1182,9 @@ static mt_status run(mt_call *call, mt_op op, mt_error *err) {
     }
     dd->fn(&s, td, ti);
     if (dd->shape == SH_REDUCE)
-      store(o, so, td[0], ti[0], int_out);
+      store(o, so, td[0], ti[0], nat_int);
     else
-      for (int64_t k = 0; k < L; k++) store(o, idx[so * L + k], td[k], ti[k], int_out);
+      for (int64_t k = 0; k < L; k++) store(o, idx[so * L + k], td[k], ti[k], nat_int);
   }
   call->out[0] = o;
   call->n_out = 1;
@@ -813,7 +1202,7 @@ out:
   return st;
 }
 
-#define MFN_KERNEL(name, shape, dim, fill, ints, fn) \
+#define MFN_KERNEL(name, shape, dim, fill, ints, cast, fn) \
   mt_status mt_cpu_##name(mt_call *call, mt_error *err) { return run(call, MT_OP_##name, err); }
 MFN_OPS(MFN_KERNEL)
 #undef MFN_KERNEL

@@ -13,6 +13,10 @@
  * ADA-2  adagrad_sparse: its `_make_sparse` path for a COO gradient.
  * ADA-3  adagrad_masked: the MaskedTensor tutorial's path.
  * ADA-4  the tutorial's numbers, reproduced by all three paths.
+ * ADA-7  float16: every op in float, rounded to half (the *_half loops);
+ *        integer/bool params: dense and sparse refuse (DTYPE_MISMATCH), the
+ *        masked path refuses uint8 and computes the others (masked_int):
+ *        integer state_sum, float32 std and param.
  *
  * Every operation is done in the tensor dtype (float for float32) in
  * torch's order, each line below citing the torch expression it mirrors.
@@ -62,42 +66,48 @@ static mt_status parse_hparams(const char *name, const mt_kwargs *kw, hparams *h
 }
 
 /* ---- the update loops, one per path and dtype ---------------------------- */
+/* float16 (ADA-7): torch computes each tensor op of a half tensor in float
+ * and rounds its result to half, so the half loops run in float with
+ * ada_half after every op (the float/double loops round nothing extra). */
+#define MT__ADA_ID(x) (x)
+static float ada_half(float x) { return (float)mt__cpu_round(MT_float16, (double)x); }
+
 /* T is float or double; p/s are the (contiguous) output copies of param and
  * state_sum, updated in place. nclr = (T)(-clr), as torch casts alpha/value
  * scalars to the tensor dtype. */
 
 /* ADA-1, torch's _single_tensor_adagrad, dense branch. */
-#define MT__ADA_DENSE(T)                                                                           \
-  static void ada_dense_##T(int64_t n, T *restrict p, T *restrict s, T *restrict sd,               \
+#define MT__ADA_DENSE(T, SUF, RND)                                                                 \
+  static void ada_dense_##SUF(int64_t n, T *restrict p, T *restrict s, T *restrict sd,             \
                             const T *restrict g, T nclr, int use_wd, T wd, T eps, int maximize) {  \
     for (int64_t i = 0; i < n; i++) {                                                              \
       /* grad = -grad if maximize */                                                               \
       T gi = maximize ? -g[i] : g[i];                                                              \
       /* grad = grad.add(param, alpha=weight_decay): a fused multiply-add */                       \
-      if (use_wd) gi = fma(wd, p[i], gi);                                                          \
+      if (use_wd) gi = RND(fma(wd, p[i], gi));                                                     \
       /* state_sum.addcmul_(grad, grad, value=1) */                                                \
-      s[i] = s[i] + gi * gi;                                                                       \
+      s[i] = RND(s[i] + gi * gi);                                                                  \
       /* std = state_sum.sqrt().add_(eps) */                                                       \
-      T std = sqrt(s[i]) + eps;                                                                    \
+      T std = RND(RND(sqrt(s[i])) + eps);                                                          \
       /* param.addcdiv_(grad, std, value=-clr): self + value * t1 / t2 */                          \
-      p[i] = p[i] + nclr * gi / std;                                                               \
+      p[i] = RND(p[i] + nclr * gi / std);                                                          \
       sd[i] = std;                                                                                 \
     }                                                                                              \
   }
-MT__ADA_DENSE(float)
-MT__ADA_DENSE(double)
+MT__ADA_DENSE(float, float, MT__ADA_ID)
+MT__ADA_DENSE(double, double, MT__ADA_ID)
+MT__ADA_DENSE(float, half, ada_half)
 
 /* ADA-2 / ADA-3 over a coalesced COO gradient (nnz entries of `row`
  * elements at dense offsets lin[k]*row + j). keep[k] == 0 skips entry k
  * (ADA-3's mask); keep NULL keeps all (ADA-2). std of the kept elements is
  * written compactly to sv. The sparse and the tutorial's COO forms round
  * alike: dense + sparse adds are a multiply then an add. */
-#define MT__ADA_COO(T)                                                                             \
-  static void ada_coo_##T(const mt_tensor *g, const int64_t *lin, const uint8_t *keep,             \
-                          T *restrict p, T *restrict s, T *restrict sv, T nclr, T eps,             \
-                          int maximize) {                                                          \
+#define MT__ADA_COO(T, SUF, RND)                                                                   \
+  static void ada_coo_##SUF(const mt_tensor *g, const T *v, const int64_t *lin,                    \
+                            const uint8_t *keep, T *restrict p, T *restrict s, T *restrict sv,     \
+                            T nclr, T eps, int maximize) {                                         \
     int64_t row = mt_coo_row_numel(g), w = 0;                                                      \
-    const T *v = (const T *)g->values;                                                             \
     for (int64_t k = 0; k < g->nnz; k++) {                                                         \
       if (keep && !keep[k]) continue;                                                              \
       for (int64_t j = 0; j < row; j++) {                                                          \
@@ -105,23 +115,24 @@ MT__ADA_DENSE(double)
         /* grad = -grad if maximize */                                                             \
         T gi = maximize ? -v[k * row + j] : v[k * row + j];                                        \
         /* state_sum.add_(_make_sparse(grad, grad_indices, grad_values.pow(2))) */                 \
-        s[i] = s[i] + gi * gi;                                                                     \
+        s[i] = RND(s[i] + RND(gi * gi));                                                           \
         /* std_values = state_sum.sparse_mask(grad)._values().sqrt_().add_(eps) */                 \
-        T std = sqrt(s[i]) + eps;                                                                  \
+        T std = RND(RND(sqrt(s[i])) + eps);                                                        \
         /* param.add_(_make_sparse(grad, grad_indices, grad_values / std_values),                  \
          *            alpha=-clr) */                                                               \
-        p[i] = p[i] + nclr * (gi / std);                                                           \
+        p[i] = RND(p[i] + nclr * RND(gi / std));                                                   \
         sv[w++] = std;                                                                             \
       }                                                                                            \
     }                                                                                              \
   }
-MT__ADA_COO(float)
-MT__ADA_COO(double)
+MT__ADA_COO(float, float, MT__ADA_ID)
+MT__ADA_COO(double, double, MT__ADA_ID)
+MT__ADA_COO(float, half, ada_half)
 
 /* ADA-3 with a dense-storage masked gradient, as the generator's dense form
  * of the tutorial: masked-out grad data is poison and never read. */
-#define MT__ADA_MASKED_DENSE(T)                                                                    \
-  static void ada_masked_dense_##T(int64_t n, T *restrict p, T *restrict s, T *restrict sd,        \
+#define MT__ADA_MASKED_DENSE(T, SUF, RND)                                                          \
+  static void ada_masked_dense_##SUF(int64_t n, T *restrict p, T *restrict s, T *restrict sd,      \
                                    const T *restrict g, const uint8_t *restrict mask, T nclr,      \
                                    T eps, int maximize) {                                          \
     for (int64_t i = 0; i < n; i++) {                                                              \
@@ -130,17 +141,63 @@ MT__ADA_COO(double)
         /* masked_grad = -grad if maximize */                                                      \
         gi = maximize ? -g[i] : g[i];                                                              \
         /* state_sum = state_sum + masked_grad.pow(2).to_tensor(0) */                              \
-        s[i] = s[i] + gi * gi;                                                                     \
+        s[i] = RND(s[i] + RND(gi * gi));                                                           \
       }                                                                                            \
       /* std = masked_tensor(state_sum, mask).sqrt().add(eps) */                                   \
-      T std = sqrt(s[i]) + eps;                                                                    \
+      T std = RND(RND(sqrt(s[i])) + eps);                                                          \
       /* param = param.add((masked_grad / std).to_tensor(0), alpha=-clr): an fma */                \
-      if (mask[i]) p[i] = fma(nclr, gi / std, p[i]);                                               \
+      if (mask[i]) p[i] = RND(fma(nclr, RND(gi / std), p[i]));                                     \
       sd[i] = std;                                                                                 \
     }                                                                                              \
   }
-MT__ADA_MASKED_DENSE(float)
-MT__ADA_MASKED_DENSE(double)
+MT__ADA_MASKED_DENSE(float, float, MT__ADA_ID)
+MT__ADA_MASKED_DENSE(double, double, MT__ADA_ID)
+MT__ADA_MASKED_DENSE(float, half, ada_half)
+
+/* ---- float16 workspaces (ADA-7) ------------------------------------------ */
+
+/* Float copies of the param and state_sum outputs (n elements), of the grad
+ * values (ng) and room for std (nsd): the half loops run on them. */
+typedef struct {
+  float *p, *s, *g, *sd;
+} ada_f16;
+
+static void f16_free(ada_f16 *w) {
+  free(w->p);
+  free(w->s);
+  free(w->g);
+  free(w->sd);
+  memset(w, 0, sizeof *w);
+}
+
+static mt_status f16_open(ada_f16 *w, const mt_call *call, const void *gvals, int64_t n, int64_t ng,
+                          int64_t nsd, mt_error *err) {
+  w->p = malloc(sizeof *w->p * (size_t)(n ? n : 1));
+  w->s = malloc(sizeof *w->s * (size_t)(n ? n : 1));
+  w->g = malloc(sizeof *w->g * (size_t)(ng ? ng : 1));
+  w->sd = malloc(sizeof *w->sd * (size_t)(nsd ? nsd : 1));
+  if (!w->p || !w->s || !w->g || !w->sd) {
+    f16_free(w);
+    return mt_err(err, MT_OUT_OF_MEMORY, "adagrad: out of memory for %lld float16 elements",
+                  (long long)n);
+  }
+  for (int64_t i = 0; i < n; i++) {
+    w->p[i] = (float)mt__cpu_ld(call->out[0]->values, MT_float16, i);
+    w->s[i] = (float)mt__cpu_ld(call->out[1]->values, MT_float16, i);
+  }
+  for (int64_t i = 0; i < ng; i++) w->g[i] = (float)mt__cpu_ld(gvals, MT_float16, i);
+  return MT_OK;
+}
+
+/* The half results back into the outputs (every value is already a half). */
+static void f16_close(ada_f16 *w, mt_call *call, void *sdvals, int64_t n, int64_t nsd) {
+  for (int64_t i = 0; i < n; i++) {
+    mt__cpu_st(call->out[0]->values, MT_float16, i, w->p[i]);
+    mt__cpu_st(call->out[1]->values, MT_float16, i, w->s[i]);
+  }
+  for (int64_t i = 0; i < nsd; i++) mt__cpu_st(sdvals, MT_float16, i, w->sd[i]);
+  f16_free(w);
+}
 
 /* ---- shared input handling ----------------------------------------------- */
 
@@ -149,6 +206,25 @@ typedef struct {
   mt_dtype dt;
   hparams hp;
 } ada_args;
+
+/* ADA-7: torch's refusal of an integer or bool param. The dense and
+ * sparse paths write the float update into the integer param ("result type
+ * Float can't be cast to the desired output type Long"; bool: no
+ * addcmul/add kernel); the masked path refuses uint8 (MaskedTensor holds no
+ * uint8). */
+static mt_status ada_int_refusal(const char *name, const ada_args *a, mt_error *err) {
+  const char *ty = a->dt == MT_int64 ? "Long" : a->dt == MT_int32 ? "Int" : a->dt == MT_int8 ? "Char"
+                   : a->dt == MT_uint8 ? "Byte" : "Bool";
+  if (a->dt == MT_uint8 && strcmp(name, "adagrad_masked") == 0)
+    return mt_err(err, MT_DTYPE_MISMATCH, "%s: torch.uint8 is not supported in MaskedTensor", name);
+  if (a->dt == MT_bool)
+    return mt_err(err, MT_DTYPE_MISMATCH, "%s: inputs/0 (param) has dtype bool: no %s kernel for "
+                  "'Bool'", name, strcmp(name, "adagrad_dense") == 0 ? "addcmul" : "add");
+  return mt_err(err, MT_DTYPE_MISMATCH,
+                "%s: result type Float can't be cast to the desired output type %s (inputs/0 "
+                "(param) has dtype %s)",
+                name, ty, mt_dtype_name(a->dt));
+}
 
 /* Inputs, validation and hyper-parameters common to the three paths; the
  * grad's layout is checked by each path. */
@@ -171,8 +247,10 @@ static mt_status ada_args_get(mt_call *call, const char *name, ada_args *a, mt_e
       return mt_err(err, MT_LAYOUT_MISMATCH,
                     "%s: inputs/%d (%s) must be a dense tensor, got kind %s", name, k, role[k],
                     mt_kind_name(in[k]->kind));
-  if ((st = mt__cpu_require_float(a->param, "inputs/0 (param)", name, err)) != MT_OK) return st;
   a->dt = a->param->dtype;
+  /* ADA-7: integer and bool params; the masked path takes them but uint8 */
+  if (!mt__cpu_is_float(a->dt) && (strcmp(name, "adagrad_masked") != 0 || a->dt == MT_uint8))
+    return ada_int_refusal(name, a, err);
   for (int k = 1; k < 3; k++) {
     mt_dtype d = in[k]->kind == MT_KIND_MASKED ? in[k]->data->dtype : in[k]->dtype;
     if (d != a->dt)
@@ -227,7 +305,13 @@ mt_status mt_cpu_adagrad_dense(mt_call *call, mt_error *err) {
     goto out;
   int64_t n = mt_numel(a.param);
   int use_wd = a.hp.weight_decay != 0.0; /* torch: `if weight_decay != 0` */
-  if (a.dt == MT_float32)
+  if (a.dt == MT_float16) { /* ADA-7: scalars in float (torch's opmath) */
+    ada_f16 w = {0};
+    if ((st = f16_open(&w, call, g->values, n, n, n, err)) != MT_OK) goto out;
+    ada_dense_half(n, w.p, w.s, w.sd, w.g, (float)-a.hp.clr, use_wd, (float)a.hp.weight_decay,
+                   (float)a.hp.eps, a.hp.maximize);
+    f16_close(&w, call, call->out[2]->values, n, n);
+  } else if (a.dt == MT_float32)
     ada_dense_float(n, call->out[0]->values, call->out[1]->values, call->out[2]->values, g->values,
                     (float)-a.hp.clr, use_wd, (float)a.hp.weight_decay, (float)a.hp.eps,
                     a.hp.maximize);
@@ -274,12 +358,19 @@ mt_status mt_cpu_adagrad_sparse(mt_call *call, mt_error *err) {
   if (g->nnz)
     memcpy(std->indices, g->indices, sizeof(int64_t) * (size_t)g->sparse_dim * (size_t)g->nnz);
   std->coalesced = 1;
-  if (a.dt == MT_float32)
-    ada_coo_float(g, lin, NULL, call->out[0]->values, call->out[1]->values, std->values,
+  int64_t nv = g->nnz * mt_coo_row_numel(g);
+  if (a.dt == MT_float16) { /* ADA-7 */
+    ada_f16 w = {0};
+    if ((st = f16_open(&w, call, g->values, mt_numel(a.param), nv, nv, err)) != MT_OK) goto out;
+    ada_coo_half(g, w.g, lin, NULL, w.p, w.s, w.sd, (float)-a.hp.clr, (float)a.hp.eps,
+                 a.hp.maximize);
+    f16_close(&w, call, std->values, mt_numel(a.param), nv);
+  } else if (a.dt == MT_float32)
+    ada_coo_float(g, g->values, lin, NULL, call->out[0]->values, call->out[1]->values, std->values,
                   (float)-a.hp.clr, (float)a.hp.eps, a.hp.maximize);
   else
-    ada_coo_double(g, lin, NULL, call->out[0]->values, call->out[1]->values, std->values, -a.hp.clr,
-                   a.hp.eps, a.hp.maximize);
+    ada_coo_double(g, g->values, lin, NULL, call->out[0]->values, call->out[1]->values,
+                   std->values, -a.hp.clr, a.hp.eps, a.hp.maximize);
   call->n_out = 3;
 out:
   free(lin);
@@ -316,18 +407,121 @@ static mt_status masked_coo(mt_call *call, const ada_args *a, const mt_tensor *g
     w++;
   }
   sdata->coalesced = smask->coalesced = 1;
-  if (a->dt == MT_float32)
-    ada_coo_float(g, lin, keep, call->out[0]->values, call->out[1]->values, sdata->values,
-                  (float)-a->hp.clr, (float)a->hp.eps, a->hp.maximize);
+  int64_t row = mt_coo_row_numel(g);
+  if (a->dt == MT_float16) { /* ADA-7 */
+    ada_f16 w = {0};
+    if ((st = f16_open(&w, call, g->values, mt_numel(a->param), g->nnz * row, n_keep * row, err)) !=
+        MT_OK)
+      goto out;
+    ada_coo_half(g, w.g, lin, keep, w.p, w.s, w.sd, (float)-a->hp.clr, (float)a->hp.eps,
+                 a->hp.maximize);
+    f16_close(&w, call, sdata->values, mt_numel(a->param), n_keep * row);
+  } else if (a->dt == MT_float32)
+    ada_coo_float(g, g->values, lin, keep, call->out[0]->values, call->out[1]->values,
+                  sdata->values, (float)-a->hp.clr, (float)a->hp.eps, a->hp.maximize);
   else
-    ada_coo_double(g, lin, keep, call->out[0]->values, call->out[1]->values, sdata->values,
-                   -a->hp.clr, a->hp.eps, a->hp.maximize);
+    ada_coo_double(g, g->values, lin, keep, call->out[0]->values, call->out[1]->values,
+                   sdata->values, -a->hp.clr, a->hp.eps, a->hp.maximize);
   st = h->masked_new(sdata, smask, &call->out[2], err);
   sdata = smask = NULL; /* owned by masked_new, also on failure */
 out:
   free(lin);
   if (sdata) h->free(sdata);
   if (smask) h->free(smask);
+  return st;
+}
+
+/* ADA-7: the masked path of an integer or bool param, in torch.masked's
+ * arithmetic: state_sum + grad.pow(2) stays integer (wrapping; bool:
+ * bool.pow(2) is int64), std = state_sum.sqrt().add(eps) is float32 (the
+ * integer converted to float), masked_grad / std is float32, so param comes
+ * back float32: p + (-clr) * x, a multiply then an add for the COO forms
+ * (dense + sparse), an fma for dense storage (as the float32 loops). g/gk:
+ * the coalesced COO grad data and which entries are kept, or (g NULL) the
+ * dense-storage view mv. */
+static mt_status masked_int(mt_call *call, const ada_args *a, const mt_tensor *g,
+                            const uint8_t *gk, const mt__cpu_mview *mv, mt_error *err) {
+  const mt_host *h = mt__cpu_host(call);
+  mt_dtype sdt = a->dt == MT_bool ? MT_int64 : a->dt;
+  const mt_tensor *pv = NULL, *sv = NULL;
+  mt_tensor *ptmp = NULL, *stmp = NULL, *sdata = NULL, *smask = NULL;
+  int64_t n = mt_numel(a->param), n_keep = 0;
+  float nclr = (float)-a->hp.clr, eps = (float)a->hp.eps;
+  mt_status st;
+  if (a->hp.maximize && a->dt == MT_bool)
+    return mt_err(err, MT_DTYPE_MISMATCH,
+                  "%s: Negation, the `-` operator, on a bool tensor is not supported (maximize "
+                  "with a bool grad)",
+                  "adagrad_masked");
+  if ((st = mt__cpu_contig(a->param, &pv, &ptmp, err)) != MT_OK) goto out;
+  if ((st = mt__cpu_contig(a->state_sum, &sv, &stmp, err)) != MT_OK) goto out;
+  if ((st = h->dense_new(MT_float32, a->param->ndim, a->param->shape, &call->out[0], err)) != MT_OK)
+    goto out;
+  if ((st = h->dense_new(sdt, a->param->ndim, a->param->shape, &call->out[1], err)) != MT_OK)
+    goto out;
+  float *p = call->out[0]->values;
+  void *s = call->out[1]->values;
+  for (int64_t i = 0; i < n; i++) {
+    p[i] = (float)mt__cpu_ldi(pv->values, a->dt, i);
+    mt__cpu_sti(s, sdt, i, mt__cpu_ldi(sv->values, a->dt, i));
+  }
+  if (g) {
+    for (int64_t k = 0; k < g->nnz; k++) n_keep += gk[k] != 0;
+    if ((st = h->coo_new(MT_float32, g->ndim, g->shape, g->sparse_dim, n_keep, &sdata, err)) !=
+        MT_OK)
+      goto out;
+    if ((st = h->coo_new(MT_bool, g->ndim, g->shape, g->sparse_dim, n_keep, &smask, err)) != MT_OK)
+      goto out;
+    sdata->coalesced = smask->coalesced = 1;
+    for (int64_t k = 0, w = 0; k < g->nnz; k++) {
+      if (!gk[k]) continue;
+      int64_t i = mt_coo_linear(g, k), gi = mt__cpu_ldi(g->values, a->dt, k);
+      for (int d = 0; d < g->sparse_dim; d++)
+        sdata->indices[d * n_keep + w] = smask->indices[d * n_keep + w] = g->indices[d * g->nnz + k];
+      if (a->hp.maximize) gi = -gi;
+      /* state_sum = state_sum + masked_grad.pow(2).get_data() */
+      int64_t si = (int64_t)((uint64_t)mt__cpu_ldi(s, sdt, i) + (uint64_t)gi * (uint64_t)gi);
+      mt__cpu_sti(s, sdt, i, si);
+      si = mt__cpu_ldi(s, sdt, i); /* wrapped */
+      /* std = masked_tensor(state_sum.to_sparse(), mask).sqrt().add(eps) */
+      float std = sqrtf((float)si) + eps;
+      /* param.add((masked_grad / std).get_data(), alpha=-clr) */
+      float x = (float)gi / std, u = nclr * x;
+      p[i] = p[i] + u;
+      ((float *)sdata->values)[w] = std;
+      ((uint8_t *)smask->values)[w] = 1;
+      w++;
+    }
+    st = h->masked_new(sdata, smask, &call->out[2], err);
+    sdata = smask = NULL; /* owned by masked_new, also on failure */
+    goto out;
+  }
+  mt_tensor *dd = NULL, *dm = NULL;
+  if ((st = mt__cpu_new_masked_dense(h, MT_float32, a->param->ndim, a->param->shape, &call->out[2],
+                                     &dd, &dm, err)) != MT_OK)
+    goto out;
+  const uint8_t *mk = mv->mask->values;
+  if (n) memcpy(dm->values, mk, (size_t)n);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t gi = 0;
+    if (mk[i]) {
+      gi = mt__cpu_ldi(mv->data->values, a->dt, i);
+      if (a->hp.maximize) gi = -gi;
+      /* state_sum = state_sum + masked_grad.pow(2).to_tensor(0) */
+      mt__cpu_sti(s, sdt, i,
+                  (int64_t)((uint64_t)mt__cpu_ldi(s, sdt, i) + (uint64_t)gi * (uint64_t)gi));
+    }
+    /* std = masked_tensor(state_sum, mask).sqrt().add(eps) */
+    float std = sqrtf((float)mt__cpu_ldi(s, sdt, i)) + eps;
+    /* param = param.add((masked_grad / std).to_tensor(0), alpha=-clr): an fma */
+    if (mk[i]) p[i] = fmaf(nclr, (float)gi / std, p[i]);
+    ((float *)dd->values)[i] = std;
+  }
+out:
+  if (sdata) h->free(sdata);
+  if (smask) h->free(smask);
+  mt_tensor_free(ptmp);
+  mt_tensor_free(stmp);
   return st;
 }
 
@@ -371,7 +565,8 @@ mt_status mt_cpu_adagrad_masked(mt_call *call, mt_error *err) {
       goto out;
     }
     for (int64_t k = 0; k < g->nnz; k++) keep[k] = mt__cpu_ld(g->values, a.dt, k) != 0.0;
-    st = masked_coo(call, &a, g, keep, err);
+    st = mt__cpu_is_float(a.dt) ? masked_coo(call, &a, g, keep, err)
+                                : masked_int(call, &a, g, keep, NULL, err);
     goto out;
   }
   if (a.grad->data->kind == MT_KIND_COO) {
@@ -385,7 +580,8 @@ mt_status mt_cpu_adagrad_masked(mt_call *call, mt_error *err) {
                   name);
       goto out;
     }
-    st = masked_coo(call, &a, g, (const uint8_t *)gm->values, err);
+    st = mt__cpu_is_float(a.dt) ? masked_coo(call, &a, g, (const uint8_t *)gm->values, err)
+                                : masked_int(call, &a, g, (const uint8_t *)gm->values, NULL, err);
     goto out;
   }
   if (a.grad->data->kind != MT_KIND_DENSE) {
@@ -395,13 +591,23 @@ mt_status mt_cpu_adagrad_masked(mt_call *call, mt_error *err) {
   }
   /* Dense storage: std is a dense-storage masked tensor with grad's mask. */
   if ((st = mt__cpu_mview_open(a.grad, &mv, err)) != MT_OK) goto out;
+  if (!mt__cpu_is_float(a.dt)) {
+    st = masked_int(call, &a, NULL, NULL, &mv, err);
+    goto out;
+  }
   if ((st = ada_outputs(call, &a, err)) != MT_OK) goto out;
   if ((st = mt__cpu_new_masked_dense(h, a.dt, a.param->ndim, a.param->shape, &call->out[2], &sdata,
                                      &smask, err)) != MT_OK)
     goto out;
   int64_t n = mt_numel(a.param);
   if (n) memcpy(smask->values, mv.mask->values, (size_t)n);
-  if (a.dt == MT_float32)
+  if (a.dt == MT_float16) { /* ADA-7 */
+    ada_f16 w = {0};
+    if ((st = f16_open(&w, call, mv.data->values, n, n, n, err)) != MT_OK) goto out;
+    ada_masked_dense_half(n, w.p, w.s, w.sd, w.g, mv.mask->values, (float)-a.hp.clr,
+                          (float)a.hp.eps, a.hp.maximize);
+    f16_close(&w, call, sdata->values, n, n);
+  } else if (a.dt == MT_float32)
     ada_masked_dense_float(n, call->out[0]->values, call->out[1]->values, sdata->values,
                            mv.data->values, mv.mask->values, (float)-a.hp.clr, (float)a.hp.eps,
                            a.hp.maximize);

@@ -1,8 +1,9 @@
 """Family masked_fn: torch.masked's functional ops (torch/masked/_ops.py:
 masked.sum ... masked.logaddexp) on a plain tensor and a bool `mask`
-(MFN-1..MFN-7). Inputs [input, mask] ([input] for mask=None;
+(MFN-1..MFN-9). Inputs [input, mask] ([input] for mask=None;
 logaddexp [input, other, input_mask, other_mask]), every other argument a
-kwarg; the result is a plain tensor, compared everywhere.
+kwarg (dtype= too: MFN-8); the result is a plain tensor, compared
+everywhere, or for COO/CSR inputs (MFN-9) a sparse tensor.
 
 The runner's poison re-runs only reach masked tensors, so the stored input
 carries the poison itself: every masked-out element holds a value chosen to
@@ -129,13 +130,14 @@ def call(op, ins, kw):
     if op == "logaddexp":
         im = ins[2] if len(ins) > 2 else None
         om = ins[3] if len(ins) > 3 else None
-        return f(ins[0], ins[1], input_mask=im, other_mask=om)
+        return f(ins[0], ins[1], input_mask=im, other_mask=om, **kw)
     return f(ins[0], mask=ins[1] if len(ins) > 1 else None, **kw)
 
 
 def torch_call(op, has_mask, kw):
     if op == "logaddexp":
-        tail = ", input_mask=input_mask, other_mask=other_mask" if has_mask else ""
+        tail = "".join(f", {k}={py(v)}" for k, v in kw.items())
+        tail += ", input_mask=input_mask, other_mask=other_mask" if has_mask else ""
         return f"torch.masked._ops.logaddexp(input, other{tail})"
     parts = ["input"] + [f"{k}={py(v)}" for k, v in kw.items()]
     if has_mask:
@@ -181,7 +183,7 @@ def opinfo_cases(op, dt, k0, per=3):
             continue
         a = dict(b.arguments)
         if a.get("dtype") is not None:
-            continue  # dtype= is not in the schema yet (MFN-7)
+            continue  # dtype= has its own cases (dtype_cases, MFN-8)
         a.pop("dtype", None)
         picked.append((src, a))
     if len(picked) > per:  # spread: first, last, and between
@@ -385,9 +387,187 @@ def refused(op, dt):
     return False
 
 
+# ---- dtype= (MFN-8) ------------------------------------------------------------
+
+# (input dtype, dtype=): widening, narrowing, float -> int, int -> float,
+# bool -> float, int -> int
+DTYPE_PAIRS = (("i64", "f64"), ("f32", "f64"), ("f64", "f16"), ("f32", "i64"), ("u8", "f32"),
+               ("bool", "f32"), ("i32", "i64"), ("f16", "f32"))
+# where torch casts (torch/masked/_ops.py): the filled input before the op
+# (sum(..., dtype=), vector_norm(..., dtype=), softmax(..., dtype=), a
+# .to() first), or the op's result after it (.to(dtype=dtype) last)
+CAST_AFTER = {"amin", "amax", "argmin", "argmax", "logsumexp", "logaddexp", "median"}
+
+
+def compute_dtype(op, it, ot):
+    """The dtype torch computes op in, which sets the tolerance."""
+    if op in CAST_AFTER:
+        if op == "median" and it.is_floating_point:
+            return it  # a float median ignores dtype=
+        if it.is_floating_point:
+            return it
+        return F32 if op in ("logsumexp", "median") else it
+    if op in ("var", "std") and not ot.is_floating_point:
+        return F32
+    return ot
+
+
+def dtype_build(op, it):
+    """A (3, 4) input with a mask that leaves every row two specified
+    elements (no fully masked slice: a float -> int cast of its -inf/NaN is
+    platform-defined)."""
+    if op == "logaddexp":
+        def build(g):
+            x, y = rand_x(g, (3, 4), it), rand_x(g, (3, 4), it)
+            mx, my = torch.ones((3, 4), dtype=torch.bool), rand_mask(g, (3, 4))
+            return [x, poison_input(y, my, op, 1), mx, my]
+        return build
+    # two per row: var/std's count - 1 stays > 0 (0/0 -> int64 is x86's INT64_MIN)
+    return build_std(op, it, 0, specials={(r, c): 1 for r in range(3) for c in (r, r + 1)})
+
+
+def dtype_cases(op):
+    out = []
+    for ti, to in DTYPE_PAIRS:
+        it, ot = ALL_DTYPES[ti], ALL_DTYPES[to]
+        kw = {} if op == "logaddexp" else {**OPS[op][3], "dim": 1}
+        kw["dtype"] = ot
+        build = dtype_build(op, it)
+        err = None
+        try:
+            call(op, build(torch.Generator().manual_seed(0)), kw)
+        except Exception:  # noqa: BLE001 - every refusal here is of a dtype
+            err = "DTYPE_MISMATCH"
+        ct = compute_dtype(op, it, ot)
+        tol = tol_for(op, ct) if (ct.is_floating_point and err is None) else "exact"
+        if err is None and op in ("var", "std") and not ot.is_floating_point:
+            tol = "exact"  # the float32 quotient truncated (std: its float32 root, below)
+        if err is None and op == "std" and not ot.is_floating_point:
+            tol = tol_for(op, F32)
+        if err is None and it == F32 and ct == F64:
+            # computed in float64 on float32 inputs: the generator's headroom
+            # check compares with the float64 run rounded to float32, so the
+            # tolerance covers float32's rounding (2^-24 relative), as RED-7's
+            tol = "rel:1e-6"
+        if err is None and it == F32 and op in ("logaddexp", "logsumexp") and ot == F64:
+            # the float32 result widened: torch's float32 logaddexp is 1 ulp
+            # (2.4e-7 near 3) from the rounded float64 one, over half of abs:4e-7
+            tol = "abs:1e-6"
+        if err is None and it == F16 and op in ("logaddexp", "logsumexp") and ot != F16:
+            # the float16 result widened: its 1-half-ulp rounding slack, in
+            # the wider output's units (ulp:1 of float16, relative)
+            tol = "rel:1e-3"
+        rules = (OPS[op][0], "MFN-8") + (("MFN-7",) if ti not in ("f32", "f64") else ())
+        out.append(Case(id=f"masked_{op}.dense.{ti}.dtype_kw_{to}", op=f"masked_{op}", rules=rules,
+                        tolerance=tol, build=build,
+                        run=lambda ins, k, op=op: [call(op, ins, k)],
+                        torch_call=torch_call(op, True, kw),
+                        kwargs=dict(kw), error_class=err, poison=False))
+    return out
+
+
+def u8_large_cases(op):
+    """uint8 values in [100, 250]: sums and products wrap where torch
+    computes in uint8 (cumsum, cumprod), not in int64 (sum, prod)."""
+    dt = torch.uint8
+    if op == "logaddexp" or refused(op, dt):
+        return []
+
+    def x_fn(g):
+        return torch.randint(100, 251, (3, 4), generator=g, dtype=dt)
+    b = build_std(op, dt, 0, x_fn=x_fn, specials={(r, r): 200 for r in range(3)})
+    c = case(op, dt, "large_values", b, {**OPS[op][3], "dim": 1}, ("MFN-7",))
+    if op in ("var", "std"):
+        c.tolerance = "rel:1e-6"  # float32 of values near 2000: 1 ulp is 1.2e-4
+    return [c]
+
+
+# ---- sparse inputs (MFN-9) ---------------------------------------------------
+
+def sparse_of(t, lay):
+    return t.to_sparse() if lay == "coo" else t.to_sparse_csr()
+
+
+def sparse_build(op, lay, mask_kind="same", empty_row=None, full_rows=True, negative=False):
+    """A (3, 4) float32 input in layout lay (40% unspecified), its stored
+    masked-out values poisoned, and a mask: the same layout (True entries
+    only, as mask.to_sparse()), dense, or none. Every row keeps two
+    masked-in elements unless empty_row (torch's CSR amax/amin/mean over
+    dim 1 with a fully masked row build a CSR whose values outnumber its
+    col_indices: no such case is stored)."""
+    def build(g):
+        x = rand_x(g, (3, 4), F32)
+        if negative:  # the masked-in unstored elements (0) are the maxima
+            x = -x.abs() - 0.5
+        x[torch.rand((3, 4), generator=g) < 0.4] = 0.0
+        m = rand_mask(g, (3, 4))
+        if full_rows:
+            for r in range(3):
+                m[r, r] = m[r, r + 1] = True
+        if empty_row is not None:
+            m[empty_row] = False
+        stored = x != 0
+        if mask_kind is not None:  # without a mask every stored value is data
+            x = poison_input(x, m, op, 1)
+            x[~stored] = 0.0
+        if op == "logaddexp":
+            return [sparse_of(x, lay), sparse_of(x.clone(), lay), sparse_of(m, lay),
+                    sparse_of(m, lay)]
+        if mask_kind is None:
+            return [sparse_of(x, lay)]
+        return [sparse_of(x, lay), sparse_of(m, lay) if mask_kind == "same" else m]
+    return build
+
+
+SPARSE_OPS = {"coo": ("sum", "prod", "amax", "amin"), "csr": ("sum", "prod", "amax", "amin", "mean")}
+
+
+def sparse_cases(op):
+    """A COO and a CSR case of every op (torch's refusal: LAYOUT_MISMATCH),
+    and the variants of the ops torch reduces over sparse layouts."""
+    out = []
+    for lay in ("coo", "csr"):
+        kw0 = dict(OPS[op][3])
+        variants = [("basic_dim1", {**kw0, "dim": 1} if op != "logaddexp" else {}, "same", None)]
+        if op in SPARSE_OPS[lay]:
+            variants += [("all", dict(kw0), "same", None),
+                         ("dim0", {**kw0, "dim": 0}, "same", None),
+                         ("mask_dense_dim1", {**kw0, "dim": 1}, "dense", None),
+                         ("mask_none_dim1", {**kw0, "dim": 1}, None, None),
+                         ("negative_dim1", {**kw0, "dim": 1}, "dense", "negative")]
+            if lay == "coo":
+                variants.append(("fully_masked_row_dim1", {**kw0, "dim": 1}, "same", 1))
+                variants.append(("keepdim_dim1", {**kw0, "dim": 1, "keepdim": True}, "same",
+                                 None))
+            if lay == "csr":
+                variants = [(v, {**k, "keepdim": True}, mk, e) for v, k, mk, e in variants]
+                variants.append(("keepdim_false_dim1", {**kw0, "dim": 1}, "same", None))
+                if op in ("sum", "prod"):
+                    variants.append(("fully_masked_row_dim1", {**kw0, "dim": 1, "keepdim": True},
+                                     "same", 1))
+        for variant, kw, mk, empty in variants:
+            neg = empty == "negative"
+            build = sparse_build(op, lay, mk, None if neg else empty, negative=neg)
+            err = None
+            try:
+                call(op, build(torch.Generator().manual_seed(0)), kw)
+            except Exception:  # noqa: BLE001 - every refusal here is of the layout
+                err = "LAYOUT_MISMATCH"
+            has_mask = mk is not None
+            out.append(Case(id=f"masked_{op}.{lay}.f32.{variant}", op=f"masked_{op}",
+                            rules=(OPS[op][0], "MFN-9"), tolerance=tol_for(op, F32),
+                            build=build, run=lambda ins, k, op=op: [call(op, ins, k)],
+                            torch_call=torch_call(op, has_mask, kw), kwargs=dict(kw),
+                            error_class=err, poison=False))
+    return out
+
+
 def cases():
     out = []
     for op in OPS:
+        out += dtype_cases(op)
+        out += sparse_cases(op)
+        out += u8_large_cases(op)
         k0 = 0
         for tok, dt in ALL_DTYPES.items():
             out += opinfo_cases(op, dt, k0)
