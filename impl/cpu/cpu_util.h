@@ -317,4 +317,21 @@ static inline mt_status mt__cpu_csr_like(const mt_host *h, const mt_tensor *src,
   return MT_OK;
 }
 
+/* SP-1: the column count torch.sparse_csr_tensor(crow, col, values) infers
+ * without a size (max col index + 1; 0 without stored entries). torch's
+ * MaskedTensor unary ops rebuild CSR data that way, so data whose last
+ * column stores nothing gets a narrower size than its mask: refused. */
+static inline mt_status mt__cpu_csr_inferred_cols(const mt_tensor *csr, const char *op,
+                                                  mt_error *err) {
+  int64_t cols = 0;
+  for (int64_t k = 0; k < csr->nnz; k++)
+    if (csr->col_indices[k] + 1 > cols) cols = csr->col_indices[k] + 1;
+  if (cols == csr->shape[1]) return MT_OK;
+  return mt_err(err, MT_INVALID_ARGUMENT,
+                "%s: CSR storage whose last column stores no entry: torch rebuilds the data with "
+                "%lld columns from its col_indices, not %lld (ValueError: data.size() must equal "
+                "mask.size())",
+                op, (long long)cols, (long long)csr->shape[1]);
+}
+
 #endif /* MT_CPU_UTIL_H */
