@@ -921,9 +921,13 @@ def sparse_case(name, layout, token, variant, build, args, extra_rules=()):
     tol = "exact" if o.result == "bool" or err else o.tolerance
     if tol == TRANS:
         tol = TRANS_TOL[o.canon][dt if dt.is_floating_point else torch.float32]
-    rules = (sparse.family_ops("binary")[name][0],) + extra_rules
+    # the op's own rules (its globs in SEMANTICS.md name every case of it),
+    # those ops.def lists for it
+    listed = sparse.family_ops("binary")[name]
+    rules = (listed[0],) + o.rules + ("BIN-10",) * inplace + extra_rules
     if name in SP_OPS:
         rules += (SP_RULE,)
+    rules = tuple(r for r in rules if r in listed)
     a, b = args.split(", ")
     call = f"{a}.{name}({b})" if inplace else f"torch.{name}({args})"
     return Case(id=cid, op=name, rules=tuple(dict.fromkeys(rules)), tolerance=tol, build=build,
