@@ -480,7 +480,7 @@ def sparse_cases():
                 out.append(Case(id=cid, op=op, rules=rules + ("SP-3",),
                                 tolerance="exact" if err else tolerance(op, dt), build=b,
                                 run=run, torch_call=call, kwargs=kwargs, check_masked_out=True,
-                                error_class=err))
+                                error_class=err, tag_rules=with_red3))
     return out
 
 
