@@ -988,6 +988,11 @@ def sparse_cases():
             (f"{layout}_{layout}", "mask_other_indices",
              lambda g, one=one: [one(g, f32), one(g, f32, indices=moved)], "a, b"),
         ]
+        # a NaN stored under a false mask value: computed (masked out), never
+        # seen (the case keeps it: no generator poison)
+        rows.append((f"{layout}_{layout}", "masked_out_nan",
+                     lambda g, one=one: [one(g, f32, vals=(0.5, math.nan, -1.25, 2.0, 3.0)),
+                                         one(g, f32)], "a, b"))
         for variant, corner in sparse.CORNERS:
             rows.append((f"{layout}_{layout}", variant,
                          lambda g, c=corner(layout): [c(g, f32), c(g, f32)], "a, b"))

@@ -481,6 +481,17 @@ def sparse_cases():
                                 tolerance="exact" if err else tolerance(op, dt), build=b,
                                 run=run, torch_call=call, kwargs=kwargs, check_masked_out=True,
                                 error_class=err, tag_rules=with_red3))
+    # a NaN stored under a false mask value (entry 1): never reduced; the
+    # case keeps its NaN (no generator poison on top)
+    nan_vals = (0.5, math.nan, -1.25, 2.0, 3.0)
+    for op in ("sum", "amax", "mean", "argmin"):
+        for layout, one in sparse.LAYOUTS.items():
+            cid = f"{op}.{layout}.f32.masked_out_nan"
+            run, call, kwargs = reduction(op, None, None)
+            b = (lambda g, one=one: [one(g, torch.float32, vals=nan_vals)])
+            out.append(Case(id=cid, op=op, rules=("RED-1", "SP-3"), tolerance=tolerance(
+                op, torch.float32), build=b, run=run, torch_call=call, kwargs=kwargs,
+                check_masked_out=True, error_class=sparse.outcome(cid, b, run), poison=False))
     return out
 
 
