@@ -793,6 +793,14 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
                   p.op.kernel, torch_type_name(p.ct));
 
   const mt_tensor *m = o[0].masked ? o[0].t : o[1].t;
+  /* SP-2: t (op) m with a plain dense t of m's shape: torch computes the
+   * dense result, then expands m's sparse mask to it: refused */
+  if ((m->data->kind == MT_KIND_COO || m->data->kind == MT_KIND_CSR) && !o[0].masked &&
+      o[0].t->kind == MT_KIND_DENSE && mt_shape_equal(o[0].t, m))
+    return mt_err(err, MT_LAYOUT_MISMATCH,
+                  "%s: expand is unsupported for %s tensors (the sparse mask of inputs/1 "
+                  "expanded to the dense result)",
+                  name, m->data->kind == MT_KIND_COO ? "Sparse" : "SparseCsr");
   if ((m->data->kind == MT_KIND_COO || m->data->kind == MT_KIND_CSR) && !o[0].masked)
     return mt_err(err, MT_NOT_SUPPORTED,
                   "%s: a plain tensor (op) a sparse-storage masked tensor: not implemented by the "

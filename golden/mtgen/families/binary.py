@@ -963,6 +963,10 @@ def sparse_cases():
             # another layout
             (f"{layout}_dense", "full_shape",
              lambda g, one=one: [one(g, f32), torch.ones(3, 4)], "m, t"),
+            # a plain dense tensor first: the dense result, then m's sparse
+            # mask expanded to it (refused)
+            (f"dense_{layout}", "full_shape",
+             lambda g, one=one: [torch.ones(3, 4), one(g, f32)], "t, m"),
             (f"{layout}_masked", "dense_storage",
              lambda g, one=one: (lambda m: [m, masked(torch.ones(3, 4), m.get_mask().to_dense())])(
                  one(g, f32)), "a, b"),
