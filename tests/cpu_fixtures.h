@@ -52,6 +52,24 @@ static inline mt_tensor *coo2(mt_dtype dt, int64_t r, int64_t c, int64_t nnz, co
   t->coalesced = coalesced;
   return t;
 }
+/* 2-d CSR [rows x cols] with nnz entries (rows[k], cols[k]) = v[k], the
+ * entries given in row-major order. */
+static inline mt_tensor *csr2(mt_dtype dt, int64_t r, int64_t c, int64_t nnz, const int64_t *ri,
+                              const int64_t *ci, const double *v) {
+  mt_tensor *t = NULL;
+  if (mt_csr_new(dt, r, c, nnz, &t, NULL) != MT_OK) abort();
+  memset(t->crow_indices, 0, (size_t)(r + 1) * sizeof(int64_t));
+  for (int64_t k = 0; k < nnz; k++) {
+    t->crow_indices[ri[k] + 1]++;
+    t->col_indices[k] = ci[k];
+    if (dt == MT_bool)
+      ((uint8_t *)t->values)[k] = v[k] != 0;
+    else
+      mt_set_f64(t->values, dt, k, v[k]);
+  }
+  for (int64_t i = 0; i < r; i++) t->crow_indices[i + 1] += t->crow_indices[i];
+  return t;
+}
 static inline double at(const mt_tensor *t, int64_t i) {
   return mt_get_f64(t->values, t->dtype, i);
 }

@@ -22,7 +22,12 @@ Fails (exit 1, one line per problem) when
   - an op of ops.def has no torch-profile case in one of mtcs's dtypes
     (the third field of the case id: f16 f32 f64 i64 i32 i8 u8 bool; a
     case of torch's refusal counts), unless DTYPE_GAPS below lists that gap
-    with its reason.
+    with its reason;
+  - an op of the unary, binary, reduce or structure family has no
+    torch-profile case with a COO input or none with a CSR input (the
+    second field of the case id, its layouts, names `coo` / `csr`; a case
+    of torch's refusal counts), unless LAYOUT_GAPS lists that gap with its
+    reason (SP-1 .. SP-4).
 Standard library only: the test command needs no venv."""
 import fnmatch
 import re
@@ -42,6 +47,30 @@ DTYPE_GAPS = [
 ]
 
 
+# The families whose every op must meet sparse storage (SP-1 .. SP-4).
+SPARSE_FAMILIES = ("unary", "binary", "reduce", "structure")
+SPARSE_LAYOUTS = ("coo", "csr")
+ALIAS = "an alias: torch runs its base op's kernel and storage path, whose COO and CSR " \
+        "cases stand for it (golden file size)"
+# (op glob, layouts without a case, why), as DTYPE_GAPS.
+LAYOUT_GAPS = [
+    (f"{a}{inplace}", SPARSE_LAYOUTS, ALIAS)
+    for a in ("absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "clip",
+              "fix", "negative", "sgn",  # unary (unary.py ALIASES)
+              "subtract", "multiply", "divide", "true_divide", "arctan2", "not_equal",
+              "less_equal", "greater_equal", "greater", "less")  # binary (binary.py ALIASES)
+    for inplace in ("", "_")
+]
+
+
+def layout_gap_reason(op, layout):
+    """Why op may lack a case with a `layout` input, or None."""
+    for pat, lays, why in LAYOUT_GAPS:
+        if fnmatch.fnmatchcase(op, pat) and layout in lays:
+            return why
+    return None
+
+
 def dtype_gap_reason(op, dtype):
     """Why op may lack dtype, or None."""
     for pat, dts, why in DTYPE_GAPS:
@@ -53,10 +82,12 @@ def dtype_gap_reason(op, dtype):
 def main(mtcs, src):
     problems = []
     ops = {}  # name -> set of rules
+    family = {}  # name -> family
     for line in open(f"{src}/spec/include/mt/ops.def"):
         m = re.match(r'MT_OP\(\s*\d+,\s*(\w+),\s*(\w+),\s*"([^"]*)"\)', line)
         if m:
             ops[m.group(1)] = set(filter(None, m.group(3).split(",")))
+            family[m.group(1)] = m.group(2)
 
     npma = {}  # the numpy_ma profile: name -> set of rules
     for line in open(f"{src}/impl/cpu/npma_ops.def"):
@@ -141,6 +172,17 @@ def main(mtcs, src):
         if missing and seen:
             problems.append(f"op {op}: no case in dtype {', '.join(missing)} (add cases, or a "
                             "DTYPE_GAPS line in tests/golden_coverage.py saying why)")
+    layouts_of = {op: set() for op in ops if family[op] in SPARSE_FAMILIES}
+    for cid, op, _ in cases:
+        if cid not in npma_ids and op in layouts_of and cid.count(".") >= 3:
+            field = cid.split(".")[1]
+            layouts_of[op].update(lay for lay in SPARSE_LAYOUTS if lay in field)
+    for op, seen in layouts_of.items():
+        missing = [lay for lay in SPARSE_LAYOUTS
+                   if lay not in seen and not layout_gap_reason(op, lay)]
+        if missing:
+            problems.append(f"op {op}: no case with a {', '.join(missing).upper()} input (add "
+                            "cases, or a LAYOUT_GAPS line in tests/golden_coverage.py saying why)")
     for r, tests in rules.items():
         for f, name in tests:
             path = f"{src}/tests/{f}"

@@ -123,6 +123,11 @@ set(MUTANTS
   same_size_compares_masks=STR-5
   coo_pattern_as_mask=STR-6
   select_index_wraps=STR-7
+  # sparse storage
+  csr_width_unchecked=SP-1
+  coo_inplace_accepted=SP-2
+  sparse_mean_counts_specified=SP-3
+  csr_ones_like_refused=SP-4
   # the numpy_ma profile (name=RULE@numpy_ma: run with --profile numpy_ma)
   npma_union_of_specified=NPMA-2@numpy_ma
   npma_log_keeps_nan=NPMA-3@numpy_ma

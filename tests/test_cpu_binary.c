@@ -168,7 +168,11 @@ TEST(in_place_add_casts_to_self_and_refuses_what_self_cannot_hold) {
  * [2, 4] COO pair at (0, 2), (1, 0), (1, 2) with data 3, 4, 5 and 1, 2, 3
  * and one mask 1, 0, 1: add gives 4, 6, 8 (the masked-out 6 too, as torch),
  * mask 1, 0, 1, coalesced; times the number 2 gives 6, 8, 10. A plain dense
- * operand with COO storage is NOT_SUPPORTED. */
+ * operand meets the stored values as they are (SP-2): the [2, 4] tensor
+ * cannot broadcast against 3 values (SHAPE_MISMATCH, torch's "size of
+ * tensor a (3) must match the size of tensor b (4)"), a [3] tensor 10, 20,
+ * 30 adds value by value: 3+10, 4+20, 5+30 = 13, 24, 35. add_ on COO
+ * storage is refused (LAYOUT_MISMATCH: torch's uncoalesced rebuild). */
 TEST(coo_storage_computes_the_stored_values_and_keeps_indices_and_mask) {
   const int64_t ri[3] = {0, 1, 1}, ci[3] = {2, 0, 2};
   mt_tensor *a = masked(coo2(MT_float32, 2, 4, 3, ri, ci, VALS(3, 4, 5), 1),
@@ -192,9 +196,16 @@ TEST(coo_storage_computes_the_stored_values_and_keeps_indices_and_mask) {
   CHECK_STATUS(run(mt_cpu_mul, &c, &e, 2, (const mt_tensor *[]){a, two}, NULL), MT_OK);
   for (int k = 0; k < 3; k++) CHECK_NEAR(at(c.out[0]->data, k), twice[k], 0);
   done(&c, NULL, 0);
-  CHECK_STATUS(run(mt_cpu_add, &c, &e, 2, (const mt_tensor *[]){a, t}, NULL), MT_NOT_SUPPORTED);
+  CHECK_STATUS(run(mt_cpu_add, &c, &e, 2, (const mt_tensor *[]){a, t}, NULL), MT_SHAPE_MISMATCH);
   CHECK_EQ_INT(c.n_out, 0);
-  done(&c, (mt_tensor *[]){a, b, two, t}, 4);
+  mt_tensor *t3 = dense(MT_float32, 1, SHAPE(3), VALS(10, 20, 30));
+  static const double plus_t3[3] = {13, 24, 35};
+  CHECK_STATUS(run(mt_cpu_add, &c, &e, 2, (const mt_tensor *[]){a, t3}, NULL), MT_OK);
+  for (int k = 0; k < 3; k++) CHECK_NEAR(at(c.out[0]->data, k), plus_t3[k], 0);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_add_, &c, &e, 2, (const mt_tensor *[]){a, b}, NULL), MT_LAYOUT_MISMATCH);
+  CHECK_EQ_INT(c.n_out, 0);
+  done(&c, (mt_tensor *[]){a, b, two, t, t3}, 5);
 }
 
 MT_TEST_MAIN(T(in_place_add_casts_to_self_and_refuses_what_self_cannot_hold),

@@ -406,7 +406,49 @@ TEST(dtype_kwarg_converts_first_and_needs_dim) {
   done(&c, (mt_tensor *[]){f, i}, 2);
 }
 
-MT_TEST_MAIN(T(sum_fully_masked_row_is_masked_out_with_zero_fill),
+/* SP-3: COO [3, 4] storing (0,1) = 1, (1,2) = 2, (2,0) = 3, (2,3) = 4 with
+ * mask 1, 1, 0, 1 (float64). mean = (1 + 2 + 4) / 4 stored = 7/4 = 1.75;
+ * var centres on 1.75: (1-1.75)^2 + (2-1.75)^2 + (4-1.75)^2 = 0.5625 +
+ * 0.0625 + 5.0625 = 5.6875, / (4 - 1) = 1.8958333...; argmin over the
+ * stored values (the masked-out 3 sees +inf) is entry 0 at (0,1): COO
+ * gives the flat index 0*4 + 1 = 1 as float32; argmax is entry 3 at (2,3):
+ * 2*4 + 3 = 11; the same values in CSR give the stored positions 0 and 3
+ * in float64. A dim reduction is LAYOUT_MISMATCH. all: 4 stored values
+ * fit the last dim (4): LAYOUT_MISMATCH. */
+TEST(sparse_mean_counts_stored_entries_and_argmin_indexes_them) {
+  const int64_t ri[4] = {0, 1, 2, 2}, ci[4] = {1, 2, 0, 3};
+  mt_tensor *coo = masked(coo2(MT_float64, 3, 4, 4, ri, ci, VALS(1, 2, 3, 4), 1),
+                          coo2(MT_bool, 3, 4, 4, ri, ci, VALS(1, 1, 0, 1), 1));
+  mt_tensor *csr = masked(csr2(MT_float64, 3, 4, 4, ri, ci, VALS(1, 2, 3, 4)),
+                          csr2(MT_bool, 3, 4, 4, ri, ci, VALS(1, 1, 0, 1)));
+  mt_call c;
+  mt_error e;
+  for (int k = 0; k < 2; k++) {
+    const mt_tensor *in[] = {k ? csr : coo};
+    CHECK_STATUS(run(mt_cpu_mean, &c, &e, 1, in, NULL), MT_OK);
+    CHECK_NEAR(at(c.out[0]->data, 0), 1.75, 0);
+    CHECK_EQ_INT(bit(c.out[0]->mask, 0), 1);
+    done(&c, NULL, 0);
+    CHECK_STATUS(run(mt_cpu_var, &c, &e, 1, in, NULL), MT_OK);
+    CHECK_NEAR(at(c.out[0]->data, 0), 5.6875 / 3, 1e-15);
+    done(&c, NULL, 0);
+    CHECK_STATUS(run(mt_cpu_argmin, &c, &e, 1, in, NULL), MT_OK);
+    CHECK_EQ_INT(c.out[0]->data->dtype, k ? MT_float64 : MT_float32);
+    CHECK_NEAR(at(c.out[0]->data, 0), k ? 0 : 1, 0);
+    done(&c, NULL, 0);
+    CHECK_STATUS(run(mt_cpu_argmax, &c, &e, 1, in, NULL), MT_OK);
+    CHECK_NEAR(at(c.out[0]->data, 0), k ? 3 : 11, 0);
+    done(&c, NULL, 0);
+    mt_kwarg kv[] = {kw_int("dim", 1)};
+    mt_kwargs kw = {1, kv};
+    CHECK_STATUS(run(mt_cpu_sum, &c, &e, 1, in, &kw), MT_LAYOUT_MISMATCH);
+    CHECK_STATUS(run(mt_cpu_all, &c, &e, 1, in, NULL), MT_LAYOUT_MISMATCH);
+  }
+  done(&c, (mt_tensor *[]){coo, csr}, 2);
+}
+
+MT_TEST_MAIN(T(sparse_mean_counts_stored_entries_and_argmin_indexes_them),
+             T(sum_fully_masked_row_is_masked_out_with_zero_fill),
              T(mean_fully_masked_row_is_masked_out_with_nan_fill),
              T(prod_fully_masked_row_is_masked_out_with_one_fill),
              T(amin_fully_masked_row_is_masked_out_with_pos_inf_fill),

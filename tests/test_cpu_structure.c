@@ -195,7 +195,44 @@ TEST(coo_transpose_moves_indices_of_data_and_mask_alike) {
   done(&c, (mt_tensor *[]){m}, 1);
 }
 
-MT_TEST_MAIN(T(transpose_of_a_strided_input_moves_data_and_mask_alike),
+/* SP-4: CSR [2, 3] storing (0,1) = 5, (1,0) = 6, (1,2) = 7 with mask 1,
+ * 0, 1. select(dim=0, index=1) is row 1's entries as COO [3]: indices
+ * [0, 2], data 6, 7, mask 0, 1. transpose and unsqueeze are refused
+ * (LAYOUT_MISMATCH: torch's CSC data, no strides); ones_like keeps the
+ * structure with every stored value 1. */
+TEST(csr_select_gives_coo_and_csr_views_are_refused) {
+  const int64_t ri[3] = {0, 1, 1}, ci[3] = {1, 0, 2};
+  mt_tensor *m = masked(csr2(MT_float32, 2, 3, 3, ri, ci, VALS(5, 6, 7)),
+                        csr2(MT_bool, 2, 3, 3, ri, ci, VALS(1, 0, 1)));
+  const mt_tensor *in[] = {m};
+  mt_kwarg kv[] = {kw_int("dim", 0), kw_int("index", 1)};
+  mt_kwargs kw = {2, kv};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_select, &c, &e, 1, in, &kw), MT_OK);
+  const mt_tensor *d = c.out[0]->data, *k = c.out[0]->mask;
+  CHECK_EQ_INT(d->kind, MT_KIND_COO);
+  CHECK(d->ndim == 1 && d->shape[0] == 3 && d->nnz == 2);
+  CHECK(d->indices[0] == 0 && d->indices[1] == 2);
+  CHECK_NEAR(at(d, 0), 6, 0);
+  CHECK_NEAR(at(d, 1), 7, 0);
+  CHECK(bit(k, 0) == 0 && bit(k, 1) == 1);
+  done(&c, NULL, 0);
+  mt_kwarg tv[] = {kw_int("dim0", 0), kw_int("dim1", 1)};
+  mt_kwargs tkw = {2, tv};
+  CHECK_STATUS(run(mt_cpu_transpose, &c, &e, 1, in, &tkw), MT_LAYOUT_MISMATCH);
+  CHECK_HAS(e.msg, "sparse_csc");
+  mt_kwarg uv[] = {kw_int("dim", 1)};
+  mt_kwargs ukw = {1, uv};
+  CHECK_STATUS(run(mt_cpu_unsqueeze, &c, &e, 1, in, &ukw), MT_LAYOUT_MISMATCH);
+  CHECK_STATUS(run(mt_cpu_ones_like, &c, &e, 1, in, NULL), MT_OK);
+  CHECK_EQ_INT(c.out[0]->data->kind, MT_KIND_CSR);
+  for (int j = 0; j < 3; j++) CHECK_NEAR(at(c.out[0]->data, j), 1, 0);
+  done(&c, (mt_tensor *[]){m}, 1);
+}
+
+MT_TEST_MAIN(T(csr_select_gives_coo_and_csr_views_are_refused),
+             T(transpose_of_a_strided_input_moves_data_and_mask_alike),
              T(select_moves_int64_beyond_2_53_bit_for_bit),
              T(split_by_2_of_5_columns_gives_parts_of_2_2_1_with_their_masks),
              T(where_number_branch_is_specified_and_condition_broadcasts),

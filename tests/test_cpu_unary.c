@@ -229,7 +229,30 @@ TEST(in_place_on_coo_storage_is_refused_as_torch_refuses_it) {
   done(&c, (mt_tensor *[]){m}, 1);
 }
 
-MT_TEST_MAIN(T(in_place_on_coo_storage_is_refused_as_torch_refuses_it), T(float_ops_give_float32_for_int_and_bool_data), T(isnan_and_signbit_give_bool),
+/* SP-1: CSR [2, 3] with entries (0,0) = 0 and (1,1) = 0, mask 1, 1: no
+ * entry in column 2, so torch's rebuilt data would be [2, 2]: sin and sin_
+ * are INVALID_ARGUMENT. With an entry (1,2) = 0 added, sin works: sin(0) =
+ * 0 at each stored value, crow/col kept. */
+TEST(csr_storage_whose_last_column_stores_nothing_is_refused) {
+  mt_tensor *m = masked(csr2(MT_float32, 2, 3, 2, SHAPE(0, 1), SHAPE(0, 1), VALS(0, 0)),
+                        csr2(MT_bool, 2, 3, 2, SHAPE(0, 1), SHAPE(0, 1), VALS(1, 1)));
+  mt_tensor *full = masked(csr2(MT_float32, 2, 3, 3, SHAPE(0, 1, 1), SHAPE(0, 1, 2), VALS(0, 0, 0)),
+                           csr2(MT_bool, 2, 3, 3, SHAPE(0, 1, 1), SHAPE(0, 1, 2), VALS(1, 1, 0)));
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_sin, &c, &e, 1, (const mt_tensor *[]){m}, NULL), MT_INVALID_ARGUMENT);
+  CHECK_HAS(e.msg, "data.size() must equal mask.size()");
+  CHECK_EQ_INT(c.n_out, 0);
+  CHECK_STATUS(run(mt_cpu_sin_, &c, &e, 1, (const mt_tensor *[]){m}, NULL), MT_INVALID_ARGUMENT);
+  CHECK_STATUS(run(mt_cpu_sin, &c, &e, 1, (const mt_tensor *[]){full}, NULL), MT_OK);
+  CHECK_EQ_INT(c.out[0]->data->kind, MT_KIND_CSR);
+  CHECK(c.out[0]->data->nnz == 3 && c.out[0]->data->col_indices[2] == 2);
+  for (int k = 0; k < 3; k++) CHECK_NEAR(at(c.out[0]->data, k), 0, 0);
+  done(&c, (mt_tensor *[]){m, full}, 2);
+}
+
+MT_TEST_MAIN(T(csr_storage_whose_last_column_stores_nothing_is_refused),
+             T(in_place_on_coo_storage_is_refused_as_torch_refuses_it), T(float_ops_give_float32_for_int_and_bool_data), T(isnan_and_signbit_give_bool),
              T(int8_abs_neg_square_wrap_at_the_width), T(bool_refusals_and_bool_results),
              T(bitwise_not_of_float_is_refused), T(special_values_follow_torch),
              T(round_is_half_to_even_and_keeps_signed_zeros),

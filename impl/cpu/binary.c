@@ -323,19 +323,83 @@ static void bstrides(const mt_tensor *t, int ndim, const int64_t *shape, int64_t
 
 /* ---- masks (MASK-6/8) ------------------------------------------------------------ */
 
+/* SP-2: torch's _tensors_match of two sparse masks compares their stored
+ * arrays with torch.eq(...).all(): rows rows of n0 and n1 elements (COO
+ * indices: sparse_dim rows of nnz; values, crow, col: one row) broadcast
+ * along the row, so lengths that differ and are not 1 raise torch's shape
+ * error before any difference is seen. 1: equal, 0: differ. */
+static mt_status stored_match(const char *name, const char *what, const void *a, const void *b,
+                              int is_bool, int64_t rows, int64_t n0, int64_t n1, int *equal,
+                              mt_error *err) {
+  *equal = 1;
+  if (n0 != n1 && n0 != 1 && n1 != 1)
+    return mt_err(err, MT_SHAPE_MISMATCH,
+                  "%s: The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                  "non-singleton dimension %d (comparing the %s of the sparse masks)",
+                  name, (long long)n0, (long long)n1, rows > 1 ? 1 : 0, what);
+  int64_t n = n0 > n1 ? n0 : n1;
+  if (n0 == 0 || n1 == 0) n = 0;
+  for (int64_t r = 0; r < rows && *equal; r++)
+    for (int64_t i = 0; i < n && *equal; i++) {
+      int64_t i0 = r * n0 + (n0 == 1 ? 0 : i), i1 = r * n1 + (n1 == 1 ? 0 : i);
+      *equal = is_bool ? mt__cpu_ldb(a, i0) == mt__cpu_ldb(b, i1)
+                       : ((const int64_t *)a)[i0] == ((const int64_t *)b)[i1];
+    }
+  return MT_OK;
+}
+
+/* SP-2: sparse masks as torch compares them: COO values then indices
+ * (coalesced), CSR crow, col, values; masks of two layouts are refused
+ * ("`a` and `b` must have the same layout"). */
+static mt_status sparse_masks_match(const char *name, const mt_tensor *ma, const mt_tensor *mb,
+                                    mt_error *err) {
+  const mt_tensor *ca = NULL, *cb = NULL;
+  mt_tensor *xa = NULL, *xb = NULL;
+  mt_status st = MT_OK;
+  int eq = 1;
+  if (ma->kind != mb->kind)
+    return mt_err(err, MT_LAYOUT_MISMATCH,
+                  "%s: `a` and `b` must have the same layout (inputs/0 mask is %s, inputs/1 mask "
+                  "is %s)",
+                  name, mt_kind_name(ma->kind), mt_kind_name(mb->kind));
+  if (ma->kind == MT_KIND_COO) {
+    if ((st = mt__cpu_coalesced(ma, &ca, &xa, err)) != MT_OK) goto out;
+    if ((st = mt__cpu_coalesced(mb, &cb, &xb, err)) != MT_OK) goto out;
+    if ((st = stored_match(name, "values", ca->values, cb->values, 1, 1, ca->nnz, cb->nnz, &eq,
+                           err)) != MT_OK || !eq)
+      goto out;
+    if (ca->sparse_dim != cb->sparse_dim) {
+      eq = 0;
+      goto out;
+    }
+    st = stored_match(name, "indices", ca->indices, cb->indices, 0, ca->sparse_dim, ca->nnz,
+                      cb->nnz, &eq, err);
+  } else {
+    if ((st = stored_match(name, "crow_indices", ma->crow_indices, mb->crow_indices, 0, 1,
+                           ma->shape[0] + 1, mb->shape[0] + 1, &eq, err)) != MT_OK || !eq)
+      goto out;
+    if ((st = stored_match(name, "col_indices", ma->col_indices, mb->col_indices, 0, 1, ma->nnz,
+                           mb->nnz, &eq, err)) != MT_OK || !eq)
+      goto out;
+    st = stored_match(name, "values", ma->values, mb->values, 1, 1, ma->nnz, mb->nnz, &eq, err);
+  }
+out:
+  mt_tensor_free(xa);
+  mt_tensor_free(xb);
+  if (st == MT_OK && !eq)
+    st = mt_err(err, MT_MASK_MISMATCH, "%s: Input masks must match (%s masks differ)", name,
+                mt_kind_name(ma->kind));
+  return st;
+}
+
 /* Masks of two masked tensors must be identical (storage, shape, every
- * element; COO: same indices and values after coalescing; CSR: one
- * structure, same values). */
+ * element; sparse: sparse_masks_match). */
 static mt_status masks_match(const char *name, const mt_tensor *a, const mt_tensor *b,
                              mt_error *err) {
-  const mt_tensor *ma = a->mask, *mb = b->mask, *ca = NULL, *cb = NULL;
-  mt_tensor *xa = NULL, *xb = NULL;
+  const mt_tensor *ma = a->mask, *mb = b->mask;
   char sa[64], sb[64];
-  mt_status st = MT_OK;
-  if (ma->kind != mb->kind)
-    return mt_err(err, MT_MASK_MISMATCH,
-                  "%s: Input masks must match (inputs/0 mask is %s, inputs/1 mask is %s)", name,
-                  mt_kind_name(ma->kind), mt_kind_name(mb->kind));
+  if (ma->kind != MT_KIND_DENSE || mb->kind != MT_KIND_DENSE)
+    return sparse_masks_match(name, ma, mb, err);
   /* torch compares the masks with torch.eq: masks of equal ndim whose
    * shapes cannot broadcast make eq raise ("The size of tensor a (4) must
    * match the size of tensor b (5)") before any mask difference is seen. */
@@ -379,54 +443,8 @@ static mt_status masks_match(const char *name, const mt_tensor *a, const mt_tens
         idx[d] = 0;
       }
     }
-  } else if (ma->kind == MT_KIND_COO) {
-    if (!mt_shape_equal(ma, mb)) {
-      st = mt_err(err, MT_MASK_MISMATCH, "%s: Input masks must match (COO mask shapes differ)",
-                  name);
-      goto out;
-    }
-    if ((st = mt__cpu_coalesced(ma, &ca, &xa, err)) != MT_OK) goto out;
-    if ((st = mt__cpu_coalesced(mb, &cb, &xb, err)) != MT_OK) goto out;
-    if (!mt__cpu_coo_same_indices(ca, cb)) {
-      st = mt_err(err, MT_MASK_MISMATCH,
-                  "%s: Input masks must match (COO mask indices differ: nnz %lld vs %lld)", name,
-                  (long long)ca->nnz, (long long)cb->nnz);
-      goto out;
-    }
-    int64_t n = ca->nnz * mt_coo_row_numel(ca);
-    for (int64_t i = 0; i < n; i++) {
-      if (mt__cpu_ldb(ca->values, i) != mt__cpu_ldb(cb->values, i)) {
-        st = mt_err(err, MT_MASK_MISMATCH,
-                    "%s: Input masks must match (COO mask value %lld: inputs/0 %d, inputs/1 %d)",
-                    name, (long long)i, (int)mt__cpu_ldb(ca->values, i),
-                    (int)mt__cpu_ldb(cb->values, i));
-        goto out;
-      }
-    }
-  } else if (ma->kind == MT_KIND_CSR) {
-    /* one structure and the same stored values (torch.eq of two CSR masks) */
-    if (!mt_shape_equal(ma, mb) || !mt__cpu_csr_same_structure(ma, mb)) {
-      st = mt_err(err, MT_MASK_MISMATCH,
-                  "%s: Input masks must match (CSR mask structures differ: nnz %lld vs %lld)",
-                  name, (long long)ma->nnz, (long long)mb->nnz);
-      goto out;
-    }
-    for (int64_t i = 0; i < ma->nnz; i++)
-      if (mt__cpu_ldb(ma->values, i) != mt__cpu_ldb(mb->values, i)) {
-        st = mt_err(err, MT_MASK_MISMATCH,
-                    "%s: Input masks must match (CSR mask value %lld: inputs/0 %d, inputs/1 %d)",
-                    name, (long long)i, (int)mt__cpu_ldb(ma->values, i),
-                    (int)mt__cpu_ldb(mb->values, i));
-        goto out;
-      }
-  } else {
-    st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s masks are not supported by the CPU backend", name,
-                mt_kind_name(ma->kind));
   }
-out:
-  mt_tensor_free(xa);
-  mt_tensor_free(xb);
-  return st;
+  return MT_OK;
 }
 
 /* ---- the elementwise loop ---------------------------------------------------------- */
@@ -481,18 +499,21 @@ static mt_status one(const plan *p, const operand *o, const void *va, int64_t oa
 /* ---- sparse storage ----------------------------------------------------------------- */
 
 /* What COO and CSR storage share: data's n stored values computed from the
- * operands' stored values (d[k] NULL for a number), then the masked result
- * of data and a copy of mask_src (the masked operand's mask, of data's
- * structure). Takes data, also on failure. */
+ * operands' values (d[k] NULL for a number; step[k] 1 for stored values,
+ * 0 for a one-element dense operand broadcast over them), then the masked
+ * result of data and a copy of mask_src (the masked operand's mask, of
+ * data's structure). Takes data, also on failure. */
 static mt_status stored_values_op(mt_call *call, const plan *p, const operand *o,
-                                  const mt_tensor *const d[2], const mt_tensor *mask_src,
-                                  mt_tensor *data, int64_t n, const char *name, mt_error *err) {
+                                  const mt_tensor *const d[2], const int step[2],
+                                  const mt_tensor *mask_src, mt_tensor *data, int64_t n,
+                                  const char *name, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   mt_tensor *mask = NULL, *out = NULL;
   mt_status st = MT_OK;
   for (int64_t i = 0; i < n && st == MT_OK; i++)
-    st = one(p, o, d[0] ? d[0]->values : NULL, i, d[1] ? d[1]->values : NULL, i, data->values, i,
-             mt__cpu_ldb(mask_src->values, i) || !o[1].masked, name, err);
+    st = one(p, o, d[0] ? d[0]->values : NULL, i * step[0], d[1] ? d[1]->values : NULL,
+             i * step[1], data->values, i, mt__cpu_ldb(mask_src->values, i) || !o[1].masked, name,
+             err);
   if (st == MT_OK) st = mt_tensor_clone_host(h, mask_src, &mask, err);
   if (st != MT_OK) {
     h->free(data);
@@ -504,6 +525,39 @@ static mt_status stored_values_op(mt_call *call, const plan *p, const operand *o
   return MT_OK;
 }
 
+/* SP-2: the other operand of a sparse-storage masked tensor m (inputs/0)
+ * whose n stored values torch hands to the op: a masked tensor or a plain
+ * tensor of m's layout gives its stored values (their structure checked
+ * by the caller), a dense tensor is broadcast against the values as they
+ * are (shape (n,)): one element or n elements along its last dim, else
+ * torch's shape error. *step: 1 per stored value, 0 for one element. */
+static mt_status sparse_other(const operand *o, mt_kind layout, int64_t n, const char *name,
+                              int *step, mt_error *err) {
+  const mt_tensor *t = o->t;
+  *step = 1;
+  if (o->masked || t->kind == layout) return MT_OK;
+  if (t->kind != MT_KIND_DENSE)
+    return mt_err(err, MT_NOT_SUPPORTED,
+                  "%s: a %s-storage masked tensor and a %s tensor: not implemented by the CPU "
+                  "backend",
+                  name, mt_kind_name(layout), mt_kind_name(t->kind));
+  int64_t last = t->ndim ? t->shape[t->ndim - 1] : 1;
+  if (last != n && last != 1 && n != 1)
+    return mt_err(err, MT_SHAPE_MISMATCH,
+                  "%s: The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                  "non-singleton dimension %d (the stored values against inputs/1)",
+                  name, (long long)n, (long long)last, t->ndim > 1 ? t->ndim - 1 : 0);
+  for (int dd = 0; dd + 1 < t->ndim; dd++)
+    if (t->shape[dd] != 1) last = -1;
+  if (last < 0 || (n == 1 && last != 1))
+    return mt_err(err, MT_NOT_SUPPORTED,
+                  "%s: a dense operand that broadcasts the stored values to a larger shape: not "
+                  "implemented by the CPU backend",
+                  name);
+  *step = last == 1 ? 0 : 1;
+  return MT_OK;
+}
+
 /* ---- COO storage ------------------------------------------------------------------ */
 
 /* masked (op) masked of the same indices, or masked (op) number: the
@@ -511,35 +565,45 @@ static mt_status stored_values_op(mt_call *call, const plan *p, const operand *o
 static mt_status binary_coo(mt_call *call, const plan *p, const operand *o, const char *name,
                             mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
-  const operand *m = o[0].masked ? &o[0] : &o[1];
+  const operand *m = &o[0];
   const mt_tensor *cd[2] = {NULL, NULL}, *cm = NULL;
   mt_tensor *tmp[2] = {NULL, NULL}, *tm = NULL, *data = NULL;
+  int step[2] = {1, 1};
   mt_status st;
-  for (int k = 0; k < 2; k++) {
-    if (o[k].number) continue;
-    if (!o[k].masked || o[k].t->data->kind != MT_KIND_COO) {
-      st = mt_err(err, MT_NOT_SUPPORTED,
-                  "%s: a COO-storage masked tensor combines only with a masked tensor of the "
-                  "same storage or a number on the CPU backend",
-                  name);
-      goto out;
-    }
-    if ((st = mt__cpu_coalesced(o[k].t->data, &cd[k], &tmp[k], err)) != MT_OK) goto out;
-  }
-  if (cd[0] && cd[1] && !mt__cpu_coo_same_indices(cd[0], cd[1])) {
-    st = mt_err(err, MT_INVALID_ARGUMENT,
-                "%s: sparse_coo indices must match (data of inputs/0 and inputs/1)", name);
-    goto out;
-  }
-  const mt_tensor *src = cd[0] ? cd[0] : cd[1];
+  if ((st = mt__cpu_coalesced(o[0].t->data, &cd[0], &tmp[0], err)) != MT_OK) goto out;
+  const mt_tensor *src = cd[0];
   int64_t n = src->nnz * mt_coo_row_numel(src);
+  if (!o[1].number) {
+    if ((st = sparse_other(&o[1], MT_KIND_COO, n, name, &step[1], err)) != MT_OK) goto out;
+    const mt_tensor *t1 = o[1].masked ? o[1].t->data : o[1].t;
+    if (t1->kind == MT_KIND_COO) {
+      int eq;
+      if ((st = mt__cpu_coalesced(t1, &cd[1], &tmp[1], err)) != MT_OK) goto out;
+      /* torch: _tensors_match(indices) (torch.eq), then the sizes */
+      if ((st = stored_match(name, "indices", src->indices, cd[1]->indices, 0, src->sparse_dim,
+                             src->nnz, cd[1]->nnz, &eq, err)) != MT_OK)
+        goto out;
+      if (!eq || src->sparse_dim != cd[1]->sparse_dim) {
+        st = mt_err(err, MT_INVALID_ARGUMENT,
+                    "%s: sparse_coo indices must match (data of inputs/0 and inputs/1)", name);
+        goto out;
+      }
+      if (!mt_shape_equal(src, cd[1])) {
+        st = mt_err(err, MT_INVALID_ARGUMENT,
+                    "%s: input1 and input2 must have the same size for binary functions.", name);
+        goto out;
+      }
+    } else {
+      cd[1] = t1; /* a dense operand, broadcast (step) */
+    }
+  }
   if ((st = h->coo_new(p->rt, src->ndim, src->shape, src->sparse_dim, src->nnz, &data, err)) !=
       MT_OK)
     goto out;
   if (src->nnz) memcpy(data->indices, src->indices, (size_t)(src->sparse_dim * src->nnz) * 8);
   data->coalesced = 1;
   if ((st = mt__cpu_coalesced(m->t->mask, &cm, &tm, err)) != MT_OK) goto out;
-  st = stored_values_op(call, p, o, cd, cm, data, n, name, err);
+  st = stored_values_op(call, p, o, cd, step, cm, data, n, name, err);
   data = NULL; /* taken */
 out:
   for (int k = 0; k < 2; k++) mt_tensor_free(tmp[k]);
@@ -555,28 +619,33 @@ out:
 static mt_status binary_csr(mt_call *call, const plan *p, const operand *o, const char *name,
                             mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
-  const operand *m = o[0].masked ? &o[0] : &o[1];
-  const mt_tensor *d[2] = {NULL, NULL};
+  const mt_tensor *d[2] = {o[0].t->data, NULL}, *src = o[0].t->data, *cm = o[0].t->mask;
+  int step[2] = {1, 1};
   mt_tensor *data = NULL;
   mt_status st;
-  for (int k = 0; k < 2; k++) {
-    if (o[k].number) continue;
-    if (!o[k].masked || o[k].t->data->kind != MT_KIND_CSR)
-      return mt_err(err, MT_NOT_SUPPORTED,
-                    "%s: a CSR-storage masked tensor combines only with a masked tensor of the "
-                    "same storage or a number on the CPU backend",
-                    name);
-    d[k] = o[k].t->data;
+  if (!o[1].number) {
+    if ((st = sparse_other(&o[1], MT_KIND_CSR, src->nnz, name, &step[1], err)) != MT_OK)
+      return st;
+    d[1] = o[1].masked ? o[1].t->data : o[1].t;
+    if (d[1]->kind == MT_KIND_CSR) {
+      /* torch: _tensors_match(crow) and _tensors_match(col) (torch.eq) */
+      int eq;
+      if ((st = stored_match(name, "crow_indices", src->crow_indices, d[1]->crow_indices, 0, 1,
+                             src->shape[0] + 1, d[1]->shape[0] + 1, &eq, err)) != MT_OK)
+        return st;
+      if (eq && (st = stored_match(name, "col_indices", src->col_indices, d[1]->col_indices, 0,
+                                   1, src->nnz, d[1]->nnz, &eq, err)) != MT_OK)
+        return st;
+      if (!eq)
+        return mt_err(err, MT_INVALID_ARGUMENT,
+                      "%s: sparse_csr indices must match (data of inputs/0 and inputs/1)", name);
+    }
   }
-  if (d[0] && d[1] && !mt__cpu_csr_same_structure(d[0], d[1]))
-    return mt_err(err, MT_INVALID_ARGUMENT,
-                  "%s: the CSR data of inputs/0 and inputs/1 have different structures", name);
-  const mt_tensor *src = d[0] ? d[0] : d[1], *cm = m->t->mask;
   if (!mt__cpu_csr_same_structure(src, cm))
     return mt_err(err, MT_INVALID_ARGUMENT,
                   "%s: the CSR data and mask of a masked operand have different structures", name);
   if ((st = mt__cpu_csr_like(h, src, p->rt, &data, err)) != MT_OK) return st;
-  return stored_values_op(call, p, o, d, cm, data, src->nnz, name, err);
+  return stored_values_op(call, p, o, d, step, cm, data, src->nnz, name, err);
 }
 
 /* ---- the kernel ------------------------------------------------------------------- */
@@ -658,8 +727,10 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
                   "no attribute 'layout')",
                   name, mt_dtype_is_float(nd) ? "float" : nd == MT_bool ? "bool" : "int");
   }
+  /* a plain sparse operand meets a masked tensor of its storage (SP-2) */
   for (int k = 0; k < 2; k++)
-    if (!o[k].number && !o[k].masked && o[k].t->kind != MT_KIND_DENSE)
+    if (!o[k].number && !o[k].masked && o[k].t->kind != MT_KIND_DENSE &&
+        !(k == 1 && o[0].masked && o[0].t->data->kind == o[1].t->kind))
       return mt_err(err, MT_NOT_SUPPORTED,
                     "%s: inputs/%d has kind %s; a masked tensor combines with a masked tensor, a "
                     "dense tensor or a number",
@@ -722,6 +793,19 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
                   p.op.kernel, torch_type_name(p.ct));
 
   const mt_tensor *m = o[0].masked ? o[0].t : o[1].t;
+  /* SP-2: t (op) m with a plain dense t of m's shape: torch computes the
+   * dense result, then expands m's sparse mask to it: refused */
+  if ((m->data->kind == MT_KIND_COO || m->data->kind == MT_KIND_CSR) && !o[0].masked &&
+      o[0].t->kind == MT_KIND_DENSE && mt_shape_equal(o[0].t, m))
+    return mt_err(err, MT_LAYOUT_MISMATCH,
+                  "%s: expand is unsupported for %s tensors (the sparse mask of inputs/1 "
+                  "expanded to the dense result)",
+                  name, m->data->kind == MT_KIND_COO ? "Sparse" : "SparseCsr");
+  if ((m->data->kind == MT_KIND_COO || m->data->kind == MT_KIND_CSR) && !o[0].masked)
+    return mt_err(err, MT_NOT_SUPPORTED,
+                  "%s: a plain tensor (op) a sparse-storage masked tensor: not implemented by the "
+                  "CPU backend",
+                  name);
   if (m->data->kind == MT_KIND_COO) return binary_coo(call, &p, o, name, err);
   if (m->data->kind == MT_KIND_CSR) return binary_csr(call, &p, o, name, err);
   for (int k = 0; k < 2; k++)
@@ -821,15 +905,31 @@ static mt_status binary_inplace(mt_call *call, mt_op opid, mt_op base, mt_error 
                 torch_type_name(rd), torch_type_name(sd));
     goto fail;
   }
-  if (rd == sd || o->data->kind != MT_KIND_DENSE) return MT_OK;
-  if ((st = h->dense_new(sd, o->ndim, o->shape, &d, err)) != MT_OK) goto fail;
-  for (int64_t i = 0; i < mt_numel(d); i++) {
+  if (self->data->kind == MT_KIND_COO) {
+    /* SP-2: torch rebuilds self's data uncoalesced, then its validation
+     * asks for the indices (as for the unary ops, UN-6) */
+    st = mt_err(err, MT_LAYOUT_MISMATCH,
+                "%s: in place on COO storage: torch refuses it (RuntimeError: Cannot get indices "
+                "on an uncoalesced tensor, please call .coalesce() first)",
+                name);
+    goto fail;
+  }
+  if (rd == sd) return MT_OK;
+  /* the op runs in place on self's values: the result keeps self's dtype
+   * (CSR: self's structure) */
+  if (o->data->kind == MT_KIND_CSR)
+    st = mt__cpu_csr_like(h, o->data, sd, &d, err);
+  else
+    st = h->dense_new(sd, o->ndim, o->shape, &d, err);
+  if (st != MT_OK) goto fail;
+  int64_t nv = o->data->kind == MT_KIND_CSR ? o->data->nnz : mt_numel(d);
+  for (int64_t i = 0; i < nv; i++) {
     if (mt_dtype_is_float(sd))
       mt__cpu_st(d->values, sd, i, mt__cpu_ld(o->data->values, rd, i));
     else
       mt__cpu_sti(d->values, sd, i, mt__cpu_ldi(o->data->values, rd, i));
   }
-  if ((st = mt__cpu_copy(h, o->mask, &m, err)) != MT_OK) goto fail;
+  if ((st = mt_tensor_clone_host(h, o->mask, &m, err)) != MT_OK) goto fail;
   st = h->masked_new(d, m, &r, err); /* takes d and m */
   d = m = NULL;
   if (st != MT_OK) goto fail;

@@ -317,4 +317,54 @@ static inline mt_status mt__cpu_csr_like(const mt_host *h, const mt_tensor *src,
   return MT_OK;
 }
 
+/* A COO copy of a CSR tensor (row-major entries, coalesced), allocated by
+ * h: torch's select of CSR storage returns COO (SP-4). */
+static inline mt_status mt__cpu_csr_to_coo(const mt_host *h, const mt_tensor *csr,
+                                           mt_tensor **out, mt_error *err) {
+  mt_status st = h->coo_new(csr->dtype, 2, csr->shape, 2, csr->nnz, out, err);
+  if (st != MT_OK) return st;
+  for (int64_t r = 0; r < csr->shape[0]; r++)
+    for (int64_t k = csr->crow_indices[r]; k < csr->crow_indices[r + 1]; k++) {
+      (*out)->indices[k] = r;
+      (*out)->indices[csr->nnz + k] = csr->col_indices[k];
+    }
+  if (csr->nnz) memcpy((*out)->values, csr->values, (size_t)csr->nnz * mt_dtype_size(csr->dtype));
+  (*out)->coalesced = 1;
+  return MT_OK;
+}
+
+/* A CSR copy of a coalesced 2-d COO tensor without dense dims, allocated
+ * by h (torch's to_sparse_csr of COO storage, SP-4). */
+static inline mt_status mt__cpu_coo_to_csr(const mt_host *h, const mt_tensor *coo,
+                                           mt_tensor **out, mt_error *err) {
+  mt_status st = h->csr_new(coo->dtype, coo->shape[0], coo->shape[1], coo->nnz, out, err);
+  if (st != MT_OK) return st;
+  memset((*out)->crow_indices, 0, (size_t)(coo->shape[0] + 1) * sizeof(int64_t));
+  for (int64_t k = 0; k < coo->nnz; k++) {
+    (*out)->crow_indices[coo->indices[k] + 1]++;
+    (*out)->col_indices[k] = coo->indices[coo->nnz + k];
+  }
+  for (int64_t r = 0; r < coo->shape[0]; r++)
+    (*out)->crow_indices[r + 1] += (*out)->crow_indices[r];
+  if (coo->nnz) memcpy((*out)->values, coo->values, (size_t)coo->nnz * mt_dtype_size(coo->dtype));
+  return MT_OK;
+}
+
+/* SP-1: the column count torch.sparse_csr_tensor(crow, col, values) infers
+ * without a size (max col index + 1; 0 without stored entries). torch's
+ * MaskedTensor unary ops rebuild CSR data that way, so data whose last
+ * column stores nothing gets a narrower size than its mask: refused. */
+static inline mt_status mt__cpu_csr_inferred_cols(const mt_tensor *csr, const char *op,
+                                                  mt_error *err) {
+  int64_t cols = 0;
+  for (int64_t k = 0; k < csr->nnz; k++)
+    if (csr->col_indices[k] + 1 > cols) cols = csr->col_indices[k] + 1;
+  if (cols == csr->shape[1]) return MT_OK;
+  return mt_err(err, MT_INVALID_ARGUMENT,
+                "%s: CSR storage whose last column stores no entry: torch rebuilds the data with "
+                "%lld columns from its col_indices, not %lld (ValueError: data.size() must equal "
+                "mask.size())",
+                op, (long long)cols, (long long)csr->shape[1]);
+}
+
 #endif /* MT_CPU_UTIL_H */

@@ -299,39 +299,94 @@ static void convert(mt_dtype from, mt_dtype to, double *fv, int64_t *iv) {
   *fv = (double)*iv;
 }
 
-/* RED-1 over COO storage (float dtypes; sum mean prod amin amax): torch
- * reduces the stored values under the mask's values
- * (masked_fn(masked_tensor(data.values(), mask.values()))). */
-/* An all-reduce over n stored values (sparse storage): those whose mask
- * value is true; a 0-d masked result, masked in when any was. */
+/* SP-3: the all-reduce of sparse storage (float dtypes). torch hands the
+ * n stored values and the mask's stored values to torch.masked
+ * (masked_fn(masked_tensor(data.values(), mask.values()))), so counts are
+ * of stored entries, not of specified ones: mean = sum(specified) / n,
+ * var = sum over specified (x - mean)^2 / max(n - 1, 0), std its sqrt;
+ * sum prod amin amax reduce the specified values; argmin/argmax index the
+ * stored values (masked-out ones see the fill): CSR returns that position
+ * (in the input dtype), COO the row-major flat index of its coordinates,
+ * computed by torch in float32 (sum(idx * (numel / cumprod(size)))). The
+ * result is a dense 0-d masked tensor, masked in when any stored value
+ * is. coo: the coalesced COO data (NULL for CSR). */
 static mt_status reduce_stored_all(mt_call *call, const char *name, red_kind k, mt_dtype dt,
-                                   const void *dv, const void *mv, int64_t n, mt_error *err) {
+                                   mt_dtype odt, const void *dv, const void *mv, int64_t n,
+                                   const mt_tensor *coo, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   mt_tensor *out = NULL, *data = NULL, *mask = NULL;
   mt_status st;
+  int is_arg = k == K_ARGMIN || k == K_ARGMAX, is_var = k == K_VAR || k == K_STD;
   if (n == 0 && (k == K_MIN || k == K_MAX))
     return mt_err(err, MT_INDEX_OUT_OF_RANGE,
                   "%s: Expected reduction dim 0 to have non-zero size (inputs/0 stores no values)",
                   name);
+  if (n == 0 && is_arg)
+    return mt_err(err, MT_INDEX_OUT_OF_RANGE,
+                  "%s: Expected reduction dim to be specified for input.numel() == 0 (inputs/0 "
+                  "stores no values)",
+                  name);
   red_acc a;
+  int64_t spec = 0;
   acc_init(k, dt, &a);
-  for (int64_t i = 0; i < n; i++)
-    if (mt__cpu_ldb(mv, i)) {
+  for (int64_t i = 0; i < n; i++) {
+    int in = mt__cpu_ldb(mv, i);
+    spec += in;
+    if (in)
       acc_add(k, dt, &a, mt__cpu_ld(dv, dt, i), 0, i);
-      a.n++;
-    }
+    else if (is_arg) /* RED-4: the fill, never the data */
+      acc_add(k, dt, &a, k == K_ARGMIN ? INFINITY : -INFINITY, 0, i);
+  }
+  a.n = (k == K_MEAN || is_var) ? n : spec; /* the stored count */
+  if (is_var) {
+    a.f = mt__cpu_round(dt, mt__cpu_round(dt, a.f) / (double)n);
+    for (int64_t i = 0; i < n; i++)
+      if (mt__cpu_ldb(mv, i)) {
+        double x = mt__cpu_round(dt, mt__cpu_ld(dv, dt, i) - a.f);
+        a.m2 += mt__cpu_round(dt, x * x);
+      }
+  }
+  if (is_arg && coo) odt = MT_float32;
   int64_t no_shape[1] = {0};
-  if ((st = mt__cpu_new_masked_dense(h, dt, 0, no_shape, &out, &data, &mask, err)) != MT_OK)
+  if ((st = mt__cpu_new_masked_dense(h, odt, 0, no_shape, &out, &data, &mask, err)) != MT_OK)
     return st;
-  finish(k, dt, dt, &a, data->values, 0);
-  ((uint8_t *)mask->values)[0] = a.n > 0;
+  if (is_arg && coo) {
+    float lin = 0.0f, numel = (float)mt_numel(coo), cum = 1.0f;
+    int64_t at = a.idx < 0 ? 0 : a.idx;
+    for (int d = 0; d < coo->sparse_dim; d++) {
+      cum *= (float)coo->shape[d];
+      lin += (float)coo->indices[(int64_t)d * coo->nnz + at] * (numel / cum);
+    }
+    mt__cpu_st(data->values, MT_float32, 0, lin);
+  } else {
+    finish(k, dt, odt, &a, data->values, 0);
+  }
+  ((uint8_t *)mask->values)[0] = spec > 0;
   call->out[0] = out;
   call->n_out = 1;
   return MT_OK;
 }
 
-static mt_status reduce_coo_all(mt_call *call, const char *name, red_kind k, const mt_tensor *m,
-                                mt_error *err) {
+/* SP-3: torch.all of sparse storage fills the data where ~mask.values()
+ * (one value per stored entry) broadcasts against the data's shape: a
+ * stored count that fits the last dim reaches sparse expand (refused), any
+ * other is torch's shape error. */
+static mt_status all_of_sparse(const char *name, const mt_tensor *d, int64_t nnz, mt_error *err) {
+  int64_t last = d->shape[d->ndim - 1];
+  if (nnz == last || nnz == 1 || last == 1)
+    return mt_err(err, MT_LAYOUT_MISMATCH,
+                  "%s: expand is unsupported for %s tensors (torch.all's masked_fill of sparse "
+                  "storage)",
+                  name, d->kind == MT_KIND_COO ? "Sparse" : "SparseCsr");
+  return mt_err(err, MT_SHAPE_MISMATCH,
+                "%s: The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                "non-singleton dimension %d (torch.all's masked_fill of sparse storage with its "
+                "mask's stored values)",
+                name, (long long)nnz, (long long)last, d->ndim - 1);
+}
+
+static mt_status reduce_coo_all(mt_call *call, const char *name, red_kind k, mt_dtype odt,
+                                const mt_tensor *m, mt_error *err) {
   const mt_tensor *d, *mk;
   mt_tensor *td = NULL, *tk = NULL;
   mt_dtype dt = m->data->dtype;
@@ -343,23 +398,36 @@ static mt_status reduce_coo_all(mt_call *call, const char *name, red_kind k, con
                 "%s: inputs/0 data and mask do not have the same COO indices", name);
     goto out;
   }
-  st = reduce_stored_all(call, name, k, dt, d->values, mk->values,
-                         d->nnz * mt_coo_row_numel(d), err);
+  if (k == K_ALL) {
+    st = all_of_sparse(name, d, d->nnz, err);
+    goto out;
+  }
+  if (!is_float_dt(dt) || mt_coo_row_numel(d) != 1) {
+    st = mt_err(err, MT_NOT_SUPPORTED,
+                "%s: the CPU backend reduces COO storage of float dtypes without dense dims", name);
+    goto out;
+  }
+  st = reduce_stored_all(call, name, k, dt, odt, d->values, mk->values, d->nnz, d, err);
 out:
   mt_tensor_free(td);
   mt_tensor_free(tk);
   return st;
 }
 
-/* The all-reduce of CSR storage (data and mask of one structure): torch
- * reduces the stored values whose mask value is true, as for COO. */
-static mt_status reduce_csr_all(mt_call *call, const char *name, red_kind k, const mt_tensor *m,
-                                mt_error *err) {
+/* The all-reduce of CSR storage (data and mask of one structure), as for
+ * COO. */
+static mt_status reduce_csr_all(mt_call *call, const char *name, red_kind k, mt_dtype odt,
+                                const mt_tensor *m, mt_error *err) {
   const mt_tensor *d = m->data, *mk = m->mask;
   if (!mt__cpu_csr_same_structure(d, mk))
     return mt_err(err, MT_INVALID_ARGUMENT,
                   "%s: inputs/0 data and mask do not have one CSR structure", name);
-  return reduce_stored_all(call, name, k, d->dtype, d->values, mk->values, d->nnz, err);
+  if (k == K_ALL) return all_of_sparse(name, d, d->nnz, err);
+  if (!is_float_dt(d->dtype))
+    return mt_err(err, MT_NOT_SUPPORTED,
+                  "%s: the CPU backend reduces CSR storage of float dtypes", name);
+  return reduce_stored_all(call, name, k, d->dtype, odt, d->values, mk->values, d->nnz, NULL,
+                           err);
 }
 
 /* Output element of input element i (its coordinates with the reduced dims
@@ -407,6 +475,15 @@ static mt_status reduce(mt_call *call, mt_op op, const red_spec *s, mt_error *er
                   "norm: torch.norm passes p= to MaskedTensor's reduction, which takes only dim, "
                   "keepdim and dtype (_reduce_dim_args() got an unexpected keyword argument 'p'): "
                   "torch refuses every norm of a MaskedTensor");
+  /* SP-3: a dim reduction of sparse storage: torch.masked's reduce_dim
+   * returns NotImplemented first thing (TypeError: all __torch_function__
+   * handlers returned NotImplemented) */
+  if ((m->data->kind == MT_KIND_COO || m->data->kind == MT_KIND_CSR) &&
+      mt_kw_find(call->kw, "dim"))
+    return mt_err(err, MT_LAYOUT_MISMATCH,
+                  "%s: the sparse version of %s with dim is not implemented in torch.masked's "
+                  "reductions (inputs/0 has %s storage)",
+                  name, name, mt_kind_name(m->data->kind));
   mt_dtype idt = m->data->dtype, dt = idt; /* dt: the dtype reduced in */
   const mt_kwarg *dk = mt_kw_find(call->kw, "dtype");
   if (dk) mt_kw_dtype_parse(dk->s, &dt); /* mt__kw_check vetted the name */
@@ -432,22 +509,12 @@ static mt_status reduce(mt_call *call, mt_op op, const red_spec *s, mt_error *er
   /* sum(dtype=) gives that dtype; prod converts, then promotes as always */
   mt_dtype odt = (dk && k == K_SUM) ? dt : out_dtype(s, dt);
 
-  if (m->data->kind == MT_KIND_COO) {
-    if (all && !keepdim && is_float_dt(dt) && k <= K_MAX && !dk)
-      return reduce_coo_all(call, name, k, m, err);
-    return mt_err(err, MT_NOT_SUPPORTED,
-                  "%s: this reduction of a COO-storage masked tensor is not implemented (as in "
-                  "torch.masked)",
-                  name);
-  }
-  if (m->data->kind == MT_KIND_CSR) {
-    /* sum prod amin amax of all stored values; torch's other reductions of
-     * CSR storage count stored entries, not specified ones (mean divides
-     * by nnz): not implemented, no case */
-    if (all && !keepdim && is_float_dt(dt) && k <= K_MAX && k != K_MEAN && !dk)
-      return reduce_csr_all(call, name, k, m, err);
-    return mt_err(err, MT_NOT_SUPPORTED,
-                  "%s: this reduction of a CSR-storage masked tensor is not implemented", name);
+  if (m->data->kind == MT_KIND_COO || m->data->kind == MT_KIND_CSR) {
+    if (dk)
+      return mt_err(err, MT_NOT_SUPPORTED,
+                    "%s: dtype= on sparse storage is not implemented by the CPU backend", name);
+    return m->data->kind == MT_KIND_COO ? reduce_coo_all(call, name, k, odt, m, err)
+                                        : reduce_csr_all(call, name, k, odt, m, err);
   }
   if (m->data->kind != MT_KIND_DENSE)
     return mt_err(err, MT_NOT_SUPPORTED, "%s: %s storage is not supported by the CPU backend", name,

@@ -78,6 +78,51 @@ static const char *coo_refusal(const char *op) {
   return NULL;
 }
 
+/* SP-4: the ops torch refuses on CSR storage, with its refusal (CSR has no
+ * strides, no is_contiguous, no view; transpose would give CSC data). */
+#define CSR_NO_STRIDES "Sparse CSR tensors do not have strides"
+#define CSR_NO_CONTIG "Sparse CSR tensors do not have is_contiguous"
+#define CSR_NO_KERNEL(aten) \
+  "Could not run 'aten::" aten "' with arguments from the 'SparseCsrCPU' backend"
+static const struct {
+  const char *op, *why;
+} csr_refusals[] = {
+    {"slice", CSR_NO_STRIDES},
+    {"index", CSR_NO_STRIDES},
+    {"unsqueeze", CSR_NO_STRIDES},
+    {"split", CSR_NO_STRIDES},
+    {"transpose", "data layout of torch.sparse_csc is not supported."},
+    {"t", "data layout of torch.sparse_csc is not supported."},
+    {"view", CSR_NO_KERNEL("view")},
+    {"reshape", CSR_NO_CONTIG},
+    {"cat", CSR_NO_CONTIG},
+    {"stack", CSR_NO_CONTIG},
+    {"contiguous", CSR_NO_CONTIG},
+    {"is_contiguous", CSR_NO_CONTIG},
+    {"expand", "expand is unsupported for SparseCsr tensors"},
+    {"unfold", CSR_NO_KERNEL("unfold")},
+    {"where", CSR_NO_KERNEL("where.self")},
+    {"to_sparse", "sparse_mask_sparse_compressed expects mask to have sparse compressed layout, "
+                  "got Sparse"},
+    {"to_sparse_csr", CSR_NO_KERNEL("view")},
+};
+
+static const char *csr_refusal(const char *op) {
+  for (size_t k = 0; k < sizeof csr_refusals / sizeof csr_refusals[0]; k++)
+    if (strcmp(csr_refusals[k].op, op) == 0) return csr_refusals[k].why;
+  return NULL;
+}
+
+/* SP-4: LAYOUT_MISMATCH when m (a masked tensor) has CSR storage and torch
+ * refuses op on it. */
+static mt_status csr_refused(const mt_tensor *m, const char *op, const char *in, mt_error *err) {
+  const char *why = m->kind == MT_KIND_MASKED && m->data && m->data->kind == MT_KIND_CSR
+                        ? csr_refusal(op)
+                        : NULL;
+  if (!why) return MT_OK;
+  return mt_err(err, MT_LAYOUT_MISMATCH, "%s: %s (%s has CSR storage)", op, why, in);
+}
+
 /* Input i as a valid dense-storage masked tensor, opened contiguous. */
 static mt_status masked_dense_input(const mt_call *call, int i, const char *op,
                                     const mt_tensor **m, mt__cpu_mview *mv, mt_error *err) {
@@ -96,6 +141,7 @@ static mt_status masked_dense_input(const mt_call *call, int i, const char *op,
       return mt_err(err, MT_LAYOUT_MISMATCH, "%s: %s (%s has COO storage)", op, why,
                     mt__cpu_in_name(i, name, sizeof name));
   }
+  if ((st = csr_refused(*m, op, mt__cpu_in_name(i, name, sizeof name), err)) != MT_OK) return st;
   if ((*m)->data->kind != MT_KIND_DENSE)
     return mt_err(err, MT_NOT_SUPPORTED,
                   "%s: %s has %s storage; the CPU backend implements %s on dense storage", op,
@@ -161,10 +207,10 @@ static coo_map coo_map_of(mt_op op) {
  * dims): the op's view function checks the arguments and gives the output
  * shape; each entry's indices go through one map, and the data's and the
  * mask's values of the kept entries are copied alike. */
-static mt_status coo_view_op(mt_call *call, mt_op opid, view_fn fn, mt_error *err) {
+static mt_status coo_view_op(mt_call *call, const mt_tensor *m, mt_op opid, view_fn fn,
+                             mt_error *err) {
   const char *op = mt_op_name(opid);
   const mt_host *h = mt__cpu_host(call);
-  const mt_tensor *m = call->in[0];
   mt_tensor *data = NULL, *mask = NULL;
   coo_map map = coo_map_of(opid);
   int64_t *keep = NULL, in_idx[MT_MAX_DIMS], out_idx[MT_MAX_DIMS];
@@ -212,6 +258,28 @@ out:
   return st;
 }
 
+/* SP-4: select of CSR storage: torch gives COO data and mask (the row's or
+ * the column's entries), as select of the same entries in COO storage. */
+static mt_status csr_select(mt_call *call, view_fn fn, mt_error *err) {
+  const mt_host *h = mt__cpu_host(call);
+  const mt_tensor *m = call->in[0];
+  mt_tensor *d = NULL, *k = NULL, *coo = NULL;
+  mt_status st;
+  if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
+  if (m->mask->kind != MT_KIND_CSR || !mt__cpu_csr_same_structure(m->data, m->mask))
+    return mt_err(err, MT_NOT_SUPPORTED, "select: CSR data and mask of different structures");
+  if ((st = mt__cpu_csr_to_coo(h, m->data, &d, err)) != MT_OK) goto out;
+  if ((st = mt__cpu_csr_to_coo(h, m->mask, &k, err)) != MT_OK) goto out;
+  st = h->masked_new(d, k, &coo, err);
+  d = k = NULL; /* taken */
+  if (st == MT_OK) st = coo_view_op(call, coo, MT_OP_select, fn, err);
+out:
+  if (d) h->free(d);
+  if (k) h->free(k);
+  if (coo) h->free(coo);
+  return st;
+}
+
 /* One view op on one masked input: build the view from the input's
  * contiguous view, then gather data and mask through it. */
 
@@ -228,7 +296,11 @@ static mt_status view_op(mt_call *call, mt_op opid, view_fn fn, mt_error *err) {
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
   if (call->n_in > 0 && call->in && call->in[0] && call->in[0]->kind == MT_KIND_MASKED &&
       call->in[0]->data && call->in[0]->data->kind == MT_KIND_COO && coo_map_of(opid))
-    return coo_view_op(call, opid, fn, err);
+    return coo_view_op(call, call->in[0], opid, fn, err);
+  if (opid == MT_OP_select && call->n_in > 0 && call->in && call->in[0] &&
+      call->in[0]->kind == MT_KIND_MASKED && call->in[0]->data &&
+      call->in[0]->data->kind == MT_KIND_CSR)
+    return csr_select(call, fn, err);
   if ((st = masked_dense_input(call, 0, op, &m, &mv, err)) != MT_OK) goto out;
   st_view_init(&v, m->ndim, m->shape);
   if ((st = fn(call, op, &v, err)) != MT_OK) goto out;
@@ -435,6 +507,7 @@ mt_status mt_cpu_contiguous(mt_call *c, mt_error *e) {
     return mt_err(e, MT_LAYOUT_MISMATCH,
                   "contiguous: MaskedTensors with sparse data do not have contiguous (inputs/0 "
                   "has COO storage)");
+  if (m && csr_refused(m, "contiguous", "inputs/0", e) != MT_OK) return MT_LAYOUT_MISMATCH;
   return view_op(c, MT_OP_contiguous, v_identity, e);
 }
 
@@ -938,8 +1011,8 @@ static mt_status copy_both(mt_call *call, mt_op opid, mt_error *err) {
     return mt_err(err, MT_NOT_SUPPORTED, "%s: inputs/0 has kind %s; expected a masked tensor",
                   op, mt_kind_name(m->kind));
   if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
-  if ((st = mt__cpu_copy(h, m->data, &data, err)) != MT_OK) goto out;
-  if ((st = mt__cpu_copy(h, m->mask, &mask, err)) != MT_OK) goto out;
+  if ((st = mt_tensor_clone_host(h, m->data, &data, err)) != MT_OK) goto out; /* any storage */
+  if ((st = mt_tensor_clone_host(h, m->mask, &mask, err)) != MT_OK) goto out;
   st = h->masked_new(data, mask, &call->out[0], err);
   data = mask = NULL; /* owned by masked_new, also on failure */
   if (st == MT_OK) call->n_out = 1;
@@ -961,6 +1034,20 @@ mt_status mt_cpu_ones_like(mt_call *call, mt_error *err) {
   mt_status st;
   mt__cpu_begin(call);
   if ((st = mt__kw_check(MT_OP_ones_like, call->kw, err)) != MT_OK) return st;
+  if (mt__cpu_input(call, 0, op, &m, err) == MT_OK && m->kind == MT_KIND_MASKED && m->data &&
+      m->data->kind == MT_KIND_CSR) {
+    /* SP-4: CSR storage: every stored value 1, the structure and mask kept */
+    if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
+    if ((st = mt__cpu_csr_like(h, m->data, m->data->dtype, &data, err)) != MT_OK) return st;
+    for (int64_t i = 0; i < data->nnz; i++) mt__cpu_sti(data->values, data->dtype, i, 1);
+    if ((st = mt_tensor_clone_host(h, m->mask, &mask, err)) != MT_OK) {
+      h->free(data);
+      return st;
+    }
+    st = h->masked_new(data, mask, &call->out[0], err); /* takes both */
+    if (st == MT_OK) call->n_out = 1;
+    return st;
+  }
   if ((st = masked_dense_input(call, 0, op, &m, &mv, err)) != MT_OK) goto out;
   mt_dtype dt = m->data->dtype;
   if ((st = mt__cpu_new_masked_dense(h, dt, m->ndim, m->shape, &call->out[0], &data, &mask,
@@ -972,6 +1059,60 @@ mt_status mt_cpu_ones_like(mt_call *call, mt_error *err) {
 out:
   mt__cpu_mview_close(&mv);
   if (st != MT_OK) mt__cpu_drop_outputs(call);
+  return st;
+}
+
+/* SP-4: copy_ of sparse storage: torch copies src's data into dst's
+ * (aten copy_ of two sparse tensors); src of dst's storage and structure
+ * here: src's stored values converted to dst's dtype, dst's mask. */
+static mt_status sparse_copy_(mt_call *call, const mt_tensor *dst, mt_error *err) {
+  const mt_host *h = mt__cpu_host(call);
+  const mt_tensor *src = NULL, *dd, *sd;
+  mt_tensor *td = NULL, *ts = NULL, *data = NULL, *mask = NULL;
+  mt_status st;
+  if ((st = mt_tensor_validate(dst, "inputs/0", err)) != MT_OK) return st;
+  if ((st = mt__cpu_input(call, 1, "copy_", &src, err)) != MT_OK) return st;
+  if ((st = mt_tensor_validate(src, "inputs/1", err)) != MT_OK) return st;
+  if (src->kind != MT_KIND_MASKED || src->data->kind != dst->data->kind)
+    return mt_err(err, MT_NOT_SUPPORTED,
+                  "copy_: a sparse-storage dst takes a masked src of its storage on the CPU "
+                  "backend");
+  int coo = dst->data->kind == MT_KIND_COO;
+  if (coo) {
+    if ((st = mt__cpu_coalesced(dst->data, &dd, &td, err)) != MT_OK) goto out;
+    if ((st = mt__cpu_coalesced(src->data, &sd, &ts, err)) != MT_OK) goto out;
+  } else {
+    dd = dst->data;
+    sd = src->data;
+  }
+  if (coo ? !mt__cpu_coo_same_indices(dd, sd) || mt_coo_row_numel(dd) != 1
+          : !mt__cpu_csr_same_structure(dd, sd)) {
+    st = mt_err(err, MT_NOT_SUPPORTED,
+                "copy_: src and dst of different sparse structures (the CPU backend copies "
+                "values of one structure)");
+    goto out;
+  }
+  mt_dtype ddt = dd->dtype, sdt = sd->dtype;
+  if (coo) {
+    if ((st = mt_tensor_clone_host(h, dd, &data, err)) != MT_OK) goto out;
+  } else if ((st = mt__cpu_csr_like(h, dd, ddt, &data, err)) != MT_OK) {
+    goto out;
+  }
+  for (int64_t i = 0; i < dd->nnz; i++) {
+    if (!mt__cpu_is_float(sdt) && !mt__cpu_is_float(ddt))
+      mt__cpu_sti(data->values, ddt, i, mt__cpu_ldi(sd->values, sdt, i));
+    else
+      mt__cpu_st(data->values, ddt, i, mt__cpu_ld(sd->values, sdt, i));
+  }
+  if ((st = mt_tensor_clone_host(h, dst->mask, &mask, err)) != MT_OK) goto out;
+  st = h->masked_new(data, mask, &call->out[0], err);
+  data = mask = NULL; /* taken */
+  if (st == MT_OK) call->n_out = 1;
+out:
+  mt_tensor_free(td);
+  mt_tensor_free(ts);
+  if (data) h->free(data);
+  if (mask) h->free(mask);
   return st;
 }
 
@@ -990,6 +1131,9 @@ mt_status mt_cpu_copy_(mt_call *call, mt_error *err) {
   char a[96], b[96];
   mt__cpu_begin(call);
   if ((st = mt__kw_check(MT_OP_copy_, call->kw, err)) != MT_OK) return st;
+  if (mt__cpu_input(call, 0, op, &dst, err) == MT_OK && dst->kind == MT_KIND_MASKED &&
+      dst->data && (dst->data->kind == MT_KIND_COO || dst->data->kind == MT_KIND_CSR))
+    return sparse_copy_(call, dst, err);
   if ((st = masked_dense_input(call, 0, op, &dst, &mv, err)) != MT_OK) goto out;
   if ((st = mt__cpu_input(call, 1, op, &src, err)) != MT_OK) goto out;
   const void *sdata;
@@ -1069,6 +1213,7 @@ mt_status mt_cpu_is_contiguous(mt_call *call, mt_error *err) {
   if (m->data->kind == MT_KIND_COO)
     return mt_err(err, MT_LAYOUT_MISMATCH,
                   "%s: MaskedTensors with sparse data do not have is_contiguous", op);
+  if ((st = csr_refused(m, op, "inputs/0", err)) != MT_OK) return st;
   if (m->data->kind != MT_KIND_DENSE)
     return mt_err(err, MT_NOT_SUPPORTED, "%s: %s storage", op, mt_kind_name(m->data->kind));
   return bool_out(call, mt_is_contiguous(m->data), err); /* the data's, as torch */
@@ -1120,6 +1265,34 @@ out:
   return st;
 }
 
+/* SP-4: to_sparse_csr of COO storage: data and mask converted alike (every
+ * stored entry kept, masked-out ones too). */
+static mt_status coo_to_csr_storage(mt_call *call, const mt_tensor *m, mt_error *err) {
+  const mt_host *h = mt__cpu_host(call);
+  const mt_tensor *cd, *cm;
+  mt_tensor *td = NULL, *tm = NULL, *data = NULL, *mask = NULL;
+  mt_status st;
+  char sh[96];
+  if (m->ndim != 2 || m->data->dense_dim != 0)
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "to_sparse_csr: Only 2D tensors can be converted to the SparseCsr layout but "
+                  "got shape: %s",
+                  mt_shape_str(m->ndim, m->shape, sh, sizeof sh));
+  if ((st = mt__cpu_coalesced(m->data, &cd, &td, err)) != MT_OK) goto out;
+  if ((st = mt__cpu_coalesced(m->mask, &cm, &tm, err)) != MT_OK) goto out;
+  if ((st = mt__cpu_coo_to_csr(h, cd, &data, err)) != MT_OK) goto out;
+  if ((st = mt__cpu_coo_to_csr(h, cm, &mask, err)) != MT_OK) goto out;
+  st = h->masked_new(data, mask, &call->out[0], err);
+  data = mask = NULL; /* taken */
+  if (st == MT_OK) call->n_out = 1;
+out:
+  mt_tensor_free(td);
+  mt_tensor_free(tm);
+  if (data) h->free(data);
+  if (mask) h->free(mask);
+  return st;
+}
+
 /* to_sparse / to_sparse_csr of dense storage: entries exactly where the mask
  * is true, in row-major order; data's values there, mask values true. */
 static mt_status to_sparse(mt_call *call, mt_op opid, int csr, mt_error *err) {
@@ -1137,6 +1310,9 @@ static mt_status to_sparse(mt_call *call, mt_op opid, int csr, mt_error *err) {
     return mt_err(err, MT_NOT_SUPPORTED, "%s: inputs/0 has kind %s; expected a masked tensor",
                   op, mt_kind_name(m->kind));
   if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
+  if ((st = csr_refused(m, op, "inputs/0", err)) != MT_OK) return st;
+  if (m->data->kind == MT_KIND_COO && csr)
+    return coo_to_csr_storage(call, m, err);
   if (m->data->kind == MT_KIND_COO)
     /* torch's _MaskedToSparse views the COO data: NotImplementedError */
     return mt_err(err, MT_LAYOUT_MISMATCH,

@@ -501,6 +501,7 @@ static mt_status unary(mt_call *call, mt_op op, const un_row *r, int inplace, mt
     /* MASK-4, CSR storage: torch maps the data's values and keeps its
      * crow/col indices (in place too: unlike COO, torch takes it) */
     const mt_tensor *d = m->data;
+    if ((st = mt__cpu_csr_inferred_cols(d, name, err)) != MT_OK) goto out;
     if ((st = mt__cpu_csr_like(h, d, p.out, &data, err)) != MT_OK) goto out;
     apply_all(r, &p, d->values, data->values, d->nnz);
     if ((st = mt_tensor_clone_host(h, m->mask, &mask, err)) != MT_OK) goto out;

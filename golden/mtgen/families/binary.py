@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from torch.masked import masked_tensor
 
-from .. import opinfo
+from .. import opinfo, sparse
 from ..inputs import (expect_neg_zero, log_uniform, masked, rand_mask, rand_masked, randn,
                       signed_zero_pairs, signed_zeros)
 from ..model import ALL_DTYPES, DTYPES, Case, Surprise, check_ids, py
@@ -893,5 +893,120 @@ def inplace_cases():
     return out
 
 
+# ---------------------------------------------------------------------------
+# Sparse storage (SP-2): every op of the family once on two COO-storage and
+# once on two CSR-storage masked tensors of one structure and one mask
+# (torch maps the stored values; its refusals recorded), and, for add, the
+# other operands a sparse masked tensor meets.
+
+SP_RULE = "SP-2"
+SP_OPS = ("add", "add_")  # the ops whose cases carry SP-2 (ops.def lists it)
+
+
+def sparse_pair(layout, dt, o: Op, mask_values=sparse.MASK_VALUES, **corner):
+    rhs = dict(nonzero=o.canon in INT_DIV and not dt.is_floating_point,
+               small=o.canon in ("shl", "shr"))
+    make_one = sparse.LAYOUTS[layout]
+    return lambda g: [make_one(g, dt, **corner), make_one(g, dt, mask_values=mask_values,
+                                                          **corner, **rhs)]
+
+
+def sparse_case(name, layout, token, variant, build, args, extra_rules=()):
+    inplace = name.endswith("_")
+    o = ALL_OPS[name.rstrip("_")]
+    dt = ALL_DTYPES[token]
+    run = run_inplace(name) if inplace else run_fn(name)
+    cid = f"{name}.{layout}.{token}.{variant}"
+    err = sparse.outcome(cid, build, run)
+    tol = "exact" if o.result == "bool" or err else o.tolerance
+    if tol == TRANS:
+        tol = TRANS_TOL[o.canon][dt if dt.is_floating_point else torch.float32]
+    # the op's own rules (its globs in SEMANTICS.md name every case of it),
+    # those ops.def lists for it
+    listed = sparse.family_ops("binary")[name]
+    rules = (listed[0],) + o.rules + ("BIN-10",) * inplace + extra_rules
+    if name in SP_OPS:
+        rules += (SP_RULE,)
+    rules = tuple(r for r in rules if r in listed)
+    a, b = args.split(", ")
+    call = f"{a}.{name}({b})" if inplace else f"torch.{name}({args})"
+    return Case(id=cid, op=name, rules=tuple(dict.fromkeys(rules)), tolerance=tol, build=build,
+                run=run, torch_call=call, error_class=err,
+                poison=dt in (torch.float32, torch.float64))
+
+
+def sparse_cases():
+    out = []
+    for name in sparse.family_ops("binary"):
+        if name.rstrip("_") in ALIASES:
+            continue  # the kernel of another op (golden file size; LAYOUT_GAPS)
+        o = ALL_OPS[name.rstrip("_")]
+        token = first_dtype(o)
+        dt = ALL_DTYPES[token]
+        for layout in ("coo", "csr"):
+            out.append(sparse_case(name, f"{layout}_{layout}", token, "stored",
+                                   sparse_pair(layout, dt, o), "a, b"))
+    f32 = torch.float32
+    add = ALL_OPS["add"]
+    for layout in ("coo", "csr"):
+        one = sparse.LAYOUTS[layout]
+        rows = [
+            # a number, a plain sparse tensor of the same structure (its
+            # values), a 0-d tensor: the op on the stored values
+            (f"{layout}_scalar", "number", lambda g, one=one: [one(g, f32), 2.5], "m, 2.5"),
+            (f"{layout}_{layout}plain", "same_structure",
+             lambda g, one=one: [one(g, f32), one(g, f32).get_data()], "m, t"),
+            (f"{layout}_dense", "zero_dim", lambda g, one=one: [one(g, f32), torch.tensor(1.5)],
+             "m, t"),
+            # a dense tensor of the full shape meets the stored values
+            # (5,) and cannot broadcast; a dense-storage masked tensor is
+            # another layout
+            (f"{layout}_dense", "full_shape",
+             lambda g, one=one: [one(g, f32), torch.ones(3, 4)], "m, t"),
+            # a plain dense tensor first: the dense result, then m's sparse
+            # mask expanded to it (refused)
+            (f"dense_{layout}", "full_shape",
+             lambda g, one=one: [torch.ones(3, 4), one(g, f32)], "t, m"),
+            (f"{layout}_masked", "dense_storage",
+             lambda g, one=one: (lambda m: [m, masked(torch.ones(3, 4), m.get_mask().to_dense())])(
+                 one(g, f32)), "a, b"),
+            (f"masked_{layout}", "dense_storage",
+             lambda g, one=one: (lambda m: [masked(torch.ones(3, 4), m.get_mask().to_dense()), m])(
+                 one(g, f32)), "a, b"),
+            # masks of one structure, other values: Input masks must match
+            (f"{layout}_{layout}", "mask_values_differ",
+             sparse_pair(layout, f32, add, mask_values=(True, True, True, True, False)), "a, b"),
+        ]
+        # other structures: torch compares the stored arrays with torch.eq,
+        # so another nnz is a shape error, the same nnz a difference
+        moved = ((0, 0, 1, 2, 2), (0, 2, 1, 0, 2))
+        rows += [
+            (f"{layout}_{layout}plain", "other_nnz",
+             lambda g, one=one, lay=layout: [one(g, f32), sparse.no_last_col(lay)(g, f32)
+                                             .get_data()], "m, t"),
+            (f"{layout}_{layout}plain", "other_indices",
+             lambda g, one=one: [one(g, f32), one(g, f32, indices=moved).get_data()], "m, t"),
+            (f"{layout}_{layout}", "mask_other_nnz",
+             lambda g, one=one, lay=layout: [one(g, f32), sparse.no_last_col(lay)(g, f32)],
+             "a, b"),
+            (f"{layout}_{layout}", "mask_other_indices",
+             lambda g, one=one: [one(g, f32), one(g, f32, indices=moved)], "a, b"),
+        ]
+        # a NaN stored under a false mask value: computed (masked out), never
+        # seen (the case keeps it: no generator poison)
+        rows.append((f"{layout}_{layout}", "masked_out_nan",
+                     lambda g, one=one: [one(g, f32, vals=(0.5, math.nan, -1.25, 2.0, 3.0)),
+                                         one(g, f32)], "a, b"))
+        for variant, corner in sparse.CORNERS:
+            rows.append((f"{layout}_{layout}", variant,
+                         lambda g, c=corner(layout): [c(g, f32), c(g, f32)], "a, b"))
+        for lay, variant, build, args in rows:
+            out.append(sparse_case("add", lay, "f32", variant, build, args))
+            if variant in ("number", "full_shape", "dense_storage") and lay.startswith(layout):
+                out.append(sparse_case("add_", lay, "f32", variant, build, args))
+    return out
+
+
 def cases():
-    return check_ids(first_slice_cases() + full_cases() + uint8_cases() + inplace_cases())
+    return check_ids(first_slice_cases() + full_cases() + uint8_cases() + inplace_cases()
+                     + sparse_cases())

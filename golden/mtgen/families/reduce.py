@@ -446,8 +446,57 @@ def csr_cases():
     return out
 
 
+# ---- sparse storage (SP-3) -------------------------------------------------
+
+def sparse_cases():
+    """Every reduction on COO and on CSR storage (data and mask of one
+    structure, stored values whose mask is false among them): the
+    all-reduce (torch reduces the stored values: mean divides by the stored
+    count, var/std centre on that mean, argmin/argmax index the stored
+    values; `all` and `norm` refused), a dim reduce (refused), and the
+    corners: float64, every stored value masked out, no stored value."""
+    from .. import sparse
+    out = []
+    ops = sparse.family_ops("reduce")
+    for op in ops:
+        for layout, one in sparse.LAYOUTS.items():
+            rows = [("stored", one, torch.float32, None),
+                    ("dim1", one, torch.float32, 1)]
+            if op == "all":  # 4 stored values fit the last dim: sparse expand
+                rows.append(("four_stored", lambda g, dt, one=one: one(
+                    g, dt, indices=((0, 1, 2, 2), (0, 1, 0, 3)), mask_values=(True, False) * 2),
+                    torch.float32, None))
+            if op not in ("all", "norm"):
+                rows += [("stored", one, torch.float64, None),
+                         ("fully_masked", lambda g, dt, one=one: one(
+                             g, dt, mask_values=(False,) * 5), torch.float32, None),
+                         ("empty", sparse.empty(layout), torch.float32, None)]
+            for variant, build, dt, dim in rows:
+                cid = f"{op}.{layout}.{TOKEN[dt]}.{variant}"
+                run, call, kwargs = reduction(op, dim, None)
+                b = (lambda g, build=build, dt=dt: [build(g, dt)])
+                err = sparse.outcome(cid, b, run)
+                rules = ops[op][:1] if op == "norm" else ("RED-1" if dim is None else "RED-2",)
+                out.append(Case(id=cid, op=op, rules=rules + ("SP-3",),
+                                tolerance="exact" if err else tolerance(op, dt), build=b,
+                                run=run, torch_call=call, kwargs=kwargs, check_masked_out=True,
+                                error_class=err, tag_rules=with_red3))
+    # a NaN stored under a false mask value (entry 1): never reduced; the
+    # case keeps its NaN (no generator poison on top)
+    nan_vals = (0.5, math.nan, -1.25, 2.0, 3.0)
+    for op in ("sum", "amax", "mean", "argmin"):
+        for layout, one in sparse.LAYOUTS.items():
+            cid = f"{op}.{layout}.f32.masked_out_nan"
+            run, call, kwargs = reduction(op, None, None)
+            b = (lambda g, one=one: [one(g, torch.float32, vals=nan_vals)])
+            out.append(Case(id=cid, op=op, rules=("RED-1", "SP-3"), tolerance=tolerance(
+                op, torch.float32), build=b, run=run, torch_call=call, kwargs=kwargs,
+                check_masked_out=True, error_class=sparse.outcome(cid, b, run), poison=False))
+    return out
+
+
 def cases():
-    out = dtype_cases() + csr_cases()
+    out = dtype_cases() + csr_cases() + sparse_cases()
     for short, dt in ALL_DTYPES.items():
         if dt == torch.uint8:
             continue  # MaskedTensor refuses uint8 data itself (MASK-2)

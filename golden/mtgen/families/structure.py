@@ -537,8 +537,52 @@ def f32_cases():
     return out
 
 
+# ---- sparse storage (SP-4) ----------------------------------------------------
+
+def mk_csr(g, dt):
+    """mk_coo's entries in CSR storage (data and mask of one structure)."""
+    m = mk_coo(g, dt)
+    return masked_tensor(m.get_data().to_sparse_csr(), m.get_mask().to_sparse_csr())
+
+
+SPARSE_KW = dict({op: kw for op, kw, _ in COO_REFUSALS},
+                 select={"dim": 0, "index": 1}, transpose={"dim0": 0, "dim1": 1},
+                 unsqueeze={"dim": 1}, cat={"dim": 0}, stack={"dim": 0})
+SPARSE_TWO = ("cat", "stack", "copy_", "is_same_size")  # ops of two masked inputs
+
+
+def sparse_inputs(op, one):
+    def build(g, dt):
+        if op == "index":
+            return [one(g, dt), torch.tensor([1])]
+        if op == "where":
+            return [torch.ones((2, 4), dtype=torch.bool), one(g, dt), one(g, dt)]
+        return [one(g, dt) for _ in range(2 if op in SPARSE_TWO else 1)]
+    return build
+
+
+def sparse_cases():
+    """Every structure op on COO and on CSR storage (float32; torch's
+    result or refusal, decided by torch on the case's own inputs), where
+    the f32 corners have none."""
+    from .. import sparse
+    out, dt = [], torch.float32
+    for layout, one in (("coo", mk_coo), ("csr", mk_csr)):
+        for op in OPS:
+            cid = f"{op}.masked_{layout}.f32.stored"
+            kw = SPARSE_KW.get(op, {})
+            build = sparse_inputs(op, one)
+            err = sparse.outcome(cid, lambda g, b=build: b(g, dt), CALLS[op][0], kw)
+            # refusals carry STR-6 where ops.def lists it for the op (STR-6's
+            # globs name the COO refusals)
+            extra = ("STR-6",) if err and "STR-6" in sparse.family_ops("structure")[op] else ()
+            out.append(case(op, f"masked_{layout}", "f32", "stored", lambda g, b=build: b(g, dt),
+                            kw=kw, err=err, rules=(OPS[op],) + extra + ("SP-4",)))
+    return out
+
+
 def cases():
-    out = []
+    out = sparse_cases()
     for short, dt in DTS.items():
         out += corner_cases(short, dt)
         out += opinfo_cases(short, dt, limit=3 if short == "f32" else 2)  # under 3 MB

@@ -15,6 +15,7 @@ import torch
 from torch.masked import masked_tensor
 
 from ..inputs import as_dense, expect_neg_zero, rand_masked, signed_zeros
+from .. import sparse
 from ..model import ALL_DTYPES, DTYPES, Case, check_ids, py
 from ..opinfo import sample_mask, samples
 
@@ -547,4 +548,41 @@ def cases():
     for op in INPLACE:
         out += inplace_cases(op + "_")
     out += corner_cases()
+    out += sparse_cases({(c.id.split(".")[0], c.id.split(".")[1]) for c in out})
     return check_ids(out)
+
+
+# ---- sparse storage (SP-1) ----------------------------------------------------
+
+def sparse_cases(have):
+    """Every unary op once on COO storage and once on CSR storage (data and
+    mask of one structure, stored values whose mask is false among them;
+    aliases excepted: tests/golden_coverage.py's LAYOUT_GAPS):
+    torch's result, or its refusal (in place on COO). Stored values are in
+    every op's domain (0.1 .. ~1.3), so the case tests the storage path;
+    the value corners are the dense cases'. Plus an empty sparse tensor."""
+    out = []
+    for op in sparse.family_ops("unary"):
+        if base_of(op) != op.rstrip("_"):
+            continue  # an alias: its base op's kernel and cases (golden file size)
+        short = "f32" if verdict(op, torch.float32, *call_args(op, torch.float32)) else "i32"
+        dt = UN_DTYPES[short]
+        args, kw = call_args(op, dt)
+        for layout in ("coo", "csr"):
+            if (op, layout) in have:
+                continue
+            build = (lambda g, dt=dt, lay=layout: sparse.LAYOUTS[lay](g, dt, positive=True))
+            cid = f"{op}.{layout}.{short}.stored"
+            err = sparse.outcome(cid, lambda g, b=build, a=args: [b(g), *a],
+                                 torch_run(op, op.endswith("_")), kw)
+            c = make(op, layout, short, "stored", build, args, kw, error=err,
+                     error_match="uncoalesced" if err else None)
+            out.append(c)
+    for layout in ("coo", "csr"):
+        for variant, corner in sparse.CORNERS:
+            build = (lambda g, c=corner(layout): c(g, torch.float32))
+            cid = f"sin.{layout}.f32.{variant}"
+            err = sparse.outcome(cid, lambda g, b=build: [b(g)], torch_run("sin", False))
+            out.append(make("sin", layout, "f32", variant, build, error=err))
+            out[-1].rules += ("SP-1",)
+    return out
