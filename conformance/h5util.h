@@ -16,7 +16,13 @@ void mt__h5_error_text(char *buf, size_t len);
 hid_t mt__h5_half_type(void);
 /* Enum bool with uint8 storage, as h5py writes numpy bools (close it). */
 hid_t mt__h5_enum_bool_type(void);
-/* The memory type of an mtcs dtype (a copy: close it); -1 if unknown. */
+/* The memory type of an mtcs dtype (a copy: close it); -1 if unknown.
+ * bfloat16 gives float32: its datasets are float32 (golden-format.md). */
 hid_t mt__h5_mem_type(mt_dtype dt);
+/* bfloat16 bits -> float32 values (exact), for writing a bfloat16 dataset. */
+void mt__h5_bf16_widen(const uint16_t *b, float *f, int64_t n);
+/* float32 values -> bfloat16 bits; returns the index of the first value
+ * that is not exactly a bfloat16 (low 16 bits not zero), or -1. */
+int64_t mt__h5_bf16_narrow(const float *f, uint16_t *b, int64_t n);
 
 #endif
