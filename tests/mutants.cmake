@@ -100,6 +100,7 @@ set(MUTANTS
   masked_normalize_no_eps=MFN-5
   masked_logaddexp_one_mask=MFN-6
   masked_sum_keeps_int_dtype=MFN-7
+  bf16_store_truncates=MFN-7
   # structure
   transpose_mask_not_moved=STR-1
   cat_masks_dropped=STR-2
