@@ -504,6 +504,9 @@ def promotion_specs(name, o: Op):
         (i8, "masked_dense", "promote_i32_tensor", i32, False),
         (i32, "masked_dense", "promote_u8_tensor", u8, False),
         (f16, "masked_dense", "promote_f64_tensor", f64, False),
+        # float16 with bfloat16: neither holds the other, torch gives float32
+        # (a plain operand: MaskedTensor refuses bfloat16 data)
+        (f16, "masked_dense", "promote_bf16_tensor", torch.bfloat16, False),
         (i32, "dense_masked", "promote_f32_tensor", f32, False),
         (i8, "masked_dense", "promote_f64_0d", f64, True),
         (i8, "masked_dense", "promote_i64_0d", i64, True),
