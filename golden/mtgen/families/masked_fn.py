@@ -272,6 +272,26 @@ def build_std(op, dt, k, shape=(3, 4), mask_shape="same", p=0.6, empty_row=None,
     return build
 
 
+def bf16_ties(op):
+    """[input, mask] whose masked row sums fall on bfloat16 rounding ties
+    (MFN-7: round to nearest even; bfloat16 has 8 significant bits, so the
+    spacing at 1 is 2^-7 and 2^-8 is half of it). Row sums: 1 + 2^-8 (tie
+    between 1, even, and 1 + 2^-7: 1); 1 + 3 * 2^-8 (tie between 1 + 2^-7,
+    odd, and 1 + 2^-6: 1 + 2^-6); its negative; 1 + 2^-8 + 2^-16 (just
+    above the tie: 1 + 2^-7). Truncation gives 1, 1 + 2^-7, -(1 + 2^-7), 1;
+    rounding half away from zero 1 + 2^-7 in row 0. Every value is a
+    bfloat16 and every sum exact in float32; the last column is masked out
+    (poison)."""
+    rows = [[1.0, 2 ** -8, 0.0, 0.0], [1 + 2 ** -7, 2 ** -8, 0.0, 0.0],
+            [-(1 + 2 ** -7), -(2 ** -8), 0.0, 0.0], [1.0, 2 ** -8, 2 ** -16, 0.0]]
+
+    def build(g):
+        x = torch.tensor(rows, dtype=torch.bfloat16)
+        m = torch.tensor([[True, True, True, False]] * 4)
+        return [poison_input(x, m, op, 0), m]
+    return build
+
+
 def corners(op, dt):
     """(variant, build, kwargs, extra rules, error class) of our corners."""
     k = len(OPS[op][2])
@@ -418,6 +438,8 @@ def cases():
                 # one corner of ours per extra dtype: a fully masked row
                 out.append(case(op, dt, "fully_masked_row", build_std(op, dt, 1, empty_row=1),
                                 {**OPS[op][3], "dim": 1}, ("MFN-7",)))
+                if dt == torch.bfloat16 and op in ("sum", "cumsum"):
+                    out.append(case(op, dt, "round_ties", bf16_ties(op), {"dim": 1}, ("MFN-7",)))
             elif not sup and not refused(op, dt):
                 # torch takes a dtype that OpInfo does not list (median of
                 # integers: the float32 median cast back; a fully masked
