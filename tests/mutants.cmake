@@ -74,6 +74,7 @@ set(MUTANTS
   all_masked_as_false=RED-6
   var_biased=RED-5
   int_sum_overflows=RED-7
+  sum_holds_bf16=RED-7
   norm_two_norm=RED-8
   # Adagrad
   eps_inside_sqrt=ADA-1
