@@ -768,11 +768,12 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
     }
   }
   /* BIN-2: torch.masked wraps the result in a MaskedTensor, which refuses
-   * uint8 data (bool m + uint8 t); the in-place variants store into self
-   * instead (BIN-10) */
-  if (p.rt == MT_uint8 && opid == base) {
+   * uint8 and bfloat16 data (bool m + uint8 t, int32 m + bfloat16 t); the
+   * in-place variants store into self instead (BIN-10) */
+  if ((p.rt == MT_uint8 || p.rt == MT_bfloat16) && opid == base) {
     st = mt_err(err, MT_DTYPE_MISMATCH,
-                "%s: the result is uint8: torch.uint8 is not supported in MaskedTensor.", name);
+                "%s: the result is %s: torch.%s is not supported in MaskedTensor.", name,
+                mt_dtype_name(p.rt), mt_dtype_name(p.rt));
     goto fail;
   }
   call->out[0] = out;
