@@ -112,10 +112,12 @@ static herr_t put_dataset(hid_t g, const char *name, mt_dtype dt, int rank, cons
       (d = H5Dcreate2(g, name, ft, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0) {
     int64_t n = 1;
     for (int k = 0; k < rank; k++) n *= dims64[k];
+    const void *src = buf;
     if (n && dt == MT_bfloat16) { /* stored widened to float32 (exact) */
       if ((wide = malloc((size_t)n * sizeof *wide)) != NULL) mt__h5_bf16_widen(buf, wide, n);
+      src = wide;
     }
-    e = !n ? 0 : (dt == MT_bfloat16 && !wide) ? -1 : H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, wide ? (const void *)wide : buf);
+    e = !n ? 0 : !src ? -1 : H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, src);
   }
   free(wide);
   if (d >= 0) H5Dclose(d);
