@@ -485,7 +485,7 @@ static mt_status ds_open(const rd *r, hid_t g, const char *gpath, const char *na
 static mt_status ds_read(const rd *r, ds_h *h, mt_dtype dt, void *buf) {
   mt_status st = MT_OK;
   hid_t mem = -1, dxpl = -1;
-  float *wide = NULL;
+  double *wide = NULL;
   if (h->npoints == 0) return MT_OK;
   int is_enum = H5Tget_class(h->t) == H5T_ENUM;
   if (is_enum) {
@@ -495,16 +495,17 @@ static mt_status ds_read(const rd *r, ds_h *h, mt_dtype dt, void *buf) {
     }
     mem = mt__h5_enum_bool_type();
   } else {
-    mem = mt__h5_mem_type(dt);
+    /* bfloat16 is stored widened (float32): read as double, so a value of
+     * any float dataset is checked as it is, never rounded by HDF5 first */
+    mem = dt == MT_bfloat16 ? H5Tcopy(H5T_NATIVE_DOUBLE) : mt__h5_mem_type(dt);
   }
   if (mem < 0 || (dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0 ||
       H5Pset_type_conv_cb(dxpl, conv_cb, NULL) < 0) {
     st = rd_h5fail(r, h->path, "cannot set up reading %s", mt_dtype_name(dt));
     goto out;
   }
-  /* bfloat16 is stored widened to float32: read floats, then narrow */
   if (dt == MT_bfloat16 && !(wide = malloc((size_t)h->npoints * sizeof *wide))) {
-    st = rd_fail(r, h->path, "cannot allocate %" PRId64 " floats", h->npoints);
+    st = rd_fail(r, h->path, "cannot allocate %" PRId64 " doubles", h->npoints);
     goto out;
   }
   if (H5Dread(h->d, mem, H5S_ALL, H5S_ALL, dxpl, wide ? (void *)wide : buf) < 0) {
@@ -515,13 +516,10 @@ static mt_status ds_read(const rd *r, ds_h *h, mt_dtype dt, void *buf) {
   if (wide) {
     int64_t bad = mt__h5_bf16_narrow(wide, buf, h->npoints);
     if (bad >= 0) {
-      uint32_t x;
-      memcpy(&x, &wide[bad], sizeof x);
       st = rd_fail(r, h->path,
-                   "element %" PRId64 " = %.9g (float32 bits 0x%08" PRIx32
-                   ") is not a bfloat16: a bfloat16 dataset holds float32 values whose low 16 "
-                   "bits are zero",
-                   bad, (double)wide[bad], x);
+                   "element %" PRId64 " = %.17g is not a bfloat16: a bfloat16 dataset holds "
+                   "float32 values whose low 16 bits are zero",
+                   bad, wide[bad]);
       goto out;
     }
   }

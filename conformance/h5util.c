@@ -72,11 +72,16 @@ void mt__h5_bf16_widen(const uint16_t *b, float *f, int64_t n) {
   for (int64_t i = 0; i < n; i++) f[i] = mt_bfloat16_to_float(b[i]);
 }
 
-int64_t mt__h5_bf16_narrow(const float *f, uint16_t *b, int64_t n) {
+int64_t mt__h5_bf16_narrow(const double *v, uint16_t *b, int64_t n) {
   for (int64_t i = 0; i < n; i++) {
+    float f = (float)v[i];
     uint32_t x;
-    memcpy(&x, &f[i], sizeof x);
-    if (x & 0xffffu) return i;
+    memcpy(&x, &f, sizeof x);
+    if (v[i] != v[i]) { /* NaN: the quiet bfloat16 NaN of its sign */
+      b[i] = (uint16_t)(((x >> 16) & 0x8000u) | 0x7fc0u);
+      continue;
+    }
+    if ((double)f != v[i] || (x & 0xffffu)) return i;
     b[i] = (uint16_t)(x >> 16);
   }
   return -1;

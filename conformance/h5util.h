@@ -21,8 +21,10 @@ hid_t mt__h5_enum_bool_type(void);
 hid_t mt__h5_mem_type(mt_dtype dt);
 /* bfloat16 bits -> float32 values (exact), for writing a bfloat16 dataset. */
 void mt__h5_bf16_widen(const uint16_t *b, float *f, int64_t n);
-/* float32 values -> bfloat16 bits; returns the index of the first value
- * that is not exactly a bfloat16 (low 16 bits not zero), or -1. */
-int64_t mt__h5_bf16_narrow(const float *f, uint16_t *b, int64_t n);
+/* Values read from a bfloat16 dataset (as double, whatever its float type)
+ * -> bfloat16 bits; returns the index of the first value that is not
+ * exactly a bfloat16 (not a float32, or a float32 whose low 16 bits are not
+ * zero), or -1. NaN is the quiet bfloat16 NaN of its sign. */
+int64_t mt__h5_bf16_narrow(const double *v, uint16_t *b, int64_t n);
 
 #endif

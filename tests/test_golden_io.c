@@ -589,8 +589,10 @@ TEST(bool_element_other_than_0_or_1_is_refused) {
 
 /* A one-case file "neg.dense.bf16.x" of op neg: input 0 and output 0 dense
  * bfloat16 [4] stored as float32 (golden-format.md, "Dtype rules"); with
- * bad, input 0's element 1 is 1 + 2^-10 (float32 0x3f802000), which is not
- * a bfloat16 (8 significant bits: the nearest ones are 1 and 1 + 2^-7). */
+ * bad == 1, input 0's element 1 is 1 + 2^-10 (float32 0x3f802000), which is
+ * not a bfloat16 (8 significant bits: the nearest ones are 1 and 1 + 2^-7);
+ * with bad == 2, input 0 is a float64 dataset whose element 1 is 1 + 2^-30,
+ * not even a float32 (HDF5 would round it to 1.0 if read as float). */
 static void write_bf16(const char *path, int bad) {
   hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   a_vstr(f, "format", "mtcs-golden");
@@ -602,14 +604,18 @@ static void write_bf16(const char *path, int bad) {
   /* 1.0 = 0x3f800000, -2.5 = -1.25 * 2^1 = 0xc0200000, 2^-7 = 0x3c000000,
    * the largest finite bfloat16 (2 - 2^-7) 2^127 = 0x7f7f0000 */
   float in[4] = {1.0f, -2.5f, 0x1p-7f, 0x1.fep127f}, out[4];
-  if (bad) in[1] = 1.0f + 0x1p-10f;
+  if (bad == 1) in[1] = 1.0f + 0x1p-10f;
+  double in64[4] = {1.0, 1.0 + 0x1p-30, 0x1p-7, 0x1.fep127};
   for (int k = 0; k < 4; k++) out[k] = -in[k];
   int64_t s4[1] = {4};
   hsize_t d4[1] = {4};
   for (int v = 0; v < 2; v++) {
     hid_t l = grp(c, v ? "outputs" : "inputs"), t = grp(l, "0");
     tensor_attrs(t, "dense", "bfloat16", s4, 1, SHAPE_SIMPLE);
-    ds_put(t, "values", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 1, d4, v ? out : in);
+    if (bad == 2 && !v)
+      ds_put(t, "values", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, d4, in64);
+    else
+      ds_put(t, "values", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 1, d4, v ? out : in);
     H5Gclose(t), H5Gclose(l);
   }
   H5Gclose(grp(c, "kwargs"));
@@ -662,9 +668,13 @@ TEST(bfloat16_dataset_value_that_is_not_a_bfloat16_is_refused_naming_case_and_el
   mt_error err = {0};
   CHECK_STATUS(open_and_load_all(p, &err), MT_INVALID_FORMAT);
   CHECK_HAS(err.msg, "neg.dense.bf16.x");
-  /* 1 + 2^-10 = 1.00097656 (%.9g), float32 bits 0x3f802000: low 16 bits 0x2000 */
-  CHECK_HAS(err.msg, "inputs/0/values: element 1 = 1.00097656 (float32 bits 0x3f802000) is not "
-                     "a bfloat16");
+  /* 1 + 2^-10 = 1.0009765625, float32 bits 0x3f802000: low 16 bits 0x2000 */
+  CHECK_HAS(err.msg, "inputs/0/values: element 1 = 1.0009765625 is not a bfloat16");
+  /* read as it is stored: 1 + 2^-30 in a float64 dataset is refused, not
+   * rounded to float32's 1.0 first (%.17g of 1 + 9.3132257e-10) */
+  write_bf16(p, 2);
+  CHECK_STATUS(open_and_load_all(p, &err), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, "inputs/0/values: element 1 = 1.0000000009313226 is not a bfloat16");
   scratch_done(&s);
 }
 
