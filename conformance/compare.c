@@ -61,6 +61,14 @@ static double half_ulp(double x) {
   return (double)mt_half_to_float((uint16_t)(h + 1)) - (double)mt_half_to_float(h);
 }
 
+/* bfloat16: float32's exponent range with 8 significant bits. */
+static double bf16_ulp(double x) {
+  uint16_t b = (uint16_t)(mt_float_to_bfloat16((float)fabs(x)) & 0x7fffu);
+  if (b >= 0x7f7fu) /* the largest finite bfloat16 (~3.39e38) and beyond: spacing below it */
+    return (double)mt_bfloat16_to_float(0x7f7fu) - (double)mt_bfloat16_to_float(0x7f7eu);
+  return (double)mt_bfloat16_to_float((uint16_t)(b + 1)) - (double)mt_bfloat16_to_float(b);
+}
+
 double mt_ulp(double x, mt_dtype dtype) {
   if (isnan(x)) return NAN;
   x = fabs(x);
@@ -79,6 +87,9 @@ double mt_ulp(double x, mt_dtype dtype) {
     case MT_float16:
       if (isinf(x)) return INFINITY;
       return half_ulp(x);
+    case MT_bfloat16:
+      if (isinf(x)) return INFINITY;
+      return bf16_ulp(x);
     default:
       return 1.0;
   }

@@ -56,7 +56,7 @@ typedef struct mt_tolerance {
  * INVALID_FORMAT with a message naming the string otherwise. */
 mt_status mt_tolerance_parse(const char *s, mt_tolerance *out, mt_error *err);
 
-/* The unit in the last place of x in dtype (float16/32/64); 1 for integer
+/* The unit in the last place of x in dtype (float16/32/64, bfloat16); 1 for integer
  * and bool dtypes. ulp(0) is the smallest subnormal; ulp of the largest
  * finite value is the spacing just below it. */
 double mt_ulp(double x, mt_dtype dtype);

@@ -480,10 +480,12 @@ static mt_status ds_open(const rd *r, hid_t g, const char *gpath, const char *na
   return MT_OK;
 }
 
-/* Reads all of h into buf (npoints elements of dt); bools must be 0/1. */
+/* Reads all of h into buf (npoints elements of dt); bools must be 0/1;
+ * bfloat16 values must be exact (float32 with 16 zero low bits). */
 static mt_status ds_read(const rd *r, ds_h *h, mt_dtype dt, void *buf) {
   mt_status st = MT_OK;
   hid_t mem = -1, dxpl = -1;
+  double *wide = NULL;
   if (h->npoints == 0) return MT_OK;
   int is_enum = H5Tget_class(h->t) == H5T_ENUM;
   if (is_enum) {
@@ -493,17 +495,33 @@ static mt_status ds_read(const rd *r, ds_h *h, mt_dtype dt, void *buf) {
     }
     mem = mt__h5_enum_bool_type();
   } else {
-    mem = mt__h5_mem_type(dt);
+    /* bfloat16 is stored widened (float32): read as double, so a value of
+     * any float dataset is checked as it is, never rounded by HDF5 first */
+    mem = dt == MT_bfloat16 ? H5Tcopy(H5T_NATIVE_DOUBLE) : mt__h5_mem_type(dt);
   }
   if (mem < 0 || (dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0 ||
       H5Pset_type_conv_cb(dxpl, conv_cb, NULL) < 0) {
     st = rd_h5fail(r, h->path, "cannot set up reading %s", mt_dtype_name(dt));
     goto out;
   }
-  if (H5Dread(h->d, mem, H5S_ALL, H5S_ALL, dxpl, buf) < 0) {
+  if (dt == MT_bfloat16 && !(wide = malloc((size_t)h->npoints * sizeof *wide))) {
+    st = rd_fail(r, h->path, "cannot allocate %" PRId64 " doubles", h->npoints);
+    goto out;
+  }
+  if (H5Dread(h->d, mem, H5S_ALL, H5S_ALL, dxpl, wide ? (void *)wide : buf) < 0) {
     st = rd_h5fail(r, h->path, "cannot read %" PRId64 " elements as %s%s", h->npoints,
                    mt_dtype_name(dt), is_enum ? " (an enum that is not FALSE/TRUE?)" : "");
     goto out;
+  }
+  if (wide) {
+    int64_t bad = mt__h5_bf16_narrow(wide, buf, h->npoints);
+    if (bad >= 0) {
+      st = rd_fail(r, h->path,
+                   "element %" PRId64 " = %.17g is not a bfloat16: a bfloat16 dataset holds "
+                   "float32 values whose low 16 bits are zero",
+                   bad, wide[bad]);
+      goto out;
+    }
   }
   if (dt == MT_bool) {
     const uint8_t *b = buf;
@@ -514,6 +532,7 @@ static mt_status ds_read(const rd *r, ds_h *h, mt_dtype dt, void *buf) {
       }
   }
 out:
+  free(wide);
   if (dxpl >= 0) H5Pclose(dxpl);
   if (mem >= 0) H5Tclose(mem);
   return st;
@@ -754,7 +773,7 @@ static mt_status read_tensor(const rd *r, hid_t parent, const char *ppath, const
   if (mt_dtype_from_name(dtype_s, &dt) != 0) {
     st = rd_fail(r, path,
                  "unknown dtype '%s' (expected float32, float64, float16, int64, int32, int8, "
-                 "uint8 or bool)",
+                 "uint8, bool or bfloat16)",
                  dtype_s);
     goto out;
   }

@@ -6,8 +6,9 @@
  * strict about what they mean: string attributes may be variable- or
  * fixed-length, integers of any width, bools uint8 or h5py's enum, an
  * empty `shape` a null or a zero-size dataspace, float16 data is converted
- * to IEEE half bits. Everything read is checked (sizes, types, element
- * counts, mt_tensor_validate); every failure is an mt_error naming the file,
+ * to IEEE half bits, bfloat16 data (stored as float32) to bfloat16 bits,
+ * refusing a value that is not exactly a bfloat16. Everything read is
+ * checked (sizes, types, element counts, mt_tensor_validate); every failure is an mt_error naming the file,
  * the case and the object path:
  *   "golden/reduce.h5: case sum.masked.f32.basic: inputs/0/values: dataset
  *    has 11 elements, shape [3, 4] needs 12"

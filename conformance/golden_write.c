@@ -98,6 +98,7 @@ static hid_t file_type(mt_dtype dt) {
       }
       return t;
     }
+    case MT_bfloat16: return H5Tcopy(H5T_IEEE_F32LE); /* widened, exact */
     case MT_int64: return H5Tcopy(H5T_STD_I64LE);
     case MT_int32: return H5Tcopy(H5T_STD_I32LE);
     case MT_int8: return H5Tcopy(H5T_STD_I8LE);
@@ -114,12 +115,19 @@ static herr_t put_dataset(hid_t g, const char *name, mt_dtype dt, int rank, cons
   hid_t s = rank ? H5Screate_simple(rank, dims, NULL) : H5Screate(H5S_SCALAR);
   hid_t ft = file_type(dt), mt = mt__h5_mem_type(dt), d = -1;
   herr_t e = -1;
+  float *wide = NULL;
   if (s >= 0 && ft >= 0 && mt >= 0 &&
       (d = H5Dcreate2(g, name, ft, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) >= 0) {
     int64_t n = 1;
     for (int k = 0; k < rank; k++) n *= dims64[k];
-    e = n ? H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) : 0;
+    const void *src = buf;
+    if (n && dt == MT_bfloat16) { /* stored widened to float32 (exact) */
+      if ((wide = malloc((size_t)n * sizeof *wide)) != NULL) mt__h5_bf16_widen(buf, wide, n);
+      src = wide;
+    }
+    e = !n ? 0 : !src ? -1 : H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, src);
   }
+  free(wide);
   if (d >= 0) H5Dclose(d);
   if (mt >= 0) H5Tclose(mt);
   if (ft >= 0) H5Tclose(ft);

@@ -3,6 +3,7 @@
 #include "h5util.h"
 
 #include <stdio.h>
+#include <string.h>
 
 void mt__h5_quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
 
@@ -48,9 +49,12 @@ hid_t mt__h5_enum_bool_type(void) {
   return t;
 }
 
-/* The memory type for dtype (a copy: close it). */
+/* The memory type for dtype (a copy: close it). bfloat16 has no HDF5 type:
+ * its datasets hold float32 and are read and written through a float
+ * buffer (mt__h5_bf16_*), so its memory type is float32's. */
 hid_t mt__h5_mem_type(mt_dtype dt) {
   switch (dt) {
+    case MT_bfloat16:
     case MT_float32: return H5Tcopy(H5T_NATIVE_FLOAT);
     case MT_float64: return H5Tcopy(H5T_NATIVE_DOUBLE);
     case MT_float16: return mt__h5_half_type();
@@ -63,3 +67,22 @@ hid_t mt__h5_mem_type(mt_dtype dt) {
   }
 }
 
+
+void mt__h5_bf16_widen(const uint16_t *b, float *f, int64_t n) {
+  for (int64_t i = 0; i < n; i++) f[i] = mt_bfloat16_to_float(b[i]);
+}
+
+int64_t mt__h5_bf16_narrow(const double *v, uint16_t *b, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    float f = (float)v[i];
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    if (v[i] != v[i]) { /* NaN: the quiet bfloat16 NaN of its sign */
+      b[i] = (uint16_t)(((x >> 16) & 0x8000u) | 0x7fc0u);
+      continue;
+    }
+    if ((double)f != v[i] || (x & 0xffffu)) return i;
+    b[i] = (uint16_t)(x >> 16);
+  }
+  return -1;
+}

@@ -16,7 +16,15 @@ void mt__h5_error_text(char *buf, size_t len);
 hid_t mt__h5_half_type(void);
 /* Enum bool with uint8 storage, as h5py writes numpy bools (close it). */
 hid_t mt__h5_enum_bool_type(void);
-/* The memory type of an mtcs dtype (a copy: close it); -1 if unknown. */
+/* The memory type of an mtcs dtype (a copy: close it); -1 if unknown.
+ * bfloat16 gives float32: its datasets are float32 (golden-format.md). */
 hid_t mt__h5_mem_type(mt_dtype dt);
+/* bfloat16 bits -> float32 values (exact), for writing a bfloat16 dataset. */
+void mt__h5_bf16_widen(const uint16_t *b, float *f, int64_t n);
+/* Values read from a bfloat16 dataset (as double, whatever its float type)
+ * -> bfloat16 bits; returns the index of the first value that is not
+ * exactly a bfloat16 (not a float32, or a float32 whose low 16 bits are not
+ * zero), or -1. NaN is the quiet bfloat16 NaN of its sign. */
+int64_t mt__h5_bf16_narrow(const double *v, uint16_t *b, int64_t n);
 
 #endif

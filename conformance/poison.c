@@ -54,6 +54,8 @@ static void put(void *buf, mt_dtype dt, int64_t i, mt_poison p, uint64_t *s) {
   if (mt_dtype_is_float(dt)) {
     double v = p == MT_POISON_RANDOM ? random_float(s) : poisons[p].f;
     if (dt == MT_float16 && isfinite(v) && fabs(v) > 65504.0) v = v > 0 ? 65504.0 : -65504.0;
+    /* bfloat16 has float32's range: +-1e30 rounds to nearest even through
+     * float (0x714a, 1.0002556e30), as torch's fill does (mtgen/poison.py) */
     mt_set_f64(buf, dt, i, v);
     return;
   }

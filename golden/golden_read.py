@@ -3,7 +3,9 @@ shape and the kind's fields; spec/golden-format.md), for the scripts that
 check committed goldens against a torch: check_fresh.py (the pinned torch)
 and variants.py (an older one). CSR tensors are read as their (row, col)
 entries, the form mtgen.compare compares a CSR tensor in (like a COO one).
-Reads through h5py's group interface; imports nothing itself."""
+bfloat16 datasets hold float32 values (exact; golden-format.md) and read
+as those Python floats. Reads through h5py's group interface; imports
+nothing itself."""
 
 
 def decode(v):

@@ -88,7 +88,7 @@ LABEL_RE = re.compile(r"^torch-[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?
                       r"(\+[a-z0-9]+(\.[a-z0-9]+)*)?$")
 TORCH_DTYPES = {"float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
                 "int64": torch.int64, "int32": torch.int32, "int8": torch.int8,
-                "uint8": torch.uint8, "bool": torch.bool}
+                "uint8": torch.uint8, "bool": torch.bool, "bfloat16": torch.bfloat16}
 KINDS = ("value", "mask", "dtype", "shape", "layout", "outputs", "error")
 
 

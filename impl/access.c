@@ -1,4 +1,5 @@
-/* access.c - element access in any dtype, as double, and IEEE binary16. */
+/* access.c - element access in any dtype, as double; IEEE binary16 and
+ * bfloat16 conversions. */
 #include <math.h>
 #include <string.h>
 
@@ -46,11 +47,35 @@ uint16_t mt_float_to_half(float f) {
   return sign | (uint16_t)h;
 }
 
+/* bfloat16 is the upper half of a float32: widening is exact. */
+float mt_bfloat16_to_float(uint16_t b) {
+  uint32_t bits = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/* Round to nearest even on the 16 dropped bits, as c10::BFloat16's
+ * round_to_nearest_even: add 0x7fff plus the kept lsb, then truncate. A
+ * carry out of the mantissa bumps the exponent, which is the correct
+ * rounding (the largest finite values round up to inf). NaN becomes the
+ * quiet NaN 0x7fc0 with the input's sign (c10 returns 0x7fc0 without the
+ * sign; torch's own NaN outputs are what goldens compare, and NaN equals
+ * NaN whatever its sign). */
+uint16_t mt_float_to_bfloat16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, sizeof x);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)(((x >> 16) & 0x8000u) | 0x7fc0u);
+  uint32_t lsb = (x >> 16) & 1u;
+  return (uint16_t)((x + 0x7fffu + lsb) >> 16);
+}
+
 double mt_get_f64(const void *buf, mt_dtype dtype, int64_t i) {
   switch (dtype) {
   case MT_float32: return ((const float *)buf)[i];
   case MT_float64: return ((const double *)buf)[i];
   case MT_float16: return mt_half_to_float(((const uint16_t *)buf)[i]);
+  case MT_bfloat16: return mt_bfloat16_to_float(((const uint16_t *)buf)[i]);
   case MT_int64: return (double)((const int64_t *)buf)[i];
   case MT_int32: return ((const int32_t *)buf)[i];
   case MT_int8: return ((const int8_t *)buf)[i];
@@ -75,6 +100,7 @@ void mt_set_f64(void *buf, mt_dtype dtype, int64_t i, double v) {
   case MT_float32: ((float *)buf)[i] = (float)v; break;
   case MT_float64: ((double *)buf)[i] = v; break;
   case MT_float16: ((uint16_t *)buf)[i] = mt_float_to_half((float)v); break;
+  case MT_bfloat16: ((uint16_t *)buf)[i] = mt_float_to_bfloat16((float)v); break;
   case MT_int64: ((int64_t *)buf)[i] = f64_to_i64(v); break;
   case MT_int32: ((int32_t *)buf)[i] = (int32_t)(uint32_t)(uint64_t)f64_to_i64(v); break;
   case MT_int8: ((int8_t *)buf)[i] = (int8_t)(uint8_t)(uint64_t)f64_to_i64(v); break;

@@ -25,7 +25,7 @@ int mt_op_from_name(const char *name, mt_op *out); /* 0 = found */
 const char *mt_dtype_name(mt_dtype d);      /* "float32" */
 size_t mt_dtype_size(mt_dtype d);
 int mt_dtype_from_name(const char *name, mt_dtype *out);
-int mt_dtype_is_float(mt_dtype d);          /* float16/32/64 */
+int mt_dtype_is_float(mt_dtype d);          /* float16/32/64, bfloat16 */
 const char *mt_kind_name(mt_kind k);        /* "coo" */
 int mt_kind_from_name(const char *name, mt_kind *out);
 
@@ -85,6 +85,10 @@ int64_t mt_dense_offset(const mt_tensor *t, int64_t linear);
 double mt_dense_get(const mt_tensor *t, int64_t linear);
 float mt_half_to_float(uint16_t h);
 uint16_t mt_float_to_half(float f);
+/* bfloat16 <-> float: widening is exact; narrowing rounds to nearest even,
+ * overflows to inf, keeps NaN (quiet 0x7fc0 with the sign). */
+float mt_bfloat16_to_float(uint16_t b);
+uint16_t mt_float_to_bfloat16(float f);
 
 /* ---- layout conversions -------------------------------------------------- */
 /* Coalesced copy of a COO tensor: indices sorted lexicographically, duplicates

@@ -89,7 +89,9 @@ int mt_dtype_from_name(const char *name, mt_dtype *out) {
   return -1;
 }
 
-int mt_dtype_is_float(mt_dtype d) { return d == MT_float32 || d == MT_float64 || d == MT_float16; }
+int mt_dtype_is_float(mt_dtype d) {
+  return d == MT_float32 || d == MT_float64 || d == MT_float16 || d == MT_bfloat16;
+}
 
 const char *mt_kind_name(mt_kind k) { return ((unsigned)k < MT_KIND__COUNT) ? kind_table[k] : "?"; }
 

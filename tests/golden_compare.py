@@ -50,6 +50,18 @@ def main(src):
           first_difference(dense([1 + 2.0 ** -23]), dense([1.0]), "ulp:2") is None)
     check("four_ulp_outside_ulp2",
           first_difference(dense([1 + 2.0 ** -21]), dense([1.0]), "ulp:2") is not None)
+    # bfloat16 (8 significant bits) as conformance/compare.c: spacing of 1.0
+    # is 2**-7, of 0 the smallest subnormal 2**-133, of the largest finite
+    # (2 - 2**-7) 2**127 the spacing below it, 2**120
+    check("bf16_spacing_of_one", spacing(1.0, "bfloat16") == 2.0 ** -7)
+    check("bf16_spacing_of_zero", spacing(0.0, "bfloat16") == 2.0 ** -133)
+    check("bf16_spacing_of_max", spacing((2 - 2.0 ** -7) * 2.0 ** 127, "bfloat16") == 2.0 ** 120)
+    check("bf16_one_ulp_within_ulp1",
+          first_difference(dense([1 + 2.0 ** -7], "bfloat16"), dense([1.0], "bfloat16"),
+                           "ulp:1") is None)
+    check("bf16_truncation_fails_exact",
+          first_difference(dense([1.0], "bfloat16"), dense([1 + 2.0 ** -7], "bfloat16"),
+                           "exact") is not None)
     # infinities only match themselves, even under abs
     check("inf_needs_inf", first_difference(dense([1e300]), dense([INF]), "abs:1e300") is not None)
     # masked: masks exactly; masked-out data ignored unless check_masked_out

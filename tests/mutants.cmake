@@ -74,6 +74,7 @@ set(MUTANTS
   all_masked_as_false=RED-6
   var_biased=RED-5
   int_sum_overflows=RED-7
+  sum_holds_bf16=RED-7
   norm_two_norm=RED-8
   # Adagrad
   eps_inside_sqrt=ADA-1
@@ -115,6 +116,7 @@ set(MUTANTS
   masked_sum_keeps_int_dtype=MFN-7
   masked_sum_dtype_after=MFN-8
   masked_sparse_stored_only=MFN-9
+  bf16_store_truncates=MFN-7
   # structure
   transpose_mask_not_moved=STR-1
   cat_masks_dropped=STR-2

@@ -18,7 +18,7 @@ import re
 import subprocess
 import sys
 
-DTYPES = ["f16", "f32", "f64", "i64", "i32", "i8", "u8", "bool"]
+DTYPES = ["f16", "f32", "f64", "i64", "i32", "i8", "u8", "bool", "bf16"]
 PROFILES = ["torch", "numpy_ma"]
 BEGIN, END = "<!-- op-matrix:begin -->", "<!-- op-matrix:end -->"
 

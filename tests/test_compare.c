@@ -111,6 +111,11 @@ TEST(ulp_is_computed_in_the_output_dtype) {
   /* FLT_MAX = (2 - 2^-23) 2^127: the spacing below it is 2^(127-23) */
   CHECK(mt_ulp(FLT_MAX, MT_float32) == ldexp(1.0, 104));
   CHECK(mt_ulp(65504.0, MT_float16) == 32.0); /* largest half: 2^15 * 2^-10 */
+  CHECK(mt_ulp(1.0, MT_bfloat16) == ldexp(1.0, -7));   /* 8-bit significand */
+  CHECK(mt_ulp(-3.0, MT_bfloat16) == ldexp(1.0, -6));  /* 3 = 1.5 * 2^1 */
+  CHECK(mt_ulp(0.0, MT_bfloat16) == ldexp(1.0, -133)); /* smallest subnormal: 2^-126 * 2^-7 */
+  /* the largest bfloat16 (2 - 2^-7) 2^127: the spacing below it, 2^(127-7) */
+  CHECK(mt_ulp(0x1.fep127, MT_bfloat16) == ldexp(1.0, 120));
   CHECK(mt_ulp(3.0, MT_int64) == 1.0);
 }
 

@@ -224,6 +224,70 @@ TEST(float16_round_trips_and_rounds_to_nearest_even) {
   CHECK_EQ_INT(mt_float_to_half(0x1.8p-25f), 0x0001);
 }
 
+/* ---- bfloat16 ----------------------------------------------------------------------- */
+
+static uint16_t bf(uint32_t float_bits) {
+  float f;
+  memcpy(&f, &float_bits, sizeof f);
+  return mt_float_to_bfloat16(f);
+}
+
+TEST(bfloat16_rounds_to_nearest_even) {
+  /* widening is exact: the bits become a float32's upper half */
+  CHECK_NEAR(mt_bfloat16_to_float(0x3f80), 1.0, 0);  /* 0x3f800000 */
+  CHECK_NEAR(mt_bfloat16_to_float(0xc040), -3.0, 0); /* -1.5 * 2^1: 0xc0400000 */
+  CHECK_NEAR(mt_bfloat16_to_float(0x0001), 0x1p-133, 0); /* smallest subnormal: 2^-126 * 2^-7 */
+  CHECK(isinf(mt_bfloat16_to_float(0x7f80)) && isnan(mt_bfloat16_to_float(0x7fc0)));
+  for (uint32_t b = 0; b < 0x7f80; b++) /* every finite non-negative bfloat16 round-trips */
+    if (bf(b << 16) != b || mt_float_to_bfloat16(mt_bfloat16_to_float((uint16_t)b)) != b) {
+      CHECK_EQ_INT(bf(b << 16), b);
+      break;
+    }
+  /* ties: 0x3f808000 = 1 + 2^-8, halfway between 1.0 (0x3f80, even) and
+   * 1 + 2^-7 (0x3f81): to even, 0x3f80. 0x3f818000 = 1 + 3*2^-8, halfway
+   * between 0x3f81 (odd) and 0x3f82 (1 + 2^-6): up to even, 0x3f82 */
+  CHECK_EQ_INT(bf(0x3f808000u), 0x3f80);
+  CHECK_EQ_INT(bf(0x3f818000u), 0x3f82);
+  CHECK_EQ_INT(bf(0x3f808001u), 0x3f81); /* just above the tie: up */
+  CHECK_EQ_INT(bf(0x3f817fffu), 0x3f81); /* just below the tie: down */
+  CHECK_EQ_INT(bf(0xbf818000u), 0xbf82); /* the sign does not change the rounding */
+  /* NaN stays NaN, quiet, sign kept: 0x7f800001 has its payload in the low
+   * bits only, so rounding its bits blindly would give 0x7f80 (inf) */
+  CHECK_EQ_INT(bf(0x7f800001u), 0x7fc0);
+  CHECK_EQ_INT(bf(0xffc00000u), 0xffc0);
+  CHECK_EQ_INT(bf(0x7fffffffu), 0x7fc0);
+  /* infinities and overflow: FLT_MAX 0x7f7fffff is above the tie between
+   * 0x7f7f (the largest finite bfloat16, (2 - 2^-7) 2^127) and 0x7f80:
+   * inf; 0x7f7f8000 is the tie with 0x7f7f odd: inf; 0x7f7f7fff stays */
+  CHECK_EQ_INT(bf(0x7f800000u), 0x7f80);
+  CHECK_EQ_INT(bf(0xff800000u), 0xff80);
+  CHECK_EQ_INT(bf(0x7f7fffffu), 0x7f80);
+  CHECK_EQ_INT(bf(0xff7f8000u), 0xff80);
+  CHECK_EQ_INT(bf(0x7f7f7fffu), 0x7f7f);
+  /* signed zeros */
+  CHECK_EQ_INT(bf(0x00000000u), 0x0000);
+  CHECK_EQ_INT(bf(0x80000000u), 0x8000);
+  /* subnormals: 0x00008000 = 2^-134, halfway between 0 and 0x0001
+   * (2^-133): to even, 0; 0x00018000 = 3 * 2^-134, halfway between 0x0001
+   * and 0x0002: to 0x0002; 0x80008001 is just above the tie: -2^-133 */
+  CHECK_EQ_INT(bf(0x00008000u), 0x0000);
+  CHECK_EQ_INT(bf(0x00018000u), 0x0002);
+  CHECK_EQ_INT(bf(0x80008001u), 0x8001);
+  CHECK_EQ_INT(bf(0x007fffffu), 0x0080); /* the largest float subnormal rounds to 2^-126 */
+  /* a double goes double -> float -> bfloat16, as torch: 1 + 2^-8 + 2^-40
+   * is 1 + 2^-8 in float (2^-40 is below half a float ulp, 2^-24), a tie
+   * that goes to 1.0; rounding the double directly would give 0x3f81 */
+  uint16_t v = 0;
+  mt_set_f64(&v, MT_bfloat16, 0, 1.0 + 0x1p-8 + 0x1p-40);
+  CHECK_EQ_INT(v, 0x3f80);
+  CHECK_NEAR(mt_get_f64(&v, MT_bfloat16, 0), 1.0, 0);
+  /* the dtype: appended after bool (ABI 1 keeps the older values) */
+  mt_dtype d;
+  CHECK(mt_dtype_from_name("bfloat16", &d) == 0 && d == MT_bfloat16 && mt_dtype_size(d) == 2);
+  CHECK_EQ_INT((int)MT_bfloat16, (int)MT_bool + 1);
+  CHECK(mt_dtype_is_float(MT_bfloat16));
+}
+
 /* ---- names ------------------------------------------------------------------------- */
 
 TEST(names_round_trip_through_the_tables) {
@@ -326,6 +390,7 @@ MT_TEST_MAIN(T(coo_index_out_of_range_names_index_value_dim_and_size),
              T(zero_size_and_0d_tensors_are_valid_negative_and_huge_are_not),
              T(hand_built_views_are_never_freed),
              T(clone_of_a_strided_int64_view_is_exact_and_contiguous), T(float16_round_trips_and_rounds_to_nearest_even),
+             T(bfloat16_rounds_to_nearest_even),
              T(names_round_trip_through_the_tables), T(dispatch_reads_only_what_an_old_table_has),
              T(dispatch_picks_the_profile_table),
              T(cuda_backend_is_absent_or_explains_why_it_cannot_run))

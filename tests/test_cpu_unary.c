@@ -251,7 +251,25 @@ TEST(csr_storage_whose_last_column_stores_nothing_is_refused) {
   done(&c, (mt_tensor *[]){m, full}, 2);
 }
 
+TEST(nan_to_num_of_bfloat16_uses_its_own_largest_finite_value) {
+  /* torch: posinf/neginf default to the dtype's largest finite value; for
+   * bfloat16 that is (2 - 2^-7) 2^127 = bits 0x7f7f, not float32's FLT_MAX
+   * (0x7f7fffff), which rounds to nearest even up to inf in bfloat16 */
+  mt_tensor *a = all_in(MT_bfloat16, 4, VALS(INFINITY, -INFINITY, NAN, 1.5));
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_nan_to_num, &c, &e, 1, (const mt_tensor *[]){a}, NULL), MT_OK);
+  const uint16_t *v = c.out[0]->data->values;
+  CHECK(c.out[0]->data->dtype == MT_bfloat16);
+  CHECK_EQ_INT(v[0], 0x7f7f);
+  CHECK_EQ_INT(v[1], 0xff7f);
+  CHECK_EQ_INT(v[2], 0x0000); /* nan -> 0.0 */
+  CHECK_EQ_INT(v[3], 0x3fc0); /* 1.5 = 0x3fc00000 kept */
+  done(&c, (mt_tensor *[]){a}, 1);
+}
+
 MT_TEST_MAIN(T(csr_storage_whose_last_column_stores_nothing_is_refused),
+             T(nan_to_num_of_bfloat16_uses_its_own_largest_finite_value),
              T(in_place_on_coo_storage_is_refused_as_torch_refuses_it), T(float_ops_give_float32_for_int_and_bool_data), T(isnan_and_signbit_give_bool),
              T(int8_abs_neg_square_wrap_at_the_width), T(bool_refusals_and_bool_results),
              T(bitwise_not_of_float_is_refused), T(special_values_follow_torch),

@@ -598,6 +598,99 @@ TEST(bool_element_other_than_0_or_1_is_refused) {
   scratch_done(&s);
 }
 
+/* ---- bfloat16: stored widened to float32 ------------------------------------------------ */
+
+/* A one-case file "neg.dense.bf16.x" of op neg: input 0 and output 0 dense
+ * bfloat16 [4] stored as float32 (golden-format.md, "Dtype rules"); with
+ * bad == 1, input 0's element 1 is 1 + 2^-10 (float32 0x3f802000), which is
+ * not a bfloat16 (8 significant bits: the nearest ones are 1 and 1 + 2^-7);
+ * with bad == 2, input 0 is a float64 dataset whose element 1 is 1 + 2^-30,
+ * not even a float32 (HDF5 would round it to 1.0 if read as float). */
+static void write_bf16(const char *path, int bad) {
+  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  a_vstr(f, "format", "mtcs-golden");
+  a_int(f, "format_version", H5T_STD_I64LE, 1);
+  hid_t cases = grp(f, "cases"), c = grp(cases, "neg.dense.bf16.x");
+  a_vstr(c, "op", "neg");
+  a_vstr(c, "expect", "ok");
+  a_vstr(c, "tolerance", "exact");
+  /* 1.0 = 0x3f800000, -2.5 = -1.25 * 2^1 = 0xc0200000, 2^-7 = 0x3c000000,
+   * the largest finite bfloat16 (2 - 2^-7) 2^127 = 0x7f7f0000 */
+  float in[4] = {1.0f, -2.5f, 0x1p-7f, 0x1.fep127f}, out[4];
+  if (bad == 1) in[1] = 1.0f + 0x1p-10f;
+  double in64[4] = {1.0, 1.0 + 0x1p-30, 0x1p-7, 0x1.fep127};
+  for (int k = 0; k < 4; k++) out[k] = -in[k];
+  int64_t s4[1] = {4};
+  hsize_t d4[1] = {4};
+  for (int v = 0; v < 2; v++) {
+    hid_t l = grp(c, v ? "outputs" : "inputs"), t = grp(l, "0");
+    tensor_attrs(t, "dense", "bfloat16", s4, 1, SHAPE_SIMPLE);
+    if (bad == 2 && !v)
+      ds_put(t, "values", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, 1, d4, in64);
+    else
+      ds_put(t, "values", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 1, d4, v ? out : in);
+    H5Gclose(t), H5Gclose(l);
+  }
+  H5Gclose(grp(c, "kwargs"));
+  H5Gclose(c), H5Gclose(cases);
+  H5Fclose(f);
+}
+
+TEST(bfloat16_dataset_is_float32_read_as_upper_bits_and_written_back_widened) {
+  scratch s = {0};
+  const char *p = scratch_path(&s, "bf16.h5"), *q = scratch_path(&s, "bf16_one.h5");
+  write_bf16(p, 0);
+  mt_golden_file *f = NULL, *g = NULL;
+  mt_error err = {0};
+  CHECK_STATUS(mt_golden_open(p, &f, &err), MT_OK);
+  if (!f || mt_golden_load(f, &f->cases[0], &err) != MT_OK) {
+    fprintf(stderr, "  %s\n", err.msg);
+    *mt__failed = 1;
+    goto out;
+  }
+  const mt_tensor *x = f->cases[0].in[0];
+  CHECK(x->kind == MT_KIND_DENSE && x->dtype == MT_bfloat16 && mt_dtype_size(x->dtype) == 2);
+  const uint16_t *b = x->values; /* the upper 16 bits of the float32 patterns above */
+  CHECK_EQ_INT(b[0], 0x3f80);
+  CHECK_EQ_INT(b[1], 0xc020);
+  CHECK_EQ_INT(b[2], 0x3c00);
+  CHECK_EQ_INT(b[3], 0x7f7f);
+  CHECK_EQ_INT(((const uint16_t *)f->cases[0].out[0]->values)[3], 0xff7f); /* -max */
+  /* the writer widens back to float32: the copy reads back bit for bit */
+  CHECK_STATUS(mt_golden_write_case(q, &f->meta, &f->cases[0], &err), MT_OK);
+  CHECK_STATUS(mt_golden_open(q, &g, &err), MT_OK);
+  if (!g) goto out;
+  CHECK_STATUS(mt_golden_load(g, &g->cases[0], &err), MT_OK);
+  CHECK(g->cases[0].in[0]->dtype == MT_bfloat16 &&
+        memcmp(g->cases[0].in[0]->values, b, 4 * sizeof *b) == 0);
+  hid_t h = H5Fopen(q, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t d = H5Dopen2(h, "/cases/neg.dense.bf16.x/inputs/0/values", H5P_DEFAULT);
+  hid_t t = H5Dget_type(d);
+  CHECK(H5Tget_class(t) == H5T_FLOAT && H5Tget_size(t) == 4); /* float32 in the file */
+  H5Tclose(t), H5Dclose(d), H5Fclose(h);
+out:
+  mt_golden_close(g);
+  mt_golden_close(f);
+  scratch_done(&s);
+}
+
+TEST(bfloat16_dataset_value_that_is_not_a_bfloat16_is_refused_naming_case_and_element) {
+  scratch s = {0};
+  const char *p = scratch_path(&s, "bf16_bad.h5");
+  write_bf16(p, 1);
+  mt_error err = {0};
+  CHECK_STATUS(open_and_load_all(p, &err), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, "neg.dense.bf16.x");
+  /* 1 + 2^-10 = 1.0009765625, float32 bits 0x3f802000: low 16 bits 0x2000 */
+  CHECK_HAS(err.msg, "inputs/0/values: element 1 = 1.0009765625 is not a bfloat16");
+  /* read as it is stored: 1 + 2^-30 in a float64 dataset is refused, not
+   * rounded to float32's 1.0 first (%.17g of 1 + 9.3132257e-10) */
+  write_bf16(p, 2);
+  CHECK_STATUS(open_and_load_all(p, &err), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, "inputs/0/values: element 1 = 1.0000000009313226 is not a bfloat16");
+  scratch_done(&s);
+}
+
 /* ---- strict inputs: kwargs against the op's schema, variant labels ------------------------ */
 
 /* A one-case file: case `id` of op `op` (inputs/0 and outputs/0 a scalar
@@ -921,6 +1014,8 @@ MT_TEST_MAIN(T(reads_root_and_case_attributes_in_every_string_and_int_style),
              T(absurd_shape_is_refused_before_allocating),
              T(unknown_tolerance_is_an_input_error_naming_the_case),
              T(bool_element_other_than_0_or_1_is_refused),
+             T(bfloat16_dataset_is_float32_read_as_upper_bits_and_written_back_widened),
+             T(bfloat16_dataset_value_that_is_not_a_bfloat16_is_refused_naming_case_and_element),
              T(kwarg_of_the_wrong_type_names_file_case_and_kwarg),
              T(unknown_kwarg_is_refused_listing_the_accepted_ones),
              T(each_kwarg_type_accepts_what_the_format_allows_and_nothing_else),

@@ -91,6 +91,15 @@ TEST(integer_and_half_data_get_the_ends_of_their_range) {
   CHECK_STATUS(mt_poison_copy(h, MT_POISON_POS_BIG, 1, &c, &err), MT_OK);
   CHECK(mt_half_to_float(((const uint16_t *)c->data->values)[1]) == 65504.0f);
   mt_tensor_free(c);
+  /* bfloat16 holds float32's range: 1e30 (float32 0x7149f2ca) rounds to
+   * nearest even, 0x714a (low bits 0xf2ca are above the tie 0x8000), as
+   * torch's fill and golden/mtgen/poison.py's cast_poison do */
+  mt_tensor *bh = masked4(MT_bfloat16, 0);
+  CHECK_STATUS(mt_poison_copy(bh, MT_POISON_POS_BIG, 1, &c, &err), MT_OK);
+  CHECK_EQ_INT(((const uint16_t *)c->data->values)[1], 0x714a);
+  CHECK_EQ_INT(((const uint16_t *)c->data->values)[0], 0x3f80); /* specified 1.0 kept */
+  mt_tensor_free(c);
+  mt_tensor_free(bh);
   mt_tensor_free(t);
   mt_tensor_free(h);
 }

@@ -11,7 +11,10 @@ same as coo, its entries' (row, col) indices; masked
 import math
 import struct
 
-FLOAT_DTYPES = {"float16": "<e", "float32": "<f", "float64": "<d"}
+# bfloat16 values are float32 values whose low 16 bits are zero (golden
+# files store them widened to float32): its spacing steps the upper 16 bits.
+FLOAT_DTYPES = {"float16": "<e", "float32": "<f", "float64": "<d", "bfloat16": "<f"}
+BF16_MAX = 0x7f7f  # bits of the largest finite bfloat16, ~3.39e38
 _BITS = {"<e": "<H", "<f": "<I", "<d": "<Q"}
 
 
@@ -28,12 +31,30 @@ def spacing(x, dtype):
     a = abs(x)
     if dtype == "float64":
         return math.ulp(a)
+    if dtype == "bfloat16":  # as conformance/compare.c: |x| rounded to bfloat16, the next one up
+        b = _bf16_bits(a)
+        if b >= BF16_MAX:  # the largest finite and beyond: the spacing below it
+            return _bf16_value(BF16_MAX) - _bf16_value(BF16_MAX - 1)
+        return _bf16_value(b + 1) - _bf16_value(b)
     bits = struct.unpack(_BITS[fmt], struct.pack(fmt, a))[0]
     try:
         up = struct.unpack(fmt, struct.pack(_BITS[fmt], bits + 1))[0]
     except struct.error:
         return math.inf
     return up - a
+
+
+def _bf16_bits(a):
+    """|a| as bfloat16 bits, rounded to nearest even through float32."""
+    try:
+        x = struct.unpack("<I", struct.pack("<f", a))[0]
+    except OverflowError:  # beyond float32: inf
+        return 0x7f80
+    return (x + 0x7fff + ((x >> 16) & 1)) >> 16
+
+
+def _bf16_value(b):
+    return struct.unpack("<f", struct.pack("<I", b << 16))[0]
 
 
 def element_matches(got, exp, tol, dtype):

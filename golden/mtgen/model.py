@@ -10,12 +10,12 @@ DTYPES = {"f32": torch.float32, "f64": torch.float64}
 # Every dtype mtcs knows, by the token case ids use (`<op>.<layouts>.<dtype>.<variant>`).
 ALL_DTYPES = {"f16": torch.float16, "f32": torch.float32, "f64": torch.float64,
               "i64": torch.int64, "i32": torch.int32, "i8": torch.int8, "u8": torch.uint8,
-              "bool": torch.bool}
+              "bool": torch.bool, "bf16": torch.bfloat16}
 
 DTYPE_NAMES = {
     torch.float32: "float32", torch.float64: "float64", torch.float16: "float16",
     torch.int64: "int64", torch.int32: "int32", torch.int8: "int8",
-    torch.uint8: "uint8", torch.bool: "bool",
+    torch.uint8: "uint8", torch.bool: "bool", torch.bfloat16: "bfloat16",
 }
 
 Inputs = list  # torch tensors, MaskedTensors and Python numbers, in call order

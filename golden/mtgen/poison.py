@@ -46,12 +46,17 @@ def poison_for(op: str, k: int) -> float:
 
 def cast_poison(value, dtype):
     """The poison as dtype can hold it, as the runner's re-runs do
-    (conformance/poison.c): float16 clamps +-1e30 to +-65504; integers take
+    (conformance/poison.c): float16 clamps +-1e30 to +-65504; bfloat16 has
+    float32's range and rounds +-1e30 to nearest even through float32
+    (1.0002556e30, bits 0x714a), as torch's fill and the runner's
+    mt_set_f64 both do; integers take
     the end of their range the poison stands for (NaN and positives the
     max, negatives the min, zeros 0); bool is True for NaN and positives."""
     if dtype.is_floating_point:
         if dtype == torch.float16 and math.isfinite(value) and abs(value) > 65504:
             return math.copysign(65504.0, value)
+        if dtype == torch.bfloat16:
+            return torch.tensor(value, dtype=torch.float32).to(dtype).item()
         return value
     up = math.isnan(value) or value > 0
     if dtype == torch.bool:

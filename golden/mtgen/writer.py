@@ -46,6 +46,11 @@ def set_kind(g, kind, dtype, shape):
 
 
 def to_numpy(t):
+    """t's values as numpy; bfloat16 (numpy and HDF5 have none) widened to
+    float32, which is exact: the group's dtype attribute says bfloat16
+    (spec/golden-format.md)."""
+    if t.dtype == torch.bfloat16:
+        t = t.to(torch.float32)
     a = t.detach().cpu().contiguous().numpy()
     return a.astype(np.uint8) if a.dtype == np.bool_ else a
 

@@ -110,7 +110,7 @@ static const char *torch_type_name(mt_dtype d) {
   static const char *names[MT_DTYPE__COUNT] = {
       [MT_float32] = "Float", [MT_float64] = "Double", [MT_float16] = "Half",
       [MT_int64] = "Long",    [MT_int32] = "Int",      [MT_int8] = "Char",
-      [MT_uint8] = "Byte",    [MT_bool] = "Bool"};
+      [MT_uint8] = "Byte",    [MT_bool] = "Bool",      [MT_bfloat16] = "BFloat16"};
   return (unsigned)d < MT_DTYPE__COUNT && names[d] ? names[d] : "?";
 }
 
@@ -121,10 +121,12 @@ static const char *torch_type_name(mt_dtype d) {
 
 static int category(int d) {
   if (d == MT_bool) return 0;
-  if (d == MT_float16 || d == MT_float32 || d == MT_float64) return 2;
+  if (mt_dtype_is_float((mt_dtype)d)) return 2;
   return 1;
 }
-static int fwidth(int d) { return d == MT_float16 ? 0 : d == MT_float32 ? 1 : 2; }
+static int fwidth(int d) {
+  return d == MT_float16 || d == MT_bfloat16 ? 0 : d == MT_float32 ? 1 : 2;
+}
 static int iwidth(int d) { return d == MT_int8 || d == MT_uint8 ? 1 : d == MT_int32 ? 4 : 8; }
 
 /* torch.promote_types over mtcs's dtypes (int8 with uint8 is int16). */
@@ -134,6 +136,8 @@ static int promote(int a, int b) {
   if (a == DT_INT16 || b == DT_INT16) return DT_INT16;
   int ca = category(a), cb = category(b);
   if (ca != cb) return ca > cb ? a : b;
+  /* float16 with bfloat16: neither holds the other, torch gives float32 */
+  if (ca == 2 && fwidth(a) == 0 && fwidth(b) == 0) return MT_float32;
   if (ca == 2) return fwidth(a) >= fwidth(b) ? a : b;
   /* integers: uint8 with a signed type needs room for both */
   if (a == MT_uint8 || b == MT_uint8) {
@@ -187,19 +191,20 @@ static float floordiv_f(float a, float b) {
   return fl;
 }
 
-/* float16 nextafter on the bit pattern (x, y already float16 values). */
-static double next_half(double x, double y) {
+/* float16 / bfloat16 nextafter on the bit pattern (x, y already values of
+ * ct); from zero the smallest subnormal, 2^-24 (half) or 2^-133 (bfloat16). */
+static double next_half(double x, double y, mt_dtype ct) {
   if (isnan(x) || isnan(y)) return NAN;
   if (x == y) return y;
-  if (x == 0) return copysign(ldexp(1.0, -24), y);
-  uint16_t h;
-  mt__cpu_st(&h, MT_float16, 0, x);
+  if (x == 0) return copysign(ldexp(1.0, ct == MT_bfloat16 ? -133 : -24), y);
+  int bf = ct == MT_bfloat16;
+  uint16_t h = bf ? mt_float_to_bfloat16((float)x) : mt_float_to_half((float)x);
   if ((x < y) == (x > 0)) h++; else h--;
-  return mt__cpu_ld(&h, MT_float16, 0);
+  return bf ? mt_bfloat16_to_float(h) : mt_half_to_float(h);
 }
 
 /* a op b for float computation dtypes (operands already rounded to it);
- * single: float16/float32, computed in float. */
+ * single: float16/bfloat16/float32, computed in float. */
 static double fop(kcode k, double a, double b, mt_dtype ct) {
   int single = ct != MT_float64;
   float x = (float)a, y = (float)b;
@@ -246,7 +251,7 @@ static double fop(kcode k, double a, double b, mt_dtype ct) {
       return m + log1p(exp2(-fabs(a - b))) * INV_LN2;
     }
   case K_NEXT:
-    if (ct == MT_float16) return next_half(a, b);
+    if (ct == MT_float16 || ct == MT_bfloat16) return next_half(a, b, ct);
     return single ? (double)nextafterf(x, y) : nextafter(a, b);
   case K_MAX:
     if (isnan(a) || isnan(b)) return NAN;
@@ -767,11 +772,11 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
   if (p.op.result == R_FLOAT && !mt_dtype_is_float(p.ct)) p.ct = MT_float32;
   p.fl = mt_dtype_is_float(p.ct);
   /* BIN-2: a number is cast to the computation dtype first, except that
-   * torch's float16 mul, div and floor_divide kernels take a CPU scalar in
+   * torch's float16 (and bfloat16) mul, div and floor_divide kernels take a CPU scalar in
    * float (their opmath type): m * 0.1 in float16 is float(x) * 0.1f,
    * m + 0.1 is float(x) + float(half(0.1)) */
   p.nt = p.ct;
-  if (p.ct == MT_float16 &&
+  if ((p.ct == MT_float16 || p.ct == MT_bfloat16) &&
       (p.op.code == K_MUL || p.op.code == K_DIV || p.op.code == K_FLOORDIV))
     p.nt = MT_float32;
   p.rt = p.op.result == R_BOOL ? MT_bool : p.ct;
@@ -847,11 +852,12 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
     }
   }
   /* BIN-2: torch.masked wraps the result in a MaskedTensor, which refuses
-   * uint8 data (bool m + uint8 t); the in-place variants store into self
-   * instead (BIN-10) */
-  if (p.rt == MT_uint8 && opid == base) {
+   * uint8 and bfloat16 data (bool m + uint8 t, int32 m + bfloat16 t); the
+   * in-place variants store into self instead (BIN-10) */
+  if ((p.rt == MT_uint8 || p.rt == MT_bfloat16) && opid == base) {
     st = mt_err(err, MT_DTYPE_MISMATCH,
-                "%s: the result is uint8: torch.uint8 is not supported in MaskedTensor.", name);
+                "%s: the result is %s: torch.%s is not supported in MaskedTensor.", name,
+                mt_dtype_name(p.rt), mt_dtype_name(p.rt));
     goto fail;
   }
   call->out[0] = out;

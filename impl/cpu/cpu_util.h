@@ -67,7 +67,7 @@ static inline void mt__cpu_drop_outputs(mt_call *call) {
 /* ---- dtypes ----------------------------------------------------------- */
 
 static inline int mt__cpu_is_f(mt_dtype d) { return d == MT_float32 || d == MT_float64; }
-/* float16, float32, float64 */
+/* float16, bfloat16, float32, float64 */
 static inline int mt__cpu_is_float(mt_dtype d) { return mt_dtype_is_float(d); }
 /* int8, uint8, int32, int64 (bool is neither an integer nor a float here) */
 static inline int mt__cpu_is_int(mt_dtype d) {
@@ -91,8 +91,8 @@ static inline double mt__cpu_ld(const void *buf, mt_dtype d, int64_t i) {
   if (d == MT_float64) return ((const double *)buf)[i];
   return mt_get_f64(buf, d, i);
 }
-/* Stores v rounded once to d (float16 through float, as torch computes
- * half in float; integers truncate toward zero and wrap to their width,
+/* Stores v rounded once to d (float16 and bfloat16 through float, as torch
+ * computes half and bfloat16 in float; integers truncate toward zero and wrap to their width,
  * NaN gives 0; bool is v != 0). */
 static inline void mt__cpu_st(void *buf, mt_dtype d, int64_t i, double v) {
   if (d == MT_float32)

@@ -449,6 +449,7 @@ static const char *torch_scalar_name(mt_dtype d) {
   case MT_uint8: return "Byte";
   case MT_bool: return "Bool";
   case MT_float16: return "Half";
+  case MT_bfloat16: return "BFloat16";
   case MT_float32: return "Float";
   default: return "Double";
   }

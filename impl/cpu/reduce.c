@@ -34,7 +34,8 @@
  *        MaskedTensor itself. Refusals are DTYPE_MISMATCH. `dtype=` (sum,
  *        prod, mean; with `dim` only) converts every element first: sum
  *        then gives that dtype, prod still promotes integers to int64, mean
- *        takes floating dtypes only (any input dtype then).
+ *        takes floating dtypes only (any input dtype then); bfloat16 is
+ *        refused (MaskedTensor cannot hold the result).
  * RED-8  norm: torch.norm(m, ...) always passes p= to MaskedTensor's
  *        reduction, which takes only (dim, keepdim, dtype): torch refuses
  *        every call, INVALID_ARGUMENT.
@@ -508,6 +509,11 @@ static mt_status reduce(mt_call *call, mt_op op, const red_spec *s, mt_error *er
   keepdim = mt_kw_int(call->kw, "keepdim", 0) != 0;
   /* sum(dtype=) gives that dtype; prod converts, then promotes as always */
   mt_dtype odt = (dk && k == K_SUM) ? dt : out_dtype(s, dt);
+  if (odt == MT_bfloat16 || dt == MT_bfloat16) /* RED-7: MaskedTensor cannot hold the result */
+    return mt_err(err, MT_DTYPE_MISMATCH,
+                  "%s: dtype=bfloat16: torch.bfloat16 is not supported in MaskedTensor (the "
+                  "result would be a bfloat16 masked tensor)",
+                  name);
 
   if (m->data->kind == MT_KIND_COO || m->data->kind == MT_KIND_CSR) {
     if (dk)

@@ -68,7 +68,9 @@ typedef struct {
 
 /* ---- elementwise functions ---------------------------------------------- */
 
-static int is_half_or_float(mt_dtype d) { return d == MT_float32 || d == MT_float16; }
+static int is_half_or_float(mt_dtype d) {
+  return d == MT_float32 || d == MT_float16 || d == MT_bfloat16;
+}
 
 static double f_abs(double x, const un_par *p) { (void)p; return fabs(x); }
 static double f_acos(double x, const un_par *p) { (void)p; return acos(x); }
@@ -282,6 +284,7 @@ static const un_row ROWS[UN__COUNT] = {
 static const char *torch_dtype(mt_dtype d) {
   switch (d) {
   case MT_float16: return "Half";
+  case MT_bfloat16: return "BFloat16";
   case MT_float32: return "Float";
   case MT_float64: return "Double";
   case MT_int64: return "Long";
@@ -417,11 +420,16 @@ static mt_status prepare(const mt_call *call, const char *name, const un_row *r,
                   "%s: result type %s can't be cast to the desired output type %s (in place on "
                   "a %s tensor)",
                   name, torch_dtype(p->out), torch_dtype(in), mt_dtype_name(in));
-  /* the compute dtype of the float path: float for float16 (torch computes
-   * half in float) */
+  /* the compute dtype of the float path: float for float16 and bfloat16
+   * (torch computes them in float) */
   mt_dtype ct = p->out == MT_float64 ? MT_float64 : MT_float32;
   if (r->f == f_nan_to_num) {
-    double big = p->out == MT_float64 ? DBL_MAX : p->out == MT_float16 ? 65504.0 : FLT_MAX;
+    /* the dtype's largest finite value; bfloat16's is (2 - 2^-7) 2^127 (FLT_MAX
+     * would round to inf) */
+    double big = p->out == MT_float64    ? DBL_MAX
+                 : p->out == MT_float16  ? 65504.0
+                 : p->out == MT_bfloat16 ? 0x1.fep127
+                                         : FLT_MAX;
     p->nan = mt_kw_float(call->kw, "nan", 0.0);
     p->posinf = mt_kw_float(call->kw, "posinf", big);
     p->neginf = mt_kw_float(call->kw, "neginf", -big);

@@ -504,6 +504,11 @@ def promotion_specs(name, o: Op):
         (i8, "masked_dense", "promote_i32_tensor", i32, False),
         (i32, "masked_dense", "promote_u8_tensor", u8, False),
         (f16, "masked_dense", "promote_f64_tensor", f64, False),
+        # float16 with bfloat16: neither holds the other, torch gives float32
+        # (a plain operand: MaskedTensor refuses bfloat16 data)
+        (f16, "masked_dense", "promote_bf16_tensor", torch.bfloat16, False),
+        # int32 with bfloat16 is bfloat16, which the result MaskedTensor refuses
+        (i32, "masked_dense", "promote_bf16_tensor", torch.bfloat16, False),
         (i32, "dense_masked", "promote_f32_tensor", f32, False),
         (i8, "masked_dense", "promote_f64_0d", f64, True),
         (i8, "masked_dense", "promote_i64_0d", i64, True),
@@ -524,7 +529,10 @@ def promotion_specs(name, o: Op):
         ok, _ = accepts(o, probe)
         ok = ok and not (o.canon == "sub" and b in (mdt, other))  # any bool operand
         rdt = probe if probe.is_floating_point or o.result != "float" else f32
-        tol = ("exact" if o.result == "bool" or not rdt.is_floating_point else
+        # a bfloat16 result: torch.masked wraps it in a MaskedTensor, which
+        # refuses bfloat16 data (TypeError; a bool result is fine)
+        bf16_result = rdt == torch.bfloat16 and o.result != "bool"
+        tol = ("exact" if o.result == "bool" or not rdt.is_floating_point or bf16_result else
                TRANS_TOL[o.canon][rdt] if o.tolerance == TRANS else o.tolerance)
         nz = dict(nonzero=div and not probe.is_floating_point, small=shift)
 
@@ -545,6 +553,9 @@ def promotion_specs(name, o: Op):
         if not isinstance(other, torch.dtype) and o.canon in TENSORS_ONLY:
             out.append((token, Spec(layout, variant, build, args, ("BIN-2", "BIN-7"),
                                     "INVALID_ARGUMENT", first="must be Tensor")))
+        elif ok and bf16_result:
+            out.append((token, Spec(layout, variant, build, args, ("BIN-2",), "DTYPE_MISMATCH",
+                                    first="is not supported in MaskedTensor")))
         elif ok:
             out.append((token, Spec(layout, variant, build, args, ("BIN-2",), tolerance=tol)))
         else:

@@ -51,6 +51,16 @@ NORM_TOL = ("ulp:1", "ulp:4", "ulp:8")
 LOGSOFT_TOL = ("abs:2e-2", "abs:4e-6", "abs:1e-12")
 LSE_TOL = ("ulp:1", "abs:1e-6", "abs:1e-12")
 LAE_TOL = ("ulp:1", "abs:4e-7", "abs:1e-12")
+# bfloat16: torch computes it in float32 and rounds once to nearest even,
+# as float16: the float16 tolerance, except sum, mean and cumsum, which are
+# exact: a few bfloat16 values (8 significant bits) sum exactly in float32
+# and in double, so both round the same value once (and mean's division
+# rounds to the same float). Exact is what catches a backend that truncates
+# instead of rounding (the truncated value is 1 ulp off, which ulp:1 allows).
+# The transcendental ops keep ulp:1 (torch's float exp/log is a few float
+# ulps off the double result: rarely, a bfloat16 tie apart), prod too (1
+# ulp seen: torch multiplies bfloat16 in bfloat16, rounding each step).
+BF16_TOL = {"sum": "exact", "mean": "exact", "cumsum": "exact"}
 
 # op -> (rule, tolerances, poison values for masked-out input elements,
 #        default kwargs of our corner cases)
@@ -86,6 +96,8 @@ def tol_for(op, dt):
     if not dt.is_floating_point or op in ("argmin", "argmax"):
         return "exact"
     f16, f32, f64 = OPS[op][1]
+    if dt == torch.bfloat16:
+        return BF16_TOL.get(op, f16)
     return {F16: f16, F32: f32, F64: f64}[dt]
 
 
@@ -259,6 +271,26 @@ def build_std(op, dt, k, shape=(3, 4), mask_shape="same", p=0.6, empty_row=None,
             x[idx] = v
             m[idx] = True
         return [poison_input(x, m, op, k), m]
+    return build
+
+
+def bf16_ties(op):
+    """[input, mask] whose masked row sums fall on bfloat16 rounding ties
+    (MFN-7: round to nearest even; bfloat16 has 8 significant bits, so the
+    spacing at 1 is 2^-7 and 2^-8 is half of it). Row sums: 1 + 2^-8 (tie
+    between 1, even, and 1 + 2^-7: 1); 1 + 3 * 2^-8 (tie between 1 + 2^-7,
+    odd, and 1 + 2^-6: 1 + 2^-6); its negative; 1 + 2^-8 + 2^-16 (just
+    above the tie: 1 + 2^-7). Truncation gives 1, 1 + 2^-7, -(1 + 2^-7), 1;
+    rounding half away from zero 1 + 2^-7 in row 0. Every value is a
+    bfloat16 and every sum exact in float32; the last column is masked out
+    (poison)."""
+    rows = [[1.0, 2 ** -8, 0.0, 0.0], [1 + 2 ** -7, 2 ** -8, 0.0, 0.0],
+            [-(1 + 2 ** -7), -(2 ** -8), 0.0, 0.0], [1.0, 2 ** -8, 2 ** -16, 0.0]]
+
+    def build(g):
+        x = torch.tensor(rows, dtype=torch.bfloat16)
+        m = torch.tensor([[True, True, True, False]] * 4)
+        return [poison_input(x, m, op, 0), m]
     return build
 
 
@@ -586,6 +618,8 @@ def cases():
                 # one corner of ours per extra dtype: a fully masked row
                 out.append(case(op, dt, "fully_masked_row", build_std(op, dt, 1, empty_row=1),
                                 {**OPS[op][3], "dim": 1}, ("MFN-7",)))
+                if dt == torch.bfloat16 and op in ("sum", "cumsum"):
+                    out.append(case(op, dt, "round_ties", bf16_ties(op), {"dim": 1}, ("MFN-7",)))
             elif not sup and not refused(op, dt):
                 # torch takes a dtype that OpInfo does not list (median of
                 # integers: the float32 median cast back; a fully masked

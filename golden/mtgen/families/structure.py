@@ -26,8 +26,8 @@ from torch.masked import masked_tensor
 from ..model import ALL_DTYPES, Case, check_ids, py
 from ..opinfo import sample_mask, samples
 
-# MaskedTensor refuses uint8 data ("torch.uint8 is not supported in MaskedTensor")
-DTS = {k: v for k, v in ALL_DTYPES.items() if k != "u8"}
+# MaskedTensor refuses uint8 and bfloat16 data ("torch.uint8 is not supported in MaskedTensor")
+DTS = {k: v for k, v in ALL_DTYPES.items() if k not in ("u8", "bf16")}
 FLOATS = (torch.float16, torch.float32, torch.float64)
 GEN_POISON = (torch.float32, torch.float64)  # float16 cannot hold the generator's 1e30
 

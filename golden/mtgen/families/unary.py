@@ -63,8 +63,9 @@ INPLACE = ["abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_no
 
 ROUNDING = {"ceil", "floor", "round", "trunc", "frac"}
 INT_TOKENS = ("i64", "i32", "i8", "bool")
-# MaskedTensor refuses uint8 data at construction (MASK-2): no u8 cases.
-UN_DTYPES = {k: v for k, v in ALL_DTYPES.items() if k != "u8"}
+# MaskedTensor refuses uint8 and bfloat16 data at construction (MASK-2): no
+# u8 or bf16 cases.
+UN_DTYPES = {k: v for k, v in ALL_DTYPES.items() if k not in ("u8", "bf16")}
 
 # The default number arguments of the ops that need them: (args for floats,
 # args for integers and bool). pow's exponent is inputs/1, the others kwargs.

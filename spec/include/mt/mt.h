@@ -50,7 +50,9 @@ typedef enum {
 
 /* ---- dtypes ------------------------------------------------------------ */
 /* MT_DTYPE(name, element size, golden name). float16 is stored as IEEE
- * binary16 bits (uint16_t); bool as uint8_t 0/1. */
+ * binary16 bits (uint16_t); bfloat16 as the upper 16 bits of an IEEE
+ * float32 (uint16_t); bool as uint8_t 0/1. New dtypes are appended: the
+ * plugin ABI fixes the existing enum values. */
 #define MT_DTYPES(X)          \
   X(float32, 4, "float32")    \
   X(float64, 8, "float64")    \
@@ -59,7 +61,8 @@ typedef enum {
   X(int32, 4, "int32")        \
   X(int8, 1, "int8")          \
   X(uint8, 1, "uint8")        \
-  X(bool, 1, "bool")
+  X(bool, 1, "bool")          \
+  X(bfloat16, 2, "bfloat16")
 
 typedef enum {
 #define MT_X(name, size, str) MT_##name,
