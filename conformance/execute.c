@@ -154,6 +154,12 @@ static void judge(const mt_golden_case *c, mt_status st, const mt_error *kerr,
   for (int k = 0; k < n; k++) {
     if (k == t || matches(&e[k], st, call, &co, vwhy, sizeof vwhy, &err) != 1) continue;
     describe(c, &e[k], other, sizeof other);
+    if (o && o->exact_version) {
+      r->status = MT_CS_FAIL;
+      setmsg(r, "matches %s, not %s, the expectation of torch %s (--exact-version): %s", other,
+             what, e[t].label ? e[t].label + 6 : mt_case_base_version(c), why);
+      return;
+    }
     r->status = MT_CS_EXPECTED_DIVERGENCE;
     if (e[k].label && !e[t].label) /* the message older runners gave */
       setmsg(r, "matches %s; differs from outputs: %s", other, why);

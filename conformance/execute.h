@@ -42,6 +42,11 @@ typedef struct mt_exec_opts {
    * A result that matches another recorded version instead is
    * EXPECTED_DIVERGENCE, naming that version. */
   const char *torch_version;
+  /* Nonzero (--exact-version): a result that matches only another recorded
+   * version is FAIL, not EXPECTED_DIVERGENCE (our backends and the mutants
+   * are held to one torch: a kernel that reproduces an older torch's
+   * behaviour is wrong for the pinned one). */
+  int exact_version;
 } mt_exec_opts;
 
 /* Whether masked-out output data is compared for case c at level l. */

@@ -57,6 +57,9 @@ static void usage(FILE *f) {
       "                     a result that matches another recorded version instead is\n"
       "                     EXPECTED_DIVERGENCE naming it. A V no file or case records is\n"
       "                     an error listing the known versions (exit 2)\n"
+      "  --exact-version    a result that matches only another recorded torch version is\n"
+      "                     FAIL, not EXPECTED_DIVERGENCE: hold the implementation to one\n"
+      "                     torch (our backends and the mutants run with it)\n"
       "  --poison-runs N    re-run each case that has masked inputs N times (0-7, default 7)\n"
       "                     with its masked-out data set to NaN, +inf, -inf, +1e30, -1e30,\n"
       "                     -0.0 and a seeded random pattern, in that order; the masks and\n"
@@ -421,6 +424,8 @@ int main(int argc, char **argv) {
       o.run.exec.poison_runs = (int)n;
     } else if (is_run && !strcmp(a, "--no-poison")) {
       o.run.exec.poison_runs = 0;
+    } else if (is_run && !strcmp(a, "--exact-version")) {
+      o.run.exec.exact_version = 1;
     } else if (is_run && !strcmp(a, "--require-all")) {
       o.require_all = 1;
     } else if (OPT("--report-json", 1)) {

@@ -69,6 +69,11 @@ expect_run(0 "PASS +${b}" ${run} --filter "${b}" --torch-version 1.0.0)
 # --torch-version 1.1.0 (or its label): a must raise INVALID_ARGUMENT.
 expect_run(0 "EXPECTED_DIVERGENCE +${a} +\\(matches outputs \\(torch 2[^ ]*, the file's version\\); differs from error@torch-1\\.1\\.0 \\(torch 1\\.1\\.0\\), the expectation of torch 1\\.1\\.0: expected error INVALID_ARGUMENT, got OK"
   ${run} --filter "${a}" --torch-version torch-1.1.0)
+# --exact-version: the same result, held to torch 1.1.0 alone, is a FAIL
+# naming what it matched (our backends and the mutants run this way).
+expect_run(1 "FAIL +${a}[^\n]*\n +matches outputs \\(torch 2[^ ]*, the file's version\\), not error@torch-1\\.1\\.0 \\(torch 1\\.1\\.0\\), the expectation of torch 1\\.1\\.0 \\(--exact-version\\)"
+  ${run} --filter "${a}" --torch-version torch-1.1.0 --exact-version)
+expect_run(0 "PASS +${b}" ${run} --filter "${b}" --exact-version)
 
 # The default report states the files' own version, not requested.
 expect_run(0 "" ${run} --filter "${b}" --report-json "${W}/d.json")
@@ -78,7 +83,7 @@ if(NOT json MATCHES "\"torch_version\": \"2[^\"]*\",\n  \"torch_version_requeste
 endif()
 
 # A version nobody records: exit 2 with the known ones; a non-version: exit 2.
-expect_run(2 "--torch-version 9\\.9: no golden file or case records results of torch 9\\.9; the 1 golden file know: 1\\.0\\.0, 1\\.1\\.0, 2"
+expect_run(2 "--torch-version 9\\.9: no golden file or case records results of torch 9\\.9; the 1 golden file know: 1\\.0\\.0, 1\\.1\\.0, (1\\.13\\.1, )?2"
   ${run} --torch-version 9.9)
 expect_run(2 "--torch-version 'v2' is not a torch version" ${run} --torch-version v2)
 

@@ -251,7 +251,7 @@ foreach(entry IN LISTS MUTANTS)
   endif()
   string(REPLACE ";" " " ops_text "${ops}")
 
-  execute_process(COMMAND "${MTCS}" run --backend "${plugin}" --level strict ${profile_args} --golden ${goldens}
+  execute_process(COMMAND "${MTCS}" run --backend "${plugin}" --level strict --exact-version ${profile_args} --golden ${goldens}
     ${filters}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
 
