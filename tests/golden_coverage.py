@@ -51,10 +51,6 @@ DTYPE_GAPS = [
     # params: bfloat16 reaches them (sparse_adam and sgd have bf16 cases)
     ("*", ("bf16",), BFLOAT16, ("masked_*", "adagrad_dense", "adagrad_sparse", "sparse_adam",
                                 "sgd")),
-    ("adagrad_dense", ("bf16",), "torch takes bfloat16 params on the dense and sparse paths; "
-                                 "not generated yet (ADA-7's float16 cases only)"),
-    ("adagrad_sparse", ("bf16",), "torch takes bfloat16 params on the dense and sparse paths; "
-                                  "not generated yet (ADA-7's float16 cases only)"),
 ]
 
 

@@ -71,6 +71,8 @@ static mt_status parse_hparams(const char *name, const mt_kwargs *kw, hparams *h
  * ada_half after every op (the float/double loops round nothing extra). */
 #define MT__ADA_ID(x) (x)
 static float ada_half(float x) { return (float)mt__cpu_round(MT_float16, (double)x); }
+/* bfloat16 likewise (torch's opmath for it is float too) */
+static float ada_bf16(float x) { return (float)mt__cpu_round(MT_bfloat16, (double)x); }
 
 /* T is float or double; p/s are the (contiguous) output copies of param and
  * state_sum, updated in place. nclr = (T)(-clr), as torch casts alpha/value
@@ -97,6 +99,7 @@ static float ada_half(float x) { return (float)mt__cpu_round(MT_float16, (double
 MT__ADA_DENSE(float, float, MT__ADA_ID)
 MT__ADA_DENSE(double, double, MT__ADA_ID)
 MT__ADA_DENSE(float, half, ada_half)
+MT__ADA_DENSE(float, bf16, ada_bf16)
 
 /* ADA-2 / ADA-3 over a coalesced COO gradient (nnz entries of `row`
  * elements at dense offsets lin[k]*row + j). keep[k] == 0 skips entry k
@@ -128,6 +131,7 @@ MT__ADA_DENSE(float, half, ada_half)
 MT__ADA_COO(float, float, MT__ADA_ID)
 MT__ADA_COO(double, double, MT__ADA_ID)
 MT__ADA_COO(float, half, ada_half)
+MT__ADA_COO(float, bf16, ada_bf16)
 
 /* ADA-3 with a dense-storage masked gradient, as the generator's dense form
  * of the tutorial: masked-out grad data is poison and never read. */
@@ -160,6 +164,7 @@ MT__ADA_MASKED_DENSE(float, half, ada_half)
  * values (ng) and room for std (nsd): the half loops run on them. */
 typedef struct {
   float *p, *s, *g, *sd;
+  mt_dtype dt; /* float16 or bfloat16 */
 } ada_f16;
 
 static void f16_free(ada_f16 *w) {
@@ -172,30 +177,32 @@ static void f16_free(ada_f16 *w) {
 
 static mt_status f16_open(ada_f16 *w, const mt_call *call, const void *gvals, int64_t n, int64_t ng,
                           int64_t nsd, mt_error *err) {
+  mt_dtype dt = call->out[0]->dtype;
   w->p = malloc(sizeof *w->p * (size_t)(n ? n : 1));
   w->s = malloc(sizeof *w->s * (size_t)(n ? n : 1));
   w->g = malloc(sizeof *w->g * (size_t)(ng ? ng : 1));
   w->sd = malloc(sizeof *w->sd * (size_t)(nsd ? nsd : 1));
   if (!w->p || !w->s || !w->g || !w->sd) {
     f16_free(w);
-    return mt_err(err, MT_OUT_OF_MEMORY, "adagrad: out of memory for %lld float16 elements",
-                  (long long)n);
+    return mt_err(err, MT_OUT_OF_MEMORY, "adagrad: out of memory for %lld %s elements",
+                  (long long)n, mt_dtype_name(dt));
   }
+  w->dt = dt;
   for (int64_t i = 0; i < n; i++) {
-    w->p[i] = (float)mt__cpu_ld(call->out[0]->values, MT_float16, i);
-    w->s[i] = (float)mt__cpu_ld(call->out[1]->values, MT_float16, i);
+    w->p[i] = (float)mt__cpu_ld(call->out[0]->values, dt, i);
+    w->s[i] = (float)mt__cpu_ld(call->out[1]->values, dt, i);
   }
-  for (int64_t i = 0; i < ng; i++) w->g[i] = (float)mt__cpu_ld(gvals, MT_float16, i);
+  for (int64_t i = 0; i < ng; i++) w->g[i] = (float)mt__cpu_ld(gvals, dt, i);
   return MT_OK;
 }
 
-/* The half results back into the outputs (every value is already a half). */
+/* The half results back into the outputs (every value is already one). */
 static void f16_close(ada_f16 *w, mt_call *call, void *sdvals, int64_t n, int64_t nsd) {
   for (int64_t i = 0; i < n; i++) {
-    mt__cpu_st(call->out[0]->values, MT_float16, i, w->p[i]);
-    mt__cpu_st(call->out[1]->values, MT_float16, i, w->s[i]);
+    mt__cpu_st(call->out[0]->values, w->dt, i, w->p[i]);
+    mt__cpu_st(call->out[1]->values, w->dt, i, w->s[i]);
   }
-  for (int64_t i = 0; i < nsd; i++) mt__cpu_st(sdvals, MT_float16, i, w->sd[i]);
+  for (int64_t i = 0; i < nsd; i++) mt__cpu_st(sdvals, w->dt, i, w->sd[i]);
   f16_free(w);
 }
 
@@ -251,6 +258,10 @@ static mt_status ada_args_get(mt_call *call, const char *name, ada_args *a, mt_e
   /* ADA-7: integer and bool params; the masked path takes them but uint8 */
   if (!mt__cpu_is_float(a->dt) && (strcmp(name, "adagrad_masked") != 0 || a->dt == MT_uint8))
     return ada_int_refusal(name, a, err);
+  /* ADA-7: the masked path builds a MaskedTensor, which refuses bfloat16 */
+  if (a->dt == MT_bfloat16 && strcmp(name, "adagrad_masked") == 0)
+    return mt_err(err, MT_DTYPE_MISMATCH, "%s: torch.bfloat16 is not supported in MaskedTensor.",
+                  name);
   for (int k = 1; k < 3; k++) {
     mt_dtype d = in[k]->kind == MT_KIND_MASKED ? in[k]->data->dtype : in[k]->dtype;
     if (d != a->dt)
@@ -305,11 +316,12 @@ mt_status mt_cpu_adagrad_dense(mt_call *call, mt_error *err) {
     goto out;
   int64_t n = mt_numel(a.param);
   int use_wd = a.hp.weight_decay != 0.0; /* torch: `if weight_decay != 0` */
-  if (a.dt == MT_float16) { /* ADA-7: scalars in float (torch's opmath) */
+  if (a.dt == MT_float16 || a.dt == MT_bfloat16) { /* ADA-7: scalars in float (opmath) */
     ada_f16 w = {0};
     if ((st = f16_open(&w, call, g->values, n, n, n, err)) != MT_OK) goto out;
-    ada_dense_half(n, w.p, w.s, w.sd, w.g, (float)-a.hp.clr, use_wd, (float)a.hp.weight_decay,
-                   (float)a.hp.eps, a.hp.maximize);
+    (a.dt == MT_float16 ? ada_dense_half : ada_dense_bf16)(
+        n, w.p, w.s, w.sd, w.g, (float)-a.hp.clr, use_wd, (float)a.hp.weight_decay,
+        (float)a.hp.eps, a.hp.maximize);
     f16_close(&w, call, call->out[2]->values, n, n);
   } else if (a.dt == MT_float32)
     ada_dense_float(n, call->out[0]->values, call->out[1]->values, call->out[2]->values, g->values,
@@ -359,11 +371,12 @@ mt_status mt_cpu_adagrad_sparse(mt_call *call, mt_error *err) {
     memcpy(std->indices, g->indices, sizeof(int64_t) * (size_t)g->sparse_dim * (size_t)g->nnz);
   std->coalesced = 1;
   int64_t nv = g->nnz * mt_coo_row_numel(g);
-  if (a.dt == MT_float16) { /* ADA-7 */
+  if (a.dt == MT_float16 || a.dt == MT_bfloat16) { /* ADA-7 */
     ada_f16 w = {0};
     if ((st = f16_open(&w, call, g->values, mt_numel(a.param), nv, nv, err)) != MT_OK) goto out;
-    ada_coo_half(g, w.g, lin, NULL, w.p, w.s, w.sd, (float)-a.hp.clr, (float)a.hp.eps,
-                 a.hp.maximize);
+    (a.dt == MT_float16 ? ada_coo_half : ada_coo_bf16)(g, w.g, lin, NULL, w.p, w.s, w.sd,
+                                                       (float)-a.hp.clr, (float)a.hp.eps,
+                                                       a.hp.maximize);
     f16_close(&w, call, std->values, mt_numel(a.param), nv);
   } else if (a.dt == MT_float32)
     ada_coo_float(g, g->values, lin, NULL, call->out[0]->values, call->out[1]->values, std->values,

@@ -344,6 +344,21 @@ def dtype_cases():
                          dict(RANDOM_HP, **over), ("ADA-7",), compare_forms=False)
         c.tolerance = F16_TOL
         out.append(c)
+    # bfloat16: the dense and sparse paths as float16's (each op in float,
+    # rounded); the tutorial's masked path builds a MaskedTensor, which
+    # refuses bfloat16 (its case is the refusal)
+    for path, kind, variant, over in ADAGRAD_RANDOM:
+        layout = "coo" if kind.startswith("coo") else kind
+        if path == "masked" and (kind, variant) != ("coo", "random"):
+            continue
+        err = "DTYPE_MISMATCH" if path == "masked" else None
+        c = adagrad_case(path, layout, "bf16", "dtype_refused" if err else variant,
+                         lambda g, k=kind: random_inputs(k, g, torch.bfloat16),
+                         dict(RANDOM_HP, **over), ("ADA-7",), error_class=err,
+                         error_match="bfloat16 is not supported in MaskedTensor" if err else None,
+                         compare_forms=False)
+        c.tolerance = F16_TOL
+        out.append(c)
     for short, dt in INT_DTYPES.items():
         for path, kind in GRAD_KINDS:
             if dt == torch.uint8 and kind == "masked":
