@@ -238,11 +238,7 @@ mt_status mt_npma_pow(mt_call *call, mt_error *err) {
     goto out;
   }
   mt_dtype rt;
-  if (npma_promote(a.dt, b.dt, &rt) != 0) {
-    st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s with %s gives int16, which mtcs has no name for",
-                name, mt_dtype_name(a.dt), mt_dtype_name(b.dt));
-    goto out;
-  }
+  if ((st = npma_promote_checked(name, a.dt, b.dt, &rt, err)) != MT_OK) goto out;
   if (rt == MT_bool) rt = MT_int8; /* numpy: bool ** bool is int8 */
   int is_int = npma_kind(rt) != 'f';
   int64_t ei = is_int ? npma_ldi(&b, 0) : 0;
@@ -440,11 +436,7 @@ mt_status mt_npma_pow_(mt_call *call, mt_error *err) {
                 name);
     goto out;
   }
-  if (npma_promote(a.dt, b.dt, &pt) != 0) {
-    st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s with %s gives int16, which mtcs has no name for",
-                name, mt_dtype_name(a.dt), mt_dtype_name(b.dt));
-    goto out;
-  }
+  if ((st = npma_promote_checked(name, a.dt, b.dt, &pt, err)) != MT_OK) goto out;
   if (pt == MT_bool) pt = MT_int8; /* numpy: bool ** bool is int8 */
   char ka = npma_kind(a.dt), kp = npma_kind(pt);
   if (!(ka == 'f' || (ka != 'b' && kp != 'f'))) {

@@ -86,6 +86,17 @@ static inline int npma_promote(mt_dtype a, mt_dtype b, mt_dtype *out) {
   return 0;
 }
 
+/* npma_promote, with the error (naming op) where the result has no mtcs
+ * dtype: NOT_SUPPORTED. */
+static inline mt_status npma_promote_checked(const char *op, mt_dtype a, mt_dtype b, mt_dtype *out,
+                                             mt_error *err) {
+  *out = a; /* set on the error path too (the callers' -Wmaybe-uninitialized) */
+  if (npma_promote(a, b, out) != 0)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: %s with %s gives int16, which mtcs has no name for",
+                  op, mt_dtype_name(a), mt_dtype_name(b));
+  return MT_OK;
+}
+
 /* ---- operands ------------------------------------------------------------- */
 
 /* One operand of an elementwise op: contiguous data and the specified flags
