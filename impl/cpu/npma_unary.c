@@ -222,6 +222,51 @@ static int64_t pow_i(int64_t x, int64_t e) {
   return (int64_t)r;
 }
 
+/* The exponent of pow and pow_, a number: *e, and *ei when the power is
+ * taken in integers (is_int), where a negative exponent is numpy's
+ * ValueError (DTYPE_MISMATCH). */
+static mt_status pow_exponent(const char *name, const npma_arg *a, const npma_arg *b, int is_int,
+                              int64_t *ei, double *e, mt_error *err) {
+  *ei = is_int ? npma_ldi(b, 0) : 0;
+  *e = npma_ld(b, 0);
+  if (is_int && *ei < 0)
+    return mt_err(err, MT_DTYPE_MISMATCH,
+                  "%s: Integers to negative integer powers are not allowed (%s ** %lld)", name,
+                  mt_dtype_name(a->dt), (long long)*ei);
+  return MT_OK;
+}
+
+/* The elements of pow (inplace 0) and pow_ (inplace 1) into od/om of dtype
+ * rt: integers by squaring, masked-out elements keep a's data; floats as
+ * pow's np.where(m, data, power(data, e)) (numpy's scalar fast paths,
+ * computed in rt) or pow_'s x ** e with e = 1 under masked-out elements (C's
+ * pow, computed in the promoted dtype pt); then every non-finite value is
+ * masked and holds fill_value 1e20 (NPMA-3, NPMA-7, NPMA-23). */
+static void pow_elements(const npma_arg *a, mt_dtype rt, mt_dtype pt, int is_int, int64_t ei,
+                         double e, int inplace, void *od, uint8_t *om) {
+  for (int64_t i = 0; i < mt_numel(a->t); i++) {
+    int spec = a->mask[i];
+    if (is_int) {
+      int64_t x = npma_ldi(a, i);
+      mt__cpu_sti(od, rt, i, spec ? pow_i(x, ei) : x);
+      om[i] = (uint8_t)spec;
+      continue;
+    }
+    double x = npma_ld(a, i), r;
+    if (inplace)
+      r = mt__cpu_round(rt, npma_calc(pt, spec ? pow(x, e) : x)); /* x ** 1 */
+    else
+      r = spec ? mt__cpu_round(rt, npma_calc(rt, pow_f(x, e))) : mt__cpu_round(rt, x);
+    if (!isfinite(r)) {
+      spec = 0;
+      npma_store_fill_value(od, rt, i);
+    } else {
+      mt__cpu_st(od, rt, i, r);
+    }
+    om[i] = (uint8_t)spec;
+  }
+}
+
 mt_status mt_npma_pow(mt_call *call, mt_error *err) {
   static const char *name = "pow";
   npma_arg a = {0}, b = {0};
@@ -241,36 +286,12 @@ mt_status mt_npma_pow(mt_call *call, mt_error *err) {
   if ((st = npma_promote_checked(name, a.dt, b.dt, &rt, err)) != MT_OK) goto out;
   if (rt == MT_bool) rt = MT_int8; /* numpy: bool ** bool is int8 */
   int is_int = npma_kind(rt) != 'f';
-  int64_t ei = is_int ? npma_ldi(&b, 0) : 0;
-  double e = npma_ld(&b, 0);
-  if (is_int && ei < 0) {
-    st = mt_err(err, MT_DTYPE_MISMATCH,
-                "%s: Integers to negative integer powers are not allowed (%s ** %lld)", name,
-                mt_dtype_name(a.dt), (long long)ei);
-    goto out;
-  }
+  int64_t ei;
+  double e;
+  if ((st = pow_exponent(name, &a, &b, is_int, &ei, &e, err)) != MT_OK) goto out;
   const mt_tensor *t = a.t;
   if ((st = npma_new_out(call, rt, t->ndim, t->shape, &od, &om, err)) != MT_OK) goto out;
-  for (int64_t i = 0; i < mt_numel(t); i++) {
-    int spec = a.mask[i];
-    if (is_int) {
-      int64_t x = npma_ldi(&a, i);
-      mt__cpu_sti(od, rt, i, spec ? pow_i(x, ei) : x);
-      om[i] = (uint8_t)spec;
-      continue;
-    }
-    /* np.where(m, data, power(data, e)); then every non-finite value is
-     * masked and holds fill_value 1e20 (NPMA-3, NPMA-7) */
-    double x = npma_ld(&a, i);
-    double r = spec ? mt__cpu_round(rt, npma_calc(rt, pow_f(x, e))) : mt__cpu_round(rt, x);
-    if (!isfinite(r)) {
-      spec = 0;
-      npma_store_fill_value(od, rt, i);
-    } else {
-      mt__cpu_st(od, rt, i, r);
-    }
-    om[i] = (uint8_t)spec;
-  }
+  pow_elements(&a, rt, rt, is_int, ei, e, 0, od, om);
 out:
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   npma_arg_close(&a);
@@ -447,36 +468,13 @@ mt_status mt_npma_pow_(mt_call *call, mt_error *err) {
     goto out;
   }
   int is_int = kp != 'f';
-  int64_t ei = is_int ? npma_ldi(&b, 0) : 0;
-  double e = npma_ld(&b, 0);
-  if (is_int && ei < 0) {
-    st = mt_err(err, MT_DTYPE_MISMATCH,
-                "%s: Integers to negative integer powers are not allowed (%s ** %lld)", name,
-                mt_dtype_name(a.dt), (long long)ei);
-    goto out;
-  }
+  int64_t ei;
+  double e;
+  if ((st = pow_exponent(name, &a, &b, is_int, &ei, &e, err)) != MT_OK) goto out;
   mt_dtype rt = a.dt;
   const mt_tensor *t = a.t;
   if ((st = npma_new_out(call, rt, t->ndim, t->shape, &od, &om, err)) != MT_OK) goto out;
-  for (int64_t i = 0; i < mt_numel(t); i++) {
-    int spec = a.mask[i];
-    if (is_int) {
-      int64_t x = npma_ldi(&a, i);
-      mt__cpu_sti(od, rt, i, spec ? pow_i(x, ei) : x);
-      om[i] = (uint8_t)spec;
-      continue;
-    }
-    double x = npma_ld(&a, i);
-    double p = spec ? pow(x, e) : x; /* x ** 1 */
-    double r = mt__cpu_round(rt, npma_calc(pt, p));
-    if (!isfinite(r)) {
-      spec = 0;
-      npma_store_fill_value(od, rt, i);
-    } else {
-      mt__cpu_st(od, rt, i, r);
-    }
-    om[i] = (uint8_t)spec;
-  }
+  pow_elements(&a, rt, pt, is_int, ei, e, 1, od, om);
 out:
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   npma_arg_close(&a);
