@@ -97,6 +97,21 @@ static inline mt_status npma_promote_checked(const char *op, mt_dtype a, mt_dtyp
   return MT_OK;
 }
 
+/* numpy's normalize_axis_index: axis v of an array of ndim dimensions (a 0-d
+ * array takes 0 and -1, as a 1-d one), counted from the end when negative;
+ * out of range is numpy's AxisError (INDEX_OUT_OF_RANGE, naming op). */
+static inline mt_status npma_axis(const char *op, int64_t v, int ndim, int64_t *out,
+                                  mt_error *err) {
+  int64_t nd = ndim ? ndim : 1;
+  *out = v; /* set on the error path too (the callers' -Wmaybe-uninitialized) */
+  if (v < -nd || v >= nd)
+    return mt_err(err, MT_INDEX_OUT_OF_RANGE,
+                  "%s: axis %lld is out of bounds for array of dimension %d (numpy's AxisError)",
+                  op, (long long)v, ndim);
+  *out = v < 0 ? v + nd : v;
+  return MT_OK;
+}
+
 /* ---- operands ------------------------------------------------------------- */
 
 /* One operand of an elementwise op: contiguous data and the specified flags
