@@ -414,9 +414,7 @@ static mt_status inplace(mt_call *call, mt_op alias, mt_error *err) {
   if (op == MT_OP_div && npma_kind(pt) != 'f') pt = MT_float64; /* true_divide */
   if (op == MT_OP_floor_divide && pt == MT_bool) pt = MT_int8; /* numpy's bool // bool */
   /* numpy's 'same_kind' cast of the result to a's dtype */
-  char ka = npma_kind(a.dt), kp = npma_kind(pt);
-  int castable = ka == 'f' || kp == 'b' || (ka != 'b' && kp != 'f');
-  if (!castable || (op == MT_OP_sub && pt == MT_bool)) {
+  if (!npma_same_kind(pt, a.dt) || (op == MT_OP_sub && pt == MT_bool)) {
     st = mt_err(err, MT_DTYPE_MISMATCH,
                 "%s: Cannot cast ufunc output from dtype %s to dtype %s with casting rule "
                 "'same_kind' (numpy's UFuncTypeError)", name, mt_dtype_name(pt),

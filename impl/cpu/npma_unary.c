@@ -275,15 +275,14 @@ static mt_status power(mt_call *call, mt_op op, int inplace, mt_error *err) {
   }
   if ((st = npma_promote_checked(name, a.dt, b.dt, &pt, err)) != MT_OK) goto out;
   if (pt == MT_bool) pt = MT_int8; /* numpy: bool ** bool is int8 */
-  char ka = npma_kind(a.dt), kp = npma_kind(pt);
-  if (inplace && !(ka == 'f' || (ka != 'b' && kp != 'f'))) {
+  if (inplace && !npma_same_kind(pt, a.dt)) {
     st = mt_err(err, MT_DTYPE_MISMATCH,
                 "%s: Cannot cast ufunc 'power' output from dtype %s to dtype %s with casting "
                 "rule 'same_kind' (numpy's UFuncTypeError)", name, mt_dtype_name(pt),
                 mt_dtype_name(a.dt));
     goto out;
   }
-  int is_int = kp != 'f';
+  int is_int = npma_kind(pt) != 'f';
   int64_t ei = is_int ? npma_ldi(&b, 0) : 0;
   double e = npma_ld(&b, 0);
   if (is_int && ei < 0) {

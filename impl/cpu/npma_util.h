@@ -97,6 +97,13 @@ static inline mt_status npma_promote_checked(const char *op, mt_dtype a, mt_dtyp
   return MT_OK;
 }
 
+/* numpy's can_cast(from, to, 'same_kind') for mtcs's dtypes: bool to any
+ * dtype, integers (signed or not) to integers and floats, floats to floats. */
+static inline int npma_same_kind(mt_dtype from, mt_dtype to) {
+  char kf = npma_kind(from), kt = npma_kind(to);
+  return kt == 'f' || kf == 'b' || (kt != 'b' && kf != 'f');
+}
+
 /* numpy's normalize_axis_index: axis v of an array of ndim dimensions (a 0-d
  * array takes 0 and -1, as a 1-d one), counted from the end when negative;
  * out of range is numpy's AxisError (INDEX_OUT_OF_RANGE, naming op). */
