@@ -19,6 +19,20 @@ static mt_status adam(mt_call *c, mt_error *e, const mt_tensor *p, const mt_tens
   return run(mt_cpu_sparse_adam, c, e, 4, in, kw);
 }
 
+/* The inputs of the step by hand below: param [[1, 2], [3, 4]] float64, grad
+ * COO (0, 1) = 0.5 (coalesced), exp_avg and exp_avg_sq zero. */
+typedef struct {
+  mt_tensor *p, *g, *m, *v;
+} adam_in;
+static adam_in hand_inputs(void) {
+  adam_in in;
+  in.p = dense(MT_float64, 2, SHAPE(2, 2), VALS(1, 2, 3, 4));
+  in.m = dense(MT_float64, 2, SHAPE(2, 2), VALS(0, 0, 0, 0));
+  in.v = dense(MT_float64, 2, SHAPE(2, 2), VALS(0, 0, 0, 0));
+  in.g = coo2(MT_float64, 2, 2, 1, (const int64_t[]){0}, (const int64_t[]){1}, VALS(0.5), 1);
+  return in;
+}
+
 /* param [[1, 2], [3, 4]] float64, grad COO (0, 1) = 0.5, zero state, lr 0.1,
  * betas (0.5, 0.75), eps 0.25, step 1:
  *   mu = (0.5 - 0) * (1 - 0.5) = 0.25          -> exp_avg (0,1) = 0.25
@@ -28,17 +42,13 @@ static mt_status adam(mt_call *c, mt_error *e, const mt_tensor *p, const mt_tens
  *   param (0,1) = 2 + (-0.1) * (0.25 / 0.5) = 1.95; every other element of
  *   the three outputs keeps its value (SADAM-1). */
 TEST(one_step_by_hand_moves_only_the_gradient_entry) {
-  mt_tensor *p = dense(MT_float64, 2, SHAPE(2, 2), VALS(1, 2, 3, 4));
-  mt_tensor *z1 = dense(MT_float64, 2, SHAPE(2, 2), VALS(0, 0, 0, 0));
-  mt_tensor *z2 = dense(MT_float64, 2, SHAPE(2, 2), VALS(0, 0, 0, 0));
-  mt_tensor *g = coo2(MT_float64, 2, 2, 1, (const int64_t[]){0}, (const int64_t[]){1}, VALS(0.5),
-                      1);
+  adam_in in = hand_inputs();
   mt_kwarg kv[] = {kw_float("lr", 0.1), kw_floats("betas", 2, VALS(0.5, 0.75)),
                    kw_float("eps", 0.25), kw_int("step", 1)};
   mt_kwargs kw = {4, kv};
   mt_call c;
   mt_error e;
-  CHECK_STATUS(adam(&c, &e, p, g, z1, z2, &kw), MT_OK);
+  CHECK_STATUS(adam(&c, &e, in.p, in.g, in.m, in.v, &kw), MT_OK);
   if (c.n_out == 3) {
     const double want_p[] = {1, 1.95, 3, 4}, want_m[] = {0, 0.25, 0, 0},
                  want_v[] = {0, 0.0625, 0, 0};
@@ -48,7 +58,7 @@ TEST(one_step_by_hand_moves_only_the_gradient_entry) {
       CHECK_NEAR(at(c.out[2], i), want_v[i], 0);
     }
   }
-  done(&c, (mt_tensor *[]){p, z1, z2, g}, 4);
+  done(&c, (mt_tensor *[]){in.p, in.m, in.v, in.g}, 4);
 }
 
 /* The same step with lr = torch.tensor([0.1]): a float32 tensor, so lr is
@@ -56,23 +66,19 @@ TEST(one_step_by_hand_moves_only_the_gradient_entry) {
  * f32(f32(lr * 0.5) / 0.5) = (float)0.1 again; param (0,1) = 2 - (float)0.1
  * * 0.5, which is 7.45e-10 below 1.95. */
 TEST(tensor_lr_is_float32) {
-  mt_tensor *p = dense(MT_float64, 2, SHAPE(2, 2), VALS(1, 2, 3, 4));
-  mt_tensor *z1 = dense(MT_float64, 2, SHAPE(2, 2), VALS(0, 0, 0, 0));
-  mt_tensor *z2 = dense(MT_float64, 2, SHAPE(2, 2), VALS(0, 0, 0, 0));
-  mt_tensor *g = coo2(MT_float64, 2, 2, 1, (const int64_t[]){0}, (const int64_t[]){1}, VALS(0.5),
-                      1);
+  adam_in in = hand_inputs();
   mt_kwarg kv[] = {kw_floats("lr", 1, VALS(0.1)), kw_floats("betas", 2, VALS(0.5, 0.75)),
                    kw_float("eps", 0.25), kw_int("step", 1)};
   mt_kwargs kw = {4, kv};
   mt_call c;
   mt_error e;
-  CHECK_STATUS(adam(&c, &e, p, g, z1, z2, &kw), MT_OK);
+  CHECK_STATUS(adam(&c, &e, in.p, in.g, in.m, in.v, &kw), MT_OK);
   if (c.n_out == 3) CHECK(at(c.out[0], 1) == 2.0 - (double)(float)0.1 * 0.5);
   done(&c, NULL, 0);
   kv[0] = kw_floats("lr", 2, VALS(0.1, 0.2));
-  CHECK_STATUS(adam(&c, &e, p, g, z1, z2, &kw), MT_INVALID_ARGUMENT);
+  CHECK_STATUS(adam(&c, &e, in.p, in.g, in.m, in.v, &kw), MT_INVALID_ARGUMENT);
   CHECK_HAS(e.msg, "Tensor lr must be 1-element");
-  done(&c, (mt_tensor *[]){p, z1, z2, g}, 4);
+  done(&c, (mt_tensor *[]){in.p, in.m, in.v, in.g}, 4);
 }
 
 TEST(state_inputs_must_match_the_param) {

@@ -248,9 +248,7 @@ static mt_status binary(mt_call *call, mt_op alias, mt_error *err) {
   if (fn->kind == K_SHIFT && b.is_number && b.t->kind == MT_KIND_SCALAR &&
       npma_kind(a.dt) != 'b' && npma_kind(b.dt) != 'f') {
     rt = a.dt; /* np.ma's shifts pass a Python int to the ufunc: NEP 50's weak scalar */
-  } else if (npma_promote(a.dt, b.dt, &rt) != 0) {
-    st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s with %s gives int16, which mtcs has no name for",
-                name, mt_dtype_name(a.dt), mt_dtype_name(b.dt));
+  } else if ((st = npma_promote_checked(name, a.dt, b.dt, &rt, err)) != MT_OK) {
     goto out;
   }
   if (op == MT_OP_sub && rt == MT_bool) {
@@ -412,17 +410,11 @@ static mt_status inplace(mt_call *call, mt_op alias, mt_error *err) {
     goto out;
   }
   npma_arg_bcast(&b, ndim, shape);
-  if (npma_promote(a.dt, b.dt, &pt) != 0) {
-    st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s with %s gives int16, which mtcs has no name for",
-                name, mt_dtype_name(a.dt), mt_dtype_name(b.dt));
-    goto out;
-  }
+  if ((st = npma_promote_checked(name, a.dt, b.dt, &pt, err)) != MT_OK) goto out;
   if (op == MT_OP_div && npma_kind(pt) != 'f') pt = MT_float64; /* true_divide */
   if (op == MT_OP_floor_divide && pt == MT_bool) pt = MT_int8; /* numpy's bool // bool */
   /* numpy's 'same_kind' cast of the result to a's dtype */
-  char ka = npma_kind(a.dt), kp = npma_kind(pt);
-  int castable = ka == 'f' || kp == 'b' || (ka != 'b' && kp != 'f');
-  if (!castable || (op == MT_OP_sub && pt == MT_bool)) {
+  if (!npma_same_kind(pt, a.dt) || (op == MT_OP_sub && pt == MT_bool)) {
     st = mt_err(err, MT_DTYPE_MISMATCH,
                 "%s: Cannot cast ufunc output from dtype %s to dtype %s with casting rule "
                 "'same_kind' (numpy's UFuncTypeError)", name, mt_dtype_name(pt),

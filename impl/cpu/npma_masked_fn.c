@@ -89,7 +89,6 @@ static mt_status mfn_scan(mt_call *call, mt_op op, const char *name, const npma_
                           mt_error *err) {
   const mt_tensor *t = a->t;
   int prod = op == MT_OP_masked_cumprod;
-  int nd = t->ndim ? t->ndim : 1;
   const mt_kwarg *kd = mt_kw_find(call->kw, "dim");
   int64_t d = kd ? kd->i : 0;
   void *od = NULL;
@@ -97,11 +96,7 @@ static mt_status mfn_scan(mt_call *call, mt_op op, const char *name, const npma_
   mt_status st;
   if (!kd)
     return mt_err(err, MT_INVALID_ARGUMENT, "%s: dim is required", name);
-  if (d < -nd || d >= nd)
-    return mt_err(err, MT_INDEX_OUT_OF_RANGE,
-                  "%s: axis %lld is out of bounds for array of dimension %d (numpy's AxisError)",
-                  name, (long long)d, t->ndim);
-  if (d < 0) d += nd;
+  if ((st = npma_axis(name, d, t->ndim, &d, err)) != MT_OK) return st;
   if (a->dt == MT_uint8)
     return mt_err(err, MT_NOT_SUPPORTED,
                   "%s: numpy scans uint8 in uint64, which mtcs has no name for", name);
@@ -148,11 +143,7 @@ static mt_status mfn_median(mt_call *call, const char *name, const npma_arg *a, 
     return mt_err(err, MT_NOT_SUPPORTED,
                   "%s: numpy.ma's median of a 1-D array takes another path (not implemented)",
                   name);
-  if (d < -nd || d >= nd)
-    return mt_err(err, MT_INDEX_OUT_OF_RANGE,
-                  "%s: axis %lld is out of bounds for array of dimension %d (numpy's AxisError)",
-                  name, (long long)d, nd);
-  if (d < 0) d += nd;
+  if ((st = npma_axis(name, d, nd, &d, err)) != MT_OK) return st; /* nd >= 2 */
   if (a->dt == MT_uint8 || a->dt == MT_int8 || a->dt == MT_int32)
     return mt_err(err, MT_NOT_SUPPORTED, "%s: %s is not implemented", name,
                   mt_dtype_name(a->dt));

@@ -38,13 +38,9 @@ static mt_status plan_dims(const mt_call *call, const char *name, const mt_tenso
   p->all = n == 0;
   if (p->all && p->keepdim && t->ndim > 0) p->all = 0; /* keepdims=True: a MaskedArray of ones */
   for (int k = 0; k < n; k++) {
-    int64_t v = d->type == MT_KW_INTS ? d->ints[k] : d->i;
-    int64_t nd = t->ndim ? t->ndim : 1;
-    if (v < -nd || v >= nd)
-      return mt_err(err, MT_INDEX_OUT_OF_RANGE,
-                    "%s: axis %lld is out of bounds for array of dimension %d (numpy's AxisError)",
-                    name, (long long)v, t->ndim);
-    if (v < 0) v += nd;
+    int64_t v;
+    mt_status st = npma_axis(name, d->type == MT_KW_INTS ? d->ints[k] : d->i, t->ndim, &v, err);
+    if (st != MT_OK) return st;
     if (t->ndim == 0) continue;
     if (p->reduce[v])
       return mt_err(err, MT_INVALID_ARGUMENT, "%s: duplicate value in 'axis' (%lld)", name,

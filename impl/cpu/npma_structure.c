@@ -125,11 +125,7 @@ mt_status mt_npma_where(mt_call *call, mt_error *err) {
                 mt_dtype_name(c.dt));
     goto out;
   }
-  if (npma_promote(x.dt, y.dt, &rt) != 0) {
-    st = mt_err(err, MT_NOT_SUPPORTED, "where: %s with %s gives int16, which mtcs has no name for",
-                mt_dtype_name(x.dt), mt_dtype_name(y.dt));
-    goto out;
-  }
+  if ((st = npma_promote_checked("where", x.dt, y.dt, &rt, err)) != MT_OK) goto out;
   if ((st = npma_broadcast(args, 3, "where", &ndim, shape, err)) != MT_OK) goto out;
   for (int k = 0; k < 3; k++) npma_arg_bcast(args[k], ndim, shape);
   if ((st = npma_new_out(call, rt, ndim, shape, &od, &om, err)) != MT_OK) goto out;

@@ -222,51 +222,27 @@ static int64_t pow_i(int64_t x, int64_t e) {
   return (int64_t)r;
 }
 
-mt_status mt_npma_pow(mt_call *call, mt_error *err) {
-  static const char *name = "pow";
-  npma_arg a = {0}, b = {0};
-  void *od = NULL;
-  uint8_t *om = NULL;
-  mt_status st;
-
-  if ((st = npma_begin(call, MT_OP_pow, err)) != MT_OK) return st;
-  if ((st = npma_arg_open(call, 0, name, &a, err)) != MT_OK) goto out;
-  if ((st = npma_arg_open(call, 1, name, &b, err)) != MT_OK) goto out;
-  if (!a.is_masked || !b.is_number) {
-    st = mt_err(err, MT_NOT_SUPPORTED, "%s: only a masked tensor to a number is implemented",
-                name);
-    goto out;
-  }
-  mt_dtype rt;
-  if (npma_promote(a.dt, b.dt, &rt) != 0) {
-    st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s with %s gives int16, which mtcs has no name for",
-                name, mt_dtype_name(a.dt), mt_dtype_name(b.dt));
-    goto out;
-  }
-  if (rt == MT_bool) rt = MT_int8; /* numpy: bool ** bool is int8 */
-  int is_int = npma_kind(rt) != 'f';
-  int64_t ei = is_int ? npma_ldi(&b, 0) : 0;
-  double e = npma_ld(&b, 0);
-  if (is_int && ei < 0) {
-    st = mt_err(err, MT_DTYPE_MISMATCH,
-                "%s: Integers to negative integer powers are not allowed (%s ** %lld)", name,
-                mt_dtype_name(a.dt), (long long)ei);
-    goto out;
-  }
-  const mt_tensor *t = a.t;
-  if ((st = npma_new_out(call, rt, t->ndim, t->shape, &od, &om, err)) != MT_OK) goto out;
-  for (int64_t i = 0; i < mt_numel(t); i++) {
-    int spec = a.mask[i];
+/* The elements of pow (inplace 0) and pow_ (inplace 1) into od/om of dtype
+ * rt: integers by squaring, masked-out elements keep a's data; floats as
+ * pow's np.where(m, data, power(data, e)) (numpy's scalar fast paths,
+ * computed in rt) or pow_'s x ** e with e = 1 under masked-out elements (C's
+ * pow, computed in the promoted dtype pt); then every non-finite value is
+ * masked and holds fill_value 1e20 (NPMA-3, NPMA-7, NPMA-23). */
+static void pow_elements(const npma_arg *a, mt_dtype rt, mt_dtype pt, int is_int, int64_t ei,
+                         double e, int inplace, void *od, uint8_t *om) {
+  for (int64_t i = 0; i < mt_numel(a->t); i++) {
+    int spec = a->mask[i];
     if (is_int) {
-      int64_t x = npma_ldi(&a, i);
+      int64_t x = npma_ldi(a, i);
       mt__cpu_sti(od, rt, i, spec ? pow_i(x, ei) : x);
       om[i] = (uint8_t)spec;
       continue;
     }
-    /* np.where(m, data, power(data, e)); then every non-finite value is
-     * masked and holds fill_value 1e20 (NPMA-3, NPMA-7) */
-    double x = npma_ld(&a, i);
-    double r = spec ? mt__cpu_round(rt, npma_calc(rt, pow_f(x, e))) : mt__cpu_round(rt, x);
+    double x = npma_ld(a, i), r;
+    if (inplace)
+      r = mt__cpu_round(rt, npma_calc(pt, spec ? pow(x, e) : x)); /* x ** 1 */
+    else
+      r = spec ? mt__cpu_round(rt, npma_calc(rt, pow_f(x, e))) : mt__cpu_round(rt, x);
     if (!isfinite(r)) {
       spec = 0;
       npma_store_fill_value(od, rt, i);
@@ -275,12 +251,58 @@ mt_status mt_npma_pow(mt_call *call, mt_error *err) {
     }
     om[i] = (uint8_t)spec;
   }
+}
+
+/* pow (inplace 0) and pow_ (inplace 1, NPMA-23 below): a masked tensor to a
+ * number, in numpy 2's promotion pt of the two (bool ** bool is int8); pow's
+ * result has dtype pt, pow_'s keeps a's, which pt must cast to with
+ * 'same_kind'. */
+static mt_status power(mt_call *call, mt_op op, int inplace, mt_error *err) {
+  const char *name = mt_op_name(op);
+  npma_arg a = {0}, b = {0};
+  void *od = NULL;
+  uint8_t *om = NULL;
+  mt_status st;
+  mt_dtype pt;
+
+  if ((st = npma_begin(call, op, err)) != MT_OK) return st;
+  if ((st = npma_arg_open(call, 0, name, &a, err)) != MT_OK) goto out;
+  if ((st = npma_arg_open(call, 1, name, &b, err)) != MT_OK) goto out;
+  if (!a.is_masked || !b.is_number) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: only a masked tensor to a number is implemented",
+                name);
+    goto out;
+  }
+  if ((st = npma_promote_checked(name, a.dt, b.dt, &pt, err)) != MT_OK) goto out;
+  if (pt == MT_bool) pt = MT_int8; /* numpy: bool ** bool is int8 */
+  if (inplace && !npma_same_kind(pt, a.dt)) {
+    st = mt_err(err, MT_DTYPE_MISMATCH,
+                "%s: Cannot cast ufunc 'power' output from dtype %s to dtype %s with casting "
+                "rule 'same_kind' (numpy's UFuncTypeError)", name, mt_dtype_name(pt),
+                mt_dtype_name(a.dt));
+    goto out;
+  }
+  int is_int = npma_kind(pt) != 'f';
+  int64_t ei = is_int ? npma_ldi(&b, 0) : 0;
+  double e = npma_ld(&b, 0);
+  if (is_int && ei < 0) {
+    st = mt_err(err, MT_DTYPE_MISMATCH,
+                "%s: Integers to negative integer powers are not allowed (%s ** %lld)", name,
+                mt_dtype_name(a.dt), (long long)ei);
+    goto out;
+  }
+  mt_dtype rt = inplace ? a.dt : pt;
+  const mt_tensor *t = a.t;
+  if ((st = npma_new_out(call, rt, t->ndim, t->shape, &od, &om, err)) != MT_OK) goto out;
+  pow_elements(&a, rt, pt, is_int, ei, e, inplace, od, om);
 out:
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   npma_arg_close(&a);
   npma_arg_close(&b);
   return st;
 }
+
+mt_status mt_npma_pow(mt_call *call, mt_error *err) { return power(call, MT_OP_pow, 0, err); }
 
 /* ---- clamp/clip, round, angle, conj_physical ------------------------------
  *
@@ -424,70 +446,4 @@ mt_status mt_npma_conj_physical(mt_call *call, mt_error *err) {
  *   holds fill_value (1e20: inf in float16). A promotion that does not cast
  *   back with 'same_kind' (an integer a with a float exponent, bool) and
  *   integers to a negative power are DTYPE_MISMATCH. */
-mt_status mt_npma_pow_(mt_call *call, mt_error *err) {
-  static const char *name = "pow_";
-  npma_arg a = {0}, b = {0};
-  void *od = NULL;
-  uint8_t *om = NULL;
-  mt_status st;
-  mt_dtype pt;
-
-  if ((st = npma_begin(call, MT_OP_pow_, err)) != MT_OK) return st;
-  if ((st = npma_arg_open(call, 0, name, &a, err)) != MT_OK) goto out;
-  if ((st = npma_arg_open(call, 1, name, &b, err)) != MT_OK) goto out;
-  if (!a.is_masked || !b.is_number) {
-    st = mt_err(err, MT_NOT_SUPPORTED, "%s: only a masked tensor to a number is implemented",
-                name);
-    goto out;
-  }
-  if (npma_promote(a.dt, b.dt, &pt) != 0) {
-    st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s with %s gives int16, which mtcs has no name for",
-                name, mt_dtype_name(a.dt), mt_dtype_name(b.dt));
-    goto out;
-  }
-  if (pt == MT_bool) pt = MT_int8; /* numpy: bool ** bool is int8 */
-  char ka = npma_kind(a.dt), kp = npma_kind(pt);
-  if (!(ka == 'f' || (ka != 'b' && kp != 'f'))) {
-    st = mt_err(err, MT_DTYPE_MISMATCH,
-                "%s: Cannot cast ufunc 'power' output from dtype %s to dtype %s with casting "
-                "rule 'same_kind' (numpy's UFuncTypeError)", name, mt_dtype_name(pt),
-                mt_dtype_name(a.dt));
-    goto out;
-  }
-  int is_int = kp != 'f';
-  int64_t ei = is_int ? npma_ldi(&b, 0) : 0;
-  double e = npma_ld(&b, 0);
-  if (is_int && ei < 0) {
-    st = mt_err(err, MT_DTYPE_MISMATCH,
-                "%s: Integers to negative integer powers are not allowed (%s ** %lld)", name,
-                mt_dtype_name(a.dt), (long long)ei);
-    goto out;
-  }
-  mt_dtype rt = a.dt;
-  const mt_tensor *t = a.t;
-  if ((st = npma_new_out(call, rt, t->ndim, t->shape, &od, &om, err)) != MT_OK) goto out;
-  for (int64_t i = 0; i < mt_numel(t); i++) {
-    int spec = a.mask[i];
-    if (is_int) {
-      int64_t x = npma_ldi(&a, i);
-      mt__cpu_sti(od, rt, i, spec ? pow_i(x, ei) : x);
-      om[i] = (uint8_t)spec;
-      continue;
-    }
-    double x = npma_ld(&a, i);
-    double p = spec ? pow(x, e) : x; /* x ** 1 */
-    double r = mt__cpu_round(rt, npma_calc(pt, p));
-    if (!isfinite(r)) {
-      spec = 0;
-      npma_store_fill_value(od, rt, i);
-    } else {
-      mt__cpu_st(od, rt, i, r);
-    }
-    om[i] = (uint8_t)spec;
-  }
-out:
-  if (st != MT_OK) mt__cpu_drop_outputs(call);
-  npma_arg_close(&a);
-  npma_arg_close(&b);
-  return st;
-}
+mt_status mt_npma_pow_(mt_call *call, mt_error *err) { return power(call, MT_OP_pow_, 1, err); }

@@ -86,6 +86,39 @@ static inline int npma_promote(mt_dtype a, mt_dtype b, mt_dtype *out) {
   return 0;
 }
 
+/* npma_promote, with the error (naming op) where the result has no mtcs
+ * dtype: NOT_SUPPORTED. */
+static inline mt_status npma_promote_checked(const char *op, mt_dtype a, mt_dtype b, mt_dtype *out,
+                                             mt_error *err) {
+  *out = a; /* set on the error path too (the callers' -Wmaybe-uninitialized) */
+  if (npma_promote(a, b, out) != 0)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: %s with %s gives int16, which mtcs has no name for",
+                  op, mt_dtype_name(a), mt_dtype_name(b));
+  return MT_OK;
+}
+
+/* numpy's can_cast(from, to, 'same_kind') for mtcs's dtypes: bool to any
+ * dtype, integers (signed or not) to integers and floats, floats to floats. */
+static inline int npma_same_kind(mt_dtype from, mt_dtype to) {
+  char kf = npma_kind(from), kt = npma_kind(to);
+  return kt == 'f' || kf == 'b' || (kt != 'b' && kf != 'f');
+}
+
+/* numpy's normalize_axis_index: axis v of an array of ndim dimensions (a 0-d
+ * array takes 0 and -1, as a 1-d one), counted from the end when negative;
+ * out of range is numpy's AxisError (INDEX_OUT_OF_RANGE, naming op). */
+static inline mt_status npma_axis(const char *op, int64_t v, int ndim, int64_t *out,
+                                  mt_error *err) {
+  int64_t nd = ndim ? ndim : 1;
+  *out = v; /* set on the error path too (the callers' -Wmaybe-uninitialized) */
+  if (v < -nd || v >= nd)
+    return mt_err(err, MT_INDEX_OUT_OF_RANGE,
+                  "%s: axis %lld is out of bounds for array of dimension %d (numpy's AxisError)",
+                  op, (long long)v, ndim);
+  *out = v < 0 ? v + nd : v;
+  return MT_OK;
+}
+
 /* ---- operands ------------------------------------------------------------- */
 
 /* One operand of an elementwise op: contiguous data and the specified flags

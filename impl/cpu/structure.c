@@ -14,6 +14,15 @@
  * (CALL-1): a view op returns a copy of the view. */
 #include "structure_util.h"
 
+/* The call's one output, the masked tensor of *data and *mask: masked_new
+ * takes both (also on failure), so both are set to NULL here. */
+static mt_status set_out(mt_call *call, mt_tensor **data, mt_tensor **mask, mt_error *err) {
+  mt_status st = mt__cpu_host(call)->masked_new(*data, *mask, &call->out[0], err);
+  *data = *mask = NULL;
+  if (st == MT_OK) call->n_out = 1;
+  return st;
+}
+
 /* ---- the gather plan ---------------------------------------------------- */
 
 /* Copies plan->n elements from srcs[src[i]] at off[i] into dst (contiguous,
@@ -248,9 +257,7 @@ static mt_status coo_view_op(mt_call *call, const mt_tensor *m, mt_op opid, view
   data->coalesced = mask->coalesced =
       d->coalesced && (opid == MT_OP_unsqueeze || opid == MT_OP_select ||
                        (opid == MT_OP_t && v.ndim < 2));
-  st = h->masked_new(data, mask, &call->out[0], err);
-  data = mask = NULL;
-  if (st == MT_OK) call->n_out = 1;
+  st = set_out(call, &data, &mask, err);
 out:
   free(keep);
   if (data) h->free(data);
@@ -711,9 +718,7 @@ static mt_status coo_cat(mt_call *call, int d, int stack, int ndim, const int64_
     if (!stack) base += x->shape[d];
   }
   data->coalesced = mask->coalesced = 0;
-  st = h->masked_new(data, mask, &call->out[0], err);
-  data = mask = NULL;
-  if (st == MT_OK) call->n_out = 1;
+  st = set_out(call, &data, &mask, err);
 out:
   if (data) h->free(data);
   if (mask) h->free(mask);
@@ -1013,9 +1018,7 @@ static mt_status copy_both(mt_call *call, mt_op opid, mt_error *err) {
   if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
   if ((st = mt_tensor_clone_host(h, m->data, &data, err)) != MT_OK) goto out; /* any storage */
   if ((st = mt_tensor_clone_host(h, m->mask, &mask, err)) != MT_OK) goto out;
-  st = h->masked_new(data, mask, &call->out[0], err);
-  data = mask = NULL; /* owned by masked_new, also on failure */
-  if (st == MT_OK) call->n_out = 1;
+  st = set_out(call, &data, &mask, err);
 out:
   if (data) h->free(data);
   if (mask) h->free(mask);
@@ -1044,9 +1047,7 @@ mt_status mt_cpu_ones_like(mt_call *call, mt_error *err) {
       h->free(data);
       return st;
     }
-    st = h->masked_new(data, mask, &call->out[0], err); /* takes both */
-    if (st == MT_OK) call->n_out = 1;
-    return st;
+    return set_out(call, &data, &mask, err);
   }
   if ((st = masked_dense_input(call, 0, op, &m, &mv, err)) != MT_OK) goto out;
   mt_dtype dt = m->data->dtype;
@@ -1105,9 +1106,7 @@ static mt_status sparse_copy_(mt_call *call, const mt_tensor *dst, mt_error *err
       mt__cpu_st(data->values, ddt, i, mt__cpu_ld(sd->values, sdt, i));
   }
   if ((st = mt_tensor_clone_host(h, dst->mask, &mask, err)) != MT_OK) goto out;
-  st = h->masked_new(data, mask, &call->out[0], err);
-  data = mask = NULL; /* taken */
-  if (st == MT_OK) call->n_out = 1;
+  st = set_out(call, &data, &mask, err);
 out:
   mt_tensor_free(td);
   mt_tensor_free(ts);
@@ -1254,9 +1253,7 @@ mt_status mt_cpu_to_dense(mt_call *call, mt_error *err) {
   if ((st = mt_to_dense(m->mask, &tm, err)) != MT_OK) goto out;
   if ((st = mt__cpu_copy(h, td, &data, err)) != MT_OK) goto out;
   if ((st = mt__cpu_copy(h, tm, &mask, err)) != MT_OK) goto out;
-  st = h->masked_new(data, mask, &call->out[0], err);
-  data = mask = NULL;
-  if (st == MT_OK) call->n_out = 1;
+  st = set_out(call, &data, &mask, err);
 out:
   mt_tensor_free(td);
   mt_tensor_free(tm);
@@ -1282,9 +1279,7 @@ static mt_status coo_to_csr_storage(mt_call *call, const mt_tensor *m, mt_error 
   if ((st = mt__cpu_coalesced(m->mask, &cm, &tm, err)) != MT_OK) goto out;
   if ((st = mt__cpu_coo_to_csr(h, cd, &data, err)) != MT_OK) goto out;
   if ((st = mt__cpu_coo_to_csr(h, cm, &mask, err)) != MT_OK) goto out;
-  st = h->masked_new(data, mask, &call->out[0], err);
-  data = mask = NULL; /* taken */
-  if (st == MT_OK) call->n_out = 1;
+  st = set_out(call, &data, &mask, err);
 out:
   mt_tensor_free(td);
   mt_tensor_free(tm);
@@ -1362,9 +1357,7 @@ static mt_status to_sparse(mt_call *call, mt_op opid, int csr, mt_error *err) {
     for (int64_t r = 0; r < m->shape[0]; r++) data->crow_indices[r + 1] += data->crow_indices[r];
     memcpy(mask->crow_indices, data->crow_indices, (size_t)(m->shape[0] + 1) * sizeof(int64_t));
   }
-  st = h->masked_new(data, mask, &call->out[0], err);
-  data = mask = NULL;
-  if (st == MT_OK) call->n_out = 1;
+  st = set_out(call, &data, &mask, err);
 out:
   mt__cpu_mview_close(&mv);
   if (data) h->free(data);
