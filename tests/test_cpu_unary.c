@@ -268,7 +268,38 @@ TEST(nan_to_num_of_bfloat16_uses_its_own_largest_finite_value) {
   done(&c, (mt_tensor *[]){a}, 1);
 }
 
-MT_TEST_MAIN(T(csr_storage_whose_last_column_stores_nothing_is_refused),
+/* SP-5: a plain COO tensor [2, 2] with (0,1) stored twice (0.5, 0.25) and
+ * (1,0) = -1, not coalesced:
+ *   neg   coalesces first: {(0,1): -(0.5 + 0.25) = -0.75, (1,0): 1};
+ *   neg_  (linear, in place) maps the entries as stored: [-0.5, -0.25, 1];
+ *   sin_  refuses it (torch: "sin_ requires coalesced input");
+ *   cos   has no sparse kernel (LAYOUT_MISMATCH). */
+TEST(plain_coo_tensors_follow_torchs_sparse_kernels) {
+  mt_tensor *x = coo2(MT_float32, 2, 2, 3, SHAPE(0, 0, 1), SHAPE(1, 1, 0), VALS(0.5, 0.25, -1), 0);
+  const mt_tensor *in[] = {x};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_neg, &c, &e, 1, in, NULL), MT_OK);
+  if (c.n_out == 1) {
+    const mt_tensor *o = c.out[0];
+    CHECK(o->kind == MT_KIND_COO && o->nnz == 2 && o->coalesced);
+    CHECK(o->nnz == 2 && at(o, 0) == -0.75 && at(o, 1) == 1.0);
+  }
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_neg_, &c, &e, 1, in, NULL), MT_OK);
+  if (c.n_out == 1)
+    CHECK(c.out[0]->nnz == 3 && at(c.out[0], 0) == -0.5 && at(c.out[0], 1) == -0.25 &&
+          at(c.out[0], 2) == 1.0);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_sin_, &c, &e, 1, in, NULL), MT_LAYOUT_MISMATCH);
+  CHECK_HAS(e.msg, "requires coalesced input");
+  CHECK_STATUS(run(mt_cpu_cos, &c, &e, 1, in, NULL), MT_LAYOUT_MISMATCH);
+  CHECK_HAS(e.msg, "SparseCPU");
+  done(&c, (mt_tensor *[]){x}, 1);
+}
+
+MT_TEST_MAIN(T(plain_coo_tensors_follow_torchs_sparse_kernels),
+             T(csr_storage_whose_last_column_stores_nothing_is_refused),
              T(nan_to_num_of_bfloat16_uses_its_own_largest_finite_value),
              T(in_place_on_coo_storage_is_refused_as_torch_refuses_it), T(float_ops_give_float32_for_int_and_bool_data), T(isnan_and_signbit_give_bool),
              T(int8_abs_neg_square_wrap_at_the_width), T(bool_refusals_and_bool_results),

@@ -70,6 +70,21 @@ def csr(g, dt, **kw):
 LAYOUTS = {"coo": coo, "csr": csr}
 
 
+def plain(g, dt, layout, positive=True):
+    """A plain (not masked) sparse tensor of SHAPE: "coo" coalesced,
+    "coo_uncoalesced" with the first index stored twice, out of order, or
+    "csr"; values inside every unary op's domain when positive."""
+    idx = torch.tensor(INDICES, dtype=torch.int64).reshape(2, -1)
+    if layout == "coo_uncoalesced":
+        idx = torch.cat([idx[:, 1:], idx[:, :1], idx[:, :1]], dim=1)
+    v = values(g, idx.shape[1], dt, positive=positive)
+    t = torch.sparse_coo_tensor(idx, v, SHAPE)
+    if layout == "coo_uncoalesced":
+        return t
+    t = t.coalesce()
+    return t.to_sparse_csr() if layout == "csr" else t
+
+
 def empty(layout):
     """A sparse MaskedTensor with no stored entry."""
     return lambda g, dt, **kw: LAYOUTS[layout](g, dt, vals=[], mask_values=[], indices=((), ()))
@@ -83,6 +98,7 @@ _CLASSES = (
                         "can't be cast to the desired output type")),
     ("LAYOUT_MISMATCH", ("Could not run 'aten::", "unsupported tensor layout",
                          "Cannot get indices on an uncoalesced tensor", "must have the same layout",
+                         "requires coalesced input",
                          "do not have strides", "do not have is_contiguous",
                          "unsupported for Sparse", "not implemented for sparse tensors",
                          "data layout of", "expects mask to have sparse compressed layout",

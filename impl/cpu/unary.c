@@ -278,6 +278,29 @@ static const un_row ROWS[UN__COUNT] = {
 #undef UN_X
 };
 
+/* SP-5: which base ops torch implements on a plain (not masked) sparse
+ * tensor: the zero-preserving ones, each layout its own list (torch 2.15,
+ * every unary op probed on COO and CSR). COO: out of place; CSR: out of
+ * place; INPLACE: the in-place form on both layouts (COO only when
+ * coalesced, but for the linear ones, UNCOAL); COO_INPLACE_ONLY: the
+ * in-place form on COO, not on CSR. Any other op, layout or form is
+ * torch's "Could not run 'aten::<op>' with arguments from the 'SparseCPU'
+ * backend" / "unsupported tensor layout: SparseCsr" (LAYOUT_MISMATCH). */
+enum { SP_COO = 1, SP_CSR = 2, SP_INPLACE = 4, SP_UNCOAL = 8, SP_COO_INPLACE_ONLY = 16 };
+#define SP_ALL (SP_COO | SP_CSR | SP_INPLACE)
+static const unsigned char SPARSE[UN__COUNT] = {
+    [UN_abs] = SP_ALL, [UN_asin] = SP_ALL, [UN_asinh] = SP_ALL, [UN_atan] = SP_ALL,
+    [UN_atanh] = SP_ALL, [UN_ceil] = SP_ALL, [UN_deg2rad] = SP_ALL, [UN_erf] = SP_ALL,
+    [UN_erfinv] = SP_ALL, [UN_expm1] = SP_ALL, [UN_trunc] = SP_ALL, [UN_floor] = SP_ALL,
+    [UN_frac] = SP_ALL, [UN_log1p] = SP_ALL, [UN_rad2deg] = SP_ALL, [UN_round] = SP_ALL,
+    [UN_sign] = SP_ALL, [UN_sin] = SP_ALL, [UN_sinh] = SP_ALL, [UN_sqrt] = SP_ALL,
+    [UN_tan] = SP_ALL, [UN_tanh] = SP_ALL,
+    [UN_neg] = SP_ALL | SP_UNCOAL, [UN_conj_physical] = SP_ALL | SP_UNCOAL,
+    [UN_positive] = SP_COO | SP_CSR, [UN_isnan] = SP_COO | SP_CSR, [UN_signbit] = SP_COO | SP_CSR,
+    [UN_nan_to_num] = SP_COO | SP_COO_INPLACE_ONLY, [UN_square] = SP_COO, [UN_pow] = SP_COO,
+    [UN_angle] = SP_CSR,
+};
+
 /* ---- dtypes -------------------------------------------------------------- */
 
 /* torch's ScalarType names, as its messages spell them */
@@ -464,7 +487,10 @@ static void apply_all(const un_row *r, const un_par *p, const void *in, void *ou
   }
 }
 
-static mt_status unary(mt_call *call, mt_op op, const un_row *r, int inplace, mt_error *err) {
+static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace, mt_error *err);
+
+static mt_status unary(mt_call *call, mt_op op, un_base base, int inplace, mt_error *err) {
+  const un_row *r = &ROWS[base];
   const char *name = mt_op_name(op);
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *m = NULL;
@@ -475,6 +501,9 @@ static mt_status unary(mt_call *call, mt_op op, const un_row *r, int inplace, mt
 
   mt__cpu_begin(call);
   if ((st = mt__kw_check(op, call->kw, err)) != MT_OK) return st;
+  if (call->n_in > 0 && call->in && call->in[0] &&
+      (call->in[0]->kind == MT_KIND_COO || call->in[0]->kind == MT_KIND_CSR))
+    return plain_sparse(call, op, base, inplace, err);
   if ((st = masked_input0(call, name, &m, err)) != MT_OK) return st;
   if ((st = prepare(call, name, r, inplace, m->data->dtype, &p, err)) != MT_OK) return st;
 
@@ -532,6 +561,60 @@ out:
   return st;
 }
 
+/* SP-5: a plain sparse tensor (COO or CSR, not masked) through op, as
+ * torch's sparse kernels do it: the op maps the stored values and keeps the
+ * structure (f(0) = 0). Out of place, COO input is coalesced first
+ * (duplicates summed, then mapped); in place, torch refuses an uncoalesced
+ * COO tensor ("<op>_ requires coalesced input") except for the linear ops,
+ * which map the entries as stored. */
+static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace, mt_error *err) {
+  const char *name = mt_op_name(op);
+  const mt_host *h = mt__cpu_host(call);
+  const un_row *r = &ROWS[base];
+  const mt_tensor *x = call->in[0], *cx = NULL;
+  mt_tensor *ctmp = NULL, *out = NULL;
+  int coo = x->kind == MT_KIND_COO;
+  unsigned sp = SPARSE[base];
+  un_par p;
+  mt_status st;
+
+  if ((st = mt_tensor_validate(x, "inputs/0", err)) != MT_OK) return st;
+  int ok = inplace ? (sp & SP_INPLACE) || (coo && (sp & SP_COO_INPLACE_ONLY))
+                   : (sp & (coo ? SP_COO : SP_CSR)) != 0;
+  if (!ok || (inplace && !(sp & (coo ? SP_COO : SP_CSR))))
+    return mt_err(err, MT_LAYOUT_MISMATCH,
+                  coo ? "%s: Could not run 'aten::%s' with arguments from the 'SparseCPU' backend"
+                      : "%s: unsupported tensor layout: SparseCsr (aten::%s)",
+                  name, name);
+  if (inplace && coo && !x->coalesced && !(sp & SP_UNCOAL))
+    return mt_err(err, MT_LAYOUT_MISMATCH, "%s: %s requires coalesced input", name, name);
+  if ((st = prepare(call, name, r, inplace, x->dtype, &p, err)) != MT_OK) return st;
+  if (coo) {
+    /* linear in place: the entries as stored; otherwise coalesced first */
+    if (inplace && !x->coalesced) {
+      cx = x;
+    } else if ((st = mt__cpu_coalesced(x, &cx, &ctmp, err)) != MT_OK) {
+      goto out;
+    }
+    if ((st = h->coo_new(p.out, cx->ndim, cx->shape, cx->sparse_dim, cx->nnz, &out, err)) != MT_OK)
+      goto out;
+    if (cx->nnz > 0 && cx->sparse_dim > 0)
+      memcpy(out->indices, cx->indices, (size_t)cx->sparse_dim * (size_t)cx->nnz * sizeof(int64_t));
+    apply_all(r, &p, cx->values, out->values, cx->nnz * mt_coo_row_numel(cx));
+    out->coalesced = cx->coalesced;
+  } else {
+    if ((st = mt__cpu_csr_like(h, x, p.out, &out, err)) != MT_OK) goto out;
+    apply_all(r, &p, x->values, out->values, x->nnz);
+  }
+  call->out[0] = out;
+  call->n_out = 1;
+  out = NULL;
+out:
+  mt_tensor_free(ctmp);
+  if (out) h->free(out);
+  return st;
+}
+
 /* ---- the kernels: every op of ops.def's unary family ----------------------- */
 
 /* X(op, base, in place) */
@@ -568,7 +651,7 @@ out:
 
 #define UN_KERNEL(op, base, inpl)                                \
   mt_status mt_cpu_##op(mt_call *call, mt_error *err) {          \
-    return unary(call, MT_OP_##op, &ROWS[UN_##base], inpl, err); \
+    return unary(call, MT_OP_##op, UN_##base, inpl, err);        \
   }
 UN_OPS(UN_KERNEL)
 #undef UN_KERNEL

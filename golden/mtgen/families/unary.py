@@ -550,6 +550,7 @@ def cases():
         out += inplace_cases(op + "_")
     out += corner_cases()
     out += sparse_cases({(c.id.split(".")[0], c.id.split(".")[1]) for c in out})
+    out += plain_sparse_cases()
     return check_ids(out)
 
 
@@ -586,4 +587,35 @@ def sparse_cases(have):
             err = sparse.outcome(cid, lambda g, b=build: [b(g)], torch_run("sin", False))
             out.append(make("sin", layout, "f32", variant, build, error=err))
             out[-1].rules += ("SP-1",)
+    return out
+
+
+# ---- plain sparse tensors (SP-5) ----------------------------------------------
+
+def plain_sparse_cases():
+    """Every unary op (aliases excepted, as for SP-1) on a plain sparse
+    tensor, not masked: COO coalesced, COO uncoalesced (an index stored
+    twice) and CSR, float32: torch's sparse kernel (the zero-preserving ops)
+    or its refusal."""
+    out = []
+    dt = torch.float32
+    for op in sparse.family_ops("unary"):
+        if base_of(op) != op.rstrip("_"):
+            continue
+        inplace = op.endswith("_")
+        args, kw = call_args(op, dt)
+        for layout, variant in (("coo", "plain"), ("coo_uncoalesced", "plain_uncoalesced"),
+                                ("csr", "plain")):
+            lay = "csr" if layout == "csr" else "coo"
+            cid = f"{op}.{lay}.f32.{variant}"
+
+            def build(g, layout=layout, a=args):
+                return [sparse.plain(g, dt, layout), *a]
+            run = torch_run(op, inplace)
+            err = sparse.outcome(cid, build, run, kw)
+            out_dt = None if err else verdict(op, dt, args, kw)
+            out.append(Case(id=cid, op=op, rules=("SP-5", "UN-6") if inplace else ("SP-5",),
+                            tolerance=tolerance(op, out_dt or dt), build=build, run=run,
+                            torch_call=call_text(op, inplace, args, kw).replace("m", "s", 1),
+                            kwargs=kw, error_class=err, poison=False))
     return out
