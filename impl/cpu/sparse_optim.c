@@ -142,14 +142,15 @@ static mt_status check_float(mt_dtype dt, mt_error *err) {
 
 /* ---- SADAM-1/2: the update ---------------------------------------------- */
 
+/* A Python number in a tensor op (add/sub/mul): cast to the op's compute
+ * type, float for float32 and the half types, double for float64. */
+static double op_scalar(mt_dtype dt, double v) { return dt == MT_float64 ? v : (double)(float)v; }
+
 /* A tensor op's result rounded to the dtype (float16 via float, as torch). */
 #define R(x) mt__cpu_round(dt, (x))
 
 static void update(mt_dtype dt, const sadam_hp *hp, const mt_tensor *g, void *p, void *m,
                    void *v) {
-  /* Python numbers in a tensor op: cast to the op's compute type (float
-   * for float32 and the half types, double for float64) */
-  double c1, c2, eps_s, nstep;
   double bc1 = 1.0 - pow(hp->beta1, hp->step); /* bias_correction1 = 1 - beta1**step */
   double bc2 = 1.0 - pow(hp->beta2, hp->step); /* bias_correction2 = 1 - beta2**step */
   /* step_size = lr * math.sqrt(bc2) / bc1: Python floats (double); with a
@@ -159,17 +160,9 @@ static void update(mt_dtype dt, const sadam_hp *hp, const mt_tensor *g, void *p,
   if (hp->lr_tensor)
     step_size = (double)(float)((double)(float)(hp->lr * (double)(float)sqrt(bc2)) /
                                 (double)(float)bc1);
-  if (dt == MT_float64) {
-    c1 = 1.0 - hp->beta1;
-    c2 = 1.0 - hp->beta2;
-    eps_s = hp->eps;
-    nstep = -step_size; /* a float32 step_size widens exactly */
-  } else {
-    c1 = (double)(float)(1.0 - hp->beta1);
-    c2 = (double)(float)(1.0 - hp->beta2);
-    eps_s = (double)(float)hp->eps;
-    nstep = (double)(float)-step_size;
-  }
+  double c1 = op_scalar(dt, 1.0 - hp->beta1), c2 = op_scalar(dt, 1.0 - hp->beta2);
+  double eps_s = op_scalar(dt, hp->eps);
+  double nstep = op_scalar(dt, -step_size); /* a float32 step_size casts exactly */
   int64_t row = mt_coo_row_numel(g);
   for (int64_t k = 0; k < g->nnz; k++) {
     int64_t base = mt_coo_linear(g, k) * row;
@@ -291,9 +284,6 @@ static mt_status sparse_plus_dense(mt_error *err) {
                 "%s: add(sparse, dense) is not supported. Use add(dense, sparse) instead.", SGD);
 }
 
-/* A scalar operand of a TensorIterator op (dense add/mul): the compute
- * type's value (float for float32 and the half types, double for float64). */
-static double op_scalar(mt_dtype dt, double v) { return dt == MT_float64 ? v : (double)(float)v; }
 
 /* t = t * s, rounded (dense or COO values). torch's in-place mul_ of a COO
  * tensor by a number clears its coalesced flag (so the momentum buffer

@@ -282,7 +282,8 @@ static const un_row ROWS[UN__COUNT] = {
  * tensor: the zero-preserving ones, each layout its own list (torch 2.15,
  * every unary op probed on COO and CSR). COO: out of place; CSR: out of
  * place; INPLACE: the in-place form on both layouts (COO only when
- * coalesced, but for the linear ones, UNCOAL); COO_INPLACE_ONLY: the
+ * coalesced, but for the linear ones, UNCOAL; set only with both layout
+ * flags, as in SP_ALL); COO_INPLACE_ONLY: the
  * in-place form on COO, not on CSR. Any other op, layout or form is
  * torch's "Could not run 'aten::<op>' with arguments from the 'SparseCPU'
  * backend" / "unsupported tensor layout: SparseCsr" (LAYOUT_MISMATCH). */
@@ -581,7 +582,7 @@ static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace
   if ((st = mt_tensor_validate(x, "inputs/0", err)) != MT_OK) return st;
   int ok = inplace ? (sp & SP_INPLACE) || (coo && (sp & SP_COO_INPLACE_ONLY))
                    : (sp & (coo ? SP_COO : SP_CSR)) != 0;
-  if (!ok || (inplace && !(sp & (coo ? SP_COO : SP_CSR))))
+  if (!ok)
     return mt_err(err, MT_LAYOUT_MISMATCH,
                   coo ? "%s: Could not run 'aten::%s' with arguments from the 'SparseCPU' backend"
                       : "%s: unsupported tensor layout: SparseCsr (aten::%s)",
