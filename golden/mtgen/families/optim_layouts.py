@@ -3,28 +3,15 @@ tutorial's 2-D COO (ADA-8): hybrid COO (nn.Embedding's rows x dim), empty
 gradients (nnz = 0: torch's `_make_sparse` builds an empty tensor), and the
 compressed layouts, which `param.grad = grad` refuses (CSR here; CSC, BSR
 and BSC need golden kinds mtcs does not have yet)."""
-import torch
 
 from ..inputs import randn, uniform
 from ..model import DTYPES
-
-SHAPE = (6, 4)
-
-
-def hybrid_grad(g, dt, rows=(0, 2, 5), duplicate=False):
-    rows = list(rows) + ([rows[0]] if duplicate else [])
-    t = torch.sparse_coo_tensor(torch.tensor([rows]), randn(g, (len(rows), SHAPE[1]), dt), SHAPE)
-    return t if duplicate else t.coalesce()
-
-
-def empty_grad(dt, sparse_dim):
-    return torch.sparse_coo_tensor(torch.zeros(sparse_dim, 0, dtype=torch.int64),
-                                   torch.zeros((0, *SHAPE[sparse_dim:]), dtype=dt), SHAPE)
+from .sparse_optim import SHAPE, empty_grad, hybrid_grad  # the same shapes as SparseAdam's
 
 
 GRADS = {
     "hybrid": lambda g, dt: hybrid_grad(g, dt),
-    "hybrid_uncoalesced": lambda g, dt: hybrid_grad(g, dt, duplicate=True),
+    "hybrid_uncoalesced": lambda g, dt: hybrid_grad(g, dt, duplicates=True),
     "empty": lambda g, dt: empty_grad(dt, 2),
     "empty_hybrid": lambda g, dt: empty_grad(dt, 1),
     "csr": lambda g, dt: randn(g, SHAPE, dt).to_sparse_csr(),
