@@ -1412,9 +1412,10 @@ mt_status mt_golden_open(const char *path, mt_golden_file **out, mt_error *err) 
   if ((st = attr_int(&r, fid, "/", "format_version", 1, &f->meta.format_version, &present,
                      NULL)) != MT_OK)
     goto out;
-  if (f->meta.format_version != MT_GOLDEN_FORMAT_VERSION) {
-    st = rd_fail(&r, "", "unsupported format_version %" PRId64 " (this mtcs reads %d)",
-                 f->meta.format_version, MT_GOLDEN_FORMAT_VERSION);
+  if (f->meta.format_version < MT_GOLDEN_FORMAT_VERSION_MIN ||
+      f->meta.format_version > MT_GOLDEN_FORMAT_VERSION) {
+    st = rd_fail(&r, "", "unsupported format_version %" PRId64 " (this mtcs reads %d to %d)",
+                 f->meta.format_version, MT_GOLDEN_FORMAT_VERSION_MIN, MT_GOLDEN_FORMAT_VERSION);
     goto out;
   }
   if ((st = attr_string(&r, fid, "/", "generator", 0, &f->meta.generator)) != MT_OK ||

@@ -34,7 +34,10 @@ extern "C" {
 #endif
 
 #define MT_GOLDEN_FORMAT "mtcs-golden"
-#define MT_GOLDEN_FORMAT_VERSION 1
+/* the version this mtcs writes; it reads every version from 1 up to it
+ * (version 2 added the csc/bsr/bsc kinds and batched/hybrid csr) */
+#define MT_GOLDEN_FORMAT_VERSION 2
+#define MT_GOLDEN_FORMAT_VERSION_MIN 1
 /* Refused before allocating: a golden tensor above this many bytes. */
 #define MT_GOLDEN_MAX_TENSOR_BYTES ((int64_t)1 << 30)
 #define MT_GOLDEN_MAX_INPUTS 64

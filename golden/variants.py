@@ -68,7 +68,7 @@ import torch  # noqa: E402
 import mtgen.opinfo  # noqa: E402
 
 mtgen.opinfo.ALLOW_MISSING_DB = True  # before any family builds its case list
-from golden_read import csr_entries, decode, read_tensor  # noqa: E402
+from golden_read import COMPRESSED_NAMES, compressed_entries, decode, read_tensor  # noqa: E402
 from mtgen.compare import first_difference  # noqa: E402
 from mtgen.inputs import clone  # noqa: E402
 from mtgen.run import torch_error_text  # noqa: E402
@@ -132,10 +132,11 @@ def read_torch(g):
     if kind == "coo":
         t = torch.sparse_coo_tensor(arr("indices", torch.int64), arr("values"), shape)
         return t._coalesced_(bool(g.attrs.get("coalesced", False)))
-    if kind == "csr":
-        return torch.sparse_csr_tensor(arr("crow_indices", torch.int64),
-                                       arr("col_indices", torch.int64), arr("values"),
-                                       size=shape)
+    if kind in COMPRESSED_NAMES:
+        cname, pname = COMPRESSED_NAMES[kind]
+        return torch.sparse_compressed_tensor(arr(cname, torch.int64), arr(pname, torch.int64),
+                                              arr("values"), size=shape,
+                                              layout=getattr(torch, "sparse_" + kind))
     if kind == "masked":
         if masked_tensor is None:
             raise NotImplementedError("this torch has no torch.masked.MaskedTensor")
@@ -163,6 +164,10 @@ def read_kwargs(g, case_kwargs):
     return kw
 
 
+COMPRESSED_LAYOUTS = {getattr(torch, "sparse_" + k): k for k in COMPRESSED_NAMES
+                      if hasattr(torch, "sparse_" + k)}
+
+
 def to_dict(x):
     """This torch's output as read_tensor would read it back once written by
     mtgen/writer.py (no HDF5 round trip: most outputs are only compared)."""
@@ -181,11 +186,14 @@ def to_dict(x):
         t.update(kind="coo", indices=to_numpy(x._indices()).astype(np.int64).tolist(),
                  values=[list(r.reshape(-1).tolist()) for r in vals] if vals.ndim > 1 else
                  [[v] for v in vals.tolist()])
-    elif x.layout == torch.sparse_csr:
-        idx, vals = csr_entries(to_numpy(x.crow_indices()).tolist(),
-                                to_numpy(x.col_indices()).tolist(),
-                                to_numpy(x.values()).reshape(-1).tolist())
-        t.update(kind="csr", indices=idx, values=vals)
+    elif x.layout in COMPRESSED_LAYOUTS:
+        kind = COMPRESSED_LAYOUTS[x.layout]
+        comp, plain = ((x.crow_indices(), x.col_indices()) if kind in ("csr", "bsr")
+                       else (x.ccol_indices(), x.row_indices()))
+        idx, vals = compressed_entries(kind, tuple(x.shape), x.dense_dim(),
+                                       to_numpy(comp).astype(np.int64),
+                                       to_numpy(plain).astype(np.int64), to_numpy(x.values()))
+        t.update(kind=kind, indices=idx, values=vals)
     else:
         t.update(kind="dense", values=to_numpy(x).reshape(-1).tolist())
     return t

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "mt/mt.h"
+#include "mt/compressed.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,6 +48,11 @@ mt_status mt_coo_new(mt_dtype dtype, int ndim, const int64_t *shape, int sparse_
                      mt_tensor **out, mt_error *err);
 mt_status mt_csr_new(mt_dtype dtype, int64_t rows, int64_t cols, int64_t nnz, mt_tensor **out,
                      mt_error *err);
+/* Any compressed layout (mt/compressed.h); nnz per batch; blocksize NULL
+ * for CSR/CSC. Index buffers and values zero-filled. */
+mt_status mt_compressed_new(mt_kind kind, mt_dtype dtype, int ndim, const int64_t *shape,
+                            int dense_dim, const int64_t *blocksize, int64_t nnz,
+                            mt_tensor **out, mt_error *err);
 mt_status mt_masked_new(mt_tensor *data, mt_tensor *mask, mt_tensor **out, mt_error *err);
 mt_status mt_scalar_new(mt_dtype dtype, double value, mt_tensor **out, mt_error *err);
 void mt_tensor_free(mt_tensor *t);

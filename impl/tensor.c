@@ -176,27 +176,63 @@ fail:
   return st;
 }
 
-mt_status mt_csr_new(mt_dtype dtype, int64_t rows, int64_t cols, int64_t nnz, mt_tensor **out,
-                     mt_error *err) {
-  int64_t shape[2] = {rows, cols}, n;
+static int64_t mul_or_neg(int64_t a, int64_t b) { /* a * b, -1 on overflow (a, b >= 0) */
+  return (b && a > INT64_MAX / b) ? -1 : a * b;
+}
+
+mt_status mt_compressed_new(mt_kind kind, mt_dtype dtype, int ndim, const int64_t *shape,
+                            int dense_dim, const int64_t *blocksize, int64_t nnz,
+                            mt_tensor **out, mt_error *err) {
+  int64_t n;
   mt_status st;
+  mt_cgeom g;
   *out = NULL;
-  if ((st = check_shape(2, shape, &n, err)) != MT_OK) return st;
-  if (nnz < 0) return mt_err(err, MT_INVALID_ARGUMENT, "CSR nnz = %lld is negative", (long long)nnz);
-  if ((st = tensor_shell(MT_KIND_CSR, dtype, 2, shape, out, err)) != MT_OK) return st;
+  if (!mt_kind_is_compressed(kind))
+    return mt_err(err, MT_INVALID_ARGUMENT, "kind %d is not a compressed layout", (int)kind);
+  const char *k = mt_kind_name(kind);
+  if ((st = check_shape(ndim, shape, &n, err)) != MT_OK) return st;
+  if (dense_dim < 0 || ndim - 2 - dense_dim < 0)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: ndim = %d leaves no room for 2 sparse dims and "
+                  "dense_dim = %d", k, ndim, dense_dim);
+  if (nnz < 0) return mt_err(err, MT_INVALID_ARGUMENT, "%s nnz = %lld is negative", k, (long long)nnz);
+  if (mt_kind_is_blocked(kind) && !blocksize)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s needs a blocksize", k);
+  if ((st = tensor_shell(kind, dtype, ndim, shape, out, err)) != MT_OK) return st;
   mt_tensor *t = *out;
   t->nnz = nnz;
-  if ((st = zalloc((void **)&t->crow_indices, rows + 1, sizeof(int64_t), "CSR crow_indices",
+  t->dense_dim = dense_dim;
+  t->blocksize[0] = mt_kind_is_blocked(kind) ? blocksize[0] : 1;
+  t->blocksize[1] = mt_kind_is_blocked(kind) ? blocksize[1] : 1;
+  if (!mt_cgeom_of(t, &g)) {
+    st = mt_err(err, MT_INVALID_ARGUMENT, "%s: blocksize (%lld, %lld) does not divide the sparse "
+                "dims (%lld, %lld)", k, (long long)t->blocksize[0], (long long)t->blocksize[1],
+                (long long)shape[ndim - 2 - dense_dim], (long long)shape[ndim - 1 - dense_dim]);
+    goto fail;
+  }
+  int64_t ncrow = mul_or_neg(g.batches, g.ncomp + 1), ncol = mul_or_neg(g.batches, nnz),
+          nval = ncol < 0 ? -1 : mul_or_neg(ncol, g.entry);
+  if (ncrow < 0 || ncol < 0 || nval < 0) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: %lld batches x %lld entries overflow", k,
+                (long long)g.batches, (long long)nnz);
+    goto fail;
+  }
+  if ((st = zalloc((void **)&t->crow_indices, ncrow, sizeof(int64_t), mt_compressed_name(kind),
                    err)) != MT_OK ||
-      (st = zalloc((void **)&t->col_indices, nnz, sizeof(int64_t), "CSR col_indices", err)) !=
+      (st = zalloc((void **)&t->col_indices, ncol, sizeof(int64_t), mt_plain_name(kind), err)) !=
           MT_OK ||
-      (st = zalloc(&t->values, nnz, mt_dtype_size(dtype), "CSR values", err)) != MT_OK)
+      (st = zalloc(&t->values, nval, mt_dtype_size(dtype), "values", err)) != MT_OK)
     goto fail;
   return MT_OK;
 fail:
   mt_tensor_free(*out);
   *out = NULL;
   return st;
+}
+
+mt_status mt_csr_new(mt_dtype dtype, int64_t rows, int64_t cols, int64_t nnz, mt_tensor **out,
+                     mt_error *err) {
+  int64_t shape[2] = {rows, cols};
+  return mt_compressed_new(MT_KIND_CSR, dtype, 2, shape, 0, NULL, nnz, out, err);
 }
 
 mt_status mt_masked_new(mt_tensor *data, mt_tensor *mask, mt_tensor **out, mt_error *err) {
@@ -256,6 +292,7 @@ static const mt_host default_host = {
     .masked_new = mt_masked_new,
     .scalar_new = mt_scalar_new,
     .free = host_free,
+    .compressed_new = mt_compressed_new,
 };
 
 const mt_host *mt_host_default(void) { return &default_host; }
@@ -292,14 +329,24 @@ mt_status mt_tensor_clone_host(const mt_host *h, const mt_tensor *t, mt_tensor *
     (*out)->coalesced = t->coalesced;
     return MT_OK;
   case MT_KIND_CSR:
-    if ((st = h->csr_new(t->dtype, t->shape[0], t->shape[1], t->nnz, out, err)) != MT_OK)
+  case MT_KIND_CSC:
+  case MT_KIND_BSR:
+  case MT_KIND_BSC: {
+    mt_cgeom g;
+    if (!mt_cgeom_of(t, &g))
+      return mt_err(err, MT_INVALID_ARGUMENT, "clone: %s tensor of inconsistent geometry",
+                    mt_kind_name(t->kind));
+    if ((st = h->compressed_new(t->kind, t->dtype, t->ndim, t->shape, t->dense_dim, t->blocksize,
+                                t->nnz, out, err)) != MT_OK)
       return st;
-    memcpy((*out)->crow_indices, t->crow_indices, (size_t)(t->shape[0] + 1) * sizeof(int64_t));
-    if (t->nnz) {
-      memcpy((*out)->col_indices, t->col_indices, (size_t)t->nnz * sizeof(int64_t));
-      memcpy((*out)->values, t->values, (size_t)t->nnz * es);
+    memcpy((*out)->crow_indices, t->crow_indices,
+           (size_t)(g.batches * (g.ncomp + 1)) * sizeof(int64_t));
+    if (g.batches > 0 && t->nnz > 0) {
+      memcpy((*out)->col_indices, t->col_indices, (size_t)(g.batches * t->nnz) * sizeof(int64_t));
+      memcpy((*out)->values, t->values, (size_t)(g.batches * t->nnz * g.entry) * es);
     }
     return MT_OK;
+  }
   case MT_KIND_MASKED: {
     mt_tensor *d = NULL, *m = NULL;
     if ((st = mt_tensor_clone_host(h, t->data, &d, err)) != MT_OK) return st;

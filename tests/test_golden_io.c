@@ -497,14 +497,21 @@ TEST(missing_and_unreadable_files_name_the_path) {
 
 TEST(other_format_version_is_refused_with_both_versions) {
   scratch s = {0};
-  const char *p = scratch_path(&s, "v2.h5");
+  const char *p = scratch_path(&s, "v3.h5");
   file_opts o = DEFAULT_OPTS;
-  o.format_version = 2;
+  o.format_version = 3; /* a version after ours */
   write_file(p, &o);
   mt_error err = {0};
   CHECK_STATUS(open_and_load_all(p, &err), MT_INVALID_FORMAT);
-  CHECK_HAS(err.msg, "unsupported format_version 2 (this mtcs reads 1)");
+  CHECK_HAS(err.msg, "unsupported format_version 3 (this mtcs reads 1 to 2)");
   CHECK_HAS(err.msg, p);
+  o.format_version = 0; /* and one before the first */
+  write_file(p, &o);
+  CHECK_STATUS(open_and_load_all(p, &err), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, "unsupported format_version 0 (this mtcs reads 1 to 2)");
+  o.format_version = 2; /* ours, and 1 (the default) is read too */
+  write_file(p, &o);
+  CHECK_STATUS(open_and_load_all(p, &err), MT_OK);
   scratch_done(&s);
 }
 

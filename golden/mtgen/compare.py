@@ -106,7 +106,7 @@ def first_difference(got, exp, tol, check_masked_out=False, where="output"):
             if not element_matches(g, e, tol, dtype):
                 return f"{where}: element {i}: {g!r}, golden {e!r}"
         return None
-    if kind in ("coo", "csr"):  # csr: its (row, col) entries (check_fresh.read_tensor)
+    if kind in ("coo", "csr", "csc", "bsr", "bsc"):  # compressed: element entries (golden_read)
         cg, ce = coalesce(got), coalesce(exp)
         if list(cg) != list(ce):
             extra = sorted(set(cg) ^ set(ce))

@@ -12,7 +12,7 @@ from torch.masked import MaskedTensor
 
 from .model import DTYPE_NAMES, Result
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 GOLDEN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -55,6 +55,15 @@ def to_numpy(t):
     return a.astype(np.uint8) if a.dtype == np.bool_ else a
 
 
+# torch's compressed layouts: golden kind and index dataset names (format 2)
+COMPRESSED = {
+    torch.sparse_csr: ("csr", "crow_indices", "col_indices"),
+    torch.sparse_csc: ("csc", "ccol_indices", "row_indices"),
+    torch.sparse_bsr: ("bsr", "crow_indices", "col_indices"),
+    torch.sparse_bsc: ("bsc", "ccol_indices", "row_indices"),
+}
+
+
 def write_tensor(g, x):
     # a MaskedTensor, or any masked pair with get_data/get_mask (numpy_ma's
     # NpMasked: torch.masked refuses some dtypes numpy.ma takes, e.g. uint8)
@@ -73,10 +82,18 @@ def write_tensor(g, x):
         g.attrs["coalesced"] = np.bool_(x.is_coalesced())
         g.create_dataset("indices", data=to_numpy(x._indices()).astype(np.int64))
         g.create_dataset("values", data=to_numpy(x._values()))
-    elif x.layout == torch.sparse_csr:
-        set_kind(g, "csr", x.dtype, x.shape)
-        g.create_dataset("crow_indices", data=to_numpy(x.crow_indices()).astype(np.int64))
-        g.create_dataset("col_indices", data=to_numpy(x.col_indices()).astype(np.int64))
+    elif x.layout in COMPRESSED:
+        kind, cname, pname = COMPRESSED[x.layout]
+        set_kind(g, kind, x.dtype, x.shape)
+        if x.dense_dim():
+            g.attrs["dense_dim"] = np.int64(x.dense_dim())
+        if kind in ("bsr", "bsc"):
+            g.attrs["blocksize"] = np.asarray(x.values().shape[x.dim() - x.dense_dim() - 1:][:2],
+                                              dtype=np.int64)
+        comp, plain = ((x.crow_indices(), x.col_indices()) if cname == "crow_indices"
+                       else (x.ccol_indices(), x.row_indices()))
+        g.create_dataset(cname, data=to_numpy(comp).astype(np.int64))
+        g.create_dataset(pname, data=to_numpy(plain).astype(np.int64))
         g.create_dataset("values", data=to_numpy(x.values()))
     else:
         set_kind(g, "dense", x.dtype, x.shape)

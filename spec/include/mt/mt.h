@@ -77,7 +77,10 @@ typedef enum {
   X(COO, "coo")     \
   X(CSR, "csr")     \
   X(MASKED, "masked") \
-  X(SCALAR, "scalar")
+  X(SCALAR, "scalar") \
+  X(CSC, "csc")     \
+  X(BSR, "bsr")     \
+  X(BSC, "bsc")
 
 typedef enum {
 #define MT_X(name, str) MT_KIND_##name,
@@ -95,8 +98,20 @@ typedef enum {
  *        indices: int64 [sparse_dim][nnz], row-major (indices[d*nnz + k]);
  *        values: contiguous [nnz, shape[sparse_dim], ..., shape[ndim-1]];
  *        coalesced: 1 when indices are sorted lexicographically and unique.
- * CSR    ndim == 2; crow_indices: int64 [shape[0]+1]; col_indices: int64
- *        [nnz]; values: contiguous [nnz].
+ * CSR, CSC, BSR, BSC (the compressed layouts; CSC/BSR/BSC appended within
+ *        ABI 1, golden format 2): torch's layout, spelled out in
+ *        mt/compressed.h. ndim = batch dims + 2 + dense_dim; the two sparse
+ *        dims are shape[nb], shape[nb+1] (nb = ndim - 2 - dense_dim).
+ *        crow_indices: the compressed indices, int64 [batch..., ncompressed
+ *        + 1] (torch's crow_indices for CSR/BSR, ccol_indices for
+ *        CSC/BSC); col_indices: the plain indices, int64 [batch..., nnz]
+ *        (col_indices for CSR/BSR, row_indices for CSC/BSC); nnz is per
+ *        batch; values: contiguous [batch..., nnz, (blocksize[0],
+ *        blocksize[1] for BSR/BSC), dense...]. BSR/BSC index blocks:
+ *        ncompressed = shape[nb] / blocksize[0] block rows (BSR) or
+ *        shape[nb+1] / blocksize[1] block columns (BSC). blocksize is {1, 1}
+ *        for CSR and CSC. A plain 2-d CSR (golden format 1) is the case
+ *        nb = dense_dim = 0.
  * MASKED data and mask: two tensors of the same kind and shape; mask dtype
  *        bool. mask true = the element is specified.
  * SCALAR ndim == 0; values holds one element of dtype (a Python number:
@@ -110,15 +125,18 @@ struct mt_tensor {
   int64_t strides[MT_MAX_DIMS]; /* DENSE only */
   void *values;                 /* DENSE, COO, CSR, SCALAR */
   int sparse_dim;               /* COO */
-  int dense_dim;                /* COO */
-  int64_t nnz;                  /* COO, CSR */
+  int dense_dim;                /* COO, compressed */
+  int64_t nnz;                  /* COO, compressed (per batch) */
   int64_t *indices;             /* COO */
   int coalesced;                /* COO */
-  int64_t *crow_indices;        /* CSR */
-  int64_t *col_indices;         /* CSR */
+  int64_t *crow_indices;        /* compressed: crow (CSR, BSR) / ccol (CSC, BSC) */
+  int64_t *col_indices;         /* compressed: col (CSR, BSR) / row (CSC, BSC) */
   mt_tensor *data;              /* MASKED */
   mt_tensor *mask;              /* MASKED */
   void *owner;                  /* allocator's bookkeeping; do not touch */
+  /* appended within ABI 1 (tensors are made by the runner's host services,
+   * never by value in a plugin, so an older plugin just never reads it) */
+  int64_t blocksize[2];         /* BSR, BSC; {1, 1} for CSR, CSC */
 };
 
 /* ---- keyword arguments ------------------------------------------------- */
@@ -187,6 +205,12 @@ typedef struct mt_host {
   mt_status (*masked_new)(mt_tensor *data, mt_tensor *mask, mt_tensor **out, mt_error *err);
   mt_status (*scalar_new)(mt_dtype dtype, double value, mt_tensor **out, mt_error *err);
   void (*free)(mt_tensor *t); /* NULL is fine */
+  /* Appended within ABI 1 (present when struct_size covers it): any
+   * compressed layout (CSR, CSC, BSR, BSC) with batch dims and dense_dim
+   * dense dims; nnz per batch; blocksize NULL for CSR/CSC. */
+  mt_status (*compressed_new)(mt_kind kind, mt_dtype dtype, int ndim, const int64_t *shape,
+                              int dense_dim, const int64_t *blocksize, int64_t nnz,
+                              mt_tensor **out, mt_error *err);
 } mt_host;
 
 /* ---- a kernel call ----------------------------------------------------- */
