@@ -153,7 +153,7 @@ static void unravel(int64_t i, int ndim, const int64_t *shape, int64_t *coords) 
 }
 
 /* How the position of flat element i of a values buffer is named. */
-typedef enum { POS_DENSE, POS_COO, POS_CSR } pos_mode;
+typedef enum { POS_DENSE, POS_COO, POS_COMPRESSED } pos_mode;
 typedef struct pos_ctx {
   pos_mode mode;
   const mt_tensor *t; /* the (coalesced) tensor whose values are compared */
@@ -173,11 +173,19 @@ static void fmt_pos(const pos_ctx *p, int64_t i, char *buf, size_t len) {
       unravel(j, t->ndim - t->sparse_dim, t->shape + t->sparse_dim, c + t->sparse_dim);
       break;
     }
-    case POS_CSR: {
-      int64_t r = 0;
-      while (r < t->shape[0] && t->crow_indices[r + 1] <= i) r++;
-      c[0] = r;
-      c[1] = t->col_indices[i];
+    case POS_COMPRESSED: { /* flat value i: entry, then cell of the block, then dense */
+      mt_cgeom g;
+      if (!mt_cgeom_of(t, &g) || g.entry <= 0) break;
+      int64_t e = i / g.entry, within = i % g.entry, b = g.nnz ? e / g.nnz : 0,
+              k = g.nnz ? e % g.nnz : 0, cell = within / g.dense, slot = 0;
+      const int64_t *crow = t->crow_indices + b * (g.ncomp + 1);
+      while (slot < g.ncomp && crow[slot + 1] <= k) slot++;
+      int64_t plain = t->col_indices[b * g.nnz + k];
+      int64_t br = g.by_col ? plain : slot, bc = g.by_col ? slot : plain;
+      unravel(b, g.nb, t->shape, c);
+      c[g.nb] = br * g.bh + cell / g.bw;
+      c[g.nb + 1] = bc * g.bw + cell % g.bw;
+      unravel(within % g.dense, t->ndim - g.nb - 2, t->shape + g.nb + 2, c + g.nb + 2);
       break;
     }
   }
@@ -270,6 +278,17 @@ static mt_status compare_coo(const mt_tensor *e, const mt_tensor *g, const mt_co
     whyf(why, why_len, "sparse_dim %d, expected %d", g->sparse_dim, e->sparse_dim);
     return MT_OK;
   }
+  if (o->check_storage && e->coalesced != g->coalesced) {
+    whyf(why, why_len, "is_coalesced() %s, expected %s (level strict compares the storage)",
+         g->coalesced ? "True" : "False", e->coalesced ? "True" : "False");
+    return MT_OK;
+  }
+  if (o->check_storage && e->nnz != g->nnz) {
+    whyf(why, why_len, "stores %" PRId64 " entries, expected %" PRId64
+         " (level strict compares the storage: an uncoalesced result keeps its duplicates)",
+         g->nnz, e->nnz);
+    return MT_OK;
+  }
   if ((st = mt_coo_coalesce(e, &ec, err)) != MT_OK) goto out;
   if ((st = mt_coo_coalesce(g, &gc, err)) != MT_OK) {
     mt_err_prefix(err, "coalescing the result");
@@ -306,21 +325,38 @@ out:
   return st;
 }
 
-static void compare_csr(const mt_tensor *e, const mt_tensor *g, const mt_compare_opts *o,
-                        int *equal, char *why, size_t why_len) {
+/* CSR, CSC, BSR, BSC: the structure exactly (torch's compressed tensors
+ * have one storage per pattern: indices sorted, unique), then the values. */
+static void compare_compressed(const mt_tensor *e, const mt_tensor *g, const mt_compare_opts *o,
+                               int *equal, char *why, size_t why_len) {
+  mt_cgeom eg, gg;
   *equal = 0;
+  if (!mt_cgeom_of(e, &eg) || !mt_cgeom_of(g, &gg)) {
+    whyf(why, why_len, "inconsistent %s geometry", mt_kind_name(e->kind));
+    return;
+  }
+  if (e->dense_dim != g->dense_dim) {
+    whyf(why, why_len, "dense_dim %d, expected %d", g->dense_dim, e->dense_dim);
+    return;
+  }
+  if (eg.bh != gg.bh || eg.bw != gg.bw) {
+    whyf(why, why_len, "blocksize (%" PRId64 ", %" PRId64 "), expected (%" PRId64 ", %" PRId64 ")",
+         gg.bh, gg.bw, eg.bh, eg.bw);
+    return;
+  }
   if (e->nnz != g->nnz) {
     whyf(why, why_len, "nnz %" PRId64 ", expected %" PRId64, g->nnz, e->nnz);
     return;
   }
-  compare_exact_i64("crow_indices", e->crow_indices, g->crow_indices, e->shape[0] + 1, equal, why,
-                    why_len);
+  compare_exact_i64(mt_compressed_name(e->kind), e->crow_indices, g->crow_indices,
+                    eg.batches * (eg.ncomp + 1), equal, why, why_len);
   if (!*equal) return;
-  compare_exact_i64("col_indices", e->col_indices, g->col_indices, e->nnz, equal, why, why_len);
+  compare_exact_i64(mt_plain_name(e->kind), e->col_indices, g->col_indices, eg.batches * e->nnz,
+                    equal, why, why_len);
   if (!*equal) return;
-  pos_ctx pos = {POS_CSR, e};
-  compare_values("values", e->values, g->values, e->dtype, e->nnz, NULL, o, &pos, equal, why,
-                 why_len);
+  pos_ctx pos = {POS_COMPRESSED, e};
+  compare_values("values", e->values, g->values, e->dtype, eg.batches * e->nnz * eg.entry, NULL, o,
+                 &pos, equal, why, why_len);
 }
 
 static mt_status compare_masked(const mt_tensor *e, const mt_tensor *g, const mt_compare_opts *o,
@@ -387,7 +423,10 @@ mt_status mt_compare_tensor(const mt_tensor *e, const mt_tensor *g, const mt_com
   switch (e->kind) {
     case MT_KIND_MASKED: return compare_masked(e, g, o, equal, why, why_len, err);
     case MT_KIND_COO: return compare_coo(e, g, o, equal, why, why_len, err);
-    case MT_KIND_CSR: compare_csr(e, g, o, equal, why, why_len); return MT_OK;
+    case MT_KIND_CSR:
+    case MT_KIND_CSC:
+    case MT_KIND_BSR:
+    case MT_KIND_BSC: compare_compressed(e, g, o, equal, why, why_len); return MT_OK;
     default: return compare_densified("values", e, g, NULL, o, equal, why, why_len, err);
   }
 }

@@ -68,6 +68,10 @@ int mt_elem_match(double expected, double got, const mt_tolerance *tol, mt_dtype
 typedef struct mt_compare_opts {
   mt_tolerance tol;
   int check_masked_out; /* compare masked-out data too */
+  /* level strict: a COO result's storage as torch left it too: its
+   * coalesced flag and its stored nnz (an uncoalesced result keeps its
+   * duplicates); SEMANTICS.md SP-6 */
+  int check_storage;
 } mt_compare_opts;
 
 /* Compares one tensor. *equal = 1 when got matches expected; otherwise 0

@@ -130,7 +130,8 @@ static void judge(const mt_golden_case *c, mt_status st, const mt_error *kerr,
   expectation e[MT_MAX_EXPECTATIONS];
   int n = expectations(c, e);
   int t = expected_index(c, e, n, o ? o->torch_version : NULL);
-  mt_compare_opts co = {c->tolerance, mt_case_checks_masked_out(c, o ? o->level : MT_LEVEL_semantic)};
+  mt_compare_opts co = {c->tolerance, mt_case_checks_masked_out(c, o ? o->level : MT_LEVEL_semantic),
+                        o && o->level == MT_LEVEL_strict};
   mt_error err = {0};
   char why[1024] = "", vwhy[1024], what[256], other[256];
   const char *torch = c->torch_error ? c->torch_error : "?";
@@ -237,16 +238,22 @@ static int same_bits(const mt_tensor *was, const mt_tensor *now, char *where, si
       }
       return 1;
     case MT_KIND_CSR:
-      if (memcmp(was->crow_indices, now->crow_indices, (size_t)(was->shape[0] + 1) * 8) ||
-          memcmp(was->col_indices, now->col_indices, (size_t)was->nnz * 8)) {
+    case MT_KIND_CSC:
+    case MT_KIND_BSR:
+    case MT_KIND_BSC: {
+      mt_cgeom g;
+      if (!mt_cgeom_of(was, &g)) return 1;
+      if (memcmp(was->crow_indices, now->crow_indices, (size_t)(g.batches * (g.ncomp + 1)) * 8) ||
+          memcmp(was->col_indices, now->col_indices, (size_t)(g.batches * was->nnz) * 8)) {
         snprintf(where, len, "indices");
         return 0;
       }
-      if (memcmp(was->values, now->values, (size_t)was->nnz * es)) {
+      if (memcmp(was->values, now->values, (size_t)(g.batches * was->nnz * g.entry) * es)) {
         snprintf(where, len, "values");
         return 0;
       }
       return 1;
+    }
     default:
       return 1;
   }
@@ -288,10 +295,16 @@ static void spans_of(const mt_tensor *t, span *s, int *n) {
       add_span(s, n, t->values, t->nnz * mt_coo_row_numel(t) * (int64_t)es, "values");
       break;
     case MT_KIND_CSR:
-      add_span(s, n, t->crow_indices, (t->shape[0] + 1) * 8, "crow_indices");
-      add_span(s, n, t->col_indices, t->nnz * 8, "col_indices");
-      add_span(s, n, t->values, t->nnz * (int64_t)es, "values");
+    case MT_KIND_CSC:
+    case MT_KIND_BSR:
+    case MT_KIND_BSC: {
+      mt_cgeom g;
+      if (!mt_cgeom_of(t, &g)) break;
+      add_span(s, n, t->crow_indices, g.batches * (g.ncomp + 1) * 8, mt_compressed_name(t->kind));
+      add_span(s, n, t->col_indices, g.batches * t->nnz * 8, mt_plain_name(t->kind));
+      add_span(s, n, t->values, g.batches * t->nnz * g.entry * (int64_t)es, "values");
       break;
+    }
     default: break;
   }
 }
@@ -419,7 +432,7 @@ static mt_status poison_run(const mt_impl *impl, const mt_golden_case *c, mt_poi
            label, mt_status_name(pst), pst != MT_OK ? ": " : "", pst != MT_OK ? kerr.msg : "",
            mt_status_name(first_st));
   } else if (pst == MT_OK) {
-    mt_compare_opts co = {c->tolerance, 0};
+    mt_compare_opts co = {c->tolerance, 0, 0};
     char why[1024] = "";
     int equal = 0;
     if (call.n_out < 0 || call.n_out > MT_MAX_OUTPUTS) {

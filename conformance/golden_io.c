@@ -649,35 +649,71 @@ out:
   return st;
 }
 
-static mt_status read_csr(const rd *r, hid_t g, const char *path, mt_dtype dt, int ndim,
-                          const int64_t *shape, mt_tensor **out) {
+/* csr, csc, bsr, bsc (golden-format.md, version 2): compressed indices
+ * [batch..., ncompressed + 1], plain indices [batch..., nnz], values
+ * [batch..., nnz, (bh, bw), dense...]; the invariants between them are
+ * mt_tensor_validate's (read_tensor runs it). */
+static mt_status read_compressed(const rd *r, hid_t g, const char *path, mt_kind kind,
+                                 mt_dtype dt, int ndim, const int64_t *shape, mt_tensor **out) {
   mt_status st;
-  int64_t numel = 0;
+  int64_t numel = 0, dense_dim = 0, bs[2] = {1, 1};
+  int present = 0, nbs = 0, blocked = mt_kind_is_blocked(kind);
+  const char *cn = mt_compressed_name(kind), *pn = mt_plain_name(kind), *k = mt_kind_name(kind);
   ds_h cr = {.d = -1, .t = -1, .s = -1}, co = cr, v = cr;
   char s[160];
-  if (ndim != 2)
-    return rd_fail(r, path, "csr tensor with shape %s, expected 2 dims",
-                   mt_shape_str(ndim, shape, s, sizeof s));
   if ((st = check_shape(r, path, dt, ndim, shape, &numel)) != MT_OK) return st;
-  if ((st = ds_open(r, g, path, "crow_indices", MT_int64, &cr)) != MT_OK) goto out;
-  if (cr.npoints != shape[0] + 1) {
-    st = rd_fail(r, cr.path, "has %" PRId64 " elements, %" PRId64 " rows need %" PRId64,
-                 cr.npoints, shape[0], shape[0] + 1);
+  if ((st = attr_int(r, g, path, "dense_dim", 0, &dense_dim, &present, NULL)) != MT_OK) return st;
+  if (dense_dim < 0 || ndim - 2 - dense_dim < 0)
+    return rd_fail(r, path, "%s tensor with shape %s and dense_dim %" PRId64
+                   " has no room for its 2 sparse dims", k, mt_shape_str(ndim, shape, s, sizeof s),
+                   dense_dim);
+  if (blocked) {
+    if ((st = attr_ints(r, g, path, "blocksize", 1, 2, bs, &nbs, &present)) != MT_OK) return st;
+    if (nbs != 2) return rd_fail(r, path, "blocksize has %d values, expected 2", nbs);
+  }
+  int nb = ndim - 2 - (int)dense_dim;
+  int64_t batches = 1, dense = 1, rows = shape[nb], cols = shape[nb + 1];
+  for (int d = 0; d < nb; d++) batches *= shape[d];
+  for (int d = nb + 2; d < ndim; d++) dense *= shape[d];
+  if (bs[0] < 1 || bs[1] < 1 || rows % bs[0] || cols % bs[1])
+    return rd_fail(r, path, "blocksize (%" PRId64 ", %" PRId64 ") does not divide the sparse "
+                   "dims (%" PRId64 ", %" PRId64 ")", bs[0], bs[1], rows, cols);
+  int by_col = kind == MT_KIND_CSC || kind == MT_KIND_BSC;
+  int64_t ncomp = by_col ? cols / bs[1] : rows / bs[0], nplain = by_col ? rows / bs[0] : cols / bs[1];
+  if ((st = ds_open(r, g, path, cn, MT_int64, &cr)) != MT_OK) goto out;
+  if (cr.rank != nb + 1 || cr.npoints != batches * (ncomp + 1)) {
+    st = rd_fail(r, cr.path, "has %d dims and %" PRId64 " elements; %d batch dims of %" PRId64
+                 " compressed slots need %d dims, %" PRId64 " elements", cr.rank, cr.npoints, nb,
+                 ncomp, nb + 1, batches * (ncomp + 1));
     goto out;
   }
-  if ((st = ds_open(r, g, path, "col_indices", MT_int64, &co)) != MT_OK) goto out;
+  if ((st = ds_open(r, g, path, pn, MT_int64, &co)) != MT_OK) goto out;
+  if (co.rank != nb + 1) {
+    st = rd_fail(r, co.path, "has %d dims, %d batch dims need %d", co.rank, nb, nb + 1);
+    goto out;
+  }
+  int64_t nnz = (int64_t)co.dims[nb], entry = bs[0] * bs[1] * dense, nvals, bytes;
+  if (nnz > ncomp * nplain) {
+    st = rd_fail(r, co.path, "nnz %" PRId64 " is more than the %" PRId64 " %s of shape %s", nnz,
+                 ncomp * nplain, blocked ? "blocks" : "elements",
+                 mt_shape_str(ndim, shape, s, sizeof s));
+    goto out;
+  }
+  /* check_shape bounds every sub-product of shape by 2^30, nnz by rows x cols */
+  if (__builtin_mul_overflow(batches * nnz, entry, &nvals) ||
+      __builtin_mul_overflow(nvals, (int64_t)mt_dtype_size(dt) + 16, &bytes) ||
+      bytes > MT_GOLDEN_MAX_TENSOR_BYTES) {
+    st = rd_fail(r, co.path, "nnz %" PRId64 " is more than a golden tensor may hold", nnz);
+    goto out;
+  }
   if ((st = ds_open(r, g, path, "values", dt, &v)) != MT_OK) goto out;
-  int64_t nnz = co.npoints;
-  if (v.npoints != nnz) {
-    st = rd_fail(r, v.path, "has %" PRId64 " elements, col_indices has %" PRId64, v.npoints, nnz);
+  if (v.npoints != nvals) {
+    st = rd_fail(r, v.path, "has %" PRId64 " elements, %" PRId64 " x %" PRId64 " entries of %" PRId64
+                 " elements need %" PRId64, v.npoints, batches, nnz, entry, nvals);
     goto out;
   }
-  if (nnz > numel) {
-    st = rd_fail(r, co.path, "nnz %" PRId64 " is more than the %" PRId64 " elements of shape %s",
-                 nnz, numel, mt_shape_str(ndim, shape, s, sizeof s));
-    goto out;
-  }
-  if ((st = mt_csr_new(dt, shape[0], shape[1], nnz, out, r->err)) != MT_OK) {
+  if ((st = mt_compressed_new(kind, dt, ndim, shape, (int)dense_dim, bs, nnz, out, r->err)) !=
+      MT_OK) {
     rd_prefix(r, path);
     goto out;
   }
@@ -699,9 +735,15 @@ static mt_status read_masked(const rd *r, hid_t g, const char *path, mt_dtype dt
   if (depth > 0) return rd_fail(r, path, "a masked tensor inside a masked tensor");
   if ((st = read_tensor(r, g, path, "data", depth + 1, &data)) != MT_OK) goto fail;
   if ((st = read_tensor(r, g, path, "mask", depth + 1, &mask)) != MT_OK) goto fail;
-  if (data->kind == MT_KIND_MASKED || data->kind == MT_KIND_SCALAR) {
+  if (data->kind != MT_KIND_DENSE && data->kind != MT_KIND_COO && data->kind != MT_KIND_CSR) {
     st = rd_fail(r, path, "data is %s, expected dense, coo or csr storage",
                  mt_kind_name(data->kind));
+    goto fail;
+  }
+  if ((data->kind == MT_KIND_CSR && (data->ndim != 2 || data->dense_dim)) ||
+      (mask->kind == MT_KIND_CSR && (mask->ndim != 2 || mask->dense_dim))) {
+    st = rd_fail(r, path, "csr storage of a masked tensor is 2-d, without batch or dense dims "
+                 "(MaskedTensor's)");
     goto fail;
   }
   if (data->dtype != dt) {
@@ -767,7 +809,7 @@ static mt_status read_tensor(const rd *r, hid_t parent, const char *ppath, const
   if ((st = attr_string(r, g, path, "kind", 1, &kind_s)) != MT_OK) goto out;
   if ((st = attr_string(r, g, path, "dtype", 1, &dtype_s)) != MT_OK) goto out;
   if (mt_kind_from_name(kind_s, &kind) != 0) {
-    st = rd_fail(r, path, "unknown kind '%s' (expected dense, coo, csr, masked or scalar)", kind_s);
+    st = rd_fail(r, path, "unknown kind '%s' (expected dense, coo, csr, csc, bsr, bsc, masked or scalar)", kind_s);
     goto out;
   }
   if (mt_dtype_from_name(dtype_s, &dt) != 0) {
@@ -782,7 +824,10 @@ static mt_status read_tensor(const rd *r, hid_t parent, const char *ppath, const
   switch (kind) {
     case MT_KIND_DENSE: st = read_dense(r, g, path, dt, ndim, shape, out); break;
     case MT_KIND_COO: st = read_coo(r, g, path, dt, ndim, shape, out); break;
-    case MT_KIND_CSR: st = read_csr(r, g, path, dt, ndim, shape, out); break;
+    case MT_KIND_CSR:
+    case MT_KIND_CSC:
+    case MT_KIND_BSR:
+    case MT_KIND_BSC: st = read_compressed(r, g, path, kind, dt, ndim, shape, out); break;
     case MT_KIND_MASKED: st = read_masked(r, g, path, dt, ndim, shape, depth, out); break;
     case MT_KIND_SCALAR: st = read_scalar(r, g, path, dt, ndim, shape, out); break;
     default: st = rd_fail(r, path, "unsupported kind '%s'", kind_s); break;

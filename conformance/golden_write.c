@@ -173,11 +173,34 @@ static mt_status write_tensor(const wr *w, hid_t parent, const char *name, const
         st = wr_fail(w, name);
       break;
     }
-    case MT_KIND_CSR: {
-      int64_t rows = t->shape[0] + 1, nnz = t->nnz;
-      if (put_dataset(g, "crow_indices", MT_int64, 1, &rows, t->crow_indices) < 0 ||
-          put_dataset(g, "col_indices", MT_int64, 1, &nnz, t->col_indices) < 0 ||
-          put_dataset(g, "values", dt, 1, &nnz, t->values) < 0)
+    case MT_KIND_CSR:
+    case MT_KIND_CSC:
+    case MT_KIND_BSR:
+    case MT_KIND_BSC: {
+      /* [batch..., n] index arrays, values [batch..., nnz, (bh, bw), dense...] */
+      mt_cgeom cg;
+      int64_t cdims[MT_MAX_DIMS], pdims[MT_MAX_DIMS], vdims[MT_MAX_DIMS + 1];
+      if (!mt_cgeom_of(t, &cg)) {
+        st = mt_err(w->err, MT_INVALID_ARGUMENT, "writing %s: %s: %s tensor of inconsistent "
+                    "geometry", w->path, name, mt_kind_name(t->kind));
+        break;
+      }
+      int nv = 0;
+      for (int d = 0; d < cg.nb; d++) cdims[d] = pdims[d] = vdims[nv++] = t->shape[d];
+      cdims[cg.nb] = cg.ncomp + 1;
+      pdims[cg.nb] = vdims[nv++] = t->nnz;
+      if (mt_kind_is_blocked(t->kind)) {
+        vdims[nv++] = cg.bh;
+        vdims[nv++] = cg.bw;
+      }
+      for (int d = cg.nb + 2; d < t->ndim; d++) vdims[nv++] = t->shape[d];
+      int64_t dd = t->dense_dim;
+      if ((dd && attr_put_i64(g, "dense_dim", dd) < 0) ||
+          (mt_kind_is_blocked(t->kind) && attr_put_i64s(g, "blocksize", t->blocksize, 2) < 0) ||
+          put_dataset(g, mt_compressed_name(t->kind), MT_int64, cg.nb + 1, cdims,
+                      t->crow_indices) < 0 ||
+          put_dataset(g, mt_plain_name(t->kind), MT_int64, cg.nb + 1, pdims, t->col_indices) < 0 ||
+          put_dataset(g, "values", dt, nv, vdims, t->values) < 0)
         st = wr_fail(w, name);
       break;
     }

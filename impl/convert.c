@@ -68,6 +68,36 @@ done:
   return st;
 }
 
+/* Entry k of batch b in compressed slot c: block (c, plain) or (plain, c),
+ * each cell of the block `dense` elements (mt/compressed.h). Copies bytes:
+ * every dtype stays exact. */
+static mt_status compressed_to_dense(const mt_tensor *t, mt_tensor **out, mt_error *err) {
+  mt_status st;
+  mt_cgeom g;
+  if (!mt_cgeom_of(t, &g))
+    return mt_err(err, MT_INVALID_ARGUMENT, "to_dense: %s tensor of inconsistent geometry",
+                  mt_kind_name(t->kind));
+  if ((st = mt_dense_new(t->dtype, t->ndim, t->shape, out, err)) != MT_OK) return st;
+  size_t es = mt_dtype_size(t->dtype), cell = (size_t)g.dense * es;
+  char *dst = (*out)->values;
+  const char *src = t->values;
+  for (int64_t b = 0; b < g.batches; b++) {
+    const int64_t *crow = t->crow_indices + b * (g.ncomp + 1), *plain = t->col_indices + b * g.nnz;
+    for (int64_t c = 0; c < g.ncomp; c++)
+      for (int64_t k = crow[c]; k < crow[c + 1]; k++) {
+        int64_t br = g.by_col ? plain[k] : c, bc = g.by_col ? c : plain[k];
+        for (int64_t i = 0; i < g.bh; i++)
+          for (int64_t j = 0; j < g.bw; j++) {
+            int64_t lin = (b * g.rows + br * g.bh + i) * g.cols + bc * g.bw + j;
+            memcpy(dst + (size_t)lin * cell,
+                   src + ((size_t)((b * g.nnz + k) * g.bh + i) * (size_t)g.bw + (size_t)j) * cell,
+                   cell);
+          }
+      }
+  }
+  return MT_OK;
+}
+
 mt_status mt_to_dense(const mt_tensor *t, mt_tensor **out, mt_error *err) {
   mt_status st;
   mt_tensor *c = NULL;
@@ -91,15 +121,10 @@ mt_status mt_to_dense(const mt_tensor *t, mt_tensor **out, mt_error *err) {
     }
     break;
   }
-  case MT_KIND_CSR: {
-    if ((st = mt_dense_new(t->dtype, 2, t->shape, out, err)) != MT_OK) return st;
-    size_t es = mt_dtype_size(t->dtype);
-    for (int64_t r = 0; r < t->shape[0]; r++)
-      for (int64_t k = t->crow_indices[r]; k < t->crow_indices[r + 1]; k++)
-        memcpy((char *)(*out)->values + (size_t)(r * t->shape[1] + t->col_indices[k]) * es,
-               (const char *)t->values + (size_t)k * es, es);
-    return MT_OK;
-  }
+  case MT_KIND_CSR:
+  case MT_KIND_CSC:
+  case MT_KIND_BSR:
+  case MT_KIND_BSC: return compressed_to_dense(t, out, err);
   default:
     return mt_err(err, MT_INVALID_ARGUMENT, "to_dense: unknown tensor kind %d", (int)t->kind);
   }

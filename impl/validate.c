@@ -67,44 +67,74 @@ static mt_status check_coo(const mt_tensor *t, const char *what, mt_error *err) 
   return MT_OK;
 }
 
-static mt_status check_csr(const mt_tensor *t, const char *what, mt_error *err) {
-  if (t->ndim != 2)
-    return mt_err(err, MT_INVALID_ARGUMENT, "%s: CSR tensors are 2-d, got ndim = %d", what,
-                  t->ndim);
-  int64_t rows = t->shape[0], cols = t->shape[1], nnz = t->nnz;
-  const int64_t *crow = t->crow_indices, *col = t->col_indices;
-  if (nnz < 0)
-    return mt_err(err, MT_INVALID_ARGUMENT, "%s: CSR nnz = %lld is negative", what,
-                  (long long)nnz);
-  if (!crow || (nnz > 0 && (!col || !t->values)))
-    return mt_err(err, MT_INVALID_ARGUMENT, "%s: CSR %s is NULL", what,
-                  !crow ? "crow_indices" : !col ? "col_indices" : "values");
-  if (crow[0] != 0)
-    return mt_err(err, MT_INVALID_ARGUMENT, "%s: CSR crow_indices[0] = %lld, must be 0", what,
-                  (long long)crow[0]);
-  for (int64_t r = 0; r < rows; r++)
-    if (crow[r + 1] < crow[r])
-      return mt_err(err, MT_INVALID_ARGUMENT,
-                    "%s: CSR crow_indices[%lld] = %lld is less than crow_indices[%lld] = %lld "
-                    "(must be non-decreasing)",
-                    what, (long long)r + 1, (long long)crow[r + 1], (long long)r,
-                    (long long)crow[r]);
-  if (crow[rows] != nnz)
+/* CSR, CSC, BSR, BSC (mt/compressed.h), batch by batch: the compressed
+ * indices start at 0, never decrease and end at nnz; the plain indices are
+ * in range and strictly increasing within each compressed slot (torch's
+ * _validate_compressed_sparse_indices). */
+static mt_status check_compressed(const mt_tensor *t, const char *what, mt_error *err) {
+  static const char *UPPER[MT_KIND__COUNT] = {
+      [MT_KIND_CSR] = "CSR", [MT_KIND_CSC] = "CSC", [MT_KIND_BSR] = "BSR", [MT_KIND_BSC] = "BSC"};
+  const char *K = UPPER[t->kind], *cn = mt_compressed_name(t->kind), *pn = mt_plain_name(t->kind);
+  mt_cgeom g;
+  if (t->dense_dim < 0 || t->ndim - 2 - t->dense_dim < 0)
     return mt_err(err, MT_INVALID_ARGUMENT,
-                  "%s: CSR crow_indices[%lld] = %lld, must equal nnz = %lld", what,
-                  (long long)rows, (long long)crow[rows], (long long)nnz);
-  for (int64_t r = 0; r < rows; r++)
-    for (int64_t k = crow[r]; k < crow[r + 1]; k++) {
-      if (col[k] < 0 || col[k] >= cols)
-        return mt_err(err, MT_INDEX_OUT_OF_RANGE,
-                      "%s: CSR col_indices[%lld] = %lld is out of range for %lld columns", what,
-                      (long long)k, (long long)col[k], (long long)cols);
-      if (k > crow[r] && col[k] <= col[k - 1])
+                  "%s: %s needs 2 sparse dims: ndim = %d with dense_dim = %d", what, K, t->ndim,
+                  t->dense_dim);
+  if (mt_kind_is_blocked(t->kind) && (t->blocksize[0] < 1 || t->blocksize[1] < 1))
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: %s blocksize (%lld, %lld) must be positive", what,
+                  K, (long long)t->blocksize[0], (long long)t->blocksize[1]);
+  if (!mt_cgeom_of(t, &g))
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: %s blocksize (%lld, %lld) does not divide the sparse dims (%lld, %lld)", what,
+                  K, (long long)t->blocksize[0], (long long)t->blocksize[1],
+                  (long long)t->shape[t->ndim - 2 - t->dense_dim],
+                  (long long)t->shape[t->ndim - 1 - t->dense_dim]);
+  int64_t nnz = t->nnz;
+  if (nnz < 0)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: %s nnz = %lld is negative", what, K,
+                  (long long)nnz);
+  if (g.batches && g.nplain == 0 && nnz > 0)
+    return mt_err(err, MT_INDEX_OUT_OF_RANGE, "%s: %s has nnz = %lld but no %s to index", what,
+                  K, (long long)nnz, pn);
+  const int64_t *crow_all = t->crow_indices, *col_all = t->col_indices;
+  if (!crow_all || (nnz > 0 && g.batches > 0 && (!col_all || !t->values)))
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: %s %s is NULL", what, K,
+                  !crow_all ? cn : !col_all ? pn : "values");
+  const char *unit = g.by_col ? (g.bh > 1 ? "block rows" : "rows")
+                              : (g.bw > 1 ? "block columns" : "columns");
+  for (int64_t b = 0; b < g.batches; b++) {
+    const int64_t *crow = crow_all + b * (g.ncomp + 1), *col = col_all + b * nnz;
+    char at[48] = "";
+    if (g.nb) snprintf(at, sizeof at, "batch %lld: ", (long long)b);
+    if (crow[0] != 0)
+      return mt_err(err, MT_INVALID_ARGUMENT, "%s: %s%s %s[0] = %lld, must be 0", what, at, K, cn,
+                    (long long)crow[0]);
+    for (int64_t r = 0; r < g.ncomp; r++)
+      if (crow[r + 1] < crow[r])
         return mt_err(err, MT_INVALID_ARGUMENT,
-                      "%s: CSR col_indices[%lld] = %lld in row %lld is not greater than the "
-                      "previous column %lld (columns must be sorted and unique per row)",
-                      what, (long long)k, (long long)col[k], (long long)r, (long long)col[k - 1]);
-    }
+                      "%s: %s%s %s[%lld] = %lld is less than %s[%lld] = %lld "
+                      "(must be non-decreasing)",
+                      what, at, K, cn, (long long)r + 1, (long long)crow[r + 1], cn, (long long)r,
+                      (long long)crow[r]);
+    if (crow[g.ncomp] != nnz)
+      return mt_err(err, MT_INVALID_ARGUMENT, "%s: %s%s %s[%lld] = %lld, must equal nnz = %lld",
+                    what, at, K, cn, (long long)g.ncomp, (long long)crow[g.ncomp],
+                    (long long)nnz);
+    for (int64_t r = 0; r < g.ncomp; r++)
+      for (int64_t k = crow[r]; k < crow[r + 1]; k++) {
+        if (col[k] < 0 || col[k] >= g.nplain)
+          return mt_err(err, MT_INDEX_OUT_OF_RANGE,
+                        "%s: %s%s %s[%lld] = %lld is out of range for %lld %s", what, at, K, pn,
+                        (long long)k, (long long)col[k], (long long)g.nplain, unit);
+        if (k > crow[r] && col[k] <= col[k - 1])
+          return mt_err(err, MT_INVALID_ARGUMENT,
+                        "%s: %s%s %s[%lld] = %lld in %s %lld is not greater than the previous "
+                        "one, %lld (%s must be sorted and unique per %s)",
+                        what, at, K, pn, (long long)k, (long long)col[k],
+                        g.by_col ? "column" : "row", (long long)r, (long long)col[k - 1], unit,
+                        g.by_col ? "column" : "row");
+      }
+  }
   return MT_OK;
 }
 
@@ -141,7 +171,10 @@ mt_status mt_tensor_validate(const mt_tensor *t, const char *what, mt_error *err
   switch (t->kind) {
   case MT_KIND_DENSE: return check_dense(t, what, err);
   case MT_KIND_COO: return check_coo(t, what, err);
-  case MT_KIND_CSR: return check_csr(t, what, err);
+  case MT_KIND_CSR:
+  case MT_KIND_CSC:
+  case MT_KIND_BSR:
+  case MT_KIND_BSC: return check_compressed(t, what, err);
   case MT_KIND_MASKED: return check_masked(t, what, err);
   case MT_KIND_SCALAR:
     if (t->ndim != 0 || !t->values)

@@ -131,6 +131,7 @@ set(MUTANTS
   sparse_mean_counts_specified=SP-3
   csr_ones_like_refused=SP-4
   plain_sparse_mapped_as_stored=SP-5
+  sp_result_coalesced=SP-5
   # the numpy_ma profile (name=RULE@numpy_ma: run with --profile numpy_ma)
   npma_union_of_specified=NPMA-2@numpy_ma
   npma_log_keeps_nan=NPMA-3@numpy_ma

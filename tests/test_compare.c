@@ -57,7 +57,7 @@ static mt_tensor *coo_f32(int64_t rows, int64_t cols, int64_t nnz, const int64_t
 
 static int cmp(const mt_tensor *e, const mt_tensor *g, const char *tols, int cmo, char *why,
                size_t len) {
-  mt_compare_opts o = {tol(tols), cmo};
+  mt_compare_opts o = {tol(tols), cmo, 0};
   mt_error err = {0};
   int eq = -1;
   if (mt_compare_tensor(e, g, &o, &eq, why, len, &err) != MT_OK) {
@@ -349,6 +349,100 @@ TEST(coo_is_compared_after_coalescing) {
   mt_tensor_free(te);
 }
 
+TEST(strict_compares_coo_storage) {
+  /* the same tensor twice: expected uncoalesced {(0,2): 1, (0,2): 2} as
+   * torch stores it (an index twice), got coalesced {(0,2): 3} */
+  int64_t er[2] = {0, 0}, ec[2] = {2, 2}, gr[1] = {0}, gc[1] = {2};
+  float ev[2] = {1, 2}, gv[1] = {3};
+  mt_tensor *te = coo_f32(2, 3, 2, er, ec, ev, 0), *tg = coo_f32(2, 3, 1, gr, gc, gv, 1);
+  mt_compare_opts o = {tol("exact"), 0, 0};
+  mt_error err = {0};
+  char why[512];
+  int eq = -1;
+  CHECK_STATUS(mt_compare_tensor(te, tg, &o, &eq, why, sizeof why, &err), MT_OK);
+  CHECK_EQ_INT(eq, 1); /* semantic: equal once coalesced */
+  o.check_storage = 1;
+  CHECK_STATUS(mt_compare_tensor(te, tg, &o, &eq, why, sizeof why, &err), MT_OK);
+  CHECK_EQ_INT(eq, 0);
+  CHECK_HAS(why, "is_coalesced() True, expected False");
+  tg->coalesced = 0; /* flagged right, but the duplicates are gone */
+  CHECK_STATUS(mt_compare_tensor(te, tg, &o, &eq, why, sizeof why, &err), MT_OK);
+  CHECK_EQ_INT(eq, 0);
+  CHECK_HAS(why, "stores 1 entries, expected 2");
+  mt_tensor_free(tg);
+  tg = coo_f32(2, 3, 2, er, ec, ev, 0); /* as torch stores it */
+  CHECK_STATUS(mt_compare_tensor(te, tg, &o, &eq, why, sizeof why, &err), MT_OK);
+  CHECK_EQ_INT(eq, 1);
+  mt_tensor_free(tg);
+  mt_tensor_free(te);
+}
+
+/* BSR [2 batches, 4, 4] with blocksize (2, 2), one block per batch: batch 0
+ * holds block (1, 0), batch 1 block (0, 1); values 1..8 in storage order. */
+static mt_tensor *bsr_2x4x4(void) {
+  mt_tensor *t = NULL;
+  int64_t shape[3] = {2, 4, 4}, bs[2] = {2, 2};
+  if (mt_compressed_new(MT_KIND_BSR, MT_float32, 3, shape, 0, bs, 1, &t, NULL) != MT_OK)
+    return NULL;
+  int64_t crow[6] = {0, 0, 1, /* batch 1 */ 0, 1, 1}, col[2] = {0, 1};
+  memcpy(t->crow_indices, crow, sizeof crow);
+  memcpy(t->col_indices, col, sizeof col);
+  for (int i = 0; i < 8; i++) ((float *)t->values)[i] = (float)(i + 1);
+  return t;
+}
+
+TEST(compressed_structure_exact_values_by_position) {
+  mt_tensor *te = bsr_2x4x4(), *tg = bsr_2x4x4();
+  char why[512];
+  CHECK(te && tg);
+  CHECK_EQ_INT(cmp(te, tg, "exact", 0, why, sizeof why), 1);
+  /* value 7 is batch 1, entry 0, cell (1, 0) of block (0, 1): element
+   * [1, 0*2 + 1, 1*2 + 0] = [1, 1, 2] */
+  ((float *)tg->values)[6] = 70;
+  CHECK_EQ_INT(cmp(te, tg, "exact", 0, why, sizeof why), 0);
+  CHECK_HAS(why, "values[1, 1, 2]: expected 7, got 70");
+  ((float *)tg->values)[6] = 7;
+  tg->col_indices[1] = 0; /* batch 1's block moves to block column 0 */
+  CHECK_EQ_INT(cmp(te, tg, "exact", 0, why, sizeof why), 0);
+  CHECK_HAS(why, "col_indices[1]: expected 1, got 0");
+  tg->col_indices[1] = 1;
+  tg->blocksize[1] = 4; /* (2, 4) blocks: 1 block column, batch 1's block 1 is out */
+  CHECK_EQ_INT(cmp(te, tg, "exact", 0, why, sizeof why), 0);
+  CHECK_HAS(why, "is not a valid tensor: result: batch 1: BSR col_indices[0] = 1 is out of range");
+  mt_tensor_free(tg);
+  /* densified: batch 0 rows 2-3 cols 0-1 hold 1 2 / 3 4 */
+  mt_tensor *d = NULL;
+  CHECK_STATUS(mt_to_dense(te, &d, NULL), MT_OK);
+  const float *dv = d->values;
+  CHECK_EQ_INT((int)dv[2 * 4 + 0], 1);
+  CHECK_EQ_INT((int)dv[3 * 4 + 1], 4);
+  CHECK_EQ_INT((int)dv[16 + 1 * 4 + 2], 7); /* [1, 1, 2] as above */
+  CHECK_EQ_INT((int)dv[0], 0);
+  mt_tensor_free(d);
+  mt_tensor_free(te);
+}
+
+TEST(compressed_invariants_are_checked_per_batch) {
+  mt_tensor *t = bsr_2x4x4();
+  mt_error e = {0};
+  CHECK(t);
+  CHECK_STATUS(mt_tensor_validate(t, "x", &e), MT_OK);
+  t->crow_indices[4] = 2; /* batch 1: crow [0, 2, 1] */
+  CHECK_STATUS(mt_tensor_validate(t, "x", &e), MT_INVALID_ARGUMENT);
+  CHECK_HAS(e.msg, "x: batch 1: BSR crow_indices[2] = 1 is less than crow_indices[1] = 2");
+  t->crow_indices[4] = 1;
+  t->col_indices[1] = 2; /* 4 columns / 2 = 2 block columns */
+  CHECK_STATUS(mt_tensor_validate(t, "x", &e), MT_INDEX_OUT_OF_RANGE);
+  CHECK_HAS(e.msg, "BSR col_indices[0] = 2 is out of range for 2 block columns");
+  t->col_indices[1] = 1;
+  t->kind = MT_KIND_BSC; /* the same arrays read as BSC: ccol/row_indices */
+  CHECK_STATUS(mt_tensor_validate(t, "x", &e), MT_OK);
+  t->blocksize[0] = 3; /* 3 does not divide 4 rows */
+  CHECK_STATUS(mt_tensor_validate(t, "x", &e), MT_INVALID_ARGUMENT);
+  CHECK_HAS(e.msg, "BSC blocksize (3, 2) does not divide the sparse dims (4, 4)");
+  mt_tensor_free(t);
+}
+
 TEST(invalid_result_is_a_difference_not_a_crash) {
   int64_t r[1] = {0}, c[1] = {7}; /* column 7 of a 2x3 tensor */
   float v[1] = {1};
@@ -367,7 +461,7 @@ TEST(outputs_count_and_index_are_reported) {
   float a[2] = {1, 2}, b[2] = {1, 3};
   mt_tensor *x = dense_f32(1, s, a), *y = dense_f32(1, s, b);
   mt_tensor *exp2[2] = {x, x}, *got1[1] = {x}, *got2[2] = {x, y};
-  mt_compare_opts o = {tol("exact"), 0};
+  mt_compare_opts o = {tol("exact"), 0, 0};
   mt_error err = {0};
   char why[512];
   int eq = -1;
@@ -395,5 +489,8 @@ MT_TEST_MAIN(T(tolerance_parse_accepts_the_four_forms),
              T(float16_compares_in_half_precision),
              T(masked_compares_values_only_where_the_mask_is_true),
              T(masked_masks_must_match_exactly), T(masked_storage_kind_must_match),
-             T(coo_is_compared_after_coalescing), T(invalid_result_is_a_difference_not_a_crash),
+             T(coo_is_compared_after_coalescing), T(strict_compares_coo_storage),
+             T(compressed_structure_exact_values_by_position),
+             T(compressed_invariants_are_checked_per_batch),
+             T(invalid_result_is_a_difference_not_a_crash),
              T(outputs_count_and_index_are_reported))

@@ -941,7 +941,7 @@ TEST(one_case_file_round_trips) {
     CHECK(!strcmp(d->id, c->id) && d->op == c->op && !strcmp(d->tolerance_str, c->tolerance_str));
     CHECK(d->check_masked_out == c->check_masked_out);
     CHECK_STATUS(mt_golden_load(g, d, &err), MT_OK);
-    mt_compare_opts o = {{MT_TOL_EXACT, 0, "exact"}, 1};
+    mt_compare_opts o = {{MT_TOL_EXACT, 0, "exact"}, 1, 0};
     int eq = 0;
     char why[512] = "";
     CHECK_STATUS(mt_compare_outputs(c->n_in, c->in, d->n_in, d->in, &o, &eq, why, sizeof why, &err),
@@ -961,6 +961,77 @@ TEST(one_case_file_round_trips) {
     g = NULL;
   }
 out:
+  mt_golden_close(f);
+  scratch_done(&s);
+}
+
+/* a compressed tensor of kind k, dtype float32, with the given geometry and
+ * index arrays; values 1, 2, 3, ... */
+static mt_tensor *compressed(mt_kind k, int ndim, const int64_t *shape, int dense_dim,
+                             const int64_t *bs, int64_t nnz, const int64_t *comp, int64_t ncomp,
+                             const int64_t *plain, int64_t nplain) {
+  mt_tensor *t = NULL;
+  mt_cgeom g;
+  if (mt_compressed_new(k, MT_float32, ndim, shape, dense_dim, bs, nnz, &t, NULL) != MT_OK ||
+      !mt_cgeom_of(t, &g))
+    return t;
+  memcpy(t->crow_indices, comp, (size_t)ncomp * sizeof *comp);
+  memcpy(t->col_indices, plain, (size_t)nplain * sizeof *plain);
+  for (int64_t i = 0; i < g.batches * nnz * g.entry; i++) ((float *)t->values)[i] = (float)(i + 1);
+  return t;
+}
+
+TEST(compressed_kinds_round_trip_through_the_writer_and_reader) {
+  scratch s = {0};
+  const char *p = scratch_path(&s, "good.h5"), *q = scratch_path(&s, "one.h5");
+  write_file(p, &DEFAULT_OPTS);
+  mt_golden_file *f = NULL, *g = NULL;
+  mt_error err = {0};
+  CHECK_STATUS(mt_golden_open(p, &f, &err), MT_OK);
+  mt_golden_case *c = f ? find_case(f, "neg.masked.f32.basic") : NULL;
+  CHECK(c != NULL);
+  if (!c) goto out;
+  CHECK_STATUS(mt_golden_load(f, c, &err), MT_OK);
+  /* batched BSR [2, 4, 4] blocks (2, 2), one block per batch; hybrid CSC
+   * [3, 2, 2] (dense_dim 1) with entries (0,0), (2,0), (1,1); BSC [2, 6]
+   * blocks (2, 3), block column 1 holds block row 0 */
+  int64_t bsr_shape[3] = {2, 4, 4}, bs22[2] = {2, 2}, csc_shape[3] = {3, 2, 2},
+          bsc_shape[2] = {2, 6}, bs23[2] = {2, 3};
+  mt_tensor *mine[3] = {
+      compressed(MT_KIND_BSR, 3, bsr_shape, 0, bs22, 1, (const int64_t[]){0, 0, 1, 0, 1, 1}, 6,
+                 (const int64_t[]){0, 1}, 2),
+      compressed(MT_KIND_CSC, 3, csc_shape, 1, NULL, 3, (const int64_t[]){0, 2, 3}, 3,
+                 (const int64_t[]){0, 2, 1}, 3),
+      compressed(MT_KIND_BSC, 2, bsc_shape, 0, bs23, 1, (const int64_t[]){0, 0, 1}, 3,
+                 (const int64_t[]){0}, 1)};
+  for (int k = 0; k < 3; k++) CHECK_STATUS(mt_tensor_validate(mine[k], "mine", &err), MT_OK);
+  mt_tensor **saved = c->in;
+  int saved_n = c->n_in;
+  c->in = mine;
+  c->n_in = 3;
+  mt_status wst = mt_golden_write_case(q, &f->meta, c, &err);
+  c->in = saved;
+  c->n_in = saved_n;
+  CHECK_STATUS(wst, MT_OK);
+  CHECK_STATUS(mt_golden_open(q, &g, &err), MT_OK);
+  if (g) {
+    mt_golden_case *d = &g->cases[0];
+    CHECK_STATUS(mt_golden_load(g, d, &err), MT_OK);
+    CHECK_EQ_INT(d->n_in, 3);
+    mt_compare_opts o = {{MT_TOL_EXACT, 0, "exact"}, 0, 1};
+    int eq = 0;
+    char why[512] = "";
+    CHECK_STATUS(mt_compare_outputs(3, mine, d->n_in, d->in, &o, &eq, why, sizeof why, &err),
+                 MT_OK);
+    if (!eq) fprintf(stderr, "  %s\n", why);
+    CHECK(eq);
+    CHECK(d->n_in == 3 && d->in[0]->kind == MT_KIND_BSR && d->in[0]->blocksize[1] == 2 &&
+          d->in[1]->kind == MT_KIND_CSC && d->in[1]->dense_dim == 1 &&
+          d->in[2]->kind == MT_KIND_BSC && d->in[2]->blocksize[1] == 3);
+  }
+  for (int k = 0; k < 3; k++) mt_tensor_free(mine[k]);
+out:
+  mt_golden_close(g);
   mt_golden_close(f);
   scratch_done(&s);
 }
@@ -1030,4 +1101,5 @@ MT_TEST_MAIN(T(reads_root_and_case_attributes_in_every_string_and_int_style),
              T(variant_label_grammar_accepts_torch_versions_only),
              T(version_labels_and_error_variants_are_header_and_round_trip),
              T(variant_label_that_is_not_a_torch_version_is_an_input_error),
-             T(one_case_file_round_trips))
+             T(one_case_file_round_trips),
+             T(compressed_kinds_round_trip_through_the_writer_and_reader))

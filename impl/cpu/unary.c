@@ -282,8 +282,9 @@ static const un_row ROWS[UN__COUNT] = {
  * tensor: the zero-preserving ones, each layout its own list (torch 2.15,
  * every unary op probed on COO and CSR). COO: out of place; CSR: out of
  * place; INPLACE: the in-place form on both layouts (COO only when
- * coalesced, but for the linear ones, UNCOAL; set only with both layout
- * flags, as in SP_ALL); COO_INPLACE_ONLY: the
+ * coalesced, but for the linear ones, UNCOAL, which also keep an
+ * uncoalesced COO as stored out of place; INPLACE is set only with both
+ * layout flags, as in SP_ALL); COO_INPLACE_ONLY: the
  * in-place form on COO, not on CSR. Any other op, layout or form is
  * torch's "Could not run 'aten::<op>' with arguments from the 'SparseCPU'
  * backend" / "unsupported tensor layout: SparseCsr" (LAYOUT_MISMATCH). */
@@ -297,7 +298,8 @@ static const unsigned char SPARSE[UN__COUNT] = {
     [UN_sign] = SP_ALL, [UN_sin] = SP_ALL, [UN_sinh] = SP_ALL, [UN_sqrt] = SP_ALL,
     [UN_tan] = SP_ALL, [UN_tanh] = SP_ALL,
     [UN_neg] = SP_ALL | SP_UNCOAL, [UN_conj_physical] = SP_ALL | SP_UNCOAL,
-    [UN_positive] = SP_COO | SP_CSR, [UN_isnan] = SP_COO | SP_CSR, [UN_signbit] = SP_COO | SP_CSR,
+    [UN_positive] = SP_COO | SP_CSR | SP_UNCOAL, [UN_isnan] = SP_COO | SP_CSR,
+    [UN_signbit] = SP_COO | SP_CSR,
     [UN_nan_to_num] = SP_COO | SP_COO_INPLACE_ONLY, [UN_square] = SP_COO, [UN_pow] = SP_COO,
     [UN_angle] = SP_CSR,
 };
@@ -591,8 +593,10 @@ static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace
     return mt_err(err, MT_LAYOUT_MISMATCH, "%s: %s requires coalesced input", name, name);
   if ((st = prepare(call, name, r, inplace, x->dtype, &p, err)) != MT_OK) return st;
   if (coo) {
-    /* linear in place: the entries as stored; otherwise coalesced first */
-    if (inplace && !x->coalesced) {
+    /* the linear ops (neg, conj_physical, positive; in place or not) map the
+     * entries as stored, duplicates and flag kept; the others coalesce
+     * first (SP-5) */
+    if ((inplace || (sp & SP_UNCOAL)) && !x->coalesced) {
       cx = x;
     } else if ((st = mt__cpu_coalesced(x, &cx, &ctmp, err)) != MT_OK) {
       goto out;
