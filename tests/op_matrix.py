@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""op_matrix.py - the README's op x dtype x profile matrix, generated from the
+"""op_matrix.py - the README's op x layout x dtype x profile matrix, generated from the
 golden files (what `mtcs list` reports) and ops.def.
 
     python3 tests/op_matrix.py MTCS SRC            print the matrix (Markdown)
@@ -7,9 +7,12 @@ golden files (what `mtcs list` reports) and ops.def.
     python3 tests/op_matrix.py MTCS SRC --check    exit 1 if README.md's copy is stale
 
 One row per op of spec/include/mt/ops.def, in id order: its family, the
-number of golden cases per dtype (the dtype is the third field of a case id,
-`<op>.<layouts>.<dtype>.<variant>`; `error` cases count too: a dtype torch
-refuses is checked by its refusal), the cases per profile, and the rules.
+number of golden cases per input layout (the second field of a case id,
+`<op>.<layouts>.<dtype>.<variant>`, split at `_`: a case counts once under
+each layout among its inputs; `masked` is a MaskedTensor whatever its
+storage, the sparse columns are plain sparse tensors) and per dtype (the
+third field; `error` cases count too: a layout or dtype torch refuses is
+checked by its refusal), the cases per profile, and the rules.
 An op without cases shows 0 everywhere: the coverage check fails on it
 anyway. The README holds the table between the lines
 `<!-- op-matrix:begin -->` and `<!-- op-matrix:end -->`.
@@ -18,6 +21,7 @@ import re
 import subprocess
 import sys
 
+LAYOUTS = ["masked", "dense", "coo", "csr", "csc", "bsr", "bsc"]
 DTYPES = ["f16", "f32", "f64", "i64", "i32", "i8", "u8", "bool", "bf16"]
 PROFILES = ["torch", "numpy_ma"]
 BEGIN, END = "<!-- op-matrix:begin -->", "<!-- op-matrix:end -->"
@@ -49,21 +53,26 @@ def matrix(mtcs, src):
         d = per.setdefault(op, {})
         dtype = cid.split(".")[2]
         d[dtype] = d.get(dtype, 0) + 1
+        for layout in set(cid.split(".")[1].split("_")) & set(LAYOUTS):
+            d["L:" + layout] = d.get("L:" + layout, 0) + 1
         d[profile] = d.get(profile, 0) + 1
         total["cases"] += 1
     ops = ops_table(src)
-    head = ["op", "family"] + DTYPES + PROFILES + ["rules"]
+    head = ["op", "family"] + LAYOUTS + DTYPES + PROFILES + ["rules"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for _, name, family, rules in ops:
         d = per.get(name, {})
-        cells = [f"`{name}`", family] + [str(d.get(k, "")) or "·" for k in DTYPES + PROFILES]
+        keys = ["L:" + k for k in LAYOUTS] + DTYPES + PROFILES
+        cells = [f"`{name}`", family] + [str(d.get(k, "")) or "·" for k in keys]
         lines.append("| " + " | ".join(cells) + f" | {rules.replace(',', ', ')} |")
     n_ops = len(ops)
     n_np = sum(1 for _, n, _, _ in ops if per.get(n, {}).get("numpy_ma"))
     lines.append("")
     lines.append(f"{n_ops} ops, {total['cases']} cases; {n_np} ops with numpy_ma cases. "
-                 "A number is the golden cases of that op in that dtype or profile "
-                 "(torch's refusals of a dtype count: they are checked); · none.")
+                 "A number is the golden cases of that op with an input of that layout, "
+                 "in that dtype, or of that profile (torch's refusals count: they are "
+                 "checked); · none. masked: a MaskedTensor input, whatever its storage; "
+                 "coo ... bsc: a plain sparse input.")
     return "\n".join(lines)
 
 
