@@ -97,7 +97,7 @@ static mt_status check_compressed(const mt_tensor *t, const char *what, mt_error
     return mt_err(err, MT_INDEX_OUT_OF_RANGE, "%s: %s has nnz = %lld but no %s to index", what,
                   K, (long long)nnz, pn);
   const int64_t *crow_all = t->crow_indices, *col_all = t->col_indices;
-  if (!crow_all || (nnz > 0 && g.batches > 0 && (!col_all || !t->values)))
+  if (g.batches > 0 && (!crow_all || (nnz > 0 && (!col_all || !t->values))))
     return mt_err(err, MT_INVALID_ARGUMENT, "%s: %s %s is NULL", what, K,
                   !crow_all ? cn : !col_all ? pn : "values");
   const char *unit = g.by_col ? (g.bh > 1 ? "block rows" : "rows")

@@ -1,7 +1,8 @@
 /* fuzz_tensor.c - libFuzzer target for the tensor validators
  * (mt_tensor_validate, impl/validate.c). The input describes a tensor the
  * way the golden reader builds one: kind, dtype, shape, COO sparse_dim and
- * nnz, CSR nnz, allocated with mt_*_new; then indices, crow/col arrays,
+ * nnz, the compressed kinds' (CSR, CSC, BSR, BSC) dense_dim, blocksize and
+ * nnz per batch, allocated with mt_*_new; then indices, crow/col arrays,
  * values and the coalesced flag come from the input bytes. The contract
  * checked: whatever validate accepts is safe to consume, so an accepted
  * tensor goes through mt_tensor_clone, mt_to_dense and (COO) mt_coo_coalesce
@@ -58,11 +59,23 @@ static mt_tensor *build(src *s, int depth) {
       t->coalesced = u8(s) & 1;
       break;
     }
-    case MT_KIND_CSR: {
-      int64_t rows = u8(s) % 6, cols = u8(s) % 6, nnz = u8(s) % 9;
-      if (mt_csr_new(dt, rows, cols, nnz, &t, &err) != MT_OK) return NULL;
-      for (int64_t r = 0; r <= rows; r++) t->crow_indices[r] = idx(s);
-      for (int64_t k = 0; k < nnz; k++) t->col_indices[k] = idx(s);
+    case MT_KIND_CSR:
+    case MT_KIND_CSC:
+    case MT_KIND_BSR:
+    case MT_KIND_BSC: {
+      /* masked parts stay 2-d CSR (as the reader requires); top level: up
+       * to 2 batch dims and 2 dense dims, block sizes 1..3 (which may not
+       * divide: compressed_new refuses that) */
+      int dense_dim = depth ? 0 : u8(s) % 3;
+      int nd = depth ? 2 : 2 + u8(s) % 3 + dense_dim;
+      int64_t cshape[MT_MAX_DIMS], bs[2] = {1 + u8(s) % 3, 1 + u8(s) % 3}, nnz = u8(s) % 9;
+      for (int d = 0; d < nd; d++) cshape[d] = u8(s) % 6;
+      if (mt_compressed_new((mt_kind)kind, dt, nd, cshape, dense_dim, bs, nnz, &t, &err) != MT_OK)
+        return NULL;
+      mt_cgeom g;
+      if (!mt_cgeom_of(t, &g)) __builtin_trap(); /* compressed_new made a bad geometry */
+      for (int64_t k = 0; k < g.batches * (g.ncomp + 1); k++) t->crow_indices[k] = idx(s);
+      for (int64_t k = 0; k < g.batches * nnz; k++) t->col_indices[k] = idx(s);
       break;
     }
     case MT_KIND_MASKED: {
@@ -75,10 +88,11 @@ static mt_tensor *build(src *s, int depth) {
       break;
   }
   /* values: raw bytes (NaN, bools that are not 0/1, ...) */
-  int64_t nv = t->kind == MT_KIND_DENSE ? mt_numel(t)
-               : t->kind == MT_KIND_COO ? t->nnz * mt_coo_row_numel(t)
-               : t->kind == MT_KIND_CSR ? t->nnz
-                                        : 1;
+  mt_cgeom g;
+  int64_t nv = t->kind == MT_KIND_DENSE  ? mt_numel(t)
+               : t->kind == MT_KIND_COO  ? t->nnz * mt_coo_row_numel(t)
+               : mt_cgeom_of(t, &g)      ? g.batches * t->nnz * g.entry
+                                         : 1;
   uint8_t *v = t->values;
   for (int64_t b = 0; v && b < nv * (int64_t)mt_dtype_size(t->dtype); b++) v[b] = u8(s);
   return t;
