@@ -1,8 +1,8 @@
 """Family optim, continued: Adagrad's gradients in the layouts beyond the
 tutorial's 2-D COO (ADA-8): hybrid COO (nn.Embedding's rows x dim), empty
 gradients (nnz = 0: torch's `_make_sparse` builds an empty tensor), and the
-compressed layouts, which `param.grad = grad` refuses (CSR here; CSC, BSR
-and BSC need golden kinds mtcs does not have yet)."""
+compressed layouts, which `param.grad = grad` refuses (CSR, CSC, and BSR
+and BSC with 2 x 2 blocks)."""
 
 from ..inputs import randn, uniform
 from ..model import DTYPES
@@ -15,7 +15,11 @@ GRADS = {
     "empty": lambda g, dt: empty_grad(dt, 2),
     "empty_hybrid": lambda g, dt: empty_grad(dt, 1),
     "csr": lambda g, dt: randn(g, SHAPE, dt).to_sparse_csr(),
+    "csc": lambda g, dt: randn(g, SHAPE, dt).to_sparse_csc(),
+    "bsr": lambda g, dt: randn(g, SHAPE, dt).to_sparse_bsr((2, 2)),
+    "bsc": lambda g, dt: randn(g, SHAPE, dt).to_sparse_bsc((2, 2)),
 }
+COMPRESSED = ("csr", "csc", "bsr", "bsc")
 
 
 def inputs(kind, g, dt):
@@ -32,8 +36,7 @@ ROWS = [
     ("sparse", "empty", None, None), ("sparse", "empty_hybrid", None, None),
     ("masked", "hybrid", "LAYOUT_MISMATCH", "mask.dense_dim() must match input.dense_dim()"),
     ("masked", "empty", None, None),
-    ("dense", "csr", "LAYOUT_MISMATCH", ASSIGN), ("sparse", "csr", "LAYOUT_MISMATCH", ASSIGN),
-]
+] + [(path, kind, "LAYOUT_MISMATCH", ASSIGN) for kind in COMPRESSED for path in ("dense", "sparse")]
 
 
 def layout_cases():
@@ -41,7 +44,7 @@ def layout_cases():
     out = []
     for short, dt in DTYPES.items():
         for path, kind, err, match in ROWS:
-            layout = "csr" if kind == "csr" else "coo"
+            layout = kind if kind in COMPRESSED else "coo"
             out.append(adagrad_case(path, layout, short, f"grad_{kind}",
                                     lambda g, k=kind, dt=dt: inputs(k, g, dt), RANDOM_HP,
                                     ("ADA-8",), error_class=err, error_match=match,

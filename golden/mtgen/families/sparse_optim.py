@@ -174,13 +174,24 @@ HP_ERRORS = [
 ]
 
 
+# param.grad = grad refuses every compressed layout (torch 2.15: "attempting
+# to assign a gradient to a tensor that has data of a different type"); 2 x 2
+# blocks divide SHAPE
+COMPRESSED_LAYOUTS = ("csr", "csc", "bsr", "bsc")
+
+
+def compressed(t, layout):
+    return getattr(t, f"to_sparse_{layout}")(*(((2, 2),) if layout in ("bsr", "bsc") else ()))
+
+
 def layout_errors(short, dt):
     """SADAM-5: what torch refuses about the layouts, shapes and dtypes."""
     def dense_grad(g):
         return [randn(g, SHAPE, dt), randn(g, SHAPE, dt), *state(g, dt)]
 
-    def csr_grad(g):
-        return [randn(g, SHAPE, dt), randn(g, SHAPE, dt).to_sparse_csr(), *state(g, dt)]
+    def compressed_grad(layout):
+        return lambda g: [randn(g, SHAPE, dt), compressed(randn(g, SHAPE, dt), layout),
+                          *state(g, dt)]
 
     def coo_param(g):
         return [rand_coo(g, SHAPE, dt), rand_coo(g, SHAPE, dt), *state(g, dt)]
@@ -196,8 +207,9 @@ def layout_errors(short, dt):
     return [
         case(short, "dense", "dense_grad", dense_grad, hp, ("SADAM-5",), "LAYOUT_MISMATCH",
              "SparseAdam does not support dense gradients"),
-        case(short, "csr", "csr_grad", csr_grad, hp, ("SADAM-5",), "LAYOUT_MISMATCH",
-             "a gradient to a tensor that has data of a different type"),
+        *(case(short, layout, f"{layout}_grad", compressed_grad(layout), hp, ("SADAM-5",),
+               "LAYOUT_MISMATCH", "a gradient to a tensor that has data of a different type")
+          for layout in COMPRESSED_LAYOUTS),
         case(short, "coo_coo", "sparse_param", coo_param, hp, ("SADAM-5",), "LAYOUT_MISMATCH",
              "SparseAdam requires dense parameter tensors"),
         case(short, "coo", "shape_mismatch", shape_mismatch, hp, ("SADAM-5",),
@@ -339,8 +351,10 @@ def sgd_grad_errors(dt):
     the layout, then the size)."""
     other = torch.float64 if dt != torch.float64 else torch.float32
     return [
-        ("csr", "csr_grad", lambda g: [randn(g, SHAPE, dt), randn(g, SHAPE, dt).to_sparse_csr()],
-         "LAYOUT_MISMATCH", "a gradient to a tensor that has data of a different type"),
+        *((layout, f"{layout}_grad",
+           lambda g, layout=layout: [randn(g, SHAPE, dt), compressed(randn(g, SHAPE, dt), layout)],
+           "LAYOUT_MISMATCH", "a gradient to a tensor that has data of a different type")
+          for layout in COMPRESSED_LAYOUTS),
         ("coo", "shape_mismatch", lambda g: [randn(g, SHAPE, dt), rand_coo(g, (7, 4), dt)],
          "SHAPE_MISMATCH", "attempting to assign a gradient of size"),
         ("coo", "dtype_mismatch", lambda g: [randn(g, SHAPE, dt), rand_coo(g, SHAPE, other)],
