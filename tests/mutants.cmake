@@ -103,6 +103,7 @@ set(MUTANTS
   sgd_nesterov_ignored=SGD-2
   sgd_sparse_weight_decay_densified=SGD-3
   sgd_nesterov_dampening_accepted=SGD-4
+  sgd_sparse_param_coalesced=SGD-5
   # torch.masked functional ops, family masked_fn
   masked_mask_no_broadcast=MFN-1
   masked_amax_fill_zero=MFN-2

@@ -197,8 +197,9 @@ TEST(sgd_momentum_by_hand_merges_sparse_buffers) {
 }
 
 /* int64 param [5, 5], COO grad {1: 3}: lr 0.5 -> alpha = (int64)-0.5 = 0:
- * the param stays [5, 5]; lr 2 -> alpha -2: [5, 5 - 6] = [5, -1]. A sparse
- * param is not implemented here (NOT_SUPPORTED, never a wrong answer). */
+ * the param stays [5, 5]; lr 2 -> alpha -2: [5, 5 - 6] = [5, -1]. An
+ * integer sparse param is not implemented here (NOT_SUPPORTED, never a
+ * wrong answer). */
 TEST(sgd_integer_param_truncates_alpha) {
   mt_tensor *p = dense(MT_int64, 1, SHAPE(2), VALS(5, 5));
   mt_tensor *g = coo1(MT_int64, 2, 1, (const int64_t[]){1}, VALS(3), 1);
@@ -219,7 +220,45 @@ TEST(sgd_integer_param_truncates_alpha) {
   done(&c, (mt_tensor *[]){p, g}, 2);
 }
 
-MT_TEST_MAIN(T(sgd_momentum_by_hand_merges_sparse_buffers), T(sgd_integer_param_truncates_alpha),
+/* SGD-5: COO param {0: 1, 2: 2} (coalesced), COO grad {1: 0.5, 2: 1}, lr
+ * 0.5: param.add_(grad, alpha=-0.5) merges by index ->
+ *   {0: 1, 1: -0.5 * 0.5 = -0.25, 2: 2 + -0.5 * 1 = 1.5},
+ * coalesced only when the grad is too; a dense grad is refused; float16
+ * has no sparse + sparse kernel unless the grad is empty (then the param
+ * comes back as it was). */
+TEST(sgd_sparse_param_merges_the_gradient) {
+  mt_tensor *p = coo1(MT_float64, 3, 2, (const int64_t[]){0, 2}, VALS(1, 2), 1);
+  mt_tensor *g = coo1(MT_float64, 3, 2, (const int64_t[]){1, 2}, VALS(0.5, 1), 1);
+  mt_tensor *gu = coo1(MT_float64, 3, 2, (const int64_t[]){1, 2}, VALS(0.5, 1), 0);
+  mt_tensor *gd = dense(MT_float64, 1, SHAPE(3), VALS(1, 1, 1));
+  mt_tensor *h = coo1(MT_float16, 3, 1, (const int64_t[]){0}, VALS(1), 1);
+  mt_tensor *h0 = coo1(MT_float16, 3, 0, NULL, NULL, 1);
+  mt_kwarg kv[] = {kw_float("lr", 0.5)};
+  mt_kwargs kw = {1, kv};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_sgd, &c, &e, 2, (const mt_tensor *[]){p, g}, &kw), MT_OK);
+  if (c.n_out == 1) {
+    const mt_tensor *o = c.out[0];
+    CHECK(o->kind == MT_KIND_COO && o->nnz == 3 && o->coalesced);
+    CHECK(o->nnz == 3 && o->indices[0] == 0 && o->indices[1] == 1 && o->indices[2] == 2);
+    CHECK(o->nnz == 3 && at(o, 0) == 1 && at(o, 1) == -0.25 && at(o, 2) == 1.5);
+  }
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_sgd, &c, &e, 2, (const mt_tensor *[]){p, gu}, &kw), MT_OK);
+  if (c.n_out == 1) CHECK(c.out[0]->nnz == 3 && !c.out[0]->coalesced);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_sgd, &c, &e, 2, (const mt_tensor *[]){p, gd}, &kw), MT_LAYOUT_MISMATCH);
+  CHECK_HAS(e.msg, "data of a different type");
+  CHECK_STATUS(run(mt_cpu_sgd, &c, &e, 2, (const mt_tensor *[]){h, h}, &kw), MT_DTYPE_MISMATCH);
+  CHECK_HAS(e.msg, "cadd_sparse");
+  CHECK_STATUS(run(mt_cpu_sgd, &c, &e, 2, (const mt_tensor *[]){h, h0}, &kw), MT_OK);
+  if (c.n_out == 1) CHECK(c.out[0]->nnz == 1 && at(c.out[0], 0) == 1);
+  done(&c, (mt_tensor *[]){p, g, gu, gd, h, h0}, 6);
+}
+
+MT_TEST_MAIN(T(sgd_sparse_param_merges_the_gradient),
+             T(sgd_momentum_by_hand_merges_sparse_buffers), T(sgd_integer_param_truncates_alpha),
              T(one_step_by_hand_moves_only_the_gradient_entry), T(tensor_lr_is_float32),
              T(state_inputs_must_match_the_param), T(betas_must_be_a_pair_and_may_be_ints),
              T(empty_gradient_skips_before_the_dtype_is_refused))

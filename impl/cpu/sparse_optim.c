@@ -337,15 +337,30 @@ static void dense_add_coo(mt_tensor *d, double alpha, const mt_tensor *s) {
  * first; equal indices give one entry t + alpha * s (a fused multiply-add);
  * an entry of s alone is alpha * s (rounded). On unsorted input the merge
  * keeps walking (its output is then neither sorted nor summed), as torch's
- * does. The result is flagged coalesced only when both inputs are. */
+ * does. The result is flagged coalesced only when both inputs are. An
+ * empty operand short-cuts as in torch's add_out_sparse_cpu: s empty gives
+ * t as it is, t empty gives alpha * s with s's indices and flag (no merge,
+ * so no sparse add kernel either: float16 works then). */
 static mt_status coo_add(const mt_host *h, mt_tensor **t, double alpha, const mt_tensor *s,
                          mt_error *err) {
   mt_tensor *a = *t, *r = NULL;
   mt_dtype dt = a->dtype;
   int64_t row = mt_coo_row_numel(a), nnz = a->nnz + s->nnz, ka = 0, ks = 0, n = 0;
   double m = op_scalar(dt, alpha);
-  mt_status st = h->coo_new(dt, a->ndim, a->shape, a->sparse_dim, nnz, &r, err);
-  if (st != MT_OK) return st;
+  mt_status st;
+  if (s->nnz == 0) return MT_OK;
+  if (a->nnz == 0) {
+    if ((st = mt_tensor_clone_host(h, s, &r, err)) != MT_OK) return st;
+    if (alpha != 1.0)
+      for (int64_t i = 0; i < s->nnz * row; i++)
+        mt__cpu_st(r->values, dt, i, mt__cpu_ld(s->values, dt, i) * m);
+    h->free(a);
+    *t = r;
+    return MT_OK;
+  }
+  if (dt == MT_float16)
+    return mt_err(err, MT_DTYPE_MISMATCH, "%s: \"cadd_sparse\" not implemented for 'Half'", SGD);
+  if ((st = h->coo_new(dt, a->ndim, a->shape, a->sparse_dim, nnz, &r, err)) != MT_OK) return st;
   /* entries in output order: from a (src 0), from s (src 1), or both */
   while (ka < a->nnz || ks < s->nnz) {
     int64_t la = ka < a->nnz ? mt_coo_linear(a, ka) : INT64_MAX;
@@ -377,7 +392,8 @@ static mt_status coo_add(const mt_host *h, mt_tensor **t, double alpha, const mt
 
 /* *t = t + alpha * s for the layouts torch's `t.add_(s, alpha)` meets:
  * dense + dense, dense + COO, COO + COO; COO + dense is refused (SGD-3),
- * and so is float16 COO + COO (torch's CPU kernel has none). */
+ * and so is float16 COO + COO of two non-empty operands (torch's CPU
+ * kernel has none; coo_add). */
 static mt_status add_any(const mt_host *h, mt_tensor **t, double alpha, const mt_tensor *s,
                          mt_error *err) {
   if ((*t)->kind == MT_KIND_DENSE && s->kind == MT_KIND_DENSE) {
@@ -389,8 +405,6 @@ static mt_status add_any(const mt_host *h, mt_tensor **t, double alpha, const mt
     return MT_OK;
   }
   if (s->kind == MT_KIND_DENSE) return sparse_plus_dense(err);
-  if ((*t)->dtype == MT_float16)
-    return mt_err(err, MT_DTYPE_MISMATCH, "%s: \"cadd_sparse\" not implemented for 'Half'", SGD);
   return coo_add(h, t, alpha, s, err);
 }
 
@@ -464,16 +478,20 @@ mt_status mt_cpu_sgd(mt_call *call, mt_error *err) {
   if ((st = sgd_parse(call->kw, &hp, err)) != MT_OK) return st;
   const mt_tensor *param = in[0];
   mt_dtype dt = param->dtype;
-  if (param->kind != MT_KIND_DENSE)
+  /* SGD-5: a COO param takes COO gradients only (every update is then a
+   * sparse + sparse add); `param.grad = dense` is refused below */
+  if (param->kind != MT_KIND_DENSE &&
+      (param->kind != MT_KIND_COO || !mt_dtype_is_float(dt)))
     return mt_err(err, MT_NOT_SUPPORTED,
-                  "%s: a %s param is not implemented by the CPU backend (dense params only)", SGD,
-                  mt_kind_name(param->kind));
+                  "%s: a %s %s param is not implemented by the CPU backend (dense params, and "
+                  "float COO params)", SGD, mt_dtype_name(dt), mt_kind_name(param->kind));
   /* `param.grad = grad` (and the buffer, which torch made itself) */
   for (int k = 1; k < 3 && in[k]; k++) {
     if (in[k]->dtype != dt)
       return mt_err(err, MT_DTYPE_MISMATCH, "%s: inputs/%d has dtype %s, param has dtype %s", SGD,
                     k, mt_dtype_name(in[k]->dtype), mt_dtype_name(dt));
-    if (in[k]->kind != MT_KIND_DENSE && in[k]->kind != MT_KIND_COO)
+    if ((in[k]->kind != MT_KIND_DENSE && in[k]->kind != MT_KIND_COO) ||
+        (param->kind == MT_KIND_COO && in[k]->kind != MT_KIND_COO))
       return mt_err(err, MT_LAYOUT_MISMATCH,
                     "%s: attempting to assign a gradient to a tensor that has data of a different "
                     "type (inputs/%d has kind %s)",

@@ -281,16 +281,28 @@ SGD_BUFS = {
 }
 
 
-def sgd_case(short, grad_kind, buf_kind, variant, over, rules, error=None, match=None):
+# SGD-5: sparse params (torch.optim.SGD takes them: every update is a
+# sparse + sparse add); the param's layout is the first of the case id's
+SGD_PARAMS = {
+    "coo": lambda g, dt: rand_coo(g, SHAPE, dt, density=0.4),
+    "coo_uncoalesced": lambda g, dt: rand_coo(g, SHAPE, dt, density=0.3, duplicates=2),
+    "hybrid": lambda g, dt: hybrid_grad(g, dt, rows=(1, 2, 4)),
+}
+
+
+def sgd_case(short, grad_kind, buf_kind, variant, over, rules, error=None, match=None,
+             param_kind=None):
     dt = ALL_DTYPES[short]
     hp = dict(SGD_HP, **over)
 
     def build(g, dt=dt):
-        ins = [rnd(g, SHAPE, dt), SGD_GRADS[grad_kind](g, dt)]
+        param = rnd(g, SHAPE, dt) if param_kind is None else SGD_PARAMS[param_kind](g, dt)
+        ins = [param, SGD_GRADS[grad_kind](g, dt)]
         if buf_kind is not None:
             ins.append(SGD_BUFS[buf_kind](g, dt))
         return ins
-    layout = ("coo" if grad_kind.startswith(("coo", "hybrid", "stored", "empty")) else "dense") + \
+    layout = ("" if param_kind is None else "coo_") + \
+        ("coo" if grad_kind.startswith(("coo", "hybrid", "stored", "empty")) else "dense") + \
         ("" if buf_kind is None else "_" + ("dense" if buf_kind == "dense" else "coo"))
     return Case(id=f"sgd.{layout}.{short}.{variant}", op="sgd", rules=tuple(rules),
                 tolerance=TOL.get(dt, "exact"), build=build, run=sgd_torch,
@@ -365,9 +377,32 @@ def sgd_grad_errors(dt):
     ]
 
 
+# (param kind, grad kind, buffer kind, variant, hp overrides, error class, match)
+SGD_SPARSE_PARAM_ROWS = [
+    ("coo", "coo", None, "sparse_param", {}, None, None),
+    ("coo", "coo_uncoalesced", None, "sparse_param_grad_uncoalesced", {}, None, None),
+    ("coo_uncoalesced", "coo", None, "sparse_param_uncoalesced", {}, None, None),
+    ("coo", "coo", None, "sparse_param_weight_decay_maximize",
+     {"weight_decay": 0.1, "maximize": True}, None, None),
+    ("coo", "empty", None, "sparse_param_empty_grad", {}, None, None),
+    ("hybrid", "hybrid", None, "sparse_param_hybrid", {}, None, None),
+    ("coo", "coo", None, "sparse_param_momentum_first_step", M, None, None),
+    ("coo", "coo", "coo", "sparse_param_nesterov", dict(M, nesterov=True), None, None),
+    ("coo", "dense", None, "sparse_param_dense_grad", {}, "LAYOUT_MISMATCH",
+     "a gradient to a tensor that has data of a different type"),
+]
+
+
 def sgd_cases():
     out = []
     for short, dt in FLOATS.items():
+        for pk, gk, bk, variant, over, err, match in SGD_SPARSE_PARAM_ROWS:
+            rules = ("SGD-5",)
+            if err is None and dt == torch.float16 and gk != "empty":
+                # sparse + sparse has no float16 kernel (an empty operand needs none)
+                rules, err, match = ("SGD-5", "SGD-4"), "DTYPE_MISMATCH", \
+                    '"cadd_sparse" not implemented for \'Half\''
+            out.append(sgd_case(short, gk, bk, variant, over, rules, err, match, param_kind=pk))
         for grad_kind, buf_kind, variant, over, rules in SGD_ROWS:
             err = "LAYOUT_MISMATCH" if "SGD-3" in rules else None
             match = "add(sparse, dense) is not supported" if err else None
