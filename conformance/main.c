@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mt_core.h"
@@ -31,7 +32,8 @@ static void usage(FILE *f) {
       "options (run and list):\n"
       "  --golden FILE...   golden file(s) to read; repeatable (default: every *.h5 in the\n"
       "                     golden directory)\n"
-      "  --golden-dir DIR   the golden directory (default: $MTCS_GOLDEN_DIR, else\n"
+      "  --golden-dir DIR   the golden directory (default: $MTCS_GOLDEN_DIR, else an\n"
+      "                     installed mtcs's <prefix>/share/mtcs/golden, else\n"
       "                     " MT_SOURCE_DIR "/golden)\n"
       "  --filter GLOB      only case ids matching this fnmatch glob; repeatable (any matches);\n"
       "                     a filter that matches no case is an error (exit 2)\n"
@@ -327,6 +329,23 @@ static int cmd_bench(int argc, char **argv) {
   return MT_EXIT_USAGE;
 }
 
+/* An installed mtcs (cmake --install: <prefix>/bin/mtcs) reads the goldens
+ * installed beside it, <prefix>/share/mtcs/golden; 0 when this binary has
+ * none there (a build tree: the source tree's golden/ then). */
+static int installed_golden_dir(char *buf, size_t len) {
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return 0;
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  if (!slash) return 0;
+  *slash = 0; /* <prefix>/bin */
+  int w = snprintf(buf, len, "%s/../share/mtcs/golden", exe);
+  if (w < 0 || (size_t)w >= len) return 0;
+  struct stat st;
+  return stat(buf, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
@@ -358,10 +377,13 @@ int main(int argc, char **argv) {
     goto out;
   }
   const char *env_dir = getenv("MTCS_GOLDEN_DIR");
+  char installed[PATH_MAX];
   mt_session_opts o = {
       .backend = "cpu",
       .golden = golden,
-      .golden_dir = env_dir && env_dir[0] ? env_dir : MT_SOURCE_DIR "/golden",
+      .golden_dir = env_dir && env_dir[0]                          ? env_dir
+                    : installed_golden_dir(installed, sizeof installed) ? installed
+                                                                        : MT_SOURCE_DIR "/golden",
       .filter = filter,
       .profile = NULL, /* run: torch; list: every profile */
       .self = argv[0],

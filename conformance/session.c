@@ -395,11 +395,12 @@ int mt_session_run(const mt_session_opts *o) {
   if (!o->progress_tty)
     fprintf(o->diag,
             "mtcs %s: backend %s, profile %s, level %s, torch %s%s, %d case%s in %d golden "
-            "file%s%s; poison re-runs: %d\n",
+            "file%s%s%s%s; poison re-runs: %d\n",
             MTCS_VERSION, be.name, o->profile, mt_level_name(o->run.exec.level),
             torch_v ? torch_v : "of each file",
             o->run.exec.torch_version ? " (--torch-version)" : "", s.total,
             s.total == 1 ? "" : "s", s.n_files, s.n_files == 1 ? "" : "s",
+            o->n_golden ? "" : " of ", o->n_golden ? "" : (o->golden_dir ? o->golden_dir : "golden"),
             o->require_all ? "; --require-all" : "", o->run.exec.poison_runs);
   if (!o->progress_tty && s.other_profile)
     fprintf(o->diag, "(%d case%s of other profiles not selected; --profile to run them)\n",
