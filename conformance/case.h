@@ -19,7 +19,9 @@ extern "C" {
   X(SKIP, SKIPPED, "skipped", "not run (op unknown to this mtcs)")                              \
   X(CRASH, FAILED, "error", "the case's process died (signal or exit without a result)")        \
   X(TIMEOUT, FAILED, "error", "the case ran longer than --timeout and was killed")              \
-  X(EXPECTED_DIVERGENCE, PASSED, NULL, "differs from the expected torch version's result (--torch-version) but matches\n                       another recorded version's (outputs, outputs@torch-<v>, error@torch-<v>)")
+  X(EXPECTED_DIVERGENCE, PASSED, NULL, "differs from the expected torch version's result (--torch-version) but matches\n                       another recorded version's (outputs, outputs@torch-<v>, error@torch-<v>)") \
+  X(XFAIL, PASSED, NULL, "yields the status an --expect entry expects (a known failure)")          \
+  X(XPASS, FAILED, "failure", "passes, but an --expect entry expects it to fail: remove the entry")
 
 typedef enum {
 #define MT_X(name, group, junit, doc) MT_CS_##name,

@@ -76,6 +76,11 @@ void mt_console_summary(const mt_session_opts *o, const mt_report *rep) {
     fprintf(out, "%d expected divergence%s (matched the result of another torch version than %s; "
                  "counted as passed)\n",
             ed, ed == 1 ? "" : "s", rep->torch_version ? rep->torch_version : "the files'");
+  int xf = rep->counts[MT_CS_XFAIL], xp = rep->counts[MT_CS_XPASS];
+  if (xf || xp)
+    fprintf(out, "--expect: %d expected failure%s (XFAIL, counted as passed), %d unexpected "
+                 "pass%s (XPASS, counted as failed)\n",
+            xf, xf == 1 ? "" : "s", xp, xp == 1 ? "" : "es");
   fprintf(out, "executed %d of %d cases; not supported %d, skipped %d%s; level %s; poison "
                "re-runs: %d per case with masked inputs\n",
           t.executed, t.cases, rep->counts[MT_CS_NOT_SUPPORTED], rep->counts[MT_CS_SKIP],

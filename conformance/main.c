@@ -72,6 +72,13 @@ static void usage(FILE *f) {
       "  --no-fork          run cases inside mtcs (for a debugger): no CRASH/TIMEOUT isolation\n"
       "  --report-json F    write a JSON report to F (atomically: nothing if the run aborts)\n"
       "  --junit F          write a JUnit XML report to F, one testsuite per golden file\n"
+      "  --expect F         the expectations file: known failures, one per line,\n"
+      "                       <case glob> <status> <expires YYYY-MM-DD> <owner> <reason>\n"
+      "                     a case yielding the status it expects is XFAIL (not a failure;\n"
+      "                     NOT_SUPPORTED then passes --require-all), one that passes is\n"
+      "                     XPASS (a failure: remove the entry); an expired or malformed\n"
+      "                     entry is an input error naming its line (exit 2), an entry that\n"
+      "                     matches no case of the golden files fails the run\n"
       "  --repro-dir DIR    for each failing case write DIR/<id>.h5 (the case alone) and\n"
       "                     DIR/<id>.sh (the command that replays it)\n"
       "  -v, --verbose      print every case, not only the failures\n"
@@ -453,6 +460,9 @@ int main(int argc, char **argv) {
     } else if (OPT("--report-json", 1)) {
       if (!v) BAD(cmd, "%s needs a file", "--report-json");
       o.report_json = v;
+    } else if (OPT("--expect", 1)) {
+      if (!v) BAD(cmd, "%s needs a file", "--expect");
+      o.expect = v;
     } else if (OPT("--junit", 1)) {
       if (!v) BAD(cmd, "%s needs a file", "--junit");
       o.junit = v;

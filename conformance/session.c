@@ -1,5 +1,6 @@
 /* session.c - whole runs and listings; see session.h. */
 #include "session.h"
+#include "expect.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -346,6 +347,7 @@ int mt_session_run(const mt_session_opts *o) {
   mt_afile json = {0}, junit = {0};
   mt_backend be = {0};
   mt_report rep = {0};
+  mt_expectations expect = {0};
   session s = {0};
   double t0 = now_s(), t_shown = 0;
   mt_session_opts so = *o;
@@ -364,6 +366,7 @@ int mt_session_run(const mt_session_opts *o) {
   mt_afile_abort(&json);
   if (o->junit && mt_afile_open(&junit, o->junit, &err) != MT_OK) goto input_error;
   mt_afile_abort(&junit);
+  if (o->expect && mt_expect_load(o->expect, NULL, &expect, &err) != MT_OK) goto input_error;
   if (o->repro_dir) {
     struct stat sb;
     if (stat(o->repro_dir, &sb) != 0 || !S_ISDIR(sb.st_mode) || access(o->repro_dir, W_OK) != 0) {
@@ -454,6 +457,7 @@ int mt_session_run(const mt_session_opts *o) {
           mt_golden_unload(c);
         }
         done++;
+        if (o->expect) mt_expect_apply(&expect, c->id, &res[b]);
         if (mt_report_add_case(&rep, k, c->id, c->op_name, c->op ? mt_op_family(c->op) : NULL,
                                mt_case_blame(&res[b], c->rules), &res[b], &err) != MT_OK) {
           for (int u = b + 1; u < nb; u++)
@@ -470,6 +474,18 @@ int mt_session_run(const mt_session_opts *o) {
   rep.seconds = now_s() - t0;
   mt_console_summary(o, &rep);
   mt_report_totals t = mt_report_get_totals(&rep);
+  int stale = 0; /* an expectation that matches no case of the golden files read */
+  for (int e = 0; o->expect && e < expect.n; e++) {
+    int any = expect.e[e].used;
+    for (int k = 0; k < s.n_files && !any; k++)
+      for (int ci = 0; ci < s.files[k]->n_cases && !any; ci++)
+        any = fnmatch(expect.e[e].glob, s.files[k]->cases[ci].id, 0) == 0;
+    if (!any) {
+      stale++;
+      fprintf(o->out, "FAIL: %s:%d: the entry for '%s' matches no case of the golden files: "
+                      "remove it\n", o->expect, expect.e[e].line, expect.e[e].glob);
+    }
+  }
   if (t.executed == 0 && !o->require_all)
     fprintf(o->out, "SKIP: no case executed (%d not supported by backend %s, %d skipped): "
                     "nothing was checked\n",
@@ -488,7 +504,7 @@ int mt_session_run(const mt_session_opts *o) {
     fprintf(o->diag, "mtcs: %s\n", err.msg);
     goto out;
   }
-  rc = t.failed ? MT_EXIT_FAIL : t.executed == 0 ? MT_EXIT_SKIP : MT_EXIT_OK;
+  rc = t.failed || stale ? MT_EXIT_FAIL : t.executed == 0 ? MT_EXIT_SKIP : MT_EXIT_OK;
   goto out;
 
 input_error:
@@ -503,6 +519,7 @@ out:
   mt_afile_abort(&json);
   mt_afile_abort(&junit);
   mt_report_free(&rep);
+  mt_expect_free(&expect);
   session_free(&s);
   mt_backend_close(&be);
   return rc;

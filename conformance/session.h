@@ -41,6 +41,7 @@ typedef struct mt_session_opts {
   const char *report_json;        /* may be NULL */
   const char *junit;              /* may be NULL */
   const char *repro_dir;          /* may be NULL: one-case goldens of failures */
+  const char *expect;             /* may be NULL: the expectations file (expect.h) */
   const char *self;               /* argv[0], for repro commands */
   mt_run_opts run;
   int verbose;
