@@ -269,6 +269,31 @@ out:
   return st;
 }
 
+/* SP-6 (check_structure): the COO result as torch stores it: the
+ * coalesced flag, nnz, every index in stored order, then the values entry
+ * by entry (duplicates not summed). */
+static void compare_coo_stored(const mt_tensor *e, const mt_tensor *g, const mt_compare_opts *o,
+                               int *equal, char *why, size_t why_len) {
+  *equal = 0;
+  if ((e->coalesced != 0) != (g->coalesced != 0)) {
+    whyf(why, why_len, "is_coalesced() %s, expected %s (the case checks the structure)",
+         g->coalesced ? "True" : "False", e->coalesced ? "True" : "False");
+    return;
+  }
+  if (e->nnz != g->nnz) {
+    whyf(why, why_len, "stores %" PRId64 " entries, expected %" PRId64
+         " (the case checks the structure: an uncoalesced result keeps its duplicates)",
+         g->nnz, e->nnz);
+    return;
+  }
+  compare_exact_i64("indices (stored order)", e->indices, g->indices,
+                    (int64_t)e->sparse_dim * e->nnz, equal, why, why_len);
+  if (!*equal) return;
+  pos_ctx pos = {POS_COO, e};
+  compare_values("values", e->values, g->values, e->dtype, e->nnz * mt_coo_row_numel(e), NULL, o,
+                 &pos, equal, why, why_len);
+}
+
 static mt_status compare_coo(const mt_tensor *e, const mt_tensor *g, const mt_compare_opts *o,
                              int *equal, char *why, size_t why_len, mt_error *err) {
   mt_status st = MT_OK;
@@ -278,15 +303,8 @@ static mt_status compare_coo(const mt_tensor *e, const mt_tensor *g, const mt_co
     whyf(why, why_len, "sparse_dim %d, expected %d", g->sparse_dim, e->sparse_dim);
     return MT_OK;
   }
-  if (o->check_storage && e->coalesced != g->coalesced) {
-    whyf(why, why_len, "is_coalesced() %s, expected %s (level strict compares the storage)",
-         g->coalesced ? "True" : "False", e->coalesced ? "True" : "False");
-    return MT_OK;
-  }
-  if (o->check_storage && e->nnz != g->nnz) {
-    whyf(why, why_len, "stores %" PRId64 " entries, expected %" PRId64
-         " (level strict compares the storage: an uncoalesced result keeps its duplicates)",
-         g->nnz, e->nnz);
+  if (o->check_storage) {
+    compare_coo_stored(e, g, o, equal, why, why_len);
     return MT_OK;
   }
   if ((st = mt_coo_coalesce(e, &ec, err)) != MT_OK) goto out;

@@ -68,9 +68,9 @@ int mt_elem_match(double expected, double got, const mt_tolerance *tol, mt_dtype
 typedef struct mt_compare_opts {
   mt_tolerance tol;
   int check_masked_out; /* compare masked-out data too */
-  /* level strict: a COO result's storage as torch left it too: its
-   * coalesced flag and its stored nnz (an uncoalesced result keeps its
-   * duplicates); SEMANTICS.md SP-6 */
+  /* the case's check_structure: a COO result as torch stores it, the
+   * coalesced flag, nnz, indices in stored order, then the values entry by
+   * entry (duplicates not summed); SEMANTICS.md SP-6 */
   int check_storage;
 } mt_compare_opts;
 

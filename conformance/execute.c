@@ -131,7 +131,7 @@ static void judge(const mt_golden_case *c, mt_status st, const mt_error *kerr,
   int n = expectations(c, e);
   int t = expected_index(c, e, n, o ? o->torch_version : NULL);
   mt_compare_opts co = {c->tolerance, mt_case_checks_masked_out(c, o ? o->level : MT_LEVEL_semantic),
-                        o && o->level == MT_LEVEL_strict};
+                        c->check_structure};
   mt_error err = {0};
   char why[1024] = "", vwhy[1024], what[256], other[256];
   const char *torch = c->torch_error ? c->torch_error : "?";
@@ -432,7 +432,7 @@ static mt_status poison_run(const mt_impl *impl, const mt_golden_case *c, mt_poi
            label, mt_status_name(pst), pst != MT_OK ? ": " : "", pst != MT_OK ? kerr.msg : "",
            mt_status_name(first_st));
   } else if (pst == MT_OK) {
-    mt_compare_opts co = {c->tolerance, 0, 0};
+    mt_compare_opts co = {c->tolerance, 0, c->check_structure};
     char why[1024] = "";
     int equal = 0;
     if (call.n_out < 0 || call.n_out > MT_MAX_OUTPUTS) {

@@ -1221,6 +1221,7 @@ static mt_status read_header(const rd *r, hid_t g, mt_golden_case *c) {
   if ((st = attr_string(r, g, "", "torch_call", 0, &c->torch_call)) != MT_OK) goto out;
   if ((st = attr_string(r, g, "", "poison", 0, &c->poison)) != MT_OK) goto out;
   if ((st = attr_bool(r, g, "", "check_masked_out", 0, &c->check_masked_out)) != MT_OK) goto out;
+  if ((st = attr_bool(r, g, "", "check_structure", 0, &c->check_structure)) != MT_OK) goto out;
   if ((st = attr_string(r, g, "", "input_masks", 0, &input_masks)) != MT_OK) goto out;
   if (input_masks && (st = parse_input_masks(r, input_masks, c)) != MT_OK) goto out;
   if (!c->profile && !(c->profile = xstrdup("torch"))) goto oom;

@@ -88,6 +88,7 @@ typedef struct mt_golden_case {
   char *torch_call;    /* may be NULL */
   char *poison;        /* may be NULL */
   int check_masked_out;
+  int check_structure; /* COO outputs compared as stored (SP-6) */
   /* `input_masks` ("0:1,2:3": input 0 is specified where input 1 is true):
    * input_mask_of[k] is 1 + the index of the input that masks plain input
    * k, 0 for none (so a zeroed case has none).

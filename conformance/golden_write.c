@@ -264,7 +264,8 @@ static mt_status write_case_body(const wr *w, hid_t file, const mt_golden_meta *
       attr_put_str(g, "error_class", c->error_class) < 0 ||
       attr_put_str(g, "torch_error", c->torch_error) < 0 ||
       attr_put_str(g, "torch_call", c->torch_call) < 0 || attr_put_str(g, "poison", c->poison) < 0 ||
-      (c->check_masked_out && attr_put_i64(g, "check_masked_out", 1) < 0)) {
+      (c->check_masked_out && attr_put_i64(g, "check_masked_out", 1) < 0) ||
+      (c->check_structure && attr_put_i64(g, "check_structure", 1) < 0)) {
     st = wr_fail(w, "case attributes");
     goto out;
   }

@@ -349,7 +349,7 @@ TEST(coo_is_compared_after_coalescing) {
   mt_tensor_free(te);
 }
 
-TEST(strict_compares_coo_storage) {
+TEST(structure_compares_coo_as_stored) {
   /* the same tensor twice: expected uncoalesced {(0,2): 1, (0,2): 2} as
    * torch stores it (an index twice), got coalesced {(0,2): 3} */
   int64_t er[2] = {0, 0}, ec[2] = {2, 2}, gr[1] = {0}, gc[1] = {2};
@@ -360,7 +360,7 @@ TEST(strict_compares_coo_storage) {
   char why[512];
   int eq = -1;
   CHECK_STATUS(mt_compare_tensor(te, tg, &o, &eq, why, sizeof why, &err), MT_OK);
-  CHECK_EQ_INT(eq, 1); /* semantic: equal once coalesced */
+  CHECK_EQ_INT(eq, 1); /* without check_structure: equal once coalesced */
   o.check_storage = 1;
   CHECK_STATUS(mt_compare_tensor(te, tg, &o, &eq, why, sizeof why, &err), MT_OK);
   CHECK_EQ_INT(eq, 0);
@@ -371,6 +371,24 @@ TEST(strict_compares_coo_storage) {
   CHECK_HAS(why, "stores 1 entries, expected 2");
   mt_tensor_free(tg);
   tg = coo_f32(2, 3, 2, er, ec, ev, 0); /* as torch stores it */
+  CHECK_STATUS(mt_compare_tensor(te, tg, &o, &eq, why, sizeof why, &err), MT_OK);
+  CHECK_EQ_INT(eq, 1);
+  mt_tensor_free(tg);
+  float sv[2] = {2, 1}; /* the two duplicates swapped: the same sum, another storage */
+  tg = coo_f32(2, 3, 2, er, ec, sv, 0);
+  CHECK_STATUS(mt_compare_tensor(te, tg, &o, &eq, why, sizeof why, &err), MT_OK);
+  CHECK_EQ_INT(eq, 0);
+  CHECK_HAS(why, "values[0, 2]: expected 1, got 2");
+  mt_tensor_free(tg);
+  mt_tensor_free(te);
+  /* stored order of distinct entries: (1,0) before (0,2) is unsorted */
+  int64_t ur[2] = {1, 0}, uc[2] = {0, 2}, sr[2] = {0, 1}, sc[2] = {2, 0};
+  te = coo_f32(2, 3, 2, ur, uc, ev, 0);
+  tg = coo_f32(2, 3, 2, sr, sc, (float[]){2, 1}, 0);
+  CHECK_STATUS(mt_compare_tensor(te, tg, &o, &eq, why, sizeof why, &err), MT_OK);
+  CHECK_EQ_INT(eq, 0);
+  CHECK_HAS(why, "indices (stored order)[0]: expected 1, got 0");
+  o.check_storage = 0;
   CHECK_STATUS(mt_compare_tensor(te, tg, &o, &eq, why, sizeof why, &err), MT_OK);
   CHECK_EQ_INT(eq, 1);
   mt_tensor_free(tg);
@@ -489,7 +507,7 @@ MT_TEST_MAIN(T(tolerance_parse_accepts_the_four_forms),
              T(float16_compares_in_half_precision),
              T(masked_compares_values_only_where_the_mask_is_true),
              T(masked_masks_must_match_exactly), T(masked_storage_kind_must_match),
-             T(coo_is_compared_after_coalescing), T(strict_compares_coo_storage),
+             T(coo_is_compared_after_coalescing), T(structure_compares_coo_as_stored),
              T(compressed_structure_exact_values_by_position),
              T(compressed_invariants_are_checked_per_batch),
              T(invalid_result_is_a_difference_not_a_crash),
