@@ -521,6 +521,10 @@ static int enumerate(const options *o, int max_threads, int dev_ok, bcase *out) 
           for (int vi = 0; vi < o->n_devs; vi++) {
             int threads = o->threads[vi], cuda = threads == DEV_CUDA;
             if (threads == 0 && max_threads == 1) continue; /* cpuN would be cpu1 again */
+            /* --quick: SparseAdam and SGD on one thread only (the smoke's budget) */
+            if (o->quick && opt != BC_OPT_ADAGRAD && path != BC_STREAM && path != BC_TOUCH &&
+                threads != 1)
+              continue;
             if (!cuda && gpu_extra && si == n_sizes - 1) continue; /* 256M: device only */
             if (cuda && (opt != BC_OPT_ADAGRAD || !bc_dev_path_ok(path) || (!dev_ok && !dense_like)))
               continue;

@@ -601,7 +601,9 @@ def main(argv=None):
                 for fam in SPARSE_OPTS:
                     for path in ("sparse_coo", "hybrid_coo"):
                         name = bench_name("torch_sparse", path, dev, dt, n, den, fam)
-                        if not want(name):
+                        # with --c-json: the configurations the C run has for this family
+                        if not want(name) or (a.c_json and (fam, path, dev, dt, n, den)
+                                              not in model):
                             continue
                         mb = model.get((fam, path, dev, dt, n, den), {}).get("model_bytes")
                         if path == "hybrid_coo":
