@@ -167,7 +167,9 @@ static void bench_usage(FILE *f) {
   fputs(
       "mtcs bench - benchmark the Adagrad paths (dense, sparse COO/CSR, hybrid, masked) of the\n"
       "C implementation against the stream kernel's bandwidth, the byte model and torch's own\n"
-      "optimizers, and render a report (DESIGN.md, Performance method).\n"
+      "optimizers, and render a report (DESIGN.md, Performance method). SparseAdam and SGD\n"
+      "with sparse gradients run on the same sparse COO and hybrid grads, against torch's\n"
+      "SparseAdam.step and SGD.step, in a section of the report of their own.\n"
       "\n"
       "usage:\n"
       "  mtcs bench [--quick] [--out DIR] [--no-torch] [--python PY] [-- ARGS...]\n"

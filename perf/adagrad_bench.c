@@ -9,10 +9,13 @@
  *   stream/impl:c/dev:<cpu1|cpuN|cuda>/dtype:<f32|f64>/n:<elements>/cache:<warm|cold>
  *   touch/impl:c/dev:<cpu1|cpuN>/dtype:<f32|f64>/n:<elements>/density:<percent %g>/
  *     cache:<warm|cold>
+ *   <sparse_adam|sgd|sgd_momentum>/impl:c/path:<sparse_coo|hybrid_coo>/dev:<cpu1|cpuN>/
+ *     dtype:<f32|f64>/n:<elements>/density:<percent %g>/cache:<warm|cold>
  * Usage: mtcs_bench [--quick] [--sizes=1M,16M] [--dtypes=f32,f64]
- *   [--paths=dense,sparse_coo,...] [--densities=0.1,1,100] [--devs=cpu1,cpuN,cuda]
+ *   [--paths=dense,sparse_coo,...] [--opts=adagrad,sparse_adam,sgd,sgd_momentum]
+ *   [--densities=0.1,1,100] [--devs=cpu1,cpuN,cuda]
  *   [--caches=warm,cold] [--no-pair] [--list]
- *   [--callgrind-probe=<path>:<dtype>:<n>:<density>]
+ *   [--callgrind-probe=[<opt>/]<path>:<dtype>:<n>:<density>]
  *   [--benchmark_* flags of Google Benchmark]
  * Every case's first (untimed) step is checked bit for bit against the
  * reference op on the whole data (bc_check, bc_dev_check) before it is
@@ -53,6 +56,7 @@ typedef struct {
   int n_sizes;
   int f64[2], n_dtypes;
   int paths[BC__COUNT], n_paths;
+  int opts[BC_OPT__COUNT], n_opts;
   double dens[MAX_LIST]; /* percent */
   int n_dens;
   int threads[3], n_devs; /* 1, N (0) and/or DEV_CUDA */
@@ -143,6 +147,17 @@ static int parse_opt(options *o, const char *arg) {
     }
     return n ? 0 : -1;
   }
+  if ((v = VAL("--opts"))) {
+    snprintf(buf, sizeof buf, "%s", v);
+    n = split_list(buf, items, MAX_LIST);
+    o->n_opts = 0;
+    for (int i = 0; i < n && o->n_opts < BC_OPT__COUNT; i++) {
+      bc_opt op;
+      if (bc_opt_from_name(items[i], &op)) return -1;
+      o->opts[o->n_opts++] = op;
+    }
+    return n ? 0 : -1;
+  }
   if ((v = VAL("--densities"))) {
     snprintf(buf, sizeof buf, "%s", v);
     n = split_list(buf, items, MAX_LIST);
@@ -188,6 +203,8 @@ static void defaults(options *o) {
                                     BC_MASKED_SPARSE, BC_HYBRID_COO};
     for (int i = 0; i < BC__COUNT; i++) o->paths[o->n_paths++] = order[i];
   }
+  if (!o->n_opts)
+    for (int i = 0; i < BC_OPT__COUNT; i++) o->opts[o->n_opts++] = i;
   if (!o->n_dens) {
     const double *d = o->quick ? quick_d : full_d;
     int n = o->quick ? 4 : 7;
@@ -207,6 +224,7 @@ typedef struct bench_ctx bench_ctx;
 /* One registered benchmark. */
 typedef struct {
   bc_path path;
+  bc_opt opt; /* the optimizer (adagrad for stream, touch) */
   int f64, threads, cold;
   int cuda; /* on the device (threads unused) */
   int64_t n;
@@ -312,20 +330,22 @@ static void prepare(bench_ctx *cx, const bcase *c) {
   }
   double d = c->dens_pct / 100.0;
   if (!cx->have_grad || cx->grad.path != c->path || cx->grad.f64 != c->f64 ||
-      cx->grad.n != c->n || cx->grad.density != d) {
+      cx->grad.n != c->n || cx->grad.density != d || cx->grad.opt != c->opt) {
     bc_grad_free(&cx->grad);
     cx->have_grad = 0;
     cx->checked = NULL;
-    if (bc_grad_make(&cx->grad, c->path, c->f64, c->n, d, case_seed(c), cx->msg, sizeof cx->msg))
+    if (bc_grad_make(&cx->grad, c->path, c->f64, c->n, d, case_seed(c), cx->msg, sizeof cx->msg) ||
+        bc_grad_set_opt(&cx->grad, c->opt, cx->msg, sizeof cx->msg))
       goto done;
     cx->have_grad = 1;
   }
+  if (c->opt == BC_OPT_SPARSE_ADAM && bc_base_need_m(&cx->base, cx->msg, sizeof cx->msg)) goto done;
   /* the untimed first step, verified against the reference op, unless the
    * case before ran the same kernel (path, threads, device) on the same
    * data and passed: the cold case after its warm one */
   double t1 = now();
   const bcase *k = cx->checked;
-  if (k && k->path == c->path && k->f64 == c->f64 && k->n == c->n &&
+  if (k && k->path == c->path && k->opt == c->opt && k->f64 == c->f64 && k->n == c->n &&
       k->dens_pct == c->dens_pct && k->threads == c->threads && k->cuda == c->cuda) {
     mt_error err = {0};
     double sec;
@@ -360,8 +380,10 @@ done:
 }
 
 /* The paired step: the path a case's ratio target compares it with (see
- * perf/README.md, "Paired ratios"); BC__COUNT for none. */
-static bc_path pair_of(bc_path p) {
+ * perf/README.md, "Paired ratios"); BC__COUNT for none. SparseAdam and
+ * sparse SGD pair with Adagrad's dense step (the matrix's dense path). */
+static bc_path pair_of(bc_opt o, bc_path p) {
+  if (o != BC_OPT_ADAGRAD) return BC_DENSE;
   switch (p) {
   case BC_DENSE: return BC_STREAM;
   case BC_SPARSE_COO:
@@ -405,7 +427,8 @@ static void bm_case(mtb_state *st, void *user) {
    * time is behind the case's (at least 3 times), so the two totals stay
    * about equal and a cheap case is not drowned by a dense pair. */
   bc_grad pg = cx->grad;
-  pg.path = cx->pair ? pair_of(c->path) : BC__COUNT;
+  pg.path = cx->pair ? pair_of(c->opt, c->path) : BC__COUNT;
+  pg.opt = BC_OPT_ADAGRAD;
   if (c->cuda && !bc_dev_path_ok(pg.path)) pg.path = BC__COUNT;
   double tc = 0, tp = 0;
   int64_t np = 0;
@@ -430,7 +453,7 @@ static void bm_case(mtb_state *st, void *user) {
     mtb_counter(st, "pair_ratio", per_pair / per_case, MTB_COUNTER_PLAIN);
     mtb_counter(st, "pair_steps", (double)np, MTB_COUNTER_PLAIN);
   }
-  double bytes = bc_model_bytes(c->path, c->f64, c->n, g->density, g->entries);
+  double bytes = bc_model_bytes_opt(c->opt, c->path, c->f64, c->n, g->density, g->entries);
   mtb_set_bytes_processed(st, (int64_t)(bytes * (double)it));
   mtb_set_items_processed(st, g->specified * it);
   mtb_counter(st, "elements", (double)c->n, MTB_COUNTER_PLAIN);
@@ -446,14 +469,18 @@ static void bm_case(mtb_state *st, void *user) {
   mtb_counter(st, "verified_touched", (double)cx->verified.touched, MTB_COUNTER_PLAIN);
   mtb_counter(st, "verified_all", (double)cx->verified.all, MTB_COUNTER_PLAIN);
   if (c->path != BC_DENSE && c->path != BC_STREAM)
-    mtb_counter(st, "model_crossover_density", bc_model_crossover_pct(c->path, c->f64, c->n),
-                MTB_COUNTER_PLAIN);
-  mtb_label(st, c->cuda ? "cuda" : mt_adagrad_isa_name(MT_ADAGRAD_ISA_AUTO));
+    mtb_counter(st, "model_crossover_density",
+                bc_model_crossover_pct_opt(c->opt, c->path, c->f64, c->n), MTB_COUNTER_PLAIN);
+  mtb_label(st, c->cuda                     ? "cuda"
+                : c->opt != BC_OPT_ADAGRAD ? mt_sparse_optim_isa_name(MT_ADAGRAD_ISA_AUTO)
+                                           : mt_adagrad_isa_name(MT_ADAGRAD_ISA_AUTO));
 }
 
 static void case_name(bcase *c, int max_threads) {
   /* stream has no path or density segment; touch no path segment */
-  const char *fam = c->path == BC_STREAM ? "stream" : c->path == BC_TOUCH ? "touch" : "adagrad";
+  const char *fam = c->path == BC_STREAM  ? "stream"
+                    : c->path == BC_TOUCH ? "touch"
+                                          : bc_opt_name(c->opt);
   char dev[16], path[48] = "", dens[32] = "";
   if (c->cuda)
     snprintf(dev, sizeof dev, "cuda");
@@ -481,22 +508,33 @@ static int enumerate(const options *o, int max_threads, int dev_ok, bcase *out) 
   if (gpu_extra) sizes[n_sizes++] = GPU_BIG_N;
   for (int si = 0; si < n_sizes; si++)
     for (int ti = 0; ti < o->n_dtypes; ti++)
+      for (int oi = 0; oi < o->n_opts; oi++)
       for (int pi = 0; pi < o->n_paths; pi++) {
         bc_path path = (bc_path)o->paths[pi];
+        bc_opt opt = (bc_opt)o->opts[oi];
         if (!bc_size_ok(path, sizes[si])) continue;
+        /* stream and touch are Adagrad's references: listed once */
+        if (path == BC_STREAM || path == BC_TOUCH ? oi != 0 : !bc_opt_path_ok(opt, path))
+          continue;
         int dense_like = path == BC_DENSE || path == BC_STREAM;
         for (int di = 0; di < (dense_like ? 1 : o->n_dens); di++)
           for (int vi = 0; vi < o->n_devs; vi++) {
             int threads = o->threads[vi], cuda = threads == DEV_CUDA;
             if (threads == 0 && max_threads == 1) continue; /* cpuN would be cpu1 again */
+            /* --quick: SparseAdam and SGD on one thread only (the smoke's budget) */
+            if (o->quick && opt != BC_OPT_ADAGRAD && path != BC_STREAM && path != BC_TOUCH &&
+                threads != 1)
+              continue;
             if (!cuda && gpu_extra && si == n_sizes - 1) continue; /* 256M: device only */
-            if (cuda && (!bc_dev_path_ok(path) || (!dev_ok && !dense_like))) continue;
+            if (cuda && (opt != BC_OPT_ADAGRAD || !bc_dev_path_ok(path) || (!dev_ok && !dense_like)))
+              continue;
             for (int ci = 0; ci < o->n_caches; ci++) {
               if (o->cold[ci] && ((o->quick && !dense_like) || cuda)) continue;
               if (out) {
                 bcase *c = &out[n];
                 memset(c, 0, sizeof *c);
                 c->path = path;
+                c->opt = path == BC_STREAM || path == BC_TOUCH ? BC_OPT_ADAGRAD : opt;
                 c->f64 = o->f64[ti];
                 c->n = sizes[si];
                 c->dens_pct = dense_like ? 100.0 : o->dens[di];
@@ -536,12 +574,19 @@ static int probe(const char *spec) {
   int k = 0;
   for (char *tok = strtok(buf, ":"); tok && k < 4; tok = strtok(NULL, ":")) f[k++] = tok;
   bc_path path;
+  bc_opt opt = BC_OPT_ADAGRAD;
   int64_t n;
   char *end;
   double dens = k == 4 ? strtod(f[3], &end) : 0;
-  if (k != 4 || bc_path_from_name(f[0], &path) || (strcmp(f[1], "f32") && strcmp(f[1], "f64")) ||
+  char *slash = k == 4 ? strchr(f[0], '/') : NULL; /* <opt>/<path> */
+  if (slash) {
+    *slash = '\0';
+    if (bc_opt_from_name(f[0], &opt)) k = 0;
+    f[0] = slash + 1;
+  }
+  if (k != 4 || bc_path_from_name(f[0], &path) || !bc_opt_path_ok(opt, path) || (strcmp(f[1], "f32") && strcmp(f[1], "f64")) ||
       parse_size(f[2], &n) || !(dens > 0 && dens <= 100) || !bc_size_ok(path, n)) {
-    fprintf(stderr, "mtcs_bench: bad --callgrind-probe=%s (want <path>:<f32|f64>:<n>:<density%%>)\n",
+    fprintf(stderr, "mtcs_bench: bad --callgrind-probe=%s (want [<opt>/]<path>:<f32|f64>:<n>:<density%%>)\n",
             spec);
     return 2;
   }
@@ -551,7 +596,9 @@ static int probe(const char *spec) {
   char why[256];
   mt_error err = {0};
   if (bc_base_make(&b, n, f64, 0x1234u + (uint64_t)n, why, sizeof why) ||
-      bc_grad_make(&g, path, f64, n, dens / 100.0, 42, why, sizeof why)) {
+      bc_grad_make(&g, path, f64, n, dens / 100.0, 42, why, sizeof why) ||
+      bc_grad_set_opt(&g, opt, why, sizeof why) ||
+      (opt == BC_OPT_SPARSE_ADAM && bc_base_need_m(&b, why, sizeof why))) {
     fprintf(stderr, "mtcs_bench: %s\n", why);
     return 1;
   }
@@ -560,9 +607,11 @@ static int probe(const char *spec) {
     fprintf(stderr, "mtcs_bench: step failed: %s\n", err.msg);
     rc = 1;
   }
-  printf("probe path=%s dtype=%s n=%lld density=%g entries=%lld specified=%lld isa=%s\n",
-         bc_path_name(path), f64 ? "f64" : "f32", (long long)n, dens, (long long)g.entries,
-         (long long)g.specified, mt_adagrad_isa_name(MT_ADAGRAD_ISA_AUTO));
+  printf("probe opt=%s path=%s dtype=%s n=%lld density=%g entries=%lld specified=%lld isa=%s\n",
+         bc_opt_name(opt), bc_path_name(path), f64 ? "f64" : "f32", (long long)n, dens, (long long)g.entries,
+         (long long)g.specified,
+         opt == BC_OPT_ADAGRAD ? mt_adagrad_isa_name(MT_ADAGRAD_ISA_AUTO)
+                               : mt_sparse_optim_isa_name(MT_ADAGRAD_ISA_AUTO));
   bc_grad_free(&g);
   bc_base_free(&b);
   return rc;
@@ -631,7 +680,7 @@ int main(int argc, char **argv) {
       /* fixed iterations: each pays an eviction (about 2 x LLC of traffic)
        * outside the timed step; aim at ~0.25 s of steps (0.05 s quick) at
        * a nominal 8 GB/s, 3..30 iterations */
-      double bytes = bc_model_bytes(c->path, c->f64, c->n, c->dens_pct / 100.0,
+      double bytes = bc_model_bytes_opt(c->opt, c->path, c->f64, c->n, c->dens_pct / 100.0,
                                     (int64_t)((double)c->n * c->dens_pct / 100.0));
       double t = bytes / 8e9 + 2e-6, budget = o.quick ? 0.05 : 0.25;
       int64_t it = (int64_t)(budget / t);
@@ -665,7 +714,8 @@ int main(int argc, char **argv) {
   }
   mtb_context("mtcs_pairs", cx.pair ? "dense:stream sparse_coo:dense sparse_csr:dense "
                                       "masked_dense:dense hybrid_coo:dense "
-                                      "masked_sparse:sparse_coo"
+                                      "masked_sparse:sparse_coo "
+                                      "sparse_adam,sgd,sgd_momentum:adagrad dense"
                                     : "none (--no-pair)");
   snprintf(v, sizeof v, "%lld", (long long)BC_VERIFY_ALL_N);
   mtb_context("mtcs_verify_all_max_n", v);

@@ -27,6 +27,27 @@ int bc_path_from_name(const char *s, bc_path *out) {
   return -1;
 }
 
+static const char *const OPT_NAMES[BC_OPT__COUNT] = {
+#define BC_OPT_NAME(id, name) [BC_OPT_##id] = name,
+    BC_OPTS(BC_OPT_NAME)
+#undef BC_OPT_NAME
+};
+
+const char *bc_opt_name(bc_opt o) { return o < BC_OPT__COUNT ? OPT_NAMES[o] : "?"; }
+
+int bc_opt_from_name(const char *s, bc_opt *out) {
+  for (int o = 0; o < BC_OPT__COUNT; o++)
+    if (strcmp(s, OPT_NAMES[o]) == 0) {
+      *out = (bc_opt)o;
+      return 0;
+    }
+  return -1;
+}
+
+int bc_opt_path_ok(bc_opt o, bc_path p) {
+  return o == BC_OPT_ADAGRAD || p == BC_SPARSE_COO || p == BC_HYBRID_COO;
+}
+
 int bc_size_ok(bc_path path, int64_t n) {
   if (n < 1) return 0;
   if (path == BC_SPARSE_CSR) return n % BC_CSR_COLS == 0;
@@ -99,7 +120,19 @@ int bc_base_make(bc_base *b, int64_t n, int f64, uint64_t seed, char *why, size_
   return 0;
 }
 
+int bc_base_need_m(bc_base *b, char *why, size_t len) {
+  size_t bytes = (size_t)b->n * (b->f64 ? 8 : 4);
+  if (b->m) return 0;
+  if (!(b->m = alloc(bytes))) {
+    snprintf(why, len, "out of memory for exp_avg (%lld elements)", (long long)b->n);
+    return -1;
+  }
+  memset(b->m, 0, bytes); /* torch: zeros_like(param) */
+  return 0;
+}
+
 void bc_base_free(bc_base *b) {
+  free(b->m);
   free(b->p);
   free(b->s);
   free(b->g);
@@ -112,7 +145,27 @@ void bc_grad_free(bc_grad *g) {
   free(g->col);
   free(g->vals);
   free(g->mask);
+  free(g->buf);
   memset(g, 0, sizeof *g);
+}
+
+int bc_grad_set_opt(bc_grad *g, bc_opt opt, char *why, size_t len) {
+  if (!bc_opt_path_ok(opt, g->path)) {
+    snprintf(why, len, "%s does not run path %s", bc_opt_name(opt), bc_path_name(g->path));
+    return -1;
+  }
+  g->opt = opt;
+  if (opt == BC_OPT_SGD_MOMENTUM && !g->buf) {
+    size_t bytes = (size_t)g->specified * (g->f64 ? 8 : 4);
+    if (!(g->buf = alloc(bytes))) {
+      snprintf(why, len, "out of memory for the momentum buffer (%lld values)",
+               (long long)g->specified);
+      return -1;
+    }
+    /* the first step's buf = grad.detach().clone() */
+    memcpy(g->buf, g->vals, bytes);
+  }
+  return 0;
 }
 
 int bc_grad_make(bc_grad *g, bc_path path, int f64, int64_t n, double density, uint64_t seed,
@@ -240,7 +293,38 @@ static mt_status step_on(bc_path path, int f64, void *p, void *s, const void *gd
   }
 }
 
+/* One step of SparseAdam or sparse SGD (g->opt) on b. */
+static mt_status opt_step(const bc_base *b, const bc_grad *g, int nthreads, mt_error *err) {
+  mt_sparse_adam_hparams ah = {.lr = BC_ADAM_LR, .beta1 = BC_ADAM_BETA1, .beta2 = BC_ADAM_BETA2,
+                               .eps = BC_ADAM_EPS, .step = BC_ADAM_STEP, .nthreads = nthreads,
+                               .isa = MT_ADAGRAD_ISA_AUTO};
+  mt_sgd_hparams sh = {.lr = BC_SGD_LR, .momentum = 0.0, .dampening = BC_SGD_DAMPENING,
+                       .nthreads = nthreads, .isa = MT_ADAGRAD_ISA_AUTO};
+  int f64 = b->f64;
+  switch (g->opt) {
+  case BC_OPT_SPARSE_ADAM:
+    if (!b->m) return mt_err(err, MT_INVALID_ARGUMENT, "bench: sparse_adam without exp_avg");
+    return f64 ? mt_sparse_adam_step_f64(b->p, b->m, b->s, g->idx, g->vals, g->entries, g->row,
+                                         &ah, err)
+               : mt_sparse_adam_step_f32(b->p, b->m, b->s, g->idx, g->vals, g->entries, g->row,
+                                         &ah, err);
+  case BC_OPT_SGD:
+    return f64 ? mt_sgd_step_coo_f64(b->p, g->idx, g->vals, g->entries, g->row, &sh, err)
+               : mt_sgd_step_coo_f32(b->p, g->idx, g->vals, g->entries, g->row, &sh, err);
+  case BC_OPT_SGD_MOMENTUM:
+    sh.momentum = BC_SGD_MOMENTUM;
+    if (!g->buf) return mt_err(err, MT_INVALID_ARGUMENT, "bench: sgd_momentum without a buffer");
+    return f64 ? mt_sgd_momentum_step_coo_f64(b->p, g->buf, g->idx, g->vals, g->entries, g->row,
+                                              &sh, err)
+               : mt_sgd_momentum_step_coo_f32(b->p, g->buf, g->idx, g->vals, g->entries, g->row,
+                                              &sh, err);
+  default:
+    return mt_err(err, MT_INVALID_ARGUMENT, "bench: unknown optimizer %d", (int)g->opt);
+  }
+}
+
 mt_status bc_step(const bc_base *b, const bc_grad *g, int nthreads, mt_error *err) {
+  if (g->opt != BC_OPT_ADAGRAD) return opt_step(b, g, nthreads, err);
   return step_on(g->path, b->f64, b->p, b->s, b->g, b->n, g, g->entries, g->rows, nthreads,
                     err);
 }
@@ -408,7 +492,110 @@ out:
   return rc;
 }
 
-static const char *reference_name(bc_path path) {
+/* The reference of SparseAdam / sparse SGD on a compact problem: m touched
+ * elements (sparse_coo: m entries; hybrid_coo: m / 64 rows) gathered into
+ * cp (param), cs (exp_avg_sq), cm (exp_avg), cb (the momentum buffer's
+ * values), all updated in place, with their grad values cg: a COO grad of
+ * indices 0..rows-1, coalesced like the benchmark's (mt_dispatch on the CPU
+ * backend: sparse_adam [param, grad, exp_avg, exp_avg_sq]; sgd [param,
+ * grad] or [param, grad, buffer] with the buffer a COO tensor on the same
+ * entries). The ops are elementwise over the entries, so each element comes
+ * out as in the whole problem. */
+static int reference_opt(bc_opt opt, bc_path path, int f64, int64_t m, void *cp, void *cs,
+                         void *cm, void *cb, const void *cg, char *why, size_t len) {
+  mt_dtype dt = f64 ? MT_float64 : MT_float32;
+  size_t es = f64 ? 8 : 4;
+  int rc = -1;
+  int hybrid = path == BC_HYBRID_COO, ndim = hybrid ? 2 : 1;
+  int64_t shape[2] = {hybrid ? m / BC_HYBRID_DIM : m, BC_HYBRID_DIM};
+  mt_tensor *param = NULL, *grad = NULL, *t2 = NULL, *t3 = NULL;
+  mt_call call;
+  mt_error err = {0};
+  mt_status st;
+  memset(&call, 0, sizeof call);
+  if (!(param = dense_buf(dt, ndim, shape))) goto oom;
+  memcpy(param->values, cp, (size_t)m * es);
+  if (mt_coo_new(dt, ndim, shape, 1, shape[0], &grad, &err) != MT_OK) goto oom;
+  for (int64_t k = 0; k < shape[0]; k++) grad->indices[k] = k;
+  memcpy(grad->values, cg, (size_t)m * es);
+  grad->coalesced = 1;
+  const double betas[2] = {BC_ADAM_BETA1, BC_ADAM_BETA2};
+  mt_kwarg adam_kw[] = {{.name = "lr", .type = MT_KW_FLOAT, .f = BC_ADAM_LR},
+                        {.name = "betas", .type = MT_KW_FLOATS, .n = 2, .floats = betas},
+                        {.name = "eps", .type = MT_KW_FLOAT, .f = BC_ADAM_EPS},
+                        {.name = "step", .type = MT_KW_INT, .i = BC_ADAM_STEP,
+                         .f = (double)BC_ADAM_STEP}};
+  mt_kwarg sgd_kw[] = {{.name = "lr", .type = MT_KW_FLOAT, .f = BC_SGD_LR},
+                       {.name = "momentum", .type = MT_KW_FLOAT, .f = BC_SGD_MOMENTUM},
+                       {.name = "dampening", .type = MT_KW_FLOAT, .f = BC_SGD_DAMPENING}};
+  mt_kwargs kw = {0, NULL};
+  const mt_tensor *in[4] = {param, grad, NULL, NULL};
+  switch (opt) {
+  case BC_OPT_SPARSE_ADAM:
+    call.op = MT_OP_sparse_adam;
+    if (!(t2 = dense_buf(dt, ndim, shape)) || !(t3 = dense_buf(dt, ndim, shape))) goto oom;
+    memcpy(t2->values, cm, (size_t)m * es);
+    memcpy(t3->values, cs, (size_t)m * es);
+    in[2] = t2, in[3] = t3;
+    call.n_in = 4;
+    kw = (mt_kwargs){4, adam_kw};
+    break;
+  case BC_OPT_SGD:
+    call.op = MT_OP_sgd;
+    call.n_in = 2;
+    kw = (mt_kwargs){1, sgd_kw};
+    break;
+  case BC_OPT_SGD_MOMENTUM:
+    call.op = MT_OP_sgd;
+    if (mt_coo_new(dt, ndim, shape, 1, shape[0], &t2, &err) != MT_OK) goto oom;
+    for (int64_t k = 0; k < shape[0]; k++) t2->indices[k] = k;
+    memcpy(t2->values, cb, (size_t)m * es);
+    t2->coalesced = 0; /* torch's buffer after buf.mul_ (the reference clears it anyway) */
+    in[2] = t2;
+    call.n_in = 3;
+    kw = (mt_kwargs){3, sgd_kw};
+    break;
+  default:
+    snprintf(why, len, "verify: no reference for optimizer %d", (int)opt);
+    goto out;
+  }
+  call.host = mt_host_default();
+  call.in = in;
+  call.kw = &kw;
+  if ((st = mt_dispatch(mt_backend_cpu(), &call, &err)) != MT_OK) {
+    snprintf(why, len, "reference %s failed: %.400s", mt_op_name(call.op), err.msg);
+    goto out;
+  }
+  memcpy(cp, call.out[0]->values, (size_t)m * es);
+  if (opt == BC_OPT_SPARSE_ADAM) {
+    memcpy(cm, call.out[1]->values, (size_t)m * es);
+    memcpy(cs, call.out[2]->values, (size_t)m * es);
+  } else if (opt == BC_OPT_SGD_MOMENTUM) {
+    /* the merged buffer: one entry per grad entry, in order */
+    const mt_tensor *b = call.n_out > 1 ? call.out[1] : NULL;
+    if (!b || b->kind != MT_KIND_COO || b->nnz != shape[0]) {
+      snprintf(why, len, "verify: reference sgd left a momentum buffer of %lld entries, not %lld",
+               b ? (long long)b->nnz : -1LL, (long long)shape[0]);
+      goto out;
+    }
+    memcpy(cb, b->values, (size_t)m * es);
+  }
+  rc = 0;
+  goto out;
+oom:
+  snprintf(why, len, "verify: could not build the reference inputs: %.400s", err.msg);
+out:
+  for (int k = 0; k < call.n_out; k++) mt_tensor_free(call.out[k]);
+  mt_tensor_free(param);
+  mt_tensor_free(grad);
+  mt_tensor_free(t2);
+  mt_tensor_free(t3);
+  return rc;
+}
+
+static const char *reference_name(bc_opt opt, bc_path path) {
+  if (opt == BC_OPT_SPARSE_ADAM) return "reference sparse_adam";
+  if (opt != BC_OPT_ADAGRAD) return "reference sgd";
   switch (path) {
   case BC_STREAM:
   case BC_TOUCH: return "the plain loop";
@@ -469,6 +656,8 @@ void bc_expect_free(bc_expect *e) {
   free(e->ep);
   free(e->eq);
   free(e->sample);
+  free(e->em);
+  free(e->eb);
   memset(e, 0, sizeof *e);
 }
 
@@ -484,25 +673,39 @@ int bc_expect_make(bc_expect *e, const void *p, const void *s, const bc_base *b,
   e->all = n <= all_max_n || touched >= n / 2;
   int rc = -1;
   int64_t *pos = NULL, n_nb = 0;
-  char *cp = NULL, *cs = NULL, *cg = NULL;
+  char *cp = NULL, *cs = NULL, *cg = NULL, *cm = NULL, *cb = NULL;
+  int adam = g->opt == BC_OPT_SPARSE_ADAM, mom = g->opt == BC_OPT_SGD_MOMENTUM;
+  if ((adam && !b->m) || (mom && !g->buf)) {
+    snprintf(why, len, "verify: %s without its state", bc_opt_name(g->opt));
+    return -1;
+  }
   int64_t cap = touched < VERIFY_CHUNK ? (touched ? touched : 1) : VERIFY_CHUNK;
   /* the neighbours of every stride-th unit (element; hybrid: row of 64):
    * at most 2 x BC_VERIFY_SAMPLE */
   int64_t stride = touched / g->row / BC_VERIFY_SAMPLE + 1;
   if (!(pos = malloc((size_t)cap * sizeof *pos)) || !(cp = malloc((size_t)cap * es)) ||
-      !(cs = malloc((size_t)cap * es)) || !(cg = malloc((size_t)cap * es)))
+      !(cs = malloc((size_t)cap * es)) || !(cg = malloc((size_t)cap * es)) ||
+      !(cm = malloc((size_t)cap * es)) || !(cb = malloc((size_t)cap * es)))
     goto oom;
+  if (adam) e->m_live = b->m;
+  if (mom) {
+    e->b_live = g->buf;
+    if (!(e->eb = malloc((size_t)touched * es + 1))) goto oom;
+  }
   if (e->all) {
     if (!(e->ep = malloc((size_t)n * es)) || !(e->eq = malloc((size_t)n * es))) goto oom;
+    if (adam && !(e->em = malloc((size_t)n * es))) goto oom;
     if (touched < n) { /* else every element comes from the reference */
       memcpy(e->ep, p, (size_t)n * es);
       memcpy(e->eq, s, (size_t)n * es);
+      if (adam) memcpy(e->em, b->m, (size_t)n * es);
     }
   } else {
     int64_t max_sample = BC_VERIFY_SAMPLE + 2 * (touched / g->row / stride + 1);
     if (!(e->sample = malloc((size_t)max_sample * sizeof *e->sample)) ||
         !(e->ep = malloc((size_t)(touched + max_sample) * es)) ||
-        !(e->eq = malloc((size_t)(touched + max_sample) * es)))
+        !(e->eq = malloc((size_t)(touched + max_sample) * es)) ||
+        (adam && !(e->em = malloc((size_t)(touched + max_sample) * es))))
       goto oom;
   }
   /* the touched elements, chunk by chunk, through the reference */
@@ -517,24 +720,33 @@ int bc_expect_make(bc_expect *e, const void *p, const void *s, const bc_base *b,
       copy_el(cp, t, p, i, es);
       copy_el(cs, t, s, i, es);
       copy_el(cg, t, gv, at_pos ? i : t0 + t, es);
+      if (adam) copy_el(cm, t, b->m, i, es);
+      if (mom) copy_el(cb, t, g->buf, t0 + t, es);
       if (!e->all && (t0 + t) / g->row % stride == 0) add_neighbours(g, i, e->sample, &n_nb);
     }
-    if (reference_compact(g->path, b->f64, m, cp, cs, cg, why, len)) goto out;
+    if (g->opt == BC_OPT_ADAGRAD ? reference_compact(g->path, b->f64, m, cp, cs, cg, why, len)
+                                 : reference_opt(g->opt, g->path, b->f64, m, cp, cs, cm, cb, cg,
+                                                 why, len))
+      goto out;
     if (e->all) {
       for (int64_t t = 0; t < m; t++) {
         copy_el(e->ep, pos[t], cp, t, es);
         copy_el(e->eq, pos[t], cs, t, es);
+        if (adam) copy_el(e->em, pos[t], cm, t, es);
       }
     } else {
       memcpy((char *)e->ep + t0 * es, cp, (size_t)m * es);
       memcpy((char *)e->eq + t0 * es, cs, (size_t)m * es);
+      if (adam) memcpy((char *)e->em + t0 * es, cm, (size_t)m * es);
     }
+    if (mom) memcpy((char *)e->eb + t0 * es, cb, (size_t)m * es);
   }
   if (!e->all) { /* untouched elements keep their values */
     e->n_sample = make_sample(g, seed, e->sample, n_nb);
     for (int64_t k = 0; k < e->n_sample; k++) {
       copy_el(e->ep, touched + k, p, e->sample[k], es);
       copy_el(e->eq, touched + k, s, e->sample[k], es);
+      if (adam) copy_el(e->em, touched + k, b->m, e->sample[k], es);
     }
   }
   rc = 0;
@@ -547,6 +759,8 @@ out:
   free(cp);
   free(cs);
   free(cg);
+  free(cm);
+  free(cb);
   if (rc) bc_expect_free(e);
   return rc;
 }
@@ -557,23 +771,39 @@ void bc_expect_summary(const bc_expect *e, bc_verified *v) {
   v->elements = e->all ? e->n : e->touched + e->n_sample;
 }
 
-/* "param[i] = v, expected x (...)" for the first of p, s to differ at i. */
+/* "param[i] = v, expected x (...)" for the first of p, s (and exp_avg) to
+ * differ at i. */
 static int mismatch(const bc_expect *e, const void *p, const void *s, int64_t i, int64_t k,
                     const char *what, char *why, size_t len) {
   size_t es = e->f64 ? 8 : 4;
   mt_dtype dt = e->f64 ? MT_float64 : MT_float32;
-  int in_p = memcmp((const char *)p + i * es, (const char *)e->ep + k * es, es) != 0;
+  int adam = e->g->opt == BC_OPT_SPARSE_ADAM;
+  const char *live = p, *want = e->ep, *name = "param";
+  if (!memcmp((const char *)p + i * es, (const char *)e->ep + k * es, es)) {
+    if (memcmp((const char *)s + i * es, (const char *)e->eq + k * es, es) || !e->m_live)
+      live = s, want = e->eq, name = adam ? "exp_avg_sq" : "state_sum";
+    else
+      live = e->m_live, want = e->em, name = "exp_avg";
+  }
   int touched = e->all ? is_touched(e->g, i) : k < e->touched;
   bc_verified v;
   bc_expect_summary(e, &v);
   snprintf(why, len,
            "%s differs from %s: %s[%lld] = %.17g, expected %.17g (%s; %lld of %lld elements "
            "checked, %lld of them updated)",
-           what, reference_name(e->g->path), in_p ? "param" : "state_sum", (long long)i,
-           mt_get_f64(in_p ? p : s, dt, i), mt_get_f64(in_p ? e->ep : e->eq, dt, k),
+           what, reference_name(e->g->opt, e->g->path), name, (long long)i,
+           mt_get_f64(live, dt, i), mt_get_f64(want, dt, k),
            touched ? "an updated element" : "an element the step must leave unchanged",
            (long long)v.elements, (long long)e->n, (long long)v.touched);
   return -1;
+}
+
+/* Does element i of the live arrays differ from expected slot k? */
+static int differs(const bc_expect *e, const void *p, const void *s, int64_t i, int64_t k) {
+  size_t es = e->f64 ? 8 : 4;
+  return memcmp((const char *)p + i * es, (const char *)e->ep + k * es, es) ||
+         memcmp((const char *)s + i * es, (const char *)e->eq + k * es, es) ||
+         (e->m_live && memcmp((const char *)e->m_live + i * es, (const char *)e->em + k * es, es));
 }
 
 int bc_verify(const bc_expect *e, const void *p, const void *s, const char *what, char *why,
@@ -581,16 +811,32 @@ int bc_verify(const bc_expect *e, const void *p, const void *s, const char *what
   size_t es = e->f64 ? 8 : 4;
   if (e->all) {
     int64_t bp = first_diff(e->ep, p, e->n, es), bs = first_diff(e->eq, s, e->n, es);
-    if (bp < 0 && bs < 0) return 0;
-    int64_t i = bp < 0 ? bs : bs < 0 ? bp : bp < bs ? bp : bs;
-    return mismatch(e, p, s, i, i, what, why, len);
+    int64_t bm = e->m_live ? first_diff(e->em, e->m_live, e->n, es) : -1;
+    int64_t i = bp;
+    if (bs >= 0 && (i < 0 || bs < i)) i = bs;
+    if (bm >= 0 && (i < 0 || bm < i)) i = bm;
+    if (i >= 0) return mismatch(e, p, s, i, i, what, why, len);
+  } else {
+    walk w = {.g = e->g};
+    for (int64_t k = 0; k < e->touched + e->n_sample; k++) {
+      int64_t i = k < e->touched ? walk_next(&w) : e->sample[k - e->touched];
+      if (differs(e, p, s, i, k)) return mismatch(e, p, s, i, k, what, why, len);
+    }
   }
-  walk w = {.g = e->g};
-  for (int64_t k = 0; k < e->touched + e->n_sample; k++) {
-    int64_t i = k < e->touched ? walk_next(&w) : e->sample[k - e->touched];
-    if (memcmp((const char *)p + i * es, (const char *)e->ep + k * es, es) ||
-        memcmp((const char *)s + i * es, (const char *)e->eq + k * es, es))
-      return mismatch(e, p, s, i, k, what, why, len);
+  if (e->b_live) { /* the momentum buffer: every value, in the grad's order */
+    int64_t k = first_diff(e->eb, e->b_live, e->touched, es);
+    if (k >= 0) {
+      mt_dtype dt = e->f64 ? MT_float64 : MT_float32;
+      walk w = {.g = e->g};
+      int64_t i = -1;
+      for (int64_t t = 0; t <= k; t++) i = walk_next(&w);
+      snprintf(why, len,
+               "%s differs from %s: momentum_buffer value %lld (param element %lld) = %.17g, "
+               "expected %.17g (all %lld buffer values checked)",
+               what, reference_name(e->g->opt, e->g->path), (long long)k, (long long)i,
+               mt_get_f64(e->b_live, dt, k), mt_get_f64(e->eb, dt, k), (long long)e->touched);
+      return -1;
+    }
   }
   return 0;
 }
@@ -607,7 +853,9 @@ int bc_check(const bc_base *b, const bc_grad *g, int nthreads, bc_verified *v, c
     snprintf(why, len, "fast kernel failed: %.400s", err.msg);
   } else {
     char what[96];
-    snprintf(what, sizeof what, "fast %s (%d threads)", bc_path_name(g->path), nthreads);
+    snprintf(what, sizeof what, "fast %s%s%s (%d threads)",
+             g->opt == BC_OPT_ADAGRAD ? "" : bc_opt_name(g->opt),
+             g->opt == BC_OPT_ADAGRAD ? "" : " ", bc_path_name(g->path), nthreads);
     rc = bc_verify(&e, b->p, b->s, what, why, len);
     bc_expect_summary(&e, v);
   }
@@ -659,6 +907,45 @@ double bc_model_crossover_pct(bc_path path, int f64, int64_t n) {
   for (int it = 0; it < 60; it++) { /* bytes grow with d: bisect */
     double mid = 0.5 * (lo + hi);
     if (bc_model_bytes(path, f64, n, mid, (int64_t)(mid * units)) < dense)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return 100.0 * 0.5 * (lo + hi);
+}
+
+/* SparseAdam and sparse SGD (perf/README.md, "Byte model"): per entry the
+ * index (8 B) and its row of grad values; the lines of the dense arrays
+ * the step updates in and out (SparseAdam: p, exp_avg, exp_avg_sq; SGD: p);
+ * with momentum, the packed buffer's values in and out. Hybrid rows are
+ * whole lines. */
+static int opt_dense_arrays(bc_opt opt) { /* dense arrays updated in place */
+  return opt == BC_OPT_SPARSE_ADAM ? 3 : opt == BC_OPT_ADAGRAD ? 2 : 1;
+}
+
+double bc_model_bytes_opt(bc_opt opt, bc_path path, int f64, int64_t n, double d,
+                          int64_t entries) {
+  if (opt == BC_OPT_ADAGRAD) return bc_model_bytes(path, f64, n, d, entries);
+  double T = f64 ? 8.0 : 4.0, L = 64.0 / T, N = (double)n, e = (double)entries;
+  double arrays = opt_dense_arrays(opt), buf = opt == BC_OPT_SGD_MOMENTUM ? 2.0 * T : 0.0;
+  if (path == BC_DENSE) /* the optimizer's dense step: g in, the arrays (and buffer) in and out */
+    return N * (T + 2.0 * arrays * T + buf);
+  if (path == BC_HYBRID_COO)
+    return e * (8.0 + BC_HYBRID_DIM * (T + 2.0 * arrays * T + buf));
+  if (path == BC_SPARSE_COO)
+    return e * (8.0 + T + buf) + 2.0 * arrays * T * N * touched(d, L);
+  return 0.0;
+}
+
+double bc_model_crossover_pct_opt(bc_opt opt, bc_path path, int f64, int64_t n) {
+  if (opt == BC_OPT_ADAGRAD) return bc_model_crossover_pct(path, f64, n);
+  double dense = bc_model_bytes_opt(opt, BC_DENSE, f64, n, 1.0, n);
+  double units = path == BC_HYBRID_COO ? (double)n / BC_HYBRID_DIM : (double)n;
+  double lo = 0.0, hi = 1.0;
+  if (bc_model_bytes_opt(opt, path, f64, n, 1.0, (int64_t)units) <= dense) return 100.0;
+  for (int it = 0; it < 60; it++) {
+    double mid = 0.5 * (lo + hi);
+    if (bc_model_bytes_opt(opt, path, f64, n, mid, (int64_t)(mid * units)) < dense)
       lo = mid;
     else
       hi = mid;

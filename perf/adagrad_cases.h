@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "adagrad_step.h"
+#include "sparse_optim_step.h"
 
 typedef enum {
   BC_DENSE,
@@ -26,14 +27,48 @@ typedef enum {
 const char *bc_path_name(bc_path p);
 int bc_path_from_name(const char *s, bc_path *out); /* 0 = found */
 
+/* The optimizer a case steps (the name's first segment). Adagrad runs
+ * every path; SparseAdam and sparse SGD (kernels/sparse_optim_step.h) the
+ * sparse COO paths: sparse_coo (element entries) and hybrid_coo
+ * (embedding rows x 64). sgd_momentum is SGD's steady-state step with a
+ * momentum buffer on the grad's entries (bc_grad.buf). */
+#define BC_OPTS(X)                                                                                 \
+  X(ADAGRAD, "adagrad")                                                                            \
+  X(SPARSE_ADAM, "sparse_adam")                                                                    \
+  X(SGD, "sgd")                                                                                    \
+  X(SGD_MOMENTUM, "sgd_momentum")
+typedef enum {
+#define BC_OPT_ENUM(id, name) BC_OPT_##id,
+  BC_OPTS(BC_OPT_ENUM)
+#undef BC_OPT_ENUM
+  BC_OPT__COUNT
+} bc_opt;
+const char *bc_opt_name(bc_opt o);
+int bc_opt_from_name(const char *s, bc_opt *out); /* 0 = found */
+int bc_opt_path_ok(bc_opt o, bc_path p);          /* does o run path p? */
+
+/* The benchmark steps' hyper-parameters (torch's defaults; SGD lr 0.01,
+ * momentum 0.9). */
+#define BC_ADAM_LR 1e-3
+#define BC_ADAM_BETA1 0.9
+#define BC_ADAM_BETA2 0.999
+#define BC_ADAM_EPS 1e-8
+#define BC_ADAM_STEP 1
+#define BC_SGD_LR 0.01
+#define BC_SGD_MOMENTUM 0.9
+#define BC_SGD_DAMPENING 0.0
+
 #define BC_CSR_COLS 1024 /* CSR params are (n / 1024) x 1024 */
 #define BC_HYBRID_DIM 64 /* hybrid params are (n / 64) x 64 */
 
-/* Param, state_sum and a dense grad of n elements (f32 or f64). */
+/* Param, state_sum and a dense grad of n elements (f32 or f64). SparseAdam
+ * uses s as exp_avg_sq and m (bc_base_need_m; NULL until then) as exp_avg,
+ * both zeros at first like torch's state. */
 typedef struct {
   int64_t n;
   int f64;
   void *p, *s, *g;
+  void *m;
 } bc_base;
 
 /* One gradient of a path at a density (fraction in (0, 1]). Sparse
@@ -51,6 +86,9 @@ typedef struct {
   int64_t *idx, *crow, *col;
   void *vals;
   uint8_t *mask;
+  bc_opt opt; /* the optimizer stepping it (bc_grad_set_opt; 0: Adagrad) */
+  void *buf;  /* sgd_momentum: the momentum buffer's values on the entries
+               * (entries * row, updated by each step) */
 } bc_grad;
 
 /* Is n usable for path (CSR: a multiple of 1024, hybrid: of 64)? */
@@ -63,6 +101,13 @@ void bc_base_free(bc_base *b);
 int bc_grad_make(bc_grad *g, bc_path path, int f64, int64_t n, double density, uint64_t seed,
                  char *why, size_t len);
 void bc_grad_free(bc_grad *g);
+/* The optimizer of g (sparse_coo or hybrid_coo grads for all but Adagrad).
+ * sgd_momentum: allocates the buffer as torch's first step leaves it
+ * (buf = grad.clone()), so that every timed step is the steady-state one.
+ * 0 = ok; -1 with why. */
+int bc_grad_set_opt(bc_grad *g, bc_opt opt, char *why, size_t len);
+/* Allocates b->m (zeros) if absent: 0 = ok, -1 with why. */
+int bc_base_need_m(bc_base *b, char *why, size_t len);
 
 /* The hyper-parameters of every benchmark step (torch's defaults: lr 0.01,
  * eps 1e-10, step 1) with nthreads. */
@@ -102,6 +147,11 @@ typedef struct {
   int64_t n_sample; /* not all: untouched elements checked, positions in sample (sorted) */
   int64_t *sample;
   void *ep, *eq; /* all: n elements; else the touched ones (g's order), then the sample's */
+  /* sparse_adam: exp_avg expected (em, laid out as ep) and the live array
+   * checked (m_live = b->m); sgd_momentum: the buffer expected (eb, entries
+   * x row) and live (b_live = g->buf). NULL otherwise. */
+  void *em, *eb;
+  const void *m_live, *b_live;
 } bc_expect;
 
 /* What a check compared: elements of param (and as many of state_sum),
@@ -140,5 +190,11 @@ int bc_check(const bc_base *b, const bc_grad *g, int nthreads, bc_verified *v, c
  * (percent) at which the path's bytes equal the dense path's. */
 double bc_model_bytes(bc_path path, int f64, int64_t n, double density, int64_t entries);
 double bc_model_crossover_pct(bc_path path, int f64, int64_t n);
+/* The same for any optimizer (Adagrad: the two above). The crossover is
+ * against the optimizer's own dense step: SparseAdam 7 T n (p, m, v in and
+ * out, g in), SGD 3 T n, SGD with momentum 5 T n. */
+double bc_model_bytes_opt(bc_opt opt, bc_path path, int f64, int64_t n, double density,
+                          int64_t entries);
+double bc_model_crossover_pct_opt(bc_opt opt, bc_path path, int f64, int64_t n);
 
 #endif /* MTB_ADAGRAD_CASES_H */

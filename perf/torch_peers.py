@@ -18,6 +18,17 @@ Peers (DESIGN.md "Performance method": torch runs in the same job, same sizes):
                   (very slow: n <= 1M only, and densities <= 1% in full mode;
                   the rest are emitted as skipped rows)
 
+and, on the same sparse configurations and grads, the other optimizers with
+sparse gradients (issue 11), as impl:torch_sparse rows of their own family:
+
+  sparse_adam/impl:torch_sparse/path:<sparse_coo|hybrid_coo>/...
+                  torch.optim.SparseAdam (lr 1e-3, betas (0.9, 0.999), eps 1e-8)
+  sgd/...         torch.optim.SGD(lr=0.01), no momentum
+  sgd_momentum/...  torch.optim.SGD(lr=0.01, momentum=0.9): the steady-state
+                  step (the sparse momentum buffer exists from the warmup step
+                  on; torch merges it with each grad, so its nnz stays the
+                  grad's)
+
 The matrix follows perf/adagrad_cases.c: a 1-D parameter of n elements; a COO
 grad has nnz uniformly random distinct positions (1 sparse dim; nnz taken from
 the C run's counter when --c-json has it, else round(n*density%)), coalesced; a
@@ -52,6 +63,10 @@ COLS = 64                   # hybrid grads: the param viewed as [n/64, 64], rows
 MASKED_MAX_N = 1 << 20      # the MaskedTensor path takes seconds per step beyond this
 MASKED_MAX_DENSITY_FULL = 1.0
 LR, EPS, ACC0 = 0.01, 1e-10, 0.1
+# SparseAdam and SGD as perf/adagrad_cases.h runs them (BC_ADAM_*, BC_SGD_*)
+ADAM_LR, ADAM_BETAS, ADAM_EPS = 1e-3, (0.9, 0.999), 1e-8
+SGD_LR, SGD_MOMENTUM = 0.01, 0.9
+SPARSE_OPTS = ("sparse_adam", "sgd", "sgd_momentum")
 SIZEOF = {"f32": 4, "f64": 8}
 
 
@@ -63,8 +78,8 @@ def fmt_density(d):
     return f"{d:g}"
 
 
-def bench_name(impl, path, dev, dtype, n, density):
-    return (f"adagrad/impl:{impl}/path:{path}/dev:{dev}/dtype:{dtype}/n:{n}"
+def bench_name(impl, path, dev, dtype, n, density, family="adagrad"):
+    return (f"{family}/impl:{impl}/path:{path}/dev:{dev}/dtype:{dtype}/n:{n}"
             f"/density:{fmt_density(density)}/cache:warm")
 
 
@@ -97,7 +112,7 @@ def c_matrix(path):
         if b.get("run_type", "iteration") != "iteration":
             continue
         fam, kv = parse_name(b["name"])
-        if fam != "adagrad" or kv.get("impl") != "c":
+        if fam not in ("adagrad",) + SPARSE_OPTS or kv.get("impl") != "c":
             continue
         try:
             n, density, dev, dtype = int(kv["n"]), float(kv["density"]), kv["dev"], kv["dtype"]
@@ -109,7 +124,8 @@ def c_matrix(path):
             cuda.add((dtype, n))
         elif re.fullmatch(r"cpu\d+", dev) and kv.get("cache", "warm") == "warm":
             configs.add((dev, dtype, n, density))
-        key = (kv.get("path"), dev, dtype, n, density)
+        key = (kv.get("path"), dev, dtype, n, density) if fam == "adagrad" else \
+            (fam, kv.get("path"), dev, dtype, n, density)
         info = {}
         for c in ("model_bytes", "nnz"):
             if isinstance(b.get(c), (int, float)):
@@ -176,6 +192,19 @@ def optim_step(torch, prob, grad, **kw):
     p.grad = grad
     opt = torch.optim.Adagrad([p], lr=LR, eps=EPS, initial_accumulator_value=ACC0, **kw)
     return opt.step, (lambda: (p.detach(), opt.state[p]["sum"]))
+
+
+def sparse_opt_step(torch, prob, grad, opt):
+    """A torch.optim.SparseAdam / SGD step closure with the grad assigned."""
+    p = prob.param0.clone().reshape(grad.shape)
+    p.grad = grad
+    if opt == "sparse_adam":
+        o = torch.optim.SparseAdam([p], lr=ADAM_LR, betas=ADAM_BETAS, eps=ADAM_EPS)
+    elif opt == "sgd":
+        o = torch.optim.SGD([p], lr=SGD_LR)
+    else:
+        o = torch.optim.SGD([p], lr=SGD_LR, momentum=SGD_MOMENTUM)
+    return o.step, (lambda: (p.detach(), o.state[p]))
 
 
 def masked_step(torch, prob, grad):
@@ -254,6 +283,35 @@ def check_correctness(torch, fused_ok):
         p_d, s_d = res()
         close(f"torch_sparse hybrid_coo {dtype} param vs dense path", p_h, p_d, dt)
         close(f"torch_sparse hybrid_coo {dtype} state_sum vs dense path", s_h, s_d, dt)
+        # SparseAdam and SGD: the formulas, on the COO and the hybrid grad
+        for g in (coo, prob.hybrid_grad()):
+            gd = g.to_dense()
+            p0 = prob.param0.reshape(gd.shape)
+            hit = (gd != 0)
+            step, res = sparse_opt_step(torch, prob, g, "sparse_adam")
+            step()
+            p, st = res()
+            b1, b2 = ADAM_BETAS
+            m = (1 - b1) * gd
+            v = (1 - b2) * gd * gd
+            step_size = ADAM_LR * (1 - b2) ** 0.5 / (1 - b1)
+            want = torch.where(hit, p0 - step_size * m / (v.sqrt() + ADAM_EPS), p0)
+            close(f"sparse_adam {g.dim()}-d grad {dtype} param vs formula", p, want, dt)
+            close(f"sparse_adam {g.dim()}-d grad {dtype} exp_avg vs formula", st["exp_avg"], m, dt)
+            step, res = sparse_opt_step(torch, prob, g, "sgd")
+            step()
+            p, _ = res()
+            close(f"sgd {g.dim()}-d grad {dtype} param vs formula", p, p0 - SGD_LR * gd, dt)
+            step, res = sparse_opt_step(torch, prob, g, "sgd_momentum")
+            step()
+            step()  # buf = g, then 0.9 g + g: p0 - lr (g + 1.9 g)
+            p, st = res()
+            close(f"sgd_momentum {g.dim()}-d grad {dtype} param vs formula", p,
+                  p0 - SGD_LR * (1 + 1 + SGD_MOMENTUM) * gd, dt)
+            buf = st["momentum_buffer"]
+            if not buf.is_sparse or buf._nnz() != g._nnz():
+                failures.append(f"sgd_momentum {dtype}: the buffer has {buf._nnz()} entries, "
+                                f"not the grad's {g._nnz()} (sparse {buf.is_sparse})")
     # the tutorial's own numbers (reference/maskedtensor-adagrad-tutorial.md)
     i = torch.tensor([[0, 1, 1], [2, 0, 2]])
     v = torch.tensor([3.0, 4.0, 5.0])
@@ -472,6 +530,8 @@ def main(argv=None):
                                   ("torch_fused", "dense"), ("torch_sparse", "sparse_coo"),
                                   ("torch_sparse", "hybrid_coo"),
                                   ("torch_masked", "masked_sparse"))]
+            names += [bench_name("torch_sparse", p, dev, dt, n, den, fam) for den in dens
+                      for fam in SPARSE_OPTS for p in ("sparse_coo", "hybrid_coo")]
             if not any(want(nm) for nm in names):
                 continue
             # dense peers: once per (dev, dtype, n), reported at density 100
@@ -494,9 +554,12 @@ def main(argv=None):
                     dict(base, nnz=n, model_bytes=dense_bytes), warmup=3)
             del prob, grad
             for den in dens:
-                if not any(want(bench_name(i, p, dev, dt, n, den)) for i, p in (
-                        ("torch_sparse", "sparse_coo"), ("torch_sparse", "hybrid_coo"),
-                        ("torch_masked", "masked_sparse"))):
+                if not any(want(bench_name(i, p, dev, dt, n, den, f)) for f, i, p in (
+                        ("adagrad", "torch_sparse", "sparse_coo"),
+                        ("adagrad", "torch_sparse", "hybrid_coo"),
+                        ("adagrad", "torch_masked", "masked_sparse"))
+                        + tuple((f, "torch_sparse", p) for f in SPARSE_OPTS
+                                for p in ("sparse_coo", "hybrid_coo"))):
                     continue
                 info = model.get(("sparse_coo", dev, dt, n, den), {})
                 prob = Problem(torch, dt, n, den, nnz=info.get("nnz"))
@@ -533,6 +596,26 @@ def main(argv=None):
                         run(name, "MaskedTensor tutorial (mask built outside the step)",
                             lambda: masked_step(torch, prob, coo),
                             dict(base, nnz=prob.nnz, model_bytes=mb), warmup=1)
+                # SparseAdam and SGD on the same grads (the steady-state step:
+                # 2 warmup steps, so SGD's momentum buffer exists)
+                for fam in SPARSE_OPTS:
+                    for path in ("sparse_coo", "hybrid_coo"):
+                        name = bench_name("torch_sparse", path, dev, dt, n, den, fam)
+                        # with --c-json: the configurations the C run has for this family
+                        if not want(name) or (a.c_json and (fam, path, dev, dt, n, den)
+                                              not in model):
+                            continue
+                        mb = model.get((fam, path, dev, dt, n, den), {}).get("model_bytes")
+                        if path == "hybrid_coo":
+                            g = prob.hybrid_grad()
+                            nnz, label = g._nnz() * COLS, f"hybrid COO rows x {COLS} grad"
+                        else:
+                            g = coo = prob.coo_grad() if coo is None else coo
+                            nnz, label = prob.nnz, "COO grad"
+                        run(name, f"torch.optim.{'SparseAdam' if fam == 'sparse_adam' else 'SGD'}"
+                            f"{', momentum 0.9' if fam == 'sgd_momentum' else ''}, {label}",
+                            lambda g=g, fam=fam: sparse_opt_step(torch, prob, g, fam),
+                            dict(base, nnz=nnz, model_bytes=mb), warmup=2)
                 del prob, coo
 
     # CUDA peers: fused and default (= foreach on CUDA) on a dense grad

@@ -8,7 +8,9 @@ Inputs are Google Benchmark JSON (perf/mtcs_bench, perf/torch_peers.py) whose
 benchmark names are slash-separated key:value segments, e.g.
   adagrad/impl:c/path:sparse_coo/dev:cpu2/dtype:f32/n:1048576/density:1/cache:warm
   stream/impl:c/dev:cpu2/dtype:f32/n:1048576/cache:warm
-and a facts JSON (an object of machine facts, written by reports/bench.py).
+  sparse_adam/impl:c/path:hybrid_coo/dev:cpu1/dtype:f32/n:1048576/density:1/cache:warm
+(the families sparse_adam, sgd and sgd_momentum: the other optimizers with
+sparse gradients, in a section of their own) and a facts JSON (an object of machine facts, written by reports/bench.py).
 
 Writes DIR/report.md, DIR/report.html (self-contained apart from the PNGs next
 to it) and, unless --no-plots or matplotlib is missing, DIR/*.png. Every file
@@ -36,6 +38,11 @@ TIME_UNITS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 SIZEOF = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2}
 KEY_ORDER = ("impl", "path", "dev", "dtype", "n", "density", "cache")
 SPARSE_PATHS = ("sparse_coo", "sparse_csr", "hybrid_coo", "masked_sparse")
+# SparseAdam and sparse SGD (perf/kernels/sparse_optim_step.h): their C rows
+# pair with Adagrad's dense step; torch's are impl:torch_sparse
+SPARSE_OPTS = ("sparse_adam", "sgd", "sgd_momentum")
+SPARSE_OPT_TITLES = {"sparse_adam": "SparseAdam", "sgd": "SGD",
+                     "sgd_momentum": "SGD, momentum 0.9"}
 BIG_N = 1 << 24  # the bandwidth target is judged at n >= 16M
 GPU_BIG_N = 1 << 28  # and on the GPU at n >= 256M
 
@@ -623,10 +630,110 @@ def memory_rows(res):
                     key=lambda r: (r.path, r.dtype, r.density or 0)):
         eb, rss, nnz = r.counter("extra_bytes"), r.counter("peak_rss_bytes"), r.counter("nnz")
         per = f"{eb / nnz:.3g}" if eb is not None and nnz else ""
-        out.append([r.path, r.dev, r.dtype, fmt_n(r.n), fmt_density(r.density),
+        out.append([r.path if r.family == "adagrad" else f"{r.family} {r.path}", r.dev, r.dtype,
+                    fmt_n(r.n), fmt_density(r.density),
                     fmt_bytes(eb) if eb is not None else "", per,
                     fmt_bytes(rss) if rss is not None else ""])
     return out
+
+
+# ---- SparseAdam and sparse SGD -------------------------------------------------------
+
+def sparse_optim_rows(res):
+    """Rows of the SparseAdam / sparse SGD table: per C configuration (warm)
+    its time, the fraction of the stream kernel's bandwidth (byte model over
+    time), the speedup over Adagrad's C dense step (paired when the row has
+    pair_ratio), torch's time on the same configuration and C's speedup over
+    it, and the model's crossover density against the optimizer's own dense
+    step."""
+    out = []
+    rows = [r for r in res.ok if r.family in SPARSE_OPTS and r.impl == "c" and r.cache == "warm"]
+    for r in sorted(rows, key=lambda r: (SPARSE_OPTS.index(r.family), r.path, r.dev, r.dtype,
+                                         r.n or 0, r.density or 0)):
+        bw = r.bandwidth()
+        sbw = res.stream_bw(r.dev, r.dtype, r.n, r.cache)
+        over_dense, paired = time_over_pair(res, r)
+        t = [x for x in res.find(family=r.family, impl="torch_sparse", path=r.path, dev=r.dev,
+                                 dtype=r.dtype, n=r.n, cache="warm") if x.density == r.density]
+        tt = t[0].time_ns if t else None
+        xo = r.counter("model_crossover_density")
+        out.append([SPARSE_OPT_TITLES[r.family], r.path, r.dev, r.dtype, fmt_n(r.n),
+                    fmt_density(r.density), fmt_time(r.time_ns),
+                    fmt_ratio(bw / sbw) if bw and sbw else "",
+                    (fmt_ratio(1.0 / over_dense) + (" (paired)" if paired else ""))
+                    if over_dense else "",
+                    fmt_time(tt) if tt else "", fmt_ratio(tt / r.time_ns) if tt else "",
+                    f"{xo:.3g}" if xo is not None else ""])
+    return out
+
+
+def sparse_optim_summary(res):
+    """Geometric means per (optimizer, path, dev) over the C rows: of-stream
+    fraction, speedup over Adagrad dense, speedup over torch."""
+    acc = {}
+    for r in res.ok:
+        if r.family not in SPARSE_OPTS or r.impl != "c" or r.cache != "warm":
+            continue
+        k = (r.family, r.path, r.dev, r.dtype)
+        a = acc.setdefault(k, ([], [], []))
+        bw, sbw = r.bandwidth(), res.stream_bw(r.dev, r.dtype, r.n, r.cache)
+        if bw and sbw:
+            a[0].append(bw / sbw)
+        od, _ = time_over_pair(res, r)
+        if od:
+            a[1].append(1.0 / od)
+        t = [x for x in res.find(family=r.family, impl="torch_sparse", path=r.path, dev=r.dev,
+                                 dtype=r.dtype, n=r.n, cache="warm") if x.density == r.density]
+        if t:
+            a[2].append(t[0].time_ns / r.time_ns)
+
+    def gm(v):
+        return fmt_ratio(math.exp(statistics.fmean(math.log(x) for x in v))) if v else ""
+
+    return [[SPARSE_OPT_TITLES[f], p, d, t, gm(a[0]), gm(a[1]), gm(a[2]), str(len(a[2]))]
+            for (f, p, d, t), a in sorted(acc.items(), key=lambda kv: (
+                SPARSE_OPTS.index(kv[0][0]), kv[0][1:]))]
+
+
+def make_sparse_optim_plots(res, tmpdir, plt):
+    """Time per step vs density of SparseAdam and sparse SGD (C solid, torch
+    dashed, Adagrad's C dense step grey), one figure per (dev, dtype), one
+    panel per n."""
+    made = []
+    rows = [r for r in res.ok if r.family in SPARSE_OPTS and r.cache == "warm"]
+    for dev, dtype in sorted({(r.dev, r.dtype) for r in rows}):
+        ns = sorted({r.n for r in rows if r.dev == dev and r.dtype == dtype and r.n})
+        fig, axes = plt.subplots(1, len(ns), figsize=(5.5 * len(ns), 4.2), squeeze=False)
+        for ax, n in zip(axes[0], ns):
+            sel = [r for r in rows if r.dev == dev and r.dtype == dtype and r.n == n
+                   and r.density is not None]
+            for i, (fam, path, impl) in enumerate(sorted({(r.family, r.path, r.impl)
+                                                          for r in sel})):
+                pts = sorted((r.density, r.time_ns) for r in sel
+                             if (r.family, r.path, r.impl) == (fam, path, impl))
+                c = "C%d" % ((SPARSE_OPTS.index(fam) * 2 + (path == "hybrid_coo")) % 10)
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], "-" if impl == "c" else "--",
+                        marker="o", ms=3, color=c, label=f"{impl} {fam} {path}")
+            d = res.dense("c", dev, dtype, n)
+            dens = [r.density for r in sel]
+            if d and dens:
+                ax.hlines(d.time_ns, min(dens), max(dens), colors="grey", linestyles=":",
+                          label="c adagrad dense")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("density (% of elements / rows in the grad)")
+            ax.set_ylabel("time per step (ns)")
+            ax.set_title(f"SparseAdam / SGD {dev} {dtype} n={fmt_n(n)} (warm)")
+            ax.grid(True, which="both", alpha=0.3)
+        axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1))
+        fig.tight_layout()
+        fname = f"sparse_optim_time_vs_density_{dev}_{dtype}.png"
+        fig.savefig(os.path.join(tmpdir, fname), dpi=90)
+        plt.close(fig)
+        made.append((fname, f"SparseAdam and sparse SGD, time per step vs density, {dev} "
+                            f"{dtype}: C (solid), torch (dashed), Adagrad's C dense step "
+                            "(grey dotted)"))
+    return made
 
 
 # ---- the table of all results ---------------------------------------------------------
@@ -643,7 +750,7 @@ def result_table(res):
         sbw = res.stream_bw(r.dev, r.dtype, r.n, r.cache) if r.family != "stream" else None
         frac = bw / sbw if bw and sbw else None
         d = (res.dense("c", r.dev, r.dtype, r.n, r.density, r.cache)
-             if r.family == "adagrad" and not r.error else None)
+             if r.family in ("adagrad",) + SPARSE_OPTS and not r.error else None)
         rel = r.time_ns / d.time_ns if d and d is not r else None
         note = r.error if r.error else r.label
         rows.append([r.family, r.impl, r.path if r.family != "stream" else "", r.dev, r.dtype,
@@ -810,6 +917,7 @@ def make_plots(res, tmpdir):
         plt.close(fig)
         made.append((fname, "Speedup of the C paths over torch's (geometric mean over the "
                             "configurations both ran; log scale)"))
+    made += make_sparse_optim_plots(res, tmpdir, plt)
     return made
 
 
@@ -866,6 +974,26 @@ def build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note):
                             "extra bytes / nnz", "peak RSS"], mem))
     else:
         B.append(("p", "No extra_bytes / peak_rss_bytes counters in the C results."))
+    so = sparse_optim_rows(res)
+    if so:
+        B.append(("h2", "Other optimizers with sparse gradients (SparseAdam, SGD)"))
+        B.append(("p", "torch.optim.SparseAdam's lazy step and torch.optim.SGD's step with a "
+                       "sparse gradient (without momentum; with momentum 0.9, the steady-state "
+                       "step with the sparse momentum buffer on the grad's entries), C kernels "
+                       "perf/kernels/sparse_optim_step.c, bit-identical to the reference ops "
+                       "(checked on each case's first step). 'of stream': byte model over "
+                       "time, over the stream kernel's bandwidth. 'vs C dense': speedup over "
+                       "Adagrad's C dense step on the same param (paired: timed interleaved). "
+                       "'vs torch': torch's time over C's (separate runs). 'model crossover': "
+                       "the density where the path's bytes equal the optimizer's own dense "
+                       "step (SparseAdam 7Tn, SGD 3Tn, with momentum 5Tn)."))
+        B.append(("table", ["optimizer", "path", "dev", "dtype", "n", "density %", "C time/step",
+                            "of stream", "vs C dense", "torch time/step", "vs torch",
+                            "model crossover %"], so))
+        B.append(("p", "Geometric means per optimizer, path, dev and dtype (over sizes and "
+                       "densities; torch columns over the configurations torch ran):"))
+        B.append(("table", ["optimizer", "path", "dev", "dtype", "of stream", "vs C dense",
+                            "vs torch", "torch configs"], sparse_optim_summary(res)))
     B.append(("h2", "Plots"))
     if plots:
         for f, cap in plots:

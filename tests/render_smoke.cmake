@@ -103,6 +103,16 @@ expect_in("${O}/report.md"
 expect_in("${O}/report.html" "<td class='MISS'>MISS</td>" "<td class='PASS'>PASS</td>"
   "<!DOCTYPE html>")
 
+# SparseAdam and sparse SGD: their own section (tests/data/make_bench_fixture.py
+# works the numbers out: 100 us at 20 GB/s = the stream kernel's 1.00; pair_ratio
+# 8; torch 2.5 ms = 25.0x; the SGD row a quarter of the dense step, unpaired)
+expect_in("${O}/report.md"
+  "## Other optimizers with sparse gradients (SparseAdam, SGD)"
+  "| SparseAdam | sparse_coo | cpu1 | f32 | 1M | 1 | 100 us | 1.00 | 8.00 (paired) | 2.5 ms | 25.0 | 33.6 |"
+  "| SGD | hybrid_coo | cpu2 | f32 | 16M | 10 | 8.22 ms | 0.50 | 4.00 |  |  | 99.4 |"
+  "| SparseAdam | sparse_coo | cpu1 | f32 | 1.00 | 8.00 | 25.0 | 1 |"
+  "| SGD | hybrid_coo | cpu2 | f32 | 0.50 | 4.00 |  | 0 |")
+
 # ---- paired ratios (perf/README.md): when a row carries pair_ratio (its pair's
 # step timed interleaved with its own), the C-vs-C targets use it instead of the
 # ratio of two separate benchmarks. The fixture with pair_ratio added:

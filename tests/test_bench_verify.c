@@ -21,17 +21,23 @@ typedef struct {
   bc_expect all, sampled;
 } fixture;
 
-static int setup(fixture *f, bc_path path, int f64, int64_t n, double density) {
+static int setup_opt(fixture *f, bc_opt opt, bc_path path, int f64, int64_t n, double density) {
   char why[512];
   memset(f, 0, sizeof *f);
   if (bc_base_make(&f->b, n, f64, 7, why, sizeof why) ||
       bc_grad_make(&f->g, path, f64, n, density, 11, why, sizeof why) ||
+      bc_grad_set_opt(&f->g, opt, why, sizeof why) ||
+      (opt == BC_OPT_SPARSE_ADAM && bc_base_need_m(&f->b, why, sizeof why)) ||
       bc_expect_make(&f->all, f->b.p, f->b.s, &f->b, &f->g, BC_VERIFY_ALL_N, 3, why, sizeof why) ||
       bc_expect_make(&f->sampled, f->b.p, f->b.s, &f->b, &f->g, 0, 3, why, sizeof why)) {
     fprintf(stderr, "  setup: %s\n", why);
     return -1;
   }
   return 0;
+}
+
+static int setup(fixture *f, bc_path path, int f64, int64_t n, double density) {
+  return setup_opt(f, BC_OPT_ADAGRAD, path, f64, n, density);
 }
 
 static void teardown(fixture *f) {
@@ -247,9 +253,190 @@ TEST(device_check_compares_every_updated_element_of_the_device_step) {
   }
 }
 
+/* ---- SparseAdam and sparse SGD ------------------------------------------- */
+
+static const bc_opt OPTS[] = {BC_OPT_SPARSE_ADAM, BC_OPT_SGD, BC_OPT_SGD_MOMENTUM};
+static const bc_path OPT_PATHS[] = {BC_SPARSE_COO, BC_HYBRID_COO};
+
+TEST(verify_accepts_the_sparse_optimizer_steps_in_both_forms) {
+  /* the fast SparseAdam / SGD steps (2 threads) against the reference ops:
+   * param, exp_avg_sq (s) and exp_avg (m) or the momentum buffer, bit for
+   * bit, at 1% and 100% (every element updated) */
+  static const double dens[] = {0.01, 1.0};
+  for (size_t o = 0; o < 3; o++)
+    for (size_t k = 0; k < 2; k++)
+      for (int f64 = 0; f64 <= 1; f64++)
+        for (size_t d = 0; d < 2; d++) {
+          fixture f;
+          char why[512];
+          if (setup_opt(&f, OPTS[o], OPT_PATHS[k], f64, 1 << 17, dens[d])) {
+            CHECK(0);
+            continue;
+          }
+          CHECK(!step(&f, &f.g));
+          CHECK_EQ_INT(f.all.m_live != NULL, OPTS[o] == BC_OPT_SPARSE_ADAM);
+          CHECK_EQ_INT(f.all.b_live != NULL, OPTS[o] == BC_OPT_SGD_MOMENTUM);
+          CHECK_EQ_INT(verify(&f, &f.all, why, sizeof why), 0);
+          if (why[0]) fprintf(stderr, "  %s %s %s: %s\n", bc_opt_name(OPTS[o]),
+                              bc_path_name(OPT_PATHS[k]), f64 ? "f64" : "f32", why);
+          CHECK_EQ_INT(verify(&f, &f.sampled, why, sizeof why), 0);
+          if (why[0]) fprintf(stderr, "  %s %s %s sampled: %s\n", bc_opt_name(OPTS[o]),
+                              bc_path_name(OPT_PATHS[k]), f64 ? "f64" : "f32", why);
+          teardown(&f);
+        }
+}
+
+TEST(sparse_optimizer_steps_are_the_same_on_every_isa_and_thread_count) {
+  /* the base copy serially and the AVX2 copy on 2 threads give the same
+   * bits (the verifier above judges AUTO against the reference) */
+  enum { M = 1 << 14 };
+  for (int f64 = 0; f64 <= 1; f64++)
+    for (size_t k = 0; k < 2; k++) {
+      fixture a, b;
+      char why[512];
+      mt_error err = {0};
+      if (setup_opt(&a, BC_OPT_SPARSE_ADAM, OPT_PATHS[k], f64, M, 0.3) ||
+          setup_opt(&b, BC_OPT_SPARSE_ADAM, OPT_PATHS[k], f64, M, 0.3)) {
+        CHECK(0);
+        continue;
+      }
+      mt_sparse_adam_hparams h1 = {.lr = 1e-3, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8,
+                                   .step = 3, .nthreads = 1, .isa = MT_ADAGRAD_ISA_BASE};
+      mt_sparse_adam_hparams h2 = h1;
+      h2.nthreads = 2;
+      h2.isa = MT_ADAGRAD_ISA_AVX2;
+      size_t bytes = (size_t)M * (f64 ? 8 : 4);
+      for (int it = 0; it < 3; it++) {
+        if (f64) {
+          CHECK(mt_sparse_adam_step_f64(a.b.p, a.b.m, a.b.s, a.g.idx, a.g.vals, a.g.entries,
+                                        a.g.row, &h1, &err) == MT_OK);
+          CHECK(mt_sparse_adam_step_f64(b.b.p, b.b.m, b.b.s, b.g.idx, b.g.vals, b.g.entries,
+                                        b.g.row, &h2, &err) == MT_OK);
+        } else {
+          CHECK(mt_sparse_adam_step_f32(a.b.p, a.b.m, a.b.s, a.g.idx, a.g.vals, a.g.entries,
+                                        a.g.row, &h1, &err) == MT_OK);
+          CHECK(mt_sparse_adam_step_f32(b.b.p, b.b.m, b.b.s, b.g.idx, b.g.vals, b.g.entries,
+                                        b.g.row, &h2, &err) == MT_OK);
+        }
+      }
+      CHECK(memcmp(a.b.p, b.b.p, bytes) == 0);
+      CHECK(memcmp(a.b.m, b.b.m, bytes) == 0);
+      CHECK(memcmp(a.b.s, b.b.s, bytes) == 0);
+      /* SGD with momentum the same way */
+      mt_sgd_hparams s1 = {.lr = 0.01, .momentum = 0.9, .dampening = 0.1, .nthreads = 1,
+                           .isa = MT_ADAGRAD_ISA_BASE};
+      mt_sgd_hparams s2 = s1;
+      s2.nthreads = 2;
+      s2.isa = MT_ADAGRAD_ISA_AVX2;
+      if (bc_grad_set_opt(&a.g, BC_OPT_SGD_MOMENTUM, why, sizeof why) ||
+          bc_grad_set_opt(&b.g, BC_OPT_SGD_MOMENTUM, why, sizeof why)) {
+        CHECK(0);
+      } else {
+        for (int it = 0; it < 3; it++) {
+          if (f64) {
+            CHECK(mt_sgd_momentum_step_coo_f64(a.b.p, a.g.buf, a.g.idx, a.g.vals, a.g.entries,
+                                               a.g.row, &s1, &err) == MT_OK);
+            CHECK(mt_sgd_momentum_step_coo_f64(b.b.p, b.g.buf, b.g.idx, b.g.vals, b.g.entries,
+                                               b.g.row, &s2, &err) == MT_OK);
+          } else {
+            CHECK(mt_sgd_momentum_step_coo_f32(a.b.p, a.g.buf, a.g.idx, a.g.vals, a.g.entries,
+                                               a.g.row, &s1, &err) == MT_OK);
+            CHECK(mt_sgd_momentum_step_coo_f32(b.b.p, b.g.buf, b.g.idx, b.g.vals, b.g.entries,
+                                               b.g.row, &s2, &err) == MT_OK);
+          }
+        }
+        CHECK(memcmp(a.b.p, b.b.p, bytes) == 0);
+        CHECK(memcmp(a.g.buf, b.g.buf, (size_t)a.g.specified * (f64 ? 8 : 4)) == 0);
+      }
+      teardown(&a);
+      teardown(&b);
+    }
+}
+
+TEST(verify_catches_a_wrong_exp_avg_and_momentum_buffer_value) {
+  for (int f64 = 0; f64 <= 1; f64++) {
+    fixture f;
+    char why[512], want[64];
+    /* SparseAdam: exp_avg one ulp off at the last entry (both forms) */
+    if (setup_opt(&f, BC_OPT_SPARSE_ADAM, BC_SPARSE_COO, f64, N, 0.0001)) {
+      CHECK(0);
+      continue;
+    }
+    int64_t last = f.g.idx[f.g.entries - 1];
+    CHECK(!step(&f, &f.g));
+    const bc_expect *forms[] = {&f.all, &f.sampled};
+    for (int k = 0; k < 2; k++) {
+      CHECK_EQ_INT(verify(&f, forms[k], why, sizeof why), 0);
+      flip(f.b.m, f64, last);
+      CHECK_EQ_INT(verify(&f, forms[k], why, sizeof why), -1);
+      snprintf(want, sizeof want, "exp_avg[%lld]", (long long)last);
+      CHECK_HAS(why, want);
+      CHECK_HAS(why, "reference sparse_adam");
+      flip(f.b.m, f64, last);
+      flip(f.b.s, f64, last);
+      CHECK_EQ_INT(verify(&f, forms[k], why, sizeof why), -1);
+      snprintf(want, sizeof want, "exp_avg_sq[%lld]", (long long)last);
+      CHECK_HAS(why, want);
+      flip(f.b.s, f64, last);
+      /* a stray write to exp_avg past the entries */
+      int64_t u = N - 3;
+      while (in_grad(&f.g, u)) u--;
+      flip(f.b.m, f64, u);
+      CHECK_EQ_INT(verify(&f, &f.all, why, sizeof why), -1);
+      CHECK_HAS(why, "an element the step must leave unchanged");
+      flip(f.b.m, f64, u);
+    }
+    teardown(&f);
+    /* SGD with momentum: one buffer value one ulp off (the hybrid grad's
+     * last row) */
+    if (setup_opt(&f, BC_OPT_SGD_MOMENTUM, BC_HYBRID_COO, f64, N, 0.01)) {
+      CHECK(0);
+      continue;
+    }
+    CHECK(!step(&f, &f.g));
+    CHECK_EQ_INT(verify(&f, &f.sampled, why, sizeof why), 0);
+    int64_t kb = f.g.specified - 1;
+    flip(f.g.buf, f64, kb);
+    CHECK_EQ_INT(verify(&f, &f.all, why, sizeof why), -1);
+    snprintf(want, sizeof want, "momentum_buffer value %lld", (long long)kb);
+    CHECK_HAS(why, want);
+    CHECK_HAS(why, "reference sgd");
+    CHECK_EQ_INT(verify(&f, &f.sampled, why, sizeof why), -1);
+    flip(f.g.buf, f64, kb);
+    teardown(&f);
+  }
+}
+
+TEST(verify_catches_sparse_optimizer_kernels_that_drop_their_last_entry) {
+  for (size_t o = 0; o < 3; o++) {
+    fixture f;
+    char why[512], want[64];
+    if (setup_opt(&f, OPTS[o], BC_SPARSE_COO, 0, N, 0.0001)) {
+      CHECK(0);
+      continue;
+    }
+    bc_grad broken = f.g;
+    broken.entries--;
+    CHECK(!step(&f, &broken));
+    /* the momentum step also leaves the last buffer value stale, but param
+     * is compared first */
+    snprintf(want, sizeof want, "param[%lld]", (long long)f.g.idx[f.g.entries - 1]);
+    CHECK_EQ_INT(verify(&f, &f.all, why, sizeof why), -1);
+    CHECK_HAS(why, want);
+    CHECK_EQ_INT(verify(&f, &f.sampled, why, sizeof why), -1);
+    CHECK_HAS(why, want);
+    CHECK_HAS(why, "an updated element");
+    teardown(&f);
+  }
+}
+
 MT_TEST_MAIN(T(verify_accepts_every_fast_path_in_both_forms),
              T(verify_counts_every_updated_element_and_the_sample),
              T(verify_catches_a_wrong_updated_entry_past_32k),
              T(verify_catches_a_kernel_that_drops_its_last_entry),
              T(verify_catches_a_write_to_an_untouched_entry_past_32k),
-             T(device_check_compares_every_updated_element_of_the_device_step))
+             T(device_check_compares_every_updated_element_of_the_device_step),
+             T(verify_accepts_the_sparse_optimizer_steps_in_both_forms),
+             T(sparse_optimizer_steps_are_the_same_on_every_isa_and_thread_count),
+             T(verify_catches_a_wrong_exp_avg_and_momentum_buffer_value),
+             T(verify_catches_sparse_optimizer_kernels_that_drop_their_last_entry))

@@ -99,6 +99,22 @@ def main(out):
         c.append(err(name("stream", impl="c", **kv, cache="warm"), "no device", elements=n))
         t.append(err(name("adagrad", impl="torch_fused", path="dense", **kv, density="100",
                           cache="warm"), "no device", elements=n))
+    # SparseAdam and sparse SGD (render.py's section of their own): round numbers.
+    # sparse_adam, cpu1 1M 1%: 100 us moving 2 MB = 20 GB/s = the stream kernel's
+    # (1.00), pair_ratio 8 (8.00x Adagrad's dense step, paired), torch 2.5 ms (25.0x)
+    kv = dict(dev="cpu1", dtype="f32", n=N1, density="1", cache="warm")
+    c.append(row(name("sparse_adam", impl="c", path="sparse_coo", **kv), 1e5, 2e10,
+                 model_bytes=2e6, pair_ratio=8.0, model_crossover_density=33.6, elements=N1,
+                 threads=1, nnz=10486))
+    t.append(row(name("sparse_adam", impl="torch_sparse", path="sparse_coo", **kv), 2.5e6,
+                 elements=N1, threads=1, nnz=10486))
+    # sgd hybrid, cpu2 16M 10%: a quarter of the dense step's time (4.00x, not paired),
+    # at half the stream kernel's bandwidth (0.50); no torch row
+    td = dense_t[("cpu2", N16)] / 4
+    kv = dict(dev="cpu2", dtype="f32", n=N16, density="10", cache="warm")
+    c.append(row(name("sgd", impl="c", path="hybrid_coo", **kv), td, 6e9,
+                 model_bytes=6e9 * td * 1e-9, model_crossover_density=99.4, elements=N16,
+                 threads=2, nnz=1677696))
     cctx = {"date": "2025-01-01T00:00:00+00:00", "host_name": "fixture", "executable":
             "build/release/perf/mtcs_bench", "num_cpus": 2, "mhz_per_cpu": 2800,
             "cpu_scaling_enabled": False, "caches": [
