@@ -372,6 +372,10 @@ static mt_status convert_to_coo(mt_call *call, const char *op, const mt_tensor *
     if (st == MT_OK) call->n_out = 1;
     return st;
   }
+  if (a->has_dense_dim)
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: conversion from %s to Sparse with dense_dim argument given is not supported",
+                  op, torch_layout(x->kind));
   if (x->kind == MT_KIND_COO) {
     if (a->has_sparse_dim && a->sparse_dim != x->sparse_dim)
       return mt_err(err, MT_INVALID_ARGUMENT,
@@ -418,6 +422,10 @@ static mt_status convert_to_compressed(mt_call *call, const char *op, const mt_t
                     "%s: select(): index 1 out of range for a %d-d tensor (to %s needs 2 dims)",
                     op, x->ndim, tl);
     dd = a->has_dense_dim ? (int)a->dense_dim : 0;
+    if (blocked && dd > x->ndim - 2) /* torch's blocked path indexes dim -(dd + 2) first */
+      return mt_err(err, MT_INDEX_OUT_OF_RANGE,
+                    "%s: Dimension out of range (expected to be in range of [%d, %d], but got %d)",
+                    op, -x->ndim, x->ndim - 1, -(dd + 2));
     if (a->dense_dim < 0 || dd > x->ndim - 2)
       return mt_err(err, MT_INVALID_ARGUMENT,
                     "%s: dense_dim argument must be in [0,%d] range, but %lld is given", op,
@@ -550,6 +558,48 @@ mt_status mt_cpu_coalesce(mt_call *call, mt_error *err) {
 
 /* ---- sparse_mask (SPC-7) ---------------------------------------------------- */
 
+/* SPC-7, a compressed self: its blocks that the mask (same layout, same
+ * blocksize) also stores, with self's values: an intersection. */
+static mt_status compressed_intersection(mt_call *call, const mt_tensor *x, const mt_tensor *m,
+                                         mt_error *err) {
+  mt_cgeom gx = {0}, gm = {0};
+  spc_list lx = {0}, lm = {0}, keep = {0};
+  uint8_t *in_mask = NULL;
+  mt_status st = MT_OK;
+  if (m->kind != x->kind)
+    return mt_err(err, MT_LAYOUT_MISMATCH,
+                  "sparse_mask: sparse_mask_sparse_compressed expects mask to have sparse "
+                  "compressed layout %s like self, got %s", torch_layout(x->kind),
+                  torch_layout(m->kind));
+  if (!mt_cgeom_of(x, &gx) || !mt_cgeom_of(m, &gm) || gx.bh != gm.bh || gx.bw != gm.bw ||
+      gx.batches != gm.batches || x->dense_dim != m->dense_dim)
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "sparse_mask: self and mask differ in blocksize, batch or dense dims");
+  int64_t nblocks = gx.batches * gx.ncomp * gx.nplain;
+  in_mask = calloc((size_t)(nblocks ? nblocks : 1), 1);
+  if (!in_mask) return mt_err(err, MT_OUT_OF_MEMORY, "sparse_mask: %lld blocks", (long long)nblocks);
+  if ((st = entries_from_compressed(m, &lm, err)) != MT_OK) goto out;
+  if ((st = entries_from_compressed(x, &lx, err)) != MT_OK) goto out;
+#define SPC_BLOCK(e) \
+  (((e)->b * gx.ncomp + (gx.by_col ? (e)->c / gx.bw : (e)->r / gx.bh)) * gx.nplain + \
+   (gx.by_col ? (e)->r / gx.bh : (e)->c / gx.bw))
+  for (int64_t k = 0; k < lm.n; k++) in_mask[SPC_BLOCK(&lm.e[k])] = 1;
+  for (int64_t k = 0; k < lx.n; k++)
+    if (in_mask[SPC_BLOCK(&lx.e[k])] &&
+        (st = list_push(&keep, lx.e[k].b, lx.e[k].r, lx.e[k].c, lx.e[k].src, err)) != MT_OK)
+      goto out;
+#undef SPC_BLOCK
+  if ((st = build_compressed(mt__cpu_host(call), x->kind, x->dtype, x->ndim, x->shape,
+                             x->dense_dim, gx.bh, gx.bw, &keep, &call->out[0], err)) == MT_OK)
+    call->n_out = 1;
+out:
+  free(in_mask);
+  free(lx.e);
+  free(lm.e);
+  free(keep.e);
+  return st;
+}
+
 /* x.sparse_mask(mask): mask's structure as stored (its indices, its
  * coalesced flag, its blocks), x's values there (x coalesced first). */
 mt_status mt_cpu_sparse_mask(mt_call *call, mt_error *err) {
@@ -576,6 +626,24 @@ mt_status mt_cpu_sparse_mask(mt_call *call, mt_error *err) {
     return mt_err(err, MT_INVALID_ARGUMENT, "%s: the mask's shape %s differs from self's %s", op,
                   mt_shape_str(m->ndim, m->shape, a, sizeof a),
                   mt_shape_str(x->ndim, x->shape, b, sizeof b));
+  if (mt_kind_is_compressed(x->kind)) {
+    st = compressed_intersection(call, x, m, err);
+    goto out;
+  }
+  if (x->kind == MT_KIND_COO && mt_kind_is_compressed(m->kind) && !mt_dtype_is_float(x->dtype)) {
+    /* torch computes this pair through a float multiply by the mask */
+    st = mt_err(err, MT_INVALID_ARGUMENT,
+                "%s: Can't convert result type Float to output %s (a %s COO self with a %s mask)",
+                op, mt_dtype_name(x->dtype), mt_dtype_name(x->dtype), mt_kind_name(m->kind));
+    goto out;
+  }
+  if (x->kind == MT_KIND_COO && m->kind == MT_KIND_COO && x->sparse_dim != m->sparse_dim) {
+    st = mt_err(err, MT_INVALID_ARGUMENT,
+                "%s: the number of sparse dimensions in `self` should match that of the `mask`. "
+                "Got `self.sparse_dim() == %d` != `mask.sparse_dim() == %d`.",
+                op, x->sparse_dim, m->sparse_dim);
+    goto out;
+  }
   if ((st = densify(x, &xd, err)) != MT_OK) goto out;
   size_t es = mt_dtype_size(x->dtype);
   if (m->kind == MT_KIND_COO) {
