@@ -153,7 +153,7 @@ SOURCES = {
     "csr_empty": ("csr", "empty", lambda g, dt: empty_coo(dt).to_sparse_csr(), False),
     "csc": ("csc", "basic", lambda g, dt: dense(g, dt).to_sparse_csc(), False),
     "csc_batched": ("csc", "batched", lambda g, dt: batched(g, dt).to_sparse_csc(), False),
-    "bsr": ("bsr", "basic", lambda g, dt: dense(g, dt).to_sparse_bsr((2, 2)), False),
+    "bsr": ("bsr", "basic", lambda g, dt: dense(g, dt).to_sparse_bsr((2, 3)), False),
     "bsr_hybrid": ("bsr", "hybrid",
                    lambda g, dt: hybrid(g, dt).to_sparse_bsr((2, 3), dense_dim=1), False),
     "bsr_batched": ("bsr", "batched", lambda g, dt: batched(g, dt).to_sparse_bsr((2, 3)), False),
