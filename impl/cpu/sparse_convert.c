@@ -42,7 +42,11 @@ static mt_status plain_input(const mt_call *call, int i, const char *op, const m
   mt_status st = mt__cpu_input(call, i, op, t, err);
   if (st != MT_OK) return st;
   mt_kind k = (*t)->kind;
-  if (k == MT_KIND_MASKED || k == MT_KIND_SCALAR)
+  if (k == MT_KIND_MASKED) /* torch.masked has no handler for these ops (SPC-5, SPC-8) */
+    return mt_err(err, MT_LAYOUT_MISMATCH,
+                  "%s: inputs/%d is a MaskedTensor: all __torch_dispatch__ handlers returned "
+                  "NotImplemented", op, i);
+  if (k == MT_KIND_SCALAR)
     return mt_err(err, MT_NOT_SUPPORTED, "%s: inputs/%d has kind %s; expected a plain tensor", op,
                   i, mt_kind_name(k));
   if ((st = mt_tensor_validate(*t, mt__cpu_in_name(i, what, sizeof what), err)) != MT_OK)
@@ -494,6 +498,9 @@ static mt_status convert(mt_call *call, mt_op opid, mt_kind target, mt_error *er
   mt_status st;
   mt__cpu_begin(call);
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
+  if (opid == MT_OP_to_sparse_coo && call->n_in > 0 && call->in && call->in[0] &&
+      call->in[0]->kind == MT_KIND_MASKED)
+    return mt_cpu_to_sparse(call, err); /* torch.masked: to_sparse_coo is to_sparse (STR-6) */
   if ((st = plain_input(call, 0, op, &x, err)) != MT_OK) return st;
   const mt_kwarg *lay = mt_kw_find(call->kw, "layout"), *sd = mt_kw_find(call->kw, "sparse_dim"),
                  *dd = mt_kw_find(call->kw, "dense_dim");

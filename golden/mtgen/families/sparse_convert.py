@@ -15,15 +15,19 @@ below) for messages that table does not name: the accessors' "expected
 sparse ... tensor layout but got X" and "expected SparseCsr or SparseCsc
 layout" are LAYOUT_MISMATCH (the op refuses that layout, like "Cannot get
 indices on an uncoalesced tensor", which sparse.py maps so; "Cannot get
-values ..." is its twin), and the constructors' index range checks
+values ..." is its twin), so is a MaskedTensor's "all __torch_dispatch__
+handlers returned NotImplemented" (MaskedTensor has no handler for the
+op), and the constructors' index range checks
 ("0 <= col_indices < ncols", "found negative index", "size is inconsistent
 with indices") are INDEX_OUT_OF_RANGE (DESIGN.md: an index out of range)."""
 import warnings
 
 import torch
+from torch.masked import masked_tensor
 
 from .. import sparse as sp
 from ..model import ALL_DTYPES, Case, case_rng, check_ids, py
+from ..opinfo import samples
 
 SHAPE = (4, 6)
 BATCHED = (2, 4, 6)
@@ -31,7 +35,8 @@ HYBRID = (4, 6, 2)
 
 LOCAL = (
     ("LAYOUT_MISMATCH", ("tensor layout but got", "expected SparseCsr or SparseCsc layout",
-                         "Cannot get values on an uncoalesced tensor")),
+                         "Cannot get values on an uncoalesced tensor",
+                         "__torch_dispatch__ handlers returned NotImplemented")),
     ("INDEX_OUT_OF_RANGE", ("0 <= col_indices <", "0 <= row_indices <", "found negative index",
                             "size is inconsistent with indices")),
 )
@@ -123,6 +128,13 @@ def empty_coo(dt, shape=SHAPE):
                                    torch.zeros(0, dtype=dt), shape)
 
 
+def masked_dense(g, dt):
+    """A MaskedTensor (dense storage): torch.masked's to_sparse_coo works as
+    its to_sparse (STR-6); the other conversions and accessors refuse it."""
+    x = dense(g, dt, p=0.7)
+    return masked_tensor(x, torch.rand(SHAPE, generator=g) < 0.6)
+
+
 def stored_zero_csr(g, dt):
     """SPC-2: a CSR tensor whose first stored value is 0."""
     c = dense(g, dt).to_sparse_csr()
@@ -139,6 +151,7 @@ SOURCES = {
     "dense_unequal": ("dense", "3d_unequal_batches", lambda g, dt: dense(g, dt, BATCHED), False),
     "dense_1d": ("dense", "1d", lambda g, dt: dense(g, dt, (6,), p=0.5), False),
     "dense_negzero_nan": ("dense", "negzero_nan_inf", negzero_nan, True),
+    "masked": ("masked", "dense_storage", masked_dense, False),
     "coo": ("coo", "coalesced", lambda g, dt: dense(g, dt).to_sparse(), False),
     "coo_uncoalesced": ("coo", "uncoalesced", uncoalesced, False),
     "coo_cancel": ("coo", "uncoalesced_cancelling", cancelling, True),
@@ -159,7 +172,9 @@ SOURCES = {
     "bsr_batched": ("bsr", "batched", lambda g, dt: batched(g, dt).to_sparse_bsr((2, 3)), False),
     "bsc": ("bsc", "basic", lambda g, dt: dense(g, dt).to_sparse_bsc((2, 3)), False),
 }
-CONVERT_SOURCES = tuple(SOURCES)
+CONVERT_SOURCES = tuple(k for k in SOURCES if k != "masked")
+# the sparse_convert ops also meet a MaskedTensor (torch.masked's handlers)
+MASKED_OPS = ("to_sparse_coo", "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc", "coalesce")
 
 TORCH_LAYOUT = {"strided": torch.strided, "sparse_coo": torch.sparse_coo,
                 "sparse_csr": torch.sparse_csr, "sparse_csc": torch.sparse_csc,
@@ -225,6 +240,8 @@ def target_of(op, kw):
 
 
 def conversion_rules(op, src_layout, kw, err):
+    if src_layout == "masked":  # torch.masked's to_sparse_coo is its to_sparse
+        return ("SPC-6",) if op == "coalesce" else ("SPC-5",) if err else ("SPC-1", "SPC-3")
     """SPC-1 from dense, SPC-2 from sparse storage; SPC-3 for a COO result,
     SPC-4 for a compressed one, SPC-11 for a dense one; SPC-5 for refusals;
     SPC-6 for coalesce."""
@@ -506,6 +523,7 @@ def conversion_sweep(short, dt, full):
             if full:
                 srcs = COALESCE_SOURCES if op == "coalesce" else \
                     (CONVERT_SOURCES if k == 0 else VARIANT_SOURCES)
+                srcs += ("masked",) if op in MASKED_OPS and k == 0 else ()
             else:
                 srcs = (HOME[op],) if op == "coalesce" else ("dense", HOME[op])
             for src in srcs:
@@ -513,6 +531,19 @@ def conversion_sweep(short, dt, full):
                     continue
                 out.append(conversion_case(op, src, short, dt, tag, kw))
     return out
+
+
+def opinfo_case(source, smp, short, dt):
+    """torch's OpInfo samples of to_sparse (dense (5, 5), sparse_dim none or 1)."""
+    kw = {"sparse_dim": smp.args[0]} if smp.args else {}
+    k = source.rsplit(":", 1)[1]
+    cid = f"to_sparse.dense.{short}.opinfo_{k}"
+    x = smp.input.detach().clone()
+    build = lambda g: [x.clone()]  # noqa: E731
+    run = method("to_sparse")
+    return Case(id=cid, op="to_sparse", rules=("SPC-1", "SPC-3"), tolerance="exact",
+                build=build, run=run, torch_call=call_text("to_sparse", kw), kwargs=kw,
+                error_class=outcome(cid, build, run, kw), poison=False, source=source)
 
 
 def cases():
@@ -523,13 +554,16 @@ def cases():
         out += conversion_sweep(short, dt, False)
     out += [conversion_case("to_sparse_bsr", "dense", "u8", torch.uint8, "", {"blocksize": (2, 3)}),
             conversion_case("to_dense", "csr", "u8", torch.uint8, "", {})]
-    out += [sparse_mask_case("f32", f32, s, m) for s in MASK_SELF for m in MASKS]
+    for short, dt in (("f32", f32), ("f64", f64), ("i64", torch.int64)):
+        out += [opinfo_case(src, smp, short, dt) for src, smp in samples("to_sparse", dt)]
+    out += [sparse_mask_case("f32", f32, s, m) for s in MASK_SELF + ("masked",)
+            for m in (MASKS if s != "masked" else ("coo",))]
     out += [sparse_mask_case("f64", f64, s, m) for s in ("dense", "coo_uncoalesced")
             for m in ("coo_uncoalesced", "csr", "bsr")]
     for short, dt in OTHERS.items():
         out += [sparse_mask_case(short, dt, "dense", "coo"), sparse_mask_case(short, dt, "coo_uncoalesced", "csr")]
     for op, srcs in ACCESSOR_SOURCES.items():
-        out += [accessor_case(op, s, "f32", f32) for s in srcs]
+        out += [accessor_case(op, s, "f32", f32) for s in srcs + ("masked",)]
         out += [accessor_case(op, ACCESSOR_HOME[op], short, dt) for short, dt in
                 (("f64", f64), *OTHERS.items())]
     for op, variants in CTOR_VARIANTS.items():
