@@ -99,7 +99,8 @@ TEST(dense_to_coo_drops_negative_zero_and_keeps_nan) {
 /* BSR 2 x 4, blocks 2 x 2, one stored block at block column 1 holding
  * [[1, 0], [0, 2]]: to COO every cell of the block is an entry, zeros too
  * (SPC-2), in block order, cells row-major: (0,2)=1 (0,3)=0 (1,2)=0
- * (1,3)=2; flagged uncoalesced as torch does for BSR (SPC-3). */
+ * (1,3)=2. torch flags COO from BSR uncoalesced unless the blocks have one
+ * row or there is at most one block (SPC-3): here one block, so coalesced. */
 TEST(bsr_to_coo_expands_every_cell_of_a_block) {
   mt_tensor *x = NULL;
   if (mt_compressed_new(MT_KIND_BSR, MT_float64, 2, SHAPE(2, 4), 0, SHAPE(2, 2), 1, &x, NULL) !=
@@ -116,7 +117,7 @@ TEST(bsr_to_coo_expands_every_cell_of_a_block) {
   if (c.n_out == 1) {
     const mt_tensor *o = c.out[0];
     const int64_t r[] = {0, 0, 1, 1}, col[] = {2, 3, 2, 3};
-    CHECK(o->kind == MT_KIND_COO && o->nnz == 4 && o->coalesced == 0);
+    CHECK(o->kind == MT_KIND_COO && o->nnz == 4 && o->coalesced == 1);
     for (int k = 0; k < 4 && o->nnz == 4; k++) {
       CHECK_EQ_INT(o->indices[k], r[k]);
       CHECK_EQ_INT(o->indices[4 + k], col[k]);

@@ -93,20 +93,30 @@ static int nonzero_run(const char *p, mt_dtype dt, int64_t n) {
   return 0;
 }
 
-/* A dense (contiguous) tensor of nb batch dims, 2 sparse dims, dd dense dims. */
-static mt_status entries_from_dense(const mt_tensor *x, int nb, int dd, spc_list *l,
-                                    mt_error *err) {
+/* A dense (contiguous) tensor of nb batch dims, 2 sparse dims, dd dense
+ * dims, cut in bh x bw blocks (1 x 1: elements): every cell of each block
+ * that holds a nonzero, the block's zeros (-0.0 too) as the dense holds them. */
+static mt_status entries_from_dense(const mt_tensor *x, int nb, int dd, int64_t bh, int64_t bw,
+                                    spc_list *l, mt_error *err) {
   int64_t batches = mt_shape_numel(nb, x->shape), rows = x->shape[nb], cols = x->shape[nb + 1];
   int64_t dense = mt_shape_numel(dd, x->shape + nb + 2);
   size_t es = mt_dtype_size(x->dtype);
   mt_status st;
+#define SPC_CELL(b, r, c) ((const char *)x->values + (size_t)((((b) * rows + (r)) * cols + (c)) * dense) * es)
   for (int64_t b = 0; b < batches; b++)
-    for (int64_t r = 0; r < rows; r++)
-      for (int64_t c = 0; c < cols; c++) {
-        const char *p = (const char *)x->values + (size_t)(((b * rows + r) * cols + c) * dense) * es;
-        if (nonzero_run(p, x->dtype, dense) && (st = list_push(l, b, r, c, p, err)) != MT_OK)
-          return st;
+    for (int64_t br = 0; br < rows / bh; br++)
+      for (int64_t bc = 0; bc < cols / bw; bc++) {
+        int any = 0;
+        for (int64_t u = 0; u < bh && !any; u++)
+          for (int64_t v = 0; v < bw && !any; v++)
+            any = nonzero_run(SPC_CELL(b, br * bh + u, bc * bw + v), x->dtype, dense);
+        for (int64_t u = 0; any && u < bh; u++)
+          for (int64_t v = 0; v < bw; v++) {
+            int64_t r = br * bh + u, c = bc * bw + v;
+            if ((st = list_push(l, b, r, c, SPC_CELL(b, r, c), err)) != MT_OK) return st;
+          }
       }
+#undef SPC_CELL
   return MT_OK;
 }
 
@@ -285,7 +295,11 @@ static mt_status compressed_to_coo(const mt_host *h, const mt_tensor *x, mt_tens
     (*out)->indices[(g.nb + 1) * l.n + k] = e->c;
     memcpy((char *)(*out)->values + (size_t)(k * g.dense) * es, e->src, (size_t)g.dense * es);
   }
-  (*out)->coalesced = x->kind == MT_KIND_CSR;
+  /* torch's flag: true from CSR, from BSR with one-row blocks (both row-major)
+   * and from at most one stored block; false otherwise, though no index
+   * repeats (SPC-3) */
+  (*out)->coalesced = x->kind == MT_KIND_CSR || (x->kind == MT_KIND_BSR && g.bh == 1) ||
+                      g.batches * g.nnz <= 1;
 out:
   free(l.e);
   return st;
@@ -295,23 +309,7 @@ out:
 
 /* A dense contiguous core copy of any plain layout (COO duplicates summed). */
 static mt_status densify(const mt_tensor *x, mt_tensor **out, mt_error *err) {
-  spc_list l = {0};
-  mt_status st;
-  *out = NULL;
-  if (!mt_kind_is_compressed(x->kind)) return mt_to_dense(x, out, err);
-  mt_cgeom g = {0};
-  size_t es = mt_dtype_size(x->dtype);
-  if ((st = entries_from_compressed(x, &l, err)) != MT_OK) goto out;
-  mt_cgeom_of(x, &g);
-  if ((st = mt_dense_new(x->dtype, x->ndim, x->shape, out, err)) != MT_OK) goto out;
-  for (int64_t k = 0; k < l.n; k++) {
-    const spc_entry *e = &l.e[k];
-    memcpy((char *)(*out)->values + (size_t)(((e->b * g.rows + e->r) * g.cols + e->c) * g.dense) * es,
-           e->src, (size_t)g.dense * es);
-  }
-out:
-  free(l.e);
-  return st;
+  return mt_to_dense(x, out, err);
 }
 
 static mt_status to_dense_out(mt_call *call, const mt_tensor *x, mt_error *err) {
@@ -473,7 +471,7 @@ static mt_status convert_to_compressed(mt_call *call, const char *op, const mt_t
                   op, (long long)rows, (long long)cols, (long long)bh, (long long)bw);
   if (x->kind == MT_KIND_DENSE) {
     if ((st = mt__cpu_contig(x, &v, &tmp, err)) != MT_OK) goto out;
-    st = entries_from_dense(v, nb, dd, &l, err);
+    st = entries_from_dense(v, nb, dd, bh, bw, &l, err);
   } else if (x->kind == MT_KIND_COO) {
     if ((st = mt__cpu_coalesced(x, &v, &tmp, err)) != MT_OK) goto out; /* SPC-2: summed first */
     st = entries_from_coo(v, &l, err);
