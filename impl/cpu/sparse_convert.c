@@ -727,6 +727,9 @@ static mt_status accessor(mt_call *call, mt_op opid, spc_acc what, mt_error *err
         shape[1] = x->nnz;
         return dense_out(call, MT_int64, 2, shape, x->indices, err);
       }
+      if (1 + x->ndim - x->sparse_dim > MT_MAX_DIMS)
+        return mt_err(err, MT_NOT_SUPPORTED, "%s: values would have %d dims (at most %d)", op,
+                      1 + x->ndim - x->sparse_dim, MT_MAX_DIMS);
       shape[0] = x->nnz;
       for (int d = x->sparse_dim; d < x->ndim; d++) shape[1 + d - x->sparse_dim] = x->shape[d];
       return dense_out(call, x->dtype, 1 + x->ndim - x->sparse_dim, shape, x->values, err);
@@ -734,6 +737,9 @@ static mt_status accessor(mt_call *call, mt_op opid, spc_acc what, mt_error *err
     if (what == ACC_VALUES && mt_kind_is_compressed(k)) {
       mt_cgeom g = {0};
       mt_cgeom_of(x, &g);
+      if (x->ndim - 1 + (mt_kind_is_blocked(k) ? 2 : 0) > MT_MAX_DIMS)
+        return mt_err(err, MT_NOT_SUPPORTED, "%s: values would have %d dims (at most %d)", op,
+                      x->ndim + 1, MT_MAX_DIMS);
       int n = 0;
       for (int d = 0; d < g.nb; d++) shape[n++] = x->shape[d];
       shape[n++] = x->nnz;

@@ -277,7 +277,7 @@ def conversion_case(op, src, short, dt, tag, kw):
 
 MASKS = {
     "coo": lambda g: dense(g, torch.bool).to_sparse(),
-    "coo_uncoalesced": lambda g: uncoalesced(g, torch.float64),
+    "coo_uncoalesced": lambda g: every_index_twice(g),
     "coo_hybrid": lambda g: dense(g, torch.float32).to_sparse(1),
     "coo_empty": lambda g: empty_coo(torch.float32),
     "csr": lambda g: dense(g, torch.float32).to_sparse_csr(),
@@ -287,6 +287,15 @@ MASKS = {
     "coo_other_shape": lambda g: dense(g, torch.float32, (4, 5)).to_sparse(),
 }
 MASK_SELF = ("dense", "coo", "coo_uncoalesced", "csr")
+
+
+def every_index_twice(g):
+    """An uncoalesced mask (float64): a dense draw's indices, each stored
+    twice, the second copy in reverse order; a repeated index gives self's
+    value twice (SPC-7)."""
+    c = dense(g, torch.float64, p=0.6).to_sparse()
+    i, v = c.indices(), c.values()
+    return torch.sparse_coo_tensor(torch.cat([i, i.flip(1)], 1), torch.cat([v, v.flip(0)]), SHAPE)
 
 
 def sparse_mask_case(short, dt, self_src, mask):
