@@ -823,6 +823,11 @@ mt_status mt_cpu_sparse_coo_tensor(mt_call *call, mt_error *err) {
   if ((st = index_input(call, 0, op, &ind, &iv, &itmp, err)) != MT_OK) goto out;
   if ((st = plain_input(call, 1, op, &val, err)) != MT_OK) goto out;
   if ((st = mt__cpu_contig(val, &vv, &vtmp, err)) != MT_OK) goto out;
+  if (!mt__cpu_is_int(ind->dtype)) { /* torch casts float indices; no case does */
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: indices of dtype %s (the CPU backend takes integer "
+                "indices)", op, mt_dtype_name(ind->dtype));
+    goto out;
+  }
   if (ind->ndim != 2) {
     st = mt_err(err, MT_INVALID_ARGUMENT, "%s: indices must be sparse_dim x nnz, but got: %s", op,
                 mt_shape_str(ind->ndim, ind->shape, sh, sizeof sh));
