@@ -145,8 +145,9 @@ TEST(csr_constructor_names_the_broken_index) {
   mt_kwarg kv[] = {kw_ints("size", 2, SHAPE(2, 3)), kw_bool("check_invariants", 1)};
   mt_kwargs kw = {2, kv};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    mt_tensor *crow = dense(MT_int64, 1, SHAPE(3), VALS((double)bad[i].crow[0],
-                                                        (double)bad[i].crow[1], (double)bad[i].crow[2]));
+    mt_tensor *crow =
+        dense(MT_int64, 1, SHAPE(3),
+              VALS((double)bad[i].crow[0], (double)bad[i].crow[1], (double)bad[i].crow[2]));
     mt_tensor *col = dense(MT_int64, 1, SHAPE(3), VALS((double)bad[i].col[0], (double)bad[i].col[1],
                                                        (double)bad[i].col[2]));
     mt_tensor *val = dense(MT_float32, 1, SHAPE(3), VALS(1, 2, 3));

@@ -102,7 +102,8 @@ static mt_status entries_from_dense(const mt_tensor *x, int nb, int dd, int64_t 
   int64_t dense = mt_shape_numel(dd, x->shape + nb + 2);
   size_t es = mt_dtype_size(x->dtype);
   mt_status st;
-#define SPC_CELL(b, r, c) ((const char *)x->values + (size_t)((((b) * rows + (r)) * cols + (c)) * dense) * es)
+#define SPC_CELL(b, r, c)                                                                          \
+  ((const char *)x->values + (size_t)((((b) * rows + (r)) * cols + (c)) * dense) * es)
   for (int64_t b = 0; b < batches; b++)
     for (int64_t br = 0; br < rows / bh; br++)
       for (int64_t bc = 0; bc < cols / bw; bc++) {
@@ -149,8 +150,8 @@ static mt_status entries_from_compressed(const mt_tensor *x, spc_list *l, mt_err
         for (int64_t u = 0; u < g.bh; u++)
           for (int64_t v = 0; v < g.bw; v++) {
             int64_t r = (g.by_col ? p : i) * g.bh + u, c = (g.by_col ? i : p) * g.bw + v;
-            const char *src =
-                (const char *)x->values + (size_t)((b * g.nnz + k) * g.entry + (u * g.bw + v) * g.dense) * es;
+            const char *src = (const char *)x->values +
+                              (size_t)((b * g.nnz + k) * g.entry + (u * g.bw + v) * g.dense) * es;
             if ((st = list_push(l, b, r, c, src, err)) != MT_OK) return st;
           }
       }
@@ -167,7 +168,8 @@ typedef struct {
 
 static int key_cmp(const void *pa, const void *pb) {
   const spc_key *a = pa, *b = pb;
-  int64_t x[5] = {a->b, a->comp, a->plain, a->r, a->c}, y[5] = {b->b, b->comp, b->plain, b->r, b->c};
+  int64_t x[5] = {a->b, a->comp, a->plain, a->r, a->c},
+          y[5] = {b->b, b->comp, b->plain, b->r, b->c};
   for (int k = 0; k < 5; k++)
     if (x[k] != y[k]) return x[k] < y[k] ? -1 : 1;
   return 0;
@@ -213,8 +215,8 @@ static mt_status build_compressed(const mt_host *h, mt_kind kind, mt_dtype dt, i
       goto out;
     }
   int64_t blocksize[2] = {bh, bw};
-  if ((st = h->compressed_new(kind, dt, ndim, shape, dd, mt_kind_is_blocked(kind) ? blocksize : NULL,
-                              nnz, out, err)) != MT_OK)
+  if ((st = h->compressed_new(kind, dt, ndim, shape, dd,
+                              mt_kind_is_blocked(kind) ? blocksize : NULL, nnz, out, err)) != MT_OK)
     goto out;
   mt_cgeom g = {0};
   mt_cgeom_of(*out, &g);
@@ -228,12 +230,14 @@ static mt_status build_compressed(const mt_host *h, mt_kind kind, mt_dtype dt, i
       (*out)->col_indices[q->b * nnz + slot] = q->plain;
     }
     int64_t u = q->r % bh, v = q->c % bw;
-    memcpy((char *)(*out)->values + (size_t)((q->b * nnz + slot) * g.entry + (u * bw + v) * dense) * es,
+    memcpy((char *)(*out)->values +
+               (size_t)((q->b * nnz + slot) * g.entry + (u * bw + v) * dense) * es,
            q->src, (size_t)dense * es);
   }
   for (int64_t b = 0; b < batches; b++)
     for (int64_t i = 0; i < g.ncomp; i++)
-      (*out)->crow_indices[b * (g.ncomp + 1) + i + 1] += (*out)->crow_indices[b * (g.ncomp + 1) + i];
+      (*out)->crow_indices[b * (g.ncomp + 1) + i + 1] +=
+          (*out)->crow_indices[b * (g.ncomp + 1) + i];
 out:
   free(keys);
   free(per_batch);
@@ -449,8 +453,9 @@ static mt_status convert_to_compressed(mt_call *call, const char *op, const mt_t
       dd = x->dense_dim;
       nb = x->ndim - 2 - dd;
       if (mt_kind_is_blocked(x->kind) && !blocked)
-        return mt_err(err, MT_LAYOUT_MISMATCH, "%s: expected SparseCsr or SparseCsc layout but got %s",
-                      op, torch_layout(x->kind));
+        return mt_err(err, MT_LAYOUT_MISMATCH,
+                      "%s: expected SparseCsr or SparseCsc layout but got %s", op,
+                      torch_layout(x->kind));
       if (mt_kind_is_blocked(x->kind) && (x->blocksize[0] != bh || x->blocksize[1] != bw))
         return mt_err(err, MT_INVALID_ARGUMENT,
                       "%s: conversion from %s to %s with blocksize changed from [%lld, %lld] to "
@@ -582,7 +587,8 @@ static mt_status compressed_intersection(mt_call *call, const mt_tensor *x, cons
                   "sparse_mask: self and mask differ in blocksize, batch or dense dims");
   int64_t nblocks = gx.batches * gx.ncomp * gx.nplain;
   in_mask = calloc((size_t)(nblocks ? nblocks : 1), 1);
-  if (!in_mask) return mt_err(err, MT_OUT_OF_MEMORY, "sparse_mask: %lld blocks", (long long)nblocks);
+  if (!in_mask)
+    return mt_err(err, MT_OUT_OF_MEMORY, "sparse_mask: %lld blocks", (long long)nblocks);
   if ((st = entries_from_compressed(m, &lm, err)) != MT_OK) goto out;
   if ((st = entries_from_compressed(x, &lx, err)) != MT_OK) goto out;
 #define SPC_BLOCK(e) \
@@ -674,7 +680,8 @@ mt_status mt_cpu_sparse_mask(mt_call *call, mt_error *err) {
     for (int64_t k = 0; k < l.n; k++) {
       const spc_entry *e = &l.e[k];
       memcpy((char *)o->values + (size_t)(k * g.dense) * es,
-             (const char *)xd->values + (size_t)(((e->b * g.rows + e->r) * g.cols + e->c) * g.dense) * es,
+             (const char *)xd->values +
+                 (size_t)(((e->b * g.rows + e->r) * g.cols + e->c) * g.dense) * es,
              (size_t)g.dense * es);
     }
   }
@@ -770,7 +777,9 @@ static mt_status accessor(mt_call *call, mt_op opid, spc_acc what, mt_error *err
   return dense_out(call, MT_int64, g.nb + 1, shape, comp ? x->crow_indices : x->col_indices, err);
 }
 
-mt_status mt_cpu_values(mt_call *c, mt_error *e) { return accessor(c, MT_OP_values, ACC_VALUES, e); }
+mt_status mt_cpu_values(mt_call *c, mt_error *e) {
+  return accessor(c, MT_OP_values, ACC_VALUES, e);
+}
 mt_status mt_cpu_indices(mt_call *c, mt_error *e) {
   return accessor(c, MT_OP_indices, ACC_INDICES, e);
 }
@@ -899,7 +908,8 @@ mt_status mt_cpu_sparse_coo_tensor(mt_call *call, mt_error *err) {
       if (mt_coo_linear(o, k) <= mt_coo_linear(o, k - 1)) {
         st = mt_err(err, MT_INVALID_ARGUMENT,
                     "%s: cannot set is_coalesced to true if indices correspond to uncoalesced COO "
-                    "tensor (entry %lld is not after entry %lld)", op, (long long)k, (long long)(k - 1));
+                    "tensor (entry %lld is not after entry %lld)",
+                    op, (long long)k, (long long)(k - 1));
         goto out;
       }
   call->out[0] = o;
@@ -967,7 +977,8 @@ static mt_status compressed_ctor(mt_call *call, mt_op opid, mt_kind kind, mt_err
     if (bs[q] < 1 || shape[nb + q] % bs[q]) {
       st = mt_err(err, MT_INVALID_ARGUMENT,
                   "%s: tensor shape[%d] (=%lld) must be divisible with blocksize[%d] (=%lld) as "
-                  "defined by values shape", op, nb + q, (long long)shape[nb + q], q, (long long)bs[q]);
+                  "defined by values shape",
+                  op, nb + q, (long long)shape[nb + q], q, (long long)bs[q]);
       goto out;
     }
   for (int d = 0; d < nb; d++)
@@ -986,10 +997,11 @@ static mt_status compressed_ctor(mt_call *call, mt_op opid, mt_kind kind, mt_err
   int64_t nplain = by_col ? shape[nb] / bs[0] : shape[nb + 1] / bs[1];
   int64_t nnz = vv->shape[nb];
   if (ci->shape[nb] != ncomp + 1) {
-    st = mt_err(err, MT_INVALID_ARGUMENT,
-                "%s: %s.shape[-1] must be equal to the number of %s + 1 (=%lld), but got %lld", op,
-                cn, by_col ? (blocked ? "column blocks" : "columns") : (blocked ? "row blocks" : "rows"),
-                (long long)(ncomp + 1), (long long)ci->shape[nb]);
+    st = mt_err(
+        err, MT_INVALID_ARGUMENT,
+        "%s: %s.shape[-1] must be equal to the number of %s + 1 (=%lld), but got %lld", op, cn,
+        by_col ? (blocked ? "column blocks" : "columns") : (blocked ? "row blocks" : "rows"),
+        (long long)(ncomp + 1), (long long)ci->shape[nb]);
     goto out;
   }
   if (pi->shape[nb] != nnz) {

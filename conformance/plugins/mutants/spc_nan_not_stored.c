@@ -14,11 +14,13 @@ static mt_status mutant_to_sparse_coo(mt_call *call, mt_error *err) {
   size_t es = mt_dtype_size(t->dtype);
   for (int64_t k = 0; k < t->nnz; k++) {
     int nonzero = 0;
-    for (int64_t j = 0; j < row; j++) nonzero |= fabs(mt_get_f64(t->values, t->dtype, k * row + j)) > 0;
+    for (int64_t j = 0; j < row; j++)
+      nonzero |= fabs(mt_get_f64(t->values, t->dtype, k * row + j)) > 0;
     if (!nonzero) continue;
-    for (int d = 0; d < t->sparse_dim; d++) t->indices[d * t->nnz + kept] = t->indices[d * t->nnz + k];
-    memmove((char *)t->values + (size_t)(kept * row) * es, (char *)t->values + (size_t)(k * row) * es,
-            (size_t)row * es);
+    for (int d = 0; d < t->sparse_dim; d++)
+      t->indices[d * t->nnz + kept] = t->indices[d * t->nnz + k];
+    memmove((char *)t->values + (size_t)(kept * row) * es,
+            (char *)t->values + (size_t)(k * row) * es, (size_t)row * es);
     kept++;
   }
   for (int d = 1; d < t->sparse_dim; d++)

@@ -570,8 +570,8 @@ def cases():
     out += [sparse_mask_case("f64", f64, s, m) for s in ("dense", "coo_uncoalesced")
             for m in ("coo_uncoalesced", "csr", "bsr")]
     for short, dt in OTHERS.items():
-        out += [sparse_mask_case(short, dt, "dense", "coo"), sparse_mask_case(short, dt, "dense", "csr"),
-                sparse_mask_case(short, dt, "coo_uncoalesced", "csr")]
+        out += [sparse_mask_case(short, dt, s, m) for s, m in
+                (("dense", "coo"), ("dense", "csr"), ("coo_uncoalesced", "csr"))]
     for op, srcs in ACCESSOR_SOURCES.items():
         out += [accessor_case(op, s, "f32", f32) for s in srcs + ("masked",)]
         out += [accessor_case(op, ACCESSOR_HOME[op], short, dt) for short, dt in
