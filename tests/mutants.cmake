@@ -133,6 +133,16 @@ set(MUTANTS
   csr_ones_like_refused=SP-4
   plain_sparse_mapped_as_stored=SP-5
   sp_result_coalesced=SP-5
+  # sparse conversions, family sparse_convert
+  spc_nan_not_stored=SPC-1
+  spc_stored_zero_dropped=SPC-2
+  spc_coo_always_coalesced=SPC-3
+  spc_blocksize_change_accepted=SPC-5
+  spc_coalesce_drops_zero_sums=SPC-6
+  spc_mask_coalesced=SPC-7
+  spc_values_coalesces=SPC-8
+  spc_negative_index_wraps=SPC-9
+  spc_csr_cols_sorted_silently=SPC-10
   # the numpy_ma profile (name=RULE@numpy_ma: run with --profile numpy_ma)
   npma_union_of_specified=NPMA-2@numpy_ma
   npma_log_keeps_nan=NPMA-3@numpy_ma

@@ -245,6 +245,23 @@ TEST(floats_and_float_tensor_take_tuples_of_floats) {
   CHECK_HAS(verdict(MT_OP_sparse_adam, 1, &broken, b, sizeof b), "no elements");
 }
 
+/* to_sparse(layout=...): a LAYOUT kwarg is a string naming a torch.layout
+ * without "torch." (kwargs.h mt_kw_layout_parse); other strings and other
+ * types are refused. */
+TEST(layout_takes_only_the_names_of_torch_layouts) {
+  char b[512];
+  mt_kind k = MT_KIND_MASKED;
+  mt_kwarg csr = {.name = "layout", .type = MT_KW_STR, .s = "sparse_csr"};
+  mt_kwarg bad = {.name = "layout", .type = MT_KW_STR, .s = "torch.sparse_csr"};
+  CHECK(!verdict(MT_OP_to_sparse, 1, &csr, b, sizeof b)[0]);
+  CHECK_HAS(verdict(MT_OP_to_sparse, 1, &bad, b, sizeof b), "expected a layout name");
+  CHECK_HAS(verdict(MT_OP_to_sparse, 1, (mt_kwarg[]){kw_int("layout", 1)}, b, sizeof b),
+            "expected a layout name, got an int");
+  CHECK(mt_kw_layout_parse("strided", &k) == 0 && k == MT_KIND_DENSE);
+  CHECK(mt_kw_layout_parse("sparse_bsc", &k) == 0 && k == MT_KIND_BSC);
+  CHECK(mt_kw_layout_parse("bsc", NULL) == 1);
+}
+
 MT_TEST_MAIN(T(schema_gives_each_op_its_torch_kwargs_and_types),
              T(floats_and_float_tensor_take_tuples_of_floats),
              T(float_takes_an_int_bool_and_int_take_only_their_own_type),
@@ -252,4 +269,5 @@ MT_TEST_MAIN(T(schema_gives_each_op_its_torch_kwargs_and_types),
              T(every_cpu_kernel_refuses_a_kwarg_its_op_does_not_take),
              T(every_cpu_kernel_refuses_each_of_its_kwargs_given_as_a_string),
              T(sum_with_a_float_dim_is_invalid_argument_not_a_sum_over_all_dims),
-             T(adagrad_with_a_string_lr_is_invalid_argument_and_an_int_lr_is_a_float))
+             T(adagrad_with_a_string_lr_is_invalid_argument_and_an_int_lr_is_a_float),
+             T(layout_takes_only_the_names_of_torch_layouts))

@@ -14,6 +14,8 @@
  * (CALL-1): a view op returns a copy of the view. */
 #include "structure_util.h"
 
+#include "sparse_convert.h"
+
 /* The call's one output, the masked tensor of *data and *mask: masked_new
  * takes both (also on failure), so both are set to NULL here. */
 static mt_status set_out(mt_call *call, mt_tensor **data, mt_tensor **mask, mt_error *err) {
@@ -1243,9 +1245,7 @@ mt_status mt_cpu_to_dense(mt_call *call, mt_error *err) {
   mt__cpu_begin(call);
   if ((st = mt__kw_check(MT_OP_to_dense, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, op, &m, err)) != MT_OK) return st;
-  if (m->kind != MT_KIND_MASKED)
-    return mt_err(err, MT_NOT_SUPPORTED, "%s: inputs/0 has kind %s; expected a masked tensor",
-                  op, mt_kind_name(m->kind));
+  if (m->kind != MT_KIND_MASKED) return mt__spc_to_dense(call, err); /* plain: SPC-11 */
   if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
   /* dense storage: a copy; COO/CSR: both densified (absent entries: data 0,
    * mask false) */
@@ -1301,9 +1301,8 @@ static mt_status to_sparse(mt_call *call, mt_op opid, int csr, mt_error *err) {
   mt__cpu_begin(call);
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, op, &m, err)) != MT_OK) return st;
-  if (m->kind != MT_KIND_MASKED)
-    return mt_err(err, MT_NOT_SUPPORTED, "%s: inputs/0 has kind %s; expected a masked tensor",
-                  op, mt_kind_name(m->kind));
+  if (m->kind != MT_KIND_MASKED) /* plain: SPC-1 .. SPC-5 */
+    return csr ? mt__spc_to_sparse_csr(call, err) : mt__spc_to_sparse(call, err);
   if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
   if ((st = csr_refused(m, op, "inputs/0", err)) != MT_OK) return st;
   if (m->data->kind == MT_KIND_COO && csr)

@@ -13,6 +13,9 @@
  *   FLOATS MT_KW_FLOATS, MT_KW_INTS (a tuple of floats: betas=(0.9, 0.999))
  *   FLOAT_TENSOR  MT_KW_FLOAT, MT_KW_INT, MT_KW_FLOATS (a float, or a 1-d
  *          float Tensor given as the tuple of its elements: SparseAdam's lr)
+ *   LAYOUT MT_KW_STR naming a torch.layout without its "torch." prefix:
+ *          "strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr",
+ *          "sparse_bsc" (to_sparse's layout=)
  * A kwarg that is not in the op's schema, or a value of a type the schema
  * does not accept, is refused; so is a name given twice. */
 #ifndef MT_KWARGS_H
@@ -35,7 +38,8 @@ typedef enum {
   MT_KWS_DIMS, /* an int or a tuple of ints */
   MT_KWS_DTYPE, /* a string naming a dtype: "float32" ... "bool" (a torch.dtype) */
   MT_KWS_FLOATS, /* a tuple of floats */
-  MT_KWS_FLOAT_TENSOR /* a float, or a 1-d float Tensor as the tuple of its elements */
+  MT_KWS_FLOAT_TENSOR, /* a float, or a 1-d float Tensor as the tuple of its elements */
+  MT_KWS_LAYOUT /* a string naming a torch.layout: "sparse_csr" (appended) */
 } mt_kw_schema_type;
 
 /* One line of kwargs.def. */
@@ -76,6 +80,7 @@ static inline const char *mt_kw_schema_type_name(mt_kw_schema_type t) {
     case MT_KWS_DTYPE: return "a dtype name";
     case MT_KWS_FLOATS: return "a tuple of floats";
     case MT_KWS_FLOAT_TENSOR: return "a float or a tuple of floats (a 1-d Tensor)";
+    case MT_KWS_LAYOUT: return "a layout name";
   }
   return "?";
 }
@@ -103,6 +108,7 @@ static inline int mt_kw_schema_accepts(mt_kw_schema_type s, mt_kw_type t) {
     case MT_KWS_DTYPE: return t == MT_KW_STR;
     case MT_KWS_FLOATS: return t == MT_KW_FLOATS || t == MT_KW_INTS;
     case MT_KWS_FLOAT_TENSOR: return t == MT_KW_FLOAT || t == MT_KW_INT || t == MT_KW_FLOATS;
+    case MT_KWS_LAYOUT: return t == MT_KW_STR;
   }
   return 0;
 }
@@ -206,6 +212,25 @@ static inline int mt_kw_dtype_parse(const char *s, mt_dtype *out) {
   return 1;
 }
 
+/* The layout a LAYOUT kwarg names ("strided", "sparse_coo", "sparse_csr",
+ * "sparse_csc", "sparse_bsr", "sparse_bsc": torch.layout without "torch.")
+ * into *out (may be NULL; strided is MT_KIND_DENSE); 0 on success, 1 for
+ * anything else. */
+static inline int mt_kw_layout_parse(const char *s, mt_kind *out) {
+  static const struct {
+    const char *name;
+    mt_kind kind;
+  } layouts[] = {{"strided", MT_KIND_DENSE},    {"sparse_coo", MT_KIND_COO},
+                 {"sparse_csr", MT_KIND_CSR},   {"sparse_csc", MT_KIND_CSC},
+                 {"sparse_bsr", MT_KIND_BSR},   {"sparse_bsc", MT_KIND_BSC}};
+  for (size_t k = 0; s && k < sizeof layouts / sizeof layouts[0]; k++)
+    if (strcmp(s, layouts[k].name) == 0) {
+      if (out) *out = layouts[k].kind;
+      return 0;
+    }
+  return 1;
+}
+
 /* Checks kw against op's schema. Returns 0 when every kwarg is one the op
  * takes, with a value of a type it accepts. Otherwise returns 1 with
  * *bad_name the offending kwarg's name and `why` the reason, e.g.
@@ -259,7 +284,8 @@ static inline int mt_kw_validate(mt_op op, const mt_kwargs *kw, const char **bad
                mt_kw_type_name(a->type), mt_kw_repr(a, v, sizeof v));
       return 1;
     }
-    if (s->type == MT_KWS_DTYPE && mt_kw_dtype_parse(a->s, NULL) != 0) {
+    if ((s->type == MT_KWS_DTYPE && mt_kw_dtype_parse(a->s, NULL) != 0) ||
+        (s->type == MT_KWS_LAYOUT && mt_kw_layout_parse(a->s, NULL) != 0)) {
       snprintf(why, why_len, "expected %s, got %s (%s)", mt_kw_schema_type_name(s->type),
                mt_kw_type_name(a->type), mt_kw_repr(a, v, sizeof v));
       return 1;
