@@ -326,7 +326,13 @@ static mt_status check_compressed(const mt_tensor *s, int left, const char *op, 
                     op, (long long)s->blocksize[0], (long long)s->blocksize[1]);
     return MT_OK;
   }
-  if (!left && s->kind == MT_KIND_BSC) return MT_OK;
+  if (!left && s->kind == MT_KIND_BSC) {
+    if (s->blocksize[0] != s->blocksize[1])
+      return mt_err(err, MT_LAYOUT_MISMATCH,
+                    "%s: MKL Sparse doesn't support matrices with non-square blocks (%lld x %lld)",
+                    op, (long long)s->blocksize[0], (long long)s->blocksize[1]);
+    return MT_OK;
+  }
   return mt_err(err, MT_LAYOUT_MISMATCH,
                 "%s: computation on CPU is not implemented for a %s operand on the %s", op,
                 mt_kind_name(s->kind), left ? "left" : "right");
@@ -839,11 +845,18 @@ mt_status mt_cpu_linear(mt_call *call, mt_error *err) {
   if (x->kind != MT_KIND_DENSE || !is_sparse(w) || (bias && bias->kind != MT_KIND_DENSE))
     return mt_err(err, MT_NOT_SUPPORTED,
                   "linear: the CPU backend implements a dense input and bias with a sparse weight");
-  /* torch: weight.T is the right operand of addmm/matmul */
-  if (mt_kind_is_compressed(w->kind) && w->kind != MT_KIND_CSR && w->kind != MT_KIND_CSC)
-    return mt_err(err, MT_LAYOUT_MISMATCH,
-                  "linear: computation on CPU is not implemented for a %s weight",
-                  mt_kind_name(w->kind));
+  /* torch: weight.T is the right operand of addmm/matmul (a BSR weight's
+   * transpose is BSC, which the right side takes with square blocks; a BSC
+   * weight's is BSR, which it does not take) */
+  if (mt_kind_is_compressed(w->kind) && w->kind != MT_KIND_CSR && w->kind != MT_KIND_CSC) {
+    if (w->kind == MT_KIND_BSC)
+      return mt_err(err, MT_LAYOUT_MISMATCH,
+                    "linear: computation on CPU is not implemented for Strided + Strided @ "
+                    "SparseBsr (a BSC weight)");
+    if (w->blocksize[0] != w->blocksize[1])
+      return mt_err(err, MT_LAYOUT_MISMATCH,
+                    "linear: MKL Sparse doesn't support matrices with non-square blocks");
+  }
   if (w->kind == MT_KIND_COO && bias)
     return mt_err(err, MT_LAYOUT_MISMATCH,
                   "linear: addmm_sparse_dense: expected either 'mat1' to have sparse layout and "
