@@ -133,6 +133,14 @@ set(MUTANTS
   csr_ones_like_refused=SP-4
   plain_sparse_mapped_as_stored=SP-5
   sp_result_coalesced=SP-5
+  # sparse BLAS, family sparse_blas
+  spb_beta_ignored=SPB-3
+  spb_alpha_ignored=SPB-3
+  spb_beta0_reads_input=SPB-3
+  spb_smm_dense_result=SPB-4
+  spb_hspmm_not_hybrid=SPB-4
+  spb_duplicates_dropped=SPB-6
+  spb_last_entry_dropped=SPB-2
   # the numpy_ma profile (name=RULE@numpy_ma: run with --profile numpy_ma)
   npma_union_of_specified=NPMA-2@numpy_ma
   npma_log_keeps_nan=NPMA-3@numpy_ma

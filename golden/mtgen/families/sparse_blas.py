@@ -226,7 +226,9 @@ def make_case(op, layouts, short, variant, build, kw=None, k=K, extra_rules=()):
     ins = b(case_rng(cid))
     args = ARGS[op] + (", bias" if op == "linear" and len(ins) > 2 else "")
     kws = "".join(f", {n}={py(v)}" for n, v in kw.items())
-    err, t, rules = None, "exact", RULES[op] + tuple(extra_rules)
+    # SPB-6: an uncoalesced operand's duplicates are summed
+    extra_rules = tuple(extra_rules) + (("SPB-6",) if "uncoalesced" in variant else ())
+    err, t, rules = None, "exact", RULES[op] + extra_rules
     call = f"{CALL[op]}({args}{kws})"
     if op in ("mm", "sparse_mm", "matmul") and all(
             isinstance(x, torch.Tensor) and x.layout in (torch.sparse_csr, torch.sparse_csc)
