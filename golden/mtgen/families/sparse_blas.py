@@ -35,7 +35,7 @@ from ..sparse import error_class as sparse_error_class
 
 M, K, N = 4, 6, 4  # mat1 [M, K], mat2 [K, N]; even sizes for 2 x 2 blocks
 FLOATS = ("f32", "f64")
-OTHERS = ("f16", "bf16", "i64", "i32", "bool")
+OTHERS = ("f16", "bf16", "i64", "i32", "i8", "u8", "bool")
 
 # torch's refusals that sparse.error_class does not place: first match wins
 ERRORS = (
@@ -447,6 +447,8 @@ OTHER_SPECS = [
     ("matmul", "coo_dense", "vector", lambda g, dt: [sparse("coo", g, (M, K), dt),
                                                      vals(g, (K,), dt)], None),
     ("addmv", "dense_csr_dense", "basic", mv_("csr"), None),
+    ("sparse_mm", "coo_dense", "basic", s_d("coo"), None),
+    ("sparse_addmm", "dense_coo_dense", "basic", c_s_d("coo"), None),
 ]
 
 
