@@ -201,6 +201,36 @@ TEST(bsr_blocks_expand_row_major) {
   done(&c, own, 2);
 }
 
+/* input CSR [2, 2]: (0, 1) = 1 and a stored zero (1, 0) = 0; mat1 = [[1, 2],
+ * [3, 4]], mat2 = [[5, 6], [7, 8]]: mat1 @ mat2 = [[19, 22], [43, 50]].
+ * beta = 2: (0, 1) = 2 * 1 + 22 = 24, (1, 0) = 2 * 0 + 43 = 43; (0, 0) and
+ * (1, 1) stay unstored: two entries, the input's indices. */
+TEST(sampled_addmm_fills_only_the_input_pattern) {
+  mt_tensor *in = csr2(MT_float64, 2, 2, 2, (const int64_t[]){0, 1}, (const int64_t[]){1, 0},
+                       VALS(1, 0));
+  mt_tensor *m1 = dense(MT_float64, 2, SHAPE(2, 2), VALS(1, 2, 3, 4));
+  mt_tensor *m2 = dense(MT_float64, 2, SHAPE(2, 2), VALS(5, 6, 7, 8));
+  mt_kwarg kv[] = {kw_float("beta", 2.0)};
+  mt_kwargs kw = {1, kv};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(call3(mt_cpu_sparse_sampled_addmm, &c, &e, in, m1, m2, &kw), MT_OK);
+  if (c.n_out == 1) {
+    mt_tensor *o = c.out[0];
+    CHECK(o->kind == MT_KIND_CSR);
+    CHECK_EQ_INT(o->nnz, 2);
+    if (o->nnz == 2) {
+      CHECK_EQ_INT(o->crow_indices[1], 1);
+      CHECK_EQ_INT(o->col_indices[0], 1);
+      CHECK_EQ_INT(o->col_indices[1], 0);
+      CHECK_NEAR(at(o, 0), 24, 0);
+      CHECK_NEAR(at(o, 1), 43, 0);
+    }
+  }
+  mt_tensor *own[] = {in, m1, m2};
+  done(&c, own, 3);
+}
+
 /* SPB-1: each refusal with torch's status and no output. */
 TEST(refusals_follow_torchs_layouts_dtypes_and_shapes) {
   mt_tensor *a = hand_a(), *b = hand_b();
@@ -247,5 +277,7 @@ MT_TEST_MAIN({"coo_times_dense_by_hand", coo_times_dense_by_hand},
              {"linear_multiplies_by_the_transposed_weight",
               linear_multiplies_by_the_transposed_weight},
              {"bsr_blocks_expand_row_major", bsr_blocks_expand_row_major},
+             {"sampled_addmm_fills_only_the_input_pattern",
+              sampled_addmm_fills_only_the_input_pattern},
              {"refusals_follow_torchs_layouts_dtypes_and_shapes",
               refusals_follow_torchs_layouts_dtypes_and_shapes})

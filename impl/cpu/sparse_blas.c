@@ -964,3 +964,86 @@ mt_status mt_cpu_addmv(mt_call *call, mt_error *err) {
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   return st;
 }
+
+/* ---- sparse_sampled_addmm: torch.sparse.sampled_addmm (SPB-7) --------------
+ * beta * input + alpha * (mat1 @ mat2) at the stored entries of the CSR
+ * input only: the result has the input's structure (crow and col indices,
+ * per batch), each value beta * c + alpha * (row i of mat1 . column j of
+ * mat2), beta multiplying literally (0 * NaN = NaN). */
+
+static mt_status sampled_check(const mt_tensor *c, const mt_tensor *m1, const mt_tensor *m2,
+                               mt_error *err) {
+  static const char *const op = "sparse_sampled_addmm";
+  const mt_tensor *in[3] = {c, m1, m2};
+  mt_status st;
+  if (c->kind != MT_KIND_CSR)
+    return mt_err(err, MT_LAYOUT_MISMATCH,
+                  "%s: Expected result to have sparse csr layout, but the input is %s", op,
+                  mt_kind_name(c->kind));
+  for (int k = 1; k < 3; k++)
+    if (in[k]->kind != MT_KIND_DENSE)
+      return mt_err(err, MT_LAYOUT_MISMATCH, "%s: Expected mat%d to have strided layout, got %s",
+                    op, k, mt_kind_name(in[k]->kind));
+  if (c->dense_dim != 0)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: a CSR input with dense dims", op);
+  if (c->dtype != MT_float32 && c->dtype != MT_float64)
+    return mt_err(err, MT_DTYPE_MISMATCH,
+                  "%s: Expected self to be a floating-point or complex tensor, but got %s", op,
+                  mt_dtype_name(c->dtype));
+  if ((st = same_dtype(in, 3, op, err)) != MT_OK) return st;
+  int nd = c->ndim;
+  if (m1->ndim != nd || m2->ndim != nd)
+    return mt_err(err, MT_SHAPE_MISMATCH, "%s: input, mat1 and mat2 have %d, %d and %d dims", op,
+                  nd, m1->ndim, m2->ndim);
+  for (int d = 0; d < nd - 2; d++)
+    if (m1->shape[d] != c->shape[d] || m2->shape[d] != c->shape[d])
+      return mt_err(err, MT_SHAPE_MISMATCH, "%s: batch dim %d differs", op, d);
+  if (m1->shape[nd - 1] != m2->shape[nd - 2])
+    return inner_mismatch(op, m1->shape[nd - 1], m2->shape[nd - 2], err);
+  if (c->shape[nd - 2] != m1->shape[nd - 2] || c->shape[nd - 1] != m2->shape[nd - 1])
+    return mt_err(err, MT_SHAPE_MISMATCH,
+                  "%s: the input is %lld x %lld, the product %lld x %lld", op,
+                  (long long)c->shape[nd - 2], (long long)c->shape[nd - 1],
+                  (long long)m1->shape[nd - 2], (long long)m2->shape[nd - 1]);
+  return MT_OK;
+}
+
+mt_status mt_cpu_sparse_sampled_addmm(mt_call *call, mt_error *err) {
+  static const char *const op = "sparse_sampled_addmm";
+  const mt_host *h = mt__cpu_host(call);
+  const mt_tensor *in[3];
+  mt_status st;
+  mt__cpu_begin(call);
+  if ((st = mt__kw_check(MT_OP_sparse_sampled_addmm, call->kw, err)) != MT_OK) return st;
+  if ((st = inputs(call, 3, 3, op, in, err)) != MT_OK) return st;
+  const mt_tensor *c = in[0], *m1 = in[1], *m2 = in[2];
+  if ((st = sampled_check(c, m1, m2, err)) != MT_OK) return st;
+  double beta = mt_kw_float(call->kw, "beta", 1.0), alpha = mt_kw_float(call->kw, "alpha", 1.0);
+  mt_cgeom g;
+  if (!mt_cgeom_of(c, &g)) return mt_err(err, MT_INVALID_ARGUMENT, "%s: a malformed CSR input", op);
+  if (h->struct_size < offsetof(mt_host, compressed_new) + sizeof h->compressed_new ||
+      !h->compressed_new)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: the host cannot allocate CSR results", op);
+  if ((st = h->compressed_new(MT_KIND_CSR, c->dtype, c->ndim, c->shape, 0, NULL, g.nnz,
+                              &call->out[0], err)) != MT_OK)
+    return st;
+  mt_tensor *o = call->out[0];
+  memcpy(o->crow_indices, c->crow_indices, (size_t)(g.batches * (g.ncomp + 1)) * sizeof(int64_t));
+  if (g.nnz)
+    memcpy(o->col_indices, c->col_indices, (size_t)(g.batches * g.nnz) * sizeof(int64_t));
+  int64_t kk = m1->shape[m1->ndim - 1];
+  for (int64_t b = 0; b < g.batches; b++) {
+    const int64_t *crow = c->crow_indices + b * (g.ncomp + 1), *col = c->col_indices + b * g.nnz;
+    for (int64_t i = 0; i < g.rows; i++)
+      for (int64_t k = crow[i]; k < crow[i + 1]; k++) {
+        int64_t j = col[k], q = b * g.nnz + k;
+        double dot = 0.0;
+        for (int64_t t = 0; t < kk; t++) /* mat1[b, i, t] * mat2[b, t, j] */
+          dot += mt_dense_get(m1, (b * g.rows + i) * kk + t) *
+                 mt_dense_get(m2, (b * kk + t) * g.cols + j);
+        mt__cpu_st(o->values, o->dtype, q, beta * mt__cpu_ld(c->values, c->dtype, q) + alpha * dot);
+      }
+  }
+  call->n_out = 1;
+  return MT_OK;
+}

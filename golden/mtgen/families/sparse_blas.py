@@ -43,12 +43,15 @@ ERRORS = (
                         "Expected dim 1 size", "must match", "size mismatch",
                         "expected self.size(-1) == vec.size(-1)")),
     ("DTYPE_MISMATCH", ("expected scalar type", "not implemented for '",
-                        "can't be cast to the desired output type")),
+                        "can't be cast to the desired output type",
+                        "Expected self to be a floating-point", "to have the same dtype")),
     ("LAYOUT_MISMATCH", ("computation on CPU is not implemented", "MKL Sparse doesn't support",
                          "expected strided result tensor", "expected either 'mat1'",
                          "must be dense", "expand is unsupported", "zeros_sparse_compressed",
                          "Only batched sparse compressed", "operation not supported for mat",
-                         "self.is_sparse()", "Could not run")),
+                         "self.is_sparse()", "Could not run",
+                         "Expected result to have sparse csr layout",
+                         "to have strided layout")),
 )
 
 
@@ -120,6 +123,13 @@ def sparse(layout, g, shape, dt):
             "bsc": lambda: d.to_sparse_bsc((2, 2))}[layout]()
 
 
+def batched_csr(g, shape, dt):
+    """A batched CSR [b, m, n]: torch needs one nnz per batch, so every batch
+    stores the same positions (values differ)."""
+    keep = torch.rand(shape[1:], generator=g) < 0.45
+    return torch.where(keep, vals(g, shape, dt), torch.zeros((), dtype=dt)).to_sparse_csr()
+
+
 def tok(layout):
     """The case-id token of a layout: coo, csr, csc, bsr, bsc, dense."""
     return layout.split("_")[0]
@@ -146,6 +156,11 @@ def bound(op, ins, kw):
         return beta * a[0] + alpha * (a[1] @ a[2])
     if op == "addmv":
         return beta * a[0] + alpha * (a[1] @ a[2])
+    if op == "sparse_sampled_addmm":  # only where the input stores an entry
+        pattern = torch.sparse_csr_tensor(ins[0].crow_indices(), ins[0].col_indices(),
+                                          torch.ones_like(ins[0].values()),
+                                          ins[0].shape).to_dense().to(torch.float64)
+        return (beta * a[0] + alpha * (a[1] @ a[2])) * pattern
     if op == "linear":
         r = a[0] @ a[1].T
         return r + a[2] if len(a) > 2 else r
@@ -200,21 +215,24 @@ RUN = {
     "linear": lambda ins, kw: [F.linear(*ins)],
     "matmul": lambda ins, kw: [sorted_indices(torch.matmul(*ins))],
     "addmv": lambda ins, kw: [torch.addmv(*ins, **kw)],
+    "sparse_sampled_addmm": lambda ins, kw: [torch.sparse.sampled_addmm(*ins, **kw)],
 }
 CALL = {"mm": "torch.mm", "sparse_mm": "torch.sparse.mm", "addmm": "torch.addmm",
         "sparse_addmm": "torch.sparse.addmm", "smm": "torch.smm", "sspaddmm": "torch.sspaddmm",
         "hspmm": "torch.hspmm", "bmm": "torch.bmm", "linear": "torch.nn.functional.linear",
-        "matmul": "torch.matmul", "addmv": "torch.addmv"}
+        "matmul": "torch.matmul", "addmv": "torch.addmv",
+        "sparse_sampled_addmm": "torch.sparse.sampled_addmm"}
 RULES = {
     "mm": ("SPB-2",), "sparse_mm": ("SPB-2",), "matmul": ("SPB-2", "SPB-5"),
     "addmm": ("SPB-3",), "sparse_addmm": ("SPB-3",), "addmv": ("SPB-3",),
     "smm": ("SPB-4",), "sspaddmm": ("SPB-3", "SPB-4"), "hspmm": ("SPB-4",),
-    "bmm": ("SPB-5",), "linear": ("SPB-5",),
+    "bmm": ("SPB-5",), "linear": ("SPB-5",), "sparse_sampled_addmm": ("SPB-7",),
 }
 ARGS = {"mm": "mat1, mat2", "sparse_mm": "mat1, mat2", "addmm": "input, mat1, mat2",
         "sparse_addmm": "input, mat1, mat2", "smm": "mat1, mat2",
         "sspaddmm": "input, mat1, mat2", "hspmm": "mat1, mat2", "bmm": "mat1, mat2",
-        "linear": "input, weight", "matmul": "mat1, mat2", "addmv": "input, mat, vec"}
+        "linear": "input, weight", "matmul": "mat1, mat2", "addmv": "input, mat, vec",
+        "sparse_sampled_addmm": "input, mat1, mat2"}
 
 
 def make_case(op, layouts, short, variant, build, kw=None, k=K, extra_rules=()):
@@ -309,6 +327,29 @@ def mv_(sl, vk=K, cshape=(M,), poison=None):
         if poison is not None:
             c[0] = poison
         return [c, sparse(sl, g, (M, K), dt), vals(g, (vk,), dt)]
+    return build
+
+
+def sampled(cl="csr", batch=(), k=K, poison=None, m1_layout="dense"):
+    """[input, mat1, mat2] of sampled_addmm: input [*batch, M, N] in layout cl
+    (csr, csr_empty, csr_stored_zero, coo, csc, dense)."""
+    def build(g, dt):
+        if batch:
+            c = batched_csr(g, (*batch, M, N), dt)
+        elif cl == "csr_stored_zero":
+            c = torch.sparse_csr_tensor(torch.tensor([0, 1, 1, 2, 2]), torch.tensor([2, 0]),
+                                        torch.tensor([0.0, 1.5], dtype=dt), (M, N))
+        elif cl == "dense":
+            c = dense_sparse(g, (M, N), dt)
+        else:
+            c = sparse(cl, g, (M, N), dt)
+        if poison is not None:
+            c = c.clone()
+            c.values()[0] = poison
+        m1 = vals(g, (*batch, M, k), dt)
+        if m1_layout == "csr":
+            m1 = m1.to_sparse_csr()
+        return [c, m1, vals(g, (*batch, K, N), dt)]
     return build
 
 
@@ -430,6 +471,23 @@ SPECS = [
     ("addmv", "dense_csr_dense", "beta0_nan", mv_("csr", poison=NAN), {"beta": 0.0}),
     ("addmv", "dense_csr_dense", "broadcast_scalar", mv_("csr", cshape=(1,)), BA),
     ("addmv", "dense_csr_dense", "vector_mismatch", mv_("csr", vk=K + 1), None),
+    # batched CSR: torch's products refuse it (sampled_addmm below takes it)
+    ("mm", "csr_dense", "batched", lambda g, dt: [batched_csr(g, (2, M, K), dt),
+                                                  vals(g, (K, N), dt)], None),
+    ("bmm", "csr_dense", "batched", lambda g, dt: [batched_csr(g, (2, M, K), dt),
+                                                   vals(g, (2, K, N), dt)], None),
+    ("matmul", "csr_dense", "batched", lambda g, dt: [batched_csr(g, (2, M, K), dt),
+                                                      vals(g, (2, K, N), dt)], None),
+    # torch.sparse.sampled_addmm: the CSR input's pattern
+    *[("sparse_sampled_addmm", f"{tok(cl)}_dense_dense", v, sampled(cl, **o), kw)
+      for cl, v, o, kw in (
+          ("csr", "default", {}, None), ("csr", "beta_alpha", {}, BA),
+          ("csr_empty", "empty", {}, BA), ("csr_stored_zero", "stored_zero", {}, None),
+          ("csr", "batched", {"batch": (2,)}, BA),
+          ("csr", "beta0_nan", {"poison": NAN}, {"beta": 0.0}),
+          ("coo", "coo_input", {}, None), ("csc", "csc_input", {}, None),
+          ("dense", "dense_input", {}, None), ("csr", "inner_mismatch", {"k": K + 1}, None))],
+    ("sparse_sampled_addmm", "csr_csr_dense", "sparse_mat1", sampled(m1_layout="csr"), None),
 ]
 
 # dtype coverage beyond float32/float64: the basic case of each op
@@ -449,6 +507,7 @@ OTHER_SPECS = [
     ("addmv", "dense_csr_dense", "basic", mv_("csr"), None),
     ("sparse_mm", "coo_dense", "basic", s_d("coo"), None),
     ("sparse_addmm", "dense_coo_dense", "basic", c_s_d("coo"), None),
+    ("sparse_sampled_addmm", "csr_dense_dense", "basic", sampled(), None),
 ]
 
 
@@ -464,6 +523,9 @@ def dtype_mismatch():
         mk("addmm", "dense_coo_dense", lambda g, dt: [vals(g, (M, N), torch.float64),
                                                       sparse("coo", g, (M, K), dt),
                                                       vals(g, (K, N), dt)]),
+        mk("sparse_sampled_addmm", "csr_dense_dense",
+           lambda g, dt: [sparse("csr", g, (M, N), dt), vals(g, (M, K), torch.float64),
+                          vals(g, (K, N), torch.float64)]),
     ]
 
 
