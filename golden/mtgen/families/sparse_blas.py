@@ -364,6 +364,8 @@ SPECS = [
         ("coo_stored_zero", "stored_zero"), ("csr", "basic"), ("csr_empty", "empty"),
         ("csc", "basic"), ("bsr", "blocks_2x2"), ("bsr_nonsquare", "blocks_1x2"),
         ("bsc", "blocks_2x2"), ("coo_hybrid", "hybrid"))],
+    ("mm", "csr_dense", "hybrid", lambda g, dt: [
+        dense_sparse(g, (M, K, 2), dt).to_sparse_csr(dense_dim=1), vals(g, (K, N), dt)], None),
     ("mm", "coo_dense", "inner_mismatch", lambda g, dt: [sparse("coo", g, (M, K), dt),
                                                          vals(g, (K + 1, N), dt)], None),
     # dense @ sparse -> dense
