@@ -29,6 +29,7 @@ import math
 import torch
 import torch.nn.functional as F
 
+from .. import opinfo
 from ..model import ALL_DTYPES, Case, case_rng, check_ids, py
 from ..run import torch_error_text
 from ..sparse import error_class as sparse_error_class
@@ -235,7 +236,7 @@ ARGS = {"mm": "mat1, mat2", "sparse_mm": "mat1, mat2", "addmm": "input, mat1, ma
         "sparse_sampled_addmm": "input, mat1, mat2"}
 
 
-def make_case(op, layouts, short, variant, build, kw=None, k=K, extra_rules=()):
+def make_case(op, layouts, short, variant, build, kw=None, k=K, extra_rules=(), source=None):
     """One case; torch decides ok or error (its class from ERRORS)."""
     dt = ALL_DTYPES[short]
     kw = dict(kw or {})
@@ -262,7 +263,7 @@ def make_case(op, layouts, short, variant, build, kw=None, k=K, extra_rules=()):
         msg = torch_error_text(e)
     return Case(id=cid, op=op, rules=rules, tolerance=t, build=b, run=RUN[op],
                 torch_call=call, kwargs=kw, error_class=err,
-                error_match=msg[:60] if err else None, poison=False)
+                error_match=msg[:60] if err else None, poison=False, source=source)
 
 
 # builders: (g, dt) -> inputs
@@ -531,8 +532,33 @@ def dtype_mismatch():
     ]
 
 
-def cases():
+def opinfo_cases():
+    """torch's own sample inputs where its OpInfo yields sparse ones although
+    no supports_sparse* flag is set: sparse.sampled_addmm's samples are CSR
+    inputs (0-size dims among them), sparse.mm.reduce's a CSR @ dense with a
+    reduction; its reduce='sum' samples are torch.sparse.mm's product
+    (the other reductions are not in ops.def)."""
     out = []
+    for short in FLOATS:
+        dt = ALL_DTYPES[short]
+        for src, smp in opinfo.samples("sparse.sampled_addmm", dt, max_numel=200):
+            ins = [smp.input, *smp.args]
+            out.append(make_case("sparse_sampled_addmm", "csr_dense_dense", short,
+                                 f"opinfo_{src.split(':')[-1]}",
+                                 lambda g, dt, ins=ins: [x.clone() for x in ins],
+                                 dict(smp.kwargs), k=ins[1].shape[-1], source=src))
+        for src, smp in opinfo.samples("sparse.mm.reduce", dt, max_numel=200):
+            if smp.args[1] != "sum" or smp.kwargs:
+                continue
+            ins = [smp.input, smp.args[0]]
+            out.append(make_case("sparse_mm", "csr_dense", short, f"opinfo_{src.split(':')[-1]}",
+                                 lambda g, dt, ins=ins: [x.clone() for x in ins],
+                                 k=ins[0].shape[-1], source=src))
+    return out
+
+
+def cases():
+    out = opinfo_cases()
     for op, layouts, variant, build, kw in SPECS:
         for short in FLOATS:
             out.append(make_case(op, layouts, short, variant, build, kw))
