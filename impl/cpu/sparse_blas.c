@@ -626,7 +626,9 @@ static mt_status addmm_common(mt_call *call, mt_op opid, const char *op, mt_erro
     return mt_err(err, MT_LAYOUT_MISMATCH,
                   "%s: addmm_sparse_dense: expected strided result tensor, got a %s input", op,
                   mt_kind_name(c->kind));
-  if (!is_sparse(a) || is_sparse(b))
+  /* sparse @ dense, or dense @ a compressed layout (torch's addmm of a
+   * strided mat1 goes to the compressed kernels; COO there is refused) */
+  if (is_sparse(a) == is_sparse(b) || (is_sparse(b) && !mt_kind_is_compressed(b->kind)))
     return mt_err(err, MT_LAYOUT_MISMATCH,
                   "%s: expected either 'mat1' to have sparse layout and 'mat2' to have strided "
                   "layout (got %s and %s)",
@@ -636,7 +638,8 @@ static mt_status addmm_common(mt_call *call, mt_op opid, const char *op, mt_erro
   if ((st = check_bcast(c, a->shape[0], b->shape[1], 0, op, err)) != MT_OK) return st;
   if ((st = product_of(a, b, op, &p, err)) != MT_OK) goto out;
   int64_t shape[2] = {a->shape[0], b->shape[1]};
-  st = dense_result(h, a->dtype, 2, shape, &p.acc, 0, c, 0, beta, alpha, &call->out[0], err);
+  st = dense_result(h, a->dtype, 2, shape, &p.acc, p.transposed, c, 0, beta, alpha,
+                    &call->out[0], err);
   if (st == MT_OK) call->n_out = 1;
 out:
   product_free(&p);

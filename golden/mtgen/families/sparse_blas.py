@@ -293,6 +293,16 @@ def c_s_d(sl, cshape=(M, N), poison=None, nan_b=False):
     return build
 
 
+def c_d_s(sl, poison=None):
+    """[input, dense mat1, sparse mat2] of addmm (dense @ sparse)."""
+    def build(g, dt):
+        c = vals(g, (M, N), dt)
+        if poison is not None:
+            c.view(-1)[0], c.view(-1)[-1] = poison, -poison
+        return [c, vals(g, (M, K), dt), sparse(sl, g, (K, N), dt)]
+    return build
+
+
 def csp_s_d(cl, al, cshape=(M, N), poison=None):
     def build(g, dt):
         c = sparse(cl, g, cshape, dt)
@@ -367,6 +377,12 @@ SPECS = [
         ("bsc", "blocks_2x2"), ("coo_hybrid", "hybrid"))],
     ("mm", "csr_dense", "hybrid", lambda g, dt: [
         dense_sparse(g, (M, K, 2), dt).to_sparse_csr(dense_dim=1), vals(g, (K, N), dt)], None),
+    # 0-size dims
+    *[("mm", f"{tok(sl)}_dense", f"zero_{n}", (lambda g, dt, sl=sl, a=a, b=b: [
+        sparse(sl, g, a, dt), vals(g, b, dt)]), None) for sl in ("coo", "csr")
+      for n, a, b in (("rows", (0, K), (K, N)), ("inner", (M, 0), (0, N)),
+                      ("cols", (M, K), (K, 0)))],
+    *[(op, "coo_dense", "zero_cols", s_d("coo", n=0), None) for op in ("smm", "hspmm")],
     ("mm", "coo_dense", "inner_mismatch", lambda g, dt: [sparse("coo", g, (M, K), dt),
                                                          vals(g, (K + 1, N), dt)], None),
     # dense @ sparse -> dense
@@ -403,6 +419,11 @@ SPECS = [
       for sl in ("coo", "csr")],
     *[("addmm", f"dense_{tok(sl)}_dense", f"broadcast_{n}", c_s_d(sl, cshape=s), BA)
       for sl in ("coo", "csr") for n, s in (("row", (N,)), ("column", (M, 1)), ("scalar", ()))],
+    # dense @ sparse
+    *[("addmm", f"dense_dense_{tok(sl)}", v, c_d_s(sl), kw) for sl, v, kw in (
+        ("csr", "beta_alpha", BA), ("csc", "beta_alpha", BA), ("bsc", "beta_alpha", BA),
+        ("bsr", "beta_alpha", BA), ("coo", "beta_alpha", BA))],
+    ("addmm", "dense_dense_csr", "beta0_nan_inf", c_d_s("csr", poison=NAN), {"beta": 0.0}),
     ("addmm", "dense_coo_dense", "input_mismatch", c_s_d("coo", cshape=(M, N + 1)), None),
     ("addmm", "coo_coo_dense", "sparse_input", csp_s_d("coo", "coo"), None),
     ("addmm", "csr_csr_dense", "sparse_input", lambda g, dt: [
