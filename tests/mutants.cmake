@@ -143,6 +143,8 @@ set(MUTANTS
   spb_last_entry_dropped=SPB-2
   spb_sampled_full_product=SPB-7
   spb_smm_flagged_coalesced=SPB-4
+  spb_linear_bias_dropped=SPB-5
+  spb_compressed_ints_accepted=SPB-1
   # the numpy_ma profile (name=RULE@numpy_ma: run with --profile numpy_ma)
   npma_union_of_specified=NPMA-2@numpy_ma
   npma_log_keeps_nan=NPMA-3@numpy_ma
