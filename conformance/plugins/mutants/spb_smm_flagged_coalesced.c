@@ -1,5 +1,5 @@
-/* spb_smm_flagged_coalesced.c - breaks SPB-4 (caught at level strict,
- * SP-6): smm flags its result coalesced. Its entries are sorted and unique,
+/* spb_smm_flagged_coalesced.c - breaks SPB-4 (caught because SPB cases
+ * check the structure, SP-6): smm flags its result coalesced. Its entries are sorted and unique,
  * so the values agree; torch's `is_coalesced()` is False all the same (an
  * implementation that sets the flag from the entries' order, not torch's
  * kernel). */
