@@ -143,6 +143,18 @@ set(MUTANTS
   spc_values_coalesces=SPC-8
   spc_negative_index_wraps=SPC-9
   spc_csr_cols_sorted_silently=SPC-10
+  # sparse BLAS, family sparse_blas
+  spb_beta_ignored=SPB-3
+  spb_alpha_ignored=SPB-3
+  spb_beta0_reads_input=SPB-3
+  spb_smm_dense_result=SPB-4
+  spb_hspmm_not_hybrid=SPB-4
+  spb_duplicates_dropped=SPB-6
+  spb_last_entry_dropped=SPB-2
+  spb_sampled_full_product=SPB-7
+  spb_smm_flagged_coalesced=SPB-4
+  spb_linear_bias_dropped=SPB-5
+  spb_compressed_ints_accepted=SPB-1
   # the numpy_ma profile (name=RULE@numpy_ma: run with --profile numpy_ma)
   npma_union_of_specified=NPMA-2@numpy_ma
   npma_log_keeps_nan=NPMA-3@numpy_ma
