@@ -10,6 +10,7 @@ from torch.masked import masked_tensor
 from ..inputs import as_dense, masked, rand_mask, randn, uniform
 from ..model import ALL_DTYPES, Case, check_ids, py
 from ..opinfo import sample_mask, samples
+from . import reduce_sparse
 
 FLOATS = (torch.float16, torch.float32, torch.float64)
 INTS = (torch.int64, torch.int32, torch.int8)
@@ -528,6 +529,7 @@ def cases():
                                      functools.partial(build, dt=dt, op=op), run, call, kwargs,
                                      tol or tolerance(op, dt), dim=form))
             out += opinfo_cases(op, short, dt)
+    out += reduce_sparse.cases()  # plain sparse tensors (SPS-3, SPS-4)
     return check_ids(out)
 
 

@@ -25,6 +25,7 @@ from torch.masked import masked_tensor
 
 from ..model import ALL_DTYPES, Case, check_ids, py
 from ..opinfo import sample_mask, samples
+from . import structure_sparse
 
 # MaskedTensor refuses uint8 and bfloat16 data ("torch.uint8 is not supported in MaskedTensor")
 DTS = {k: v for k, v in ALL_DTYPES.items() if k not in ("u8", "bf16")}
@@ -587,6 +588,7 @@ def cases():
         out += corner_cases(short, dt)
         out += opinfo_cases(short, dt, limit=3 if short == "f32" else 2)  # under 3 MB
     out += f32_cases()
+    out += structure_sparse.cases()  # plain sparse tensors (SPS-*)
     return check_ids(out)
 
 
