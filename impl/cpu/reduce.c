@@ -51,6 +51,7 @@
 
 #include "cpu_util.h"
 #include "mt/kwargs.h"
+#include "sps.h"
 
 typedef enum { K_SUM, K_MEAN, K_PROD, K_MIN, K_MAX, K_ARGMIN, K_ARGMAX, K_ALL, K_VAR, K_STD, K_NORM } red_kind;
 
@@ -463,6 +464,8 @@ static mt_status reduce(mt_call *call, mt_op op, const red_spec *s, mt_error *er
   red_kind k = s->kind;
   mt_status st;
 
+  if (mt__sps_call(call) && (op == MT_OP_sum || op == MT_OP_amax || op == MT_OP_norm))
+    return mt__sps_reduce(call, op, err); /* plain sparse: reduce_sparse.c (SPS-3, SPS-4) */
   mt__cpu_begin(call);
   if ((st = mt__kw_check(op, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, name, &m, err)) != MT_OK) return st;

@@ -13,6 +13,7 @@
  * Outputs are new contiguous tensors allocated through the call's host
  * (CALL-1): a view op returns a copy of the view. */
 #include "structure_util.h"
+#include "sps.h" /* plain sparse inputs: structure_sparse.c (SPS-*) */
 
 #include "sparse_convert.h"
 
@@ -494,15 +495,21 @@ static mt_status v_identity(const mt_call *call, const char *op, st_view *v, mt_
 mt_status mt_cpu_select(mt_call *c, mt_error *e) { return view_op(c, MT_OP_select, v_select, e); }
 mt_status mt_cpu_slice(mt_call *c, mt_error *e) { return view_op(c, MT_OP_slice, v_slice, e); }
 mt_status mt_cpu_transpose(mt_call *c, mt_error *e) {
+  if (mt__sps_call(c)) return mt__sps_structure(c, MT_OP_transpose, e);
   return view_op(c, MT_OP_transpose, v_transpose, e);
 }
-mt_status mt_cpu_t(mt_call *c, mt_error *e) { return view_op(c, MT_OP_t, v_t, e); }
+mt_status mt_cpu_t(mt_call *c, mt_error *e) {
+  if (mt__sps_call(c)) return mt__sps_structure(c, MT_OP_t, e);
+  return view_op(c, MT_OP_t, v_t, e);
+}
 mt_status mt_cpu_view(mt_call *c, mt_error *e) { return view_op(c, MT_OP_view, v_view, e); }
 mt_status mt_cpu_reshape(mt_call *c, mt_error *e) {
+  if (mt__sps_call(c)) return mt__sps_structure(c, MT_OP_reshape, e);
   return view_op(c, MT_OP_reshape, v_reshape, e);
 }
 mt_status mt_cpu_expand(mt_call *c, mt_error *e) { return view_op(c, MT_OP_expand, v_expand, e); }
 mt_status mt_cpu_unsqueeze(mt_call *c, mt_error *e) {
+  if (mt__sps_call(c)) return mt__sps_structure(c, MT_OP_unsqueeze, e);
   return view_op(c, MT_OP_unsqueeze, v_unsqueeze, e);
 }
 mt_status mt_cpu_unfold(mt_call *c, mt_error *e) { return view_op(c, MT_OP_unfold, v_unfold, e); }
@@ -854,7 +861,10 @@ out:
   return st;
 }
 
-mt_status mt_cpu_cat(mt_call *c, mt_error *e) { return cat_views(c, MT_OP_cat, 0, e); }
+mt_status mt_cpu_cat(mt_call *c, mt_error *e) {
+  if (mt__sps_call(c)) return mt__sps_structure(c, MT_OP_cat, e);
+  return cat_views(c, MT_OP_cat, 0, e);
+}
 mt_status mt_cpu_stack(mt_call *c, mt_error *e) { return cat_views(c, MT_OP_stack, 1, e); }
 
 /* ---- where (STR-3) -------------------------------------------------------- */
@@ -1026,7 +1036,10 @@ out:
   if (mask) h->free(mask);
   return st;
 }
-mt_status mt_cpu_clone(mt_call *c, mt_error *e) { return copy_both(c, MT_OP_clone, e); }
+mt_status mt_cpu_clone(mt_call *c, mt_error *e) {
+  if (mt__sps_call(c)) return mt__sps_structure(c, MT_OP_clone, e);
+  return copy_both(c, MT_OP_clone, e);
+}
 mt_status mt_cpu_detach(mt_call *c, mt_error *e) { return copy_both(c, MT_OP_detach, e); }
 
 /* ones_like: data all ones (masked-out elements too), the input's mask. */
@@ -1121,6 +1134,7 @@ out:
  * converted to dst's dtype), dst's mask kept; src's mask is not compared
  * with dst's (torch does not). */
 mt_status mt_cpu_copy_(mt_call *call, mt_error *err) {
+  if (mt__sps_call(call)) return mt__sps_structure(call, MT_OP_copy_, err);
   static const char *op = "copy_";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *dst = NULL, *src = NULL;

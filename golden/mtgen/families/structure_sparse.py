@@ -21,6 +21,8 @@ from ..model import ALL_DTYPES, Case, case_rng
 # would call INVALID_ARGUMENT but are a layout or a shape refusal by that
 # table's own words; checked before sparse.error_class (first match wins)
 LOCAL_CLASSES = (
+    ("DTYPE_MISMATCH", ("input dtype should be either floating point",)),
+    ("INDEX_OUT_OF_RANGE", ("out of range. Expecting 0 <= dim",)),
     ("SHAPE_MISMATCH", ("All tensors must have the same shape",
                         "must have the same sparse_dim and dense_dim")),
     ("LAYOUT_MISMATCH", ("between dense and sparse Tensors is not implemented",
@@ -28,6 +30,7 @@ LOCAL_CLASSES = (
                          "expected sparse coordinate tensor layout",
                          "Concatenating sparse tensors, but a dense tensor",
                          "in-place transposition is not supported",
+                         "copy of sparse compressed tensors having different layouts",
                          "Currently the only compressed sparse format supported",
                          "resize_reduction: support for output with",
                          "Only batched sparse compressed (non-block) tensors")),

@@ -1,0 +1,163 @@
+/* sps_util.h - helpers of the plain sparse kernels (SPS-*):
+ * structure_sparse.c, reduce_sparse.c, sparse_misc.c (internal).
+ *
+ * A plain sparse tensor is a COO or compressed (CSR, CSC, BSR, BSC) tensor
+ * that is not the storage of a masked tensor. torch's names of the layouts
+ * and backends appear in the refusals, as torch spells them. */
+#ifndef MT_CPU_SPS_UTIL_H
+#define MT_CPU_SPS_UTIL_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_util.h"
+#include "mt/compressed.h"
+#include "mt/kwargs.h"
+#include "sps.h"
+
+static inline int sps_compressed(const mt_tensor *t) { return mt_kind_is_compressed(t->kind); }
+
+/* torch's layout name: "Sparse", "SparseCsr", ... */
+static inline const char *sps_layout(const mt_tensor *t) {
+  switch (t->kind) {
+    case MT_KIND_COO: return "Sparse";
+    case MT_KIND_CSR: return "SparseCsr";
+    case MT_KIND_CSC: return "SparseCsc";
+    case MT_KIND_BSR: return "SparseBsr";
+    case MT_KIND_BSC: return "SparseBsc";
+    default: return "Strided";
+  }
+}
+
+/* "CSR" / "CSC" / "BSR" / "BSC", as torch's "Sparse CSR tensors do not
+ * have strides" */
+static inline const char *sps_upper(const mt_tensor *t) {
+  switch (t->kind) {
+    case MT_KIND_CSR: return "CSR";
+    case MT_KIND_CSC: return "CSC";
+    case MT_KIND_BSR: return "BSR";
+    case MT_KIND_BSC: return "BSC";
+    default: return "COO";
+  }
+}
+
+/* torch's dispatch key of a plain sparse tensor on the CPU */
+static inline const char *sps_backend(const mt_tensor *t) {
+  return t->kind == MT_KIND_COO ? "SparseCPU" : "SparseCsrCPU";
+}
+
+/* SPS-0: the op has no kernel for this layout (NotImplementedError). */
+static inline mt_status sps_no_kernel(mt_error *err, const char *op, const char *aten,
+                                      const mt_tensor *t) {
+  return mt_err(err, MT_LAYOUT_MISMATCH,
+                "%s: Could not run 'aten::%s' with arguments from the '%s' backend", op, aten,
+                sps_backend(t));
+}
+
+/* torch's wrap of a dim into [0, n) ("Dimension out of range (expected to
+ * be in range of [-n, n-1], but got d)"); n = 0 counts as 1, as torch. */
+static inline mt_status sps_wrap_dim(const char *op, int64_t d, int n, int *out, mt_error *err) {
+  int m = n > 0 ? n : 1;
+  if (d < -m || d >= m)
+    return mt_err(err, MT_INDEX_OUT_OF_RANGE,
+                  "%s: Dimension out of range (expected to be in range of [%d, %d], but got %lld)",
+                  op, -m, m - 1, (long long)d);
+  *out = (int)(d < 0 ? d + m : d);
+  return MT_OK;
+}
+
+/* torch's ScalarType name ("Float", "Long", "Bool") for messages. */
+static inline const char *sps_scalar_name(mt_dtype d) {
+  switch (d) {
+    case MT_float32: return "Float";
+    case MT_float64: return "Double";
+    case MT_float16: return "Half";
+    case MT_bfloat16: return "BFloat16";
+    case MT_int64: return "Long";
+    case MT_int32: return "Int";
+    case MT_int8: return "Char";
+    case MT_uint8: return "Byte";
+    case MT_bool: return "Bool";
+    default: return "?";
+  }
+}
+
+/* Element di of dst (dtype ddt) = element si of src (dtype sdt), converted
+ * as torch's copy_/to(): to bool by != 0, float to integer toward zero,
+ * integers exactly, floats rounded once. */
+static inline void sps_convert(void *dst, mt_dtype ddt, int64_t di, const void *src, mt_dtype sdt,
+                               int64_t si) {
+  if (ddt == MT_bool) {
+    ((uint8_t *)dst)[di] = mt__cpu_is_float(sdt) ? mt__cpu_ld(src, sdt, si) != 0.0
+                                                 : mt__cpu_ldi(src, sdt, si) != 0;
+  } else if (mt__cpu_is_int(ddt)) {
+    int64_t v = mt__cpu_is_float(sdt) ? (int64_t)trunc(mt__cpu_ld(src, sdt, si))
+                                      : mt__cpu_ldi(src, sdt, si);
+    mt__cpu_sti(dst, ddt, di, v);
+  } else if (sdt == ddt) {
+    size_t es = mt_dtype_size(ddt);
+    memcpy((char *)dst + (size_t)di * es, (const char *)src + (size_t)si * es, es);
+  } else {
+    double v = mt__cpu_is_float(sdt) ? mt__cpu_ld(src, sdt, si)
+                                     : (double)mt__cpu_ldi(src, sdt, si);
+    mt__cpu_st(dst, ddt, di, v);
+  }
+}
+
+/* A COO result: h->coo_new, then *out. */
+static inline mt_status sps_coo_new(const mt_host *h, mt_dtype dt, int ndim, const int64_t *shape,
+                                    int sparse_dim, int64_t nnz, mt_tensor **out, mt_error *err) {
+  return h->coo_new(dt, ndim, shape, sparse_dim, nnz, out, err);
+}
+
+/* Copies value row k of src (its row_numel elements, bytes) into row j of dst. */
+static inline void sps_copy_row(mt_tensor *dst, int64_t j, const mt_tensor *src, int64_t k) {
+  size_t es = mt_dtype_size(src->dtype);
+  size_t row = (size_t)mt_coo_row_numel(src) * es;
+  if (row) memcpy((char *)dst->values + (size_t)j * row, (const char *)src->values + (size_t)k * row, row);
+}
+
+/* The first kernel steps of every plain sparse op: kwargs, input 0 valid. */
+static inline mt_status sps_begin(mt_call *call, mt_op op, const mt_tensor **x, mt_error *err) {
+  mt_status st;
+  mt__cpu_begin(call);
+  if ((st = mt__kw_check(op, call->kw, err)) != MT_OK) return st;
+  if ((st = mt__cpu_input(call, 0, mt_op_name(op), x, err)) != MT_OK) return st;
+  return mt_tensor_validate(*x, "inputs/0", err);
+}
+
+/* The result of a kernel: out[0] = *t, *t = NULL. */
+static inline mt_status sps_out(mt_call *call, mt_tensor **t) {
+  call->out[0] = *t;
+  call->n_out = 1;
+  *t = NULL;
+  return MT_OK;
+}
+
+/* The dims of a DIMS kwarg (absent: *n = -1), each wrapped into [0, ndim);
+ * a repeated one is torch's "dim d appears multiple times in the list of
+ * dims" (INVALID_ARGUMENT). red[d] = 1 for each reduced dim. */
+static inline mt_status sps_dims(const char *op, const mt_kwargs *kw, int ndim, int red[MT_MAX_DIMS],
+                                 int *n, mt_error *err) {
+  const mt_kwarg *a = mt_kw_find(kw, "dim");
+  memset(red, 0, sizeof(int) * MT_MAX_DIMS);
+  *n = -1;
+  if (!a) return MT_OK;
+  int cnt = a->type == MT_KW_INTS ? a->n : 1;
+  *n = 0;
+  for (int k = 0; k < cnt; k++) {
+    int d = 0;
+    mt_status st = sps_wrap_dim(op, a->type == MT_KW_INTS ? a->ints[k] : a->i, ndim, &d, err);
+    if (st != MT_OK) return st;
+    if (red[d])
+      return mt_err(err, MT_INVALID_ARGUMENT, "%s: dim %d appears multiple times in the list of dims",
+                    op, d);
+    red[d] = 1;
+    (*n)++;
+  }
+  return MT_OK;
+}
+
+#endif /* MT_CPU_SPS_UTIL_H */
