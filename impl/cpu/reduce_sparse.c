@@ -45,6 +45,7 @@ static void acc_add(sum_acc *a, int64_t o, const void *v, mt_dtype dt, int64_t i
     a->i[o] += mt__cpu_is_float(dt) ? (int64_t)trunc(mt__cpu_ld(v, dt, i)) : mt__cpu_ldi(v, dt, i);
 }
 static void acc_store(const sum_acc *a, int64_t o, void *dst, mt_dtype odt, int64_t j) {
+  /* a bool sum (torch.sparse.sum with dim keeps bool): any nonzero term */
   if (a->is_f)
     mt__cpu_st(dst, odt, j, a->f[o]);
   else
@@ -237,6 +238,9 @@ mt_status mt__sps_sum(mt_call *call, mt_op opid, int sparse, mt_error *err) {
     if ((st = csr_sum_keepdim(h, x, red, odt, &out, err)) != MT_OK) return st;
     return sps_out(call, &out);
   }
+  /* torch.sparse.sum over some dims keeps an integer or bool dtype (only
+   * the full sum widens to int64, as torch.sum always does; SPS-3) */
+  if (sparse && n < x->ndim && !mt_kw_find(call->kw, "dtype")) odt = x->dtype;
   if ((st = coo_sum_dims(h, x, red, odt, &out, err)) != MT_OK) return st;
   if (keepdim) { /* torch: the sum, then each reduced dim unsqueezed in turn */
     for (int d = 0; d < x->ndim; d++) {
@@ -274,7 +278,7 @@ static mt_status sps_amax(mt_call *call, mt_error *err) {
   return sps_no_kernel(err, "amax", "amax.out", x);
 }
 
-/* norm (SPS-4): COO only, floats only, the full reduction only; the
+/* norm (SPS-4): floats only (checked first), COO only, the full reduction only; the
  * vector p-norm of the coalesced values (duplicates summed first). */
 static mt_status sps_norm(mt_call *call, mt_error *err) {
   static const char *op = "norm";
@@ -284,10 +288,10 @@ static mt_status sps_norm(mt_call *call, mt_error *err) {
   int red[MT_MAX_DIMS], n;
   mt_status st;
   if ((st = sps_begin(call, MT_OP_norm, &x, err)) != MT_OK) return st;
-  if (x->kind != MT_KIND_COO) return sps_no_kernel(err, op, "norm.out", x);
-  if (!mt__cpu_is_float(x->dtype))
+  if (!mt__cpu_is_float(x->dtype)) /* torch checks the dtype first, on every layout */
     return mt_err(err, MT_DTYPE_MISMATCH, "norm: norm(): input dtype should be either floating "
                   "point or complex. Got %s instead.", sps_scalar_name(x->dtype));
+  if (x->kind != MT_KIND_COO) return sps_no_kernel(err, op, "norm.out", x);
   if ((st = sps_dims(op, call->kw, x->ndim, red, &n, err)) != MT_OK) return st;
   if (n >= 0 && n != x->ndim)
     return mt_err(err, MT_INVALID_ARGUMENT, "norm: norm_sparse currently only supports full "

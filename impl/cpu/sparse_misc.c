@@ -148,7 +148,8 @@ mt_status mt_cpu_narrow_copy(mt_call *call, mt_error *err) {
  * tensor. Along a sparse dim: for each position j of the index, every
  * entry whose index along dim is index[j], re-indexed j (an entry is
  * repeated as often as the index names it); along a dense dim: every
- * entry, its values gathered. The result is not coalesced. */
+ * entry, its values gathered. Coalesced only when fewer than 2 entries
+ * are stored (SPS-2). */
 mt_status mt_cpu_index_select(mt_call *call, mt_error *err) {
   static const char *op = "index_select";
   const mt_host *h = mt__cpu_host(call);
@@ -214,7 +215,7 @@ mt_status mt_cpu_index_select(mt_call *call, mt_error *err) {
                  (size_t)inner * es);
     }
   }
-  out->coalesced = 0;
+  out->coalesced = sps_built_flag(nnz);
   st = sps_out(call, &out);
 out:
   free(idx);

@@ -112,6 +112,11 @@ static inline mt_status sps_coo_new(const mt_host *h, mt_dtype dt, int ndim, con
   return h->coo_new(dt, ndim, shape, sparse_dim, nnz, out, err);
 }
 
+/* SPS-2: the coalesced flag torch gives a COO result it builds from
+ * scratch (unsqueeze, cat, index_select, sum's keepdim): set when fewer
+ * than 2 entries are stored, whatever the input's flag. */
+static inline int sps_built_flag(int64_t nnz) { return nnz < 2; }
+
 /* Copies value row k of src (its row_numel elements, bytes) into row j of dst. */
 static inline void sps_copy_row(mt_tensor *dst, int64_t j, const mt_tensor *src, int64_t k) {
   size_t es = mt_dtype_size(src->dtype);

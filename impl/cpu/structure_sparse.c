@@ -133,7 +133,8 @@ out:
 /* ---- t, transpose ------------------------------------------------------ */
 
 /* A COO tensor with sparse dims a and b swapped: indices rows and shape;
- * entries in the input's order, coalesced flag cleared (SPS-2). */
+ * entries in the input's order, coalesced flag cleared (SPS-2) unless
+ * nothing is stored. */
 static mt_status coo_swap(const mt_host *h, const mt_tensor *x, int a, int b, mt_tensor **out,
                           mt_error *err) {
   int64_t shape[MT_MAX_DIMS];
@@ -151,7 +152,7 @@ static mt_status coo_swap(const mt_host *h, const mt_tensor *x, int a, int b, mt
   if (x->nnz)
     memcpy((*out)->values, x->values,
            (size_t)(x->nnz * mt_coo_row_numel(x)) * mt_dtype_size(x->dtype));
-  (*out)->coalesced = 0;
+  (*out)->coalesced = x->nnz == 0; /* torch: cleared even for one entry (SPS-2) */
   return MT_OK;
 }
 
@@ -256,7 +257,8 @@ static mt_status sps_transpose(mt_call *call, mt_error *err) {
 /* ---- unsqueeze, reshape ------------------------------------------------ */
 
 /* A size-1 dim at d: a sparse dim (index 0 in every entry) when d <=
- * sparse_dim, else a dense dim (the values gain a 1); coalesced cleared. */
+ * sparse_dim, else a dense dim (the values gain a 1); coalesced only when
+ * fewer than 2 entries are stored (SPS-2). */
 mt_status mt__sps_unsqueeze_coo(const mt_host *h, const mt_tensor *x, int d, mt_tensor **out,
                                 mt_error *err) {
   int64_t shape[MT_MAX_DIMS];
@@ -275,7 +277,7 @@ mt_status mt__sps_unsqueeze_coo(const mt_host *h, const mt_tensor *x, int d, mt_
   if (x->nnz)
     memcpy((*out)->values, x->values,
            (size_t)(x->nnz * mt_coo_row_numel(x)) * mt_dtype_size(x->dtype));
-  (*out)->coalesced = 0;
+  (*out)->coalesced = sps_built_flag(x->nnz);
   return MT_OK;
 }
 
@@ -310,7 +312,7 @@ static mt_status sps_reshape(mt_call *call, mt_error *err) {
  * an input's indices along d shifted by the sizes before it; along a dense
  * dim each input's values land in their own slice of the wider values
  * (zeros elsewhere). Every input stays as stored: duplicates and explicit
- * zeros kept, coalesced cleared. */
+ * zeros kept; coalesced only when fewer than 2 entries are stored. */
 static mt_status sps_cat(mt_call *call, mt_error *err) {
   static const char *op = "cat";
   const mt_host *h = mt__cpu_host(call);
@@ -385,7 +387,7 @@ static mt_status sps_cat(mt_call *call, mt_error *err) {
     at += x->nnz;
     off += x->shape[d];
   }
-  out->coalesced = 0;
+  out->coalesced = sps_built_flag(nnz);
   return sps_out(call, &out);
 }
 
