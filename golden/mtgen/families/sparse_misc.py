@@ -199,7 +199,9 @@ def cases():
             # an op's further rows: ROW_LAYOUTS only (the size budget)
             lays = tuple((lay, f"{var}_{suffix}" if suffix else var, b) for lay, var, b in LAYOUTS
                          if n == 0 or (lay, var) in ROW_LAYOUTS)
-            extra = tuple((lay, f"{var}_{suffix}" if suffix else var) for lay, var in EXTRA_LAYOUTS)
+            # the other dtypes: on an op's first row and on dim0 (the size budget)
+            extra = tuple((lay, f"{var}_{suffix}" if suffix else var) for lay, var in EXTRA_LAYOUTS
+                          if n == 0 or suffix == "dim0")
             out += matrix(op, run, text, kw_of, tol, rules, layouts=lays, extra=extra)
     out += index_select_cases()
     out += corner_cases()
