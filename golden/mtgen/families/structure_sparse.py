@@ -176,18 +176,18 @@ LAYOUTS = (
     ("coo", "uncoalesced", coo_uncoalesced),
     ("coo", "hybrid", coo_hybrid),
     ("coo", "3d", coo_3d),
-    ("coo", "empty", coo_empty),
+    ("coo", "nnz0", coo_empty),
     ("coo", "empty_1d", coo_empty_1d),
     ("coo", "zero_size", coo_zero_size),
     ("csr", "basic", csr),
-    ("csr", "empty", csr_empty),
+    ("csr", "nnz0", csr_empty),
     ("csr", "batched", csr_batched),
     ("csc", "basic", csc),
     ("bsr", "blocks_2x3", bsr),
     ("bsc", "blocks_2x3", bsc),
 )
 # the layouts of an op's further argument rows (its first row has them all)
-ROW_LAYOUTS = (("coo", "coalesced"), ("coo", "uncoalesced"), ("coo", "hybrid"), ("coo", "empty"),
+ROW_LAYOUTS = (("coo", "coalesced"), ("coo", "uncoalesced"), ("coo", "hybrid"), ("coo", "nnz0"),
                ("csr", "basic"))
 EXTRA_DTS = ("f16", "bf16", "i64", "i32", "bool")
 EXTRA_LAYOUTS = (("coo", "coalesced"), ("csr", "basic"))
@@ -221,7 +221,8 @@ def matrix(op, run, text, kw_of, tol_of, rules, n_in=1, layouts=LAYOUTS, second=
                 f32_err = err
             elif err and err == f32_err:
                 continue  # the same refusal as float32's (SPS-0: checked before elements)
-            out.append(Case(id=cid, op=op, rules=rules + (("SPS-0",) if err else ()),
+            out.append(Case(id=cid, op=op,
+                            rules=rules + (("SPS-0",) if err and "SPS-0" not in rules else ()),
                             tolerance="exact" if err else tol_of(dt, kw),
                             build=b, run=run, torch_call=text, kwargs=kw, error_class=err,
                             poison=False))
@@ -253,6 +254,11 @@ OPS = {
 }
 
 
+# op -> the rules of its cases (SPS-1 copies, SPS-2 index moves, SPS-0 refusals)
+RULES = {"clone": ("SPS-1",), "copy_": ("SPS-1",), "t": ("SPS-2",), "transpose": ("SPS-2",),
+         "unsqueeze": ("SPS-2",), "reshape": ("SPS-0",), "cat": ("SPS-2",)}
+
+
 def _copy_src(g, dt, dst):
     """copy_'s source: the same layout and structure as dst, other values
     (torch's compressed copy_ needs the same nnz)."""
@@ -279,8 +285,9 @@ def corner_cases():
     out = []
     dts = ("f32", "f64")
 
-    def add(op, tok, variant, build, kw, text=None, rules=("SPS-2",)):
+    def add(op, tok, variant, build, kw, text=None, rules=None):
         run, t, _ = OPS[op]
+        rules = rules or RULES[op]
         for short in dts:
             dt = ALL_DTYPES[short]
             cid = f"{op}.{tok}.{short}.{variant}"
@@ -341,7 +348,7 @@ def corner_cases():
                 g, ALL_DTYPES[s], bld(g, torch.float32))])
             run = OPS["copy_"][0]
             err = outcome(cid, b, run, {})
-            out.append(Case(id=cid, op="copy_", rules=("SPS-2",), tolerance="exact", build=b,
+            out.append(Case(id=cid, op="copy_", rules=("SPS-1",), tolerance="exact", build=b,
                             run=run, torch_call="dst.copy_(src)", kwargs={}, error_class=err,
                             poison=False))
     return out
@@ -351,6 +358,6 @@ def cases():
     out = []
     for op, (run, text, kw_of) in OPS.items():
         second = _copy_src if op == "copy_" else _cat_second if op == "cat" else None
-        out += matrix(op, run, text, kw_of, tol_exact, ("SPS-2",),
+        out += matrix(op, run, text, kw_of, tol_exact, RULES[op],
                       n_in=2 if op in ("copy_", "cat") else 1, second=second)
     return out + corner_cases()
