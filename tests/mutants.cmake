@@ -155,6 +155,12 @@ set(MUTANTS
   spb_smm_flagged_coalesced=SPB-4
   spb_linear_bias_dropped=SPB-5
   spb_compressed_ints_accepted=SPB-1
+  # plain sparse structure and reductions (SPS-*)
+  sps_t_keeps_coalesced=SPS-2
+  sps_sum_drops_zero_sums=SPS-3
+  sps_norm_as_stored=SPS-4
+  sps_softmax_unstored_as_zero=SPS-5
+  sps_index_select_once=SPS-6
   # the numpy_ma profile (name=RULE@numpy_ma: run with --profile numpy_ma)
   npma_union_of_specified=NPMA-2@numpy_ma
   npma_log_keeps_nan=NPMA-3@numpy_ma

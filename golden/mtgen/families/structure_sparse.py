@@ -63,18 +63,19 @@ IDX = ((0, 0, 1, 2, 3, 3), (0, 4, 2, 5, 1, 3))
 UNC_IDX = ((2, 0, 3, 0, 1, 3), (5, 4, 3, 4, 2, 1))
 
 
-def _vals(g, n, dt):
+def _vals(g, n, dt, zero_at=1):
     v = sparse.values(g, n, dt)
-    if n > 1 and dt != torch.bool:
-        v[1] = 0  # an explicit stored zero: kept or dropped is data (SPS-1)
+    if n > zero_at and dt != torch.bool:
+        v[zero_at] = 0  # an explicit stored zero: kept or dropped is data (SPS-1)
     return v
 
 
-def _coo(idx, shape, sd_vals=None):
+def _coo(idx, shape, sd_vals=None, zero_at=1):
     def build(g, dt):
         i = torch.tensor(idx, dtype=torch.int64).reshape(len(shape) if sd_vals is None else 1, -1)
         n = i.shape[1]
-        v = _vals(g, n, dt) if sd_vals is None else sparse.values(g, n * sd_vals, dt).reshape(n, -1)
+        v = _vals(g, n, dt, zero_at) if sd_vals is None else \
+            sparse.values(g, n * sd_vals, dt).reshape(n, -1)
         return torch.sparse_coo_tensor(i, v, shape)
     return build
 
@@ -84,7 +85,8 @@ def coo_coalesced(g, dt):
 
 
 def coo_uncoalesced(g, dt):
-    return _coo(UNC_IDX, SHAPE)(g, dt)
+    """the stored zero at (3, 3), not on the duplicate (0, 4)"""
+    return _coo(UNC_IDX, SHAPE, zero_at=2)(g, dt)
 
 
 def coo_hybrid(g, dt):
