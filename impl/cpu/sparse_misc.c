@@ -14,6 +14,7 @@ mt_status mt__sps_resize_check(const char *op, const mt_tensor *x, int ndim, con
 static mt_status misc_begin(mt_call *call, mt_op op, const mt_tensor **x, mt_error *err) {
   mt_status st;
   mt__cpu_begin(call);
+  if ((st = mt__kw_check(op, call->kw, err)) != MT_OK) return st; /* kwargs first, as every kernel */
   if (!mt__sps_call(call)) {
     if (call->n_in < 1 || !call->in || !call->in[0])
       return mt_err(err, MT_INVALID_ARGUMENT, "%s: expected a tensor input", mt_op_name(op));
