@@ -1,11 +1,14 @@
 /* negdim_as_zero.c - breaks RED-2: a negative `dim` is clamped to 0
  * (max(dim, 0), where it should count from the end: dim + ndim), so
- * sum(m, -1) reduces the first dim instead of the last. */
+ * sum(m, -1) reduces the first dim instead of the last. Masked inputs
+ * only: a plain sparse input's sum is SPS-3's (one rule per mutant). */
 #include "mutant.h"
 
 static mt_status clamp_dim(mt_call *call, mt_error *err, mt_kernel_fn real) {
   const mt_kwarg *a = mt_kw_find(call->kw, "dim");
   if (!a || a->type != MT_KW_INT || a->i >= 0) return real(call, err);
+  if (call->n_in > 0 && call->in && call->in[0] && call->in[0]->kind != MT_KIND_MASKED)
+    return real(call, err);
   mt_kwarg items[32];
   mt_kwargs kw = {0, items};
   const mt_kwargs *orig = call->kw;
