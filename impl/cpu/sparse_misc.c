@@ -7,9 +7,6 @@
  * (NOT_SUPPORTED). */
 #include "sps_util.h"
 
-mt_status mt__sps_resize_check(const char *op, const mt_tensor *x, int ndim, const int64_t *shape,
-                               int sparse_dim, mt_error *err);
-
 /* input 0 of a sparse_misc op: a valid plain sparse tensor */
 static mt_status misc_begin(mt_call *call, mt_op op, const mt_tensor **x, mt_error *err) {
   mt_status st;

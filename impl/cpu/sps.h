@@ -26,6 +26,10 @@ mt_status mt__sps_reduce(mt_call *call, mt_op op, mt_error *err);
 mt_status mt__sps_sum(mt_call *call, mt_op op, int sparse, mt_error *err);
 /* t of a COO or compressed tensor (inplace: t_'s refusals) */
 mt_status mt__sps_t(mt_call *call, mt_op op, int inplace, mt_error *err);
+/* torch's SparseTensorImpl::resize_ checks of a COO tensor resized to
+ * (ndim, shape, sparse_dim) (copy_, sparse_resize_; SPS-7) */
+mt_status mt__sps_resize_check(const char *op, const mt_tensor *x, int ndim, const int64_t *shape,
+                               int sparse_dim, mt_error *err);
 /* unsqueeze of a COO tensor into a host-allocated result */
 mt_status mt__sps_unsqueeze_coo(const mt_host *h, const mt_tensor *x, int d, mt_tensor **out,
                                 mt_error *err);

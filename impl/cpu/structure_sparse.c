@@ -26,8 +26,6 @@ static void shape_text(int n, const int64_t *s, char *buf, size_t len) {
 /* torch's SparseTensorImpl::resize_ checks (SPS-7): a non-empty tensor
  * keeps its sparse_dim and dense_dim and does not shrink any dim. */
 mt_status mt__sps_resize_check(const char *op, const mt_tensor *x, int ndim, const int64_t *shape,
-                               int sparse_dim, mt_error *err);
-mt_status mt__sps_resize_check(const char *op, const mt_tensor *x, int ndim, const int64_t *shape,
                                int sparse_dim, mt_error *err) {
   int dense_dim = ndim - sparse_dim, xd = x->ndim - x->sparse_dim;
   char a[128], b[128];
