@@ -156,6 +156,7 @@ set(MUTANTS
   spb_linear_bias_dropped=SPB-5
   spb_compressed_ints_accepted=SPB-1
   # plain sparse structure and reductions (SPS-*)
+  sps_copy_takes_src_dtype=SPS-1
   sps_t_keeps_coalesced=SPS-2
   sps_sum_drops_zero_sums=SPS-3
   sps_norm_as_stored=SPS-4
