@@ -570,6 +570,27 @@ out:
  * (duplicates summed, then mapped); in place, torch refuses an uncoalesced
  * COO tensor ("<op>_ requires coalesced input") except for the linear ops,
  * which map the entries as stored. */
+/* SPP-1: pow(S, 0) would give 1 at every unstored position: torch
+ * refuses it ("pow: cannot raise to zeroth power on sparse tensor; it
+ * would make the result tensor dense"), an integer 0 and 0.0 alike; a
+ * negative exponent maps the stored values only (0 ** -1 = inf is not
+ * written where nothing is stored). */
+static mt_status sparse_pow_exponent(const mt_call *call, const char *name, mt_error *err) {
+  const mt_tensor *x = NULL;
+  double e = 0;
+  mt_status st;
+  if ((st = mt__cpu_input(call, 1, name, &x, err)) != MT_OK) return st;
+  if (x->kind != MT_KIND_SCALAR)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: inputs/1 (exponent) must be a number on a sparse "
+                  "tensor, got a %s tensor", name, mt_kind_name(x->kind));
+  if ((st = mt__cpu_scalar_value(x, "inputs/1 (exponent)", name, &e, err)) != MT_OK) return st;
+  if (e == 0.0)
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: cannot raise to zeroth power on sparse tensor; it would make the result "
+                  "tensor dense", name);
+  return MT_OK;
+}
+
 static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace, mt_error *err) {
   const char *name = mt_op_name(op);
   const mt_host *h = mt__cpu_host(call);
@@ -591,7 +612,15 @@ static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace
                   name, name);
   if (inplace && coo && !x->coalesced && !(sp & SP_UNCOAL))
     return mt_err(err, MT_LAYOUT_MISMATCH, "%s: %s requires coalesced input", name, name);
+  if (base == UN_pow && (st = sparse_pow_exponent(call, name, err)) != MT_OK) return st;
   if ((st = prepare(call, name, r, inplace, x->dtype, &p, err)) != MT_OK) return st;
+  /* SPP-1: torch's sparse pow (and square, which is pow(x, 2)) writes a
+   * result of the input's dtype: a promoted result type is refused */
+  if ((base == UN_pow || base == UN_square) && p.out != x->dtype)
+    return mt_err(err, MT_DTYPE_MISMATCH,
+                  "%s: result type %s can't be cast to the desired output type %s (sparse %s "
+                  "keeps the input's dtype)",
+                  name, torch_dtype(p.out), torch_dtype(x->dtype), name);
   if (coo) {
     /* the linear ops (neg, conj_physical, positive; in place or not) map the
      * entries as stored, duplicates and flag kept; the others coalesce
