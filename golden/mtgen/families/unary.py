@@ -680,7 +680,7 @@ def plain_outcome(case_id, build, run, kwargs=None):
     return None
 
 
-def plain_case(op, short, lay, variant, args=None, kw=None, rules=("SP-5",), vtag=None,
+def plain_case(op, short, lay, variant, args=None, kw=None, rules=("SP-5", "SPP-1"), vtag=None,
                tol=None):
     """One plain-sparse case: torch's result on the case's own input, or its
     refusal (sparse.outcome)."""
