@@ -155,6 +155,12 @@ set(MUTANTS
   spb_smm_flagged_coalesced=SPB-4
   spb_linear_bias_dropped=SPB-5
   spb_compressed_ints_accepted=SPB-1
+  # plain sparse pointwise
+  pow_zero_keeps_pattern=SPP-1
+  add_uncoalesced_flagged_coalesced=SPP-2
+  mul_sparse_dense_densifies=SPP-4
+  mul_uncoalesced_drops_unmatched=SPP-4
+  mul_scalar_inplace_keeps_coalesced=SPP-5
   # the numpy_ma profile (name=RULE@numpy_ma: run with --profile numpy_ma)
   npma_union_of_specified=NPMA-2@numpy_ma
   npma_log_keeps_nan=NPMA-3@numpy_ma
