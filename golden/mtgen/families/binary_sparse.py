@@ -129,6 +129,8 @@ def case(op, layouts, short, variant, left, right, kw=None, rules=(), source=Non
     run = runner(op)
     err = outcome(cid, build, run, kw)
     names = [n if callable(x) else py(x) for n, x in zip(("a", "b"), (left, right))]
+    if op.endswith("_"):
+        rules = tuple(rules) + ("BIN-10",)  # the in-place variants' rule
     return Case(id=cid, op=op, rules=tuple(rules), tolerance=tol, build=build, run=run,
                 torch_call=text(op, names, kw), kwargs=kw, error_class=err, poison=False,
                 source=source)

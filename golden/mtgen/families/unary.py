@@ -702,6 +702,10 @@ def plain_case(op, short, lay, variant, args=None, kw=None, rules=("SP-5", "SPP-
     if not err:
         out_dt = run(build(case_rng(cid)), kw)[0].dtype
     r = tuple(rules) + (("UN-6",) if inplace else ())
+    # UN-1 (integer and bool inputs, bool results) where ops.def lists it
+    if (short in INT_TOKENS or base_of(op) in ("isnan", "signbit")) and \
+            "UN-1" in sparse.family_ops("unary").get(op, ()):
+        r += ("UN-1",)
     return Case(id=cid, op=op, rules=r, tolerance=tol or tolerance(op, out_dt or dt), build=build,
                 run=run, torch_call=call_text(op, inplace, args, kw).replace("m", "s", 1),
                 kwargs=kw, error_class=err, poison=False)
