@@ -602,6 +602,12 @@ PLAIN_F64 = (("coo", "plain"), ("csr", "plain"))
 PLAIN_DTYPE_OPS = ("abs", "neg", "sin", "sqrt", "sign", "ceil", "square", "signbit", "isnan",
                    "abs_", "neg_")
 PLAIN_OTHER_DTYPES = ("f16", "bf16", "i64", "i32", "bool")
+# the ops of the CSC/BSR/BSC/batched/hybrid CSR cases: a sample of torch's
+# CSR list (out of place and in place, round_'s CSR-only in-place form) and
+# refusals (cos: no kernel; square and nan_to_num: COO only)
+PLAIN_COMPRESSED_OPS = ("abs", "sin", "neg", "sqrt", "sign", "isnan", "angle", "round_", "tanh_",
+                        "cos", "square")
+COMPRESSED_OPS = PLAIN_COMPRESSED_OPS
 
 
 def plain_hybrid(g, dt):
@@ -627,9 +633,34 @@ def plain_empty(shape, layout="coo"):
     return build
 
 
+# CSC, BSR and BSC of the COO case's (3, 4) entries; blocks of (1, 2) (the
+# shape's only block size with two-element blocks both ways)
+COMPRESSED = {"csc": lambda d: d.to_sparse_csc(), "bsr": lambda d: d.to_sparse_bsr((1, 2)),
+              "bsc": lambda d: d.to_sparse_bsc((1, 2))}
+
+
+def plain_csr_batched(g, dt):
+    """Batched CSR (2, 3, 4): two batches of one pattern (torch wants one nnz
+    per batch), values inside every unary op's domain."""
+    pat = sparse.plain(g, torch.float32, "coo").to_dense() != 0
+    v = sparse.values(g, 24, dt, positive=True).reshape(2, 3, 4)
+    return (v * pat).to_sparse_csr()
+
+
+def plain_csr_hybrid(g, dt):
+    """Hybrid CSR (3, 4, 2), dense_dim 1: the COO case's entries, each a
+    vector of 2 values."""
+    pat = (sparse.plain(g, torch.float32, "coo").to_dense() != 0).unsqueeze(-1)
+    v = sparse.values(g, 24, dt, positive=True).reshape(3, 4, 2)
+    return (v * pat).to_sparse_csr(dense_dim=1)
+
+
 def plain_values(g, dt, layout):
     """sparse.plain for the float dtypes; integers and bool from sparse.values
-    (signed small integers, random bools) on the same structure."""
+    (signed small integers, random bools) on the same structure; CSC, BSR
+    and BSC converted from the coalesced COO."""
+    if layout in COMPRESSED:
+        return COMPRESSED[layout](plain_values(g, dt, "coo").to_dense())
     if dt.is_floating_point and dt != torch.bfloat16:
         return sparse.plain(g, dt, layout)
     t = sparse.plain(g, torch.float32, layout)
@@ -643,7 +674,9 @@ def plain_values(g, dt, layout):
 
 PLAIN_BUILDERS = {
     "plain": None, "plain_uncoalesced": None,
-    "plain_hybrid": lambda lay: plain_hybrid, "plain_hybrid_uncoalesced": lambda lay: plain_hybrid_uncoalesced,
+    "plain_hybrid": lambda lay: plain_csr_hybrid if lay == "csr" else plain_hybrid,
+    "plain_batched": lambda lay: plain_csr_batched,
+    "plain_hybrid_uncoalesced": lambda lay: plain_hybrid_uncoalesced,
     "plain_empty": lambda lay: plain_empty((3, 4), lay), "plain_empty_1d": lambda lay: plain_empty((0,)),
     "plain_empty_zero_dim": lambda lay: plain_empty((0, 4)),
 }
@@ -656,6 +689,8 @@ PLAIN_CLASSES = (
     # NotImplementedError for a bool input: a dtype refusal, not a layout one
     ("DTYPE_MISMATCH", ("on a bool tensor is not supported",
                         "Integers to negative integer powers are not allowed")),
+    # round_ of CSC/BSR/BSC: torch's own assert that self is CSR (a layout refusal)
+    ("LAYOUT_MISMATCH", ("self.is_sparse_csr() INTERNAL ASSERT FAILED",)),
 )
 
 
@@ -740,6 +775,15 @@ def plain_sparse_cases():
             for lay, variant in (("coo", "plain_empty"), ("coo", "plain_empty_1d"), ("coo", "plain_empty_zero_dim"),
                                  ("csr", "plain_empty")):
                 out.append(plain_case(op, short, lay, variant, rules=("SP-5", "SPP-1")))
+    # CSC, BSR, BSC, batched and hybrid CSR: torch runs every op it runs on
+    # CSR on them (but round_, CSR only); a few ops each (golden size)
+    for op in COMPRESSED_OPS:
+        for lay, variant in (("csc", "plain"), ("bsr", "plain"), ("bsc", "plain"),
+                             ("csr", "plain_batched"), ("csr", "plain_hybrid")):
+            out.append(plain_case(op, "f32", lay, variant))
+    for lay in ("csc", "bsr", "bsc"):
+        out.append(plain_case("sin", "f64", lay, "plain"))
+        out.append(plain_case("abs", "i64", lay, "plain"))
     # pow(S, e): the pattern is kept for e > 0; pow(S, 0) and negative
     # exponents: torch's choice (SPP-1)
     for e, tag in ((0, "exponent_0"), (0.0, "exponent_0_float"), (-1, "exponent_m1"),
