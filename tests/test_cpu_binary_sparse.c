@@ -164,7 +164,50 @@ TEST(result_dtypes_and_refusals_follow_torch) {
   done(&c, (mt_tensor *[]){i, h, two}, 3);
 }
 
-MT_TEST_MAIN(T(coo_add_merges_in_stored_order_and_keeps_duplicates),
+/* 2 x 2 CSC with ccol_indices ccol[3], row_indices rows[nnz], values v. */
+static mt_tensor *csc2(int64_t nnz, const int64_t *ccol, const int64_t *rows, const double *v) {
+  mt_tensor *t = NULL;
+  if (mt_compressed_new(MT_KIND_CSC, MT_float32, 2, SHAPE(2, 2), 0, NULL, nnz, &t, NULL) != MT_OK)
+    abort();
+  memcpy(t->crow_indices, ccol, 3 * sizeof(int64_t));
+  for (int64_t k = 0; k < nnz; k++) {
+    t->col_indices[k] = rows[k];
+    mt_set_f64(t->values, MT_float32, k, v[k]);
+  }
+  return t;
+}
+
+/* SPP-7: a = CSC {col 0: (0,0) = 1; col 1: (1,1) = 2}, b = CSC {col 0:
+ * (1,0) = 10; col 1: (1,1) = 20}. add(a, b) and add(a, b, alpha=0.5):
+ * refused (torch's add of two CSC tensors takes its CSR-only path,
+ * LAYOUT_MISMATCH); mul(a, b): no CSC kernel (LAYOUT_MISMATCH); mul(a, 3)
+ * maps the values, structure kept: [3, 6]; add(d, a) with d = [[1, 2],
+ * [3, 4]] is dense: [[1 + 1, 2], [3, 4 + 2]] = [[2, 2], [3, 6]]. */
+TEST(csc_add_and_mul_of_two_are_refused_mul_by_number_runs) {
+  mt_tensor *a = csc2(2, SHAPE(0, 1, 2), SHAPE(0, 1), VALS(1, 2));
+  mt_tensor *b = csc2(2, SHAPE(0, 1, 2), SHAPE(1, 1), VALS(10, 20));
+  mt_tensor *d = dense(MT_float32, 2, SHAPE(2, 2), VALS(1, 2, 3, 4));
+  mt_tensor *three = number(3.0);
+  mt_kwarg kh = kw_float("alpha", 0.5);
+  mt_kwargs kw = {1, &kh};
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_add, &c, &e, 2, (const mt_tensor *[]){a, b}, &kw), MT_LAYOUT_MISMATCH);
+  CHECK_STATUS(run(mt_cpu_add, &c, &e, 2, (const mt_tensor *[]){a, b}, NULL), MT_LAYOUT_MISMATCH);
+  CHECK_STATUS(run(mt_cpu_mul, &c, &e, 2, (const mt_tensor *[]){a, b}, NULL), MT_LAYOUT_MISMATCH);
+  CHECK_STATUS(run(mt_cpu_mul, &c, &e, 2, (const mt_tensor *[]){a, three}, NULL), MT_OK);
+  if (c.n_out == 1)
+    CHECK(c.out[0]->kind == MT_KIND_CSC && at(c.out[0], 0) == 3 && at(c.out[0], 1) == 6);
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_add, &c, &e, 2, (const mt_tensor *[]){d, a}, NULL), MT_OK);
+  if (c.n_out == 1)
+    CHECK(c.out[0]->kind == MT_KIND_DENSE && at(c.out[0], 0) == 2 && at(c.out[0], 1) == 2 &&
+          at(c.out[0], 2) == 3 && at(c.out[0], 3) == 6);
+  done(&c, (mt_tensor *[]){a, b, d, three}, 4);
+}
+
+MT_TEST_MAIN(T(csc_add_and_mul_of_two_are_refused_mul_by_number_runs),
+             T(coo_add_merges_in_stored_order_and_keeps_duplicates),
              T(dense_plus_sparse_is_dense_and_sparse_plus_dense_refused),
              T(coo_mul_keeps_the_source_entries_unless_both_coalesced),
              T(mul_inplace_by_number_clears_the_coalesced_flag),

@@ -46,7 +46,22 @@ static int find_op(mt_op op, bs_kind *k, int *inplace) {
   return 0;
 }
 
-static int is_sparse(const mt_tensor *t) { return t->kind == MT_KIND_COO || t->kind == MT_KIND_CSR; }
+static int is_sparse(const mt_tensor *t) {
+  return t->kind == MT_KIND_COO || mt_kind_is_compressed(t->kind);
+}
+/* a 2-d CSR tensor: the compressed operand of mul (torch has no other) */
+static int plain_csr(const mt_tensor *t) {
+  return t->kind == MT_KIND_CSR && t->ndim == 2 && t->dense_dim == 0;
+}
+/* torch's layout names, as "unsupported tensor layout: Sparse<...>" spells them */
+static const char *layout_name(mt_kind k) {
+  switch (k) {
+  case MT_KIND_CSC: return "unsupported tensor layout: SparseCsc";
+  case MT_KIND_BSR: return "unsupported tensor layout: SparseBsr";
+  case MT_KIND_BSC: return "unsupported tensor layout: SparseBsc";
+  default: return "unsupported tensor layout: SparseCsr";
+  }
+}
 
 int mt__cpu_binary_is_plain_sparse(const mt_call *call) {
   if (call->n_in < 2 || !call->in || !call->in[0] || !call->in[1]) return 0;
@@ -137,9 +152,25 @@ static void put(void *out, mt_dtype rt, int64_t i, bs_kind k, const void *a, mt_
 }
 
 static int64_t n_values(const mt_tensor *t) {
-  return t->kind == MT_KIND_COO ? t->nnz * mt_coo_row_numel(t)
-         : t->kind == MT_KIND_CSR ? t->nnz
-                                  : mt_numel(t);
+  mt_cgeom g;
+  if (mt_kind_is_compressed(t->kind)) return mt_cgeom_of(t, &g) ? g.batches * t->nnz * g.entry : 0;
+  return t->kind == MT_KIND_COO ? t->nnz * mt_coo_row_numel(t) : mt_numel(t);
+}
+
+/* A new compressed tensor of src's kind, shape, batches, blocksize, dense
+ * dims and indices (copied), values of dtype dt zero-filled, from h. */
+static mt_status cmp_like(const mt_host *h, const mt_tensor *src, mt_dtype dt, mt_tensor **out,
+                          mt_error *err) {
+  mt_cgeom g;
+  if (!mt_cgeom_of(src, &g))
+    return mt_err(err, MT_INVALID_ARGUMENT, "inconsistent %s geometry", mt_kind_name(src->kind));
+  mt_status st = h->compressed_new(src->kind, dt, src->ndim, src->shape, src->dense_dim,
+                                   src->blocksize, src->nnz, out, err);
+  if (st != MT_OK) return st;
+  memcpy((*out)->crow_indices, src->crow_indices, (size_t)(g.batches * (g.ncomp + 1)) * sizeof(int64_t));
+  if (g.batches * src->nnz > 0)
+    memcpy((*out)->col_indices, src->col_indices, (size_t)(g.batches * src->nnz) * sizeof(int64_t));
+  return MT_OK;
 }
 
 /* A copy of t (COO, CSR or dense) with its values cast to dt, allocated by h. */
@@ -154,8 +185,8 @@ static mt_status cast_copy(const mt_host *h, const mt_tensor *t, mt_dtype dt, mt
     if (st == MT_OK && t->nnz && t->sparse_dim)
       memcpy((*out)->indices, t->indices, (size_t)t->sparse_dim * (size_t)t->nnz * sizeof(int64_t));
     if (st == MT_OK) (*out)->coalesced = t->coalesced;
-  } else if (t->kind == MT_KIND_CSR) {
-    st = mt__cpu_csr_like(h, t, dt, out, err);
+  } else if (mt_kind_is_compressed(t->kind)) {
+    st = cmp_like(h, t, dt, out, err);
   } else {
     if ((st = mt__cpu_contig(t, &v, &tmp, err)) == MT_OK) st = h->dense_new(dt, t->ndim, t->shape, out, err);
   }
@@ -214,14 +245,18 @@ out:
   return st;
 }
 
-/* CSR + alpha CSR: per row the sorted union of the columns; entries of
- * both give a + round(alpha * b), of b alone round(alpha * b) (torch's CPU
- * kernel, float and double only, one dtype). */
-static mt_status csr_csr_add(const mt_host *h, const char *name, const mt_tensor *a,
-                             const mt_tensor *b, double alpha, mt_tensor **out, mt_error *err) {
+/* compressed + alpha compressed, one kind (CSR, CSC, BSR, BSC, batched):
+ * per batch and compressed slot the sorted union of the plain indices;
+ * entries of both give a + round(alpha * b) (each value of a block or
+ * dense row), of b alone round(alpha * b) (torch's CPU kernel, float and
+ * double only, one dtype). */
+static mt_status cmp_add(const mt_host *h, const char *name, const mt_tensor *a,
+                         const mt_tensor *b, double alpha, mt_tensor **out, mt_error *err) {
   char s0[64], s1[64];
   mt_dtype dt = a->dtype;
-  if (!same_shape(a, b))
+  mt_cgeom ga, gb;
+  if (!same_shape(a, b) || !mt_cgeom_of(a, &ga) || !mt_cgeom_of(b, &gb) || ga.bh != gb.bh ||
+      ga.bw != gb.bw || a->dense_dim != b->dense_dim)
     return mt_err(err, MT_SHAPE_MISMATCH,
                   "%s: Expected input tensors to have the same shape, but got tensor `self` with "
                   "shape %s and tensor `other` with shape %s",
@@ -234,33 +269,44 @@ static mt_status csr_csr_add(const mt_host *h, const char *name, const mt_tensor
   if (a->dtype != b->dtype)
     return mt_err(err, MT_DTYPE_MISMATCH, "%s: expected scalar type %s but found %s", name,
                   tname(b->dtype), tname(a->dtype));
-  int64_t rows = a->shape[0], nnz = 0;
+  int64_t E = ga.entry, nnz = 0;
+  double m = ct(dt, alpha);
   for (int pass = 0; pass < 2; pass++) {
-    int64_t n = 0;
-    for (int64_t r = 0; r < rows; r++) {
-      int64_t i = a->crow_indices[r], ie = a->crow_indices[r + 1];
-      int64_t j = b->crow_indices[r], je = b->crow_indices[r + 1];
-      while (i < ie || j < je) {
-        int64_t ca = i < ie ? a->col_indices[i] : INT64_MAX, cb = j < je ? b->col_indices[j] : INT64_MAX;
-        int ta = ca <= cb, tb = cb <= ca;
-        if (pass) {
-          double m = ct(dt, alpha);
-          double va = ta ? mt__cpu_ld(a->values, dt, i) : 0.0;
-          double vb = tb ? ct(dt, m * mt__cpu_ld(b->values, dt, j)) : 0.0;
-          (*out)->col_indices[n] = ta ? ca : cb;
-          mt__cpu_st((*out)->values, dt, n, !tb ? va : !ta ? vb : va + vb);
+    int64_t most = 0;
+    for (int64_t bt = 0; bt < ga.batches; bt++) {
+      const int64_t *ca = a->crow_indices + bt * (ga.ncomp + 1), *cb = b->crow_indices + bt * (ga.ncomp + 1);
+      const int64_t *pa = a->col_indices + bt * a->nnz, *pb = b->col_indices + bt * b->nnz;
+      int64_t n = 0;
+      for (int64_t r = 0; r < ga.ncomp; r++) {
+        int64_t i = ca[r], ie = ca[r + 1], j = cb[r], je = cb[r + 1];
+        while (i < ie || j < je) {
+          int64_t xa = i < ie ? pa[i] : INT64_MAX, xb = j < je ? pb[j] : INT64_MAX;
+          int ta = xa <= xb, tb = xb <= xa;
+          if (pass) {
+            int64_t o = bt * nnz + n;
+            (*out)->col_indices[o] = ta ? xa : xb;
+            for (int64_t e = 0; e < E; e++) {
+              double va = ta ? mt__cpu_ld(a->values, dt, (bt * a->nnz + i) * E + e) : 0.0;
+              double vb = tb ? ct(dt, m * mt__cpu_ld(b->values, dt, (bt * b->nnz + j) * E + e)) : 0.0;
+              mt__cpu_st((*out)->values, dt, o * E + e, !tb ? va : !ta ? vb : va + vb);
+            }
+          }
+          i += ta;
+          j += tb;
+          n++;
         }
-        i += ta;
-        j += tb;
-        n++;
+        if (pass) (*out)->crow_indices[bt * (ga.ncomp + 1) + r + 1] = n;
       }
-      if (pass) (*out)->crow_indices[r + 1] = n;
+      if (n > most) most = n;
+      if (pass) (*out)->crow_indices[bt * (ga.ncomp + 1)] = 0;
     }
     if (!pass) {
-      nnz = n;
-      mt_status st = h->csr_new(dt, rows, a->shape[1], nnz, out, err);
+      /* torch's batches share one nnz: the union has it per batch here (the
+       * batches of one pattern give one count) */
+      nnz = most;
+      mt_status st = h->compressed_new(a->kind, dt, a->ndim, a->shape, a->dense_dim, a->blocksize,
+                                       nnz, out, err);
       if (st != MT_OK) return st;
-      (*out)->crow_indices[0] = 0;
     }
   }
   return MT_OK;
@@ -285,17 +331,28 @@ static mt_status dense_add_sparse(const mt_host *h, const char *name, const mt_t
   if (s->kind == MT_KIND_COO) {
     mt__cpu_dense_add_coo(*out, alpha, sc);
   } else {
-    /* CSR: r + round(alpha * v), entry by entry */
+    /* CSR, CSC, batched (torch refuses BSR/BSC before): r + round(alpha *
+     * v), entry by entry; dense elements d of an entry are contiguous */
     double m = ct(rt, alpha);
-    for (int64_t r = 0; r < sc->shape[0]; r++)
-      for (int64_t k = sc->crow_indices[r]; k < sc->crow_indices[r + 1]; k++) {
-        int64_t i = r * sc->shape[1] + sc->col_indices[k];
-        double v = mt__cpu_ld(sc->values, rt, k);
-        if (mt_dtype_is_float(rt))
-          mt__cpu_st((*out)->values, rt, i, ct(rt, mt__cpu_ld((*out)->values, rt, i) + ct(rt, m * v)));
-        else
-          mt__cpu_sti((*out)->values, rt, i,
-                      mt__cpu_ldi((*out)->values, rt, i) + (int64_t)alpha * mt__cpu_ldi(sc->values, rt, k));
+    mt_cgeom g;
+    if (!mt_cgeom_of(sc, &g)) goto out;
+    for (int64_t bt = 0; bt < g.batches; bt++)
+      for (int64_t r = 0; r < g.ncomp; r++) {
+        const int64_t *crow = sc->crow_indices + bt * (g.ncomp + 1);
+        for (int64_t k = crow[r]; k < crow[r + 1]; k++) {
+          int64_t plain = sc->col_indices[bt * sc->nnz + k];
+          int64_t row = g.by_col ? plain : r, col = g.by_col ? r : plain;
+          for (int64_t e = 0; e < g.dense; e++) {
+            int64_t i = ((bt * g.rows + row) * g.cols + col) * g.dense + e;
+            int64_t iv = (bt * sc->nnz + k) * g.dense + e;
+            if (mt_dtype_is_float(rt))
+              mt__cpu_st((*out)->values, rt, i,
+                         ct(rt, mt__cpu_ld((*out)->values, rt, i) + ct(rt, m * mt__cpu_ld(sc->values, rt, iv))));
+            else
+              mt__cpu_sti((*out)->values, rt, i,
+                          mt__cpu_ldi((*out)->values, rt, i) + (int64_t)alpha * mt__cpu_ldi(sc->values, rt, iv));
+          }
+        }
       }
   }
 out:
@@ -531,8 +588,8 @@ out:
 static mt_status scale(const mt_host *h, const mt_tensor *s, bs_kind k, const mt_tensor *num,
                        mt_dtype rt, mt_tensor **out, mt_error *err) {
   mt_status st;
-  if (s->kind == MT_KIND_CSR) {
-    st = mt__cpu_csr_like(h, s, rt, out, err);
+  if (mt_kind_is_compressed(s->kind)) {
+    st = cmp_like(h, s, rt, out, err);
   } else {
     st = h->coo_new(rt, s->ndim, s->shape, s->sparse_dim, s->nnz, out, err);
     if (st == MT_OK && s->nnz && s->sparse_dim)
@@ -593,13 +650,26 @@ mt_status mt__cpu_binary_sparse(mt_call *call, mt_op op, mt_error *err) {
                   "type %s", name, tname(rt), tname(a->dtype));
   int sa = is_sparse(a), sb = is_sparse(b);
   if (sa && sb && a->kind != b->kind)
-    return layout_refused(name, "COO and CSR operands: torch refuses the mix of layouts", err);
+    return layout_refused(name, "operands of two sparse layouts: torch refuses the mix", err);
+  const mt_tensor *sp = sa ? a : b;
+  int cmp = mt_kind_is_compressed(sp->kind);
+  /* SPP-7: of the compressed kinds only 2-d CSR multiplies; none divides
+   * or subtracts; BSR/BSC do not meet a dense tensor in add */
+  if (cmp && (k == K_SUB || k == K_DIV))
+    return layout_refused(name, layout_name(sp->kind), err);
+  if (cmp && k == K_MUL && !plain_csr(sp) && !(is_number(a) || is_number(b)))
+    return layout_refused(name, sp->kind == MT_KIND_CSC ? "Expected result Tensor to be of format CSR"
+                                : sp->kind == MT_KIND_CSR ? "coo_to_sparse_csr: conversion from Sparse to SparseCsr for input tensors with sparse_dim() != 2"
+                                : "empty_sparse_compressed expected sparse compressed (non-block) tensor layout",
+                          err);
+  if (cmp && k == K_ADD && !(sa && sb) && mt_kind_is_blocked(sp->kind))
+    return layout_refused(name, "src.layout() == kSparseCsr || src.layout() == kSparseCsc INTERNAL ASSERT FAILED", err);
 
   if (k == K_ADD || k == K_SUB) {
     if (sa && !sb) {
       /* CSR + dense out of place is dense, as D + CSR; S + number, COO +
        * dense and every in-place form on sparse self are refused */
-      if (a->kind == MT_KIND_CSR && b->kind == MT_KIND_DENSE && !ip && k == K_ADD) {
+      if (cmp && b->kind == MT_KIND_DENSE && !ip && k == K_ADD) {
         if (alpha != 1.0)
           return mt_err(err, MT_NOT_SUPPORTED,
                         "%s: CSR + alpha * dense, alpha != 1: not implemented by the CPU backend",
@@ -608,7 +678,7 @@ mt_status mt__cpu_binary_sparse(mt_call *call, mt_op op, mt_error *err) {
         goto done;
       }
       return layout_refused(name,
-                            a->kind == MT_KIND_CSR && ip && b->kind == MT_KIND_DENSE
+                            cmp && ip && b->kind == MT_KIND_DENSE
                                 ? "Sparse CSR tensors do not have is_contiguous"
                             : a->kind == MT_KIND_CSR && k == K_SUB ? CSR_LAYOUT
                                                                    : ADD_SD,
@@ -618,8 +688,13 @@ mt_status mt__cpu_binary_sparse(mt_call *call, mt_op op, mt_error *err) {
       return layout_refused(name, CSR_LAYOUT, err);
     if (a->kind == MT_KIND_COO)
       st = coo_coo_add(h, name, a, b, alpha, rt, &out, err);
-    else if (a->kind == MT_KIND_CSR)
-      st = csr_csr_add(h, name, a, b, alpha, &out, err);
+    else if (mt_kind_is_compressed(a->kind) && a->kind != MT_KIND_CSR)
+      /* SPP-7: two CSC/BSR/BSC tensors take torch's CSR-only MKL path
+       * ("crow_indices expected sparse row compressed tensor layout", an
+       * MKL error for BSR); only add(x, x) of one tensor object runs */
+      return layout_refused(name, "add of two CSC/BSR/BSC tensors: torch's add path is CSR only", err);
+    else if (mt_kind_is_compressed(a->kind))
+      st = cmp_add(h, name, a, b, alpha, &out, err);
     else
       st = dense_add_sparse(h, name, a, b, alpha, rt, &out, err);
   } else if (k == K_MUL) {
@@ -636,7 +711,7 @@ mt_status mt__cpu_binary_sparse(mt_call *call, mt_op op, mt_error *err) {
       st = scale(h, b, K_MUL, a, rt, &out, err);
     } else {
       const mt_tensor *s = sa ? a : b, *d = sa ? b : a;
-      if (s->kind == MT_KIND_CSR && ip && !sa)
+      if (cmp && ip && !sa)
         return layout_refused(name, "Expected result Tensor to be of format CSR", err);
       st = s->kind == MT_KIND_COO ? coo_mul_dense(h, name, s, d, rt, ip && !sa, &out, err)
                                   : csr_mul_dense(h, name, s, d, rt, &out, err);

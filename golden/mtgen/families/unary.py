@@ -766,14 +766,18 @@ def plain_sparse_cases():
     for op in PLAIN_DTYPE_OPS:
         for short in PLAIN_OTHER_DTYPES:
             out.append(plain_case(op, short, "coo", "plain"))
-        out.append(plain_case(op, "i64", "csr", "plain"))
+        if op in ("abs", "sin", "signbit"):  # CSR integers: a sample (golden size)
+            out.append(plain_case(op, "i64", "csr", "plain"))
     # uncoalesced hybrid, empty tensors (f32, f64), a few ops
-    for op in ("sin", "neg", "abs_", "neg_", "sqrt"):
+    for op in ("sin", "neg_"):
         out.append(plain_case(op, "f64", "coo", "plain_hybrid_uncoalesced", rules=("SP-5", "SPP-1")))
+    # (golden size: float64 on the (3, 4) shapes only)
     for op in ("sin", "neg", "isnan", "sin_", "abs"):
         for short in ("f32", "f64"):
             for lay, variant in (("coo", "plain_empty"), ("coo", "plain_empty_1d"), ("coo", "plain_empty_zero_dim"),
                                  ("csr", "plain_empty")):
+                if short == "f64" and variant in ("plain_empty_1d", "plain_empty_zero_dim"):
+                    continue
                 out.append(plain_case(op, short, lay, variant, rules=("SP-5", "SPP-1")))
     # CSC, BSR, BSC, batched and hybrid CSR: torch runs every op it runs on
     # CSR on them (but round_, CSR only); a few ops each (golden size)
@@ -789,8 +793,11 @@ def plain_sparse_cases():
     for e, tag in ((0, "exponent_0"), (0.0, "exponent_0_float"), (-1, "exponent_m1"),
                    (-0.5, "exponent_m0_5"), (2, "exponent_2"), (0.5, "exponent_0_5"),
                    (3, "exponent_3")):
-        for short in ("f32", "f64"):
+        # float64 for the exponents torch treats apart (0, negative) only
+        for short in ("f32", "f64") if e <= 0 else ("f32",):
             for lay, variant in (("coo", "plain"), ("coo", "plain_uncoalesced"), ("csr", "plain")):
+                if tag == "exponent_0_float" and variant != "plain":
+                    continue
                 # x**3 is x*x*x in float (torch's pow_tensor_scalar special
                 # case): two roundings, up to ~1.5 ulp from the true cube
                 out.append(plain_case("pow", short, lay, variant, args=(e,), kw={},
