@@ -941,7 +941,7 @@ TEST(one_case_file_round_trips) {
     CHECK(!strcmp(d->id, c->id) && d->op == c->op && !strcmp(d->tolerance_str, c->tolerance_str));
     CHECK(d->check_masked_out == c->check_masked_out);
     CHECK_STATUS(mt_golden_load(g, d, &err), MT_OK);
-    mt_compare_opts o = {{MT_TOL_EXACT, 0, "exact"}, 1, 0, 0};
+    mt_compare_opts o = {{MT_TOL_EXACT, 0, "exact"}, 1, 0};
     int eq = 0;
     char why[512] = "";
     CHECK_STATUS(mt_compare_outputs(c->n_in, c->in, d->n_in, d->in, &o, &eq, why, sizeof why, &err),
@@ -1018,7 +1018,7 @@ TEST(compressed_kinds_round_trip_through_the_writer_and_reader) {
     mt_golden_case *d = &g->cases[0];
     CHECK_STATUS(mt_golden_load(g, d, &err), MT_OK);
     CHECK_EQ_INT(d->n_in, 3);
-    mt_compare_opts o = {{MT_TOL_EXACT, 0, "exact"}, 0, 1, 0};
+    mt_compare_opts o = {{MT_TOL_EXACT, 0, "exact"}, 0, 1};
     int eq = 0;
     char why[512] = "";
     CHECK_STATUS(mt_compare_outputs(3, mine, d->n_in, d->in, &o, &eq, why, sizeof why, &err),
