@@ -46,8 +46,7 @@ TEST(coo_add_merges_in_stored_order_and_keeps_duplicates) {
   done(&c, NULL, 0);
   /* sub of two CSR tensors: torch has no kernel */
   mt_tensor *ca = csr2(MT_float32, 2, 2, 2, SHAPE(0, 1), SHAPE(0, 1), VALS(1, 2));
-  CHECK_STATUS(run(mt_cpu_sub, &c, &e, 2, (const mt_tensor *[]){ca, ca}, NULL),
-               MT_LAYOUT_MISMATCH);
+  CHECK_STATUS(run(mt_cpu_sub, &c, &e, 2, (const mt_tensor *[]){ca, ca}, NULL), MT_LAYOUT_MISMATCH);
   CHECK_HAS(e.msg, "SparseCsr");
   done(&c, (mt_tensor *[]){a, u, ca}, 3);
 }
@@ -104,8 +103,7 @@ TEST(coo_mul_keeps_the_source_entries_unless_both_coalesced) {
   }
   done(&c, NULL, 0);
   CHECK_STATUS(run(mt_cpu_mul, &c, &e, 2, (const mt_tensor *[]){p, q}, NULL), MT_OK);
-  if (c.n_out == 1)
-    CHECK(c.out[0]->nnz == 1 && c.out[0]->coalesced && at(c.out[0], 0) == 18);
+  if (c.n_out == 1) CHECK(c.out[0]->nnz == 1 && c.out[0]->coalesced && at(c.out[0], 0) == 18);
   done(&c, (mt_tensor *[]){p, v, q}, 3);
 }
 
@@ -124,8 +122,7 @@ TEST(mul_inplace_by_number_clears_the_coalesced_flag) {
           at(c.out[0], 1) == -2);
   done(&c, NULL, 0);
   CHECK_STATUS(run(mt_cpu_div_, &c, &e, 2, (const mt_tensor *[]){a, two}, NULL), MT_OK);
-  if (c.n_out == 1)
-    CHECK(c.out[0]->coalesced && at(c.out[0], 0) == 1.5 && at(c.out[0], 1) == -0.5);
+  if (c.n_out == 1) CHECK(c.out[0]->coalesced && at(c.out[0], 0) == 1.5 && at(c.out[0], 1) == -0.5);
   done(&c, NULL, 0);
   CHECK_STATUS(run(mt_cpu_mul, &c, &e, 2, (const mt_tensor *[]){a, two}, NULL), MT_OK);
   if (c.n_out == 1) CHECK(c.out[0]->coalesced && at(c.out[0], 0) == 6);
@@ -157,8 +154,7 @@ TEST(result_dtypes_and_refusals_follow_torch) {
   done(&c, NULL, 0);
   CHECK_STATUS(run(mt_cpu_add, &c, &e, 2, (const mt_tensor *[]){i, i}, &kw), MT_INVALID_ARGUMENT);
   CHECK_HAS(e.msg, "alpha must not be a floating point");
-  CHECK_STATUS(run(mt_cpu_div_, &c, &e, 2, (const mt_tensor *[]){i, two}, NULL),
-               MT_DTYPE_MISMATCH);
+  CHECK_STATUS(run(mt_cpu_div_, &c, &e, 2, (const mt_tensor *[]){i, two}, NULL), MT_DTYPE_MISMATCH);
   CHECK_STATUS(run(mt_cpu_add, &c, &e, 2, (const mt_tensor *[]){h, h}, NULL), MT_DTYPE_MISMATCH);
   CHECK_HAS(e.msg, "Half");
   done(&c, (mt_tensor *[]){i, h, two}, 3);

@@ -30,12 +30,13 @@
 typedef enum { K_ADD, K_SUB, K_MUL, K_DIV } bs_kind;
 
 /* X(op, kind, in place) */
-#define BS_OPS(X)                                                                       \
-  X(add, K_ADD, 0) X(sub, K_SUB, 0) X(mul, K_MUL, 0) X(div, K_DIV, 0) X(add_, K_ADD, 1) \
-  X(sub_, K_SUB, 1) X(mul_, K_MUL, 1) X(div_, K_DIV, 1)
+#define BS_OPS(X)                                                                        \
+  X(add, K_ADD, 0)                                                                       \
+  X(sub, K_SUB, 0) X(mul, K_MUL, 0) X(div, K_DIV, 0) X(add_, K_ADD, 1) X(sub_, K_SUB, 1) \
+      X(mul_, K_MUL, 1) X(div_, K_DIV, 1)
 
 static int find_op(mt_op op, bs_kind *k, int *inplace) {
-#define X(o, kk, ip)   \
+#define X(o, kk, ip)     \
   if (op == MT_OP_##o) { \
     *k = kk;             \
     *inplace = ip;       \
@@ -56,10 +57,14 @@ static int plain_csr(const mt_tensor *t) {
 /* torch's layout names, as "unsupported tensor layout: Sparse<...>" spells them */
 static const char *layout_name(mt_kind k) {
   switch (k) {
-  case MT_KIND_CSC: return "unsupported tensor layout: SparseCsc";
-  case MT_KIND_BSR: return "unsupported tensor layout: SparseBsr";
-  case MT_KIND_BSC: return "unsupported tensor layout: SparseBsc";
-  default: return "unsupported tensor layout: SparseCsr";
+  case MT_KIND_CSC:
+    return "unsupported tensor layout: SparseCsc";
+  case MT_KIND_BSR:
+    return "unsupported tensor layout: SparseBsr";
+  case MT_KIND_BSC:
+    return "unsupported tensor layout: SparseBsc";
+  default:
+    return "unsupported tensor layout: SparseCsr";
   }
 }
 
@@ -75,9 +80,14 @@ int mt__cpu_binary_is_plain_sparse(const mt_call *call) {
 static int cat(mt_dtype d) { return d == MT_bool ? 0 : mt_dtype_is_float(d) ? 2 : 1; }
 static int width(mt_dtype d) {
   switch (d) {
-  case MT_float64: case MT_int64: return 3;
-  case MT_float32: case MT_int32: return 2;
-  default: return 1;
+  case MT_float64:
+  case MT_int64:
+    return 3;
+  case MT_float32:
+  case MT_int32:
+    return 2;
+  default:
+    return 1;
   }
 }
 
@@ -112,16 +122,26 @@ static mt_dtype result_type(const mt_tensor *a, const mt_tensor *b) {
 /* torch's ScalarType names, as its messages spell them */
 static const char *tname(mt_dtype d) {
   switch (d) {
-  case MT_float16: return "Half";
-  case MT_bfloat16: return "BFloat16";
-  case MT_float32: return "Float";
-  case MT_float64: return "Double";
-  case MT_int64: return "Long";
-  case MT_int32: return "Int";
-  case MT_int8: return "Char";
-  case MT_uint8: return "Byte";
-  case MT_bool: return "Bool";
-  default: return "?";
+  case MT_float16:
+    return "Half";
+  case MT_bfloat16:
+    return "BFloat16";
+  case MT_float32:
+    return "Float";
+  case MT_float64:
+    return "Double";
+  case MT_int64:
+    return "Long";
+  case MT_int32:
+    return "Int";
+  case MT_int8:
+    return "Char";
+  case MT_uint8:
+    return "Byte";
+  case MT_bool:
+    return "Bool";
+  default:
+    return "?";
   }
 }
 
@@ -167,7 +187,8 @@ static mt_status cmp_like(const mt_host *h, const mt_tensor *src, mt_dtype dt, m
   mt_status st = h->compressed_new(src->kind, dt, src->ndim, src->shape, src->dense_dim,
                                    src->blocksize, src->nnz, out, err);
   if (st != MT_OK) return st;
-  memcpy((*out)->crow_indices, src->crow_indices, (size_t)(g.batches * (g.ncomp + 1)) * sizeof(int64_t));
+  memcpy((*out)->crow_indices, src->crow_indices,
+         (size_t)(g.batches * (g.ncomp + 1)) * sizeof(int64_t));
   if (g.batches * src->nnz > 0)
     memcpy((*out)->col_indices, src->col_indices, (size_t)(g.batches * src->nnz) * sizeof(int64_t));
   return MT_OK;
@@ -188,10 +209,12 @@ static mt_status cast_copy(const mt_host *h, const mt_tensor *t, mt_dtype dt, mt
   } else if (mt_kind_is_compressed(t->kind)) {
     st = cmp_like(h, t, dt, out, err);
   } else {
-    if ((st = mt__cpu_contig(t, &v, &tmp, err)) == MT_OK) st = h->dense_new(dt, t->ndim, t->shape, out, err);
+    if ((st = mt__cpu_contig(t, &v, &tmp, err)) == MT_OK)
+      st = h->dense_new(dt, t->ndim, t->shape, out, err);
   }
   if (st != MT_OK) goto out;
-  for (int64_t i = 0; i < n_values(v); i++) cast_elem((*out)->values, dt, i, v->values, v->dtype, i);
+  for (int64_t i = 0; i < n_values(v); i++)
+    cast_elem((*out)->values, dt, i, v->values, v->dtype, i);
 out:
   mt_tensor_free(tmp);
   return st;
@@ -229,8 +252,9 @@ static mt_status coo_coo_add(const mt_host *h, const char *name, const mt_tensor
   mt_tensor *s = NULL;
   mt_status st;
   if (!same_shape(a, b))
-    return mt_err(err, MT_SHAPE_MISMATCH, "%s: expected sizes of 'self' and 'other' to match, but %s != %s",
-                  name, mt_shape_str(a->ndim, a->shape, s0, sizeof s0),
+    return mt_err(err, MT_SHAPE_MISMATCH,
+                  "%s: expected sizes of 'self' and 'other' to match, but %s != %s", name,
+                  mt_shape_str(a->ndim, a->shape, s0, sizeof s0),
                   mt_shape_str(b->ndim, b->shape, s1, sizeof s1));
   if (a->sparse_dim != b->sparse_dim)
     return mt_err(err, MT_INVALID_ARGUMENT,
@@ -250,8 +274,8 @@ out:
  * entries of both give a + round(alpha * b) (each value of a block or
  * dense row), of b alone round(alpha * b) (torch's CPU kernel, float and
  * double only, one dtype). */
-static mt_status cmp_add(const mt_host *h, const char *name, const mt_tensor *a,
-                         const mt_tensor *b, double alpha, mt_tensor **out, mt_error *err) {
+static mt_status cmp_add(const mt_host *h, const char *name, const mt_tensor *a, const mt_tensor *b,
+                         double alpha, mt_tensor **out, mt_error *err) {
   char s0[64], s1[64];
   mt_dtype dt = a->dtype;
   mt_cgeom ga, gb;
@@ -274,7 +298,8 @@ static mt_status cmp_add(const mt_host *h, const char *name, const mt_tensor *a,
   for (int pass = 0; pass < 2; pass++) {
     int64_t most = 0;
     for (int64_t bt = 0; bt < ga.batches; bt++) {
-      const int64_t *ca = a->crow_indices + bt * (ga.ncomp + 1), *cb = b->crow_indices + bt * (ga.ncomp + 1);
+      const int64_t *ca = a->crow_indices + bt * (ga.ncomp + 1),
+                    *cb = b->crow_indices + bt * (ga.ncomp + 1);
       const int64_t *pa = a->col_indices + bt * a->nnz, *pb = b->col_indices + bt * b->nnz;
       int64_t n = 0;
       for (int64_t r = 0; r < ga.ncomp; r++) {
@@ -287,7 +312,8 @@ static mt_status cmp_add(const mt_host *h, const char *name, const mt_tensor *a,
             (*out)->col_indices[o] = ta ? xa : xb;
             for (int64_t e = 0; e < E; e++) {
               double va = ta ? mt__cpu_ld(a->values, dt, (bt * a->nnz + i) * E + e) : 0.0;
-              double vb = tb ? ct(dt, m * mt__cpu_ld(b->values, dt, (bt * b->nnz + j) * E + e)) : 0.0;
+              double vb =
+                  tb ? ct(dt, m * mt__cpu_ld(b->values, dt, (bt * b->nnz + j) * E + e)) : 0.0;
               mt__cpu_st((*out)->values, dt, o * E + e, !tb ? va : !ta ? vb : va + vb);
             }
           }
@@ -347,10 +373,12 @@ static mt_status dense_add_sparse(const mt_host *h, const char *name, const mt_t
             int64_t iv = (bt * sc->nnz + k) * g.dense + e;
             if (mt_dtype_is_float(rt))
               mt__cpu_st((*out)->values, rt, i,
-                         ct(rt, mt__cpu_ld((*out)->values, rt, i) + ct(rt, m * mt__cpu_ld(sc->values, rt, iv))));
+                         ct(rt, mt__cpu_ld((*out)->values, rt, i) +
+                                    ct(rt, m * mt__cpu_ld(sc->values, rt, iv))));
             else
               mt__cpu_sti((*out)->values, rt, i,
-                          mt__cpu_ldi((*out)->values, rt, i) + (int64_t)alpha * mt__cpu_ldi(sc->values, rt, iv));
+                          mt__cpu_ldi((*out)->values, rt, i) +
+                              (int64_t)alpha * mt__cpu_ldi(sc->values, rt, iv));
           }
         }
       }
@@ -370,8 +398,8 @@ out:
  * pc are kept (the result is coalesced). Otherwise every source entry is
  * kept, uncoalesced: found ones get source * (sum of pc's matches), the
  * others 0. */
-static mt_status coo_mul(const mt_host *h, const char *name, const mt_tensor *x,
-                         const mt_tensor *y, mt_dtype rt, mt_tensor **out, mt_error *err) {
+static mt_status coo_mul(const mt_host *h, const char *name, const mt_tensor *x, const mt_tensor *y,
+                         mt_dtype rt, mt_tensor **out, mt_error *err) {
   mt_tensor *xc = NULL, *yc = NULL, *acc = NULL;
   mt_status st;
   if (!same_shape(x, y) || x->sparse_dim != y->sparse_dim)
@@ -382,7 +410,8 @@ static mt_status coo_mul(const mt_host *h, const char *name, const mt_tensor *x,
   /* both coalesced: torch's mul_out_sparse, which has no bool kernel (the
    * intersection kernel of the other cases has one) */
   if (rt == MT_bool && x->coalesced && y->coalesced)
-    return mt_err(err, MT_DTYPE_MISMATCH, "%s: \"mul_out_sparse\" not implemented for 'Bool'", name);
+    return mt_err(err, MT_DTYPE_MISMATCH, "%s: \"mul_out_sparse\" not implemented for 'Bool'",
+                  name);
   if (x->nnz == 0 || y->nnz == 0) {
     if ((st = h->coo_new(rt, x->ndim, x->shape, x->sparse_dim, 0, out, err)) == MT_OK)
       (*out)->coalesced = 1;
@@ -401,7 +430,8 @@ static mt_status coo_mul(const mt_host *h, const char *name, const mt_tensor *x,
   int64_t row = mt_coo_row_numel(src), n = 0;
   if ((st = h->dense_new(rt, 1, &row, &acc, err)) != MT_OK) goto out;
   int64_t cap = src->nnz;
-  if ((st = h->coo_new(rt, src->ndim, src->shape, src->sparse_dim, cap, out, err)) != MT_OK) goto out;
+  if ((st = h->coo_new(rt, src->ndim, src->shape, src->sparse_dim, cap, out, err)) != MT_OK)
+    goto out;
   for (int64_t k = 0; k < src->nnz; k++) {
     int64_t lin = mt_coo_linear(src, k), found = 0;
     for (int64_t j = 0; j < row; j++) mt__cpu_st(acc->values, rt, j, 0.0);
@@ -409,8 +439,9 @@ static mt_status coo_mul(const mt_host *h, const char *name, const mt_tensor *x,
       if (mt_coo_linear(pc, q) != lin) continue;
       for (int64_t j = 0; j < row; j++) {
         if (mt_dtype_is_float(rt))
-          mt__cpu_st(acc->values, rt, j,
-                     ct(rt, mt__cpu_ld(acc->values, rt, j) + mt__cpu_ld(pc->values, rt, q * row + j)));
+          mt__cpu_st(
+              acc->values, rt, j,
+              ct(rt, mt__cpu_ld(acc->values, rt, j) + mt__cpu_ld(pc->values, rt, q * row + j)));
         else
           mt__cpu_sti(acc->values, rt, j,
                       mt__cpu_ldi(acc->values, rt, j) + mt__cpu_ldi(pc->values, rt, q * row + j));
@@ -422,7 +453,8 @@ static mt_status coo_mul(const mt_host *h, const char *name, const mt_tensor *x,
       (*out)->indices[(int64_t)d * cap + n] = src->indices[(int64_t)d * src->nnz + k];
     for (int64_t j = 0; j < row; j++) {
       if (found)
-        put((*out)->values, rt, n * row + j, K_MUL, src->values, rt, k * row + j, acc->values, rt, j);
+        put((*out)->values, rt, n * row + j, K_MUL, src->values, rt, k * row + j, acc->values, rt,
+            j);
       else
         mt__cpu_st((*out)->values, rt, n * row + j, 0.0);
     }
@@ -524,15 +556,16 @@ out:
 
 /* mul of two CSR tensors: per row the columns both store (torch's
  * intersection; CSR is always coalesced). */
-static mt_status csr_mul(const mt_host *h, const char *name, const mt_tensor *a,
-                         const mt_tensor *b, mt_dtype rt, mt_tensor **out, mt_error *err) {
+static mt_status csr_mul(const mt_host *h, const char *name, const mt_tensor *a, const mt_tensor *b,
+                         mt_dtype rt, mt_tensor **out, mt_error *err) {
   if (!same_shape(a, b))
     return mt_err(err, MT_SHAPE_MISMATCH,
                   "%s: sparse_binary_op_intersection_cpu(): expects sparse inputs with equal "
                   "dimensionality, number of sparse dimensions, and shape of sparse dimensions",
                   name);
   if (rt == MT_bool)
-    return mt_err(err, MT_DTYPE_MISMATCH, "%s: \"mul_out_sparse\" not implemented for 'Bool'", name);
+    return mt_err(err, MT_DTYPE_MISMATCH, "%s: \"mul_out_sparse\" not implemented for 'Bool'",
+                  name);
   int64_t rows = a->shape[0];
   for (int pass = 0; pass < 2; pass++) {
     int64_t n = 0;
@@ -630,8 +663,10 @@ mt_status mt__cpu_binary_sparse(mt_call *call, mt_op op, mt_error *err) {
         (st = mt_tensor_validate(call->in[i], mt__cpu_in_name(i, what, sizeof what), err)) != MT_OK)
       return st;
   if (a->kind == MT_KIND_SCALAR)
-    return mt_err(err, MT_NOT_SUPPORTED, "%s: a number as the left operand of a sparse tensor: "
-                  "not implemented by the CPU backend", name);
+    return mt_err(err, MT_NOT_SUPPORTED,
+                  "%s: a number as the left operand of a sparse tensor: "
+                  "not implemented by the CPU backend",
+                  name);
   const mt_kwarg *ak = mt_kw_find(call->kw, "alpha");
   double alpha = mt_kw_float(call->kw, "alpha", 1.0);
   if (k == K_SUB) alpha = -alpha;
@@ -646,8 +681,10 @@ mt_status mt__cpu_binary_sparse(mt_call *call, mt_op op, mt_error *err) {
   /* SPP-6: in place, self keeps its dtype: a result of a higher category
    * is refused (torch's wording differs per path) */
   if (ip && cat(rt) > cat(a->dtype))
-    return mt_err(err, MT_DTYPE_MISMATCH, "%s: result type %s can't be cast to the desired output "
-                  "type %s", name, tname(rt), tname(a->dtype));
+    return mt_err(err, MT_DTYPE_MISMATCH,
+                  "%s: result type %s can't be cast to the desired output "
+                  "type %s",
+                  name, tname(rt), tname(a->dtype));
   int sa = is_sparse(a), sb = is_sparse(b);
   if (sa && sb && a->kind != b->kind)
     return layout_refused(name, "operands of two sparse layouts: torch refuses the mix", err);
@@ -655,15 +692,20 @@ mt_status mt__cpu_binary_sparse(mt_call *call, mt_op op, mt_error *err) {
   int cmp = mt_kind_is_compressed(sp->kind);
   /* SPP-7: of the compressed kinds only 2-d CSR multiplies; none divides
    * or subtracts; BSR/BSC do not meet a dense tensor in add */
-  if (cmp && (k == K_SUB || k == K_DIV))
-    return layout_refused(name, layout_name(sp->kind), err);
+  if (cmp && (k == K_SUB || k == K_DIV)) return layout_refused(name, layout_name(sp->kind), err);
   if (cmp && k == K_MUL && !plain_csr(sp) && !(is_number(a) || is_number(b)))
-    return layout_refused(name, sp->kind == MT_KIND_CSC ? "Expected result Tensor to be of format CSR"
-                                : sp->kind == MT_KIND_CSR ? "coo_to_sparse_csr: conversion from Sparse to SparseCsr for input tensors with sparse_dim() != 2"
-                                : "empty_sparse_compressed expected sparse compressed (non-block) tensor layout",
-                          err);
+    return layout_refused(
+        name,
+        sp->kind == MT_KIND_CSC ? "Expected result Tensor to be of format CSR"
+        : sp->kind == MT_KIND_CSR
+            ? "coo_to_sparse_csr: conversion from Sparse to SparseCsr for input tensors with "
+              "sparse_dim() != 2"
+            : "empty_sparse_compressed expected sparse compressed (non-block) tensor layout",
+        err);
   if (cmp && k == K_ADD && !(sa && sb) && mt_kind_is_blocked(sp->kind))
-    return layout_refused(name, "src.layout() == kSparseCsr || src.layout() == kSparseCsc INTERNAL ASSERT FAILED", err);
+    return layout_refused(
+        name, "src.layout() == kSparseCsr || src.layout() == kSparseCsc INTERNAL ASSERT FAILED",
+        err);
 
   if (k == K_ADD || k == K_SUB) {
     if (sa && !sb) {
@@ -692,7 +734,8 @@ mt_status mt__cpu_binary_sparse(mt_call *call, mt_op op, mt_error *err) {
       /* SPP-7: two CSC/BSR/BSC tensors take torch's CSR-only MKL path
        * ("crow_indices expected sparse row compressed tensor layout", an
        * MKL error for BSR); only add(x, x) of one tensor object runs */
-      return layout_refused(name, "add of two CSC/BSR/BSC tensors: torch's add path is CSR only", err);
+      return layout_refused(name, "add of two CSC/BSR/BSC tensors: torch's add path is CSR only",
+                            err);
     else if (mt_kind_is_compressed(a->kind))
       st = cmp_add(h, name, a, b, alpha, &out, err);
     else

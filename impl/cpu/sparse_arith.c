@@ -62,7 +62,8 @@ mt_status mt__cpu_coo_add(const mt_host *h, const char *name, mt_tensor **t, dou
     int take_a = la <= ls, take_s = ls <= la;
     const mt_tensor *src = take_a ? a : s;
     int64_t k = take_a ? ka : ks;
-    for (int d = 0; d < a->sparse_dim; d++) r->indices[d * nnz + n] = src->indices[d * src->nnz + k];
+    for (int d = 0; d < a->sparse_dim; d++)
+      r->indices[d * nnz + n] = src->indices[d * src->nnz + k];
     for (int64_t j = 0; j < row; j++) {
       double va = take_a ? mt__cpu_ld(a->values, dt, ka * row + j) : 0.0;
       double vs = take_s ? mt__cpu_ld(s->values, dt, ks * row + j) : 0.0;

@@ -158,7 +158,8 @@ static void update(mt_dtype dt, const sadam_hp *hp, const mt_tensor *g, void *p,
   if (hp->lr_tensor)
     step_size = (double)(float)((double)(float)(hp->lr * (double)(float)sqrt(bc2)) /
                                 (double)(float)bc1);
-  double c1 = mt__cpu_op_scalar(dt, 1.0 - hp->beta1), c2 = mt__cpu_op_scalar(dt, 1.0 - hp->beta2);
+  double c1 = mt__cpu_op_scalar(dt, 1.0 - hp->beta1);
+  double c2 = mt__cpu_op_scalar(dt, 1.0 - hp->beta2);
   double eps_s = mt__cpu_op_scalar(dt, hp->eps);
   double nstep = mt__cpu_op_scalar(dt, -step_size); /* a float32 step_size casts exactly */
   int64_t row = mt_coo_row_numel(g);
@@ -290,7 +291,8 @@ static mt_status sparse_plus_dense(mt_error *err) {
 static void scale(mt_tensor *t, double s) {
   int64_t n = t->kind == MT_KIND_COO ? t->nnz * mt_coo_row_numel(t) : mt_numel(t);
   for (int64_t i = 0; i < n; i++)
-    mt__cpu_st(t->values, t->dtype, i, mt__cpu_ld(t->values, t->dtype, i) * mt__cpu_op_scalar(t->dtype, s));
+    mt__cpu_st(t->values, t->dtype, i,
+               mt__cpu_ld(t->values, t->dtype, i) * mt__cpu_op_scalar(t->dtype, s));
   if (t->kind == MT_KIND_COO && s != -1.0) t->coalesced = 0;
 }
 

@@ -611,9 +611,11 @@ static mt_status compressed_like(const mt_host *h, const mt_tensor *src, mt_dtyp
   mt_status st = h->compressed_new(src->kind, dt, src->ndim, src->shape, src->dense_dim,
                                    src->blocksize, src->nnz, out, err);
   if (st != MT_OK) return st;
-  memcpy((*out)->crow_indices, src->crow_indices, (size_t)(g->batches * (g->ncomp + 1)) * sizeof(int64_t));
+  memcpy((*out)->crow_indices, src->crow_indices,
+         (size_t)(g->batches * (g->ncomp + 1)) * sizeof(int64_t));
   if (g->batches * src->nnz > 0)
-    memcpy((*out)->col_indices, src->col_indices, (size_t)(g->batches * src->nnz) * sizeof(int64_t));
+    memcpy((*out)->col_indices, src->col_indices,
+           (size_t)(g->batches * src->nnz) * sizeof(int64_t));
   return MT_OK;
 }
 

@@ -20,7 +20,8 @@ static mt_status mutant_mul(mt_call *call, mt_error *err) {
     if (!keep) continue;
     for (int d = 0; d < o->sparse_dim; d++) o->indices[d * o->nnz + n] = o->indices[d * o->nnz + k];
     memmove((char *)o->values + n * row * mt_dtype_size(o->dtype),
-            (char *)o->values + k * row * mt_dtype_size(o->dtype), (size_t)row * mt_dtype_size(o->dtype));
+            (char *)o->values + k * row * mt_dtype_size(o->dtype),
+            (size_t)row * mt_dtype_size(o->dtype));
     n++;
   }
   for (int d = 1; d < o->sparse_dim; d++)

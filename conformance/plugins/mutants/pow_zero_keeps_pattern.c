@@ -6,7 +6,8 @@
 #include "mutant.h"
 
 static mt_status mutant_pow(mt_call *call, mt_error *err) {
-  const mt_tensor *x = call->n_in > 1 ? call->in[0] : NULL, *e = call->n_in > 1 ? call->in[1] : NULL;
+  const mt_tensor *x = call->n_in > 1 ? call->in[0] : NULL,
+                  *e = call->n_in > 1 ? call->in[1] : NULL;
   if (!x || !e || (x->kind != MT_KIND_COO && x->kind != MT_KIND_CSR) || e->kind != MT_KIND_SCALAR ||
       mt_get_f64(e->values, e->dtype, 0) != 0.0)
     return mt_cpu_pow(call, err);
