@@ -162,6 +162,12 @@ set(MUTANTS
   sps_norm_as_stored=SPS-4
   sps_softmax_unstored_as_zero=SPS-5
   sps_index_select_once=SPS-6
+  # plain sparse pointwise
+  pow_zero_keeps_pattern=SPP-1
+  add_uncoalesced_flagged_coalesced=SPP-2
+  mul_sparse_dense_densifies=SPP-4
+  mul_uncoalesced_drops_unmatched=SPP-4
+  mul_scalar_inplace_keeps_coalesced=SPP-5
   # the numpy_ma profile (name=RULE@numpy_ma: run with --profile numpy_ma)
   npma_union_of_specified=NPMA-2@numpy_ma
   npma_log_keeps_nan=NPMA-3@numpy_ma

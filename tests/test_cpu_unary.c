@@ -305,7 +305,47 @@ TEST(plain_coo_tensors_follow_torchs_sparse_kernels) {
   done(&c, (mt_tensor *[]){x}, 1);
 }
 
+/* SPP-1: the same uncoalesced x ((0,1): 0.5 and 0.25 stored apart, (1,0): -1):
+ *   neg (out of place, linear) maps the entries as stored, uncoalesced:
+ *       [-0.5, -0.25, 1] at (0,1), (0,1), (1,0), coalesced flag 0;
+ *   pow(x, 0) and pow(x, 0.0): refused, 0 ** 0 = 1 would fill every
+ *       unstored position (INVALID_ARGUMENT);
+ *   pow(x, -1) maps the coalesced values: 1 / 0.75 = 1.3333334f at (0,1),
+ *       1 / -1 = -1 at (1,0) (no inf where nothing is stored);
+ *   square of a bool COO: torch's sparse pow keeps the dtype, int64 is
+ *       refused (DTYPE_MISMATCH). */
+TEST(plain_sparse_pow_zero_refused_and_neg_keeps_uncoalesced) {
+  mt_tensor *x = coo2(MT_float32, 2, 2, 3, SHAPE(0, 0, 1), SHAPE(1, 1, 0), VALS(0.5, 0.25, -1), 0);
+  mt_tensor *b = coo2(MT_bool, 2, 2, 1, SHAPE(0), SHAPE(1), VALS(1), 1);
+  mt_tensor *zero = number(0.0), *m1 = number(-1.0), *izero = NULL;
+  if (mt_scalar_new(MT_int64, 0, &izero, NULL) != MT_OK) abort();
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_neg, &c, &e, 1, (const mt_tensor *[]){x}, NULL), MT_OK);
+  if (c.n_out == 1) {
+    const mt_tensor *o = c.out[0];
+    CHECK(o->kind == MT_KIND_COO && o->nnz == 3 && !o->coalesced);
+    CHECK(o->nnz == 3 && at(o, 0) == -0.5 && at(o, 1) == -0.25 && at(o, 2) == 1.0);
+  }
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_pow, &c, &e, 2, (const mt_tensor *[]){x, zero}, NULL),
+               MT_INVALID_ARGUMENT);
+  CHECK_HAS(e.msg, "zeroth power");
+  CHECK_STATUS(run(mt_cpu_pow, &c, &e, 2, (const mt_tensor *[]){x, izero}, NULL),
+               MT_INVALID_ARGUMENT);
+  CHECK_STATUS(run(mt_cpu_pow, &c, &e, 2, (const mt_tensor *[]){x, m1}, NULL), MT_OK);
+  if (c.n_out == 1) {
+    const mt_tensor *o = c.out[0];
+    CHECK(o->nnz == 2 && o->coalesced);
+    CHECK(o->nnz == 2 && at(o, 0) == (double)(1.0f / 0.75f) && at(o, 1) == -1.0);
+  }
+  done(&c, NULL, 0);
+  CHECK_STATUS(run(mt_cpu_square, &c, &e, 1, (const mt_tensor *[]){b}, NULL), MT_DTYPE_MISMATCH);
+  done(&c, (mt_tensor *[]){x, b, zero, m1, izero}, 5);
+}
+
 MT_TEST_MAIN(T(plain_coo_tensors_follow_torchs_sparse_kernels),
+             T(plain_sparse_pow_zero_refused_and_neg_keeps_uncoalesced),
              T(csr_storage_whose_last_column_stores_nothing_is_refused),
              T(nan_to_num_of_bfloat16_uses_its_own_largest_finite_value),
              T(in_place_on_coo_storage_is_refused_as_torch_refuses_it), T(float_ops_give_float32_for_int_and_bool_data), T(isnan_and_signbit_give_bool),

@@ -36,7 +36,10 @@ TEST(schema_gives_each_op_its_torch_kwargs_and_types) {
   CHECK((s = mt_kw_schema_find(MT_OP_adagrad_masked, "step")) && s->type == MT_KWS_INT);
   CHECK((s = mt_kw_schema_find(MT_OP_adagrad_dense, "maximize")) && s->type == MT_KWS_BOOL);
   CHECK(mt_kw_schema_find(MT_OP_neg, "dim") == NULL);
-  CHECK(mt_kw_schema_find(MT_OP_add, "alpha") == NULL); /* torch.masked refuses it */
+  /* add's alpha: the plain sparse path takes it (SPP-2); binary.c still
+   * refuses it on masked operands, as torch.masked does (BIN-7) */
+  CHECK((s = mt_kw_schema_find(MT_OP_add, "alpha")) && s->type == MT_KWS_FLOAT);
+  CHECK(mt_kw_schema_find(MT_OP_mul, "alpha") == NULL);
   CHECK(mt_kw_schema_find(MT_OP_sum, "lr") == NULL);
   CHECK(mt_kw_schema_find(MT_OP_sum, NULL) == NULL);
   /* every line names an op of ops.def (else kwargs.h would not compile), has
@@ -102,8 +105,8 @@ TEST(unknown_repeated_and_malformed_kwargs_are_refused) {
             "weight_decay, eps, maximize, step)");
   CHECK_HAS(verdict(MT_OP_sum, 1, (mt_kwarg[]){kw_bool("keep_dim", 1)}, b, sizeof b),
             "keep_dim: unknown keyword argument for sum (accepted: dim, keepdim, dtype)");
-  CHECK_HAS(verdict(MT_OP_add, 1, (mt_kwarg[]){kw_float("alpha", 2)}, b, sizeof b),
-            "alpha: unknown keyword argument for add (it takes none)");
+  CHECK_HAS(verdict(MT_OP_mul, 1, (mt_kwarg[]){kw_float("alpha", 2)}, b, sizeof b),
+            "alpha: unknown keyword argument for mul (it takes none)");
   CHECK_HAS(verdict(MT_OP_sum, 2, (mt_kwarg[]){kw_int("dim", 0), kw_int("dim", 1)}, b, sizeof b),
             "dim: keyword argument given more than once");
   CHECK_HAS(verdict(MT_OP_sum, 1, (mt_kwarg[]){{.name = NULL, .type = MT_KW_INT}}, b, sizeof b),

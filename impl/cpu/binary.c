@@ -26,6 +26,7 @@
  * BIN-10  in-place variants (add_ ...): self's shape, dtype and mask.
  * float16 and float32 compute in float (float16 rounds once at the store),
  * float64 in double, integers and bool exactly in int64 and wrap. */
+#include "binary_sparse.h"
 #include "cpu_util.h"
 
 /* ---- the op table --------------------------------------------------------- */
@@ -698,6 +699,8 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
 
   mt__cpu_begin(call);
   memset(o, 0, sizeof o);
+  /* plain sparse operands: torch's sparse kernels (SPP-2 .. SPP-6) */
+  if (mt__cpu_binary_is_plain_sparse(call)) return mt__cpu_binary_sparse(call, opid, err);
   if (!find_op(base, &p.op))
     return mt_err(err, MT_NOT_SUPPORTED, "%s: not a binary op", name);
   /* BIN-7: torch.masked refuses every keyword argument ("len(kwargs) must
@@ -705,6 +708,12 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
    * any. (With a number where torch has Tensor overloads only, torch's
    * argument parser would raise first: INVALID_ARGUMENT all the same.) */
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
+  /* kwargs.def lists alpha for add/sub (the plain sparse path): torch.masked
+   * still refuses it */
+  if (call->kw && call->kw->n > 0)
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: kwargs/%s: MaskedTensor binary ops require that len(kwargs) == 0", name,
+                  call->kw->items[0].name);
   for (int k = 0; k < 2; k++) {
     if ((st = mt__cpu_input(call, k, name, &o[k].t, err)) != MT_OK) return st;
     o[k].masked = o[k].t->kind == MT_KIND_MASKED;
@@ -887,6 +896,7 @@ static mt_status binary_inplace(mt_call *call, mt_op opid, mt_op base, mt_error 
   const mt_host *h = mt__cpu_host(call);
   mt_tensor *d = NULL, *m = NULL, *r = NULL;
   char s0[64], s1[64];
+  if (mt__cpu_binary_is_plain_sparse(call)) return mt__cpu_binary_sparse(call, opid, err);
   mt_status st = binary(call, opid, base, err);
   if (st != MT_OK) return st;
   const mt_tensor *self = call->in[0], *o = call->out[0];

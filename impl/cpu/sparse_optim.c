@@ -25,6 +25,7 @@
 #include <math.h>
 
 #include "cpu_util.h"
+#include "sparse_arith.h"
 
 static const char *const NAME = "sparse_adam";
 
@@ -142,9 +143,6 @@ static mt_status check_float(mt_dtype dt, mt_error *err) {
 
 /* ---- SADAM-1/2: the update ---------------------------------------------- */
 
-/* A Python number in a tensor op (add/sub/mul): cast to the op's compute
- * type, float for float32 and the half types, double for float64. */
-static double op_scalar(mt_dtype dt, double v) { return dt == MT_float64 ? v : (double)(float)v; }
 
 /* A tensor op's result rounded to the dtype (float16 via float, as torch). */
 #define R(x) mt__cpu_round(dt, (x))
@@ -160,9 +158,10 @@ static void update(mt_dtype dt, const sadam_hp *hp, const mt_tensor *g, void *p,
   if (hp->lr_tensor)
     step_size = (double)(float)((double)(float)(hp->lr * (double)(float)sqrt(bc2)) /
                                 (double)(float)bc1);
-  double c1 = op_scalar(dt, 1.0 - hp->beta1), c2 = op_scalar(dt, 1.0 - hp->beta2);
-  double eps_s = op_scalar(dt, hp->eps);
-  double nstep = op_scalar(dt, -step_size); /* a float32 step_size casts exactly */
+  double c1 = mt__cpu_op_scalar(dt, 1.0 - hp->beta1);
+  double c2 = mt__cpu_op_scalar(dt, 1.0 - hp->beta2);
+  double eps_s = mt__cpu_op_scalar(dt, hp->eps);
+  double nstep = mt__cpu_op_scalar(dt, -step_size); /* a float32 step_size casts exactly */
   int64_t row = mt_coo_row_numel(g);
   for (int64_t k = 0; k < g->nnz; k++) {
     int64_t base = mt_coo_linear(g, k) * row;
@@ -292,7 +291,8 @@ static mt_status sparse_plus_dense(mt_error *err) {
 static void scale(mt_tensor *t, double s) {
   int64_t n = t->kind == MT_KIND_COO ? t->nnz * mt_coo_row_numel(t) : mt_numel(t);
   for (int64_t i = 0; i < n; i++)
-    mt__cpu_st(t->values, t->dtype, i, mt__cpu_ld(t->values, t->dtype, i) * op_scalar(t->dtype, s));
+    mt__cpu_st(t->values, t->dtype, i,
+               mt__cpu_ld(t->values, t->dtype, i) * mt__cpu_op_scalar(t->dtype, s));
   if (t->kind == MT_KIND_COO && s != -1.0) t->coalesced = 0;
 }
 
@@ -303,91 +303,11 @@ static void scale(mt_tensor *t, double s) {
 static void dense_axpy(mt_tensor *d, double alpha, const mt_tensor *x) {
   mt_dtype dt = d->dtype;
   int fused = dt == MT_float32 || dt == MT_float64;
-  double a = fused ? op_scalar(dt, alpha) : mt__cpu_round(dt, alpha);
+  double a = fused ? mt__cpu_op_scalar(dt, alpha) : mt__cpu_round(dt, alpha);
   for (int64_t i = 0; i < mt_numel(d); i++) {
     double v = mt__cpu_ld(x->values, x->dtype, i), r = mt__cpu_ld(d->values, dt, i);
     mt__cpu_st(d->values, dt, i, fused ? fma(a, v, r) : r + mt__cpu_round(dt, a * v));
   }
-}
-
-/* dense d += alpha * s (s COO), entry by entry in stored order (duplicates
- * are not summed first), alpha cast to the dtype (torch's dense + sparse
- * add: `r[i] += value.to<scalar_t>() * v`). Whether the product is rounded
- * before the sum depends on torch's path: a coalesced gradient without
- * dense dims rounds it; an uncoalesced or hybrid one is one fused
- * multiply-add (float and double). float16/bfloat16 always round both.
- * Found on 200 random float32 cases of each of the four kinds, bit for bit
- * (golden/mtgen/families/sparse_optim.py's cases confirm it for both). */
-static void dense_add_coo(mt_tensor *d, double alpha, const mt_tensor *s) {
-  mt_dtype dt = d->dtype;
-  double a = mt__cpu_round(dt, alpha);
-  int fused = (dt == MT_float32 || dt == MT_float64) && (!s->coalesced || s->ndim > s->sparse_dim);
-  int64_t row = mt_coo_row_numel(s);
-  for (int64_t k = 0; k < s->nnz; k++)
-    for (int64_t j = 0; j < row; j++) {
-      int64_t i = mt_coo_linear(s, k) * row + j;
-      double v = mt__cpu_ld(s->values, dt, k * row + j), r = mt__cpu_ld(d->values, dt, i);
-      mt__cpu_st(d->values, dt, i, fused ? fma(a, v, r) : r + mt__cpu_round(dt, a * v));
-    }
-}
-
-/* *t = t + alpha * s, both COO (torch's sparse + sparse add): one
- * two-pointer merge over both entry lists in their stored order, whatever
- * their coalesced flags: the entry with the smaller linear index goes
- * first; equal indices give one entry t + alpha * s (a fused multiply-add);
- * an entry of s alone is alpha * s (rounded). On unsorted input the merge
- * keeps walking (its output is then neither sorted nor summed), as torch's
- * does. The result is flagged coalesced only when both inputs are. An
- * empty operand short-cuts as in torch's add_out_sparse_cpu: s empty gives
- * t as it is, t empty gives alpha * s with s's indices and flag (no merge,
- * so no sparse add kernel either: float16 works then). */
-static mt_status coo_add(const mt_host *h, mt_tensor **t, double alpha, const mt_tensor *s,
-                         mt_error *err) {
-  mt_tensor *a = *t, *r = NULL;
-  mt_dtype dt = a->dtype;
-  int64_t row = mt_coo_row_numel(a), nnz = a->nnz + s->nnz, ka = 0, ks = 0, n = 0;
-  double m = op_scalar(dt, alpha);
-  mt_status st;
-  if (s->nnz == 0) return MT_OK;
-  if (a->nnz == 0) {
-    if ((st = mt_tensor_clone_host(h, s, &r, err)) != MT_OK) return st;
-    if (alpha != 1.0)
-      for (int64_t i = 0; i < s->nnz * row; i++)
-        mt__cpu_st(r->values, dt, i, mt__cpu_ld(s->values, dt, i) * m);
-    h->free(a);
-    *t = r;
-    return MT_OK;
-  }
-  if (dt == MT_float16)
-    return mt_err(err, MT_DTYPE_MISMATCH, "%s: \"cadd_sparse\" not implemented for 'Half'", SGD);
-  if ((st = h->coo_new(dt, a->ndim, a->shape, a->sparse_dim, nnz, &r, err)) != MT_OK) return st;
-  /* entries in output order: from a (src 0), from s (src 1), or both */
-  while (ka < a->nnz || ks < s->nnz) {
-    int64_t la = ka < a->nnz ? mt_coo_linear(a, ka) : INT64_MAX;
-    int64_t ls = ks < s->nnz ? mt_coo_linear(s, ks) : INT64_MAX;
-    int take_a = la <= ls, take_s = ls <= la;
-    const mt_tensor *src = take_a ? a : s;
-    int64_t k = take_a ? ka : ks;
-    for (int d = 0; d < a->sparse_dim; d++) r->indices[d * nnz + n] = src->indices[d * src->nnz + k];
-    for (int64_t j = 0; j < row; j++) {
-      double va = take_a ? mt__cpu_ld(a->values, dt, ka * row + j) : 0.0;
-      double vs = take_s ? mt__cpu_ld(s->values, dt, ks * row + j) : 0.0;
-      double v = !take_s ? va : !take_a ? (alpha == 1.0 ? vs : vs * m) : fma(m, vs, va);
-      mt__cpu_st(r->values, dt, n * row + j, v);
-    }
-    ka += take_a;
-    ks += take_s;
-    n++;
-  }
-  if (n < nnz) { /* merged entries: shrink (indices are [sparse_dim, nnz] rows) */
-    for (int d = 1; d < a->sparse_dim; d++)
-      memmove(r->indices + d * n, r->indices + d * nnz, (size_t)n * sizeof(int64_t));
-    r->nnz = n;
-  }
-  r->coalesced = a->coalesced && s->coalesced;
-  h->free(a);
-  *t = r;
-  return MT_OK;
 }
 
 /* *t = t + alpha * s for the layouts torch's `t.add_(s, alpha)` meets:
@@ -401,11 +321,11 @@ static mt_status add_any(const mt_host *h, mt_tensor **t, double alpha, const mt
     return MT_OK;
   }
   if ((*t)->kind == MT_KIND_DENSE) {
-    dense_add_coo(*t, alpha, s);
+    mt__cpu_dense_add_coo(*t, alpha, s);
     return MT_OK;
   }
   if (s->kind == MT_KIND_DENSE) return sparse_plus_dense(err);
-  return coo_add(h, t, alpha, s, err);
+  return mt__cpu_coo_add(h, SGD, t, alpha, s, err);
 }
 
 /* SGD-1 for an integer or bool param: only `param.add_(sparse, alpha=-lr)`

@@ -505,7 +505,7 @@ static mt_status unary(mt_call *call, mt_op op, un_base base, int inplace, mt_er
   mt__cpu_begin(call);
   if ((st = mt__kw_check(op, call->kw, err)) != MT_OK) return st;
   if (call->n_in > 0 && call->in && call->in[0] &&
-      (call->in[0]->kind == MT_KIND_COO || call->in[0]->kind == MT_KIND_CSR))
+      (call->in[0]->kind == MT_KIND_COO || mt_kind_is_compressed(call->in[0]->kind)))
     return plain_sparse(call, op, base, inplace, err);
   if ((st = masked_input0(call, name, &m, err)) != MT_OK) return st;
   if ((st = prepare(call, name, r, inplace, m->data->dtype, &p, err)) != MT_OK) return st;
@@ -570,6 +570,55 @@ out:
  * (duplicates summed, then mapped); in place, torch refuses an uncoalesced
  * COO tensor ("<op>_ requires coalesced input") except for the linear ops,
  * which map the entries as stored. */
+/* SPP-1: pow(S, 0) would give 1 at every unstored position: torch
+ * refuses it ("pow: cannot raise to zeroth power on sparse tensor; it
+ * would make the result tensor dense"), an integer 0 and 0.0 alike; a
+ * negative exponent maps the stored values only (0 ** -1 = inf is not
+ * written where nothing is stored). */
+static mt_status sparse_pow_exponent(const mt_call *call, const char *name, mt_error *err) {
+  const mt_tensor *x = NULL;
+  double e = 0;
+  mt_status st;
+  if ((st = mt__cpu_input(call, 1, name, &x, err)) != MT_OK) return st;
+  if (x->kind != MT_KIND_SCALAR)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: inputs/1 (exponent) must be a number on a sparse "
+                  "tensor, got a %s tensor", name, mt_kind_name(x->kind));
+  if ((st = mt__cpu_scalar_value(x, "inputs/1 (exponent)", name, &e, err)) != MT_OK) return st;
+  if (e == 0.0)
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: cannot raise to zeroth power on sparse tensor; it would make the result "
+                  "tensor dense", name);
+  return MT_OK;
+}
+
+/* torch's layout names, as "unsupported tensor layout: Sparse<...>" spells them */
+static const char *sparse_layout_name(mt_kind k) {
+  switch (k) {
+  case MT_KIND_CSC: return "SparseCsc";
+  case MT_KIND_BSR: return "SparseBsr";
+  case MT_KIND_BSC: return "SparseBsc";
+  default: return "SparseCsr";
+  }
+}
+
+/* A new compressed tensor of src's kind, shape, batches, blocksize, dense
+ * dims and indices (copied), values of dtype dt zero-filled, from h. */
+static mt_status compressed_like(const mt_host *h, const mt_tensor *src, mt_dtype dt,
+                                 mt_tensor **out, mt_cgeom *g, mt_error *err) {
+  if (!mt_cgeom_of(src, g))
+    return mt_err(err, MT_INVALID_ARGUMENT, "inputs/0: inconsistent %s geometry",
+                  mt_kind_name(src->kind));
+  mt_status st = h->compressed_new(src->kind, dt, src->ndim, src->shape, src->dense_dim,
+                                   src->blocksize, src->nnz, out, err);
+  if (st != MT_OK) return st;
+  memcpy((*out)->crow_indices, src->crow_indices,
+         (size_t)(g->batches * (g->ncomp + 1)) * sizeof(int64_t));
+  if (g->batches * src->nnz > 0)
+    memcpy((*out)->col_indices, src->col_indices,
+           (size_t)(g->batches * src->nnz) * sizeof(int64_t));
+  return MT_OK;
+}
+
 static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace, mt_error *err) {
   const char *name = mt_op_name(op);
   const mt_host *h = mt__cpu_host(call);
@@ -584,14 +633,31 @@ static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace
   if ((st = mt_tensor_validate(x, "inputs/0", err)) != MT_OK) return st;
   int ok = inplace ? (sp & SP_INPLACE) || (coo && (sp & SP_COO_INPLACE_ONLY))
                    : (sp & (coo ? SP_COO : SP_CSR)) != 0;
-  if (!ok)
+  if (!ok && coo)
     return mt_err(err, MT_LAYOUT_MISMATCH,
-                  coo ? "%s: Could not run 'aten::%s' with arguments from the 'SparseCPU' backend"
-                      : "%s: unsupported tensor layout: SparseCsr (aten::%s)",
-                  name, name);
+                  "%s: Could not run 'aten::%s' with arguments from the 'SparseCPU' backend", name,
+                  name);
+  if (!ok)
+    return mt_err(err, MT_LAYOUT_MISMATCH, "%s: unsupported tensor layout: %s (aten::%s)", name,
+                  sparse_layout_name(x->kind), name);
+  /* SPP-1: round_ runs on CSR only; CSC/BSR/BSC trip torch's
+   * "self.is_sparse_csr() INTERNAL ASSERT FAILED" */
+  if (inplace && base == UN_round && !coo && x->kind != MT_KIND_CSR)
+    return mt_err(err, MT_LAYOUT_MISMATCH,
+                  "%s: self.is_sparse_csr() INTERNAL ASSERT FAILED (torch's in-place round of a "
+                  "%s tensor)",
+                  name, mt_kind_name(x->kind));
   if (inplace && coo && !x->coalesced && !(sp & SP_UNCOAL))
     return mt_err(err, MT_LAYOUT_MISMATCH, "%s: %s requires coalesced input", name, name);
+  if (base == UN_pow && (st = sparse_pow_exponent(call, name, err)) != MT_OK) return st;
   if ((st = prepare(call, name, r, inplace, x->dtype, &p, err)) != MT_OK) return st;
+  /* SPP-1: torch's sparse pow (and square, which is pow(x, 2)) writes a
+   * result of the input's dtype: a promoted result type is refused */
+  if ((base == UN_pow || base == UN_square) && p.out != x->dtype)
+    return mt_err(err, MT_DTYPE_MISMATCH,
+                  "%s: result type %s can't be cast to the desired output type %s (sparse %s "
+                  "keeps the input's dtype)",
+                  name, torch_dtype(p.out), torch_dtype(x->dtype), name);
   if (coo) {
     /* the linear ops (neg, conj_physical, positive; in place or not) map the
      * entries as stored, duplicates and flag kept; the others coalesce
@@ -608,8 +674,11 @@ static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace
     apply_all(r, &p, cx->values, out->values, cx->nnz * mt_coo_row_numel(cx));
     out->coalesced = cx->coalesced;
   } else {
-    if ((st = mt__cpu_csr_like(h, x, p.out, &out, err)) != MT_OK) goto out;
-    apply_all(r, &p, x->values, out->values, x->nnz);
+    /* every compressed kind, batched and hybrid too: the structure kept,
+     * each stored value mapped (SPP-1) */
+    mt_cgeom g = {0};
+    if ((st = compressed_like(h, x, p.out, &out, &g, err)) != MT_OK) goto out;
+    apply_all(r, &p, x->values, out->values, g.batches * x->nnz * g.entry);
   }
   call->out[0] = out;
   call->n_out = 1;

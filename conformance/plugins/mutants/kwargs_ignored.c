@@ -5,6 +5,10 @@
 #include "mutant.h"
 
 static mt_status no_kw(mt_call *call, mt_error *err, mt_kernel_fn real) {
+  /* masked operands only: plain sparse add takes alpha (SPP-2) */
+  int masked = 0;
+  for (int k = 0; k < call->n_in; k++) masked |= call->in[k] && call->in[k]->kind == MT_KIND_MASKED;
+  if (!masked) return real(call, err);
   const mt_kwargs *kw = call->kw;
   call->kw = NULL;
   mt_status st = real(call, err);

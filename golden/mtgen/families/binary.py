@@ -9,6 +9,7 @@ import torch
 from torch.masked import masked_tensor
 
 from .. import opinfo, sparse
+from . import binary_sparse
 from ..inputs import (expect_neg_zero, log_uniform, masked, rand_mask, rand_masked, randn,
                       signed_zero_pairs, signed_zeros)
 from ..model import ALL_DTYPES, DTYPES, Case, Surprise, check_ids, py
@@ -1020,4 +1021,4 @@ def sparse_cases():
 
 def cases():
     return check_ids(first_slice_cases() + full_cases() + uint8_cases() + inplace_cases()
-                     + sparse_cases())
+                     + sparse_cases() + binary_sparse.cases())

@@ -16,7 +16,7 @@ from torch.masked import masked_tensor
 
 from ..inputs import as_dense, expect_neg_zero, rand_masked, signed_zeros
 from .. import sparse
-from ..model import ALL_DTYPES, DTYPES, Case, check_ids, py
+from ..model import ALL_DTYPES, DTYPES, Case, case_rng, check_ids, py
 from ..opinfo import sample_mask, samples
 
 INF, NAN = math.inf, math.nan
@@ -590,32 +590,229 @@ def sparse_cases(have):
     return out
 
 
-# ---- plain sparse tensors (SP-5) ----------------------------------------------
+# ---- plain sparse tensors (SP-5, SPP-1) -----------------------------------------
+
+# layout variant -> (id layout token, plain-sparse builder key of
+# sparse.plain, or our own builder below)
+PLAIN_F32 = (("coo", "plain"), ("coo_uncoalesced", "plain_uncoalesced"), ("csr", "plain"))
+# float64: every op on coalesced COO and CSR
+PLAIN_F64 = (("coo", "plain"), ("csr", "plain"))
+# the ops (aliases and in-place forms apart) that get a case in the other
+# dtypes torch may accept: f16, bf16, i64, i32, bool (torch's result or refusal)
+PLAIN_DTYPE_OPS = ("abs", "neg", "sin", "sqrt", "sign", "ceil", "square", "signbit", "isnan",
+                   "abs_", "neg_")
+PLAIN_OTHER_DTYPES = ("f16", "bf16", "i64", "i32", "bool")
+# the ops of the CSC/BSR/BSC/batched/hybrid CSR cases: a sample of torch's
+# CSR list (out of place and in place, round_'s CSR-only in-place form) and
+# refusals (cos: no kernel; square and nan_to_num: COO only)
+PLAIN_COMPRESSED_OPS = ("abs", "sin", "neg", "sqrt", "sign", "isnan", "angle", "round_", "tanh_",
+                        "cos", "square")
+COMPRESSED_OPS = PLAIN_COMPRESSED_OPS
+
+
+def plain_hybrid(g, dt):
+    """COO hybrid: sparse_dim 1 of a (4, 3) tensor, values [nnz, 3]; rows 0
+    and 2 stored, coalesced; values inside every unary op's domain."""
+    v = sparse.values(g, 6, dt, positive=True).reshape(2, 3)
+    return torch.sparse_coo_tensor(torch.tensor([[0, 2]]), v, (4, 3)).coalesce()
+
+
+def plain_hybrid_uncoalesced(g, dt):
+    """COO hybrid, row 2 stored twice, out of order (uncoalesced)."""
+    v = sparse.values(g, 9, dt, positive=True).reshape(3, 3)
+    return torch.sparse_coo_tensor(torch.tensor([[2, 0, 2]]), v, (4, 3))
+
+
+def plain_empty(shape, layout="coo"):
+    """No stored entry: (3, 4), the 1-d (0,), a 0-size dim (0, 4); CSR (3, 4)."""
+    def build(g, dt):
+        nd = len(shape)
+        t = torch.sparse_coo_tensor(torch.zeros(nd, 0, dtype=torch.int64),
+                                    torch.zeros(0, dtype=dt), shape).coalesce()
+        return t.to_sparse_csr() if layout == "csr" else t
+    return build
+
+
+# CSC, BSR and BSC of the COO case's (3, 4) entries; blocks of (1, 2) (the
+# shape's only block size with two-element blocks both ways)
+COMPRESSED = {"csc": lambda d: d.to_sparse_csc(), "bsr": lambda d: d.to_sparse_bsr((1, 2)),
+              "bsc": lambda d: d.to_sparse_bsc((1, 2))}
+
+
+def plain_csr_batched(g, dt):
+    """Batched CSR (2, 3, 4): two batches of one pattern (torch wants one nnz
+    per batch), values inside every unary op's domain."""
+    pat = sparse.plain(g, torch.float32, "coo").to_dense() != 0
+    v = sparse.values(g, 24, dt, positive=True).reshape(2, 3, 4)
+    return (v * pat).to_sparse_csr()
+
+
+def plain_csr_hybrid(g, dt):
+    """Hybrid CSR (3, 4, 2), dense_dim 1: the COO case's entries, each a
+    vector of 2 values."""
+    pat = (sparse.plain(g, torch.float32, "coo").to_dense() != 0).unsqueeze(-1)
+    v = sparse.values(g, 24, dt, positive=True).reshape(3, 4, 2)
+    return (v * pat).to_sparse_csr(dense_dim=1)
+
+
+def plain_values(g, dt, layout):
+    """sparse.plain for the float dtypes; integers and bool from sparse.values
+    (signed small integers, random bools) on the same structure; CSC, BSR
+    and BSC converted from the coalesced COO."""
+    if layout in COMPRESSED:
+        return COMPRESSED[layout](plain_values(g, dt, "coo").to_dense())
+    if dt.is_floating_point and dt != torch.bfloat16:
+        return sparse.plain(g, dt, layout)
+    t = sparse.plain(g, torch.float32, layout)
+    if layout == "csr":
+        return torch.sparse_csr_tensor(t.crow_indices(), t.col_indices(),
+                                       sparse.values(g, t._nnz(), dt), t.shape)
+    coal = t.is_coalesced()
+    r = torch.sparse_coo_tensor(t._indices(), sparse.values(g, t._nnz(), dt), t.shape)
+    return r.coalesce() if coal else r
+
+
+PLAIN_BUILDERS = {
+    "plain": None, "plain_uncoalesced": None,
+    "plain_hybrid": lambda lay: plain_csr_hybrid if lay == "csr" else plain_hybrid,
+    "plain_batched": lambda lay: plain_csr_batched,
+    "plain_hybrid_uncoalesced": lambda lay: plain_hybrid_uncoalesced,
+    "plain_empty": lambda lay: plain_empty((3, 4), lay), "plain_empty_1d": lambda lay: plain_empty((0,)),
+    "plain_empty_zero_dim": lambda lay: plain_empty((0, 4)),
+}
+
+
+# Local error-class table of the plain sparse cases (sparse.py's table, which
+# other families share, is left as it is): torch's refusals that DESIGN.md's
+# table puts elsewhere than sparse.error_class's first match, checked first.
+PLAIN_CLASSES = (
+    # NotImplementedError for a bool input: a dtype refusal, not a layout one
+    ("DTYPE_MISMATCH", ("on a bool tensor is not supported",
+                        "Integers to negative integer powers are not allowed")),
+    # round_ of CSC/BSR/BSC: torch's own assert that self is CSR (a layout refusal)
+    ("LAYOUT_MISMATCH", ("self.is_sparse_csr() INTERNAL ASSERT FAILED",)),
+)
+
+
+def plain_error_class(e):
+    msg = f"{type(e).__name__}: {e}"
+    for cls, needles in PLAIN_CLASSES:
+        if any(s in msg for s in needles):
+            return cls
+    return sparse.error_class(e)
+
+
+def plain_outcome(case_id, build, run, kwargs=None):
+    """sparse.outcome with the local table: None when torch takes the call."""
+    import warnings
+    inputs = build(case_rng(case_id))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            run(inputs, kwargs or {})
+    except Exception as e:  # noqa: BLE001 - torch's refusal is data
+        return plain_error_class(e)
+    return None
+
+
+def plain_case(op, short, lay, variant, args=None, kw=None, rules=("SP-5", "SPP-1"), vtag=None,
+               tol=None, ok_only=False):
+    """One plain-sparse case: torch's result on the case's own input, or its
+    refusal (sparse.outcome)."""
+    dt = ALL_DTYPES[short]
+    inplace = op.endswith("_")
+    a0, k0 = call_args(op, dt) if args is None else (args, kw or {})
+    kw = k0 if kw is None else kw
+    args = a0
+    layout = {"plain": lay, "plain_uncoalesced": "coo_uncoalesced"}.get(variant, lay)
+    mk = PLAIN_BUILDERS.get(variant)
+
+    def build(g, a=args, layout=layout, mk=mk, dt=dt, lay=lay):
+        x = plain_values(g, dt, layout) if mk is None else mk(lay)(g, dt)
+        return [x, *a]
+    cid = f"{op}.{lay}.{short}.{vtag or variant}"
+    run = torch_run(op, inplace)
+    err = plain_outcome(cid, build, run, kw)
+    if err and ok_only:
+        return None  # a refusal another case of the op already records (golden size)
+    out_dt = None
+    if not err:
+        out_dt = run(build(case_rng(cid)), kw)[0].dtype
+    r = tuple(rules) + (("UN-6",) if inplace else ())
+    # UN-1 (integer and bool inputs, bool results) where ops.def lists it
+    if (short in INT_TOKENS or base_of(op) in ("isnan", "signbit")) and \
+            "UN-1" in sparse.family_ops("unary").get(op, ()):
+        r += ("UN-1",)
+    return Case(id=cid, op=op, rules=r, tolerance=tol or tolerance(op, out_dt or dt), build=build,
+                run=run, torch_call=call_text(op, inplace, args, kw).replace("m", "s", 1),
+                kwargs=kw, error_class=err, poison=False)
+
 
 def plain_sparse_cases():
     """Every unary op (aliases excepted, as for SP-1) on a plain sparse
-    tensor, not masked: COO coalesced, COO uncoalesced (an index stored
-    twice) and CSR, float32: torch's sparse kernel (the zero-preserving ops)
-    or its refusal."""
+    tensor, not masked: float32 on COO coalesced, COO uncoalesced (an index
+    stored twice), CSR and hybrid COO; float64 on COO and CSR; the other
+    dtypes on a few ops; empty tensors; pow's exponents (SPP-1): torch's
+    sparse kernel (the zero-preserving ops) or its refusal. torch's op_db
+    has no sparse sample generator for any unary op (only mul has one), so
+    the inputs are our own."""
     out = []
-    dt = torch.float32
     for op in sparse.family_ops("unary"):
         if base_of(op) != op.rstrip("_"):
             continue
-        inplace = op.endswith("_")
-        args, kw = call_args(op, dt)
-        for layout, variant in (("coo", "plain"), ("coo_uncoalesced", "plain_uncoalesced"),
-                                ("csr", "plain")):
-            lay = "csr" if layout == "csr" else "coo"
-            cid = f"{op}.{lay}.f32.{variant}"
-
-            def build(g, layout=layout, a=args):
-                return [sparse.plain(g, dt, layout), *a]
-            run = torch_run(op, inplace)
-            err = sparse.outcome(cid, build, run, kw)
-            out_dt = None if err else verdict(op, dt, args, kw)
-            out.append(Case(id=cid, op=op, rules=("SP-5", "UN-6") if inplace else ("SP-5",),
-                            tolerance=tolerance(op, out_dt or dt), build=build, run=run,
-                            torch_call=call_text(op, inplace, args, kw).replace("m", "s", 1),
-                            kwargs=kw, error_class=err, poison=False))
+        for layout, variant in PLAIN_F32:
+            out.append(plain_case(op, "f32", "csr" if layout == "csr" else "coo", variant))
+        # float64 and hybrid COO: the ops torch runs (their refusals are the
+        # float32 cases')
+        for layout, variant in PLAIN_F64:
+            out.append(plain_case(op, "f64", layout, variant, ok_only=layout == "csr"))
+        out.append(plain_case(op, "f32", "coo", "plain_hybrid", rules=("SP-5", "SPP-1"),
+                              ok_only=True))
+    out = [c for c in out if c is not None]
+    for op in PLAIN_DTYPE_OPS:
+        for short in PLAIN_OTHER_DTYPES:
+            out.append(plain_case(op, short, "coo", "plain"))
+        if op in ("abs", "sin", "signbit"):  # CSR integers: a sample (golden size)
+            out.append(plain_case(op, "i64", "csr", "plain"))
+    # uncoalesced hybrid, empty tensors (f32, f64), a few ops
+    for op in ("sin", "neg_"):
+        out.append(plain_case(op, "f64", "coo", "plain_hybrid_uncoalesced", rules=("SP-5", "SPP-1")))
+    # (golden size: float64 on the (3, 4) shapes only)
+    for op in ("sin", "neg", "isnan", "sin_", "abs"):
+        for short in ("f32", "f64"):
+            for lay, variant in (("coo", "plain_empty"), ("coo", "plain_empty_1d"), ("coo", "plain_empty_zero_dim"),
+                                 ("csr", "plain_empty")):
+                if short == "f64" and variant in ("plain_empty_1d", "plain_empty_zero_dim"):
+                    continue
+                out.append(plain_case(op, short, lay, variant, rules=("SP-5", "SPP-1")))
+    # CSC, BSR, BSC, batched and hybrid CSR: torch runs every op it runs on
+    # CSR on them (but round_, CSR only); a few ops each (golden size)
+    for op in COMPRESSED_OPS:
+        for lay, variant in (("csc", "plain"), ("bsr", "plain"), ("bsc", "plain"),
+                             ("csr", "plain_batched"), ("csr", "plain_hybrid")):
+            out.append(plain_case(op, "f32", lay, variant))
+    for lay in ("csc", "bsr", "bsc"):
+        out.append(plain_case("sin", "f64", lay, "plain"))
+        out.append(plain_case("abs", "i64", lay, "plain"))
+    # pow(S, e): the pattern is kept for e > 0; pow(S, 0) and negative
+    # exponents: torch's choice (SPP-1)
+    for e, tag in ((0, "exponent_0"), (0.0, "exponent_0_float"), (-1, "exponent_m1"),
+                   (-0.5, "exponent_m0_5"), (2, "exponent_2"), (0.5, "exponent_0_5"),
+                   (3, "exponent_3")):
+        # float64 for the exponents torch treats apart (0, negative) only
+        for short in ("f32", "f64") if e <= 0 else ("f32",):
+            for lay, variant in (("coo", "plain"), ("coo", "plain_uncoalesced"), ("csr", "plain")):
+                if tag == "exponent_0_float" and variant != "plain":
+                    continue
+                # x**3 is x*x*x in float (torch's pow_tensor_scalar special
+                # case): two roundings, up to ~1.5 ulp from the true cube
+                out.append(plain_case("pow", short, lay, variant, args=(e,), kw={},
+                                      rules=("SP-5", "SPP-1"), vtag=f"{variant}_{tag}",
+                                      tol="ulp:4" if e == 3 else None))
+        out.append(plain_case("pow_", "f32", "coo", "plain", args=(e,), kw={},
+                              rules=("SP-5", "SPP-1"), vtag=f"plain_{tag}"))
+    for short, e in (("i64", 2), ("i64", -1), ("i32", 0.5), ("bool", 2)):
+        out.append(plain_case("pow", short, "coo", "plain", args=(e,), kw={},
+                              rules=("SP-5", "SPP-1"), vtag=f"plain_exponent_{py(e)}"
+                              .replace("-", "m").replace(".", "_")))
     return out
