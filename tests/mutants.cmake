@@ -8,7 +8,7 @@
 # CALL-1 check. The suite catches the mistake and blames the right rule,
 # and nothing else breaks.
 #   cmake -DMTCS=... -DSRC=... -DBIN=... -P tests/mutants.cmake
-# Writes ${BIN}/mutants-report.md: each mutant, its rule, the cases that
+# Writes ${BIN}/mutants-report.md (mutants-report-<k>.md per shard): each mutant, its rule, the cases that
 # killed it.
 #
 # An entry name=RULE@profile (the numpy_ma profile's mutants,
@@ -230,6 +230,22 @@ foreach(line IN LISTS op_lines)
 endforeach()
 
 # ---- run each mutant ----------------------------------------------------------
+# -DSHARD=k -DSHARDS=n: every n-th mutant from the k-th (ctest registers
+# cli.mutants.0 .. n-1, run in parallel, each under its own time limit)
+set(report_name "mutants-report.md")
+if(DEFINED SHARDS)
+  set(mine "")
+  set(i 0)
+  foreach(entry IN LISTS MUTANTS)
+    math(EXPR r "${i} % ${SHARDS}")
+    if(r EQUAL SHARD)
+      list(APPEND mine "${entry}")
+    endif()
+    math(EXPR i "${i} + 1")
+  endforeach()
+  set(MUTANTS "${mine}")
+  set(report_name "mutants-report-${SHARD}.md")
+endif()
 set(bad 0)
 set(survivors "")
 set(report "# Mutants\n\nEach mutant is the CPU reference backend with one rule broken \
@@ -369,11 +385,11 @@ foreach(entry IN LISTS MUTANTS)
   endif()
 endforeach()
 
-file(WRITE "${BIN}/mutants-report.md.tmp" "${report}")
-file(RENAME "${BIN}/mutants-report.md.tmp" "${BIN}/mutants-report.md")
+file(WRITE "${BIN}/${report_name}.tmp" "${report}")
+file(RENAME "${BIN}/${report_name}.tmp" "${BIN}/${report_name}")
 if(bad)
   list(LENGTH survivors n_survivors)
   message(FATAL_ERROR "some of the ${n_mutants} mutants were not caught as expected "
-                      "(${n_survivors} survived: ${survivors}); see ${BIN}/mutants-report.md")
+                      "(${n_survivors} survived: ${survivors}); see ${BIN}/${report_name}")
 endif()
-message(STATUS "all ${n_mutants} mutants killed, each blaming its rule; see ${BIN}/mutants-report.md")
+message(STATUS "all ${n_mutants} mutants killed, each blaming its rule; see ${BIN}/${report_name}")

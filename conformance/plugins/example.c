@@ -125,8 +125,12 @@ static mt_status example_neg(mt_call *call, mt_error *err) {
 
 static mt_status example_add(mt_call *call, mt_error *err) {
   const mt_tensor *a = call->in[0], *b = call->in[1];
-  mt_status st = check_kwargs(call, err); /* torch.masked's add takes none (alpha) */
+  mt_status st = check_kwargs(call, err);
   if (st != MT_OK) return st;
+  /* add's schema has alpha (plain sparse add takes it), but a masked add
+   * takes no kwarg at all (BIN-7: "len(kwargs) must equal 0") */
+  if (call->kw && call->kw->n > 0)
+    return fail(err, MT_INVALID_ARGUMENT, "example plugin: a masked add takes no kwargs");
   const mt_tensor *m = is_masked_f32(a) ? a : b; /* the operand whose mask the result keeps */
   if (b->kind != MT_KIND_SCALAR && !same_shape(a, b))
     return fail(err, MT_NOT_SUPPORTED, "example plugin: add does not broadcast");

@@ -6,7 +6,8 @@
 #include "mutant.h"
 
 static mt_status mutant_sgd(mt_call *call, mt_error *err) {
-  if (call->n_in != 2 || call->in[1]->kind != MT_KIND_COO ||
+  /* a dense param (a COO param adds sparse + sparse: SGD-5) */
+  if (call->n_in != 2 || call->in[0]->kind != MT_KIND_DENSE || call->in[1]->kind != MT_KIND_COO ||
       mt_kw_float(call->kw, "weight_decay", 0.0) <= 0.0 || !mt_dtype_is_float(call->in[0]->dtype))
     return mt_cpu_sgd(call, err);
   mt_tensor *dense = NULL;

@@ -10,12 +10,11 @@ CSR, torch deciding ok or refusal on the case's own inputs (mtgen/sparse.py
 `outcome`); a refusal is kept in float32 only unless the dtype changes it
 (refusals are checked before any element is read), which keeps the files
 small."""
-import warnings
 
 import torch
 
 from .. import sparse
-from ..model import ALL_DTYPES, Case, case_rng
+from ..model import ALL_DTYPES, Case
 
 # torch's plain-sparse refusals that mtgen/sparse.py's table (DESIGN.md's)
 # would call INVALID_ARGUMENT but are a layout or a shape refusal by that
@@ -47,14 +46,8 @@ def error_class(e):
 
 def outcome(case_id, build, run, kwargs=None):
     """sparse.outcome with LOCAL_CLASSES first."""
-    inputs = build(case_rng(case_id))
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            run(inputs, kwargs or {})
-    except Exception as e:  # noqa: BLE001 - torch's refusal is data
-        return error_class(e)
-    return None
+    return sparse.outcome(case_id, build, run, kwargs, classify=error_class)
+
 
 # (4, 6): 2x3 blocks divide it, and t() is visible in the shape
 SHAPE = (4, 6)
