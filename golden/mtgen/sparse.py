@@ -109,12 +109,19 @@ _CLASSES = (
 )
 
 
-def error_class(e):
+def error_class(e, first=()):
+    """The mt status of torch's exception e: a family's own table `first`
+    (same shape as _CLASSES), then DESIGN.md's, first match wins."""
     msg = f"{type(e).__name__}: {e}"
-    for cls, needles in _CLASSES:
+    for cls, needles in (*first, *_CLASSES):
         if any(s in msg for s in needles):
             return cls
     return "INVALID_ARGUMENT"
+
+
+def classifier(table):
+    """error_class with a family's table checked first."""
+    return lambda e: error_class(e, first=table)
 
 
 def outcome(case_id, build, run, kwargs=None, classify=None):

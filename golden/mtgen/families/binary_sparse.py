@@ -90,12 +90,7 @@ LOCAL_CLASSES = (
 )
 
 
-def error_class(e):
-    msg = f"{type(e).__name__}: {e}"
-    for cls, needles in LOCAL_CLASSES:
-        if any(s in msg for s in needles):
-            return cls
-    return sparse.error_class(e)
+error_class = sparse.classifier(LOCAL_CLASSES)
 
 
 def outcome(case_id, build, run, kwargs):

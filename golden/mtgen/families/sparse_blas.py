@@ -32,7 +32,7 @@ import torch.nn.functional as F
 from .. import opinfo
 from ..model import ALL_DTYPES, Case, case_rng, check_ids, py
 from ..run import torch_error_text
-from ..sparse import error_class as sparse_error_class
+from ..sparse import classifier
 
 M, K, N = 4, 6, 4  # mat1 [M, K], mat2 [K, N]; even sizes for 2 x 2 blocks
 FLOATS = ("f32", "f64")
@@ -56,12 +56,7 @@ ERRORS = (
 )
 
 
-def error_class(e):
-    msg = f"{type(e).__name__}: {e}"
-    for cls, needles in ERRORS:
-        if any(s in msg for s in needles):
-            return cls
-    return sparse_error_class(e)
+error_class = classifier(ERRORS)
 
 
 # ---- inputs ------------------------------------------------------------------

@@ -41,12 +41,7 @@ LOCAL = (
 )
 
 
-def error_class(e):
-    msg = f"{type(e).__name__}: {e}"
-    for cls, needles in LOCAL:
-        if any(s in msg for s in needles):
-            return cls
-    return sp.error_class(e)
+error_class = sp.classifier(LOCAL)
 
 
 def outcome(case_id, build, run, kwargs):

@@ -694,12 +694,7 @@ PLAIN_CLASSES = (
 )
 
 
-def plain_error_class(e):
-    msg = f"{type(e).__name__}: {e}"
-    for cls, needles in PLAIN_CLASSES:
-        if any(s in msg for s in needles):
-            return cls
-    return sparse.error_class(e)
+plain_error_class = sparse.classifier(PLAIN_CLASSES)
 
 
 def plain_outcome(case_id, build, run, kwargs=None):
