@@ -106,15 +106,6 @@ static int tensors_only(kcode k) {
          k == K_LAE2 || k == K_NEXT;
 }
 
-/* torch's ScalarType names, as its "not implemented for 'Long'" says. */
-static const char *torch_type_name(mt_dtype d) {
-  static const char *names[MT_DTYPE__COUNT] = {
-      [MT_float32] = "Float", [MT_float64] = "Double", [MT_float16] = "Half",
-      [MT_int64] = "Long",    [MT_int32] = "Int",      [MT_int8] = "Char",
-      [MT_uint8] = "Byte",    [MT_bool] = "Bool",      [MT_bfloat16] = "BFloat16"};
-  return (unsigned)d < MT_DTYPE__COUNT && names[d] ? names[d] : "?";
-}
-
 /* ---- type promotion (BIN-2) -------------------------------------------------- */
 
 #define DT_NONE ((int)-1) /* Undefined */
@@ -804,7 +795,7 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
   int acc = p.fl ? A_FLOAT : p.ct == MT_bool ? A_BOOL : A_INT;
   if (!(p.op.accepts & acc))
     return mt_err(err, MT_DTYPE_MISMATCH, "%s: \"%s\" not implemented for '%s'", name,
-                  p.op.kernel, torch_type_name(p.ct));
+                  p.op.kernel, mt__cpu_torch_type(p.ct));
 
   const mt_tensor *m = o[0].masked ? o[0].t : o[1].t;
   /* SP-2: t (op) m with a plain dense t of m's shape: torch computes the
@@ -918,7 +909,7 @@ static mt_status binary_inplace(mt_call *call, mt_op opid, mt_op base, mt_error 
   if (category((int)rd) > category((int)sd)) {
     st = mt_err(err, MT_DTYPE_MISMATCH,
                 "%s: result type %s can't be cast to the desired output type %s", name,
-                torch_type_name(rd), torch_type_name(sd));
+                mt__cpu_torch_type(rd), mt__cpu_torch_type(sd));
     goto fail;
   }
   if (self->data->kind == MT_KIND_COO) {

@@ -119,32 +119,6 @@ static mt_dtype result_type(const mt_tensor *a, const mt_tensor *b) {
   return r;
 }
 
-/* torch's ScalarType names, as its messages spell them */
-static const char *tname(mt_dtype d) {
-  switch (d) {
-  case MT_float16:
-    return "Half";
-  case MT_bfloat16:
-    return "BFloat16";
-  case MT_float32:
-    return "Float";
-  case MT_float64:
-    return "Double";
-  case MT_int64:
-    return "Long";
-  case MT_int32:
-    return "Int";
-  case MT_int8:
-    return "Char";
-  case MT_uint8:
-    return "Byte";
-  case MT_bool:
-    return "Bool";
-  default:
-    return "?";
-  }
-}
-
 /* ---- elements ------------------------------------------------------------ */
 
 /* v rounded to the compute type of result dtype rt */
@@ -289,10 +263,10 @@ static mt_status cmp_add(const mt_host *h, const char *name, const mt_tensor *a,
   if (!mt__cpu_is_f(a->dtype) || !mt__cpu_is_f(b->dtype))
     return mt_err(err, MT_DTYPE_MISMATCH,
                   "%s: \"add_out_sparse_csr_impl_mkl\" not implemented for '%s'", name,
-                  tname(mt__cpu_is_f(a->dtype) ? b->dtype : a->dtype));
+                  mt__cpu_torch_type(mt__cpu_is_f(a->dtype) ? b->dtype : a->dtype));
   if (a->dtype != b->dtype)
     return mt_err(err, MT_DTYPE_MISMATCH, "%s: expected scalar type %s but found %s", name,
-                  tname(b->dtype), tname(a->dtype));
+                  mt__cpu_torch_type(b->dtype), mt__cpu_torch_type(a->dtype));
   int64_t E = ga.entry, nnz = 0;
   double m = ct(dt, alpha);
   for (int pass = 0; pass < 2; pass++) {
@@ -684,7 +658,7 @@ mt_status mt__cpu_binary_sparse(mt_call *call, mt_op op, mt_error *err) {
     return mt_err(err, MT_DTYPE_MISMATCH,
                   "%s: result type %s can't be cast to the desired output "
                   "type %s",
-                  name, tname(rt), tname(a->dtype));
+                  name, mt__cpu_torch_type(rt), mt__cpu_torch_type(a->dtype));
   int sa = is_sparse(a), sb = is_sparse(b);
   if (sa && sb && a->kind != b->kind)
     return layout_refused(name, "operands of two sparse layouts: torch refuses the mix", err);
@@ -748,7 +722,7 @@ mt_status mt__cpu_binary_sparse(mt_call *call, mt_op op, mt_error *err) {
       if (ip && rt != a->dtype)
         return mt_err(err, MT_DTYPE_MISMATCH,
                       "%s: dtype of values (%s) must match dtype of sparse tensor (%s)", name,
-                      tname(rt), tname(a->dtype));
+                      mt__cpu_torch_type(rt), mt__cpu_torch_type(a->dtype));
       st = scale(h, a, K_MUL, b, rt, &out, err);
     } else if (is_number(a) && sb) {
       st = scale(h, b, K_MUL, a, rt, &out, err);

@@ -66,6 +66,16 @@ static inline void mt__cpu_drop_outputs(mt_call *call) {
 
 /* ---- dtypes ----------------------------------------------------------- */
 
+/* torch's ScalarType name of a dtype, as its messages spell it ("not
+ * implemented for 'Long'", "result type Float can't be cast ..."). */
+static inline const char *mt__cpu_torch_type(mt_dtype d) {
+  static const char *const names[MT_DTYPE__COUNT] = {
+      [MT_float32] = "Float", [MT_float64] = "Double", [MT_float16] = "Half",
+      [MT_int64] = "Long",    [MT_int32] = "Int",      [MT_int8] = "Char",
+      [MT_uint8] = "Byte",    [MT_bool] = "Bool",      [MT_bfloat16] = "BFloat16"};
+  return (unsigned)d < MT_DTYPE__COUNT && names[d] ? names[d] : "?";
+}
+
 static inline int mt__cpu_is_f(mt_dtype d) { return d == MT_float32 || d == MT_float64; }
 /* float16, bfloat16, float32, float64 */
 static inline int mt__cpu_is_float(mt_dtype d) { return mt_dtype_is_float(d); }

@@ -440,21 +440,6 @@ static mt_dtype out_dtype(const mfn_desc *dd, mt_dtype d, int has_to, mt_dtype t
 /* float16 < float32 < float64 (vector_norm refuses a narrowing dtype=). */
 static int float_rank(mt_dtype d) { return d == MT_float64 ? 3 : d == MT_float32 ? 2 : 1; }
 
-/* torch's name of a dtype in its kernel messages ('Long', 'Char'...). */
-static const char *torch_scalar_name(mt_dtype d) {
-  switch (d) {
-  case MT_int64: return "Long";
-  case MT_int32: return "Int";
-  case MT_int8: return "Char";
-  case MT_uint8: return "Byte";
-  case MT_bool: return "Bool";
-  case MT_float16: return "Half";
-  case MT_bfloat16: return "BFloat16";
-  case MT_float32: return "Float";
-  default: return "Double";
-  }
-}
-
 static mt_status check_dtype(const mfn_desc *dd, mt_dtype d, int has_mask, int has_to,
                              mt_dtype to, mt_error *err) {
   int fto = mt__cpu_is_float(to);
@@ -470,17 +455,17 @@ static mt_status check_dtype(const mfn_desc *dd, mt_dtype d, int has_mask, int h
       return mt_err(err, MT_DTYPE_MISMATCH,
                     "%s: linalg.vector_norm: Expected a floating point or complex tensor as "
                     "input. Got %s",
-                    dd->name, torch_scalar_name(d));
+                    dd->name, mt__cpu_torch_type(d));
     if (!fto)
       return mt_err(err, MT_DTYPE_MISMATCH,
                     "%s: linalg.vector_norm: dtype should be floating point or complex, but got "
                     "%s (kwargs/dtype)",
-                    dd->name, torch_scalar_name(to));
+                    dd->name, mt__cpu_torch_type(to));
     if (float_rank(to) < float_rank(d))
       return mt_err(err, MT_DTYPE_MISMATCH,
                     "%s: linalg.vector_norm: the dtype of the input (%s) should be convertible "
                     "without narrowing to the specified dtype (%s)",
-                    dd->name, torch_scalar_name(d), torch_scalar_name(to));
+                    dd->name, mt__cpu_torch_type(d), mt__cpu_torch_type(to));
     return MT_OK;
   }
   if (dd->op == MT_OP_masked_cumsum || dd->op == MT_OP_masked_cumprod) {
@@ -493,7 +478,7 @@ static mt_status check_dtype(const mfn_desc *dd, mt_dtype d, int has_mask, int h
     /* softmax, log_softmax, softmin: the kernel runs in dtype= (MFN-8) */
     if (fto) return MT_OK;
     return mt_err(err, MT_DTYPE_MISMATCH, "%s: not implemented for '%s' (%s has dtype %s)",
-                  dd->name, torch_scalar_name(to), has_to ? "kwargs/dtype" : "inputs/0",
+                  dd->name, mt__cpu_torch_type(to), has_to ? "kwargs/dtype" : "inputs/0",
                   mt_dtype_name(to));
   }
   if (!is_intlike(d)) return MT_OK;
@@ -505,7 +490,7 @@ static mt_status check_dtype(const mfn_desc *dd, mt_dtype d, int has_mask, int h
     return mt_err(err, MT_DTYPE_MISMATCH, "%s: identity of %s on torch.bool input", dd->name,
                   dd->name + 7);
   return mt_err(err, MT_DTYPE_MISMATCH, "%s: not implemented for '%s' (inputs/0 has dtype %s)",
-                dd->name, torch_scalar_name(d), mt_dtype_name(d));
+                dd->name, mt__cpu_torch_type(d), mt_dtype_name(d));
 }
 
 /* The dtype's [lo, hi] (bool: [0, 1]). */

@@ -290,7 +290,7 @@ static mt_status sps_norm(mt_call *call, mt_error *err) {
   if ((st = sps_begin(call, MT_OP_norm, &x, err)) != MT_OK) return st;
   if (!mt__cpu_is_float(x->dtype)) /* torch checks the dtype first, on every layout */
     return mt_err(err, MT_DTYPE_MISMATCH, "norm: norm(): input dtype should be either floating "
-                  "point or complex. Got %s instead.", sps_scalar_name(x->dtype));
+                  "point or complex. Got %s instead.", mt__cpu_torch_type(x->dtype));
   if (x->kind != MT_KIND_COO) return sps_no_kernel(err, op, "norm.out", x);
   if ((st = sps_dims(op, call->kw, x->ndim, red, &n, err)) != MT_OK) return st;
   if (n >= 0 && n != x->ndim)

@@ -245,7 +245,7 @@ static mt_status sparse_softmax(mt_call *call, mt_op opid, int log_, mt_error *e
   if (dk) mt_kw_dtype_parse(dk->s, &odt);
   if (odt != MT_float32 && odt != MT_float64)
     return mt_err(err, MT_DTYPE_MISMATCH, "%s: \"%s\" not implemented for '%s'", op,
-                  log_ ? "log_softmax" : "softmax", sps_scalar_name(odt));
+                  log_ ? "log_softmax" : "softmax", mt__cpu_torch_type(odt));
   if ((st = sps_wrap_dim(op, mt_kw_int(call->kw, "dim", 0), x->ndim, &d, err)) != MT_OK) return st;
   if ((st = mt__cpu_coalesced(x, &c, &ctmp, err)) != MT_OK) return st;
   int sd = c->sparse_dim;

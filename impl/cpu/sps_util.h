@@ -68,22 +68,6 @@ static inline mt_status sps_wrap_dim(const char *op, int64_t d, int n, int *out,
   return MT_OK;
 }
 
-/* torch's ScalarType name ("Float", "Long", "Bool") for messages. */
-static inline const char *sps_scalar_name(mt_dtype d) {
-  switch (d) {
-    case MT_float32: return "Float";
-    case MT_float64: return "Double";
-    case MT_float16: return "Half";
-    case MT_bfloat16: return "BFloat16";
-    case MT_int64: return "Long";
-    case MT_int32: return "Int";
-    case MT_int8: return "Char";
-    case MT_uint8: return "Byte";
-    case MT_bool: return "Bool";
-    default: return "?";
-  }
-}
-
 /* Element di of dst (dtype ddt) = element si of src (dtype sdt), converted
  * as torch's copy_/to(): to bool by != 0, float to integer toward zero,
  * integers exactly, floats rounded once. */

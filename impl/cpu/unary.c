@@ -306,22 +306,6 @@ static const unsigned char SPARSE[UN__COUNT] = {
 
 /* ---- dtypes -------------------------------------------------------------- */
 
-/* torch's ScalarType names, as its messages spell them */
-static const char *torch_dtype(mt_dtype d) {
-  switch (d) {
-  case MT_float16: return "Half";
-  case MT_bfloat16: return "BFloat16";
-  case MT_float32: return "Float";
-  case MT_float64: return "Double";
-  case MT_int64: return "Long";
-  case MT_int32: return "Int";
-  case MT_int8: return "Char";
-  case MT_uint8: return "Byte";
-  case MT_bool: return "Bool";
-  default: return "?";
-  }
-}
-
 /* 0 bool, 1 integer, 2 float: the categories of type promotion */
 static int category(mt_dtype d) { return d == MT_bool ? 0 : mt__cpu_is_float(d) ? 2 : 1; }
 
@@ -337,7 +321,7 @@ static mt_status refuse(const char *name, const un_row *r, mt_dtype d, mt_error 
     return mt_err(err, MT_DTYPE_MISMATCH, "%s: torch refuses bool inputs (%s)", name, r->bool_msg);
   return mt_err(err, MT_DTYPE_MISMATCH,
                 "%s: torch has no kernel for %s inputs (\"%s\" not implemented for '%s')", name,
-                mt_dtype_name(d), r->kernel ? r->kernel : name, torch_dtype(d));
+                mt_dtype_name(d), r->kernel ? r->kernel : name, mt__cpu_torch_type(d));
 }
 
 /* The category of a number kwarg (FLOAT accepts an int: it keeps its own
@@ -445,7 +429,7 @@ static mt_status prepare(const mt_call *call, const char *name, const un_row *r,
     return mt_err(err, MT_DTYPE_MISMATCH,
                   "%s: result type %s can't be cast to the desired output type %s (in place on "
                   "a %s tensor)",
-                  name, torch_dtype(p->out), torch_dtype(in), mt_dtype_name(in));
+                  name, mt__cpu_torch_type(p->out), mt__cpu_torch_type(in), mt_dtype_name(in));
   /* the compute dtype of the float path: float for float16 and bfloat16
    * (torch computes them in float) */
   mt_dtype ct = p->out == MT_float64 ? MT_float64 : MT_float32;
@@ -657,7 +641,7 @@ static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace
     return mt_err(err, MT_DTYPE_MISMATCH,
                   "%s: result type %s can't be cast to the desired output type %s (sparse %s "
                   "keeps the input's dtype)",
-                  name, torch_dtype(p.out), torch_dtype(x->dtype), name);
+                  name, mt__cpu_torch_type(p.out), mt__cpu_torch_type(x->dtype), name);
   if (coo) {
     /* the linear ops (neg, conj_physical, positive; in place or not) map the
      * entries as stored, duplicates and flag kept; the others coalesce
