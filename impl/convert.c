@@ -81,20 +81,9 @@ static mt_status compressed_to_dense(const mt_tensor *t, mt_tensor **out, mt_err
   size_t es = mt_dtype_size(t->dtype), cell = (size_t)g.dense * es;
   char *dst = (*out)->values;
   const char *src = t->values;
-  for (int64_t b = 0; b < g.batches; b++) {
-    const int64_t *crow = t->crow_indices + b * (g.ncomp + 1), *plain = t->col_indices + b * g.nnz;
-    for (int64_t c = 0; c < g.ncomp; c++)
-      for (int64_t k = crow[c]; k < crow[c + 1]; k++) {
-        int64_t br = g.by_col ? plain[k] : c, bc = g.by_col ? c : plain[k];
-        for (int64_t i = 0; i < g.bh; i++)
-          for (int64_t j = 0; j < g.bw; j++) {
-            int64_t lin = (b * g.rows + br * g.bh + i) * g.cols + bc * g.bw + j;
-            memcpy(dst + (size_t)lin * cell,
-                   src + ((size_t)((b * g.nnz + k) * g.bh + i) * (size_t)g.bw + (size_t)j) * cell,
-                   cell);
-          }
-      }
-  }
+  for (int64_t b = 0; b < g.batches; b++)
+    MT_CGEOM_FOR_EACH_CELL(t, &g, b, row, col, at)
+      memcpy(dst + (size_t)((b * g.rows + row) * g.cols + col) * cell, src + (size_t)at * es, cell);
   return MT_OK;
 }
 

@@ -102,15 +102,8 @@ static mt_status cells_of(const mt_tensor *t, int64_t b, int transpose, const ch
     if ((st = cells_alloc(s, g.nnz * g.bh * g.bw, is_int, op, err)) != MT_OK) return st;
     s->rows = g.rows;
     s->cols = g.cols;
-    const int64_t *comp = t->crow_indices + b * (g.ncomp + 1), *plain = t->col_indices + b * g.nnz;
     int64_t q = 0;
-    for (int64_t c = 0; c < g.ncomp; c++)
-      for (int64_t k = comp[c]; k < comp[c + 1]; k++) {
-        int64_t br = g.by_col ? plain[k] : c, bc = g.by_col ? c : plain[k];
-        for (int64_t i = 0; i < g.bh; i++)
-          for (int64_t j = 0; j < g.bw; j++)
-            cell_set(s, q++, br * g.bh + i, bc * g.bw + j, t, (b * g.nnz + k) * g.entry + i * g.bw + j);
-      }
+    MT_CGEOM_FOR_EACH_CELL(t, &g, b, r, c, at) cell_set(s, q++, r, c, t, at);
   }
   if (transpose) {
     int64_t *tmp = s->r, d = s->rows;

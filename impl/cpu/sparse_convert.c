@@ -143,19 +143,9 @@ static mt_status entries_from_compressed(const mt_tensor *x, spc_list *l, mt_err
     return mt_err(err, MT_INVALID_ARGUMENT, "sparse conversion: a malformed %s input",
                   mt_kind_name(x->kind));
   for (int64_t b = 0; b < g.batches; b++)
-    for (int64_t i = 0; i < g.ncomp; i++) {
-      const int64_t *crow = x->crow_indices + b * (g.ncomp + 1);
-      for (int64_t k = crow[i]; k < crow[i + 1]; k++) {
-        int64_t p = x->col_indices[b * g.nnz + k];
-        for (int64_t u = 0; u < g.bh; u++)
-          for (int64_t v = 0; v < g.bw; v++) {
-            int64_t r = (g.by_col ? p : i) * g.bh + u, c = (g.by_col ? i : p) * g.bw + v;
-            const char *src = (const char *)x->values +
-                              (size_t)((b * g.nnz + k) * g.entry + (u * g.bw + v) * g.dense) * es;
-            if ((st = list_push(l, b, r, c, src, err)) != MT_OK) return st;
-          }
-      }
-    }
+    MT_CGEOM_FOR_EACH_CELL(x, &g, b, r, c, at)
+      if ((st = list_push(l, b, r, c, (const char *)x->values + (size_t)at * es, err)) != MT_OK)
+        return st;
   return MT_OK;
 }
 

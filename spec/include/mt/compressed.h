@@ -77,6 +77,27 @@ static inline int mt_cgeom_of(const mt_tensor *t, mt_cgeom *g) {
   return 1;
 }
 
+/* A loop header over every cell of every stored block of batch b of the
+ * compressed tensor t (geometry g from mt_cgeom_of), in storage order
+ * (compressed slot, entry, cell row-major). The body sees int64_t row and
+ * col, the cell's element in the two sparse dims, and at, the offset in
+ * t->values of the cell's first element (its g->dense elements follow).
+ * `break` leaves the innermost of the nested loops only; `return` is fine.
+ *   for (int64_t b = 0; b < g.batches; b++)
+ *     MT_CGEOM_FOR_EACH_CELL(t, &g, b, row, col, at) { ... } */
+#define MT_CGEOM_FOR_EACH_CELL(t, g, b, row, col, at)                                          \
+  for (int64_t mt_c_ = 0; mt_c_ < (g)->ncomp; mt_c_++)                                         \
+    for (int64_t mt_k_ = (t)->crow_indices[(b) * ((g)->ncomp + 1) + mt_c_],                    \
+                 mt_e_ = (t)->crow_indices[(b) * ((g)->ncomp + 1) + mt_c_ + 1];                 \
+         mt_k_ < mt_e_; mt_k_++)                                                               \
+      for (int64_t mt_p_ = (t)->col_indices[(b) * (g)->nnz + mt_k_], mt_n_ = 0;                \
+           mt_n_ < (g)->bh * (g)->bw; mt_n_++)                                                 \
+        for (int64_t row = ((g)->by_col ? mt_p_ : mt_c_) * (g)->bh + mt_n_ / (g)->bw,          \
+                     col = ((g)->by_col ? mt_c_ : mt_p_) * (g)->bw + mt_n_ % (g)->bw,          \
+                     at = (((b) * (g)->nnz + mt_k_) * (g)->bh * (g)->bw + mt_n_) * (g)->dense, \
+                     mt_once_ = 1;                                                             \
+             mt_once_; mt_once_ = 0)
+
 #ifdef __cplusplus
 }
 #endif
