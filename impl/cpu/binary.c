@@ -641,7 +641,7 @@ static mt_status binary_csr(mt_call *call, const plan *p, const operand *o, cons
   if (!mt__cpu_csr_same_structure(src, cm))
     return mt_err(err, MT_INVALID_ARGUMENT,
                   "%s: the CSR data and mask of a masked operand have different structures", name);
-  if ((st = mt__cpu_csr_like(h, src, p->rt, &data, err)) != MT_OK) return st;
+  if ((st = mt__cpu_compressed_like(h, src, p->rt, &data, err)) != MT_OK) return st;
   return stored_values_op(call, p, o, d, step, cm, data, src->nnz, name, err);
 }
 
@@ -925,7 +925,7 @@ static mt_status binary_inplace(mt_call *call, mt_op opid, mt_op base, mt_error 
   /* the op runs in place on self's values: the result keeps self's dtype
    * (CSR: self's structure) */
   if (o->data->kind == MT_KIND_CSR)
-    st = mt__cpu_csr_like(h, o->data, sd, &d, err);
+    st = mt__cpu_compressed_like(h, o->data, sd, &d, err);
   else
     st = h->dense_new(sd, o->ndim, o->shape, &d, err);
   if (st != MT_OK) goto fail;

@@ -151,22 +151,6 @@ static int64_t n_values(const mt_tensor *t) {
   return t->kind == MT_KIND_COO ? t->nnz * mt_coo_row_numel(t) : mt_numel(t);
 }
 
-/* A new compressed tensor of src's kind, shape, batches, blocksize, dense
- * dims and indices (copied), values of dtype dt zero-filled, from h. */
-static mt_status cmp_like(const mt_host *h, const mt_tensor *src, mt_dtype dt, mt_tensor **out,
-                          mt_error *err) {
-  mt_cgeom g;
-  if (!mt_cgeom_of(src, &g))
-    return mt_err(err, MT_INVALID_ARGUMENT, "inconsistent %s geometry", mt_kind_name(src->kind));
-  mt_status st = h->compressed_new(src->kind, dt, src->ndim, src->shape, src->dense_dim,
-                                   src->blocksize, src->nnz, out, err);
-  if (st != MT_OK) return st;
-  memcpy((*out)->crow_indices, src->crow_indices,
-         (size_t)(g.batches * (g.ncomp + 1)) * sizeof(int64_t));
-  if (g.batches * src->nnz > 0)
-    memcpy((*out)->col_indices, src->col_indices, (size_t)(g.batches * src->nnz) * sizeof(int64_t));
-  return MT_OK;
-}
 
 /* A copy of t (COO, CSR or dense) with its values cast to dt, allocated by h. */
 static mt_status cast_copy(const mt_host *h, const mt_tensor *t, mt_dtype dt, mt_tensor **out,
@@ -181,7 +165,7 @@ static mt_status cast_copy(const mt_host *h, const mt_tensor *t, mt_dtype dt, mt
       memcpy((*out)->indices, t->indices, (size_t)t->sparse_dim * (size_t)t->nnz * sizeof(int64_t));
     if (st == MT_OK) (*out)->coalesced = t->coalesced;
   } else if (mt_kind_is_compressed(t->kind)) {
-    st = cmp_like(h, t, dt, out, err);
+    st = mt__cpu_compressed_like(h, t, dt, out, err);
   } else {
     if ((st = mt__cpu_contig(t, &v, &tmp, err)) == MT_OK)
       st = h->dense_new(dt, t->ndim, t->shape, out, err);
@@ -579,7 +563,7 @@ static mt_status csr_mul_dense(const mt_host *h, const char *name, const mt_tens
                   name, mt_shape_str(d->ndim, d->shape, s0, sizeof s0),
                   mt_shape_str(s->ndim, s->shape, s1, sizeof s1));
   if ((st = mt__cpu_contig(d, &dv, &dtmp, err)) != MT_OK) return st;
-  if ((st = mt__cpu_csr_like(h, s, rt, out, err)) != MT_OK) goto out;
+  if ((st = mt__cpu_compressed_like(h, s, rt, out, err)) != MT_OK) goto out;
   for (int64_t r = 0; r < s->shape[0]; r++)
     for (int64_t k = s->crow_indices[r]; k < s->crow_indices[r + 1]; k++)
       put((*out)->values, rt, k, K_MUL, s->values, s->dtype, k, dv->values, dv->dtype,
@@ -596,7 +580,7 @@ static mt_status scale(const mt_host *h, const mt_tensor *s, bs_kind k, const mt
                        mt_dtype rt, mt_tensor **out, mt_error *err) {
   mt_status st;
   if (mt_kind_is_compressed(s->kind)) {
-    st = cmp_like(h, s, rt, out, err);
+    st = mt__cpu_compressed_like(h, s, rt, out, err);
   } else {
     st = h->coo_new(rt, s->ndim, s->shape, s->sparse_dim, s->nnz, out, err);
     if (st == MT_OK && s->nnz && s->sparse_dim)

@@ -316,14 +316,21 @@ static inline int mt__cpu_csr_same_structure(const mt_tensor *a, const mt_tensor
          (a->nnz == 0 || memcmp(a->col_indices, b->col_indices, (size_t)a->nnz * sizeof(int64_t)) == 0);
 }
 
-/* A new CSR tensor of dtype with src's structure (crow and col indices
- * copied; values zero-filled), allocated by h. */
-static inline mt_status mt__cpu_csr_like(const mt_host *h, const mt_tensor *src, mt_dtype dtype,
-                                         mt_tensor **out, mt_error *err) {
-  mt_status st = h->csr_new(dtype, src->shape[0], src->shape[1], src->nnz, out, err);
+/* A new compressed tensor (CSR, CSC, BSR or BSC) of dtype with src's
+ * structure: kind, shape, batches, blocksize, dense dims, compressed and
+ * plain indices copied; values zero-filled; allocated by h. */
+static inline mt_status mt__cpu_compressed_like(const mt_host *h, const mt_tensor *src,
+                                                mt_dtype dtype, mt_tensor **out, mt_error *err) {
+  mt_cgeom g;
+  if (!mt_cgeom_of(src, &g))
+    return mt_err(err, MT_INVALID_ARGUMENT, "inconsistent %s geometry", mt_kind_name(src->kind));
+  mt_status st = h->compressed_new(src->kind, dtype, src->ndim, src->shape, src->dense_dim,
+                                   src->blocksize, src->nnz, out, err);
   if (st != MT_OK) return st;
-  memcpy((*out)->crow_indices, src->crow_indices, (size_t)(src->shape[0] + 1) * sizeof(int64_t));
-  if (src->nnz) memcpy((*out)->col_indices, src->col_indices, (size_t)src->nnz * sizeof(int64_t));
+  memcpy((*out)->crow_indices, src->crow_indices,
+         (size_t)(g.batches * (g.ncomp + 1)) * sizeof(int64_t));
+  if (g.batches * src->nnz > 0)
+    memcpy((*out)->col_indices, src->col_indices, (size_t)(g.batches * src->nnz) * sizeof(int64_t));
   return MT_OK;
 }
 

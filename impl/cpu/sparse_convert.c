@@ -660,12 +660,7 @@ mt_status mt_cpu_sparse_mask(mt_call *call, mt_error *err) {
     mt_cgeom g = {0};
     if ((st = entries_from_compressed(m, &l, err)) != MT_OK) goto out;
     mt_cgeom_of(m, &g);
-    if ((st = h->compressed_new(m->kind, x->dtype, m->ndim, m->shape, m->dense_dim, m->blocksize,
-                                m->nnz, &o, err)) != MT_OK)
-      goto out;
-    memcpy(o->crow_indices, m->crow_indices, (size_t)(g.batches * (g.ncomp + 1)) * sizeof(int64_t));
-    if (g.batches > 0 && m->nnz > 0)
-      memcpy(o->col_indices, m->col_indices, (size_t)(g.batches * m->nnz) * sizeof(int64_t));
+    if ((st = mt__cpu_compressed_like(h, m, x->dtype, &o, err)) != MT_OK) goto out;
     /* entries come in storage order: entry k is cell k of the values */
     for (int64_t k = 0; k < l.n; k++) {
       const spc_entry *e = &l.e[k];

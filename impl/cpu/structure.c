@@ -1056,7 +1056,7 @@ mt_status mt_cpu_ones_like(mt_call *call, mt_error *err) {
       m->data->kind == MT_KIND_CSR) {
     /* SP-4: CSR storage: every stored value 1, the structure and mask kept */
     if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
-    if ((st = mt__cpu_csr_like(h, m->data, m->data->dtype, &data, err)) != MT_OK) return st;
+    if ((st = mt__cpu_compressed_like(h, m->data, m->data->dtype, &data, err)) != MT_OK) return st;
     for (int64_t i = 0; i < data->nnz; i++) mt__cpu_sti(data->values, data->dtype, i, 1);
     if ((st = mt_tensor_clone_host(h, m->mask, &mask, err)) != MT_OK) {
       h->free(data);
@@ -1111,7 +1111,7 @@ static mt_status sparse_copy_(mt_call *call, const mt_tensor *dst, mt_error *err
   mt_dtype ddt = dd->dtype, sdt = sd->dtype;
   if (coo) {
     if ((st = mt_tensor_clone_host(h, dd, &data, err)) != MT_OK) goto out;
-  } else if ((st = mt__cpu_csr_like(h, dd, ddt, &data, err)) != MT_OK) {
+  } else if ((st = mt__cpu_compressed_like(h, dd, ddt, &data, err)) != MT_OK) {
     goto out;
   }
   for (int64_t i = 0; i < dd->nnz; i++) {

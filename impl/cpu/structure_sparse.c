@@ -110,13 +110,7 @@ static mt_status sps_copy_(mt_call *call, mt_error *err) {
   if ((st = mt_tensor_clone_host(h, src, &out, err)) != MT_OK) return st;
   if (out->dtype != dst->dtype) { /* the values in dst's dtype */
     mt_tensor *conv = NULL;
-    if ((st = h->compressed_new(src->kind, dst->dtype, src->ndim, src->shape, src->dense_dim,
-                                src->blocksize, src->nnz, &conv, err)) != MT_OK)
-      goto out;
-    memcpy(conv->crow_indices, src->crow_indices,
-           (size_t)(gs.batches * (gs.ncomp + 1)) * sizeof(int64_t));
-    if (gs.batches * src->nnz != 0)
-      memcpy(conv->col_indices, src->col_indices, (size_t)(gs.batches * src->nnz) * sizeof(int64_t));
+    if ((st = mt__cpu_compressed_like(h, src, dst->dtype, &conv, err)) != MT_OK) goto out;
     int64_t n = gs.batches * src->nnz * gs.entry;
     for (int64_t i = 0; i < n; i++) sps_convert(conv->values, dst->dtype, i, src->values, src->dtype, i);
     h->free(out);

@@ -526,7 +526,7 @@ static mt_status unary(mt_call *call, mt_op op, un_base base, int inplace, mt_er
      * crow/col indices (in place too: unlike COO, torch takes it) */
     const mt_tensor *d = m->data;
     if ((st = mt__cpu_csr_inferred_cols(d, name, err)) != MT_OK) goto out;
-    if ((st = mt__cpu_csr_like(h, d, p.out, &data, err)) != MT_OK) goto out;
+    if ((st = mt__cpu_compressed_like(h, d, p.out, &data, err)) != MT_OK) goto out;
     apply_all(r, &p, d->values, data->values, d->nnz);
     if ((st = mt_tensor_clone_host(h, m->mask, &mask, err)) != MT_OK) goto out;
   } else {
@@ -585,23 +585,6 @@ static const char *sparse_layout_name(mt_kind k) {
   }
 }
 
-/* A new compressed tensor of src's kind, shape, batches, blocksize, dense
- * dims and indices (copied), values of dtype dt zero-filled, from h. */
-static mt_status compressed_like(const mt_host *h, const mt_tensor *src, mt_dtype dt,
-                                 mt_tensor **out, mt_cgeom *g, mt_error *err) {
-  if (!mt_cgeom_of(src, g))
-    return mt_err(err, MT_INVALID_ARGUMENT, "inputs/0: inconsistent %s geometry",
-                  mt_kind_name(src->kind));
-  mt_status st = h->compressed_new(src->kind, dt, src->ndim, src->shape, src->dense_dim,
-                                   src->blocksize, src->nnz, out, err);
-  if (st != MT_OK) return st;
-  memcpy((*out)->crow_indices, src->crow_indices,
-         (size_t)(g->batches * (g->ncomp + 1)) * sizeof(int64_t));
-  if (g->batches * src->nnz > 0)
-    memcpy((*out)->col_indices, src->col_indices,
-           (size_t)(g->batches * src->nnz) * sizeof(int64_t));
-  return MT_OK;
-}
 
 static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace, mt_error *err) {
   const char *name = mt_op_name(op);
@@ -661,7 +644,8 @@ static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace
     /* every compressed kind, batched and hybrid too: the structure kept,
      * each stored value mapped (SPP-1) */
     mt_cgeom g = {0};
-    if ((st = compressed_like(h, x, p.out, &out, &g, err)) != MT_OK) goto out;
+    if ((st = mt__cpu_compressed_like(h, x, p.out, &out, err)) != MT_OK) goto out;
+    mt_cgeom_of(x, &g);
     apply_all(r, &p, x->values, out->values, g.batches * x->nnz * g.entry);
   }
   call->out[0] = out;
