@@ -303,7 +303,7 @@ static mt_status compare_coo(const mt_tensor *e, const mt_tensor *g, const mt_co
     whyf(why, why_len, "sparse_dim %d, expected %d", g->sparse_dim, e->sparse_dim);
     return MT_OK;
   }
-  if (o->check_storage) {
+  if (o->check_structure) {
     compare_coo_stored(e, g, o, equal, why, why_len);
     return MT_OK;
   }

@@ -71,7 +71,7 @@ typedef struct mt_compare_opts {
   /* the case's check_structure: a COO result as torch stores it, the
    * coalesced flag, nnz, indices in stored order, then the values entry by
    * entry (duplicates not summed); SEMANTICS.md SP-6 */
-  int check_storage;
+  int check_structure;
 } mt_compare_opts;
 
 /* Compares one tensor. *equal = 1 when got matches expected; otherwise 0

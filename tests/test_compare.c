@@ -361,7 +361,7 @@ TEST(structure_compares_coo_as_stored) {
   int eq = -1;
   CHECK_STATUS(mt_compare_tensor(te, tg, &o, &eq, why, sizeof why, &err), MT_OK);
   CHECK_EQ_INT(eq, 1); /* without check_structure: equal once coalesced */
-  o.check_storage = 1;
+  o.check_structure = 1;
   CHECK_STATUS(mt_compare_tensor(te, tg, &o, &eq, why, sizeof why, &err), MT_OK);
   CHECK_EQ_INT(eq, 0);
   CHECK_HAS(why, "is_coalesced() True, expected False");
@@ -388,7 +388,7 @@ TEST(structure_compares_coo_as_stored) {
   CHECK_STATUS(mt_compare_tensor(te, tg, &o, &eq, why, sizeof why, &err), MT_OK);
   CHECK_EQ_INT(eq, 0);
   CHECK_HAS(why, "indices (stored order)[0]: expected 1, got 0");
-  o.check_storage = 0;
+  o.check_structure = 0;
   CHECK_STATUS(mt_compare_tensor(te, tg, &o, &eq, why, sizeof why, &err), MT_OK);
   CHECK_EQ_INT(eq, 1);
   mt_tensor_free(tg);
