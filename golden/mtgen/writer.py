@@ -210,8 +210,106 @@ def sha256_file(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
+def _flatten(obj, prefix, out):
+    """{path: (attributes, dtype, shape, data)} of obj and everything under
+    it, golden/variants.py's outputs@.../error@... left out (a name with @)."""
+    attrs = {k: v for k, v in obj.attrs.items() if "@" not in k}
+    if isinstance(obj, h5py.Dataset):
+        out[prefix] = (attrs, obj.dtype.str, obj.shape, obj[()])
+        return
+    out[prefix] = (attrs, None, None, None)
+    for k in obj:
+        if "@" not in k:
+            _flatten(obj[k], f"{prefix}/{k}", out)
+
+
+def _equal(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) or isinstance(a, np.generic):
+        a, b = np.asarray(a), np.asarray(b)
+        return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+    return type(a) is type(b) and a == b
+
+
+def _same_object(x, y):
+    (xa, xt, xs, xd), (ya, yt, ys, yd) = x, y
+    return ((xt, xs) == (yt, ys) and xa.keys() == ya.keys()
+            and all(_equal(xa[k], ya[k]) for k in xa) and (xd is None or _equal(xd, yd)))
+
+
+def cases_differ(old_path, new_path):
+    """None when new_path holds the same cases as old_path, else the first
+    difference. Everything is compared bit for bit (attributes, inputs,
+    kwargs, output kinds, shapes, indices, masks) except the values of
+    floating outputs, which need only match within the case's tolerance as
+    golden/check_fresh.py compares them (torch's vectorized kernels differ in
+    the last ulp from one CPU to another), and golden/variants.py's
+    torch-version variants, which only the old file has."""
+    from golden_read import read_tensor  # golden/ is on sys.path (generate.py)
+
+    from .compare import first_difference
+
+    with h5py.File(old_path, "r") as fo, h5py.File(new_path, "r") as fn:
+        old, new = fo["cases"], fn["cases"]
+        if set(old) != set(new):
+            moved = sorted(set(old) ^ set(new))
+            return f"{len(moved)} cases added or removed, e.g. {moved[0]}"
+        for cid in old:
+            a, b = {}, {}
+            _flatten(old[cid], "", a)
+            _flatten(new[cid], "", b)
+            if a.keys() != b.keys():
+                return f"{cid}: objects {sorted(set(a) ^ set(b))[:2]} differ"
+            loose = set()  # outputs whose float values moved: within tolerance?
+            for path, x in a.items():
+                if _same_object(x, b[path]):
+                    continue
+                parts = path.split("/")
+                if (len(parts) > 3 and parts[1] == "outputs" and x[1] is not None
+                        and x[1][1] == "f" and _same_object(x[:3] + (None,), b[path][:3] + (None,))):
+                    loose.add(parts[2])
+                    continue
+                return f"{cid}{path}: differs"
+            tol = old[cid].attrs["tolerance"]
+            cmo = bool(old[cid].attrs.get("check_masked_out", 0))
+            for k in sorted(loose):
+                g = old[cid]["outputs"][k]
+                why = first_difference(read_tensor(new[cid]["outputs"][k]), read_tensor(g), tol,
+                                       check_masked_out=cmo, where=f"outputs/{k}")
+                if why:
+                    return f"{cid}: {why}"
+    return None
+
+
+def write_family_if_changed(path, results, meta):
+    """Writes `path` unless the file there holds the same cases
+    (cases_differ). An unchanged family keeps its committed file: its root
+    attributes (created_utc, generator_sha256) and its torch-version
+    variants stay, so a generator edit that moves no case rewrites no golden
+    file, only the MANIFEST's generator line (spec/golden-format.md,
+    generator_sha256). Returns None when the file was kept, else why it was
+    written."""
+    if not os.path.exists(path):
+        write_family(path, results, meta)
+        return "new file"
+    fd, probe = tempfile.mkstemp(prefix=".probe-", suffix=".h5", dir=os.path.dirname(path))
+    os.close(fd)
+    try:
+        write_family(probe, results, meta)
+        why = cases_differ(path, probe)
+        if why is not None:
+            os.replace(probe, path)
+        return why
+    finally:
+        if os.path.exists(probe):
+            os.unlink(probe)
+
+
+MANIFEST_GENERATOR = "# generator_sha256 "
+
+
 def write_manifest(out_dir, counts, families):
-    """MANIFEST: one line per .h5 (`<file> <case count> <sha256>`); families not
+    """MANIFEST: a header, the generator's hash (`# generator_sha256 <hex>`),
+    then one line per .h5 (`<file> <case count> <sha256>`); families not
     regenerated this run keep their previous line."""
     path = os.path.join(out_dir, "MANIFEST")
     lines = {}
@@ -224,7 +322,8 @@ def write_manifest(out_dir, counts, families):
         name = f"{fam}.h5"
         lines[name] = f"{name} {n} {sha256_file(os.path.join(out_dir, name))}"
     body = [f"# mtcs golden files, format_version {FORMAT_VERSION}; "
-            f"torch {torch.__version__}; <file> <case count> <sha256>"]
+            f"torch {torch.__version__}; <file> <case count> <sha256>",
+            MANIFEST_GENERATOR + generator_sha256()]
     body += [lines[f"{fam}.h5"] for fam in families if f"{fam}.h5" in lines]
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=out_dir)
     os.chmod(tmp, FILE_MODE)
