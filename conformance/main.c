@@ -396,6 +396,8 @@ int main(int argc, char **argv) {
       .filter = filter,
       .profile = NULL, /* run: torch; list: every profile */
       .self = argv[0],
+      .argc = argc,
+      .argv = (const char *const *)argv,
       .run = {.timeout_s = 10.0, .no_fork = 0, .exec = {.poison_runs = MT_POISON__COUNT}},
       .out = stdout,
       .diag = stderr,
