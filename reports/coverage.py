@@ -435,9 +435,10 @@ def render_profile_table(A, r, prof, cells):
             current = fam
             s = fam_sum[fam]
             out.append('<tr class="fam" id="%s"><th colspan="%d">%s <span class="muted">'
-                       "&mdash; %d ops; %d passed, %d failed, %d skipped</span></th></tr>"
-                       % (A("fam", r, prof, fam), ncol, esc(fam), s["ops"], s["passed"],
-                          s["failed"], s["skipped"]))
+                       "&mdash; %d op%s; %d passed, %d failed, %d skipped</span></th></tr>"
+                       % (A("fam", r, prof, fam), ncol, esc(fam), s["ops"],
+                          "" if s["ops"] == 1 else "s", s["passed"], s["failed"],
+                          s["skipped"]))
         first = True
         for layout, by_dtype in layouts.items():
             tds = []
