@@ -43,6 +43,9 @@ import re
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+import runreport  # noqa: E402  (reports/, beside this script)
+
 FORMAT = "mtcs-coverage"
 FORMAT_VERSION = 1
 EXIT_USAGE = 2
@@ -92,54 +95,7 @@ def profile_key(p):
     return (PROFILE_ORDER.index(p) if p in PROFILE_ORDER else len(PROFILE_ORDER), p)
 
 
-def incomplete_note(rep):
-    """'' for a complete run, else why it is not (the report's `incomplete`
-    field, whatever its shape: a bool, a count, a list or an object of
-    reasons; or `complete: false`)."""
-    inc = rep.get("incomplete")
-    parts = []
-    if isinstance(inc, dict):
-        if inc.get("incomplete", True) is not False and inc:
-            for k, v in inc.items():
-                if k == "incomplete":
-                    continue
-                parts.append("%s: %s" % (k, json.dumps(v) if isinstance(v, (list, dict)) else v))
-            if not parts:
-                parts.append("incomplete")
-    elif isinstance(inc, list) and inc:
-        parts.extend(str(x) for x in inc)
-    elif isinstance(inc, str) and inc:
-        parts.append(inc)
-    elif inc is True or (isinstance(inc, (int, float)) and not isinstance(inc, bool) and inc > 0):
-        parts.append("incomplete" if inc is True else "%s case(s) not executed" % inc)
-    if rep.get("complete") is False and not parts:
-        parts.append("the run did not complete")
-    return "; ".join(parts)
-
-
 # ---- loading -------------------------------------------------------------------
-
-def load_report(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            rep = json.load(f)
-    except OSError as e:
-        raise CoverageError("%s: cannot read the report: %s" % (path, e.strerror or e))
-    except (ValueError, UnicodeDecodeError) as e:
-        raise CoverageError("%s: not a JSON report: %s" % (path, e))
-    if not isinstance(rep, dict):
-        raise CoverageError("%s: not an mtcs JSON report (the top level is not an object)" % path)
-    cases = rep.get("cases")
-    if not isinstance(cases, list):
-        raise CoverageError("%s: not an mtcs JSON report (no \"cases\" list)" % path)
-    for k, c in enumerate(cases):
-        if not isinstance(c, dict):
-            raise CoverageError("%s: cases[%d] is not an object" % (path, k))
-        for field in ("id", "status"):
-            if not isinstance(c.get(field), str) or not c[field]:
-                raise CoverageError("%s: cases[%d] has no \"%s\" string" % (path, k, field))
-    return rep
-
 
 def _str(v, default=""):
     return v if isinstance(v, str) else default
@@ -149,7 +105,7 @@ def build(report_paths):
     """The coverage model: a dict in the JSON schema (format mtcs-coverage 1)."""
     runs, cells, failures = [], {}, []
     for r, path in enumerate(report_paths):
-        rep = load_report(path)
+        rep = runreport.load(path)
         run_profile = _str(rep.get("profile"), "torch")
         default_profile = run_profile if run_profile != "all" else "torch"
         fam_order, op_order = {}, {}
@@ -188,15 +144,15 @@ def build(report_paths):
             "level": _str(rep.get("level"), "semantic"),
             "require_all": bool(rep.get("require_all")),
             "torch_version": rep.get("torch_version"),
-            "complete": rep.get("complete") is not False and not incomplete_note(rep),
-            "incomplete": incomplete_note(rep) or None,
+            "complete": rep.get("complete") is not False and not runreport.incomplete_note(rep),
+            "incomplete": runreport.incomplete_note(rep) or None,
             "command": _str(rep.get("command")) or None,
             "cases": len(rep["cases"]),
             "passed": sum(n for s, n in counts.items() if status_group(s) == "passed"),
             "failed": sum(n for s, n in counts.items() if status_group(s) == "failed"),
             "skipped": sum(n for s, n in counts.items() if status_group(s) == "skipped"),
         })
-    known = [s for s in STATUS_ORDER]
+    known = list(STATUS_ORDER)
     extra = sorted({s for cell in cells.values() for s in cell["counts"]} - set(known))
     statuses = known + extra
     out_cells = []
@@ -566,7 +522,7 @@ def main(argv=None):
             items.append((args.html_out, render_html(model, html_dir, args.title,
                                                      args.json_out)))
         write_atomically(items)
-    except CoverageError as e:
+    except (CoverageError, runreport.ReportError) as e:
         print("coverage.py: %s" % e, file=sys.stderr)
         return EXIT_USAGE
     if not args.quiet:

@@ -38,12 +38,14 @@ as unknown, never guessed. Standard library only.
 """
 import argparse
 import collections
-import json
 import os
 import re
 import shlex
 import sys
 import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+import runreport  # noqa: E402  (reports/, beside this script)
 
 EXIT_USAGE = 2
 BEGIN = "<!-- verdicts:begin -->"
@@ -70,48 +72,8 @@ class VerdictError(Exception):
 
 # ---- loading -------------------------------------------------------------------
 
-def load_report(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            rep = json.load(f)
-    except OSError as e:
-        raise VerdictError("%s: cannot read the report: %s" % (path, e.strerror or e))
-    except (ValueError, UnicodeDecodeError) as e:
-        raise VerdictError("%s: not a JSON report: %s" % (path, e))
-    if not isinstance(rep, dict) or not isinstance(rep.get("cases"), list):
-        raise VerdictError("%s: not an mtcs JSON report (no \"cases\" list)" % path)
-    for k, c in enumerate(rep["cases"]):
-        if not isinstance(c, dict) or not isinstance(c.get("id"), str) \
-                or not isinstance(c.get("status"), str):
-            raise VerdictError("%s: cases[%d] has no \"id\" and \"status\" strings" % (path, k))
-    return rep
-
-
 def _s(v, default=None):
     return v if isinstance(v, str) and v else default
-
-
-def incomplete_note(rep):
-    """'' for a complete run, else why not: the report's `incomplete` field
-    (a bool, a count, a string, a list or an object of reasons) or
-    `complete: false`."""
-    inc = rep.get("incomplete")
-    parts = []
-    if isinstance(inc, dict):
-        if inc.get("incomplete", True) is not False and inc:
-            parts = ["%s: %s" % (k, json.dumps(v) if isinstance(v, (list, dict)) else v)
-                     for k, v in inc.items() if k != "incomplete"] or ["incomplete"]
-    elif isinstance(inc, list) and inc:
-        parts = [str(x) for x in inc]
-    elif isinstance(inc, str) and inc:
-        parts = [inc]
-    elif inc is True:
-        parts = ["incomplete"]
-    elif isinstance(inc, (int, float)) and not isinstance(inc, bool) and inc > 0:
-        parts = ["%s cases not executed" % inc]
-    if not parts and rep.get("complete") is False:
-        parts = ["the run did not complete"]
-    return "; ".join(parts)
 
 
 def reproduce_command(command, case_id=None):
@@ -151,7 +113,7 @@ class Verdict:
         self.profile = _s(rep.get("profile"), "unknown")
         self.level = _s(rep.get("level"), "unknown")
         self.command = _s(rep.get("command"))
-        self.incomplete = incomplete_note(rep)
+        self.incomplete = runreport.incomplete_note(rep)
         self.families = collections.OrderedDict()  # family -> Counter of columns
         self.total = collections.Counter()
         self.executed = 0
@@ -294,7 +256,7 @@ def main(argv=None):
     except SystemExit as e:
         return EXIT_USAGE if e.code else 0
     try:
-        verdicts = [Verdict(p, load_report(p)) for p in args.reports]
+        verdicts = [Verdict(p, runreport.load(p)) for p in args.reports]
         section = render(verdicts)
         readme = None
         if args.readme:
@@ -307,7 +269,7 @@ def main(argv=None):
             write_atomically(args.out, section)
         if readme is not None:
             write_atomically(args.readme, readme)
-    except VerdictError as e:
+    except (VerdictError, runreport.ReportError) as e:
         print("verdicts.py: %s" % e, file=sys.stderr)
         return EXIT_USAGE
     if not args.readme and not args.out:

@@ -160,7 +160,7 @@ def main():
     for args, needle in (
             ([a, "--readme", bad_readme], "nomarkers.md: needs the lines <!-- verdicts:begin -->"),
             ([broken, "--readme", readme], "broken.json: not a JSON report"),
-            ([nostatus, "--readme", readme], "nostatus.json: cases[0] has no \"id\" and"),
+            ([nostatus, "--readme", readme], "nostatus.json: cases[0] has no \"status\" string"),
             ([os.path.join(work, "nope.json")], "nope.json: cannot read the report")):
         p = run(*args)
         check(p.returncode == 2 and needle in p.stderr,
@@ -181,8 +181,8 @@ def main():
         rep = {"complete": complete, "cases": []}
         if inc is not None:
             rep["incomplete"] = inc
-        check(verdicts.incomplete_note(rep) == want_note,
-              "incomplete %r: %r, expected %r" % (inc, verdicts.incomplete_note(rep), want_note))
+        note = verdicts.runreport.incomplete_note(rep)
+        check(note == want_note, "incomplete %r: %r, expected %r" % (inc, note, want_note))
     # a code span holds backticks; a cell escapes pipes
     check(verdicts.code("a`b") == "``a`b``", "code span with a backtick")
     check(verdicts.cell("a|b") == "a\\|b", "pipe in a cell")
