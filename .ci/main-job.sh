@@ -50,7 +50,13 @@ for backend in cpu cuda build/release/plugins/example.so; do
     *) echo "   backend $backend: exit $rc" >&2; status=1 ;;
   esac
 done
-echo "== conformance reports: $conf"
+# the coverage page of every backend that ran (README, "Coverage report")
+runs=("$conf"/*.json)
+if [ -e "${runs[0]}" ]; then
+  python3 reports/coverage.py "${runs[@]}" --html "$conf/coverage.html" \
+    --json "$conf/coverage.json" || status=1
+fi
+echo "== conformance reports: $conf (coverage page: coverage.html)"
 
 echo "== performance report"
 build/release/mtcs bench "${quick[@]}"

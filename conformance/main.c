@@ -70,7 +70,10 @@ static void usage(FILE *f) {
       "  --timeout S        each case runs in its own process; kill it after S seconds\n"
       "                     (TIMEOUT; default 10)\n"
       "  --no-fork          run cases inside mtcs (for a debugger): no CRASH/TIMEOUT isolation\n"
-      "  --report-json F    write a JSON report to F (atomically: nothing if the run aborts)\n"
+      "  --report-json F    write a JSON report to F (atomically: nothing if the run aborts):\n"
+      "                     every case with its status, rules and profile, each failure with\n"
+      "                     the command that replays it; reports/coverage.py F --html P\n"
+      "                     renders reports as a coverage page (README, Coverage report)\n"
       "  --junit F          write a JUnit XML report to F, one testsuite per golden file\n"
       "  --expect F         the expectations file: known failures, one per line,\n"
       "                       <case glob> <status> <expires YYYY-MM-DD> <owner> <reason>\n"
@@ -396,6 +399,8 @@ int main(int argc, char **argv) {
       .filter = filter,
       .profile = NULL, /* run: torch; list: every profile */
       .self = argv[0],
+      .argc = argc,
+      .argv = (const char *const *)argv,
       .run = {.timeout_s = 10.0, .no_fork = 0, .exec = {.poison_runs = MT_POISON__COUNT}},
       .out = stdout,
       .diag = stderr,

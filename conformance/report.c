@@ -96,13 +96,69 @@ mt_status mt_report_add_case(mt_report *r, int golden, const char *id, const cha
     memcpy(msg, res->message, n);
   }
   r->cases[r->n_cases++] =
-      (mt_report_case){golden, id, op, family, rules, res->status, msg, res->seconds};
+      (mt_report_case){.golden = golden, .id = id, .op = op, .family = family, .rules = rules,
+                       .status = res->status, .message = msg, .seconds = res->seconds};
   if (res->status >= 0 && res->status < MT_CS__COUNT) r->counts[res->status]++;
   return MT_OK;
 }
 
+static char *dup_or_null(const char *s, int *oom) {
+  if (!s) return NULL;
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (p)
+    memcpy(p, s, n);
+  else
+    *oom = 1;
+  return p;
+}
+
+mt_status mt_report_describe_case(mt_report *r, int k, const char *profile,
+                                  const char *repro_command, const char *repro_script,
+                                  mt_error *err) {
+  if (k < 0 || k >= r->n_cases)
+    return mt_err(err, MT_INVALID_ARGUMENT, "report: no case %d (%d cases)", k, r->n_cases);
+  mt_report_case *c = &r->cases[k];
+  int oom = 0;
+  char *cmd = dup_or_null(repro_command, &oom), *script = dup_or_null(repro_script, &oom);
+  if (oom) {
+    free(cmd);
+    free(script);
+    return mt_err(err, MT_OUT_OF_MEMORY, "report: out of memory");
+  }
+  free(c->repro_command);
+  free(c->repro_script);
+  c->profile = profile;
+  c->repro_command = cmd;
+  c->repro_script = script;
+  return MT_OK;
+}
+
+mt_status mt_report_set_command(mt_report *r, int argc, const char *const *argv, mt_error *err) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return mt_err(err, MT_OUT_OF_MEMORY, "report: out of memory");
+  for (int k = 0; k < argc; k++) {
+    if (k) fputc(' ', f);
+    mt_sh_quote(f, argv[k]);
+  }
+  if (fclose(f) != 0) {
+    free(buf);
+    return mt_err(err, MT_OUT_OF_MEMORY, "report: out of memory");
+  }
+  free(r->command);
+  r->command = buf;
+  return MT_OK;
+}
+
 void mt_report_free(mt_report *r) {
-  for (int k = 0; k < r->n_cases; k++) free(r->cases[k].message);
+  for (int k = 0; k < r->n_cases; k++) {
+    free(r->cases[k].message);
+    free(r->cases[k].repro_command);
+    free(r->cases[k].repro_script);
+  }
+  free(r->command);
   free(r->cases);
   free(r->golden);
   memset(r, 0, sizeof *r);
@@ -159,6 +215,23 @@ void mt_json_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+void mt_sh_quote(FILE *f, const char *s) {
+  static const char plain[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=:,+@%-";
+  if (*s && s[strspn(s, plain)] == 0) {
+    fputs(s, f);
+    return;
+  }
+  fputc('\'', f);
+  for (; *s; s++) {
+    if (*s == '\'')
+      fputs("'\\''", f);
+    else
+      fputc(*s, f);
+  }
+  fputc('\'', f);
+}
+
 static void json_kv_str(FILE *f, const char *k, const char *v, int comma) {
   mt_json_string(f, k);
   fputs(": ", f);
@@ -192,8 +265,11 @@ mt_status mt_report_write_json(FILE *f, const mt_report *r, mt_error *err) {
   json_kv_str(f, "level", r->level ? r->level : "semantic", 0);
   fputs(",\n  ", f);
   json_kv_str(f, "torch_version", r->torch_version, 0);
-  fprintf(f, ",\n  \"torch_version_requested\": %s,\n",
+  fprintf(f, ",\n  \"torch_version_requested\": %s,\n  ",
           r->torch_version_requested ? "true" : "false");
+  json_kv_str(f, "profile", r->profile ? r->profile : "torch", 1);
+  json_kv_str(f, "command", r->command, 0);
+  fputs(",\n", f);
   fprintf(f,
           "  \"totals\": {\"passed\": %d, \"failed\": %d, \"skipped\": %d, \"executed\": %d, "
           "\"cases\": %d},\n",
@@ -210,7 +286,11 @@ mt_status mt_report_write_json(FILE *f, const mt_report *r, mt_error *err) {
     json_kv_str(f, "rules", c->rules, 1);
     json_kv_str(f, "status", mt_case_status_name(c->status), 1);
     json_kv_str(f, "message", c->message ? c->message : "", 1);
-    fprintf(f, "\"seconds\": %.6f}", c->seconds);
+    fprintf(f, "\"seconds\": %.6f, ", c->seconds);
+    json_kv_str(f, "profile", c->profile ? c->profile : "torch", 1);
+    json_kv_str(f, "repro_command", c->repro_command, 1);
+    json_kv_str(f, "repro_script", c->repro_script, 0);
+    fputc('}', f);
   }
   fputs(r->n_cases ? "\n  ]\n}\n" : "]\n}\n", f);
   if (ferror(f)) return mt_err(err, MT_IO_ERROR, "writing the JSON report failed");

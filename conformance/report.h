@@ -12,8 +12,14 @@
  *                     else null), "torch_version_requested": bool,
  *    "totals": {"passed": n, "failed": n, "skipped": n, "executed": n, "cases": n},
  *    "seconds": s,
+ *    "profile": the run's --profile ("torch", "numpy_ma" or "all"),
+ *    "command": the command line of the run, shell-quoted (argv as typed),
  *    "cases": [{"id", "file", "op", "family", "rules", "status", "message",
- *               "seconds"}]}
+ *               "seconds", "profile", "repro_command", "repro_script"}]}
+ * A case's "profile" is its golden case's; "repro_command" (a failure:
+ * FAIL, ERROR, CRASH, TIMEOUT, XPASS; else null) is the shell command that
+ * replays it alone (repro.h), "repro_script" the --repro-dir script that
+ * holds it (null without --repro-dir).
  * JUnit: <testsuites> with one <testsuite> per golden file, a <testcase>
  * per case (classname "<file stem>.<op>"), <failure> for FAIL, <error> for
  * ERROR/CRASH/TIMEOUT, <skipped> for NOT_SUPPORTED/SKIP; properties backend,
@@ -52,6 +58,9 @@ typedef struct mt_report_case {
   mt_case_status status;
   char *message;        /* owned; may be NULL */
   double seconds;
+  const char *profile;  /* borrowed; NULL: "torch" */
+  char *repro_command;  /* owned; NULL: none (not a failure) */
+  char *repro_script;   /* owned; NULL: no --repro-dir bundle */
 } mt_report_case;
 
 typedef struct mt_report_golden {
@@ -65,6 +74,8 @@ typedef struct mt_report {
   const char *level; /* "semantic" or "strict" (borrowed) */
   const char *torch_version; /* expected version (borrowed); NULL: the files' own differ */
   int torch_version_requested; /* given with --torch-version */
+  const char *profile; /* the run's --profile (borrowed; NULL: "torch") */
+  char *command;       /* the run's command line, shell-quoted (owned; may be NULL) */
   double seconds;
   int n_golden;
   mt_report_golden *golden; /* owned array */
@@ -78,6 +89,14 @@ mt_status mt_report_add_golden(mt_report *r, const char *file, const char *torch
 mt_status mt_report_add_case(mt_report *r, int golden, const char *id, const char *op,
                              const char *family, const char *rules, const mt_case_result *res,
                              mt_error *err);
+/* Attaches to case k what the JSON report carries beside the result: its
+ * profile (borrowed) and, for a failure, the command that replays it and
+ * the repro script's path (copied; NULL: none). */
+mt_status mt_report_describe_case(mt_report *r, int k, const char *profile,
+                                  const char *repro_command, const char *repro_script,
+                                  mt_error *err);
+/* Records the run's command line (argv shell-quoted, joined by spaces). */
+mt_status mt_report_set_command(mt_report *r, int argc, const char *const *argv, mt_error *err);
 void mt_report_free(mt_report *r);
 
 int mt_report_count_group(const mt_report *r, mt_case_group g);
@@ -99,6 +118,9 @@ mt_status mt_report_write_junit(FILE *f, const mt_report *r, mt_error *err);
 /* Escaping, exposed for tests. */
 void mt_json_string(FILE *f, const char *s); /* with quotes; NULL -> null */
 void mt_xml_text(FILE *f, const char *s);    /* escaped for text and attributes */
+/* s as one shell word: as is when it holds only [A-Za-z0-9_./=:,+@%-] (and
+ * is not empty), else in single quotes. */
+void mt_sh_quote(FILE *f, const char *s);
 
 #ifdef __cplusplus
 }

@@ -1,66 +1,86 @@
-/* repro.c - repro bundles; see repro.h. */
+/* repro.c - repro bundles and replay commands; see repro.h. */
 #include "repro.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
+#include "poison.h"
 #include "report.h"
 
-/* Shell-quotes s into f. */
-static void sh_quote(FILE *f, const char *s) {
-  fputc('\'', f);
-  for (; *s; s++) {
-    if (*s == '\'')
-      fputs("'\\''", f);
-    else
-      fputc(*s, f);
+char *mt_repro_command(const mt_session_opts *o, const char *golden, const mt_golden_case *c,
+                       int filter) {
+  char self[PATH_MAX], abs_h5[PATH_MAX], abs_be[PATH_MAX];
+  const char *be = o->backend ? o->backend : "cpu";
+  if (!realpath("/proc/self/exe", self))
+    snprintf(self, sizeof self, "%s", o->self ? o->self : "mtcs");
+  if (!realpath(golden, abs_h5)) snprintf(abs_h5, sizeof abs_h5, "%s", golden);
+  if (!strchr(be, '/') || !realpath(be, abs_be)) snprintf(abs_be, sizeof abs_be, "%s", be);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return NULL;
+  mt_sh_quote(f, self);
+  fputs(" run --backend ", f);
+  mt_sh_quote(f, abs_be);
+  fputs(" --golden ", f);
+  mt_sh_quote(f, abs_h5);
+  if (filter) {
+    fputs(" --filter ", f);
+    mt_sh_quote(f, c->id);
   }
-  fputc('\'', f);
+  fputs(" --profile ", f);
+  mt_sh_quote(f, c->profile ? c->profile : "torch");
+  fprintf(f, " --level %s", mt_level_name(o->run.exec.level));
+  if (o->run.exec.torch_version) {
+    fputs(" --torch-version ", f);
+    mt_sh_quote(f, o->run.exec.torch_version);
+  }
+  if (o->run.exec.exact_version) fputs(" --exact-version", f);
+  if (o->run.exec.poison_runs != MT_POISON__COUNT)
+    fprintf(f, " --poison-runs %d", o->run.exec.poison_runs);
+  fputs(" --no-fork -v", f);
+  if (fclose(f) != 0) {
+    free(buf);
+    return NULL;
+  }
+  return buf;
 }
 
-
 void mt_repro_write(const mt_session_opts *o, const mt_golden_file *f, const mt_golden_case *c,
-                        const mt_case_result *r, char *where, size_t where_len) {
+                    const mt_case_result *r, char *where, size_t where_len, char **command) {
   mt_error err = {0};
   mt_afile sh = {0};
+  char *cmd = NULL;
   size_t n = strlen(o->repro_dir) + strlen(c->id) + 8;
   char *h5 = malloc(n), *shp = malloc(n);
   where[0] = 0;
-  if (!h5 || !shp) goto out;
+  if (command) *command = NULL;
+  if (!h5 || !shp) goto oom;
   snprintf(h5, n, "%s/%s.h5", o->repro_dir, c->id);
   snprintf(shp, n, "%s/%s.sh", o->repro_dir, c->id);
   if (mt_golden_write_case(h5, &f->meta, c, &err) != MT_OK) goto fail;
+  if (!(cmd = mt_repro_command(o, h5, c, 0))) goto oom;
   if (mt_afile_open(&sh, shp, &err) != MT_OK) goto fail;
-  /* absolute paths, so that the script runs from anywhere */
-  char self[4096], abs_h5[4096], abs_be[4096];
-  const char *be = o->backend ? o->backend : "cpu";
-  if (!realpath("/proc/self/exe", self)) snprintf(self, sizeof self, "%s", o->self ? o->self : "mtcs");
-  if (!realpath(h5, abs_h5)) snprintf(abs_h5, sizeof abs_h5, "%s", h5);
-  if (!strchr(be, '/') || !realpath(be, abs_be)) snprintf(abs_be, sizeof abs_be, "%s", be);
-  fprintf(sh.f, "#!/bin/sh\n# mtcs repro: %s %s (from %s)\n# %s\nexec ", mt_case_status_name(r->status),
-          c->id, f->path, r->message);
-  sh_quote(sh.f, self);
-  fputs(" run --backend ", sh.f);
-  sh_quote(sh.f, abs_be);
-  fputs(" --golden ", sh.f);
-  sh_quote(sh.f, abs_h5);
-  fputs(" --profile ", sh.f);
-  sh_quote(sh.f, c->profile ? c->profile : "torch");
-  fprintf(sh.f, " --level %s", mt_level_name(o->run.exec.level));
-  if (o->run.exec.torch_version) {
-    fputs(" --torch-version ", sh.f);
-    sh_quote(sh.f, o->run.exec.torch_version);
-  }
-  fputs(" --no-fork -v \"$@\"\n", sh.f);
+  fprintf(sh.f, "#!/bin/sh\n# mtcs repro: %s %s (from %s)\n# ", mt_case_status_name(r->status),
+          c->id, f->path);
+  for (const char *m = r->message; *m; m++) /* one comment line, whatever the message holds */
+    fputc(*m == '\n' || *m == '\r' ? ' ' : *m, sh.f);
+  fprintf(sh.f, "\nexec %s \"$@\"\n", cmd);
   if (mt_afile_commit(&sh, &err) != MT_OK) goto fail;
   chmod(shp, 0755);
   snprintf(where, where_len, "%s", shp);
+  if (command) *command = cmd, cmd = NULL;
   goto out;
+oom:
+  mt_err(&err, MT_OUT_OF_MEMORY, "out of memory");
 fail:
   mt_afile_abort(&sh);
   fprintf(o->diag, "mtcs: warning: no repro bundle for %s: %s\n", c->id, err.msg);
 out:
+  free(cmd);
   free(h5);
   free(shp);
 }

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -391,6 +392,9 @@ int mt_session_run(const mt_session_opts *o) {
   rep.backend = be.name;
   rep.require_all = o->require_all;
   rep.level = mt_level_name(o->run.exec.level);
+  rep.profile = o->profile;
+  if (o->argc > 0 && mt_report_set_command(&rep, o->argc, o->argv, &err) != MT_OK)
+    goto input_error;
   for (int k = 0; k < s.n_files; k++)
     if (mt_report_add_golden(&rep, s.files[k]->path, s.files[k]->meta.torch_version,
                              s.files[k]->meta.generator_sha256, &err) != MT_OK)
@@ -451,19 +455,31 @@ int mt_session_run(const mt_session_opts *o) {
       for (int b = 0; b < nb; b++) {
         mt_golden_case *c = batch[b];
         char repro[1024] = "";
+        char *replay = NULL; /* the command that replays the case */
         if (c->op != MT_OP__NONE) {
           if (o->repro_dir && mt_case_status_group(res[b].status) == MT_GROUP_FAILED)
-            mt_repro_write(o, f, c, &res[b], repro, sizeof repro);
+            mt_repro_write(o, f, c, &res[b], repro, sizeof repro, &replay);
           mt_golden_unload(c);
         }
         done++;
         if (o->expect) mt_expect_apply(&expect, c->id, &res[b]);
-        if (mt_report_add_case(&rep, k, c->id, c->op_name, c->op ? mt_op_family(c->op) : NULL,
-                               mt_case_blame(&res[b], c->rules), &res[b], &err) != MT_OK) {
+        /* a failure (after --expect) without a bundle: the golden file, filtered */
+        int failed = mt_case_status_group(res[b].status) == MT_GROUP_FAILED;
+        if (failed && !replay && !(replay = mt_repro_command(o, f->path, c, 1)))
+          mt_err(&err, MT_OUT_OF_MEMORY, "out of memory");
+        char script[PATH_MAX]; /* absolute: a report is read from anywhere */
+        if (repro[0] && !realpath(repro, script)) snprintf(script, sizeof script, "%s", repro);
+        if ((failed && !replay) ||
+            mt_report_add_case(&rep, k, c->id, c->op_name, c->op ? mt_op_family(c->op) : NULL,
+                               mt_case_blame(&res[b], c->rules), &res[b], &err) != MT_OK ||
+            mt_report_describe_case(&rep, rep.n_cases - 1, c->profile, replay,
+                                    repro[0] ? script : NULL, &err) != MT_OK) {
+          free(replay);
           for (int u = b + 1; u < nb; u++)
             if (batch[u]->op != MT_OP__NONE) mt_golden_unload(batch[u]);
           goto input_error;
         }
+        free(replay);
         mt_console_case(o, f, c, &res[b], repro);
       }
     }

@@ -43,6 +43,8 @@ typedef struct mt_session_opts {
   const char *repro_dir;          /* may be NULL: one-case goldens of failures */
   const char *expect;             /* may be NULL: the expectations file (expect.h) */
   const char *self;               /* argv[0], for repro commands */
+  int argc;                       /* the command line, for the JSON report (argc 0: none) */
+  const char *const *argv;
   mt_run_opts run;
   int verbose;
   FILE *out;                      /* case lines and the summary (stdout) */

@@ -12,6 +12,8 @@
 #include "mt_core.h"
 #include "mt_test.h"
 #include "report.h"
+#include "poison.h"
+#include "repro.h"
 #include "runner.h"
 
 /* ---- a fake implementation: one kernel per behaviour -------------------------------- */
@@ -485,6 +487,75 @@ TEST(report_counts_and_json_summary) {
   mt_report_free(&rep);
 }
 
+TEST(shell_quoting_leaves_plain_words_alone) {
+  char *q = capture(mt_sh_quote, "golden/reduce.h5");
+  CHECK(!strcmp(q, "golden/reduce.h5"));
+  free(q);
+  q = capture(mt_sh_quote, "amin.*");
+  CHECK(!strcmp(q, "'amin.*'"));
+  free(q);
+  q = capture(mt_sh_quote, "it's");
+  CHECK(!strcmp(q, "'it'\\''s'")); /* 'it'\''s' */
+  free(q);
+  q = capture(mt_sh_quote, "");
+  CHECK(!strcmp(q, "''"));
+  free(q);
+}
+
+TEST(report_json_carries_profile_command_and_repro) {
+  mt_report rep = {0};
+  mt_error err = {0};
+  rep.backend = "fake";
+  rep.profile = "all";
+  rep.complete = 1;
+  const char *argv[] = {"mtcs", "run", "--filter", "sum.*", "--adapter", "python3 a b.py"};
+  CHECK_STATUS(mt_report_set_command(&rep, 6, argv, &err), MT_OK);
+  CHECK_STATUS(mt_report_add_golden(&rep, "g.h5", NULL, NULL, &err), MT_OK);
+  mt_case_result pass = {MT_CS_PASS, 0, "", ""}, fail = {MT_CS_FAIL, 0, "differs", ""};
+  CHECK_STATUS(mt_report_add_case(&rep, 0, "a", "neg", "unary", "MASK-4", &pass, &err), MT_OK);
+  CHECK_STATUS(mt_report_describe_case(&rep, 0, "numpy_ma", NULL, NULL, &err), MT_OK);
+  CHECK_STATUS(mt_report_add_case(&rep, 0, "b", "neg", "unary", "MASK-4", &fail, &err), MT_OK);
+  CHECK_STATUS(mt_report_describe_case(&rep, 1, NULL, "mtcs run --filter b", "/r/b.sh", &err),
+               MT_OK);
+  CHECK_STATUS(mt_report_describe_case(&rep, 2, NULL, NULL, NULL, &err), MT_INVALID_ARGUMENT);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  CHECK_STATUS(mt_report_write_json(f, &rep, &err), MT_OK);
+  fclose(f);
+  CHECK_HAS(buf, "\"profile\": \"all\", \"command\": \"mtcs run --filter 'sum.*' --adapter "
+                 "'python3 a b.py'\"");
+  CHECK_HAS(buf, "\"id\": \"a\", ");
+  CHECK_HAS(buf, "\"profile\": \"numpy_ma\", \"repro_command\": null, \"repro_script\": null}");
+  /* a case without a profile is torch's (the golden default) */
+  CHECK_HAS(buf, "\"profile\": \"torch\", \"repro_command\": \"mtcs run --filter b\", "
+                 "\"repro_script\": \"/r/b.sh\"}");
+  free(buf);
+  mt_report_free(&rep);
+}
+
+TEST(repro_command_replays_one_case_with_the_run_options) {
+  mt_session_opts o = {.backend = "cpu", .self = "mtcs"};
+  o.run.exec.level = MT_LEVEL_strict;
+  o.run.exec.exact_version = 1;
+  o.run.exec.poison_runs = 3;
+  o.run.exec.torch_version = "1.13.1";
+  mt_golden_case c = {.id = "amin.masked.f32.dim0", .profile = "numpy_ma"};
+  char *cmd = mt_repro_command(&o, "/no/such/g.h5", &c, 1);
+  CHECK(cmd != NULL);
+  CHECK_HAS(cmd, " run --backend cpu --golden /no/such/g.h5 --filter amin.masked.f32.dim0 "
+                 "--profile numpy_ma --level strict --torch-version 1.13.1 --exact-version "
+                 "--poison-runs 3 --no-fork -v");
+  free(cmd);
+  o.run.exec = (mt_exec_opts){.poison_runs = MT_POISON__COUNT};
+  c.profile = NULL;
+  cmd = mt_repro_command(&o, "b.h5", &c, 0);
+  CHECK(cmd != NULL);
+  CHECK_HAS(cmd, " run --backend cpu --golden b.h5 --profile torch --level semantic --no-fork -v");
+  CHECK(!strstr(cmd, "--filter") && !strstr(cmd, "--poison-runs"));
+  free(cmd);
+}
+
 MT_TEST_MAIN(T(matching_outputs_pass_forked_and_in_process),
              T(differing_output_fails_with_index_values_and_tolerance),
              T(matching_a_recorded_variant_is_expected_divergence),
@@ -499,4 +570,6 @@ MT_TEST_MAIN(T(matching_outputs_pass_forked_and_in_process),
              T(worker_batch_isolates_each_case_and_replaces_dead_workers),
              T(status_table_names_and_groups), T(backend_names_resolve_or_explain),
              T(json_and_xml_escaping), T(atomic_file_appears_only_on_commit),
-             T(report_counts_and_json_summary))
+             T(report_counts_and_json_summary), T(shell_quoting_leaves_plain_words_alone),
+             T(report_json_carries_profile_command_and_repro),
+             T(repro_command_replays_one_case_with_the_run_options))
