@@ -913,8 +913,8 @@ static int ensure_running(mt_adapter *a) {
       return 0;
     }
     snprintf(a->last_start_error, sizeof a->last_start_error, "%s", e.msg);
-    fprintf(diag(a), "mtcs: adapter restart %d of %d failed: %s\n", a->failed_starts + 1,
-            MT_ADAPTER_MAX_FAILED_STARTS, e.msg);
+    fprintf(diag(a), "mtcs: the adapter failed to start (%d of %d tries in a row): %s\n",
+            a->failed_starts + 1, MT_ADAPTER_MAX_FAILED_STARTS, e.msg);
     if (++a->failed_starts >= MT_ADAPTER_MAX_FAILED_STARTS) a->gave_up = 1;
   }
   return a->pid ? 0 : -1;
@@ -990,9 +990,9 @@ static mt_status adapter_invoke(void *ctx, const mt_golden_case *c, const char *
   if (r == IO_GONE) {
     settle(a);
     *lost = MT_CS_CRASH;
-    mt_err(err, MT_IO_ERROR, "the adapter %s before answering (request %s, run %s); restarted "
-           "for the next request",
-           a->exited ? how_ended(a, how, sizeof how) : "closed its stdout", c->id, run);
+    mt_err(err, MT_IO_ERROR, "the adapter %s before answering (run %s); it is restarted for "
+           "the next request",
+           a->exited ? how_ended(a, how, sizeof how) : "closed its stdout", run);
     stop(a, 0);
   } else if (r == IO_TIMEOUT) {
     *lost = MT_CS_TIMEOUT;

@@ -4,12 +4,14 @@
  * CPU reference backend, so that the honest fixture passes exactly what
  * `mtcs run --backend cpu` passes; every other mode misbehaves on purpose:
  *
- *   adapter_fixture MODE
+ *   adapter_fixture MODE [PROFILES]
  *
  *   honest            computes every request
  *   lie               perturbs one output value of every answer
  *   lie-under-poison  the same, only for poison re-runs (run != "golden")
  *   crash-at-N        abort()s on the N-th request
+ *   crash-for-good-at-N  the same, and every restart then exits before its
+ *                     hello (mtcs gives up after three failed starts)
  *   hang-at-N         never answers the N-th request
  *   garbage-at-N      answers the N-th request with a line that is not JSON
  *   no-response-file  answers OK without writing the response file
@@ -19,6 +21,7 @@
  *   silent-hello      never says hello
  *   die-at-start      exits with status 3 before its hello
  *
+ * PROFILES: the hello's profiles, comma-separated (default torch,numpy_ma).
  * The -at-N modes misbehave once per run: a marker file in $MTCS_ADAPTER_DIR
  * (the run's directory, which outlives restarts) keeps the restarted
  * fixture honest, so the cases after the broken one pass. The fixture says
@@ -42,6 +45,7 @@ typedef enum {
   LIE,
   LIE_UNDER_POISON,
   CRASH_AT,
+  CRASH_FOR_GOOD_AT,
   HANG_AT,
   GARBAGE_AT,
   NO_RESPONSE_FILE,
@@ -60,6 +64,7 @@ static const struct {
     {"lie", LIE, 0},
     {"lie-under-poison", LIE_UNDER_POISON, 0},
     {"crash-at", CRASH_AT, 1},
+    {"crash-for-good-at", CRASH_FOR_GOOD_AT, 1},
     {"hang-at", HANG_AT, 1},
     {"garbage-at", GARBAGE_AT, 1},
     {"no-response-file", NO_RESPONSE_FILE, 0},
@@ -70,9 +75,10 @@ static const struct {
 };
 
 static int usage(void) {
-  fputs("usage: adapter_fixture MODE (honest, lie, lie-under-poison, crash-at-N, hang-at-N, "
-        "garbage-at-N, no-response-file, bad-output, wrong-protocol, silent-hello, "
-        "die-at-start); run by mtcs validate --adapter\n",
+  fputs("usage: adapter_fixture MODE [PROFILES] (MODE: honest, lie, lie-under-poison, "
+        "crash-at-N, crash-for-good-at-N, hang-at-N, garbage-at-N, no-response-file, "
+        "bad-output, wrong-protocol, silent-hello, die-at-start; PROFILES: the hello's, "
+        "comma-separated, default torch,numpy_ma); run by mtcs validate --adapter\n",
         stderr);
   return 2;
 }
@@ -128,16 +134,17 @@ static int write_bad_output(const char *path) {
   return bad ? -1 : 0;
 }
 
-/* Whether this run's -at-N misbehaviour is still to come (and marks it). */
-static int first_time(void) {
+/* Whether this run's -at-N misbehaviour has happened (a marker file in
+ * $MTCS_ADAPTER_DIR); mark: record that it happens now. */
+static int misbehaved(int mark) {
   const char *dir = getenv("MTCS_ADAPTER_DIR");
   char path[4096];
-  if (!dir) return 1;
+  if (!dir) return 0;
   snprintf(path, sizeof path, "%s/fixture-misbehaved", dir);
-  if (access(path, F_OK) == 0) return 0;
-  FILE *f = fopen(path, "w");
+  if (access(path, F_OK) == 0) return 1;
+  FILE *f = mark ? fopen(path, "w") : NULL;
   if (f) fclose(f);
-  return 1;
+  return 0;
 }
 
 static void answer(const char *status, const char *message) {
@@ -199,7 +206,7 @@ int main(int argc, char **argv) {
   mode m = HONEST;
   long at = 0;
   int found = 0;
-  if (argc != 2) return usage();
+  if (argc != 2 && argc != 3) return usage();
   for (size_t k = 0; k < sizeof modes / sizeof modes[0] && !found; k++) {
     size_t n = strlen(modes[k].name);
     if (strncmp(argv[1], modes[k].name, n) != 0) continue;
@@ -212,10 +219,27 @@ int main(int argc, char **argv) {
     m = modes[k].m;
   }
   if (!found) return usage();
-  fprintf(stderr, "fixture %s: started (pid %d)\n", argv[1], (int)getpid());
-  if (m == DIE_AT_START) {
+  const char *dir = getenv("MTCS_ADAPTER_DIR");
+  fprintf(stderr, "fixture %s: started (pid %d, MTCS_ADAPTER_DIR %s)\n", argv[1], (int)getpid(),
+          dir ? dir : "unset");
+  if (m == DIE_AT_START || (m == CRASH_FOR_GOOD_AT && misbehaved(0))) {
     fprintf(stderr, "fixture: exiting before the hello\n");
     return 3;
+  }
+  char profiles[512] = "\"torch\", \"numpy_ma\"";
+  if (argc == 3) { /* "a,b" -> "\"a\", \"b\"" */
+    size_t n = 0;
+    for (const char *p = argv[2]; *p && n + 8 < sizeof profiles; p++) {
+      if (p == argv[2]) profiles[n++] = '"';
+      if (*p == ',') {
+        memcpy(profiles + n, "\", \"", 4);
+        n += 4;
+      } else {
+        profiles[n++] = *p;
+      }
+    }
+    profiles[n++] = '"';
+    profiles[n] = 0;
   }
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   char *line = NULL;
@@ -241,8 +265,8 @@ int main(int argc, char **argv) {
     for (;;) pause();
   }
   printf("{\"protocol\": %d, \"name\": \"mtcs-fixture\", \"version\": \"1.0-%s\", "
-         "\"profiles\": [\"torch\", \"numpy_ma\"]}\n",
-         m == WRONG_PROTOCOL ? 2 : 1, argv[1]);
+         "\"profiles\": [%s]}\n",
+         m == WRONG_PROTOCOL ? 2 : 1, argv[1], profiles);
   fflush(stdout);
   for (long n = 1; (len = getline(&line, &cap, stdin)) > 0; n++) {
     if (mt_json_parse_flat(line, (size_t)len, &o, why, sizeof why) != 0) {
@@ -255,10 +279,10 @@ int main(int argc, char **argv) {
     if (!id || !run || !req || !resp) {
       fprintf(stderr, "fixture: request %ld lacks case, run, request or response\n", n);
       answer("INVALID_ARGUMENT", "the request lacks a field");
-    } else if (n == at && first_time()) {
+    } else if (n == at && !misbehaved(1)) {
       fprintf(stderr, "fixture: misbehaving on request %ld (%s, %s) as told: %s\n", n, id, run,
               argv[1]);
-      if (m == CRASH_AT) abort();
+      if (m == CRASH_AT || m == CRASH_FOR_GOOD_AT) abort();
       if (m == HANG_AT)
         for (;;) pause();
       puts("this is not JSON");
