@@ -717,6 +717,21 @@ static io_result read_line(mt_adapter *a, double deadline, size_t *line_len, siz
   }
 }
 
+/* Reads what stdout holds now, without waiting: anything there before a
+ * request is sent is output nobody asked for. */
+static void pump_out(mt_adapter *a) {
+  while (a->out_fd >= 0 && !a->out_eof && a->len < MT_ADAPTER_LINE_MAX) {
+    ssize_t r = read(a->out_fd, a->buf + a->len, MT_ADAPTER_LINE_MAX - a->len);
+    if (r > 0) {
+      a->len += (size_t)r;
+    } else if (r == 0) {
+      a->out_eof = 1;
+    } else if (errno != EINTR) {
+      break;
+    }
+  }
+}
+
 static void consume(mt_adapter *a, size_t n) {
   if (n > a->len) n = a->len;
   memmove(a->buf, a->buf + n, a->len - n);
@@ -985,6 +1000,15 @@ static mt_status adapter_invoke(void *ctx, const mt_golden_case *c, const char *
     goto out;
   }
   double deadline = now_s() + a->o.case_timeout_s;
+  pump_out(a);
+  if (a->len) { /* written after its last answer: the stream cannot be trusted */
+    *lost = MT_CS_ERROR;
+    excerpt(a->buf, a->len, ex, sizeof ex);
+    mt_err(err, MT_IO_ERROR, "adapter protocol: output nobody asked for, before the request "
+           "(run %s) was sent: '%s'; the adapter was killed and is restarted", run, ex);
+    stop(a, 0);
+    goto no_verdict;
+  }
   io_result r = write_line(a, line, (size_t)len, deadline);
   if (r == IO_OK) r = read_line(a, deadline, &n, &used);
   if (r == IO_GONE) {
@@ -1022,8 +1046,13 @@ static mt_status adapter_invoke(void *ctx, const mt_golden_case *c, const char *
         snprintf(what, sizeof what, "the answer is not a JSON object (%s): '%s'", why, ex);
       else if (!status)
         snprintf(what, sizeof what, "the answer has no string \"status\": '%s'", ex);
-      else if (a->len)
-        snprintf(what, sizeof what, "more than one line in answer to one request: '%s'", ex);
+      else if (a->len) {
+        char more[160];
+        char *nl = memchr(a->buf, '\n', a->len);
+        excerpt(a->buf, nl ? (size_t)(nl - a->buf) : a->len, more, sizeof more);
+        snprintf(what, sizeof what, "more than one line in answer to one request: '%s', "
+                 "then '%s'", ex, more);
+      }
       else
         snprintf(what, sizeof what, "unknown status '%.60s' (a name of "
                  "spec/include/mt/status.def expected): '%s'", status, ex);
@@ -1040,6 +1069,7 @@ static mt_status adapter_invoke(void *ctx, const mt_golden_case *c, const char *
       goto out;
     }
   }
+no_verdict:
   if (*lost != MT_CS_PASS) {
     add_loss(a, "%s (%s): %s: %s", c->id, run, mt_case_status_name(*lost), err->msg);
     st = err->status != MT_OK ? err->status : MT_IO_ERROR;

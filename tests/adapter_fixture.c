@@ -14,6 +14,8 @@
  *                     hello (mtcs gives up after three failed starts)
  *   hang-at-N         never answers the N-th request
  *   garbage-at-N      answers the N-th request with a line that is not JSON
+ *   chatty-at-N       answers the N-th request with a second line after the
+ *                     answer (in the same write)
  *   no-response-file  answers OK without writing the response file
  *   bad-output        answers OK with a malformed tensor (3 elements promised,
  *                     2 stored)
@@ -48,6 +50,7 @@ typedef enum {
   CRASH_FOR_GOOD_AT,
   HANG_AT,
   GARBAGE_AT,
+  CHATTY_AT,
   NO_RESPONSE_FILE,
   BAD_OUTPUT,
   WRONG_PROTOCOL,
@@ -67,6 +70,7 @@ static const struct {
     {"crash-for-good-at", CRASH_FOR_GOOD_AT, 1},
     {"hang-at", HANG_AT, 1},
     {"garbage-at", GARBAGE_AT, 1},
+    {"chatty-at", CHATTY_AT, 1},
     {"no-response-file", NO_RESPONSE_FILE, 0},
     {"bad-output", BAD_OUTPUT, 0},
     {"wrong-protocol", WRONG_PROTOCOL, 0},
@@ -76,7 +80,8 @@ static const struct {
 
 static int usage(void) {
   fputs("usage: adapter_fixture MODE [PROFILES] (MODE: honest, lie, lie-under-poison, "
-        "crash-at-N, crash-for-good-at-N, hang-at-N, garbage-at-N, no-response-file, "
+        "crash-at-N, crash-for-good-at-N, hang-at-N, garbage-at-N, chatty-at-N, "
+        "no-response-file, "
         "bad-output, wrong-protocol, silent-hello, die-at-start; PROFILES: the hello's, "
         "comma-separated, default torch,numpy_ma); run by mtcs validate --adapter\n",
         stderr);
@@ -147,17 +152,20 @@ static int misbehaved(int mark) {
   return 0;
 }
 
-static void answer(const char *status, const char *message) {
+/* The answer line, then `extra` (a second line, or NULL) in the same write. */
+static void answer(const char *status, const char *message, const char *extra) {
   char q[4096];
   if (message && mt_json_quote(q, sizeof q, message) >= 0)
     printf("{\"status\": \"%s\", \"message\": %s}\n", status, q);
   else
     printf("{\"status\": \"%s\"}\n", status);
+  if (extra) puts(extra);
   fflush(stdout);
 }
 
-/* Computes one request; answers it. */
-static void serve(mode m, const char *run, const char *req, const char *resp) {
+/* Computes one request; answers it (and writes `extra` after the answer). */
+static void serve(mode m, const char *run, const char *req, const char *resp,
+                  const char *extra) {
   mt_golden_file *f = NULL;
   mt_error err = {0};
   mt_call call = {0};
@@ -184,19 +192,19 @@ static void serve(mode m, const char *run, const char *req, const char *resp) {
     mt_error werr = {0};
     if (m == NO_RESPONSE_FILE) {
       fprintf(stderr, "fixture: answering OK without writing %s\n", resp);
-      answer("OK", NULL);
+      answer("OK", NULL, extra);
     } else if (m == BAD_OUTPUT) {
       if (write_bad_output(resp) != 0) fprintf(stderr, "fixture: cannot write %s\n", resp);
-      answer("OK", NULL);
+      answer("OK", NULL, extra);
     } else if (mt_golden_write_outputs(resp, call.n_out, (const mt_tensor *const *)call.out,
                                        &werr) != MT_OK) {
       fprintf(stderr, "fixture: %s\n", werr.msg);
-      answer("IO_ERROR", werr.msg);
+      answer("IO_ERROR", werr.msg, extra);
     } else {
-      answer("OK", NULL);
+      answer("OK", NULL, extra);
     }
   } else {
-    answer(mt_status_name(st), err.msg[0] ? err.msg : mt_status_message(st));
+    answer(mt_status_name(st), err.msg[0] ? err.msg : mt_status_message(st), extra);
   }
   for (int k = 0; k < call.n_out; k++) mt_tensor_free(call.out[k]);
   mt_golden_close(f);
@@ -271,24 +279,28 @@ int main(int argc, char **argv) {
   for (long n = 1; (len = getline(&line, &cap, stdin)) > 0; n++) {
     if (mt_json_parse_flat(line, (size_t)len, &o, why, sizeof why) != 0) {
       fprintf(stderr, "fixture: request %ld is not JSON: %s\n", n, why);
-      answer("INVALID_ARGUMENT", "the request line is not JSON");
+      answer("INVALID_ARGUMENT", "the request line is not JSON", NULL);
       continue;
     }
     const char *id = mt_json_get_str(&o, "case"), *run = mt_json_get_str(&o, "run");
     const char *req = mt_json_get_str(&o, "request"), *resp = mt_json_get_str(&o, "response");
     if (!id || !run || !req || !resp) {
       fprintf(stderr, "fixture: request %ld lacks case, run, request or response\n", n);
-      answer("INVALID_ARGUMENT", "the request lacks a field");
+      answer("INVALID_ARGUMENT", "the request lacks a field", NULL);
     } else if (n == at && !misbehaved(1)) {
       fprintf(stderr, "fixture: misbehaving on request %ld (%s, %s) as told: %s\n", n, id, run,
               argv[1]);
       if (m == CRASH_AT || m == CRASH_FOR_GOOD_AT) abort();
       if (m == HANG_AT)
         for (;;) pause();
-      puts("this is not JSON");
-      fflush(stdout);
+      if (m == CHATTY_AT) {
+        serve(m, run, req, resp, "{\"status\": \"OK\", \"message\": \"and one more thing\"}");
+      } else {
+        puts("this is not JSON");
+        fflush(stdout);
+      }
     } else {
-      serve(m, run, req, resp);
+      serve(m, run, req, resp, NULL);
     }
     mt_json_object_free(&o);
   }

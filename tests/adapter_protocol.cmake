@@ -153,6 +153,14 @@ foreach(mode_case
   endif()
 endforeach()
 
+# a second line with an answer: a protocol ERROR, the adapter restarted
+expect_run(1 "ERROR  masked_tensor.dense.f32.all_false\n    adapter protocol: more than one line in answer to one request: '{\"status\": \"OK\"}', then '{\"status\": \"OK\", \"message\": \"and one more thing\"}'"
+           validate --adapter "${FX} chatty-at-3" --golden "${G}" ${DENSE} ${T}
+           --report-json "${W}/chatty.json")
+if(NOT last_output MATCHES "INCOMPLETE: 1 of 8 cases")
+  message(SEND_ERROR "chatty-at-3: not INCOMPLETE:\n${last_output}")
+endif()
+
 # a crash in a poison re-run: the case is CRASH, blamed on no rule
 expect_run(1 "CRASH  to_tensor.masked.f32.fill_0\n    poison re-run poison:nan \\(masked-out input data = nan\\): the adapter exited"
            validate --adapter "${FX} crash-at-2" --golden "${G}"
