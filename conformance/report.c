@@ -89,20 +89,29 @@ mt_status mt_report_add_case(mt_report *r, int golden, const char *id, const cha
     r->cases = c;
     r->cap_cases = cap;
   }
-  char *msg = NULL;
+  char *msg = NULL, *rl = NULL;
+  size_t nr = strlen(rules ? rules : "") + 1;
+  if (!(rl = malloc(nr))) return mt_err(err, MT_OUT_OF_MEMORY, "report: out of memory");
+  memcpy(rl, rules ? rules : "", nr);
   if (res->message[0]) {
     size_t n = strlen(res->message) + 1;
-    if (!(msg = malloc(n))) return mt_err(err, MT_OUT_OF_MEMORY, "report: out of memory");
+    if (!(msg = malloc(n))) {
+      free(rl);
+      return mt_err(err, MT_OUT_OF_MEMORY, "report: out of memory");
+    }
     memcpy(msg, res->message, n);
   }
   r->cases[r->n_cases++] =
-      (mt_report_case){golden, id, op, family, rules, res->status, msg, res->seconds};
+      (mt_report_case){golden, id, op, family, rl, res->status, msg, res->seconds};
   if (res->status >= 0 && res->status < MT_CS__COUNT) r->counts[res->status]++;
   return MT_OK;
 }
 
 void mt_report_free(mt_report *r) {
-  for (int k = 0; k < r->n_cases; k++) free(r->cases[k].message);
+  for (int k = 0; k < r->n_cases; k++) {
+    free(r->cases[k].message);
+    free(r->cases[k].rules);
+  }
   free(r->cases);
   free(r->golden);
   memset(r, 0, sizeof *r);

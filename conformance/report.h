@@ -55,7 +55,8 @@ void mt_afile_abort(mt_afile *a);
 /* ---- the report model -------------------------------------------------------- */
 typedef struct mt_report_case {
   int golden;           /* index into mt_report.golden */
-  const char *id, *op, *family, *rules; /* borrowed; family may be NULL */
+  const char *id, *op, *family; /* borrowed; family may be NULL */
+  char *rules;          /* owned copy: a result's own rule (MASK-9) dies with the result */
   mt_case_status status;
   char *message;        /* owned; may be NULL */
   double seconds;

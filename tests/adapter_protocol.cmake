@@ -56,6 +56,17 @@ function(json_get file var)
   set(${var} "${v}" PARENT_SCOPE)
 endfunction()
 
+# expect_run, and no sanitizer report from mtcs or (forwarded as "adapter: ...") the fixture:
+# under the asan preset an ASan error exits 1, which some runs here expect anyway.
+function(vrun)
+  expect_run(${ARGN})
+  if(last_output MATCHES "AddressSanitizer|LeakSanitizer|runtime error:")
+    message(SEND_ERROR "a sanitizer report:\n${last_output}")
+  endif()
+  set(last_output "${last_output}" PARENT_SCOPE)
+  set(last_rc "${last_rc}" PARENT_SCOPE)
+endfunction()
+
 function(want what got expected)
   if(NOT "${got}" STREQUAL "${expected}")
     message(SEND_ERROR "${what}: got '${got}', expected '${expected}'")
@@ -63,9 +74,9 @@ function(want what got expected)
 endfunction()
 
 # ---- honest: exactly the CPU backend's verdicts -------------------------------------------
-expect_run(0 "76 passed, 0 failed" run --golden "${G}" --require-all --level strict
+vrun(0 "76 passed, 0 failed" run --golden "${G}" --require-all --level strict
            --report-json "${W}/cpu.json")
-expect_run(0 "76 passed, 0 failed, 0 skipped"
+vrun(0 "76 passed, 0 failed, 0 skipped"
            validate --adapter "${FX} honest" --golden "${G}" --require-all --level strict ${T}
            --report-json "${W}/honest.json" --junit "${W}/honest.xml")
 if(NOT last_output MATCHES "adapter: fixture honest: started")
@@ -102,9 +113,9 @@ if(NOT xml MATCHES "<property name=\"backend\" value=\"mtcs-fixture 1.0-honest\"
 endif()
 
 # ---- lies --------------------------------------------------------------------------------
-expect_run(1 "FAIL  masked_tensor.dense.f32.basic\n    output 0: mask"
+vrun(1 "FAIL  masked_tensor.dense.f32.basic\n    output 0: mask"
            validate --adapter "${FX} lie" --golden "${G}" ${DENSE} ${T})
-expect_run(1 "FAIL  to_tensor.masked.f32.fill_0\n    poison invariance \\(MASK-9\\): with masked-out input data = nan[^\n]*\n    rules: MASK-9;"
+vrun(1 "FAIL  to_tensor.masked.f32.fill_0\n    poison invariance \\(MASK-9\\): with masked-out input data = nan[^\n]*\n    rules: MASK-9;"
            validate --adapter "${FX} lie-under-poison" --golden "${G}"
            --filter "to_tensor.masked.f32.*" ${T} --report-json "${W}/poison.json")
 json_get("${W}/poison.json" rules cases 2 rules)
@@ -121,7 +132,7 @@ foreach(mode_case
   list(GET parts 1 status)
   list(GET parts 2 why)
   string(TIMESTAMP t0 "%s")
-  expect_run(1 "${status}  masked_tensor.dense.f32.all_false\n    ${why}"
+  vrun(1 "${status}  masked_tensor.dense.f32.all_false\n    ${why}"
              validate --adapter "${FX} ${mode}" --golden "${G}" ${DENSE} ${T} -v
              --report-json "${W}/${mode}.json")
   string(TIMESTAMP t1 "%s")
@@ -154,7 +165,7 @@ foreach(mode_case
 endforeach()
 
 # a second line with an answer: a protocol ERROR, the adapter restarted
-expect_run(1 "ERROR  masked_tensor.dense.f32.all_false\n    adapter protocol: more than one line in answer to one request: '{\"status\": \"OK\"}', then '{\"status\": \"OK\", \"message\": \"and one more thing\"}'"
+vrun(1 "ERROR  masked_tensor.dense.f32.all_false\n    adapter protocol: more than one line in answer to one request: '{\"status\": \"OK\"}', then '{\"status\": \"OK\", \"message\": \"and one more thing\"}'"
            validate --adapter "${FX} chatty-at-3" --golden "${G}" ${DENSE} ${T}
            --report-json "${W}/chatty.json")
 if(NOT last_output MATCHES "INCOMPLETE: 1 of 8 cases")
@@ -162,12 +173,12 @@ if(NOT last_output MATCHES "INCOMPLETE: 1 of 8 cases")
 endif()
 
 # a crash in a poison re-run: the case is CRASH, blamed on no rule
-expect_run(1 "CRASH  to_tensor.masked.f32.fill_0\n    poison re-run poison:nan \\(masked-out input data = nan\\): the adapter exited"
+vrun(1 "CRASH  to_tensor.masked.f32.fill_0\n    poison re-run poison:nan \\(masked-out input data = nan\\): the adapter exited"
            validate --adapter "${FX} crash-at-2" --golden "${G}"
            --filter "to_tensor.masked.f32.fill_0" ${T})
 
 # three failed starts in a row: the cases left are not run, the run stops
-expect_run(1 "not run: the adapter failed 3 starts in a row"
+vrun(1 "not run: the adapter failed 3 starts in a row"
            validate --adapter "${FX} crash-for-good-at-3" --golden "${G}" ${DENSE} ${T} -v
            --report-json "${W}/for-good.json")
 if(NOT last_output MATCHES "2 passed, 1 failed, 5 skipped\nINCOMPLETE: 6 of 8 cases did not execute to a verdict \\(1 lost [^;]*; 5 not run\\)")
@@ -177,12 +188,12 @@ json_get("${W}/for-good.json" n not_run)
 want("crash-for-good: not_run" "${n}" "5")
 
 # ---- responses that cannot be read: ERROR naming the file, the adapter kept --------------
-expect_run(1 "ERROR  masked_tensor.dense.f32.1d\n    adapter response of run golden: [^\n]*/resp-1\\.h5: No such file"
+vrun(1 "ERROR  masked_tensor.dense.f32.1d\n    adapter response of run golden: [^\n]*/resp-1\\.h5: No such file"
            validate --adapter "${FX} no-response-file" --golden "${G}" ${DENSE} ${T}
            --report-json "${W}/noresp.json")
 json_get("${W}/noresp.json" inc incomplete)
 want("no-response-file: incomplete" "${inc}" "OFF")
-expect_run(1 "ERROR  masked_tensor.dense.f32.1d\n    adapter response of run golden: [^\n]*/resp-1\\.h5: outputs/0/values: dataset has 2 elements, shape \\[3\\] needs 3"
+vrun(1 "ERROR  masked_tensor.dense.f32.1d\n    adapter response of run golden: [^\n]*/resp-1\\.h5: outputs/0/values: dataset has 2 elements, shape \\[3\\] needs 3"
            validate --adapter "${FX} bad-output" --golden "${G}" ${DENSE} ${T}
            --report-json "${W}/bad.json")
 json_get("${W}/bad.json" n summary ERROR)
@@ -197,7 +208,7 @@ foreach(mode_why
   list(GET parts 0 mode)
   list(GET parts 1 why)
   string(TIMESTAMP t0 "%s")
-  expect_run(2 "mtcs validate: the adapter did not start: ${why}"
+  vrun(2 "mtcs validate: the adapter did not start: ${why}"
              validate --adapter "${FX} ${mode}" --golden "${G}" ${DENSE} ${T}
              --report-json "${W}/${mode}.json")
   string(TIMESTAMP t1 "%s")
@@ -211,41 +222,41 @@ foreach(mode_why
 endforeach()
 
 # ---- usage ---------------------------------------------------------------------------------
-expect_run(2 "--adapter is required" validate --golden "${G}")
-expect_run(2 "--backend is not an option of mtcs validate" validate --adapter "${FX} honest"
+vrun(2 "--adapter is required" validate --golden "${G}")
+vrun(2 "--backend is not an option of mtcs validate" validate --adapter "${FX} honest"
            --backend cpu --golden "${G}")
-expect_run(2 "unknown option '--adapter'" run --adapter "${FX} honest" --golden "${G}")
-expect_run(2 "--case-timeout needs a number of seconds > 0" validate --adapter "${FX} honest"
+vrun(2 "unknown option '--adapter'" run --adapter "${FX} honest" --golden "${G}")
+vrun(2 "--case-timeout needs a number of seconds > 0" validate --adapter "${FX} honest"
            --case-timeout 0 --golden "${G}")
-expect_run(0 "--hello-timeout S" validate --help)
+vrun(0 "--hello-timeout S" validate --help)
 
 # ---- profiles the hello does not list: NOT_SUPPORTED without being sent -----------------
-expect_run(77 "NOT_SUPPORTED  masked_tensor.dense.f32.1d  \\(the adapter does not answer profile torch \\(its hello lists numpy_ma\\): not sent\\)"
+vrun(77 "NOT_SUPPORTED  masked_tensor.dense.f32.1d  \\(the adapter does not answer profile torch \\(its hello lists numpy_ma\\): not sent\\)"
            validate --adapter "${FX} honest numpy_ma" --golden "${G}" ${DENSE} ${T} -v)
 if(last_output MATCHES "resp-|misbehav")
   message(SEND_ERROR "a request was sent for an unlisted profile:\n${last_output}")
 endif()
-expect_run(1 "0 passed, 8 failed" validate --adapter "${FX} honest numpy_ma" --golden "${G}"
+vrun(1 "0 passed, 8 failed" validate --adapter "${FX} honest numpy_ma" --golden "${G}"
            ${DENSE} ${T} --require-all)
 
 # ---- --expect applies to adapters: the lie as a known failure (XFAIL), exit 0 -----------
 file(WRITE "${W}/known.txt"
   "masked_tensor.dense.f32.basic  FAIL  2027-01-31  fixture  the lie mode perturbs an output\n")
-expect_run(0 "XFAIL  masked_tensor.dense.f32.basic" validate --adapter "${FX} lie" --golden "${G}"
+vrun(0 "XFAIL  masked_tensor.dense.f32.basic" validate --adapter "${FX} lie" --golden "${G}"
            --filter "masked_tensor.dense.f32.basic" ${T} --expect "${W}/known.txt" -v)
-expect_run(1 "XPASS  masked_tensor.dense.f32.basic" validate --adapter "${FX} honest"
+vrun(1 "XPASS  masked_tensor.dense.f32.basic" validate --adapter "${FX} honest"
            --golden "${G}" --filter "masked_tensor.dense.f32.basic" ${T}
            --expect "${W}/known.txt")
 # an expected CRASH is XFAIL but the run stays INCOMPLETE: exit 1, never green
 file(WRITE "${W}/crash.txt"
   "masked_tensor.dense.f32.all_false  CRASH  2027-01-31  fixture  crash-at-3 crashes here\n")
-expect_run(1 "XFAIL  masked_tensor.dense.f32.all_false.*INCOMPLETE: 1 of 8"
+vrun(1 "XFAIL  masked_tensor.dense.f32.all_false.*INCOMPLETE: 1 of 8"
            validate --adapter "${FX} crash-at-3" --golden "${G}" ${DENSE} ${T}
            --expect "${W}/crash.txt" -v)
 
 # ---- --repro-dir: the script replays the failure through the adapter --------------------
 file(MAKE_DIRECTORY "${W}/repro")
-expect_run(1 "repro: [^\n]*masked_tensor.dense.f32.basic.sh" validate --adapter "${FX} lie"
+vrun(1 "repro: [^\n]*masked_tensor.dense.f32.basic.sh" validate --adapter "${FX} lie"
            --golden "${G}" --filter "masked_tensor.dense.f32.basic" ${T} --repro-dir "${W}/repro")
 file(READ "${W}/repro/masked_tensor.dense.f32.basic.sh" sh)
 if(NOT sh MATCHES "validate --adapter '[^']*adapter_fixture lie' --case-timeout 2 --golden")
