@@ -61,10 +61,14 @@ static int hex4(jp *p, unsigned *out) {
   for (int k = 0; k < 4; k++) {
     char ch = p->s[p->i++];
     v <<= 4;
-    if (ch >= '0' && ch <= '9') v |= (unsigned)(ch - '0');
-    else if (ch >= 'a' && ch <= 'f') v |= (unsigned)(ch - 'a' + 10);
-    else if (ch >= 'A' && ch <= 'F') v |= (unsigned)(ch - 'A' + 10);
-    else return jfail(p, "bad \\u escape");
+    if (ch >= '0' && ch <= '9')
+      v |= (unsigned)(ch - '0');
+    else if (ch >= 'a' && ch <= 'f')
+      v |= (unsigned)(ch - 'a' + 10);
+    else if (ch >= 'A' && ch <= 'F')
+      v |= (unsigned)(ch - 'A' + 10);
+    else
+      return jfail(p, "bad \\u escape");
   }
   *out = v;
   return 0;
@@ -160,9 +164,7 @@ static int jstring(jp *p, char **out) {
         }
         n += utf8_put(o + n, cp); /* at most 4 bytes for the 6 or 12 read */
         break;
-      default:
-        jfail(p, "bad escape '\\%c'", e);
-        goto bad;
+      default: jfail(p, "bad escape '\\%c'", e); goto bad;
     }
   }
   o[n] = 0;
@@ -177,7 +179,8 @@ static int jnumber(jp *p, double *out) {
   size_t i = p->i, start = i;
   if (i < p->len && p->s[i] == '-') i++;
   if (i >= p->len || p->s[i] < '0' || p->s[i] > '9') return jfail(p, "bad number");
-  if (p->s[i] == '0') i++;
+  if (p->s[i] == '0')
+    i++;
   else
     while (i < p->len && p->s[i] >= '0' && p->s[i] <= '9') i++;
   if (i < p->len && p->s[i] == '.') {
@@ -280,8 +283,7 @@ static int jvalue(jp *p, mt_json_field *f) {
   return jfail(p, "unexpected character '%c'", ch);
 }
 
-int mt_json_parse_flat(const char *text, size_t len, mt_json_object *o, char *why,
-                       size_t why_len) {
+int mt_json_parse_flat(const char *text, size_t len, mt_json_object *o, char *why, size_t why_len) {
   jp p = {text, len, 0, why, why_len};
   memset(o, 0, sizeof *o);
   if (why && why_len) why[0] = 0;
@@ -542,8 +544,7 @@ static const char *how_ended(const mt_adapter *a, char *buf, size_t len) {
     snprintf(buf, len, "was killed by %s", mt_signal_name(WTERMSIG(a->status), sig, sizeof sig));
   else if (WEXITSTATUS(a->status) > 128 && WEXITSTATUS(a->status) < 128 + 65)
     /* /bin/sh reports its command's death by signal N as status 128 + N */
-    snprintf(buf, len, "exited with status %d (%s, as /bin/sh reports it)",
-             WEXITSTATUS(a->status),
+    snprintf(buf, len, "exited with status %d (%s, as /bin/sh reports it)", WEXITSTATUS(a->status),
              mt_signal_name(WEXITSTATUS(a->status) - 128, sig, sizeof sig));
   else
     snprintf(buf, len, "exited with status %d", WEXITSTATUS(a->status));
@@ -837,8 +838,10 @@ static mt_status start(mt_adapter *a, mt_error *err) {
   switch (r) {
     case IO_OK: st = hello_check(a, a->buf, n, err); break;
     case IO_TIMEOUT:
-      st = mt_err(err, MT_INVALID_ARGUMENT, "the adapter sent no hello within %g s "
-                  "(--hello-timeout)", a->o.hello_timeout_s);
+      st = mt_err(err, MT_INVALID_ARGUMENT,
+                  "the adapter sent no hello within %g s "
+                  "(--hello-timeout)",
+                  a->o.hello_timeout_s);
       break;
     case IO_TOO_LONG:
       st = mt_err(err, MT_INVALID_ARGUMENT, "the adapter's hello is longer than %d bytes",
@@ -847,7 +850,8 @@ static mt_status start(mt_adapter *a, mt_error *err) {
     case IO_GONE:
       settle(a);
       st = mt_err(err, MT_INVALID_ARGUMENT, "the adapter %s before its hello (command: %s)",
-                  a->exited ? how_ended(a, how, sizeof how) : "closed its stdout", a->command);
+                  a->exited ? how_ended(a, how, sizeof how) : "closed its stdin or stdout",
+                  a->command);
       break;
   }
   if (st == MT_OK) {
@@ -855,8 +859,10 @@ static mt_status start(mt_adapter *a, mt_error *err) {
     if (a->len) {
       char ex[160];
       excerpt(a->buf, a->len, ex, sizeof ex);
-      st = mt_err(err, MT_INVALID_ARGUMENT, "the adapter sent more than one line for its hello: "
-                  "'%s'", ex);
+      st = mt_err(err, MT_INVALID_ARGUMENT,
+                  "the adapter sent more than one line for its hello: "
+                  "'%s'",
+                  ex);
     }
   }
   if (st != MT_OK) stop(a, 0);
@@ -898,14 +904,18 @@ static mt_status read_response(const mt_adapter *a, const char *path, mt_call *c
       MT_OK)
     return mt_err_prefix(err, "%s: cannot check the file", path);
   if (fr.timed_out)
-    return mt_err(err, MT_INVALID_FORMAT, "%s: corrupt file (reading it took more than %g s)",
-                  path, a->o.case_timeout_s);
+    return mt_err(err, MT_INVALID_FORMAT, "%s: corrupt file (reading it took more than %g s)", path,
+                  a->o.case_timeout_s);
   if (fr.signal)
-    return mt_err(err, MT_INVALID_FORMAT, "%s: corrupt file (the HDF5 library crashed reading "
-                  "it: %s)", path, mt_signal_name(fr.signal, sig, sizeof sig));
+    return mt_err(err, MT_INVALID_FORMAT,
+                  "%s: corrupt file (the HDF5 library crashed reading "
+                  "it: %s)",
+                  path, mt_signal_name(fr.signal, sig, sizeof sig));
   if (fr.got < sizeof rep || fr.exit_code != 0)
-    return mt_err(err, MT_INVALID_FORMAT, "%s: corrupt file (the process reading it exited with "
-                  "status %d and no report)", path, fr.exit_code);
+    return mt_err(err, MT_INVALID_FORMAT,
+                  "%s: corrupt file (the process reading it exited with "
+                  "status %d and no report)",
+                  path, fr.exit_code);
   if (rep.status != MT_OK) {
     rep.msg[sizeof rep.msg - 1] = 0;
     return mt_err(err, (mt_status)rep.status, "%s", rep.msg);
@@ -956,8 +966,8 @@ static int request_line(char *buf, size_t len, const mt_golden_case *c, const ch
   return (int)n;
 }
 
-static mt_status adapter_invoke(void *ctx, const mt_golden_case *c, const char *run,
-                                mt_call *call, mt_case_status *lost, mt_error *err) {
+static mt_status adapter_invoke(void *ctx, const mt_golden_case *c, const char *run, mt_call *call,
+                                mt_case_status *lost, mt_error *err) {
   mt_adapter *a = ctx;
   mt_status st = MT_OK;
   char req[PATH_MAX + 32], resp[PATH_MAX + 32], how[128], ex[160];
@@ -968,8 +978,10 @@ static mt_status adapter_invoke(void *ctx, const mt_golden_case *c, const char *
   *lost = MT_CS_PASS;
   call->n_out = 0;
   if (!mt_adapter_has_profile(a, c->profile))
-    return mt_err(err, MT_NOT_SUPPORTED, "the adapter does not answer profile %s (its hello "
-                  "lists %s): not sent", c->profile ? c->profile : "torch", a->profiles);
+    return mt_err(err, MT_NOT_SUPPORTED,
+                  "the adapter does not answer profile %s (its hello "
+                  "lists %s): not sent",
+                  c->profile ? c->profile : "torch", a->profiles);
   if (ensure_running(a) != 0) {
     *lost = MT_CS_SKIP;
     add_loss(a, "%s (%s): not run: the adapter could not be restarted", c->id, run);
@@ -1004,8 +1016,10 @@ static mt_status adapter_invoke(void *ctx, const mt_golden_case *c, const char *
   if (a->len) { /* written after its last answer: the stream cannot be trusted */
     *lost = MT_CS_ERROR;
     excerpt(a->buf, a->len, ex, sizeof ex);
-    mt_err(err, MT_IO_ERROR, "adapter protocol: output nobody asked for, before the request "
-           "(run %s) was sent: '%s'; the adapter was killed and is restarted", run, ex);
+    mt_err(err, MT_IO_ERROR,
+           "adapter protocol: output nobody asked for, before the request "
+           "(run %s) was sent: '%s'; the adapter was killed and is restarted",
+           run, ex);
     stop(a, 0);
     goto no_verdict;
   }
@@ -1014,19 +1028,24 @@ static mt_status adapter_invoke(void *ctx, const mt_golden_case *c, const char *
   if (r == IO_GONE) {
     settle(a);
     *lost = MT_CS_CRASH;
-    mt_err(err, MT_IO_ERROR, "the adapter %s before answering (run %s); it is restarted for "
+    mt_err(err, MT_IO_ERROR,
+           "the adapter %s before answering (run %s); it is restarted for "
            "the next request",
-           a->exited ? how_ended(a, how, sizeof how) : "closed its stdout", run);
+           a->exited ? how_ended(a, how, sizeof how) : "closed its stdin or stdout", run);
     stop(a, 0);
   } else if (r == IO_TIMEOUT) {
     *lost = MT_CS_TIMEOUT;
-    mt_err(err, MT_IO_ERROR, "no answer within %g s (--case-timeout; run %s): the adapter was "
-           "killed and is restarted for the next request", a->o.case_timeout_s, run);
+    mt_err(err, MT_IO_ERROR,
+           "no answer within %g s (--case-timeout; run %s): the adapter was "
+           "killed and is restarted for the next request",
+           a->o.case_timeout_s, run);
     stop(a, 0);
   } else if (r == IO_TOO_LONG) {
     *lost = MT_CS_ERROR;
-    mt_err(err, MT_IO_ERROR, "adapter protocol: the answer is longer than %d bytes (run %s); "
-           "the adapter was killed and is restarted", MT_ADAPTER_LINE_MAX, run);
+    mt_err(err, MT_IO_ERROR,
+           "adapter protocol: the answer is longer than %d bytes (run %s); "
+           "the adapter was killed and is restarted",
+           MT_ADAPTER_LINE_MAX, run);
     stop(a, 0);
   } else {
     char why[256];
@@ -1050,14 +1069,19 @@ static mt_status adapter_invoke(void *ctx, const mt_golden_case *c, const char *
         char more[160];
         char *nl = memchr(a->buf, '\n', a->len);
         excerpt(a->buf, nl ? (size_t)(nl - a->buf) : a->len, more, sizeof more);
-        snprintf(what, sizeof what, "more than one line in answer to one request: '%s', "
-                 "then '%s'", ex, more);
-      }
-      else
-        snprintf(what, sizeof what, "unknown status '%.60s' (a name of "
-                 "spec/include/mt/status.def expected): '%s'", status, ex);
-      mt_err(err, MT_IO_ERROR, "adapter protocol: %s (run %s); the adapter was killed and is "
-             "restarted", what, run);
+        snprintf(what, sizeof what,
+                 "more than one line in answer to one request: '%s', "
+                 "then '%s'",
+                 ex, more);
+      } else
+        snprintf(what, sizeof what,
+                 "unknown status '%.60s' (a name of "
+                 "spec/include/mt/status.def expected): '%s'",
+                 status, ex);
+      mt_err(err, MT_IO_ERROR,
+             "adapter protocol: %s (run %s); the adapter was killed and is "
+             "restarted",
+             what, run);
       stop(a, 0);
     } else if (ast != MT_OK) {
       st = mt_err(err, ast, "%s", msg && msg[0] ? msg : mt_status_message(ast));
@@ -1121,8 +1145,7 @@ void mt_adapter_close(mt_adapter *a) {
 mt_status mt_adapter_open(const mt_adapter_opts *o, mt_adapter **out, mt_error *err) {
   mt_status st = MT_OK;
   *out = NULL;
-  if (!o->command || !o->command[0])
-    return mt_err(err, MT_INVALID_ARGUMENT, "no adapter command");
+  if (!o->command || !o->command[0]) return mt_err(err, MT_INVALID_ARGUMENT, "no adapter command");
   mt_adapter *a = calloc(1, sizeof *a);
   if (!a) return mt_err(err, MT_OUT_OF_MEMORY, "adapter: out of memory");
   a->o = *o;

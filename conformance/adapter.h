@@ -88,7 +88,13 @@ int mt_adapter_gave_up(const mt_adapter *a, const char **why);
 /* The reader the protocol needs, no more: one object whose values are
  * strings, numbers, true/false/null or arrays of strings. */
 #define MT_JSON_MAX_FIELDS 32
-typedef enum { MT_JSON_STRING, MT_JSON_NUMBER, MT_JSON_BOOL, MT_JSON_NULL, MT_JSON_STRINGS } mt_json_type;
+typedef enum {
+  MT_JSON_STRING,
+  MT_JSON_NUMBER,
+  MT_JSON_BOOL,
+  MT_JSON_NULL,
+  MT_JSON_STRINGS
+} mt_json_type;
 typedef struct mt_json_field {
   char *name;
   mt_json_type type;

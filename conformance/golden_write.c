@@ -278,7 +278,8 @@ static mt_status write_body(const wr *w, hid_t file, const body *b) {
     goto out;
   }
   if (attr_put_str(g, "op", c->op_name) < 0 || attr_put_str(g, "profile", c->profile) < 0 ||
-      attr_put_str(g, "rules", c->rules) < 0 || attr_put_str(g, "tolerance", c->tolerance_str) < 0) {
+      attr_put_str(g, "rules", c->rules) < 0 ||
+      attr_put_str(g, "tolerance", c->tolerance_str) < 0) {
     st = wr_fail(w, "case attributes");
     goto out;
   }

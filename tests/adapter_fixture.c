@@ -29,14 +29,13 @@
  * fixture honest, so the cases after the broken one pass. The fixture says
  * what it does on stderr (mtcs shows it prefixed "adapter: "). */
 #include <errno.h>
+#include <hdf5.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <hdf5.h>
 
 #include "adapter.h"
 #include "golden_io.h"
@@ -79,12 +78,13 @@ static const struct {
 };
 
 static int usage(void) {
-  fputs("usage: adapter_fixture MODE [PROFILES] (MODE: honest, lie, lie-under-poison, "
-        "crash-at-N, crash-for-good-at-N, hang-at-N, garbage-at-N, chatty-at-N, "
-        "no-response-file, "
-        "bad-output, wrong-protocol, silent-hello, die-at-start; PROFILES: the hello's, "
-        "comma-separated, default torch,numpy_ma); run by mtcs validate --adapter\n",
-        stderr);
+  fputs(
+      "usage: adapter_fixture MODE [PROFILES] (MODE: honest, lie, lie-under-poison, "
+      "crash-at-N, crash-for-good-at-N, hang-at-N, garbage-at-N, chatty-at-N, "
+      "no-response-file, "
+      "bad-output, wrong-protocol, silent-hello, die-at-start; PROFILES: the hello's, "
+      "comma-separated, default torch,numpy_ma); run by mtcs validate --adapter\n",
+      stderr);
   return 2;
 }
 
@@ -104,8 +104,9 @@ static int perturb(mt_tensor *t) {
 static int write_bad_output(const char *path) {
   hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), g = -1, o = -1;
   int bad = f < 0;
-  if (!bad) bad = (g = H5Gcreate2(f, "outputs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
-                  (o = H5Gcreate2(g, "0", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0;
+  if (!bad)
+    bad = (g = H5Gcreate2(f, "outputs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0 ||
+          (o = H5Gcreate2(g, "0", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0;
   const char *strs[2][2] = {{"kind", "dense"}, {"dtype", "float32"}};
   for (int k = 0; k < 2 && !bad; k++) {
     hid_t t = H5Tcopy(H5T_C_S1), s = H5Screate(H5S_SCALAR);
@@ -164,8 +165,7 @@ static void answer(const char *status, const char *message, const char *extra) {
 }
 
 /* Computes one request; answers it (and writes `extra` after the answer). */
-static void serve(mode m, const char *run, const char *req, const char *resp,
-                  const char *extra) {
+static void serve(mode m, const char *run, const char *req, const char *resp, const char *extra) {
   mt_golden_file *f = NULL;
   mt_error err = {0};
   mt_call call = {0};
@@ -272,9 +272,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "fixture: not saying hello\n");
     for (;;) pause();
   }
-  printf("{\"protocol\": %d, \"name\": \"mtcs-fixture\", \"version\": \"1.0-%s\", "
-         "\"profiles\": [%s]}\n",
-         m == WRONG_PROTOCOL ? 2 : 1, argv[1], profiles);
+  printf(
+      "{\"protocol\": %d, \"name\": \"mtcs-fixture\", \"version\": \"1.0-%s\", "
+      "\"profiles\": [%s]}\n",
+      m == WRONG_PROTOCOL ? 2 : 1, argv[1], profiles);
   fflush(stdout);
   for (long n = 1; (len = getline(&line, &cap, stdin)) > 0; n++) {
     if (mt_json_parse_flat(line, (size_t)len, &o, why, sizeof why) != 0) {

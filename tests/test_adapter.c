@@ -19,8 +19,9 @@ static int parse(const char *s, mt_json_object *o, char *why) {
 TEST(json_reads_a_hello) {
   mt_json_object o;
   char why[256];
-  const char *s = " {\"protocol\": 1, \"name\": \"numpy.ma\", \"version\": \"2.4.0\",\n"
-                  "  \"profiles\": [\"numpy_ma\", \"torch\"], \"backward\": false, \"x\": null} ";
+  const char *s =
+      " {\"protocol\": 1, \"name\": \"numpy.ma\", \"version\": \"2.4.0\",\n"
+      "  \"profiles\": [\"numpy_ma\", \"torch\"], \"backward\": false, \"x\": null} ";
   CHECK_EQ_INT(parse(s, &o, why), 0);
   CHECK_EQ_INT(o.n, 6);
   const mt_json_field *p = mt_json_get(&o, "protocol"), *pr = mt_json_get(&o, "profiles");
@@ -192,6 +193,7 @@ TEST(response_errors_name_the_file) {
 MT_TEST_MAIN({"json_reads_a_hello", json_reads_a_hello},
              {"json_decodes_escapes_to_utf8", json_decodes_escapes_to_utf8},
              {"json_refuses_what_is_not_one_flat_object", json_refuses_what_is_not_one_flat_object},
-             {"json_quote_round_trips_through_the_reader", json_quote_round_trips_through_the_reader},
+             {"json_quote_round_trips_through_the_reader",
+              json_quote_round_trips_through_the_reader},
              {"request_file_holds_inputs_and_no_answer", request_file_holds_inputs_and_no_answer},
              {"response_errors_name_the_file", response_errors_name_the_file})
