@@ -471,7 +471,8 @@ static FILE *diag(const mt_adapter *a) { return a->o.diag ? a->o.diag : stderr; 
 
 static void err_flush_line(mt_adapter *a) {
   if (!a->errlen) return;
-  fprintf(diag(a), "adapter: %.*s\n", (int)a->errlen, a->errline);
+  fprintf(diag(a), "%sadapter: %.*s\n", a->o.clear_line ? "\r\033[K" : "", (int)a->errlen,
+          a->errline);
   fflush(diag(a));
   a->errlen = 0;
 }
@@ -492,7 +493,8 @@ static int err_pump(mt_adapter *a) {
   }
   for (ssize_t k = 0; k < n; k++) {
     if (chunk[k] == '\n') {
-      fprintf(diag(a), "adapter: %.*s\n", (int)a->errlen, a->errline);
+      fprintf(diag(a), "%sadapter: %.*s\n", a->o.clear_line ? "\r\033[K" : "", (int)a->errlen,
+              a->errline);
       a->errlen = 0;
       continue;
     }

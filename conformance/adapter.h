@@ -47,6 +47,7 @@ typedef struct mt_adapter_opts {
   double hello_timeout_s; /* <= 0: MT_ADAPTER_HELLO_TIMEOUT_S */
   double case_timeout_s;  /* <= 0: MT_ADAPTER_CASE_TIMEOUT_S */
   FILE *diag;             /* the adapter's stderr goes here, prefixed; NULL: stderr */
+  int clear_line;         /* diag is a terminal with a progress line: clear it first */
 } mt_adapter_opts;
 
 typedef struct mt_adapter mt_adapter;

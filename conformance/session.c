@@ -347,7 +347,8 @@ static int report_failed(const mt_report *rep) { return mt_report_get_totals(rep
  * exec options at it. */
 static int adapter_open(const mt_session_opts *o, mt_adapter **ad, mt_run_opts *run) {
   mt_error err = {0};
-  mt_adapter_opts ao = {o->adapter, o->hello_timeout_s, o->case_timeout_s, o->diag};
+  mt_adapter_opts ao = {o->adapter, o->hello_timeout_s, o->case_timeout_s, o->diag,
+                        o->progress_tty};
   if (mt_adapter_open(&ao, ad, &err) != MT_OK) {
     fprintf(o->diag, "mtcs validate: the adapter did not start: %s\n", err.msg);
     return MT_EXIT_USAGE;
