@@ -280,9 +280,9 @@ static int check_torch_version(const session *s, const char *want, const char **
     return MT_EXIT_USAGE;
   }
   if (!strs_has(v, n, want)) {
-    fprintf(o->diag, "mtcs run: --torch-version %s: no golden file or case records results of "
+    fprintf(o->diag, "mtcs %s: --torch-version %s: no golden file or case records results of "
                      "torch %s; the %d golden file%s know: ",
-            want, want, s->n_files, s->n_files == 1 ? "" : "s");
+            o->adapter ? "validate" : "run", want, want, s->n_files, s->n_files == 1 ? "" : "s");
     for (int k = 0; k < n; k++) fprintf(o->diag, "%s%s", k ? ", " : "", v[k]);
     fprintf(o->diag, "%s (see mtcs --help)\n", n ? "" : "(none)");
     rc = MT_EXIT_USAGE;
@@ -392,7 +392,8 @@ int mt_session_run(const mt_session_opts *o) {
   mt_session_opts so = *o;
   if (!so.profile) so.profile = "torch";
   if (!mt_profile_known(so.profile) && strcmp(so.profile, "all") != 0) {
-    fprintf(o->diag, "mtcs run: unknown profile '%s' (expected one of: %s, all)\n", so.profile,
+    fprintf(o->diag, "mtcs %s: unknown profile '%s' (expected one of: %s, all)\n",
+            o->adapter ? "validate" : "run", so.profile,
             mt_profile_list());
     return MT_EXIT_USAGE;
   }

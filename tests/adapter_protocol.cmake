@@ -58,8 +58,8 @@ endfunction()
 
 # expect_run, and no sanitizer report from mtcs or (forwarded as "adapter: ...") the fixture:
 # under the asan preset an ASan error exits 1, which some runs here expect anyway.
-function(vrun)
-  expect_run(${ARGN})
+function(vrun want_rc want_re)
+  expect_run(${want_rc} "${want_re}" ${ARGN})
   if(last_output MATCHES "AddressSanitizer|LeakSanitizer|runtime error:")
     message(SEND_ERROR "a sanitizer report:\n${last_output}")
   endif()
@@ -111,6 +111,19 @@ file(READ "${W}/honest.xml" xml)
 if(NOT xml MATCHES "<property name=\"backend\" value=\"mtcs-fixture 1.0-honest\"/>")
   message(SEND_ERROR "the JUnit report does not name the adapter as the backend")
 endif()
+
+# ---- torch versions: the honest fixture's verdicts under --torch-version are the CPU's -----
+# (golden/binary.h5 records torch 1.13.1's results of these cases: outputs@torch-1.13.1)
+set(V --golden "${SRC}/golden/binary.h5" --filter "add.csr_csr.f32.*" --torch-version 1.13.1)
+vrun(0 "expected divergence" run ${V})
+string(REGEX MATCH "[0-9]+ expected divergences?[^\n]*\n[^\n]*\n[0-9]+ passed, 0 failed" cpu_v
+       "${last_output}")
+vrun(0 "" validate --adapter "${FX} honest" ${V} ${T})
+string(REGEX MATCH "[0-9]+ expected divergences?[^\n]*\n[^\n]*\n[0-9]+ passed, 0 failed" fx_v
+       "${last_output}")
+want("--torch-version: the fixture's summary" "${fx_v}" "${cpu_v}")
+string(REGEX MATCH "^[0-9]+" n_div "${cpu_v}")
+vrun(1 "[0-9]+ passed, ${n_div} failed" validate --adapter "${FX} honest" ${V} ${T} --exact-version)
 
 # ---- lies --------------------------------------------------------------------------------
 vrun(1 "FAIL  masked_tensor.dense.f32.basic\n    output 0: mask"
