@@ -311,6 +311,14 @@ mt_status mt_report_write_junit(FILE *f, const mt_report *r, mt_error *err) {
     mt_xml_text(f, r->backend);
     fputs("\"/>\n      <property name=\"mtcs_version\" value=\"" MTCS_VERSION "\"/>\n", f);
     fprintf(f, "      <property name=\"level\" value=\"%s\"/>\n", r->level ? r->level : "semantic");
+    if (r->adapter_command) { /* mtcs validate */
+      fputs("      <property name=\"adapter\" value=\"", f);
+      mt_xml_text(f, r->adapter_command);
+      fputs("\"/>\n", f);
+    }
+    if (r->incomplete_cases)
+      fprintf(f, "      <property name=\"incomplete\" value=\"%d case%s without a verdict\"/>\n",
+              r->incomplete_cases, r->incomplete_cases == 1 ? "" : "s");
     if (r->golden[g].torch_version) {
       fputs("      <property name=\"torch_version\" value=\"", f);
       mt_xml_text(f, r->golden[g].torch_version);

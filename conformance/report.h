@@ -25,7 +25,9 @@
  * per case (classname "<file stem>.<op>"), <failure> for FAIL, <error> for
  * ERROR/CRASH/TIMEOUT, <skipped> for NOT_SUPPORTED/SKIP; properties backend,
  * mtcs_version, level, torch_version (the file's) and expected_torch_version
- * (--torch-version, else the file's). */
+ * (--torch-version, else the file's); for mtcs validate also adapter (the
+ * command) and, in an INCOMPLETE run, incomplete ("N cases without a
+ * verdict"). */
 #ifndef MT_CONF_REPORT_H
 #define MT_CONF_REPORT_H
 

@@ -108,8 +108,10 @@ want("honest: complete" "${complete}" "ON")
 json_get("${W}/honest.json" cmd adapter command)
 want("honest: adapter command" "${cmd}" "${FX} honest")
 file(READ "${W}/honest.xml" xml)
-if(NOT xml MATCHES "<property name=\"backend\" value=\"mtcs-fixture 1.0-honest\"/>")
-  message(SEND_ERROR "the JUnit report does not name the adapter as the backend")
+if(NOT xml MATCHES "<property name=\"backend\" value=\"mtcs-fixture 1.0-honest\"/>"
+   OR NOT xml MATCHES "<property name=\"adapter\" value=\"[^\"]*adapter_fixture honest\"/>"
+   OR xml MATCHES "name=\"incomplete\"")
+  message(SEND_ERROR "the JUnit report does not name the adapter as the backend:\n${xml}")
 endif()
 
 # ---- torch versions: the honest fixture's verdicts under --torch-version are the CPU's -----
@@ -147,7 +149,7 @@ foreach(mode_case
   string(TIMESTAMP t0 "%s")
   vrun(1 "${status}  masked_tensor.dense.f32.all_false\n    ${why}"
              validate --adapter "${FX} ${mode}" --golden "${G}" ${DENSE} ${T} -v
-             --report-json "${W}/${mode}.json")
+             --report-json "${W}/${mode}.json" --junit "${W}/${mode}.xml")
   string(TIMESTAMP t1 "%s")
   math(EXPR secs "${t1} - ${t0}")
   if(secs GREATER 20)
@@ -171,6 +173,10 @@ foreach(mode_case
   want("${mode}: incomplete_cases" "${n}" "1")
   json_get("${W}/${mode}.json" complete complete)
   want("${mode}: complete" "${complete}" "OFF")
+  file(READ "${W}/${mode}.xml" xml)
+  if(NOT xml MATCHES "<property name=\"incomplete\" value=\"1 case without a verdict\"/>")
+    message(SEND_ERROR "${mode}: the JUnit report does not say INCOMPLETE")
+  endif()
   json_get("${W}/${mode}.json" reason incomplete_reasons 0)
   if(NOT reason MATCHES "^masked_tensor.dense.f32.all_false \\(golden\\): ${status}: ")
     message(SEND_ERROR "${mode}: incomplete_reasons[0] = '${reason}'")
