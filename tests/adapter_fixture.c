@@ -14,6 +14,7 @@
  *                     hello (mtcs gives up after three failed starts)
  *   hang-at-N         never answers the N-th request
  *   garbage-at-N      answers the N-th request with a line that is not JSON
+ *   flood-at-N        answers the N-th request with a line of 100,000 bytes
  *   chatty-at-N       answers the N-th request with a second line after the
  *                     answer (in the same write)
  *   no-response-file  answers OK without writing the response file
@@ -50,6 +51,7 @@ typedef enum {
   HANG_AT,
   GARBAGE_AT,
   CHATTY_AT,
+  FLOOD_AT,
   NO_RESPONSE_FILE,
   BAD_OUTPUT,
   WRONG_PROTOCOL,
@@ -70,6 +72,7 @@ static const struct {
     {"hang-at", HANG_AT, 1},
     {"garbage-at", GARBAGE_AT, 1},
     {"chatty-at", CHATTY_AT, 1},
+    {"flood-at", FLOOD_AT, 1},
     {"no-response-file", NO_RESPONSE_FILE, 0},
     {"bad-output", BAD_OUTPUT, 0},
     {"wrong-protocol", WRONG_PROTOCOL, 0},
@@ -80,7 +83,7 @@ static const struct {
 static int usage(void) {
   fputs(
       "usage: adapter_fixture MODE [PROFILES] (MODE: honest, lie, lie-under-poison, "
-      "crash-at-N, crash-for-good-at-N, hang-at-N, garbage-at-N, chatty-at-N, "
+      "crash-at-N, crash-for-good-at-N, hang-at-N, garbage-at-N, chatty-at-N, flood-at-N, "
       "no-response-file, "
       "bad-output, wrong-protocol, silent-hello, die-at-start; PROFILES: the hello's, "
       "comma-separated, default torch,numpy_ma); run by mtcs validate --adapter\n",
@@ -294,7 +297,11 @@ int main(int argc, char **argv) {
       if (m == CRASH_AT || m == CRASH_FOR_GOOD_AT) abort();
       if (m == HANG_AT)
         for (;;) pause();
-      if (m == CHATTY_AT) {
+      if (m == FLOOD_AT) { /* more than the protocol's 64 KiB: mtcs stops reading and kills */
+        for (int k = 0; k < 100000; k++) putchar('x');
+        putchar('\n');
+        fflush(stdout);
+      } else if (m == CHATTY_AT) {
         serve(m, run, req, resp, "{\"status\": \"OK\", \"message\": \"and one more thing\"}");
       } else {
         puts("this is not JSON");

@@ -183,6 +183,13 @@ foreach(mode_case
   endif()
 endforeach()
 
+# an answer longer than 64 KiB: a protocol ERROR, the adapter killed and restarted
+vrun(1 "ERROR  masked_tensor.dense.f32.all_false\n    adapter protocol: the answer is longer than 65536 bytes \\(run golden\\)"
+     validate --adapter "${FX} flood-at-3" --golden "${G}" ${DENSE} ${T} -v)
+if(NOT last_output MATCHES "PASS  masked_tensor.dense.f32.zero_size\n.*INCOMPLETE: 1 of 8 cases")
+  message(SEND_ERROR "flood-at-3: no restart or not INCOMPLETE:\n${last_output}")
+endif()
+
 # a second line with an answer: a protocol ERROR, the adapter restarted
 vrun(1 "ERROR  masked_tensor.dense.f32.all_false\n    adapter protocol: more than one line in answer to one request: '{\"status\": \"OK\"}', then '{\"status\": \"OK\", \"message\": \"and one more thing\"}'"
            validate --adapter "${FX} chatty-at-3" --golden "${G}" ${DENSE} ${T}
