@@ -401,8 +401,9 @@ struct mt_adapter {
   char *command;
   char dir[PATH_MAX]; /* the temporary directory */
   pid_t pid;          /* the adapter (its process group's leader); 0: not running */
-  int exited;         /* pid was reaped: status holds its wait status */
-  int status;
+  int exited;         /* pid has ended (a zombie until stop() reaps it) */
+  int exit_code;      /* exited: its exit status, or -1 when a signal ended it */
+  int exit_signal;    /* exited: the signal that ended it, or 0 */
   int in_fd, out_fd, err_fd;
   char *buf; /* stdout bytes not yet consumed (MT_ADAPTER_LINE_MAX + 1) */
   size_t len;
@@ -518,20 +519,26 @@ static void close_fd(int *fd) {
   *fd = -1;
 }
 
-/* Reaps the adapter if it has exited (no wait). */
-static int reaped(mt_adapter *a) {
+/* Whether the adapter has ended (no wait). It is not reaped here: until
+ * stop() reaps it, its pid is its process group's and no one else's, so
+ * that the SIGKILL to the group cannot reach a process that took the pid
+ * over. */
+static int exited(mt_adapter *a) {
   if (a->exited) return 1;
   if (!a->pid) return 0;
-  int st = 0;
-  pid_t r = waitpid(a->pid, &st, WNOHANG);
-  if (r == a->pid) {
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  if (waitid(P_PID, (id_t)a->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0) {
+    if (si.si_pid != a->pid) return 0; /* still running */
     a->exited = 1;
-    a->status = st;
+    a->exit_code = si.si_code == CLD_EXITED ? si.si_status : -1;
+    a->exit_signal = si.si_code == CLD_EXITED ? 0 : si.si_status;
     return 1;
   }
-  if (r < 0 && errno == ECHILD) { /* not ours any more: count it as gone */
+  if (errno == ECHILD) { /* not ours any more: count it as gone */
     a->exited = 1;
-    a->status = 0;
+    a->exit_code = 0;
+    a->exit_signal = 0;
     return 1;
   }
   return 0;
@@ -542,14 +549,14 @@ static const char *how_ended(const mt_adapter *a, char *buf, size_t len) {
   char sig[32];
   if (!a->exited)
     snprintf(buf, len, "is still running");
-  else if (WIFSIGNALED(a->status))
-    snprintf(buf, len, "was killed by %s", mt_signal_name(WTERMSIG(a->status), sig, sizeof sig));
-  else if (WEXITSTATUS(a->status) > 128 && WEXITSTATUS(a->status) < 128 + 65)
+  else if (a->exit_signal)
+    snprintf(buf, len, "was killed by %s", mt_signal_name(a->exit_signal, sig, sizeof sig));
+  else if (a->exit_code > 128 && a->exit_code < 128 + 65)
     /* /bin/sh reports its command's death by signal N as status 128 + N */
-    snprintf(buf, len, "exited with status %d (%s, as /bin/sh reports it)", WEXITSTATUS(a->status),
-             mt_signal_name(WEXITSTATUS(a->status) - 128, sig, sizeof sig));
+    snprintf(buf, len, "exited with status %d (%s, as /bin/sh reports it)", a->exit_code,
+             mt_signal_name(a->exit_code - 128, sig, sizeof sig));
   else
-    snprintf(buf, len, "exited with status %d", WEXITSTATUS(a->status));
+    snprintf(buf, len, "exited with status %d", a->exit_code);
   return buf;
 }
 
@@ -562,7 +569,7 @@ static void stop(mt_adapter *a, int graceful) {
   close_fd(&a->in_fd);
   if (graceful) {
     double end = now_s() + MT_ADAPTER_EXIT_GRACE_S;
-    while (!reaped(a) && now_s() < end) {
+    while (!exited(a) && now_s() < end) {
       struct pollfd pf = {a->err_fd, POLLIN, 0};
       if (a->err_fd >= 0) {
         if (poll(&pf, 1, 20) > 0) err_pump(a);
@@ -571,14 +578,16 @@ static void stop(mt_adapter *a, int graceful) {
       }
     }
   }
+  /* the leader is alive or a zombie: the group is still the adapter's */
   kill(-a->pid, SIGKILL);
-  if (!reaped(a)) {
-    kill(a->pid, SIGKILL);
-    int st = 0;
-    while (waitpid(a->pid, &st, 0) < 0 && errno == EINTR) {
-    }
+  int was_running = !exited(a), st = 0;
+  if (was_running) kill(a->pid, SIGKILL); /* in case setpgid failed */
+  while (waitpid(a->pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (was_running) { /* killed by us */
     a->exited = 1;
-    a->status = st;
+    a->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    a->exit_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
   }
   err_drain(a);
   close_fd(&a->err_fd);
@@ -621,7 +630,8 @@ static mt_status spawn(mt_adapter *a, mt_error *err) {
   close(er[1]);
   a->pid = pid;
   a->exited = 0;
-  a->status = 0;
+  a->exit_code = 0;
+  a->exit_signal = 0;
   a->in_fd = in[1];
   a->out_fd = out[0];
   a->err_fd = er[0];
@@ -672,7 +682,7 @@ static io_result write_line(mt_adapter *a, const char *line, size_t n, double de
     if (w < 0 && errno == EINTR) continue;
     if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return IO_GONE; /* EPIPE */
     if (now_s() >= deadline) return IO_TIMEOUT;
-    if (reaped(a)) return IO_GONE;
+    if (exited(a)) return IO_GONE;
     wait_io(a, deadline, 0, 1);
   }
   return IO_OK;
@@ -707,7 +717,7 @@ static io_result read_line(mt_adapter *a, double deadline, size_t *line_len, siz
     }
     /* the process gone and nothing to read: it will not answer (a child it
      * left behind may hold stdout open) */
-    if (reaped(a)) {
+    if (exited(a)) {
       r = read(a->out_fd, a->buf + a->len, MT_ADAPTER_LINE_MAX - a->len);
       if (r > 0) {
         a->len += (size_t)r;
@@ -745,7 +755,7 @@ static void consume(mt_adapter *a, size_t n) {
  * message can say how it ended. */
 static void settle(mt_adapter *a) {
   double end = now_s() + 1.0;
-  while (!reaped(a) && now_s() < end) poll(NULL, 0, 10);
+  while (!exited(a) && now_s() < end) poll(NULL, 0, 10);
 }
 
 /* A line for messages: at most 120 bytes, control characters as '?'. */
