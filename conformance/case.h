@@ -14,11 +14,19 @@ extern "C" {
 #define MT_CASE_STATUSES(X)                                                                      \
   X(PASS, PASSED, NULL, "the outputs match the golden outputs (or the expected error)")        \
   X(FAIL, FAILED, "failure", "the outputs differ, or a different error/no error was returned") \
-  X(ERROR, FAILED, "error", "the implementation returned an error for a case that expects ok") \
+  X(ERROR, FAILED, "error",                                                                     \
+    "the implementation returned an error for a case that expects ok (validate:\n"             \
+    "                       also an unreadable response, an adapter protocol error)")           \
   X(NOT_SUPPORTED, SKIPPED, "skipped", "the backend declares the op/dtype/layout unsupported")  \
-  X(SKIP, SKIPPED, "skipped", "not run (op unknown to this mtcs)")                              \
-  X(CRASH, FAILED, "error", "the case's process died (signal or exit without a result)")        \
-  X(TIMEOUT, FAILED, "error", "the case ran longer than --timeout and was killed")              \
+  X(SKIP, SKIPPED, "skipped",                                                                   \
+    "not run (op unknown to this mtcs; validate: the adapter could not be\n"                    \
+    "                       restarted)")                                                         \
+  X(CRASH, FAILED, "error",                                                                     \
+    "the case's process died (signal or exit without a result; validate: the\n"                 \
+    "                       adapter exited before answering)")                                   \
+  X(TIMEOUT, FAILED, "error",                                                                   \
+    "the case ran longer than --timeout and was killed (validate: no answer\n"                  \
+    "                       within --case-timeout)")                                             \
   X(EXPECTED_DIVERGENCE, PASSED, NULL, "differs from the expected torch version's result (--torch-version) but matches\n                       another recorded version's (outputs, outputs@torch-<v>, error@torch-<v>)") \
   X(XFAIL, PASSED, NULL, "yields the status an --expect entry expects (a known failure)")          \
   X(XPASS, FAILED, "failure", "passes, but an --expect entry expects it to fail: remove the entry")

@@ -89,14 +89,20 @@ mt_status mt_report_add_case(mt_report *r, int golden, const char *id, const cha
     r->cases = c;
     r->cap_cases = cap;
   }
-  char *msg = NULL;
+  char *msg = NULL, *rl = NULL;
+  size_t nr = strlen(rules ? rules : "") + 1;
+  if (!(rl = malloc(nr))) return mt_err(err, MT_OUT_OF_MEMORY, "report: out of memory");
+  memcpy(rl, rules ? rules : "", nr);
   if (res->message[0]) {
     size_t n = strlen(res->message) + 1;
-    if (!(msg = malloc(n))) return mt_err(err, MT_OUT_OF_MEMORY, "report: out of memory");
+    if (!(msg = malloc(n))) {
+      free(rl);
+      return mt_err(err, MT_OUT_OF_MEMORY, "report: out of memory");
+    }
     memcpy(msg, res->message, n);
   }
   r->cases[r->n_cases++] =
-      (mt_report_case){.golden = golden, .id = id, .op = op, .family = family, .rules = rules,
+      (mt_report_case){.golden = golden, .id = id, .op = op, .family = family, .rules = rl,
                        .status = res->status, .message = msg, .seconds = res->seconds};
   if (res->status >= 0 && res->status < MT_CS__COUNT) r->counts[res->status]++;
   return MT_OK;
@@ -155,6 +161,7 @@ mt_status mt_report_set_command(mt_report *r, int argc, const char *const *argv,
 void mt_report_free(mt_report *r) {
   for (int k = 0; k < r->n_cases; k++) {
     free(r->cases[k].message);
+    free(r->cases[k].rules);
     free(r->cases[k].repro_command);
     free(r->cases[k].repro_script);
   }
@@ -243,8 +250,25 @@ mt_status mt_report_write_json(FILE *f, const mt_report *r, mt_error *err) {
   fputs("{\n  ", f);
   json_kv_str(f, "mtcs_version", MTCS_VERSION, 1);
   json_kv_str(f, "backend", r->backend, 0);
-  fprintf(f, ",\n  \"complete\": %s,\n  \"seconds\": %.6f,\n  \"golden\": [",
-          r->complete ? "true" : "false", r->seconds);
+  fprintf(f, ",\n  \"complete\": %s,\n  \"adapter\": ",
+          r->complete && !r->incomplete_cases ? "true" : "false");
+  if (r->adapter_command) {
+    fputc('{', f);
+    json_kv_str(f, "command", r->adapter_command, 1);
+    json_kv_str(f, "name", r->adapter_name, 0);
+    fputc('}', f);
+  } else {
+    fputs("null", f);
+  }
+  fprintf(f, ",\n  \"incomplete\": %s, \"incomplete_cases\": %d, \"not_run\": %d,\n"
+             "  \"incomplete_reasons\": [",
+          r->incomplete_cases ? "true" : "false", r->incomplete_cases, r->not_run);
+  for (int k = 0; k < r->n_reasons; k++) {
+    fputs(k ? ",\n    " : "\n    ", f);
+    mt_json_string(f, r->reasons[k] ? r->reasons[k] : "(reason lost: out of memory)");
+  }
+  fprintf(f, "%s,\n  \"seconds\": %.6f,\n  \"golden\": [", r->n_reasons ? "\n  ]" : "]",
+          r->seconds);
   for (int k = 0; k < r->n_golden; k++) {
     const mt_report_golden *g = &r->golden[k];
     int n = 0;
@@ -365,6 +389,14 @@ mt_status mt_report_write_junit(FILE *f, const mt_report *r, mt_error *err) {
     mt_xml_text(f, r->backend);
     fputs("\"/>\n      <property name=\"mtcs_version\" value=\"" MTCS_VERSION "\"/>\n", f);
     fprintf(f, "      <property name=\"level\" value=\"%s\"/>\n", r->level ? r->level : "semantic");
+    if (r->adapter_command) { /* mtcs validate */
+      fputs("      <property name=\"adapter\" value=\"", f);
+      mt_xml_text(f, r->adapter_command);
+      fputs("\"/>\n", f);
+    }
+    if (r->incomplete_cases)
+      fprintf(f, "      <property name=\"incomplete\" value=\"%d case%s without a verdict\"/>\n",
+              r->incomplete_cases, r->incomplete_cases == 1 ? "" : "s");
     if (r->golden[g].torch_version) {
       fputs("      <property name=\"torch_version\" value=\"", f);
       mt_xml_text(f, r->golden[g].torch_version);

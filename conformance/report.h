@@ -4,6 +4,13 @@
  *
  * JSON:
  *   {"mtcs_version": "0.1.0", "backend": "cpu", "complete": true,
+ *    "adapter": null, or for `mtcs validate` {"command", "name"} (name:
+ *               "<name> <version>" of the hello, also the backend),
+ *    "incomplete": bool (some selected case did not execute to a verdict:
+ *               an adapter's CRASH, TIMEOUT or protocol ERROR, or not run
+ *               after the adapter could not be restarted; complete is then
+ *               false), "incomplete_cases": n, "not_run": n,
+ *    "incomplete_reasons": ["<case id> (<run>): <STATUS>: <why>", ...],
  *    "golden": [{"file", "torch_version", "generator_sha256", "cases"}],
  *    "summary": {"PASS": n, "FAIL": n, ...every status...},
  *    "require_all": bool, "level": "semantic" | "strict",
@@ -24,7 +31,9 @@
  * per case (classname "<file stem>.<op>"), <failure> for FAIL, <error> for
  * ERROR/CRASH/TIMEOUT, <skipped> for NOT_SUPPORTED/SKIP; properties backend,
  * mtcs_version, level, torch_version (the file's) and expected_torch_version
- * (--torch-version, else the file's). */
+ * (--torch-version, else the file's); for mtcs validate also adapter (the
+ * command) and, in an INCOMPLETE run, incomplete ("N cases without a
+ * verdict"). */
 #ifndef MT_CONF_REPORT_H
 #define MT_CONF_REPORT_H
 
@@ -54,7 +63,8 @@ void mt_afile_abort(mt_afile *a);
 /* ---- the report model -------------------------------------------------------- */
 typedef struct mt_report_case {
   int golden;           /* index into mt_report.golden */
-  const char *id, *op, *family, *rules; /* borrowed; family may be NULL */
+  const char *id, *op, *family; /* borrowed; family may be NULL */
+  char *rules;          /* owned copy: a result's own rule (MASK-9) dies with the result */
   mt_case_status status;
   char *message;        /* owned; may be NULL */
   double seconds;
@@ -82,6 +92,13 @@ typedef struct mt_report {
   int n_cases, cap_cases;
   mt_report_case *cases;    /* owned array */
   int counts[MT_CS__COUNT];
+  /* `mtcs validate` (adapter.h): the command and "<name> <version>";
+   * NULL for `mtcs run` (borrowed) */
+  const char *adapter_command, *adapter_name;
+  /* cases that did not execute to a verdict (INCOMPLETE), of them not run */
+  int incomplete_cases, not_run;
+  int n_reasons;
+  const char *const *reasons; /* why, one per lost request (borrowed) */
 } mt_report;
 
 mt_status mt_report_add_golden(mt_report *r, const char *file, const char *torch_version,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "poison.h"
 #include "report.h"
@@ -22,9 +23,22 @@ char *mt_repro_command(const mt_session_opts *o, const char *golden, const mt_go
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   if (!f) return NULL;
+  char cwd[PATH_MAX];
+  if (o->adapter && getcwd(cwd, sizeof cwd)) {
+    /* the adapter command runs in mtcs's working directory: there again */
+    fputs("cd ", f);
+    mt_sh_quote(f, cwd);
+    fputs(" && ", f);
+  }
   mt_sh_quote(f, self);
-  fputs(" run --backend ", f);
-  mt_sh_quote(f, abs_be);
+  if (o->adapter) {
+    fputs(" validate --adapter ", f);
+    mt_sh_quote(f, o->adapter);
+    if (o->case_timeout_s > 0) fprintf(f, " --case-timeout %g", o->case_timeout_s);
+  } else {
+    fputs(" run --backend ", f);
+    mt_sh_quote(f, abs_be);
+  }
   fputs(" --golden ", f);
   mt_sh_quote(f, abs_h5);
   if (filter) {
@@ -41,7 +55,7 @@ char *mt_repro_command(const mt_session_opts *o, const char *golden, const mt_go
   if (o->run.exec.exact_version) fputs(" --exact-version", f);
   if (o->run.exec.poison_runs != MT_POISON__COUNT)
     fprintf(f, " --poison-runs %d", o->run.exec.poison_runs);
-  fputs(" --no-fork -v", f);
+  fputs(o->adapter ? " -v" : " --no-fork -v", f);
   if (fclose(f) != 0) {
     free(buf);
     return NULL;
@@ -68,7 +82,7 @@ void mt_repro_write(const mt_session_opts *o, const mt_golden_file *f, const mt_
           c->id, f->path);
   for (const char *m = r->message; *m; m++) /* one comment line, whatever the message holds */
     fputc(*m == '\n' || *m == '\r' ? ' ' : *m, sh.f);
-  fprintf(sh.f, "\nexec %s \"$@\"\n", cmd);
+  fprintf(sh.f, o->adapter ? "\n%s \"$@\"\n" : "\nexec %s \"$@\"\n", cmd);
   if (mt_afile_commit(&sh, &err) != MT_OK) goto fail;
   chmod(shp, 0755);
   snprintf(where, where_len, "%s", shp);
