@@ -256,7 +256,9 @@ def reason(op):
     if op in REASONS:
         return REASONS[op]
     if op.endswith("_") and op[:-1] in OPS:
-        return f"{op}: numpy.ma's {op[:-1]} has no in-place form (only out=, not studied)"
+        return f"numpy.ma's {op[:-1]} has no in-place form (only out=, not studied)"
+    if op.endswith("_") and op[:-1] in REASONS:
+        return REASONS[op[:-1]]
     return NO_FUNCTION
 
 
