@@ -215,7 +215,10 @@ class Request:
 
 # DESIGN.md's error_class table, first match wins: (status, exception types,
 # substrings of "<Type>: <message>"). torch's messages as the reference
-# generator classes them, plus numpy's and Python's words for the same refusals.
+# generator's tables class them (golden/mtgen/sparse.py _CLASSES, the sparse
+# families' own tables), plus numpy's and Python's words for the same refusals.
+# A heuristic for adapters that call torch or numpy generically; an adapter
+# that knows its library refuses with Refusal(status) itself.
 ERROR_CLASSES = (
     ("MASK_MISMATCH", (), ("Input masks must match", "masks must match")),
     ("DTYPE_MISMATCH", (), (
@@ -224,21 +227,37 @@ ERROR_CLASSES = (
         "can't be cast to the desired output type", "UFuncTypeError",
         "did not contain a loop with signature", "not supported for the input types",
         "Integers to negative integer powers are not allowed", "Cannot cast ufunc",
-        "unsupported dtype", "not supported for dtype", "numpy boolean")),
+        "unsupported dtype", "not supported for dtype", "numpy boolean", "on a bool tensor",
+        "with two bool tensors", "Can't convert result type", "must match dtype of sparse",
+        "expected scalar type", "Expected self to be a floating-point",
+        "to have the same dtype")),
     ("LAYOUT_MISMATCH", (NotImplementedError,), (
         "Could not run 'aten::", "unsupported tensor layout",
         "Cannot get indices on an uncoalesced tensor", "must have the same layout",
         "requires coalesced input", "do not have strides", "do not have is_contiguous",
         "unsupported for Sparse", "not implemented for sparse tensors", "data layout of",
         "expects mask to have sparse compressed layout",
-        "__torch_function__ handlers returned NotImplemented", "is not supported")),
+        "__torch_function__ handlers returned NotImplemented", "is not supported",
+        "no implementation found for", "tensor layout", "Hybrid tensors are not supported",
+        "Sparse division requires a scalar", "only supported by strided tensors",
+        "INTERNAL ASSERT FAILED", "Expected result Tensor to be of format",
+        "conversion from Sparse to SparseCsr", "MKL error", "MKL Sparse doesn't support",
+        "computation on CPU is not implemented", "expected strided result tensor",
+        "expected either 'mat1'", "must be dense", "expand is unsupported",
+        "zeros_sparse_compressed", "Only batched sparse compressed",
+        "operation not supported for mat", "self.is_sparse()", "Could not run",
+        "Expected result to have sparse csr layout", "to have strided layout")),
     ("INDEX_OUT_OF_RANGE", (IndexError,), (
         "Dimension out of range", "out of bounds", "AxisError", "out of range")),
     ("SHAPE_MISMATCH", (), (
         "must match the size of tensor b", "must have the same size", "could not be broadcast",
         "shape mismatch", "shapes cannot be multiplied", "not aligned",
         "must have same number of dimensions", "dimensions except for the concatenation axis",
-        "Sizes of tensors must match", "cannot reshape", "non-broadcastable output")),
+        "Sizes of tensors must match", "cannot reshape", "non-broadcastable output",
+        "expected sizes of 'self' and 'other' to match", "to have same size, but",
+        "expects sparse inputs with equal dimensionality", "to have the same shape",
+        "incompatible sizes", "Expected dim 0 size", "Expected dim 1 size", "size mismatch",
+        "expected self.size(-1) == vec.size(-1)")),
 )
 
 
@@ -738,12 +757,12 @@ def serve(name: str, version: str, profiles, handler, mode: str = "numpy") -> in
     outputs (see the module's docstring for the types in each mode)."""
     if mode not in ("numpy", "torch"):
         raise ValueError(f"mode must be 'numpy' or 'torch', not {mode!r}")
+    out = _protocol_stdout()  # first: whatever an import below prints goes to stderr
     if mode == "torch":
         import torch  # noqa: F401 - fail at start, not on the first case
         # once per process is enough: these would repeat on every case
         warnings.filterwarnings("ignore", message="The PyTorch API of MaskedTensors")
         warnings.filterwarnings("ignore", message=".*support is in beta state")
-    out = _protocol_stdout()
     kwarg_types = _kwarg_types()
     hello = sys.stdin.readline()
     if not hello:

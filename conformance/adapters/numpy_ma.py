@@ -84,6 +84,10 @@ def inplace(sym):
     return run
 
 
+# the MaskedArray methods that take numpy's dtype= (the accumulator and result dtype)
+DTYPE_METHODS = ("sum", "prod", "mean", "var", "std", "cumsum", "cumprod")
+
+
 def reduction(method, default_ddof=None):
     """m.<method>(axis=dim, keepdims=keepdim[, dtype=][, ddof=]); a fully
     masked result is np.ma.masked, given the dtype numpy gives the same
@@ -94,8 +98,10 @@ def reduction(method, default_ddof=None):
             args["axis"] = dim
         if keepdim is not None:
             args["keepdims"] = keepdim
-        if dtype is not None:
+        if dtype is not None and method in DTYPE_METHODS:
             args["dtype"] = numpy_dtype(dtype)
+        elif dtype is not None:  # min, max, argmin, argmax: torch's cast, before
+            m = m.astype(numpy_dtype(dtype))
         if method in ("var", "std"):
             if correction is not None:
                 args["ddof"] = correction
