@@ -294,10 +294,13 @@ def result(r, masked_dtype):
     return ma.masked_array(np.asarray(r), mask=False)
 
 
-def as_output(r):
+def as_output(r, inputs):
+    """A structure op's np.ma.masked (take of a masked element) keeps the
+    dtype of the first array input; reductions gave theirs already."""
     if isinstance(r, np.ndarray):  # MaskedArray included
         return r
-    return result(r, None)
+    arrays = [x for x in inputs if isinstance(x, np.ndarray)]
+    return result(r, arrays[0].dtype if arrays else None)
 
 
 # ---- the handler -------------------------------------------------------------------------
@@ -322,7 +325,7 @@ def handle(req):
             out = fn(*req.inputs, **req.kwargs)
         except ma.MaskError as e:  # numpy.ma's size check (NPMA-1)
             raise mt.Refusal("SHAPE_MISMATCH", f"MaskError: {e}") from None
-    return [as_output(out)]
+    return [as_output(out, req.inputs)]
 
 
 def main():
