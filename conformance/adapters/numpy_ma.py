@@ -295,9 +295,11 @@ def result(r, masked_dtype):
 
 
 def as_output(r, inputs):
-    """A structure op's np.ma.masked (take of a masked element) keeps the
-    dtype of the first array input; reductions gave theirs already."""
-    if isinstance(r, np.ndarray):  # MaskedArray included
+    """A structure op's np.ma.masked (take of a masked element) gets the
+    dtype numpy gives the same call when nothing is masked: the first array
+    input's (the masked constant itself is float64); reductions gave theirs
+    already."""
+    if isinstance(r, np.ndarray) and r is not ma.masked:  # MaskedArray included
         return r
     arrays = [x for x in inputs if isinstance(x, np.ndarray)]
     return result(r, arrays[0].dtype if arrays else None)
