@@ -253,6 +253,9 @@ REASONS = {
     "is_same_size": "a numpy attribute, no numpy.ma op",
     "detach": "numpy has no autograd",
     "copy_": "np.copyto copies data only",
+    **{op: "numpy.ma has dense arrays only: no sparse layouts to convert to or from" for op in (
+        "to_dense", "to_sparse", "to_sparse_coo", "to_sparse_csr", "to_sparse_csc",
+        "to_sparse_bsr", "to_sparse_bsc")},
     **{op: "numpy.ma has no optimizers" for op in (
         "adagrad_dense", "adagrad_sparse", "adagrad_masked", "sparse_adam", "sgd")},
 }
@@ -311,11 +314,11 @@ SPARSE = ("coo", "csr", "csc", "bsr", "bsc")
 
 
 def handle(req):
+    if any(layout in SPARSE or layout.startswith("masked_") for layout in req.layouts):
+        raise mt.Refusal("NOT_SUPPORTED", f"numpy.ma has no sparse storage (inputs {req.layouts})")
     fn = OPS.get(req.op)
     if fn is None:
         raise mt.Refusal("NOT_SUPPORTED", f"{req.op}: {reason(req.op)}")
-    if any(layout in SPARSE or layout.startswith("masked_") for layout in req.layouts):
-        raise mt.Refusal("NOT_SUPPORTED", f"numpy.ma has no sparse storage (inputs {req.layouts})")
     if "bfloat16" in req.dtypes or req.kwargs.get("dtype") == "bfloat16":
         raise mt.Refusal("NOT_SUPPORTED", "numpy has no bfloat16")
     if req.op not in PLAIN_INPUTS and "masked" not in req.layouts:
