@@ -19,9 +19,10 @@ for a in "$@"; do
 done
 SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
 pkgs=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libopenblas-dev
-      libbenchmark-dev valgrind python3 python3-venv clang libclang-rt-14-dev chromium)
+      libbenchmark-dev valgrind python3 python3-venv python3-h5py clang libclang-rt-14-dev
+      chromium)
 # the oldest torch we record variants for: Debian's own build, not PyPI's
-[ "$variants" = 1 ] && pkgs+=(python3-torch python3-h5py)
+[ "$variants" = 1 ] && pkgs+=(python3-torch)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
