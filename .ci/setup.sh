@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs what mtcs needs on a fresh Debian 12 machine (run as root or with sudo).
-#   .ci/setup.sh          build + test dependencies (Debian packages only; no Python needed)
-#   .ci/setup.sh --full   also a venv in .venv with torch, h5py, numpy, matplotlib
-#                         (main job: torch peers, golden regeneration, report plots)
-#   .ci/setup.sh --variants  also Debian's python3-torch (1.13) and python3-h5py, for
+#   .ci/setup.sh          build + test dependencies (Debian packages only: the compilers and
+#                         libraries, python3 with h5py/numpy for the adapter tests, chromium
+#                         for the coverage page's browser test)
+#   .ci/setup.sh --full   also a venv in .venv with torch, h5py, numpy, matplotlib, scipy
+#                         (main job: torch peers, golden regeneration, report plots, adapters)
+#   .ci/setup.sh --variants  also Debian's python3-torch (1.13), for
 #                         /usr/bin/python3 golden/variants.py (outputs@torch-1.13.1 variants)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +15,7 @@ for a in "$@"; do
   case "$a" in
     --full) full=1 ;;
     --variants) variants=1 ;;
-    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$a' (try --help)" >&2; exit 2 ;;
   esac
 done
