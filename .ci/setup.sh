@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what mtcs needs on a fresh Debian 12 machine (run as root or with sudo).
 #   .ci/setup.sh          build + test dependencies (Debian packages only; no Python needed)
-#   .ci/setup.sh --full   also a venv in .venv with torch, h5py, numpy, matplotlib
+#   .ci/setup.sh --full   also a venv in .venv with torch, h5py, numpy, matplotlib, scipy
 #                         (main job: torch peers, golden regeneration, report plots)
 #   .ci/setup.sh --variants  also Debian's python3-torch (1.13) and python3-h5py, for
 #                         /usr/bin/python3 golden/variants.py (outputs@torch-1.13.1 variants)
