@@ -87,4 +87,15 @@ void mt_console_summary(const mt_session_opts *o, const mt_report *rep) {
           rep->require_all ? " (--require-all: counted as failed)" : "",
           mt_level_name(o->run.exec.level), o->run.exec.poison_runs);
   fprintf(out, "%d passed, %d failed, %d skipped\n", t.passed, t.failed, t.skipped);
+  if (rep->incomplete_cases) {
+    int lost = rep->incomplete_cases - rep->not_run;
+    fprintf(out, "INCOMPLETE: %d of %d case%s did not execute to a verdict (%d lost to the "
+                 "adapter: CRASH, TIMEOUT or protocol ERROR; %d not run)%s\n",
+            rep->incomplete_cases, t.cases, t.cases == 1 ? "" : "s", lost, rep->not_run,
+            rep->n_reasons ? "; first:" : "");
+    for (int k = 0; k < rep->n_reasons && k < 5; k++)
+      fprintf(out, "    %s\n", rep->reasons[k] ? rep->reasons[k] : "?");
+    if (rep->n_reasons > 5)
+      fprintf(out, "    ... and %d more (the JSON report lists all)\n", rep->n_reasons - 5);
+  }
 }

@@ -380,6 +380,15 @@ static int call_rule_broken(const mt_golden_case *c, mt_tensor *const *snap, con
   return 0;
 }
 
+/* ---- the call: a kernel, or an invoker ---------------------------------------------- */
+
+static mt_status invoke(const mt_impl *impl, const mt_exec_opts *o, const mt_golden_case *c,
+                        const char *run, mt_call *call, mt_case_status *lost, mt_error *err) {
+  *lost = MT_CS_PASS;
+  if (o && o->invoker) return o->invoker->invoke(o->invoker->ctx, c, run, call, lost, err);
+  return mt_dispatch_profile(impl, c->profile, call, err);
+}
+
 /* ---- MASK-9: poison re-runs ------------------------------------------------------ */
 
 /* The mask input of plain input k (the case's input_masks), or NULL. */
@@ -401,9 +410,9 @@ int mt_case_has_poisonable_input(const mt_golden_case *c) {
 
 /* Re-runs c with poison p in every reachable masked-out input element and
  * compares with the first run (first_st; first: its outputs when OK). */
-static mt_status poison_run(const mt_impl *impl, const mt_golden_case *c, mt_poison p,
-                            mt_status first_st, const mt_call *first, mt_case_result *r,
-                            mt_error *err) {
+static mt_status poison_run(const mt_impl *impl, const mt_exec_opts *o, const mt_golden_case *c,
+                            mt_poison p, mt_status first_st, const mt_call *first,
+                            mt_case_result *r, mt_error *err) {
   mt_status st = MT_OK;
   mt_tensor *pin[MT_GOLDEN_MAX_INPUTS] = {0};
   mt_call call = {0};
@@ -423,8 +432,17 @@ static mt_status poison_run(const mt_impl *impl, const mt_golden_case *c, mt_poi
   call.n_in = c->n_in;
   call.in = in;
   call.kw = &c->kw;
-  mt_status pst = mt_dispatch_profile(impl, c->profile, &call, &kerr);
   const char *label = mt_poison_label(p);
+  char run[32];
+  mt_case_status lost;
+  snprintf(run, sizeof run, "poison:%s", label);
+  mt_status pst = invoke(impl, o, c, run, &call, &lost, &kerr);
+  if (lost != MT_CS_PASS) {
+    r->status = lost;
+    r->rule[0] = 0;
+    setmsg(r, "poison re-run %s (masked-out input data = %s): %s", run, label, kerr.msg);
+    goto out;
+  }
   if (pst != first_st) {
     fail_rule(r, MT_RULE_POISON);
     setmsg(r, "poison invariance (MASK-9): with masked-out input data = %s the implementation "
@@ -476,7 +494,13 @@ void mt_case_execute(const mt_impl *impl, const mt_golden_case *c, const mt_exec
   call.n_in = c->n_in;
   call.in = (const mt_tensor *const *)c->in;
   call.kw = &c->kw;
-  mt_status st = mt_dispatch_profile(impl, c->profile, &call, &err);
+  mt_case_status lost;
+  mt_status st = invoke(impl, o, c, "golden", &call, &lost, &err);
+  if (lost != MT_CS_PASS) { /* no answer: the case takes the invoker's status, unjudged */
+    r->status = lost;
+    setmsg(r, "%s", err.msg);
+    goto out;
+  }
   if (st != MT_OK && !err.msg[0]) snprintf(err.msg, sizeof err.msg, "%s", mt_status_message(st));
   int n_out_ok = call.n_out >= 0 && call.n_out <= MT_MAX_OUTPUTS;
   if (call_rule_broken(c, snap, &call, st == MT_OK && n_out_ok, r)) {
@@ -492,7 +516,7 @@ void mt_case_execute(const mt_impl *impl, const mt_golden_case *c, const mt_exec
   for (int p = 0; passed && p < runs && p < MT_POISON__COUNT; p++) {
     mt_error perr = {0};
     if (p == 0 && !mt_case_has_poisonable_input(c)) break;
-    if (poison_run(impl, c, (mt_poison)p, st, &call, r, &perr) != MT_OK) {
+    if (poison_run(impl, o, c, (mt_poison)p, st, &call, r, &perr) != MT_OK) {
       r->status = MT_CS_ERROR;
       setmsg(r, "the runner could not do the poison re-run: %s", perr.msg);
     }

@@ -33,6 +33,22 @@ const char *mt_level_name(mt_level l);          /* "semantic" */
 int mt_level_from_name(const char *name, mt_level *out); /* 0 = found */
 const char *mt_level_list(void);                /* "semantic, strict" */
 
+/* An implementation reached some other way than through an mt_impl's
+ * kernels: an adapter process (adapter.h, spec/adapter-protocol.md).
+ * invoke computes case c on the inputs call->in (c's own, or a poisoned
+ * copy; run is "golden" or "poison:<label>") the way a kernel does: sets
+ * call->n_out and call->out (freed by the caller through call->host) and
+ * returns the implementation's status, err its message. When the
+ * implementation gave no answer at all (it crashed, hung, broke the
+ * protocol, returned an unreadable response) it sets *lost to MT_CS_CRASH,
+ * MT_CS_TIMEOUT, MT_CS_ERROR or MT_CS_SKIP (not run) with err saying why:
+ * the case takes that status unjudged. *lost is MT_CS_PASS otherwise. */
+typedef struct mt_invoker {
+  mt_status (*invoke)(void *ctx, const mt_golden_case *c, const char *run, mt_call *call,
+                      mt_case_status *lost, mt_error *err);
+  void *ctx;
+} mt_invoker;
+
 typedef struct mt_exec_opts {
   int poison_runs; /* the first N poisons of MT_POISONS (0 = no re-runs) */
   mt_level level;  /* default (0) semantic */
@@ -47,13 +63,16 @@ typedef struct mt_exec_opts {
    * are held to one torch: a kernel that reproduces an older torch's
    * behaviour is wrong for the pinned one). */
   int exact_version;
+  /* NULL: dispatch to the mt_impl's kernels; else every call (the first
+   * and each poison re-run) goes through it, and the impl is unused. */
+  const mt_invoker *invoker;
 } mt_exec_opts;
 
 /* Whether masked-out output data is compared for case c at level l. */
 int mt_case_checks_masked_out(const mt_golden_case *c, mt_level l);
 
-/* Dispatches c to impl and judges the result, in this process. Never
- * prints. o may be NULL (no poison re-runs). */
+/* Dispatches c to impl (or o->invoker) and judges the result, in this
+ * process. Never prints. o may be NULL (no poison re-runs). */
 void mt_case_execute(const mt_impl *impl, const mt_golden_case *c, const mt_exec_opts *o,
                      mt_case_result *r);
 

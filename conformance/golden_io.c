@@ -1309,7 +1309,9 @@ int mt_golden_variant_label_valid(const char *label) {
   return *p == 0;
 }
 
-mt_status mt_golden_load(mt_golden_file *f, mt_golden_case *c, mt_error *err) {
+/* mt_golden_load (with_outputs) and mt_golden_load_inputs (without). */
+static mt_status load_case(mt_golden_file *f, mt_golden_case *c, int with_outputs,
+                           mt_error *err) {
   mt_status st = MT_OK;
   hid_t g = -1;
   name_list names = {0};
@@ -1336,6 +1338,10 @@ mt_status mt_golden_load(mt_golden_file *f, mt_golden_case *c, mt_error *err) {
                    k, j, k, j, c->n_in);
       goto out;
     }
+  }
+  if (!with_outputs) { /* a request of the adapter protocol: no outputs */
+    c->loaded = 1;
+    goto out;
   }
   if ((st = read_list(&r, g, "outputs", !c->expect_error, MT_MAX_OUTPUTS, &c->n_out, &c->out)) !=
       MT_OK)
@@ -1378,6 +1384,14 @@ out:
   if (g >= 0) H5Gclose(g);
   if (st != MT_OK) mt_golden_unload(c);
   return st;
+}
+
+mt_status mt_golden_load(mt_golden_file *f, mt_golden_case *c, mt_error *err) {
+  return load_case(f, c, 1, err);
+}
+
+mt_status mt_golden_load_inputs(mt_golden_file *f, mt_golden_case *c, mt_error *err) {
+  return load_case(f, c, 0, err);
 }
 
 /* ---- files ------------------------------------------------------------------------------- */
@@ -1509,3 +1523,36 @@ out:
   return MT_OK;
 }
 
+
+/* ---- adapter responses --------------------------------------------------------------- */
+
+mt_status mt_golden_read_outputs(const char *path, int *n_out, mt_tensor ***out, mt_error *err) {
+  mt_status st = MT_OK;
+  mt_error local;
+  if (!err) err = &local;
+  rd r = {path, NULL, err};
+  struct stat sb;
+  *n_out = 0;
+  *out = NULL;
+  mt__h5_quiet();
+  if (stat(path, &sb) != 0) return mt_err(err, MT_IO_ERROR, "%s: %s", path, strerror(errno));
+  if (!S_ISREG(sb.st_mode)) return mt_err(err, MT_IO_ERROR, "%s: not a regular file", path);
+  if (access(path, R_OK) != 0)
+    return mt_err(err, MT_IO_ERROR, "%s: cannot read it: %s", path, strerror(errno));
+  htri_t is5 = H5Fis_hdf5(path);
+  if (is5 <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return mt_err(err, MT_INVALID_FORMAT, "%s: not an HDF5 file (no HDF5 signature; %lld bytes)",
+                  path, (long long)sb.st_size);
+  }
+  hid_t fid = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (fid < 0) return rd_h5fail(&r, "", "cannot open as HDF5 (corrupt or truncated file?)");
+  st = read_list(&r, fid, "outputs", 1, MT_MAX_OUTPUTS, n_out, out);
+  if (st == MT_OK && *n_out == 0) {
+    free(*out);
+    *out = NULL;
+    st = rd_fail(&r, "outputs", "is empty: status OK needs at least one output");
+  }
+  H5Fclose(fid);
+  return st;
+}

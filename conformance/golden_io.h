@@ -125,6 +125,16 @@ mt_status mt_golden_load(mt_golden_file *f, mt_golden_case *c, mt_error *err);
 /* Frees what mt_golden_load read; the header stays. */
 void mt_golden_unload(mt_golden_case *c);
 void mt_golden_close(mt_golden_file *f); /* NULL is fine */
+/* Reads c's inputs and kwargs only (an adapter request, spec/adapter-protocol.md,
+ * holds no outputs); c->loaded is set, mt_golden_unload frees them. */
+mt_status mt_golden_load_inputs(mt_golden_file *f, mt_golden_case *c, mt_error *err);
+
+/* Reads an adapter's response file (spec/adapter-protocol.md): the tensor
+ * groups outputs/0..n-1 at the root, each read and checked exactly as a
+ * golden output is. *out: n tensors (free each with mt_tensor_free, then
+ * the array). IO_ERROR (missing, unreadable) or INVALID_FORMAT (not HDF5,
+ * no outputs, a malformed tensor) with a message naming path and object. */
+mt_status mt_golden_read_outputs(const char *path, int *n_out, mt_tensor ***out, mt_error *err);
 
 /* 1 when label (what follows "outputs@") names a torch version by the
  * grammar of spec/golden-format.md: "torch-" and a PEP 440 version as
@@ -133,12 +143,25 @@ void mt_golden_close(mt_golden_file *f); /* NULL is fine */
 int mt_golden_variant_label_valid(const char *label);
 
 /* Writes a golden file holding one (loaded) case, with root attributes from
- * meta (format and format_version are always "mtcs-golden" and 1; a NULL
+ * meta (format and format_version are always "mtcs-golden" and
+ * MT_GOLDEN_FORMAT_VERSION; a NULL
  * meta or NULL strings leave the others out). Strings are written as
  * variable-length UTF-8, bools as uint8 (kwargs: h5py's enum bool), like
  * h5py. Atomic: a temporary file in the same directory, then rename. */
 mt_status mt_golden_write_case(const char *path, const mt_golden_meta *meta,
                                const mt_golden_case *c, mt_error *err);
+
+/* An adapter request (spec/adapter-protocol.md): a golden file holding
+ * case c alone with the attributes op, profile, rules and tolerance, the
+ * inputs `in` (c's own, or a poisoned copy) and c's kwargs; no outputs and
+ * no expectation (expect, error_class, torch_error, torch_call). Atomic. */
+mt_status mt_golden_write_request(const char *path, const mt_golden_case *c, int n_in,
+                                  const mt_tensor *const *in, mt_error *err);
+
+/* An adapter response: the groups outputs/0..n-1 at the root of path
+ * (the adapter fixture writes them; so can any C adapter). Atomic. */
+mt_status mt_golden_write_outputs(const char *path, int n, const mt_tensor *const *out,
+                                  mt_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,7 @@
-/* golden_write.c - writing one-case golden files (format version 1), for
- * repro bundles (`mtcs run --repro-dir`). See golden_io.h. */
+/* golden_write.c - writing one-case golden files (format version
+ * MT_GOLDEN_FORMAT_VERSION): repro bundles (`mtcs run --repro-dir`), and the
+ * request and response files of the adapter protocol
+ * (spec/adapter-protocol.md). See golden_io.h. */
 #include "golden_io.h"
 
 #include <errno.h>
@@ -214,7 +216,8 @@ out:
   return st;
 }
 
-static mt_status write_list(const wr *w, hid_t cg, const char *name, int n, mt_tensor *const *v) {
+static mt_status write_list(const wr *w, hid_t cg, const char *name, int n,
+                            const mt_tensor *const *v) {
   mt_status st = MT_OK;
   hid_t g = H5Gcreate2(cg, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (g < 0) return wr_fail(w, name);
@@ -239,10 +242,26 @@ static herr_t write_kwarg(hid_t g, const mt_kwarg *kw) {
   return -1;
 }
 
-static mt_status write_case_body(const wr *w, hid_t file, const mt_golden_meta *meta,
-                                 const mt_golden_case *c) {
+/* What a file holds: a whole case (repro), a request (the case without
+ * outputs and expectation, with given inputs) or a response (outputs at the
+ * root, no case). */
+typedef enum { BODY_CASE, BODY_REQUEST, BODY_RESPONSE } body_kind;
+
+typedef struct body {
+  body_kind kind;
+  const mt_golden_meta *meta;     /* BODY_CASE; may be NULL */
+  const mt_golden_case *c;        /* BODY_CASE, BODY_REQUEST */
+  int n;                          /* BODY_REQUEST: inputs; BODY_RESPONSE: outputs */
+  const mt_tensor *const *t;
+} body;
+
+static mt_status write_body(const wr *w, hid_t file, const body *b) {
   mt_status st = MT_OK;
   hid_t cases = -1, g = -1, kw = -1;
+  const mt_golden_meta *meta = b->kind == BODY_CASE ? b->meta : NULL;
+  const mt_golden_case *c = b->c;
+  int whole = b->kind == BODY_CASE;
+  if (b->kind == BODY_RESPONSE) return write_list(w, file, "outputs", b->n, b->t);
   if (attr_put_str(file, "format", MT_GOLDEN_FORMAT) < 0 ||
       attr_put_i64(file, "format_version", MT_GOLDEN_FORMAT_VERSION) < 0 ||
       (meta && (attr_put_str(file, "generator", meta->generator) < 0 ||
@@ -259,8 +278,15 @@ static mt_status write_case_body(const wr *w, hid_t file, const mt_golden_meta *
     goto out;
   }
   if (attr_put_str(g, "op", c->op_name) < 0 || attr_put_str(g, "profile", c->profile) < 0 ||
-      attr_put_str(g, "rules", c->rules) < 0 || attr_put_str(g, "tolerance", c->tolerance_str) < 0 ||
-      attr_put_str(g, "expect", c->expect_error ? "error" : "ok") < 0 ||
+      attr_put_str(g, "rules", c->rules) < 0 || attr_put_str(g, "tolerance", c->tolerance_str) < 0) {
+    st = wr_fail(w, "case attributes");
+    goto out;
+  }
+  if (!whole) { /* a request: the inputs and kwargs, nothing that tells the answer */
+    if ((st = write_list(w, g, "inputs", b->n, b->t)) != MT_OK) goto out;
+    goto kwargs;
+  }
+  if (attr_put_str(g, "expect", c->expect_error ? "error" : "ok") < 0 ||
       attr_put_str(g, "error_class", c->error_class) < 0 ||
       attr_put_str(g, "torch_error", c->torch_error) < 0 ||
       attr_put_str(g, "torch_call", c->torch_call) < 0 || attr_put_str(g, "poison", c->poison) < 0 ||
@@ -278,7 +304,9 @@ static mt_status write_case_body(const wr *w, hid_t file, const mt_golden_meta *
     st = wr_fail(w, "case attributes");
     goto out;
   }
-  if ((st = write_list(w, g, "inputs", c->n_in, c->in)) != MT_OK) goto out;
+  if ((st = write_list(w, g, "inputs", c->n_in, (const mt_tensor *const *)c->in)) != MT_OK)
+    goto out;
+kwargs:
   if ((kw = H5Gcreate2(g, "kwargs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
     st = wr_fail(w, "kwargs");
     goto out;
@@ -288,11 +316,15 @@ static mt_status write_case_body(const wr *w, hid_t file, const mt_golden_meta *
       st = wr_fail(w, c->kw.items[k].name);
       goto out;
     }
-  if ((st = write_list(w, g, "outputs", c->n_out, c->out)) != MT_OK) goto out;
+  if (!whole) goto out;
+  if ((st = write_list(w, g, "outputs", c->n_out, (const mt_tensor *const *)c->out)) != MT_OK)
+    goto out;
   for (int k = 0; k < c->n_variants; k++) {
     char nm[256];
     snprintf(nm, sizeof nm, "outputs@%s", c->variants[k].label);
-    if ((st = write_list(w, g, nm, c->variants[k].n_out, c->variants[k].out)) != MT_OK) goto out;
+    if ((st = write_list(w, g, nm, c->variants[k].n_out,
+                         (const mt_tensor *const *)c->variants[k].out)) != MT_OK)
+      goto out;
   }
   for (int k = 0; k < c->n_error_variants; k++) {
     char nm[256];
@@ -309,8 +341,7 @@ out:
   return st;
 }
 
-mt_status mt_golden_write_case(const char *path, const mt_golden_meta *meta,
-                               const mt_golden_case *c, mt_error *err) {
+static mt_status write_file(const char *path, const body *b, mt_error *err) {
   mt_status st = MT_OK;
   mt_error local;
   if (!err) err = &local;
@@ -334,7 +365,7 @@ mt_status mt_golden_write_case(const char *path, const mt_golden_meta *meta,
     st = wr_fail(&w, "cannot create the file");
     goto out;
   }
-  st = write_case_body(&w, file, meta, c);
+  st = write_body(&w, file, b);
   if (H5Fclose(file) < 0 && st == MT_OK) st = wr_fail(&w, "closing the file");
   file = -1;
   if (st == MT_OK) { /* mkstemp made it 0600; a golden file is an ordinary file */
@@ -350,4 +381,22 @@ out:
   if (st != MT_OK) unlink(tmp);
   free(tmp);
   return st;
+}
+
+mt_status mt_golden_write_case(const char *path, const mt_golden_meta *meta,
+                               const mt_golden_case *c, mt_error *err) {
+  body b = {BODY_CASE, meta, c, 0, NULL};
+  return write_file(path, &b, err);
+}
+
+mt_status mt_golden_write_request(const char *path, const mt_golden_case *c, int n_in,
+                                  const mt_tensor *const *in, mt_error *err) {
+  body b = {BODY_REQUEST, NULL, c, n_in, in};
+  return write_file(path, &b, err);
+}
+
+mt_status mt_golden_write_outputs(const char *path, int n, const mt_tensor *const *out,
+                                  mt_error *err) {
+  body b = {BODY_RESPONSE, NULL, NULL, n, out};
+  return write_file(path, &b, err);
 }

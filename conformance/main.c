@@ -1,4 +1,4 @@
-/* main.c - the `mtcs` command line: run, list, ops, bench. */
+/* main.c - the `mtcs` command line: run, validate, list, ops, bench. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "adapter.h"
 #include "mt_core.h"
 #include "poison.h"
 #include "runner.h"
@@ -23,6 +24,9 @@ static void usage(FILE *f) {
       "\n"
       "usage:\n"
       "  mtcs run  [options]   run golden cases against a backend\n"
+      "  mtcs validate --adapter \"COMMAND\" [options]\n"
+      "                        run golden cases against an adapter process (a library mtcs\n"
+      "                        cannot load: Python, another runtime); see mtcs validate --help\n"
       "  mtcs list [options]   list golden cases: id, op, rules, expect\n"
       "  mtcs ops              the op table of spec/include/mt/ops.def: id, name, family, rules\n"
       "  mtcs bench [options]  benchmark the Adagrad paths (C and torch) and render a report;\n"
@@ -113,11 +117,13 @@ static void usage(FILE *f) {
             mt_case_status_doc((mt_case_status)s));
   fputs(
       "  a run that stops early (an input error mid-run) is INCOMPLETE: exit 2, no reports.\n"
+      "  mtcs validate: a run in which a case got no verdict from the adapter (CRASH,\n"
+      "  TIMEOUT, protocol ERROR, not run) is INCOMPLETE too: exit 1, reports written.\n"
       "\n"
       "exit codes:\n"
       "  0   every executed case passed and at least one executed (NOT_SUPPORTED and SKIP\n"
       "      allowed unless --require-all)\n"
-      "  1   some case is FAIL, ERROR, CRASH or TIMEOUT\n"
+      "  1   some case is FAIL, ERROR, CRASH or TIMEOUT; an INCOMPLETE mtcs validate run\n"
       "  2   usage or input error: bad option, unreadable or corrupt golden file, unknown\n"
       "      backend, plugin that cannot be loaded or has another ABI version, a filter that\n"
       "      matches nothing, an unwritable report; also INCOMPLETE runs\n"
@@ -125,6 +131,62 @@ static void usage(FILE *f) {
       "      built without CUDA), it supports none of the selected cases, or no case has the\n"
       "      profile; the reason is printed as \"SKIP: ...\" (with --require-all an executed-\n"
       "      nothing run on an available backend is a failure, exit 1)\n",
+      f);
+}
+
+static void validate_usage(FILE *f) {
+  fputs(
+      "mtcs validate - check a library mtcs cannot load as a plugin (a Python package, a\n"
+      "library behind another runtime) through an adapter: a process that speaks the adapter\n"
+      "protocol (spec/adapter-protocol.md, protocol 1) on its stdin and stdout.\n"
+      "\n"
+      "usage:\n"
+      "  mtcs validate --adapter \"COMMAND\" [options]\n"
+      "\n"
+      "mtcs starts /bin/sh -c COMMAND once, in its own process group and in mtcs's working\n"
+      "directory, with $MTCS_ADAPTER_DIR naming a temporary directory for the request and\n"
+      "response files (removed at the end); the adapter's stderr is shown prefixed\n"
+      "\"adapter: \". After the handshake (the hello names the library, its version and the\n"
+      "profiles it answers) mtcs sends one request per golden case and per poison re-run\n"
+      "(MASK-9) and judges the outputs exactly as it judges a plugin's: the same comparison,\n"
+      "levels, torch versions, expectations and reports. The cases run in the mtcs process\n"
+      "itself, one at a time; the adapter process is the isolation.\n"
+      "\n"
+      "options: every option of mtcs run (see mtcs --help) except --backend, --no-fork and\n"
+      "--timeout, and:\n"
+      "  --adapter CMD      the adapter command (required), e.g.\n"
+      "                     \"python3 conformance/adapters/numpy_ma.py\"\n"
+      "  --case-timeout S   seconds an adapter may take to answer one request (default 30);\n"
+      "                     a later answer is TIMEOUT, the adapter is killed and restarted\n"
+      "  --hello-timeout S  seconds an adapter may take to say hello (default 120: an\n"
+      "                     adapter may import torch)\n"
+      "\n"
+      "what the adapter does wrong, and what the case gets:\n"
+      "  exits or closes stdout before answering     CRASH (exit status or signal); restarted\n"
+      "  no answer within --case-timeout             TIMEOUT; killed, restarted\n"
+      "  an answer that is not a protocol line       ERROR \"adapter protocol: ...\"; killed,\n"
+      "                                              restarted\n"
+      "  OK but the response file is missing or      ERROR naming the file and the problem\n"
+      "  malformed\n"
+      "  a case of a profile its hello does not list NOT_SUPPORTED, not sent\n"
+      "  Three failed starts in a row stop the run: the cases left are not run (SKIP).\n"
+      "  A run in which any case got no verdict (CRASH, TIMEOUT, protocol ERROR, not run) is\n"
+      "  INCOMPLETE: the summary says so (with the reasons), so does the JSON report\n"
+      "  (\"incomplete\": true, \"incomplete_cases\", \"incomplete_reasons\"), and the exit\n"
+      "  status is 1 whatever passed.\n"
+      "\n"
+      "examples:\n"
+      "  mtcs validate --adapter \"python3 conformance/adapters/numpy_ma.py\" --profile numpy_ma\n"
+      "  mtcs validate --adapter \"build/release/adapter_fixture honest\" --golden golden/masked.h5\n"
+      "        --require-all --level strict     (the C fixture adapter of the tests: the CPU\n"
+      "                                          reference behind the protocol)\n"
+      "  mtcs validate --adapter \"build/release/adapter_fixture crash-at-3\" --filter 'neg.*'\n"
+      "        (one CRASH, the adapter restarted, INCOMPLETE, exit 1)\n"
+      "\n"
+      "exit codes: 0 every executed case passed (none lost); 1 failures or INCOMPLETE; 2 usage\n"
+      "or input error, an adapter that does not start or fails its handshake (no hello within\n"
+      "--hello-timeout, garbage, another protocol version), before any case; 77 nothing\n"
+      "executed.\n",
       f);
 }
 
@@ -376,7 +438,9 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(cmd, "bench")) return cmd_bench(argc, argv);
   int is_run = !strcmp(cmd, "run"), is_list = !strcmp(cmd, "list");
-  if (!is_run && !is_list) return usage_error(NULL, "unknown command '%s'", cmd);
+  int is_validate = !strcmp(cmd, "validate");
+  if (!is_run && !is_list && !is_validate) return usage_error(NULL, "unknown command '%s'", cmd);
+  int is_exec = is_run || is_validate; /* runs cases */
 
   int rc = MT_EXIT_USAGE;
   const char **golden = calloc((size_t)argc, sizeof *golden);
@@ -410,7 +474,27 @@ int main(int argc, char **argv) {
     const char *a = argv[i], *v;
     int m = 0;
 #define OPT(name, run_only)                                                   \
-  (v = opt_value(argc, argv, &i, name, &m), m && (!(run_only) || is_run))
+  (v = opt_value(argc, argv, &i, name, &m), m && (!(run_only) || is_exec))
+    if (is_validate && (OPT("--backend", 1) || OPT("--timeout", 1) || !strcmp(a, "--no-fork")))
+      BAD(cmd, "%s is not an option of mtcs validate: the adapter is the implementation and its "
+               "own process (--case-timeout limits a request)", a);
+    if (is_validate && OPT("--adapter", 1)) {
+      if (!v || !*v) BAD(cmd, "%s needs a command, e.g. --adapter \"python3 my_adapter.py\"",
+                         "--adapter");
+      o.adapter = v;
+      continue;
+    }
+    if (is_validate && (OPT("--case-timeout", 1) || OPT("--hello-timeout", 1))) {
+      int hello = !strncmp(a, "--hello-timeout", 15);
+      char *end = NULL;
+      errno = 0;
+      double t = v ? strtod(v, &end) : NAN;
+      if (!v || errno || *end || !(t > 0) || !isfinite(t))
+        BAD(cmd, hello ? "--hello-timeout needs a number of seconds > 0, not '%s'"
+                       : "--case-timeout needs a number of seconds > 0, not '%s'", v ? v : "");
+      *(hello ? &o.hello_timeout_s : &o.case_timeout_s) = t;
+      continue;
+    }
     if (OPT("--golden", 0)) {
       if (!v) BAD(cmd, "%s needs a file", "--golden");
       golden[o.n_golden++] = v;
@@ -453,11 +537,11 @@ int main(int argc, char **argv) {
       if (!v || !*v || *end || n < 0 || n > MT_POISON__COUNT)
         BAD(cmd, "--poison-runs needs a count from 0 to 7, not '%s'", v ? v : "");
       o.run.exec.poison_runs = (int)n;
-    } else if (is_run && !strcmp(a, "--no-poison")) {
+    } else if (is_exec && !strcmp(a, "--no-poison")) {
       o.run.exec.poison_runs = 0;
-    } else if (is_run && !strcmp(a, "--exact-version")) {
+    } else if (is_exec && !strcmp(a, "--exact-version")) {
       o.run.exec.exact_version = 1;
-    } else if (is_run && !strcmp(a, "--require-all")) {
+    } else if (is_exec && !strcmp(a, "--require-all")) {
       o.require_all = 1;
     } else if (OPT("--report-json", 1)) {
       if (!v) BAD(cmd, "%s needs a file", "--report-json");
@@ -480,10 +564,13 @@ int main(int argc, char **argv) {
       o.run.timeout_s = t;
     } else if (is_run && !strcmp(a, "--no-fork")) {
       o.run.no_fork = 1;
-    } else if (is_run && (!strcmp(a, "-v") || !strcmp(a, "--verbose"))) {
+    } else if (is_exec && (!strcmp(a, "-v") || !strcmp(a, "--verbose"))) {
       o.verbose = 1;
     } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      usage(stdout);
+      if (is_validate)
+        validate_usage(stdout);
+      else
+        usage(stdout);
       rc = MT_EXIT_OK;
       goto out;
     } else {
@@ -492,7 +579,12 @@ int main(int argc, char **argv) {
 #undef OPT
   }
 #undef BAD
-  rc = is_run ? mt_session_run(&o) : mt_session_list(&o);
+  if (is_validate && !o.adapter) {
+    rc = usage_error(cmd, "%s is required: the command that starts the adapter, e.g. "
+                          "--adapter \"python3 conformance/adapters/numpy_ma.py\"", "--adapter");
+    goto out;
+  }
+  rc = is_exec ? mt_session_run(&o) : mt_session_list(&o);
 out:
   free(golden);
   free(filter);

@@ -170,8 +170,25 @@ mt_status mt_report_write_json(FILE *f, const mt_report *r, mt_error *err) {
   fputs("{\n  ", f);
   json_kv_str(f, "mtcs_version", MTCS_VERSION, 1);
   json_kv_str(f, "backend", r->backend, 0);
-  fprintf(f, ",\n  \"complete\": %s,\n  \"seconds\": %.6f,\n  \"golden\": [",
-          r->complete ? "true" : "false", r->seconds);
+  fprintf(f, ",\n  \"complete\": %s,\n  \"adapter\": ",
+          r->complete && !r->incomplete_cases ? "true" : "false");
+  if (r->adapter_command) {
+    fputc('{', f);
+    json_kv_str(f, "command", r->adapter_command, 1);
+    json_kv_str(f, "name", r->adapter_name, 0);
+    fputc('}', f);
+  } else {
+    fputs("null", f);
+  }
+  fprintf(f, ",\n  \"incomplete\": %s, \"incomplete_cases\": %d, \"not_run\": %d,\n"
+             "  \"incomplete_reasons\": [",
+          r->incomplete_cases ? "true" : "false", r->incomplete_cases, r->not_run);
+  for (int k = 0; k < r->n_reasons; k++) {
+    fputs(k ? ",\n    " : "\n    ", f);
+    mt_json_string(f, r->reasons[k] ? r->reasons[k] : "(reason lost: out of memory)");
+  }
+  fprintf(f, "%s,\n  \"seconds\": %.6f,\n  \"golden\": [", r->n_reasons ? "\n  ]" : "]",
+          r->seconds);
   for (int k = 0; k < r->n_golden; k++) {
     const mt_report_golden *g = &r->golden[k];
     int n = 0;

@@ -4,6 +4,13 @@
  *
  * JSON:
  *   {"mtcs_version": "0.1.0", "backend": "cpu", "complete": true,
+ *    "adapter": null, or for `mtcs validate` {"command", "name"} (name:
+ *               "<name> <version>" of the hello, also the backend),
+ *    "incomplete": bool (some selected case did not execute to a verdict:
+ *               an adapter's CRASH, TIMEOUT or protocol ERROR, or not run
+ *               after the adapter could not be restarted; complete is then
+ *               false), "incomplete_cases": n, "not_run": n,
+ *    "incomplete_reasons": ["<case id> (<run>): <STATUS>: <why>", ...],
  *    "golden": [{"file", "torch_version", "generator_sha256", "cases"}],
  *    "summary": {"PASS": n, "FAIL": n, ...every status...},
  *    "require_all": bool, "level": "semantic" | "strict",
@@ -71,6 +78,13 @@ typedef struct mt_report {
   int n_cases, cap_cases;
   mt_report_case *cases;    /* owned array */
   int counts[MT_CS__COUNT];
+  /* `mtcs validate` (adapter.h): the command and "<name> <version>";
+   * NULL for `mtcs run` (borrowed) */
+  const char *adapter_command, *adapter_name;
+  /* cases that did not execute to a verdict (INCOMPLETE), of them not run */
+  int incomplete_cases, not_run;
+  int n_reasons;
+  const char *const *reasons; /* why, one per lost request (borrowed) */
 } mt_report;
 
 mt_status mt_report_add_golden(mt_report *r, const char *file, const char *torch_version,

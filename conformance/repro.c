@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "report.h"
 
@@ -38,11 +39,25 @@ void mt_repro_write(const mt_session_opts *o, const mt_golden_file *f, const mt_
   if (!realpath("/proc/self/exe", self)) snprintf(self, sizeof self, "%s", o->self ? o->self : "mtcs");
   if (!realpath(h5, abs_h5)) snprintf(abs_h5, sizeof abs_h5, "%s", h5);
   if (!strchr(be, '/') || !realpath(be, abs_be)) snprintf(abs_be, sizeof abs_be, "%s", be);
-  fprintf(sh.f, "#!/bin/sh\n# mtcs repro: %s %s (from %s)\n# %s\nexec ", mt_case_status_name(r->status),
+  fprintf(sh.f, "#!/bin/sh\n# mtcs repro: %s %s (from %s)\n# %s\n", mt_case_status_name(r->status),
           c->id, f->path, r->message);
+  char cwd[4096];
+  if (o->adapter && getcwd(cwd, sizeof cwd)) {
+    /* the adapter command runs in mtcs's working directory: there again */
+    fputs("cd ", sh.f);
+    sh_quote(sh.f, cwd);
+    fputs(" || exit 2\n", sh.f);
+  }
+  fputs("exec ", sh.f);
   sh_quote(sh.f, self);
-  fputs(" run --backend ", sh.f);
-  sh_quote(sh.f, abs_be);
+  if (o->adapter) {
+    fputs(" validate --adapter ", sh.f);
+    sh_quote(sh.f, o->adapter);
+    if (o->case_timeout_s > 0) fprintf(sh.f, " --case-timeout %g", o->case_timeout_s);
+  } else {
+    fputs(" run --backend ", sh.f);
+    sh_quote(sh.f, abs_be);
+  }
   fputs(" --golden ", sh.f);
   sh_quote(sh.f, abs_h5);
   fputs(" --profile ", sh.f);
@@ -52,7 +67,7 @@ void mt_repro_write(const mt_session_opts *o, const mt_golden_file *f, const mt_
     fputs(" --torch-version ", sh.f);
     sh_quote(sh.f, o->run.exec.torch_version);
   }
-  fputs(" --no-fork -v \"$@\"\n", sh.f);
+  fputs(o->adapter ? " -v \"$@\"\n" : " --no-fork -v \"$@\"\n", sh.f);
   if (mt_afile_commit(&sh, &err) != MT_OK) goto fail;
   chmod(shp, 0755);
   snprintf(where, where_len, "%s", shp);

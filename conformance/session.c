@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "adapter.h"
 #include "backend.h"
 #include "console.h"
 #include "golden_guard.h"
@@ -341,11 +342,48 @@ static void file_line(const mt_session_opts *o, const mt_golden_file *f, const i
 
 static int report_failed(const mt_report *rep) { return mt_report_get_totals(rep).failed; }
 
+/* `mtcs validate`: starts the adapter (exit code 2 and why when it cannot
+ * start or fails its handshake; -1 when it runs) and points the run's
+ * exec options at it. */
+static int adapter_open(const mt_session_opts *o, mt_adapter **ad, mt_run_opts *run) {
+  mt_error err = {0};
+  mt_adapter_opts ao = {o->adapter, o->hello_timeout_s, o->case_timeout_s, o->diag};
+  if (mt_adapter_open(&ao, ad, &err) != MT_OK) {
+    fprintf(o->diag, "mtcs validate: the adapter did not start: %s\n", err.msg);
+    return MT_EXIT_USAGE;
+  }
+  run->exec.invoker = mt_adapter_invoker(*ad);
+  return -1;
+}
+
+/* The cases of one batch: through the adapter (in this process, one at a
+ * time; *lost counts those without a verdict, *not_run those not sent), or
+ * in a forked worker (isolate.h). */
+static void run_batch(const mt_backend *be, mt_adapter *ad, mt_golden_case *const *cases, int n,
+                      const mt_run_opts *run, mt_case_result *res, int *lost, int *not_run) {
+  if (!ad) {
+    mt_cases_run(be->impl, cases, n, run, res);
+    return;
+  }
+  for (int k = 0; k < n; k++) {
+    int before = mt_adapter_losses(ad);
+    mt_case_execute(NULL, cases[k], &run->exec, &res[k]);
+    if (mt_adapter_losses(ad) > before) {
+      ++*lost;
+      *not_run += res[k].status == MT_CS_SKIP;
+    }
+  }
+}
+
 int mt_session_run(const mt_session_opts *o) {
   int rc = MT_EXIT_USAGE, done = 0;
   mt_error err = {0};
   mt_afile json = {0}, junit = {0};
   mt_backend be = {0};
+  mt_adapter *ad = NULL;
+  const char **reasons = NULL;
+  char gave_up_reason[MT_MSG_LEN + 128] = "";
+  int lost = 0, not_run = 0, unsent = 0;
   mt_report rep = {0};
   mt_expectations expect = {0};
   session s = {0};
@@ -374,7 +412,7 @@ int mt_session_run(const mt_session_opts *o) {
       goto input_error;
     }
   }
-  mt_status st = mt_backend_open(o->backend, &be, &err);
+  mt_status st = o->adapter ? MT_OK : mt_backend_open(o->backend, &be, &err);
   if (st == MT_NOT_SUPPORTED) {
     fprintf(o->out, "SKIP: %s\n", err.msg);
     rc = MT_EXIT_SKIP;
@@ -384,22 +422,31 @@ int mt_session_run(const mt_session_opts *o) {
   if ((rc = session_open(&s, o)) >= 0) goto out;
   const char *files_version = NULL;
   if ((rc = check_torch_version(&s, o->run.exec.torch_version, &files_version)) >= 0) goto out;
+  mt_run_opts run = o->run;
+  if (o->adapter && (rc = adapter_open(o, &ad, &run)) >= 0) goto out;
+  const char *be_name = ad ? mt_adapter_name(ad) : be.name;
   rc = MT_EXIT_USAGE;
   const char *torch_v = o->run.exec.torch_version ? o->run.exec.torch_version : files_version;
   rep.torch_version = torch_v;
   rep.torch_version_requested = o->run.exec.torch_version != NULL;
-  rep.backend = be.name;
+  rep.backend = be_name;
+  rep.adapter_command = o->adapter;
+  rep.adapter_name = ad ? be_name : NULL;
   rep.require_all = o->require_all;
   rep.level = mt_level_name(o->run.exec.level);
   for (int k = 0; k < s.n_files; k++)
     if (mt_report_add_golden(&rep, s.files[k]->path, s.files[k]->meta.torch_version,
                              s.files[k]->meta.generator_sha256, &err) != MT_OK)
       goto input_error;
+  if (!o->progress_tty && ad)
+    fprintf(o->diag, "mtcs %s: adapter %s (profiles %s; command: %s), case timeout %g s\n",
+            MTCS_VERSION, be_name, mt_adapter_profiles(ad), o->adapter,
+            o->case_timeout_s > 0 ? o->case_timeout_s : MT_ADAPTER_CASE_TIMEOUT_S);
   if (!o->progress_tty)
     fprintf(o->diag,
             "mtcs %s: backend %s, profile %s, level %s, torch %s%s, %d case%s in %d golden "
             "file%s%s%s%s; poison re-runs: %d\n",
-            MTCS_VERSION, be.name, o->profile, mt_level_name(o->run.exec.level),
+            MTCS_VERSION, be_name, o->profile, mt_level_name(o->run.exec.level),
             torch_v ? torch_v : "of each file",
             o->run.exec.torch_version ? " (--torch-version)" : "", s.total,
             s.total == 1 ? "" : "s", s.n_files, s.n_files == 1 ? "" : "s",
@@ -420,7 +467,9 @@ int mt_session_run(const mt_session_opts *o) {
       mt_golden_case *batch[MT_BATCH];
       mt_case_result res[MT_BATCH];
       int nb = 0, nrun = 0;
-      for (; ci < f->n_cases && nb < MT_BATCH; ci++)
+      /* with an adapter, one case at a time: a request can take seconds */
+      int batch_max = ad ? 1 : MT_BATCH;
+      for (; ci < f->n_cases && nb < batch_max; ci++)
         if (s.selected[k][ci]) batch[nb++] = &f->cases[ci];
       if (o->progress_tty && nb && (done == 0 || now_s() - t_shown >= 0.1)) {
         /* at most 10 updates a second: a terminal write per case costs */
@@ -439,6 +488,14 @@ int mt_session_run(const mt_session_opts *o) {
                  batch[b]->op_name);
           continue;
         }
+        const char *why = NULL;
+        if (ad && mt_adapter_gave_up(ad, &why)) { /* the run has stopped: not sent */
+          res[b].status = MT_CS_SKIP;
+          setmsg(&res[b], "not run: the adapter failed %d starts in a row (last: %s)",
+                 MT_ADAPTER_MAX_FAILED_STARTS, why);
+          unsent++;
+          continue;
+        }
         if (mt_golden_load(f, batch[b], &err) != MT_OK) {
           for (int u = 0; u < b; u++) mt_golden_unload(batch[u]);
           goto input_error;
@@ -446,7 +503,7 @@ int mt_session_run(const mt_session_opts *o) {
         rres[nrun] = &res[b];
         runnable[nrun++] = batch[b];
       }
-      mt_cases_run(be.impl, runnable, nrun, &o->run, runres);
+      run_batch(&be, ad, runnable, nrun, &run, runres, &lost, &not_run);
       for (int u = 0; u < nrun; u++) *rres[u] = runres[u];
       for (int b = 0; b < nb; b++) {
         mt_golden_case *c = batch[b];
@@ -470,6 +527,25 @@ int mt_session_run(const mt_session_opts *o) {
     file_line(o, f, before, &rep, now_s() - tf);
   }
   mt_console_progress_clear(o);
+  if (ad) { /* the adapter's last words before the summary */
+    mt_adapter_stop(ad);
+    const char *why = NULL;
+    int nl = mt_adapter_losses(ad);
+    if (mt_adapter_gave_up(ad, &why) && unsent)
+      snprintf(gave_up_reason, sizeof gave_up_reason, "%d more case%s not run: the adapter "
+               "failed %d starts in a row (last: %s)", unsent, unsent == 1 ? "" : "s",
+               MT_ADAPTER_MAX_FAILED_STARTS, why);
+    if (!(reasons = calloc((size_t)nl + 1, sizeof *reasons))) {
+      mt_err(&err, MT_OUT_OF_MEMORY, "out of memory");
+      goto input_error;
+    }
+    for (int k = 0; k < nl; k++) reasons[k] = mt_adapter_loss(ad, k);
+    if (gave_up_reason[0]) reasons[nl++] = gave_up_reason;
+    rep.reasons = reasons;
+    rep.n_reasons = nl;
+    rep.incomplete_cases = lost + unsent;
+    rep.not_run = not_run + unsent;
+  }
   rep.complete = 1;
   rep.seconds = now_s() - t0;
   mt_console_summary(o, &rep);
@@ -486,10 +562,10 @@ int mt_session_run(const mt_session_opts *o) {
                       "remove it\n", o->expect, expect.e[e].line, expect.e[e].glob);
     }
   }
-  if (t.executed == 0 && !o->require_all)
+  if (t.executed == 0 && !o->require_all && !rep.incomplete_cases)
     fprintf(o->out, "SKIP: no case executed (%d not supported by backend %s, %d skipped): "
                     "nothing was checked\n",
-            rep.counts[MT_CS_NOT_SUPPORTED], be.name, rep.counts[MT_CS_SKIP]);
+            rep.counts[MT_CS_NOT_SUPPORTED], be_name, rep.counts[MT_CS_SKIP]);
   fflush(o->out);
   if (o->report_json &&
       (mt_afile_open(&json, o->report_json, &err) != MT_OK ||
@@ -504,7 +580,9 @@ int mt_session_run(const mt_session_opts *o) {
     fprintf(o->diag, "mtcs: %s\n", err.msg);
     goto out;
   }
-  rc = t.failed || stale ? MT_EXIT_FAIL : t.executed == 0 ? MT_EXIT_SKIP : MT_EXIT_OK;
+  rc = t.failed || stale || rep.incomplete_cases ? MT_EXIT_FAIL
+       : t.executed == 0                           ? MT_EXIT_SKIP
+                                                   : MT_EXIT_OK;
   goto out;
 
 input_error:
@@ -522,5 +600,7 @@ out:
   mt_expect_free(&expect);
   session_free(&s);
   mt_backend_close(&be);
+  mt_adapter_close(ad);
+  free(reasons);
   return rc;
 }

@@ -31,6 +31,12 @@ const char *mt_profile_list(void);
 
 typedef struct mt_session_opts {
   const char *backend;            /* default "cpu" */
+  /* `mtcs validate`: the adapter command (adapter.h, spec/adapter-protocol.md);
+   * backend and run.no_fork/timeout_s are then unused: the cases run in
+   * this process, one request each to the adapter process. */
+  const char *adapter;
+  double hello_timeout_s;         /* <= 0: MT_ADAPTER_HELLO_TIMEOUT_S */
+  double case_timeout_s;          /* <= 0: MT_ADAPTER_CASE_TIMEOUT_S */
   int n_golden;                   /* golden files; 0 = every *.h5 in golden_dir */
   const char *const *golden;
   const char *golden_dir;
@@ -50,9 +56,12 @@ typedef struct mt_session_opts {
   int progress_tty;               /* diag is a terminal: a running count */
 } mt_session_opts;
 
-/* `mtcs run`: returns the exit code (MT_EXIT_*): 0 when every executed case
- * passed and at least one executed; 1 on failures (with require_all also
- * NOT_SUPPORTED and SKIP); 77 when nothing executed; 2 on input errors. */
+/* `mtcs run` (and `mtcs validate` when o->adapter is set): returns the exit
+ * code (MT_EXIT_*): 0 when every executed case passed and at least one
+ * executed; 1 on failures (with require_all also NOT_SUPPORTED and SKIP) and
+ * on INCOMPLETE adapter runs (a case without a verdict); 77 when nothing
+ * executed; 2 on input errors (an adapter that cannot start or fails its
+ * handshake included). */
 int mt_session_run(const mt_session_opts *o);
 
 /* The torch versions n golden files record results of, sorted, no

@@ -181,7 +181,7 @@ TEST(error_cases_pass_on_the_same_status_and_fail_otherwise) {
 static mt_case_result run_v(mt_kernel_fn k, fixture *f, const char *v) {
   mt_kernel_fn kernels[MT_OP__END] = {[MT_OP_neg] = k};
   mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels, 0, NULL};
-  mt_run_opts o = {10, 1, {0, MT_LEVEL_semantic, v, 0}};
+  mt_run_opts o = {10, 1, {0, MT_LEVEL_semantic, v, 0, NULL}};
   mt_case_result r;
   mt_case_run(&impl, &f->c, &o, &r);
   return r;
