@@ -57,7 +57,11 @@ def to_scipy(x):
         if x.values.ndim != 1 or x.sparse_dim != 2:
             raise unsupported("scipy's coo_array: 2 sparse dims and no dense dims only "
                               f"(got {x.sparse_dim} sparse dims, shape {x.shape})")
-        return sp.coo_array((x.values, (x.indices[0], x.indices[1])), shape=x.shape)
+        a = sp.coo_array((x.values, (x.indices[0], x.indices[1])), shape=x.shape)
+        # torch's coalesced flag is scipy's canonical format (sorted, no duplicates):
+        # an operand torch knows to be coalesced is one scipy knows to be canonical
+        a.has_canonical_format = x.coalesced
+        return a
     if isinstance(x, mt.Compressed):
         if x.kind == "bsc":
             raise unsupported("scipy.sparse has no BSC format (bsc_array)")
@@ -125,7 +129,7 @@ def result_kind(op, kinds):
     if op in ("to_sparse_bsr", "sparse_bsr_tensor"):
         return "bsr"
     if op in ("t", "transpose", "t_"):
-        return {"csr": "csc", "csc": "csr"}.get(kinds[0], kinds[0])
+        return {"csr": "csc", "csc": "csr", "bsr": "bsc", "bsc": "bsr"}.get(kinds[0], kinds[0])
     if op == "sparse_mask":
         return kinds[1]
     if op in ("add", "sub") and "dense" in kinds:
@@ -260,6 +264,8 @@ def index_select(ins, kw):
 
 def sparse_mask(ins, kw):
     x, mask = ins
+    if not sp.issparse(mask):
+        raise mt.Refusal("LAYOUT_MISMATCH", "sparse_mask: the mask is not a sparse array")
     m = mask.tocoo()
     xd = x.toarray() if sp.issparse(x) else np.asarray(x)
     vals = xd[m.coords[0], m.coords[1]]
@@ -281,6 +287,10 @@ def copy_(ins, kw):
 def construct(fmt):
     def run(ins, kw):
         size = kw.get("size")
+        if size is not None and len(size) != 2 or np.ndim(ins[-1]) != (3 if fmt == "bsr" else 1):
+            raise unsupported(f"scipy's {fmt}_array: 2-d without batch or dense dims only")
+        if fmt == "coo" and np.shape(ins[0])[0] != 2:
+            raise unsupported("scipy's coo_array: 2 sparse dims only")
         if fmt == "coo":
             idx, vals = ins
             a = sp.coo_array((vals, tuple(np.asarray(idx))), shape=size)
@@ -345,9 +355,29 @@ OPS.update({
 })
 
 # ops whose accessor needs the matching scipy format (torch refuses the others)
-ACCESSOR_FORMAT = {"values": None, "_values": None, "indices": "coo", "_indices": "coo",
-                   "crow_indices": "csr", "col_indices": "csr", "ccol_indices": "csc",
-                   "row_indices": "csc"}
+ACCESSOR_FORMAT = {"values": None, "_values": None, "indices": ("coo",), "_indices": ("coo",),
+                   "crow_indices": ("csr", "bsr"), "col_indices": ("csr", "bsr"),
+                   "ccol_indices": ("csc",), "row_indices": ("csc",)}
+
+# scipy's refusals in the words of DESIGN.md's error_class table, first match
+# wins, before mtcs_adapter.status_of (which knows torch's and numpy's words)
+SCIPY_REFUSALS = (
+    ("SHAPE_MISMATCH", ("dimension mismatch", "inconsistent shapes",
+                        "mismatch in its core dimension",
+                        "shapes of the blocks", "incompatible dimensions")),
+    ("INDEX_OUT_OF_RANGE", ("exceeds matrix dimension", "index out of range", "out of bounds",
+                            "negative row index", "negative column index",
+                            "exceeds matrix dimensions")),
+    ("DTYPE_MISMATCH", ("does not support dtype",)),
+)
+
+
+def status_of(exc):
+    text = f"{type(exc).__name__}: {exc}"
+    for status, needles in SCIPY_REFUSALS:
+        if any(n in text for n in needles):
+            return status, text
+    return mt.status_of(exc)
 
 
 def handle(req):
@@ -367,7 +397,7 @@ def handle(req):
     ins = [to_scipy(x) for x in req.inputs]
     kw = dict(req.kwargs)
     op = req.op
-    if op in ACCESSOR_FORMAT and ACCESSOR_FORMAT[op] and ins[0].format != ACCESSOR_FORMAT[op]:
+    if op in ACCESSOR_FORMAT and ACCESSOR_FORMAT[op] and ins[0].format not in ACCESSOR_FORMAT[op]:
         raise mt.Refusal("LAYOUT_MISMATCH", f"{op} of a {ins[0].format}_array")
     kind = result_kind(op, kinds)
     blocksize = None
@@ -381,7 +411,12 @@ def handle(req):
         blocksize = kw.get("blocksize")
     if kind == "bsc":
         raise unsupported("scipy.sparse has no BSC format (bsc_array)")
-    r = OPS[op](ins, kw)
+    try:
+        r = OPS[op](ins, kw)
+    except mt.Refusal:
+        raise
+    except Exception as e:  # noqa: BLE001 - scipy's refusal, classified
+        raise mt.Refusal(*status_of(e)) from e
     if isinstance(r, (mt.Coo, mt.Compressed)):
         return [r]
     if kind == "bsr" and blocksize is None and isinstance(ins[0], sp.bsr_array):
