@@ -12,7 +12,7 @@ Both need the repository's venv (`.venv`, made by `.ci/setup.sh --full`), or
 the interpreter named by MTCS_PYTHON: without one that imports torch (scipy),
 the test exits 77 (SKIP) and says why. Standard library only.
 
-    python3 tests/adapters_e2e.py <mtcs> <source dir> torch|scipy
+    python3 tests/adapters_torch_scipy.py <mtcs> <source dir> torch|scipy
 """
 import json
 import os
