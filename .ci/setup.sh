@@ -19,7 +19,7 @@ for a in "$@"; do
 done
 SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
 pkgs=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libopenblas-dev
-      libbenchmark-dev valgrind python3 python3-venv clang libclang-rt-14-dev)
+      libbenchmark-dev valgrind python3 python3-venv python3-h5py clang libclang-rt-14-dev)
 # the oldest torch we record variants for: Debian's own build, not PyPI's
 [ "$variants" = 1 ] && pkgs+=(python3-torch python3-h5py)
 missing=()

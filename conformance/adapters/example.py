@@ -2,7 +2,7 @@
 """The smallest useful mtcs adapter: numpy.ma's neg and add on masked
 tensors, every other case NOT_SUPPORTED. Run it with
     mtcs validate --adapter "python3 conformance/adapters/example.py" \
-        --profile numpy_ma --case 'neg.*' --case 'add.*'
+        --profile numpy_ma --filter 'neg.*' --filter 'add.*'
 (conformance/adapters/README.md explains each line)."""
 import os
 import sys

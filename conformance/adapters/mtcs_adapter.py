@@ -55,6 +55,7 @@ import os
 import re
 import sys
 import traceback
+import warnings
 
 import h5py
 import numpy as np
@@ -223,7 +224,7 @@ ERROR_CLASSES = (
         "can't be cast to the desired output type", "UFuncTypeError",
         "did not contain a loop with signature", "not supported for the input types",
         "Integers to negative integer powers are not allowed", "Cannot cast ufunc",
-        "unsupported dtype", "not supported for dtype", "The numpy boolean")),
+        "unsupported dtype", "not supported for dtype", "numpy boolean")),
     ("LAYOUT_MISMATCH", (NotImplementedError,), (
         "Could not run 'aten::", "unsupported tensor layout",
         "Cannot get indices on an uncoalesced tensor", "must have the same layout",
@@ -237,7 +238,7 @@ ERROR_CLASSES = (
         "must match the size of tensor b", "must have the same size", "could not be broadcast",
         "shape mismatch", "shapes cannot be multiplied", "not aligned",
         "must have same number of dimensions", "dimensions except for the concatenation axis",
-        "Sizes of tensors must match", "cannot reshape")),
+        "Sizes of tensors must match", "cannot reshape", "non-broadcastable output")),
 )
 
 
@@ -474,7 +475,13 @@ def read_request(path, case, mode="numpy", kwarg_types=None):
                 raise DecodeError("INVALID_FORMAT", f"{path}: inputs/{k} missing")
             kind, dtype, raw = _read_raw(ins[str(k)])
             conv = _to_torch_input if mode == "torch" else _to_numpy_input
-            inputs.append(conv(kind, dtype, raw))
+            try:
+                inputs.append(conv(kind, dtype, raw))
+            except DecodeError:
+                raise
+            except Exception as e:  # noqa: BLE001 - torch refuses it (uint8 MaskedTensor)
+                raise DecodeError("NOT_SUPPORTED", f"inputs/{k} ({kind} {dtype}) cannot be "
+                                  f"built in mode {mode}: {type(e).__name__}: {e}") from None
             dtypes.append(dtype)
             layouts.append(_layout_name(kind, raw))
         kwargs = {}
@@ -733,6 +740,9 @@ def serve(name: str, version: str, profiles, handler, mode: str = "numpy") -> in
         raise ValueError(f"mode must be 'numpy' or 'torch', not {mode!r}")
     if mode == "torch":
         import torch  # noqa: F401 - fail at start, not on the first case
+        # once per process is enough: these would repeat on every case
+        warnings.filterwarnings("ignore", message="The PyTorch API of MaskedTensors")
+        warnings.filterwarnings("ignore", message=".*support is in beta state")
     out = _protocol_stdout()
     kwarg_types = _kwarg_types()
     hello = sys.stdin.readline()
