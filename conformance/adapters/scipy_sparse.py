@@ -104,6 +104,8 @@ def from_scipy(r, kind, blocksize=None):
         b = r.tobsr(blocksize=blocksize) if blocksize else r.tobsr()
         return mt.Compressed("bsr", b.indptr, b.indices, b.data, b.shape, b.blocksize)
     c = r.tocsr() if kind == "csr" else r.tocsc()
+    if not c.has_sorted_indices:  # the golden format wants them sorted (values move along)
+        c = c.sorted_indices()
     return mt.Compressed(kind, c.indptr, c.indices, c.data, c.shape)
 
 
