@@ -96,12 +96,16 @@ def from_scipy(r, kind, blocksize=None):
         return np.asarray(r)
     if not sp.issparse(r):
         r = sp.coo_array(np.asarray(r))
+    if r.ndim != 2:  # scipy's n-d arrays are COO; a compressed one is 2-d
+        kind = "coo"
     if kind == "coo":
         c = r.tocoo()
         return mt.Coo(np.vstack(c.coords) if c.coords else np.zeros((0, 0)), c.data, c.shape,
                       bool(c.has_canonical_format))
     if kind == "bsr":
         b = r.tobsr(blocksize=blocksize) if blocksize else r.tobsr()
+        if not b.has_sorted_indices:
+            b = b.sorted_indices()
         return mt.Compressed("bsr", b.indptr, b.indices, b.data, b.shape, b.blocksize)
     c = r.tocsr() if kind == "csr" else r.tocsc()
     if not c.has_sorted_indices:  # the golden format wants them sorted (values move along)
@@ -111,9 +115,12 @@ def from_scipy(r, kind, blocksize=None):
 
 # -- the ops
 
-def result_kind(op, kinds):
-    """The layout torch gives op's result for inputs of these kinds."""
+def result_kind(op, kinds, dim=None):
+    """The layout torch gives op's result for inputs of these kinds (dim: the
+    dims a reduction reduces, None for all)."""
     sparse = [k for k in kinds if k in SPARSE]
+    if op in ("sum", "sparse_sum") and dim is not None and len(dim) < 2:
+        return kinds[0]  # a sum over some dims keeps the layout (torch: COO; CSR with keepdim)
     if op in ("to_dense", "sum", "sparse_sum", "norm", "amax", "amin", "max", "mm", "matmul",
               "sparse_mm", "addmm", "sparse_addmm", "addmv", "linear", "values", "indices",
               "_indices", "_values", "crow_indices", "col_indices", "ccol_indices",
@@ -213,6 +220,8 @@ def addmv(ins, kw):
 
 
 def linear(ins, kw):
+    if np.ndim(ins[0]) != 2:
+        raise unsupported("scipy's sparse products take 2-d operands only")
     out = ins[0] @ ins[1].T
     return out + ins[2] if len(ins) > 2 else out
 
@@ -401,7 +410,9 @@ def handle(req):
     op = req.op
     if op in ACCESSOR_FORMAT and ACCESSOR_FORMAT[op] and ins[0].format not in ACCESSOR_FORMAT[op]:
         raise mt.Refusal("LAYOUT_MISMATCH", f"{op} of a {ins[0].format}_array")
-    kind = result_kind(op, kinds)
+    dim = kw.get("dim")
+    kind = result_kind(op, kinds, None if dim is None else
+                       (dim,) if isinstance(dim, int) else tuple(dim))
     blocksize = None
     if op == "to_sparse_bsr":
         blocksize = kw.get("blocksize")
