@@ -432,8 +432,8 @@ def handle(req):
         raise mt.Refusal(*status_of(e)) from e
     if isinstance(r, (mt.Coo, mt.Compressed)):
         return [r]
-    if kind == "bsr" and blocksize is None and isinstance(ins[0], sp.bsr_array):
-        blocksize = ins[0].blocksize
+    if kind == "bsr" and blocksize is None:  # a BSR result keeps its BSR operand's blocks
+        blocksize = next((x.blocksize for x in ins if isinstance(x, sp.bsr_array)), None)
     return [from_scipy(r, kind, tuple(blocksize) if blocksize else None)]
 
 
