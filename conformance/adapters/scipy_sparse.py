@@ -115,10 +115,12 @@ def from_scipy(r, kind, blocksize=None):
 
 # -- the ops
 
-def result_kind(op, kinds, dim=None):
+def result_kind(op, kinds, dim=None, keepdim=False):
     """The layout torch gives op's result for inputs of these kinds (dim: the
     dims a reduction reduces, None for all)."""
     sparse = [k for k in kinds if k in SPARSE]
+    if op in ("sum", "sparse_sum") and kinds[0] == "csr" and keepdim:
+        return "csr"  # torch reduces CSR with keepdim only, into a CSR
     if op in ("sum", "sparse_sum") and dim is not None and len(dim) < 2:
         return kinds[0]  # a sum over some dims keeps the layout (torch: COO; CSR with keepdim)
     if op in ("to_dense", "sum", "sparse_sum", "norm", "amax", "amin", "max", "mm", "matmul",
@@ -126,7 +128,7 @@ def result_kind(op, kinds, dim=None):
               "_indices", "_values", "crow_indices", "col_indices", "ccol_indices",
               "row_indices", "nonzero"):
         if op in ("mm", "matmul", "sparse_mm") and len(sparse) == 2:
-            return kinds[0]
+            return "coo" if kinds[0] == "coo" else "csr"  # compressed @ compressed: CSR
         return "dense"
     if op in ("to_sparse", "to_sparse_coo", "coalesce", "smm", "hspmm", "sspaddmm",
               "sparse_coo_tensor"):
@@ -187,8 +189,9 @@ def reduce_sum(ins, kw):
     if isinstance(dim, tuple):
         raise unsupported("scipy's sum reduces over one axis or all of them")
     r = a.sum(axis=dim, dtype=np.dtype(dtype) if isinstance(dtype, str) else None)
-    if kw.get("keepdim") and dim is not None:
-        r = np.expand_dims(np.asarray(r), dim)
+    if kw.get("keepdim"):
+        r = (np.expand_dims(np.asarray(r), dim) if dim is not None
+             else np.asarray(r).reshape((1,) * len(a.shape)))
     return np.asarray(r)
 
 
@@ -412,7 +415,7 @@ def handle(req):
         raise mt.Refusal("LAYOUT_MISMATCH", f"{op} of a {ins[0].format}_array")
     dim = kw.get("dim")
     kind = result_kind(op, kinds, None if dim is None else
-                       (dim,) if isinstance(dim, int) else tuple(dim))
+                       (dim,) if isinstance(dim, int) else tuple(dim), bool(kw.get("keepdim")))
     blocksize = None
     if op == "to_sparse_bsr":
         blocksize = kw.get("blocksize")
