@@ -387,7 +387,8 @@ def _sorted_compressed(t):
     leaves them in the order it computed them; the golden format requires
     them sorted and unique (a reader refuses the tensor otherwise), and the
     goldens hold torch's result sorted the same way. Nothing else changes."""
-    if not isinstance(t, torch.Tensor) or t.layout not in (torch.sparse_csr, torch.sparse_csc):
+    if (not isinstance(t, torch.Tensor) or isinstance(t, MaskedTensor)
+            or t.layout not in (torch.sparse_csr, torch.sparse_csc)):
         return t
     if t.dim() != 2 or t.dense_dim() != 0:
         return t
