@@ -24,7 +24,11 @@ POSITIONAL names the kwargs that a call passes positionally (the way the
 golden's torch_call does; MaskedTensor's Python overrides do not all take
 keywords). Kwargs arrive as numpy values from the request file; `_kwargs`
 turns them into what torch takes (ints, bools, tuples, torch.dtype,
-torch.layout).
+torch.layout). torch's exceptions become statuses through TORCH_REFUSALS
+(torch's messages as the goldens class them, some per op family), then
+mtcs_adapter.status_of. A 2-d CSR/CSC result is written with its indices
+sorted within each row (the golden format requires it; torch's CPU sparse @
+sparse leaves them unsorted).
 
 Needs torch, numpy, h5py and conformance/adapters/mtcs_adapter.py (the
 protocol loop); exits 0 on EOF of stdin."""
