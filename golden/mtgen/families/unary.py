@@ -118,12 +118,13 @@ def torch_run(op, inplace):
     return lambda ins, kw: [fn(ins[0], *ins[1:], **kw)]
 
 
-def call_text(op, inplace, args, kwargs):
+def call_text(op, inplace, args, kwargs, name="m"):
+    """The torch call of a case, its tensor operand named `name`."""
     parts = [py(a) for a in args] + [f"{k}={py(v)}" for k, v in kwargs.items()]
     tail = ", ".join(parts)
     if inplace:
-        return f"m.{op}({tail})"
-    return f"torch.{op}(m{', ' + tail if tail else ''})"
+        return f"{name}.{op}({tail})"
+    return f"torch.{op}({name}{', ' + tail if tail else ''})"
 
 
 @functools.lru_cache(maxsize=None)
@@ -733,7 +734,7 @@ def plain_case(op, short, lay, variant, args=None, kw=None, rules=("SP-5", "SPP-
             "UN-1" in sparse.family_ops("unary").get(op, ()):
         r += ("UN-1",)
     return Case(id=cid, op=op, rules=r, tolerance=tol or tolerance(op, out_dt or dt), build=build,
-                run=run, torch_call=call_text(op, inplace, args, kw).replace("m", "s", 1),
+                run=run, torch_call=call_text(op, inplace, args, kw, name="s"),
                 kwargs=kw, error_class=err, poison=False)
 
 
