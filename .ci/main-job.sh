@@ -2,8 +2,8 @@
 # The main job (README): install everything (torch venv included), check that
 # the committed goldens are still what torch computes and that their
 # outputs@torch-1.13.1 variants are what Debian's torch 1.13 computes, build and test, run the
-# full conformance on every backend this machine has, then the
-# performance report. Results go to reports/out/.
+# full conformance on every backend this machine has, the shipped adapters'
+# verdicts (README "Verdicts", .ci/verdicts.sh), then the performance report. Results go to reports/out/.
 #   .ci/main-job.sh [--quick]    --quick: the benchmark smoke matrix (< 2 min)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,6 +57,9 @@ if [ -e "${runs[0]}" ]; then
     --json "$conf/coverage.json" || status=1
 fi
 echo "== conformance reports: $conf (coverage page: coverage.html)"
+
+echo "== verdicts: numpy.ma, torch.masked and scipy.sparse through mtcs validate"
+bash .ci/verdicts.sh "$conf/verdicts" || status=1
 
 echo "== performance report"
 build/release/mtcs bench "${quick[@]}"
