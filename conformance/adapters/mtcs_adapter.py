@@ -423,6 +423,13 @@ def _to_numpy_input(kind, dtype, x):
     return np.ma.MaskedArray(data, mask=~_specified(x.mask))
 
 
+def _owned(a):
+    """a (numpy) as a tensor in storage torch owns: from_numpy's storage
+    cannot be resized, so in-place ops that resize (a CSR add_) would fail."""
+    import torch
+    return torch.from_numpy(np.array(a, order="C")).clone()  # 0-d stays 0-d
+
+
 def _to_torch_input(kind, dtype, x):
     import torch
     if kind == "scalar":
@@ -433,16 +440,15 @@ def _to_torch_input(kind, dtype, x):
                              _to_torch_input("x", "bool", x.mask))
     tdtype = _torch_dtype(dtype)
     if isinstance(x, Coo):
-        t = torch.sparse_coo_tensor(torch.from_numpy(x.indices.copy()),
-                                    torch.from_numpy(_contiguous(x.values).copy()).to(tdtype),
+        t = torch.sparse_coo_tensor(_owned(x.indices), _owned(_contiguous(x.values)).to(tdtype),
                                     x.shape)
         return t._coalesced_(x.coalesced)
     if isinstance(x, Compressed):
         layout = _torch_layout("sparse_" + x.kind)
         return torch.sparse_compressed_tensor(
-            torch.from_numpy(x.compressed_indices.copy()), torch.from_numpy(x.plain_indices.copy()),
-            torch.from_numpy(_contiguous(x.values).copy()).to(tdtype), x.shape, layout=layout)
-    return torch.from_numpy(_contiguous(x).copy()).to(tdtype)
+            _owned(x.compressed_indices), _owned(x.plain_indices),
+            _owned(_contiguous(x.values)).to(tdtype), x.shape, layout=layout)
+    return _owned(_contiguous(x)).to(tdtype)
 
 
 def _torch_dtype(name):
