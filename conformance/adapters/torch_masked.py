@@ -122,8 +122,8 @@ TORCH_REFUSALS = (
                         "to have the same dtype"), None),
     # SGD's integer params: torch's add_(alpha=-lr) refusal is the dtype's
     ("DTYPE_MISMATCH", ("argument alpha must not be a floating point number",), ("sparse_optim",)),
-    ("DTYPE_MISMATCH", ("Can't convert result type",), ("binary", "optim")),
-    ("SHAPE_MISMATCH", ("operands have incompatible sizes",), ("binary",)),
+    ("DTYPE_MISMATCH", ("Can't convert result type",), None),
+    ("SHAPE_MISMATCH", ("operands have incompatible sizes",), None),
     ("SHAPE_MISMATCH", ("data.size() must equal mask.size()",), ("masked",)),
     ("LAYOUT_MISMATCH", ("reduction operations on CSR tensors with keepdim=False",),
      ("masked_fn",)),

@@ -95,7 +95,10 @@ _CLASSES = (
     ("MASK_MISMATCH", ("Input masks must match",)),
     ("DTYPE_MISMATCH", ("not implemented for '", "identity of", "with a bool tensor",
                         "Could not infer output dtype", "not supported in MaskedTensor",
-                        "can't be cast to the desired output type")),
+                        "can't be cast to the desired output type",
+                        # a result dtype torch cannot write back: binary's, optim's and
+                        # sparse_mask's (SPC-7) refusal alike
+                        "Can't convert result type")),
     ("LAYOUT_MISMATCH", ("Could not run 'aten::", "unsupported tensor layout",
                          "Cannot get indices on an uncoalesced tensor", "must have the same layout",
                          "requires coalesced input",
@@ -105,7 +108,10 @@ _CLASSES = (
                          "__torch_function__ handlers returned NotImplemented",
                          "NotImplementedError")),
     ("INDEX_OUT_OF_RANGE", ("IndexError", "Dimension out of range")),
-    ("SHAPE_MISMATCH", ("must match the size of tensor b", "must have the same size")),
+    # one message, one class in every family: sparse_mask's size check is
+    # SHAPE_MISMATCH in mul (binary) and in sparse_mask itself (SPC-7)
+    ("SHAPE_MISMATCH", ("must match the size of tensor b", "must have the same size",
+                        "operands have incompatible sizes")),
 )
 
 

@@ -624,7 +624,7 @@ mt_status mt_cpu_sparse_mask(mt_call *call, mt_error *err) {
                   "%s: sparse_mask_sparse_compressed expects mask to have sparse compressed "
                   "layout, got Sparse", op);
   if (m->ndim != x->ndim || !mt_shape_equal(m, x))
-    return mt_err(err, MT_INVALID_ARGUMENT, "%s: the mask's shape %s differs from self's %s", op,
+    return mt_err(err, MT_SHAPE_MISMATCH, "%s: the mask's shape %s differs from self's %s", op,
                   mt_shape_str(m->ndim, m->shape, a, sizeof a),
                   mt_shape_str(x->ndim, x->shape, b, sizeof b));
   if (mt_kind_is_compressed(x->kind)) {
@@ -633,7 +633,7 @@ mt_status mt_cpu_sparse_mask(mt_call *call, mt_error *err) {
   }
   if (x->kind == MT_KIND_COO && mt_kind_is_compressed(m->kind) && !mt_dtype_is_float(x->dtype)) {
     /* torch computes this pair through a float multiply by the mask */
-    st = mt_err(err, MT_INVALID_ARGUMENT,
+    st = mt_err(err, MT_DTYPE_MISMATCH,
                 "%s: Can't convert result type Float to output %s (a %s COO self with a %s mask)",
                 op, mt_dtype_name(x->dtype), mt_dtype_name(x->dtype), mt_kind_name(m->kind));
     goto out;

@@ -83,9 +83,8 @@ LOCAL_CLASSES = (
     ("SHAPE_MISMATCH", ("expected sizes of 'self' and 'other' to match",
                         "to have same size, but self has size",
                         "expects sparse inputs with equal dimensionality",
-                        "Expected input tensors to have the same shape",
-                        "sparse_mask(): operands have incompatible sizes")),
-    ("DTYPE_MISMATCH", ("Can't convert result type", "must match dtype of sparse tensor",
+                        "Expected input tensors to have the same shape")),
+    ("DTYPE_MISMATCH", ("must match dtype of sparse tensor",
                         "expected scalar type", "with two bool tensors")),
 )
 
