@@ -1423,6 +1423,48 @@ static int valid_case_id(const char *id) {
   return 1;
 }
 
+/* How a file to open is named in its errors (each message is
+ * before + path + after), and which kinds are refused before HDF5 sees them. */
+typedef struct h5_file_kind {
+  const char *no_stat[2]; /* then ": <strerror>" */
+  const char *refused[2]; /* a directory (golden) / not a regular file (response) */
+  int regular_only;       /* refuse every non-regular file, not only directories */
+  const char *no_read[2]; /* then ": <strerror>" */
+} h5_file_kind;
+
+static const h5_file_kind GOLDEN_FILE = {{"cannot open golden file ", ""},
+                                         {"golden file ", " is a directory"}, 0,
+                                         {"cannot read golden file ", ""}};
+static const h5_file_kind RESPONSE_FILE = {{"", ""}, {"", ": not a regular file"}, 1,
+                                           {"", ": cannot read it"}};
+
+/* r->file exists, is readable, is not refused by kind, carries the HDF5
+ * signature, and opens read-only: *fid. IO_ERROR or INVALID_FORMAT naming
+ * the file otherwise. */
+static mt_status h5_open_checked(const rd *r, const h5_file_kind *kind, hid_t *fid) {
+  const char *path = r->file;
+  struct stat sb;
+  *fid = -1;
+  mt__h5_quiet();
+  if (stat(path, &sb) != 0)
+    return mt_err(r->err, MT_IO_ERROR, "%s%s%s: %s", kind->no_stat[0], path, kind->no_stat[1],
+                  strerror(errno));
+  if (kind->regular_only ? !S_ISREG(sb.st_mode) : S_ISDIR(sb.st_mode))
+    return mt_err(r->err, MT_IO_ERROR, "%s%s%s", kind->refused[0], path, kind->refused[1]);
+  if (access(path, R_OK) != 0)
+    return mt_err(r->err, MT_IO_ERROR, "%s%s%s: %s", kind->no_read[0], path, kind->no_read[1],
+                  strerror(errno));
+  if (H5Fis_hdf5(path) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return mt_err(r->err, MT_INVALID_FORMAT,
+                  "%s: not an HDF5 file (no HDF5 signature; %lld bytes)", path,
+                  (long long)sb.st_size);
+  }
+  if ((*fid = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT)) < 0)
+    return rd_h5fail(r, "", "cannot open as HDF5 (corrupt or truncated file?)");
+  return MT_OK;
+}
+
 mt_status mt_golden_open(const char *path, mt_golden_file **out, mt_error *err) {
   mt_status st = MT_OK;
   mt_golden_file *f = NULL;
@@ -1431,31 +1473,14 @@ mt_status mt_golden_open(const char *path, mt_golden_file **out, mt_error *err) 
   mt_error local;
   if (!err) err = &local;
   rd r = {path, NULL, err};
-  struct stat sb;
   *out = NULL;
-  mt__h5_quiet();
-  if (stat(path, &sb) != 0)
-    return mt_err(err, MT_IO_ERROR, "cannot open golden file %s: %s", path, strerror(errno));
-  if (S_ISDIR(sb.st_mode))
-    return mt_err(err, MT_IO_ERROR, "golden file %s is a directory", path);
-  if (access(path, R_OK) != 0)
-    return mt_err(err, MT_IO_ERROR, "cannot read golden file %s: %s", path, strerror(errno));
-  htri_t is5 = H5Fis_hdf5(path);
-  if (is5 <= 0) {
-    H5Eclear2(H5E_DEFAULT);
-    return mt_err(err, MT_INVALID_FORMAT, "%s: not an HDF5 file (no HDF5 signature; %lld bytes)",
-                  path, (long long)sb.st_size);
-  }
   if (!(f = calloc(1, sizeof *f)) || !(f->path = xstrdup(path))) {
     free(f);
     return mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", path);
   }
   f->h5 = -1;
-  hid_t fid = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (fid < 0) {
-    st = rd_h5fail(&r, "", "cannot open as HDF5 (corrupt or truncated file?)");
-    goto out;
-  }
+  hid_t fid;
+  if ((st = h5_open_checked(&r, &GOLDEN_FILE, &fid)) != MT_OK) goto out;
   f->h5 = (int64_t)fid;
   /* Root attributes. */
   if ((st = attr_string(&r, fid, "/", "format", 0, &f->meta.format)) != MT_OK) goto out;
@@ -1531,22 +1556,10 @@ mt_status mt_golden_read_outputs(const char *path, int *n_out, mt_tensor ***out,
   mt_error local;
   if (!err) err = &local;
   rd r = {path, NULL, err};
-  struct stat sb;
   *n_out = 0;
   *out = NULL;
-  mt__h5_quiet();
-  if (stat(path, &sb) != 0) return mt_err(err, MT_IO_ERROR, "%s: %s", path, strerror(errno));
-  if (!S_ISREG(sb.st_mode)) return mt_err(err, MT_IO_ERROR, "%s: not a regular file", path);
-  if (access(path, R_OK) != 0)
-    return mt_err(err, MT_IO_ERROR, "%s: cannot read it: %s", path, strerror(errno));
-  htri_t is5 = H5Fis_hdf5(path);
-  if (is5 <= 0) {
-    H5Eclear2(H5E_DEFAULT);
-    return mt_err(err, MT_INVALID_FORMAT, "%s: not an HDF5 file (no HDF5 signature; %lld bytes)",
-                  path, (long long)sb.st_size);
-  }
-  hid_t fid = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (fid < 0) return rd_h5fail(&r, "", "cannot open as HDF5 (corrupt or truncated file?)");
+  hid_t fid;
+  if ((st = h5_open_checked(&r, &RESPONSE_FILE, &fid)) != MT_OK) return st;
   st = read_list(&r, fid, "outputs", 1, MT_MAX_OUTPUTS, n_out, out);
   if (st == MT_OK && *n_out == 0) {
     free(*out);
