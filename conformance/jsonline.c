@@ -333,37 +333,42 @@ const char *mt_json_get_str(const mt_json_object *o, const char *name) {
   return f && f->type == MT_JSON_STRING ? f->s : NULL;
 }
 
-int mt_json_quote(char *buf, size_t len, const char *s) {
-  size_t n = 0;
-#define PUT(ch)                  \
-  do {                           \
-    if (n + 1 >= len) return -1; \
-    buf[n++] = (ch);             \
-  } while (0)
-  PUT('"');
-  for (const unsigned char *q = (const unsigned char *)s; *q; q++) {
-    const char *esc = NULL;
-    switch (*q) {
-      case '"': esc = "\\\""; break;
-      case '\\': esc = "\\\\"; break;
-      case '\n': esc = "\\n"; break;
-      case '\r': esc = "\\r"; break;
-      case '\t': esc = "\\t"; break;
-      default: break;
-    }
-    if (esc) {
-      PUT(esc[0]);
-      PUT(esc[1]);
-    } else if (*q < 0x20 || *q == 0x7f) {
-      if (n + 7 >= len) return -1;
-      n += (size_t)snprintf(buf + n, len - n, "\\u%04x", *q);
-    } else {
-      PUT((char)*q);
+void mt_json_string(FILE *f, const char *s) {
+  if (!s) {
+    fputs("null", f);
+    return;
+  }
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    switch (*p) {
+      case '"': fputs("\\\"", f); break;
+      case '\\': fputs("\\\\", f); break;
+      case '\n': fputs("\\n", f); break;
+      case '\r': fputs("\\r", f); break;
+      case '\t': fputs("\\t", f); break;
+      default:
+        if (*p < 0x20 || *p == 0x7f)
+          fprintf(f, "\\u%04x", *p);
+        else
+          fputc(*p, f);
     }
   }
-  PUT('"');
-#undef PUT
-  buf[n] = 0;
+  fputc('"', f);
+}
+
+
+int mt_json_quote(char *buf, size_t len, const char *s) {
+  char *q = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&q, &n);
+  if (!f) return -1;
+  mt_json_string(f, s);
+  if (fclose(f) != 0 || n + 1 > len) {
+    free(q);
+    return -1;
+  }
+  memcpy(buf, q, n + 1);
+  free(q);
   return (int)n;
 }
 

@@ -4,6 +4,7 @@
 #define MT_CONF_JSONLINE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,7 +41,9 @@ void mt_json_object_free(mt_json_object *o);
 const mt_json_field *mt_json_get(const mt_json_object *o, const char *name);
 /* The string value of name, NULL when absent or not a string. */
 const char *mt_json_get_str(const mt_json_object *o, const char *name);
-/* s as a JSON string (quotes and escapes) into buf; returns the length
+/* s as a JSON string, with quotes and escapes, into f; NULL -> null. */
+void mt_json_string(FILE *f, const char *s);
+/* The same into buf; returns the length
  * written, or -1 when it does not fit. */
 int mt_json_quote(char *buf, size_t len, const char *s);
 

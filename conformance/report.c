@@ -199,29 +199,6 @@ const char *mt_report_junit(const mt_report *r, mt_case_status s) {
 
 /* ---- JSON --------------------------------------------------------------------------- */
 
-void mt_json_string(FILE *f, const char *s) {
-  if (!s) {
-    fputs("null", f);
-    return;
-  }
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    switch (*p) {
-      case '"': fputs("\\\"", f); break;
-      case '\\': fputs("\\\\", f); break;
-      case '\n': fputs("\\n", f); break;
-      case '\r': fputs("\\r", f); break;
-      case '\t': fputs("\\t", f); break;
-      default:
-        if (*p < 0x20 || *p == 0x7f)
-          fprintf(f, "\\u%04x", *p);
-        else
-          fputc(*p, f);
-    }
-  }
-  fputc('"', f);
-}
-
 void mt_sh_quote(FILE *f, const char *s) {
   static const char plain[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./=:,+@%-";

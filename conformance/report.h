@@ -41,6 +41,7 @@
 
 #include "mt_core.h"
 #include "case.h"
+#include "jsonline.h" /* mt_json_string */
 
 #ifdef __cplusplus
 extern "C" {
@@ -133,7 +134,6 @@ mt_status mt_report_write_json(FILE *f, const mt_report *r, mt_error *err);
 mt_status mt_report_write_junit(FILE *f, const mt_report *r, mt_error *err);
 
 /* Escaping, exposed for tests. */
-void mt_json_string(FILE *f, const char *s); /* with quotes; NULL -> null */
 void mt_xml_text(FILE *f, const char *s);    /* escaped for text and attributes */
 /* s as one shell word: as is when it holds only [A-Za-z0-9_./=:,+@%-] (and
  * is not empty), else in single quotes. */
