@@ -14,13 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "forkrun.h"
+#include "golden_guard.h"
 #include "golden_io.h"
 
 #ifndef MTCS_VERSION
@@ -32,7 +32,6 @@
 /* ---- the adapter ------------------------------------------------------------------- */
 
 #define MT_ADAPTER_ERR_LINE 4096
-#define MT_ADAPTER_MAX_LOSSES 100000
 
 struct mt_adapter {
   mt_adapter_opts o;
@@ -521,57 +520,24 @@ static mt_status start(mt_adapter *a, mt_error *err) {
 
 /* ---- requests --------------------------------------------------------------------------- */
 
-/* The response file, parsed in a child first: a file that crashes or hangs
- * libhdf5 becomes an error naming it, never a signal in mtcs. */
-typedef struct parse_report {
-  int32_t status;
-  char msg[MT_MSG_LEN];
-} parse_report;
-
-static int parse_child(int fd, void *ctx) {
-  struct rlimit no_core = {0, 0};
-  setrlimit(RLIMIT_CORE, &no_core);
-  parse_report rep;
-  mt_error e = {0};
-  int n = 0;
+/* A response file read and thrown away: how mt_parse_isolated checks it
+ * in a child first, so that a file that crashes or hangs libhdf5 becomes an
+ * error naming it, never a signal in mtcs. */
+static mt_status parse_response(const char *path, int *n, mt_error *err) {
   mt_tensor **out = NULL;
-  memset(&rep, 0, sizeof rep);
-  rep.status = (int32_t)mt_golden_read_outputs((const char *)ctx, &n, &out, &e);
-  if (rep.status != MT_OK) snprintf(rep.msg, sizeof rep.msg, "%s", e.msg);
-  for (int k = 0; k < n; k++) mt_tensor_free(out[k]);
+  mt_status st = mt_golden_read_outputs(path, n, &out, err);
+  for (int k = 0; k < *n; k++) mt_tensor_free(out[k]);
   free(out);
-  return mt_write_all(fd, &rep, sizeof rep) ? 3 : 0;
+  return st;
 }
 
 static mt_status read_response(const mt_adapter *a, const char *path, mt_call *call,
                                mt_error *err) {
-  parse_report rep;
-  mt_fork_result fr;
-  char sig[32];
   int n = 0;
   mt_tensor **out = NULL;
-  if (mt_fork_run(parse_child, (void *)path, a->o.case_timeout_s, &rep, sizeof rep, &fr, err) !=
-      MT_OK)
-    return mt_err_prefix(err, "%s: cannot check the file", path);
-  if (fr.timed_out)
-    return mt_err(err, MT_INVALID_FORMAT, "%s: corrupt file (reading it took more than %g s)", path,
-                  a->o.case_timeout_s);
-  if (fr.signal)
-    return mt_err(err, MT_INVALID_FORMAT,
-                  "%s: corrupt file (the HDF5 library crashed reading "
-                  "it: %s)",
-                  path, mt_signal_name(fr.signal, sig, sizeof sig));
-  if (fr.got < sizeof rep || fr.exit_code != 0)
-    return mt_err(err, MT_INVALID_FORMAT,
-                  "%s: corrupt file (the process reading it exited with "
-                  "status %d and no report)",
-                  path, fr.exit_code);
-  if (rep.status != MT_OK) {
-    rep.msg[sizeof rep.msg - 1] = 0;
-    return mt_err(err, (mt_status)rep.status, "%s", rep.msg);
-  }
-  mt_status st = mt_golden_read_outputs(path, &n, &out, err);
-  if (st != MT_OK) return st;
+  mt_status st = mt_parse_isolated(path, parse_response, a->o.case_timeout_s,
+                                   "--case-timeout sets the limit", NULL, NULL, err);
+  if (st != MT_OK || (st = mt_golden_read_outputs(path, &n, &out, err)) != MT_OK) return st;
   call->n_out = n;
   for (int k = 0; k < n; k++) call->out[k] = out[k];
   free(out);

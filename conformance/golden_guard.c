@@ -100,38 +100,41 @@ typedef struct report {
   char msg[MT_MSG_LEN];
 } report;
 
+typedef struct parse_job {
+  const char *path;
+  mt_file_parse_fn parse;
+} parse_job;
+
 /* The child: parse, then the report. */
 static int child_main(int fd, void *ctx) {
+  const parse_job *job = ctx;
   struct rlimit no_core = {0, 0};
   setrlimit(RLIMIT_CORE, &no_core); /* a crash here is expected: no core files */
   report rep;
   mt_error e = {0};
   memset(&rep, 0, sizeof rep);
   int n = 0;
-  rep.status = (int32_t)mt_golden_parse_all((const char *)ctx, &n, &e);
+  rep.status = (int32_t)job->parse(job->path, &n, &e);
   rep.n_cases = n;
   if (rep.status != MT_OK) snprintf(rep.msg, sizeof rep.msg, "%s", e.msg);
   return mt_write_all(fd, &rep, sizeof rep) ? 3 : 0;
 }
 
-mt_status mt_golden_parse_isolated(const char *path, double timeout_s, int *crashed, int *n_cases,
-                                   mt_error *err) {
+mt_status mt_parse_isolated(const char *path, mt_file_parse_fn parse, double timeout_s,
+                            const char *limit_hint, int *crashed, int *count, mt_error *err) {
   report rep;
   mt_fork_result fr;
+  parse_job job = {path, parse};
   if (crashed) *crashed = 0;
-  if (n_cases) *n_cases = 0;
-  if (!(timeout_s > 0)) {
-    const char *env = getenv("MTCS_CHECK_TIMEOUT");
-    timeout_s = env && atof(env) > 0 ? atof(env) : MT_GOLDEN_CHECK_TIMEOUT_S;
-  }
-  if (mt_fork_run(child_main, (void *)path, timeout_s, &rep, sizeof rep, &fr, err) != MT_OK)
+  if (count) *count = 0;
+  if (mt_fork_run(child_main, &job, timeout_s, &rep, sizeof rep, &fr, err) != MT_OK)
     return mt_err_prefix(err, "%s: cannot check the file", path);
   if (fr.timed_out) {
     if (crashed) *crashed = -1;
     return mt_err(err, MT_INVALID_FORMAT,
                   "%s: corrupt file (reading it took more than %g s; the reader was killed; "
-                  "MTCS_CHECK_TIMEOUT sets the limit)",
-                  path, timeout_s);
+                  "%s)",
+                  path, timeout_s, limit_hint);
   }
   if (fr.signal) {
     char buf[32];
@@ -145,12 +148,22 @@ mt_status mt_golden_parse_isolated(const char *path, double timeout_s, int *cras
                   "%s: corrupt file (the process reading it exited with status %d and no report)",
                   path, fr.exit_code);
   }
-  if (n_cases) *n_cases = rep.n_cases;
+  if (count) *count = rep.n_cases;
   if (rep.status != MT_OK) {
     rep.msg[sizeof rep.msg - 1] = 0;
     return mt_err(err, (mt_status)rep.status, "%s", rep.msg);
   }
   return MT_OK;
+}
+
+mt_status mt_golden_parse_isolated(const char *path, double timeout_s, int *crashed, int *n_cases,
+                                   mt_error *err) {
+  if (!(timeout_s > 0)) {
+    const char *env = getenv("MTCS_CHECK_TIMEOUT");
+    timeout_s = env && atof(env) > 0 ? atof(env) : MT_GOLDEN_CHECK_TIMEOUT_S;
+  }
+  return mt_parse_isolated(path, mt_golden_parse_all, timeout_s,
+                           "MTCS_CHECK_TIMEOUT sets the limit", crashed, n_cases, err);
 }
 
 /* ---- both ---------------------------------------------------------------------------- */

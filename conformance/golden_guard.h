@@ -44,6 +44,16 @@ mt_status mt_golden_manifest_check(const char *path, const char *golden_dir, int
 mt_status mt_golden_parse_isolated(const char *path, double timeout_s, int *crashed, int *n_cases,
                                    mt_error *err);
 
+/* Any reader of an untrusted HDF5 file, run the same way: parse(path,
+ * &count, err) in a forked child under timeout_s; a child killed by a
+ * signal, still running at the deadline (limit_hint names what sets the
+ * limit) or ending without a report is INVALID_FORMAT "<path>: corrupt
+ * file (...)"; else the child's own status and message. *crashed and
+ * *count as for mt_golden_parse_isolated. Adapter responses use it. */
+typedef mt_status (*mt_file_parse_fn)(const char *path, int *count, mt_error *err);
+mt_status mt_parse_isolated(const char *path, mt_file_parse_fn parse, double timeout_s,
+                            const char *limit_hint, int *crashed, int *count, mt_error *err);
+
 /* 2 in this process, for the fuzzer and for --no-fork debugging: open,
  * load every case, close. */
 mt_status mt_golden_parse_all(const char *path, int *n_cases, mt_error *err);
