@@ -193,6 +193,14 @@ static void validate_usage(FILE *f) {
       f);
 }
 
+/* v as a finite number of seconds > 0 in *t: 0, else -1. */
+static int seconds_of(const char *v, double *t) {
+  char *end = NULL;
+  errno = 0;
+  *t = v ? strtod(v, &end) : NAN;
+  return v && !errno && !*end && *t > 0 && isfinite(*t) ? 0 : -1;
+}
+
 static int usage_error(const char *cmd, const char *fmt, const char *arg) {
   fprintf(stderr, "mtcs%s%s: ", cmd ? " " : "", cmd ? cmd : "");
   fprintf(stderr, fmt, arg);
@@ -491,10 +499,8 @@ int main(int argc, char **argv) {
     }
     if (is_validate && (OPT("--case-timeout", 1) || OPT("--hello-timeout", 1))) {
       int hello = !strncmp(a, "--hello-timeout", 15);
-      char *end = NULL;
-      errno = 0;
-      double t = v ? strtod(v, &end) : NAN;
-      if (!v || errno || *end || !(t > 0) || !isfinite(t))
+      double t;
+      if (seconds_of(v, &t))
         BAD(cmd, hello ? "--hello-timeout needs a number of seconds > 0, not '%s'"
                        : "--case-timeout needs a number of seconds > 0, not '%s'", v ? v : "");
       *(hello ? &o.hello_timeout_s : &o.case_timeout_s) = t;
@@ -561,12 +567,8 @@ int main(int argc, char **argv) {
       if (!v) BAD(cmd, "%s needs a directory", "--repro-dir");
       o.repro_dir = v;
     } else if (OPT("--timeout", 1)) {
-      char *end = NULL;
-      errno = 0;
-      double t = v ? strtod(v, &end) : NAN;
-      if (!v || errno || *end || !(t > 0) || !isfinite(t))
+      if (seconds_of(v, &o.run.timeout_s))
         BAD(cmd, "--timeout needs a number of seconds > 0, not '%s'", v ? v : "");
-      o.run.timeout_s = t;
     } else if (is_run && !strcmp(a, "--no-fork")) {
       o.run.no_fork = 1;
     } else if (is_exec && (!strcmp(a, "-v") || !strcmp(a, "--verbose"))) {
