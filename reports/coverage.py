@@ -41,7 +41,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
 import runreport  # noqa: E402  (reports/, beside this script)
@@ -457,40 +456,6 @@ def render_failure(A, f, html_dir):
     return "".join(parts)
 
 
-# ---- writing -------------------------------------------------------------------
-
-def write_atomically(items):
-    """items: [(path, text)]; every file is written to a temporary name
-    beside its target first, then all are renamed."""
-    temps = []
-    try:
-        for path, text in items:
-            d = os.path.dirname(os.path.abspath(path))
-            fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=d)
-            temps.append((tmp, path))
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.chmod(tmp, 0o666 & ~_umask())
-        for tmp, path in temps:
-            os.replace(tmp, path)
-        temps = []
-    except OSError as e:
-        raise CoverageError("cannot write %s: %s" % (getattr(e, "filename", None) or "output",
-                                                     e.strerror or e))
-    finally:
-        for tmp, _ in temps:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-
-
-def _umask():
-    m = os.umask(0)
-    os.umask(m)
-    return m
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(
         prog="coverage.py",
@@ -521,7 +486,7 @@ def main(argv=None):
             html_dir = os.path.dirname(os.path.abspath(args.html_out))
             items.append((args.html_out, render_html(model, html_dir, args.title,
                                                      args.json_out)))
-        write_atomically(items)
+        runreport.write_atomically(items)
     except (CoverageError, runreport.ReportError) as e:
         print("coverage.py: %s" % e, file=sys.stderr)
         return EXIT_USAGE

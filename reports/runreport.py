@@ -1,9 +1,12 @@
 """runreport.py - reading the JSON reports of `mtcs run` / `mtcs validate`
-(conformance/report.h), shared by coverage.py and verdicts.py.
+(conformance/report.h), and writing what is made of them, shared by
+coverage.py and verdicts.py.
 
 Standard library only.
 """
 import json
+import os
+import tempfile
 
 
 class ReportError(Exception):
@@ -54,3 +57,39 @@ def incomplete_note(rep):
     if not parts and rep.get("complete") is False:
         parts = ["the run did not complete"]
     return "; ".join(parts)
+
+
+def write_atomically(items):
+    """items: [(path, text)]. Every file is written to a temporary name beside
+    its target first, then all are renamed: a failure leaves every target as
+    it was and no temporary file. A file keeps the mode of the one it
+    replaces; a new one gets 0666 less the umask. ReportError naming the
+    file on failure."""
+    temps = []
+    path = None
+    try:
+        for path, text in items:
+            d = os.path.dirname(os.path.abspath(path))
+            fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=d)
+            temps.append((tmp, path))
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o666 & ~_umask()
+            os.chmod(tmp, mode)
+        for tmp, path in temps:
+            os.replace(tmp, path)
+        temps = []
+    except OSError as e:
+        raise ReportError("cannot write %s: %s" % (path or "output", e.strerror or e))
+    finally:
+        for tmp, _ in temps:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _umask():
+    m = os.umask(0)
+    os.umask(m)
+    return m

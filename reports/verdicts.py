@@ -42,7 +42,6 @@ import os
 import re
 import shlex
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
 import runreport  # noqa: E402  (reports/, beside this script)
@@ -219,27 +218,6 @@ def replace_block(text, section, path):
     return text[:i + len(BEGIN)] + "\n" + section + text[j:]
 
 
-def write_atomically(path, text):
-    d = os.path.dirname(os.path.abspath(path))
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), dir=d)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o644
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-        tmp = None
-    except OSError as e:
-        raise VerdictError("cannot write %s: %s" % (path, e.strerror or e))
-    finally:
-        if tmp:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(
         prog="verdicts.py",
@@ -265,10 +243,8 @@ def main(argv=None):
                     readme = replace_block(f.read(), section, args.readme)
             except OSError as e:
                 raise VerdictError("%s: cannot read: %s" % (args.readme, e.strerror or e))
-        if args.out:
-            write_atomically(args.out, section)
-        if readme is not None:
-            write_atomically(args.readme, readme)
+        runreport.write_atomically(([(args.out, section)] if args.out else [])
+                                   + ([(args.readme, readme)] if readme is not None else []))
     except (VerdictError, runreport.ReportError) as e:
         print("verdicts.py: %s" % e, file=sys.stderr)
         return EXIT_USAGE
