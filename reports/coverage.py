@@ -65,10 +65,6 @@ KIND_RANK = {k: i for i, k in enumerate(
 PROFILE_ORDER = ("torch", "numpy_ma")
 
 
-class CoverageError(Exception):
-    pass
-
-
 def status_group(status):
     return STATUS_GROUP.get(status, "failed")
 
@@ -487,7 +483,7 @@ def main(argv=None):
             items.append((args.html_out, render_html(model, html_dir, args.title,
                                                      args.json_out)))
         runreport.write_atomically(items)
-    except (CoverageError, runreport.ReportError) as e:
+    except runreport.ReportError as e:
         print("coverage.py: %s" % e, file=sys.stderr)
         return EXIT_USAGE
     if not args.quiet:
