@@ -43,6 +43,10 @@ class Case:
     #   "opinfo:sin:sample:3" (mtgen/opinfo.py); absent = our own corner case
     profile: str = "torch"                       # the rule set the case expects:
     #   "torch" or "numpy_ma" (run calls numpy.ma, families/numpy_ma.py)
+    backward: bool = False                       # a gradient case (format 3,
+    #   mtgen/grad.py): run's outputs are backpropagated with seeded grad_outputs;
+    #   what is recorded is each input's .grad (error_class: torch's refusal of
+    #   the backward; the forward must succeed)
 
 
 @dataclass
@@ -53,6 +57,9 @@ class Result:
     outputs: list = field(default_factory=list)
     torch_error: str | None = None
     rules: tuple = ()
+    grad_outputs: list = field(default_factory=list)  # backward cases: upstream gradients
+    grads: list = field(default_factory=list)         # backward cases: input k's .grad or None
+    requires_grad: tuple = ()                         # backward cases: the leaf inputs
 
 
 class Surprise(Exception):

@@ -15,6 +15,9 @@ def torch_error_text(e: BaseException) -> str:
 
 def run_case(case: Case, k: int) -> Result:
     """Runs `case`, the k-th case of its op in its family (picks the poison)."""
+    if case.backward:
+        from .grad import run_backward
+        return run_backward(case, k, torch_error_text)
     inputs = case.build(case_rng(case.id))
     poison = "none"
     if case.poison:

@@ -12,7 +12,7 @@ from torch.masked import MaskedTensor
 
 from .model import DTYPE_NAMES, Result
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3  # 3: gradient cases (backward, grad_outputs/, grads/)
 GOLDEN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -151,7 +151,16 @@ def write_case(cases_group, res: Result):
         g.attrs["check_masked_out"] = np.int64(1)
     if checks_structure(res.rules):
         g.attrs["check_structure"] = np.int64(1)
-    for name, tensors in (("inputs", res.inputs), ("outputs", res.outputs)):
+    lists = (("inputs", res.inputs), ("outputs", res.outputs))
+    if c.backward:  # format 3: no outputs; grads/<k> only where torch gave one
+        g.attrs["backward"] = np.int64(1)
+        g.attrs["requires_grad"] = ",".join(str(k) for k in res.requires_grad)
+        lists = (("inputs", res.inputs), ("grad_outputs", res.grad_outputs))
+        sub = g.create_group("grads")
+        for k, x in enumerate(res.grads):
+            if x is not None:
+                write_tensor(sub.create_group(str(k)), x)
+    for name, tensors in lists:
         sub = g.create_group(name)
         for k, x in enumerate(tensors):
             write_tensor(sub.create_group(str(k)), x)
@@ -264,17 +273,17 @@ def cases_differ(old_path, new_path):
                 if _same_object(x, b[path]):
                     continue
                 parts = path.split("/")
-                if (len(parts) > 3 and parts[1] == "outputs" and x[1] is not None
+                if (len(parts) > 3 and parts[1] in ("outputs", "grads") and x[1] is not None
                         and x[1][1] == "f" and _same_object(x[:3] + (None,), b[path][:3] + (None,))):
-                    loose.add(parts[2])
+                    loose.add((parts[1], parts[2]))
                     continue
                 return f"{cid}{path}: differs"
             tol = old[cid].attrs["tolerance"]
             cmo = bool(old[cid].attrs.get("check_masked_out", 0))
-            for k in sorted(loose):
-                g = old[cid]["outputs"][k]
-                why = first_difference(read_tensor(new[cid]["outputs"][k]), read_tensor(g), tol,
-                                       check_masked_out=cmo, where=f"outputs/{k}")
+            for grp, k in sorted(loose):
+                g = old[cid][grp][k]
+                why = first_difference(read_tensor(new[cid][grp][k]), read_tensor(g), tol,
+                                       check_masked_out=cmo, where=f"{grp}/{k}")
                 if why:
                     return f"{cid}: {why}"
     return None

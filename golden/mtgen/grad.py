@@ -1,0 +1,212 @@
+"""Gradient cases (golden format 3, spec/golden-format.md "Gradient cases").
+
+A backward case runs its op's forward on leaf inputs (every floating
+tensor input requires grad: a dense tensor, a MaskedTensor, a sparse one),
+calls torch.autograd.backward(outputs, grad_outputs) with seeded upstream
+gradients of the outputs' own kind and layout (a MaskedTensor's carries the
+output's mask; a sparse one the output's indices), and records each leaf's
+`.grad` as torch made it (MaskedTensor, dense, COO, CSR ...), None where
+torch gives none. Masked-out data of the upstream gradients is poisoned like
+the inputs' (the runner's MASK-9 re-runs reach them too).
+"""
+import torch
+from torch.masked import MaskedTensor, masked_tensor
+
+from .inputs import as_dense, to_f64
+from .model import Case, Result, Surprise, case_rng
+from .poison import apply_poison
+from .tolerance import within
+
+
+def _floating(x):
+    t = x.get_data() if isinstance(x, MaskedTensor) else x
+    return isinstance(t, torch.Tensor) and t.is_floating_point()
+
+
+def leaf(x):
+    """x as a fresh leaf that requires grad (floating tensors), else x."""
+    if not _floating(x):
+        return x
+    if isinstance(x, MaskedTensor):
+        return masked_tensor(x.get_data().clone(), x.get_mask().clone(), requires_grad=True)
+    return x.detach().clone().requires_grad_(True)
+
+
+def _like(t, g):
+    """A tensor of t's layout, shape and structure with seeded values."""
+    dt = t.dtype
+    if t.layout == torch.strided:
+        return torch.randn(t.shape, generator=g, dtype=torch.float64).to(dt)
+    if t.layout == torch.sparse_coo:
+        v = t._values()
+        out = torch.sparse_coo_tensor(t._indices().clone(),
+                                      torch.randn(v.shape, generator=g,
+                                                  dtype=torch.float64).to(dt), t.shape)
+        return out._coalesced_(t.is_coalesced())
+    v = t.values()
+    vals = torch.randn(v.shape, generator=g, dtype=torch.float64).to(dt)
+    if t.layout in (torch.sparse_csr, torch.sparse_bsr):
+        return torch.sparse_compressed_tensor(t.crow_indices().clone(), t.col_indices().clone(),
+                                              vals, t.shape, layout=t.layout)
+    return torch.sparse_compressed_tensor(t.ccol_indices().clone(), t.row_indices().clone(),
+                                          vals, t.shape, layout=t.layout)
+
+
+def grad_like(out, g):
+    """The seeded upstream gradient of a forward output: its kind, layout,
+    dtype and shape (a MaskedTensor's with the output's mask)."""
+    if isinstance(out, MaskedTensor):
+        return masked_tensor(_like(out.get_data().detach(), g), out.get_mask().clone())
+    if not isinstance(out, torch.Tensor):
+        raise Surprise(f"output {out!r} is not a tensor: no gradient flows from it")
+    return _like(out.detach(), g)
+
+
+def backward(case, inputs, gouts_of=None):
+    """(leaves, outputs, grad_outputs, grads) of case on inputs; raises what
+    torch's backward raises. gouts_of(outputs): the upstream gradients
+    (default: seeded from the case id, unpoisoned)."""
+    leaves = [leaf(x) for x in inputs]
+    outs = case.run(leaves, case.kwargs)
+    if gouts_of is None:
+        g = case_rng(case.id + "/grad_outputs")
+        gouts = [grad_like(o, g) for o in outs]
+    else:
+        gouts = gouts_of(outs)
+    torch.autograd.backward(list(outs), list(gouts))
+    grads = [x.grad if _floating(x) and isinstance(x, torch.Tensor) else None for x in leaves]
+    return leaves, outs, gouts, grads
+
+
+def run_backward(case: Case, k: int, torch_error_text) -> Result:
+    """Runs a backward case (the k-th of its op: picks the poison)."""
+    inputs = case.build(case_rng(case.id))
+    poison = "none"
+    if case.poison:
+        inputs, poison = apply_poison(inputs, case.op, k)
+    res = Result(case, inputs, poison, rules=case.rules)
+    res.requires_grad = tuple(i for i, x in enumerate(inputs) if _floating(x))
+    g = case_rng(case.id + "/grad_outputs")
+
+    def poisoned_gouts(outs):
+        gouts = [grad_like(o, g) for o in outs]
+        if case.poison:
+            gouts, _ = apply_poison(gouts, case.op, k)
+        res.grad_outputs = gouts
+        return gouts
+
+    try:
+        _, _, _, grads = backward(case, inputs, poisoned_gouts)
+    except Exception as e:  # noqa: BLE001 - torch's refusal of the backward is data
+        if not res.grad_outputs:
+            raise Surprise(f"{case.id}: the forward raised {torch_error_text(e)} "
+                           "(a backward case needs a forward that succeeds)") from e
+        if case.error_class is None:
+            raise Surprise(f"{case.id}: declared ok, torch's backward raised "
+                           f"{torch_error_text(e)}") from e
+        res.torch_error = torch_error_text(e)
+        if case.error_match and case.error_match not in res.torch_error:
+            raise Surprise(f"{case.id}: torch raised {res.torch_error!r}, expected "
+                           f"{case.error_match!r}") from e
+        return res
+    if case.error_class is not None:
+        raise Surprise(f"{case.id}: declared error {case.error_class}, torch's backward did "
+                       "not raise")
+    res.grads = [None if x is None else x.detach() if not isinstance(x, MaskedTensor) else x
+                 for x in grads]
+    if all(x is None for x in res.grads):
+        raise Surprise(f"{case.id}: torch gave no input a gradient")
+    check_grad_headroom(case, inputs, res)
+    return res
+
+
+def check_grad_headroom(case, inputs, res):
+    """Surprise unless every float32 gradient lies within half of the case
+    tolerance of the float64 computation (as tolerance.check_headroom does
+    for outputs), where it is compared: a MaskedTensor's under its mask."""
+    if case.tolerance == "exact" or not any(
+            getattr(x, "dtype", None) == torch.float32 for x in inputs):
+        return
+    _, _, _, ref = backward(case, [to_f64(x) for x in inputs],
+                            lambda outs: [to_f64(x) for x in res.grad_outputs])
+    for k, (got, want) in enumerate(zip(res.grads, ref)):
+        if got is None:
+            continue
+        gd = as_dense(got).detach()
+        wd = as_dense(want).detach().to(gd.dtype)
+        gn, wn = gd.numpy(), wd.numpy()
+        if isinstance(got, MaskedTensor):
+            sel = as_dense(got.get_mask()).numpy()
+            gn, wn = gn[sel], wn[sel]
+        if not within(gn, wn, case.tolerance, 0.5).all():
+            raise Surprise(f"{case.id}: grad {k} is not within half of {case.tolerance} of "
+                           "the float64 gradient")
+
+
+# ---- deriving backward cases from forward ones -----------------------------------------
+
+GRAD_TOL = {torch.float32: "rel:1e-4", torch.float64: "rel:1e-10"}
+
+
+def _probe(case):
+    """(differentiable, error) of case's backward on its unpoisoned inputs:
+    differentiable is False when no output is a floating tensor that
+    requires grad (nothing to backpropagate: no case); error is the
+    exception torch's backward raised, or None."""
+    import warnings
+    inputs = case.build(case_rng(case.id))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        leaves = [leaf(x) for x in inputs]
+        try:
+            outs = case.run(leaves, case.kwargs)
+        except Exception:  # noqa: BLE001 - the forward refuses: no backward case
+            return False, None
+        if not outs or not all(_floating(o) and getattr(o, "requires_grad", False)
+                               for o in outs):
+            return False, None
+        try:
+            g = case_rng(case.id + "/grad_outputs")
+            torch.autograd.backward(list(outs), [grad_like(o, g) for o in outs])
+        except Exception as e:  # noqa: BLE001 - torch's refusal is data
+            return True, e
+    return True, None
+
+
+def grad_case(c: Case, rules=(), tolerance=None, classify=None, suffix="grad"):
+    """The backward case of forward case c (same inputs, kwargs, call and
+    source; id `<c.id>.<suffix>`), or None when c's outputs carry no
+    gradient. Its expectation is probed from torch: the gradients, or the
+    refusal's error class (classify(e); default mtgen.sparse.error_class).
+    tolerance: default GRAD_TOL by the first floating input's dtype
+    (c's own when c is exact and every input is float64)."""
+    from . import sparse
+    if c.error_class is not None or c.profile != "torch":
+        return None
+    d = Case(id=f"{c.id}.{suffix}", op=c.op, rules=tuple(rules) or c.rules, tolerance="exact",
+             build=c.build, run=c.run, torch_call=f"{c.torch_call}; backward",
+             kwargs=c.kwargs, poison=c.poison, input_masks=c.input_masks, source=c.source,
+             backward=True)
+    ok, err = _probe(d)
+    if not ok:
+        return None
+    if tolerance is None:
+        dts = [x.get_data().dtype if isinstance(x, MaskedTensor) else x.dtype
+               for x in d.build(case_rng(d.id)) if _floating(x)]
+        tolerance = GRAD_TOL.get(dts[0], "rel:1e-2") if dts else "exact"
+    d.tolerance = tolerance
+    if err is not None:
+        d.error_class = (classify or sparse.error_class)(err)
+    return d
+
+
+def grad_cases(forward, keep=lambda c: True, **kw):
+    """grad_case of every forward case `keep` selects, those that carry a
+    gradient, in order."""
+    out = []
+    for c in forward:
+        if keep(c):
+            d = grad_case(c, **kw)
+            if d is not None:
+                out.append(d)
+    return out
