@@ -235,6 +235,26 @@ static mt_status emit_compressed(const mt_host *h, const char *name, const mt_te
   return MT_OK;
 }
 
+/* A masked gradient of masked input x (dense storage): x's mask, the
+ * gradient under it, 0 elsewhere. */
+static mt_status emit_masked(const mt_host *h, const char *name, const mt_tensor *x, mt_dtype dt,
+                             const double *g, mt_tensor **out, mt_error *err) {
+  mt_tensor *data, *mask;
+  double *m = NULL;
+  mt_status st;
+  if (x->data->kind != MT_KIND_DENSE)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s backward: a masked input of %s storage is not "
+                  "implemented by the CPU backend", name, mt_kind_name(x->data->kind));
+  if ((st = dense_f64(x->mask, &m, err)) != MT_OK) return st;
+  if ((st = mt__cpu_new_masked_dense(h, dt, x->ndim, x->shape, out, &data, &mask, err)) == MT_OK)
+    for (int64_t i = 0, n = mt_numel(x); i < n; i++) {
+      mt__cpu_st(mask->values, MT_bool, i, m[i] != 0.0);
+      mt__cpu_st(data->values, dt, i, m[i] != 0.0 ? g[i] : 0.0);
+    }
+  free(m);
+  return st;
+}
+
 /* The pattern of a product a @ b of two matrices' stored patterns (m x q
  * times q x n), into out (m x n). */
 static void pattern_mm(const uint8_t *a, const uint8_t *b, int64_t m, int64_t q, int64_t n,
@@ -311,6 +331,11 @@ mt_status mt__gs_emit(mt__gs_ctx *c, const mt__gs_pattern *pattern, mt_error *er
     const mt_tensor *x = c->in[k];
     mt_dtype dt = x->kind == MT_KIND_MASKED ? x->data->dtype : x->dtype;
     mt__gs_pattern p = pattern[k];
+    if (x->kind == MT_KIND_MASKED) {
+      if ((st = emit_masked(h, c->name, x, dt, c->g[k], &c->call->out[k], err)) != MT_OK)
+        goto fail;
+      continue;
+    }
     if (p == MT__GS_DENSE) {
       if ((st = emit_dense(h, x, dt, c->g[k], &c->call->out[k], err)) != MT_OK) goto fail;
       continue;
@@ -637,8 +662,13 @@ static mt_status grad_sampled_addmm(mt__gs_ctx *c, mt_error *err) {
 static mt_status grad_softmax_any(mt__gs_ctx *c, int logsm, mt_error *err) {
   const mt_tensor *x = c->in[0];
   int dim = 0;
-  mt_status st = sps_wrap_dim(c->name, mt_kw_int(c->call->kw, "dim", 0), x->ndim, &dim, err);
+  int64_t dim_kw = mt_kw_int(c->call->kw, "dim", 0);
+  mt_status st = sps_wrap_dim(c->name, dim_kw, x->ndim, &dim, err);
   if (st != MT_OK) return st;
+  /* torch 2.15's backward does not wrap a negative dim: its pools then
+   * hold one stored element each, so the sums over the line are the
+   * element's own term (the forward's line is right) */
+  int own = dim_kw < 0;
   if ((st = mt__gs_want(c, 0, err)) != MT_OK) return st;
   uint8_t *pat = malloc((size_t)(c->n[0] ? c->n[0] : 1));
   if (!pat) return mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory", c->name);
@@ -664,7 +694,8 @@ static mt_status grad_softmax_any(mt__gs_ctx *c, int logsm, mt_error *err) {
         int64_t i = base + j * inner;
         if (!pat[i]) continue;
         double y = exp(c->x[0][i] - mx) / se;
-        c->g[0][i] = logsm ? c->go[0][i] - y * sg : y * (c->go[0][i] - sgy);
+        double s1 = own ? c->go[0][i] : sg, sy = own ? c->go[0][i] * y : sgy;
+        c->g[0][i] = logsm ? c->go[0][i] - y * s1 : y * (c->go[0][i] - sy);
       }
     }
   free(pat);
@@ -680,9 +711,22 @@ static mt_status grad_sparse_log_softmax(mt__gs_ctx *c, mt_error *err) {
 /* sparse_mask(x, mask): the upstream gradient (stored where mask is);
  * the mask gets none */
 static mt_status grad_sparse_mask(mt__gs_ctx *c, mt_error *err) {
+  const mt_tensor *mask = c->in[1];
   mt_status st = mt__gs_want(c, 0, err);
   if (st != MT_OK) return st;
-  memcpy(c->g[0], c->go[0], sizeof(double) * (size_t)c->n[0]);
+  if (c->in[0]->kind != MT_KIND_DENSE || mask->kind != MT_KIND_COO) {
+    memcpy(c->g[0], c->go[0], sizeof(double) * (size_t)c->n[0]);
+    return MT_OK;
+  }
+  /* a dense input: torch masks the densified upstream gradient with the
+   * mask as stored and densifies again, so an element the mask stores m
+   * times gets m times the (duplicates summed) upstream gradient */
+  int64_t row = mt_coo_row_numel(mask);
+  for (int64_t k = 0; k < mask->nnz; k++)
+    for (int64_t j = 0; j < row; j++) {
+      int64_t i = mt_coo_linear(mask, k) * row + j;
+      c->g[0][i] += c->go[0][i];
+    }
   return MT_OK;
 }
 
@@ -844,6 +888,15 @@ static const char *refusal(const mt__gs_ctx *c, unsigned flags) {
       if (mt_kind_is_compressed(c->in[0]->kind) || mt_kind_is_compressed(c->in[1]->kind))
         return "is_coalesced expected sparse coordinate tensor layout";
       break;
+    case MT_OP_to_sparse_bsr:
+    case MT_OP_to_sparse_bsc:
+      if (mt_kind_is_compressed(c->in[0]->kind))
+        return c->op == MT_OP_to_sparse_bsr
+                   ? "sparse_compressed_to_sparse_csr: expected SparseCsr or SparseCsc layout "
+                     "but got SparseBsr"
+                   : "sparse_compressed_to_sparse_csr: expected SparseCsr or SparseCsc layout "
+                     "but got SparseBsc";
+      break;
     case MT_OP_to_sparse: {
       const mt_kwarg *l = mt_kw_find(c->call->kw, "layout");
       if (batched_csr(c->in[0]) && !(l && l->s && strcmp(l->s, "strided") == 0))
@@ -986,13 +1039,13 @@ static const gs_op gs_ops[] = {
 };
 
 /* The backward of op on a plain (sparse or dense) call. */
-static mt_status grad_sparse(mt_call *call, mt_op op, mt_error *err) {
+static mt_status grad_sparse(mt_call *call, mt_op op, int shared, mt_error *err) {
   const gs_op *row = NULL;
   for (size_t i = 0; i < sizeof gs_ops / sizeof gs_ops[0]; i++)
     if (gs_ops[i].op == op) row = &gs_ops[i];
   mt__gs_ctx c;
   mt_status st;
-  if (!mt__cpu_grad_sparse_takes(call)) {
+  if (shared && !mt__cpu_grad_sparse_takes(call)) {
     mt__cpu_begin(call);
     return mt_err(err, MT_NOT_SUPPORTED, "%s backward: a masked input is not the sparse "
                   "backward's (grad_sparse.c)", mt_op_name(op));
@@ -1026,7 +1079,7 @@ out:
 /* the ops the MaskedTensor kernels share: mt__cpu_grad_<op>_sparse */
 #define GS_SHARED(name)                                                       \
   mt_status mt__cpu_grad_##name##_sparse(mt_call *call, mt_error *err) {      \
-    return grad_sparse(call, MT_OP_##name, err);                              \
+    return grad_sparse(call, MT_OP_##name, 1, err);                           \
   }
 MT__GRAD_SPARSE_SHARED(GS_SHARED)
 #undef GS_SHARED
@@ -1041,7 +1094,7 @@ MT__GRAD_SPARSE_SHARED(GS_SHARED)
   X(sparse_bsc_tensor)
 #define GS_DEF(name)                                                    \
   mt_status mt_cpu_grad_##name(mt_call *call, mt_error *err) {          \
-    return grad_sparse(call, MT_OP_##name, err);                        \
+    return grad_sparse(call, MT_OP_##name, 0, err);                     \
   }
 GS_OWN(GS_DEF)
 #undef GS_DEF
