@@ -369,46 +369,17 @@ fail:
 
 /* ---- index helpers ------------------------------------------------------------ */
 
-/* The element of a tensor of shape (n, s) that element i of a tensor of
- * shape (nd, sd) reads when s broadcasts to sd (right-aligned; size-1 dims
- * repeat). */
-static int64_t bcast_src(int64_t i, int nd, const int64_t *sd, int n, const int64_t *s) {
-  int64_t src = 0, stride = 1;
-  for (int d = nd - 1, e = n - 1; d >= 0; d--, e--) {
-    int64_t c = i % sd[d];
-    i /= sd[d];
-    if (e < 0) continue;
-    if (s[e] != 1) src += c * stride;
-    stride *= s[e];
-  }
-  return src;
-}
-
 /* g (shape of x) += sum over the broadcast of f[i] (shape of go) */
 static void sum_to(double *g, const mt_tensor *x, const double *f, const mt_tensor *go) {
   for (int64_t i = 0, n = mt_numel(go); i < n; i++)
-    g[bcast_src(i, go->ndim, go->shape, x->ndim, x->shape)] += f[i];
+    g[mt__gs_bcast_src(i, go->ndim, go->shape, x->ndim, x->shape)] += f[i];
 }
 
 /* The value of input t (dense copy v) at element i of the broadcast shape
  * (nd, sd); a Python number everywhere. */
 static double at_bcast(const mt_tensor *t, const double *v, int64_t i, int nd, const int64_t *sd) {
   if (t->kind == MT_KIND_SCALAR) return v[0];
-  return v[bcast_src(i, nd, sd, t->ndim, t->shape)];
-}
-
-/* The element of the reduced tensor (reduced dims red[], keepdim or not)
- * that element i of a tensor of shape (n, s) falls in. */
-static int64_t reduced_index(int64_t i, int n, const int64_t *s, const int *red) {
-  int64_t out = 0, stride = 1;
-  for (int d = n - 1; d >= 0; d--) {
-    int64_t c = i % s[d];
-    i /= s[d];
-    if (red[d]) continue;
-    out += c * stride;
-    stride *= s[d];
-  }
-  return out;
+  return v[mt__gs_bcast_src(i, nd, sd, t->ndim, t->shape)];
 }
 
 #define GS_PI 3.14159265358979323846
@@ -556,7 +527,7 @@ static mt_status grad_reduce(mt__gs_ctx *c, int l1, mt_error *err) {
     for (int d = 0; d < x->ndim; d++) red[d] = 1;
   if ((st = mt__gs_want(c, 0, err)) != MT_OK) return st;
   for (int64_t i = 0; i < c->n[0]; i++) {
-    double g = c->go[0][reduced_index(i, x->ndim, x->shape, red)];
+    double g = c->go[0][mt__gs_reduced_index(i, x->ndim, x->shape, red)];
     c->g[0][i] = l1 ? sgn(c->x[0][i]) * g : g;
   }
   return MT_OK;

@@ -81,4 +81,33 @@ static inline int64_t mt__gs_span(const int64_t *shape, int a, int b) {
   return n;
 }
 
+/* The element of a tensor of shape (n, s) that element i of a tensor of
+ * shape (nd, sd) reads when s broadcasts to sd (right-aligned; size-1 dims
+ * repeat). */
+static inline int64_t mt__gs_bcast_src(int64_t i, int nd, const int64_t *sd, int n, const int64_t *s) {
+  int64_t src = 0, stride = 1;
+  for (int d = nd - 1, e = n - 1; d >= 0; d--, e--) {
+    int64_t c = i % sd[d];
+    i /= sd[d];
+    if (e < 0) continue;
+    if (s[e] != 1) src += c * stride;
+    stride *= s[e];
+  }
+  return src;
+}
+
+/* The element of the reduced tensor (reduced dims red[], keepdim or not)
+ * that element i of a tensor of shape (n, s) falls in. */
+static inline int64_t mt__gs_reduced_index(int64_t i, int n, const int64_t *s, const int *red) {
+  int64_t out = 0, stride = 1;
+  for (int d = n - 1; d >= 0; d--) {
+    int64_t c = i % s[d];
+    i /= s[d];
+    if (red[d]) continue;
+    out += c * stride;
+    stride *= s[d];
+  }
+  return out;
+}
+
 #endif /* MT_CPU_GRAD_SPARSE_H */
