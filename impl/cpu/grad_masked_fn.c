@@ -96,13 +96,15 @@ static mt_status mfg_reduce_dims(mfg *f, mt_error *err) {
   f->nout = 1;
   for (int d = 0; d < f->x->ndim; d++)
     if (!f->red[d]) f->nout *= f->x->shape[d];
-  return MT_OK;
+  return mt__gs_go_numel(&f->c, f->nout, err);
 }
 
 /* The one dim of a scan/softmax/normalize/median (dflt when absent). */
 static mt_status mfg_one_dim(mfg *f, int64_t dflt, mt_error *err) {
-  return sps_wrap_dim(f->c.name, mt_kw_int(f->c.call->kw, "dim", dflt), f->x->ndim, &f->dim,
-                      err);
+  mt_status st = sps_wrap_dim(f->c.name, mt_kw_int(f->c.call->kw, "dim", dflt), f->x->ndim,
+                              &f->dim, err);
+  if (st != MT_OK || f->c.op == MT_OP_masked_median) return st;
+  return mt__gs_go_numel(&f->c, f->n, err); /* a scan, softmax or normalize: x's shape */
 }
 
 static mt_status mfg_emit(mfg *f, mt_error *err) {
@@ -113,8 +115,7 @@ static mt_status mfg_emit(mfg *f, mt_error *err) {
 }
 
 /* per-result-element scratch of nout doubles (zeroed) */
-static mt_status scratch(mfg *f, int k, double **out, mt_error *err) {
-  (void)k;
+static mt_status scratch(mfg *f, double **out, mt_error *err) {
   *out = calloc((size_t)(f->nout ? f->nout : 1), sizeof(double));
   return *out ? MT_OK
               : mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory", f->c.name);
@@ -142,7 +143,7 @@ static mt_status g_sum(mfg *f, mt_error *err) {
 static mt_status g_mean(mfg *f, mt_error *err) {
   double *cnt;
   mt_status st = mfg_reduce_dims(f, err);
-  if (st == MT_OK) st = scratch(f, 0, &cnt, err);
+  if (st == MT_OK) st = scratch(f, &cnt, err);
   if (st != MT_OK) return st;
   for (int64_t i = 0; i < f->n; i++) cnt[out_of(f, i)] += f->in[i];
   for (int64_t i = 0; i < f->n; i++) {
@@ -158,7 +159,7 @@ static mt_status g_mean(mfg *f, mt_error *err) {
 static mt_status g_prod(mfg *f, mt_error *err) {
   double *r;
   mt_status st = mfg_reduce_dims(f, err);
-  if (st == MT_OK) st = scratch(f, 0, &r, err);
+  if (st == MT_OK) st = scratch(f, &r, err);
   if (st != MT_OK) return st;
   int zero = 0;
   for (int64_t o = 0; o < f->nout; o++) r[o] = 1.0;
@@ -192,9 +193,9 @@ static mt_status g_amaxmin(mfg *f, int max, mt_error *err) {
   double *r, *cnt;
   double fill = max ? -INFINITY : INFINITY;
   mt_status st = mfg_reduce_dims(f, err);
-  if (st == MT_OK) st = scratch(f, 0, &r, err);
+  if (st == MT_OK) st = scratch(f, &r, err);
   if (st != MT_OK) return st;
-  if ((st = scratch(f, 1, &cnt, err)) != MT_OK) {
+  if ((st = scratch(f, &cnt, err)) != MT_OK) {
     free(r);
     return st;
   }
@@ -222,9 +223,9 @@ static mt_status g_amin(mfg *f, mt_error *err) { return g_amaxmin(f, 0, err); }
 static mt_status g_logsumexp(mfg *f, mt_error *err) {
   double *mx, *se;
   mt_status st = mfg_reduce_dims(f, err);
-  if (st == MT_OK) st = scratch(f, 0, &mx, err);
+  if (st == MT_OK) st = scratch(f, &mx, err);
   if (st != MT_OK) return st;
-  if ((st = scratch(f, 1, &se, err)) != MT_OK) {
+  if ((st = scratch(f, &se, err)) != MT_OK) {
     free(mx);
     return st;
   }
@@ -290,9 +291,9 @@ static double kw_ord(const mfg *f, double dflt) {
 static mt_status g_norm(mfg *f, mt_error *err) {
   double *nr, *cnt, p = kw_ord(f, 2.0);
   mt_status st = mfg_reduce_dims(f, err);
-  if (st == MT_OK) st = scratch(f, 0, &nr, err);
+  if (st == MT_OK) st = scratch(f, &nr, err);
   if (st != MT_OK) return st;
-  if ((st = scratch(f, 1, &cnt, err)) != MT_OK) {
+  if ((st = scratch(f, &cnt, err)) != MT_OK) {
     free(nr);
     return st;
   }
@@ -301,7 +302,8 @@ static mt_status g_norm(mfg *f, mt_error *err) {
   for (int64_t i = 0; i < f->n; i++)
     nr[out_of(f, i)] = pnorm_acc(nr[out_of(f, i)], filled(f, i, fill), p);
   for (int64_t o = 0; o < f->nout; o++) nr[o] = pnorm_fin(nr[o], p);
-  for (int64_t i = 0; i < f->n; i++) cnt[out_of(f, i)] += fabs(filled(f, i, fill)) == nr[out_of(f, i)];
+  for (int64_t i = 0; i < f->n; i++)
+    cnt[out_of(f, i)] += fabs(filled(f, i, fill)) == nr[out_of(f, i)];
   for (int64_t i = 0; i < f->n; i++) {
     int64_t o = out_of(f, i);
     f->g[i] = f->in[i] ? pnorm_grad(f->v[i], nr[o], p, f->go[o], cnt[o]) : 0.0;
@@ -318,8 +320,9 @@ static mt_status g_normalize(mfg *f, mt_error *err) {
   mt_status st = mfg_one_dim(f, 0, err);
   if (st != MT_OK) return st;
   const mt_tensor *x = f->x;
-  int64_t outer = mt__gs_span(x->shape, 0, f->dim), len = x->shape[f->dim],
-          inner = mt__gs_span(x->shape, f->dim + 1, x->ndim);
+  int64_t outer = x->ndim ? mt__gs_span(x->shape, 0, f->dim) : 1,
+          len = x->ndim ? x->shape[f->dim] : 1,
+          inner = x->ndim ? mt__gs_span(x->shape, f->dim + 1, x->ndim) : 1;
   for (int64_t o = 0; o < outer; o++)
     for (int64_t q = 0; q < inner; q++) {
       int64_t base = o * len * inner + q;
@@ -355,7 +358,7 @@ static mt_status g_var_any(mfg *f, int take_sqrt, mt_error *err) {
   if (st != MT_OK) return st;
   double **bufs[] = {&sum, &cnt, &tot, &dm};
   for (size_t b = 0; b < 4; b++)
-    if ((st = scratch(f, (int)b, bufs[b], err)) != MT_OK) {
+    if ((st = scratch(f, bufs[b], err)) != MT_OK) {
       for (size_t q = 0; q < b; q++) free(*bufs[q]);
       return st;
     }
@@ -394,8 +397,10 @@ static mt_status g_median(mfg *f, mt_error *err) {
   mt_status st = mfg_one_dim(f, -1, err);
   if (st != MT_OK) return st;
   const mt_tensor *x = f->x;
-  int64_t outer = mt__gs_span(x->shape, 0, f->dim), len = x->shape[f->dim],
-          inner = mt__gs_span(x->shape, f->dim + 1, x->ndim);
+  int64_t outer = x->ndim ? mt__gs_span(x->shape, 0, f->dim) : 1,
+          len = x->ndim ? x->shape[f->dim] : 1,
+          inner = x->ndim ? mt__gs_span(x->shape, f->dim + 1, x->ndim) : 1;
+  if ((st = mt__gs_go_numel(&f->c, outer * inner, err)) != MT_OK) return st;
   int64_t *idx = malloc(sizeof *idx * (size_t)(len ? len : 1));
   if (!idx) return mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory", f->c.name);
   for (int64_t o = 0; o < outer; o++)
@@ -493,7 +498,14 @@ static mt_status g_softmin(mfg *f, mt_error *err) { return g_softmax_any(f, 2, e
 
 /* MFG_OP(op, gradient, CSR input: 1 = its gradient keeps the structure,
  * 0 = refused) */
-#define MFG_OPS(X)                                                                        X(masked_sum, g_sum, 0) X(masked_prod, g_prod, 0) X(masked_amax, g_amax, 1)             X(masked_amin, g_amin, 1) X(masked_mean, g_mean, 1) X(masked_median, g_median, 0)       X(masked_norm, g_norm, 0) X(masked_var, g_var, 0) X(masked_std, g_std, 0)               X(masked_logsumexp, g_logsumexp, 0) X(masked_cumsum, g_cumsum, 0)                       X(masked_cumprod, g_cumprod, 0) X(masked_softmax, g_softmax, 0)                         X(masked_log_softmax, g_log_softmax, 0) X(masked_softmin, g_softmin, 0)                 X(masked_normalize, g_normalize, 0)
+#define MFG_OPS(X)                                                                  \
+  X(masked_sum, g_sum, 0) X(masked_prod, g_prod, 0) X(masked_amax, g_amax, 1)       \
+  X(masked_amin, g_amin, 1) X(masked_mean, g_mean, 1) X(masked_median, g_median, 0) \
+  X(masked_norm, g_norm, 0) X(masked_var, g_var, 0) X(masked_std, g_std, 0)         \
+  X(masked_logsumexp, g_logsumexp, 0) X(masked_cumsum, g_cumsum, 0)                 \
+  X(masked_cumprod, g_cumprod, 0) X(masked_softmax, g_softmax, 0)                   \
+  X(masked_log_softmax, g_log_softmax, 0) X(masked_softmin, g_softmin, 0)           \
+  X(masked_normalize, g_normalize, 0)
 
 static mt_status mfg_run(mt_call *call, mt_op op, mfg_fn fn, int csr_ok, mt_error *err) {
   mfg f;

@@ -102,6 +102,29 @@ mt_status mt__gs_want(mt__gs_ctx *c, int k, mt_error *err) {
   return MT_OK;
 }
 
+mt_status mt__gs_go_numel(const mt__gs_ctx *c, int64_t n, mt_error *err) {
+  int64_t have = mt_numel(c->gt[0]);
+  if (have == n) return MT_OK;
+  return mt_err(err, MT_SHAPE_MISMATCH, "%s backward: grad_outputs/0 has %lld elements, the "
+                "forward's output %lld", c->name, (long long)have, (long long)n);
+}
+
+/* SHAPE_MISMATCH unless input k broadcasts to the upstream gradient's
+ * shape (a Python number always does). */
+static mt_status bcast_to_go(const mt__gs_ctx *c, int k, mt_error *err) {
+  const mt_tensor *t = c->in[k], *go = c->gt[0];
+  if (t->kind == MT_KIND_SCALAR) return MT_OK;
+  int ok = t->ndim <= go->ndim;
+  for (int e = t->ndim - 1, d = go->ndim - 1; ok && e >= 0; e--, d--)
+    ok = t->shape[e] == 1 || t->shape[e] == go->shape[d];
+  if (ok) return MT_OK;
+  char ts[128], gs[128];
+  return mt_err(err, MT_SHAPE_MISMATCH, "%s backward: inputs/%d of shape %s does not broadcast "
+                "to grad_outputs/0's %s", c->name, k,
+                mt_shape_str(t->ndim, t->shape, ts, sizeof ts),
+                mt_shape_str(go->ndim, go->shape, gs, sizeof gs));
+}
+
 int mt__gs_float_input(const mt__gs_ctx *c, int k) {
   const mt_tensor *t = c->in[k];
   if (t->kind == MT_KIND_SCALAR) return 0;
@@ -296,7 +319,8 @@ static mt_status gradient_pattern(const mt__gs_ctx *c, int k, mt__gs_pattern p, 
     case MT__GS_PROD: {
       const mt_tensor *a = c->in[0], *b = c->in[1], *go = c->gt[0];
       int64_t m = a->shape[0], q = a->shape[1], nn = b->shape[1];
-      size_t big = (size_t)((m > q ? m : q) * (q > nn ? q : nn) + (m > nn ? m : nn) * q + 1);
+      int64_t most = m * nn > q * nn ? m * nn : q * nn;
+      size_t big = (size_t)((most > m * q ? most : m * q) + 1); /* each matrix fits */
       uint8_t *t1 = malloc(big * 2), *t2 = malloc(big * 2);
       if (!t1 || !t2) {
         free(t1);
@@ -405,7 +429,8 @@ typedef mt_status (*gs_grad_fn)(mt__gs_ctx *c, mt_error *err);
 
 #define GS_X(name, expr)                                                            \
   static mt_status grad_##name(mt__gs_ctx *c, mt_error *err) {                      \
-    mt_status st = mt__gs_want(c, 0, err);                                          \
+    mt_status st = mt__gs_go_numel(c, c->n[0], err);                                \
+    if (st == MT_OK) st = mt__gs_want(c, 0, err);                                   \
     if (st != MT_OK) return st;                                                     \
     for (int64_t i = 0; i < c->n[0]; i++) {                                         \
       double x = c->x[0][i], go = c->go[0][i];                                      \
@@ -420,7 +445,10 @@ GS_UNARY(GS_X)
 
 /* pow(x, e): e * x^(e-1) * go; 0 for e = 0 (torch's pow_backward) */
 static mt_status grad_pow(mt__gs_ctx *c, mt_error *err) {
-  mt_status st = mt__gs_want(c, 0, err);
+  mt_status st = c->n_in < 2 || c->n[1] != 1
+                     ? mt_err(err, MT_INVALID_ARGUMENT, "pow backward: expected a number exponent")
+                     : mt__gs_go_numel(c, c->n[0], err);
+  if (st == MT_OK) st = mt__gs_want(c, 0, err);
   if (st != MT_OK) return st;
   double e = c->x[1][0];
   for (int64_t i = 0; i < c->n[0]; i++)
@@ -433,6 +461,11 @@ static mt_status grad_addsub(mt__gs_ctx *c, double sign, mt_error *err) {
   mt_status st;
   double alpha = mt_kw_float(c->call->kw, "alpha", 1.0);
   const mt_tensor *go = c->gt[0];
+  for (int k = 0; k < 2; k++)
+    if (k >= c->n_in || (st = bcast_to_go(c, k, err)) != MT_OK)
+      return k >= c->n_in ? mt_err(err, MT_INVALID_ARGUMENT, "%s backward: expected 2 inputs",
+                                   c->name)
+                          : st;
   for (int k = 0; k < 2; k++) {
     if (!mt__gs_float_input(c, k)) continue;
     if ((st = mt__gs_want(c, k, err)) != MT_OK) return st;
@@ -456,6 +489,11 @@ static mt_status grad_sub(mt__gs_ctx *c, mt_error *err) { return grad_addsub(c, 
 static mt_status grad_muldiv(mt__gs_ctx *c, int div, mt_error *err) {
   mt_status st;
   const mt_tensor *go = c->gt[0];
+  for (int k = 0; k < 2; k++)
+    if (k >= c->n_in || (st = bcast_to_go(c, k, err)) != MT_OK)
+      return k >= c->n_in ? mt_err(err, MT_INVALID_ARGUMENT, "%s backward: expected 2 inputs",
+                                   c->name)
+                          : st;
   int64_t n = mt_numel(go);
   double *f = malloc(sizeof *f * (size_t)(n ? n : 1));
   if (!f) return mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory", c->name);
@@ -481,7 +519,8 @@ static mt_status grad_div(mt__gs_ctx *c, mt_error *err) { return grad_muldiv(c, 
 
 /* transpose(x, dim0, dim1) and t: the upstream gradient transposed back */
 static mt_status grad_swap(mt__gs_ctx *c, int d0, int d1, mt_error *err) {
-  mt_status st = mt__gs_want(c, 0, err);
+  mt_status st = mt__gs_go_numel(c, c->n[0], err);
+  if (st == MT_OK) st = mt__gs_want(c, 0, err);
   if (st != MT_OK) return st;
   const mt_tensor *x = c->in[0];
   int64_t gs[MT_MAX_DIMS], co[MT_MAX_DIMS];
@@ -525,6 +564,9 @@ static mt_status grad_reduce(mt__gs_ctx *c, int l1, mt_error *err) {
   if (st != MT_OK) return st;
   if (nred <= 0)
     for (int d = 0; d < x->ndim; d++) red[d] = 1;
+  int64_t nout = 1;
+  for (int d = 0; d < x->ndim; d++) nout *= red[d] ? 1 : x->shape[d];
+  if ((st = mt__gs_go_numel(c, nout, err)) != MT_OK) return st;
   if ((st = mt__gs_want(c, 0, err)) != MT_OK) return st;
   for (int64_t i = 0; i < c->n[0]; i++) {
     double g = c->go[0][mt__gs_reduced_index(i, x->ndim, x->shape, red)];
@@ -567,10 +609,18 @@ static mt_status want_floats(mt__gs_ctx *c, int k0, mt_error *err) {
 /* mm(A, B) (also sparse_mm, and matmul / bmm of matrices): batched over
  * A's leading dims; B a vector for matmul's matrix-vector case */
 static mt_status grad_mm_at(mt__gs_ctx *c, int ia, double s, mt_error *err) {
+  if (c->n_in < ia + 2 || c->in[ia]->ndim < 2 || c->in[ia + 1]->ndim < 1)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s backward: expected a matrix times a matrix or "
+                  "a vector at inputs/%d", c->name, ia);
   const mt_tensor *a = c->in[ia], *b = c->in[ia + 1];
   int nb = a->ndim - 2;
   int64_t batches = mt__gs_span(a->shape, 0, nb), m = a->shape[nb], q = a->shape[nb + 1];
   int64_t n = b->ndim == 1 ? 1 : b->shape[b->ndim - 1];
+  if (c->n[ia + 1] != batches * q * n || (b->ndim > 1 && b->shape[b->ndim - 2] != q))
+    return mt_err(err, MT_SHAPE_MISMATCH, "%s backward: inputs/%d and inputs/%d do not multiply",
+                  c->name, ia, ia + 1);
+  mt_status st = mt__gs_go_numel(c, batches * m * n, err);
+  if (st != MT_OK) return st;
   for (int64_t t = 0; t < batches; t++)
     mm_back(c->x[ia] + t * m * q, c->x[ia + 1] + t * q * n, c->go[0] + t * m * n, m, q, n, s,
             c->g[ia] ? c->g[ia] + t * m * q : NULL, c->g[ia + 1] ? c->g[ia + 1] + t * q * n : NULL);
@@ -586,8 +636,10 @@ static mt_status grad_mm(mt__gs_ctx *c, mt_error *err) {
 static mt_status grad_addmm(mt__gs_ctx *c, mt_error *err) {
   mt_status st = want_floats(c, 0, err);
   if (st != MT_OK) return st;
-  double beta = mt_kw_float(c->call->kw, "beta", 1.0), alpha = mt_kw_float(c->call->kw, "alpha", 1.0);
+  double beta = mt_kw_float(c->call->kw, "beta", 1.0);
+  double alpha = mt_kw_float(c->call->kw, "alpha", 1.0);
   int64_t n = mt_numel(c->gt[0]);
+  if ((st = bcast_to_go(c, 0, err)) != MT_OK) return st;
   if (c->g[0]) {
     double *f = malloc(sizeof *f * (size_t)(n ? n : 1));
     if (!f) return mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory", c->name);
@@ -603,7 +655,12 @@ static mt_status grad_linear(mt__gs_ctx *c, mt_error *err) {
   mt_status st = want_floats(c, 0, err);
   if (st != MT_OK) return st;
   const mt_tensor *x = c->in[0], *w = c->in[1];
+  if (c->n_in < 2 || w->ndim != 2 || x->ndim < 1 || x->shape[x->ndim - 1] != w->shape[1] ||
+      (c->n_in > 2 && c->n[2] != w->shape[0] && c->n[2] != 1))
+    return mt_err(err, MT_SHAPE_MISMATCH, "linear backward: inputs/0 (.., in), inputs/1 (out, "
+                  "in) and the bias (out) do not fit");
   int64_t o = w->shape[0], q = w->shape[1], rows = c->n[0] / (q ? q : 1);
+  if ((st = mt__gs_go_numel(c, rows * o, err)) != MT_OK) return st;
   for (int64_t r = 0; r < rows; r++)
     for (int64_t j = 0; j < o; j++) {
       double g = c->go[0][r * o + j];
@@ -611,9 +668,8 @@ static mt_status grad_linear(mt__gs_ctx *c, mt_error *err) {
         if (c->g[0]) c->g[0][r * q + p] += g * c->x[1][j * q + p];
         if (c->g[1]) c->g[1][j * q + p] += g * c->x[0][r * q + p];
       }
-      if (c->n_in > 2 && c->g[2]) c->g[2][c->in[2]->ndim ? j : 0] += g;
+      if (c->n_in > 2 && c->g[2]) c->g[2][c->n[2] > 1 ? j : 0] += g;
     }
-  (void)x;
   return MT_OK;
 }
 
@@ -622,7 +678,9 @@ static mt_status grad_linear(mt__gs_ctx *c, mt_error *err) {
 static mt_status grad_sampled_addmm(mt__gs_ctx *c, mt_error *err) {
   mt_status st = want_floats(c, 0, err);
   if (st != MT_OK) return st;
-  double beta = mt_kw_float(c->call->kw, "beta", 1.0), alpha = mt_kw_float(c->call->kw, "alpha", 1.0);
+  double beta = mt_kw_float(c->call->kw, "beta", 1.0);
+  double alpha = mt_kw_float(c->call->kw, "alpha", 1.0);
+  if ((st = mt__gs_go_numel(c, c->n[0], err)) != MT_OK) return st;
   if (c->g[0])
     for (int64_t i = 0; i < c->n[0]; i++) c->g[0][i] = beta * c->go[0][i];
   return grad_mm_at(c, 1, alpha, err);
@@ -640,6 +698,7 @@ static mt_status grad_softmax_any(mt__gs_ctx *c, int logsm, mt_error *err) {
    * hold one stored element each, so the sums over the line are the
    * element's own term (the forward's line is right) */
   int own = dim_kw < 0;
+  if ((st = mt__gs_go_numel(c, c->n[0], err)) != MT_OK) return st;
   if ((st = mt__gs_want(c, 0, err)) != MT_OK) return st;
   uint8_t *pat = malloc((size_t)(c->n[0] ? c->n[0] : 1));
   if (!pat) return mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory", c->name);
@@ -683,7 +742,11 @@ static mt_status grad_sparse_log_softmax(mt__gs_ctx *c, mt_error *err) {
  * the mask gets none */
 static mt_status grad_sparse_mask(mt__gs_ctx *c, mt_error *err) {
   const mt_tensor *mask = c->in[1];
-  mt_status st = mt__gs_want(c, 0, err);
+  mt_status st = c->n_in < 2 || c->n[1] != c->n[0]
+                     ? mt_err(err, MT_SHAPE_MISMATCH, "sparse_mask backward: the mask's shape "
+                              "is not the input's")
+                     : mt__gs_go_numel(c, c->n[0], err);
+  if (st == MT_OK) st = mt__gs_want(c, 0, err);
   if (st != MT_OK) return st;
   if (c->in[0]->kind != MT_KIND_DENSE || mask->kind != MT_KIND_COO) {
     memcpy(c->g[0], c->go[0], sizeof(double) * (size_t)c->n[0]);
@@ -703,7 +766,10 @@ static mt_status grad_sparse_mask(mt__gs_ctx *c, mt_error *err) {
 
 /* copy_(self, src): self is overwritten (a zero gradient), src gets go */
 static mt_status grad_copy_(mt__gs_ctx *c, mt_error *err) {
-  mt_status st = want_floats(c, 0, err);
+  mt_status st = c->n_in < 2 ? mt_err(err, MT_INVALID_ARGUMENT, "copy_ backward: expected 2 "
+                                      "inputs")
+                             : bcast_to_go(c, 1, err);
+  if (st == MT_OK) st = want_floats(c, 0, err);
   if (st != MT_OK) return st;
   if (c->g[1]) sum_to(c->g[1], c->in[1], c->go[0], c->gt[0]);
   return MT_OK;
@@ -717,8 +783,17 @@ static mt_status grad_cat(mt__gs_ctx *c, mt_error *err) {
   int dim = 0;
   if ((st = sps_wrap_dim(c->name, mt_kw_int(c->call->kw, "dim", 0), go->ndim, &dim, err)) != MT_OK)
     return st;
-  int64_t outer = mt__gs_span(go->shape, 0, dim), inner = mt__gs_span(go->shape, dim + 1, go->ndim);
-  int64_t off = 0;
+  int64_t outer = mt__gs_span(go->shape, 0, dim);
+  int64_t inner = mt__gs_span(go->shape, dim + 1, go->ndim), off = 0;
+  for (int k = 0; k < c->n_in; k++) off += c->in[k]->ndim > dim ? c->in[k]->shape[dim] : 0;
+  for (int k = 0; k < c->n_in; k++)
+    if (c->n[k] != outer * (c->in[k]->ndim > dim ? c->in[k]->shape[dim] : 0) * inner &&
+        c->n[k] != 0)
+      off = -1;
+  if (off != go->shape[dim])
+    return mt_err(err, MT_SHAPE_MISMATCH, "cat backward: the inputs do not make up "
+                  "grad_outputs/0 along dim %d", dim);
+  off = 0;
   for (int k = 0; k < c->n_in; k++) {
     int64_t len = c->in[k]->ndim > dim ? c->in[k]->shape[dim] : 0;
     if (c->g[k])
@@ -737,6 +812,7 @@ static mt_status grad_values(mt__gs_ctx *c, mt_error *err) {
   if (st != MT_OK) return st;
   if (x->kind == MT_KIND_COO) {
     int64_t row = mt_coo_row_numel(x);
+    if ((st = mt__gs_go_numel(c, x->nnz * row, err)) != MT_OK) return st;
     for (int64_t k = 0; k < x->nnz; k++)
       for (int64_t j = 0; j < row; j++)
         c->g[0][mt_coo_linear(x, k) * row + j] += c->go[0][k * row + j];
@@ -745,6 +821,7 @@ static mt_status grad_values(mt__gs_ctx *c, mt_error *err) {
   mt_cgeom g;
   if (!mt_cgeom_of(x, &g))
     return mt_err(err, MT_INVALID_ARGUMENT, "%s backward: inconsistent geometry", c->name);
+  if ((st = mt__gs_go_numel(c, g.batches * g.nnz * g.entry, err)) != MT_OK) return st;
   for (int64_t b = 0; b < g.batches; b++)
     MT_CGEOM_FOR_EACH_CELL(x, &g, b, row, col, at) {
       for (int64_t d = 0; d < g.dense; d++)

@@ -65,6 +65,8 @@ mt_status mt__gs_open(mt__gs_ctx *c, mt_call *call, mt_op op, mt_error *err);
 void mt__gs_close(mt__gs_ctx *c);
 /* c->g[k] = a zero-filled gradient buffer of input k's numel. */
 mt_status mt__gs_want(mt__gs_ctx *c, int k, mt_error *err);
+/* SHAPE_MISMATCH unless upstream gradient 0 has n elements. */
+mt_status mt__gs_go_numel(const mt__gs_ctx *c, int64_t n, mt_error *err);
 /* 1 when input k is a floating tensor (not a Python number). */
 int mt__gs_float_input(const mt__gs_ctx *c, int k);
 /* pat[i] = 1 for each element of t that is stored (every element of a
@@ -84,7 +86,8 @@ static inline int64_t mt__gs_span(const int64_t *shape, int a, int b) {
 /* The element of a tensor of shape (n, s) that element i of a tensor of
  * shape (nd, sd) reads when s broadcasts to sd (right-aligned; size-1 dims
  * repeat). */
-static inline int64_t mt__gs_bcast_src(int64_t i, int nd, const int64_t *sd, int n, const int64_t *s) {
+static inline int64_t mt__gs_bcast_src(int64_t i, int nd, const int64_t *sd, int n,
+                                       const int64_t *s) {
   int64_t src = 0, stride = 1;
   for (int d = nd - 1, e = n - 1; d >= 0; d--, e--) {
     int64_t c = i % sd[d];
