@@ -53,27 +53,32 @@ from . import binary, masked, reduce, structure, unary
 
 SOURCE_FAMILIES = {"masked": masked, "unary": unary, "binary": binary, "reduce": reduce,
                    "structure": structure}
-PER_OP, PER_ALIAS, ERRORS_PER_OP = 6, 2, 3
+PER_OP, PER_ALIAS, ERRORS_PER_OP, MAX_PER_OP = 6, 2, 3, 8
 ALIASES = set(unary.ALIASES) | set(binary.ALIASES)
 FLOATS = (torch.float32, torch.float64)
 
 # torch's refusals of a MaskedTensor backward, checked before DESIGN.md's
-# table (sparse.error_class). Each is MaskedTensor (a layout of its own)
-# lacking what the derivative formula needs while the same formula runs on
-# strided tensors, i.e. "the op or this combination of layouts is refused":
-# no __torch_dispatch__ handler for an aten op (tanh_backward, zeros_like,
-# polygamma, logical_and_, new_zeros, squeeze.dim, masked_fill ...), a
-# handler refusing the call's form (fmod/remainder's rounding kwargs,
-# logaddexp2's pow with a Tensor exponent), to_dense's backward reading a
-# layout it lacks, sparse storage without is_non_overlapping_and_dense, and
-# maximum/minimum/nextafter/sinc/clamp's backward recursing between
-# MaskedTensor's where/masked_fill handlers until Python's recursion limit.
-# floor_divide ("derivative for aten::floor_divide is not implemented": no
-# layout has one) and where's scalar branch (_MaskedWhereBackward returns a
-# grad for a non-tensor) fall through to INVALID_ARGUMENT.
+# table (sparse.error_class). LAYOUT_MISMATCH where MaskedTensor (a layout
+# of its own) lacks what the derivative formula needs while the same formula
+# runs on strided tensors ("the op or this combination of layouts is
+# refused"; sparse_convert's table says the same of __torch_dispatch__):
+# no handler for an aten op of the formula (tanh_backward, zeros_like,
+# polygamma, logical_and_, new_zeros, squeeze.dim, masked_fill ...), the
+# unary handler refusing a Tensor argument (logaddexp2's pow(2, y)), to_dense's
+# backward reading a `layout` it lacks, sparse storage without
+# is_non_overlapping_and_dense, and maximum/minimum/nextafter/sinc/clamp's
+# backward calling MaskedTensor's where handler with a MaskedTensor
+# condition, which calls itself until Python's recursion limit (torch's
+# _ops_refs.where). The shared table's classes elsewhere, as the forward
+# families have them: "len(kwargs) must equal 0" (fmod/remainder's
+# backward: div with rounding_mode) and "data.size() must equal mask.size()"
+# (a CSR result whose column count torch infers, SP-1) INVALID_ARGUMENT
+# like binary's and unary's; floor_divide ("derivative for
+# aten::floor_divide is not implemented": no layout has one) and where's
+# scalar branch (_MaskedWhereBackward returns a grad for a non-tensor)
+# INVALID_ARGUMENT by default.
 CLASSES = (
     ("LAYOUT_MISMATCH", ("__torch_dispatch__ handlers returned NotImplemented",
-                         "len(kwargs) must equal 0",
                          "do not support additional Tensor arguments",
                          "maximum recursion depth exceeded",
                          "_MaskedToDenseBackward' object has no attribute 'layout'",
@@ -205,8 +210,9 @@ def features(d, inputs):
     shapes = tuple(tuple(_data(x).shape) for x in inputs if isinstance(_data(x), torch.Tensor))
     dtype = next(_data(x).dtype for x in inputs if _floating(x))
     variant = d.id.split(".")[3].rstrip("0123456789_")
-    f = {("storage", tuple(storage(x) for x in inputs)): 4,
-         ("expect", d.error_class or "ok"): 4,
+    expect = d.error_class or "ok"
+    f = {("storage", tuple(storage(x) for x in inputs), expect == "ok"): 4,
+         ("expect", expect): 3,
          ("dtype", dtype): 2,
          ("variant", variant): 1,
          ("shapes", shapes): 1,
@@ -221,25 +227,36 @@ def features(d, inputs):
     return f
 
 
-def pick(cands, limit, errors):
-    """Greedy: the case adding the most uncovered feature weight, first
-    come on ties; at most `errors` error cases; forward order kept."""
-    covered, chosen, n_err = set(), [], 0
-    left = list(range(len(cands)))
+def _greedy(cands, idx, limit, covered):
+    """Up to `limit` of cands[idx], each the one adding the most uncovered
+    feature weight (first come on ties); updates covered."""
+    chosen, left = [], list(idx)
     while left and len(chosen) < limit:
         def gain(i):
-            d, f = cands[i]
-            if d.error_class is not None and n_err >= errors:
-                return -1
-            return sum(w for k, w in f.items() if k not in covered)
+            return sum(w for k, w in cands[i][1].items() if k not in covered)
         best = max(left, key=lambda i: (gain(i), -i))
         if gain(best) <= 0:
             break
-        d, f = cands[best]
         chosen.append(best)
         left.remove(best)
-        covered |= set(f)
-        n_err += d.error_class is not None
+        covered |= set(cands[best][1])
+    return chosen
+
+
+def pick(cands, limit, errors):
+    """The op's cases (`limit`, raised to one per storage combination up
+    to MAX_PER_OP): its ok cases first (one slot kept for a refusal
+    when torch refuses some), then up to `errors` refusals in what is left;
+    forward order kept."""
+    ok = [i for i, (d, _) in enumerate(cands) if d.error_class is None]
+    err = [i for i, (d, _) in enumerate(cands) if d.error_class is not None]
+    covered = set()
+    # an op with more storage combinations than slots (add: masked, dense,
+    # scalar, COO, CSR operands) gets up to MAX_PER_OP, one per combination
+    kinds = {k for i in ok for k in cands[i][1] if k[0] == "storage"}
+    limit = max(limit, min(MAX_PER_OP, len(kinds) + (1 if err else 0)))
+    chosen = _greedy(cands, ok, limit - (1 if ok and err else 0), covered)
+    chosen += _greedy(cands, err, min(errors, limit - len(chosen)), covered)
     return [cands[i][0] for i in sorted(chosen)]
 
 
