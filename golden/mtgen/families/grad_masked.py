@@ -30,9 +30,10 @@ the cases carry, tagged from torch's own result, never declared):
           so the grad's mask is not the input's: select and slice scatter it
           into zeros of the input's shape (a position outside the selection
           is masked out), unfold and expand OR it over the windows/broadcast
-          dims, where(cond, a, b) masks a's grad by cond and b's by ~cond.
+          dims (a position in no window is masked out), where(cond, a, b)
+          gives a's grad a's mask & cond and b's b's mask & ~cond.
   GRAD-7  sgn's grad is a plain (strided) tensor of zeros, not a
-          MaskedTensor.
+          MaskedTensor (torch's ZeroTensor, recorded as ordinary zeros).
   GRAD-8  a COO/CSR-storage MaskedTensor's grad keeps the input's storage
           layout, whatever the result's (to_dense of a COO MaskedTensor: COO
           grad; to_sparse of a strided one: strided grad).
@@ -40,7 +41,10 @@ Left out: float16/bfloat16 (the suite's gradient tolerances are float32 and
 float64 only), in-place ops (`<op>_`: torch refuses in-place on a leaf that
 requires grad), ops with no floating output (grad_case returns None) and
 ops whose result is detached; spec/no-gradient-masked.tsv names each op
-without a case and why (check_coverage checks it).
+without a case and why (check_coverage checks it). A full reduction (sum,
+mean, prod, amax, amin over every dim) of a COO/CSR-storage MaskedTensor is
+detached too: its result does not require grad, so those forward cases
+have no gradient case (grad_case returns None).
 """
 import os
 import re
