@@ -46,6 +46,7 @@ mean, prod, amax, amin over every dim) of a COO/CSR-storage MaskedTensor is
 detached too: its result does not require grad, so those forward cases
 have no gradient case (grad_case returns None).
 """
+import dataclasses
 import os
 import re
 
@@ -267,25 +268,56 @@ def pick(cands, limit, errors):
     return [cands[i][0] for i in sorted(chosen)]
 
 
+def _derive(c, suffix="grad"):
+    """(gradient case of forward case c, its features), or None."""
+    d = grad.grad_case(c, classify=classify, suffix=suffix)
+    if d is None:
+        return None
+    tol = TOL.get(c.op)
+    if tol is not None:
+        d.tolerance = tol[FLOATS.index(_first_dtype(d))]
+    d.rules = observed_rules(d)
+    return d, features(d, d.build(case_rng(d.id)))
+
+
+def fully_masked(c):
+    """Forward case c with every MaskedTensor input's mask all false (its
+    data kept), for an op whose forward cases have no fully masked input
+    (GRAD-3); None unless every MaskedTensor input has strided storage."""
+    if not all(x.get_data().layout == torch.strided
+               for x in c.build(case_rng(c.id)) if isinstance(x, MaskedTensor)):
+        return None
+
+    def build(g):
+        return [masked_tensor(x.get_data(), torch.zeros_like(x.get_mask()))
+                if isinstance(x, MaskedTensor) else x for x in c.build(g)]
+    return dataclasses.replace(c, build=build, torch_call=f"{c.torch_call}  # every mask false")
+
+
 def derived_cases(families=SOURCE_FAMILIES):
     """The gradient cases of the forward families' MaskedTensor cases, per
-    op in the family's order of first appearance."""
+    op in the family's order of first appearance. An op none of whose
+    cases has a fully masked input gets one more candidate: its first ok
+    case with every mask false (`<forward id>.fully_masked_grad`)."""
     by_op = {}
     for fam in families.values():
         for c in fam.cases():
             if not candidate(c, c.build(case_rng(c.id))):
                 continue
-            tol = TOL.get(c.op)
-            d = grad.grad_case(c, classify=classify)
-            if d is None:
-                continue
-            if tol is not None:
-                d.tolerance = tol[FLOATS.index(_first_dtype(d))]
-            d.rules = observed_rules(d)
-            by_op.setdefault(c.op, []).append((d, features(d, d.build(case_rng(d.id)))))
+            got = _derive(c)
+            if got is not None:
+                by_op.setdefault(c.op, []).append((c, *got))
     out = []
     for op, cands in by_op.items():
-        out += pick(cands, PER_ALIAS if op in ALIASES else PER_OP, ERRORS_PER_OP)
+        if not any(("fully_masked",) in f for _, _, f in cands):
+            for c, d, _ in cands:
+                full = fully_masked(c) if d.error_class is None else None
+                got = full and _derive(full, suffix="fully_masked_grad")
+                if got and got[0].error_class is None:
+                    cands.append((full, *got))
+                    break
+        out += pick([(d, f) for _, d, f in cands], PER_ALIAS if op in ALIASES else PER_OP,
+                    ERRORS_PER_OP)
     return out
 
 
