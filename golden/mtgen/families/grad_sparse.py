@@ -30,6 +30,14 @@ What torch 2.15 does (checked by running these cases):
   a CSR gradient of its own structure.
 - add/sub/mul of two sparse tensors give each sparse input a sparse grad
   (add(S, S): coalesced; sub's second and mul's: uncoalesced flag).
+  mul of a COO tensor and a dense one of the same shape gives the DENSE
+  operand a COO gradient too (the product's indices); a 0-dim dense
+  operand gets a dense one.
+- an uncoalesced COO leaf: a linear op (mul by a number, t, neg ...) gives
+  a gradient over the input's own entries, duplicates included, each with
+  its own derivative (the runner compares COO gradients after coalescing,
+  so only their sum per index is checked); a nonlinear one (pow, log1p)
+  a gradient over the coalesced indices.
 - a product that returns a dense tensor from a sparse operand (torch.mm,
   addmm, F.linear, bmm, matmul, addmv, torch.spmm, torch.sum) gives the
   sparse operand a dense gradient; torch.sparse.mm, torch.sparse.addmm and
