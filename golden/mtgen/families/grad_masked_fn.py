@@ -44,6 +44,7 @@ import torch
 from ..grad import backward, grad_case
 from ..model import Surprise, case_rng, check_ids
 from . import masked_fn
+from .grad_sparse import error_class  # torch's backward refusals: LAYOUT_MISMATCH
 
 FLOATS = ("f32", "f64")
 PER_OP = 5  # dense-input cases per op; plus up to 2 on a CSR input
@@ -126,7 +127,8 @@ def derive(c):
         c.build = finite_poison(c.build, c.op)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        d = grad_case(c, rules=("MFG-1", "MFG-2") + (("MFG-3",) if c.op in LEAKY else ()))
+        d = grad_case(c, rules=("MFG-1", "MFG-2") + (("MFG-3",) if c.op in LEAKY else ()),
+                      classify=error_class)
     if d is None:
         return None
     if d.error_class is not None:
