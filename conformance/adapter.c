@@ -598,6 +598,10 @@ static mt_status adapter_invoke(void *ctx, const mt_golden_case *c, const char *
                   "the adapter does not answer profile %s (its hello "
                   "lists %s): not sent",
                   c->profile ? c->profile : "torch", a->profiles);
+  if (c->backward) /* spec/adapter-protocol.md: gradient requests are reserved */
+    return mt_err(err, MT_NOT_SUPPORTED,
+                  "adapter protocol 1 carries no gradient requests (golden format 3's "
+                  "backward cases): not sent");
   if (ensure_running(a) != 0) {
     *lost = MT_CS_SKIP;
     add_loss(a, "%s (%s): not run: the adapter could not be restarted", c->id, run);

@@ -458,12 +458,23 @@ mt_status mt_compare_outputs(int n_e, mt_tensor *const *e, int n_g, mt_tensor *c
     whyf(why, why_len, "%d outputs, expected %d", n_g, n_e);
     return MT_OK;
   }
+  const char *noun = o && o->noun ? o->noun : "output";
   for (int k = 0; k < n_e; k++) {
     char sub[768] = "";
+    if (!e[k] || !g[k]) { /* a gradient case: no gradient for input k */
+      if (e[k])
+        whyf(why, why_len, "%s %d: expected a gradient (%s), got none", noun, k,
+             mt_kind_name(e[k]->kind));
+      else if (g[k])
+        whyf(why, why_len, "%s %d: torch gives this input no gradient, got a %s tensor", noun,
+             k, mt_kind_name(g[k]->kind));
+      if (e[k] || g[k]) return MT_OK;
+      continue;
+    }
     mt_status st = mt_compare_tensor(e[k], g[k], o, equal, sub, sizeof sub, err);
-    if (st != MT_OK) return mt_err_prefix(err, "output %d", k);
+    if (st != MT_OK) return mt_err_prefix(err, "%s %d", noun, k);
     if (!*equal) {
-      whyf(why, why_len, "output %d: %s", k, sub);
+      whyf(why, why_len, "%s %d: %s", noun, k, sub);
       return MT_OK;
     }
   }

@@ -72,6 +72,10 @@ typedef struct mt_compare_opts {
    * coalesced flag, nnz, indices in stored order, then the values entry by
    * entry (duplicates not summed); SEMANTICS.md SP-6 */
   int check_structure;
+  /* What mt_compare_outputs calls the k-th tensor in `why` ("output",
+   * default; "grad" for a gradient case's grads, where a NULL tensor on
+   * either side means no gradient for that input). */
+  const char *noun;
 } mt_compare_opts;
 
 /* Compares one tensor. *equal = 1 when got matches expected; otherwise 0

@@ -131,7 +131,7 @@ static void judge(const mt_golden_case *c, mt_status st, const mt_error *kerr,
   int n = expectations(c, e);
   int t = expected_index(c, e, n, o ? o->torch_version : NULL);
   mt_compare_opts co = {c->tolerance, mt_case_checks_masked_out(c, o ? o->level : MT_LEVEL_semantic),
-                        c->check_structure};
+                        c->check_structure, c->backward ? "grad" : NULL};
   mt_error err = {0};
   char why[1024] = "", vwhy[1024], what[256], other[256];
   const char *torch = c->torch_error ? c->torch_error : "?";
@@ -382,6 +382,22 @@ static int call_rule_broken(const mt_golden_case *c, mt_tensor *const *snap, con
 
 /* ---- the call: a kernel, or an invoker ---------------------------------------------- */
 
+/* c's call on inputs in[0..c->n_in-1] (c's own or poisoned copies): a
+ * gradient case's call holds the forward inputs as in/n_in and the
+ * upstream gradients that follow them as grad_out (golden_io.h). */
+static void setup_call(const mt_golden_case *c, const mt_tensor *const *in, mt_call *call) {
+  memset(call, 0, sizeof *call);
+  call->host = mt_host_default();
+  call->op = c->op;
+  call->n_in = c->backward ? c->n_fwd_in : c->n_in;
+  call->in = in;
+  call->kw = &c->kw;
+  if (c->backward) {
+    call->n_grad_out = c->n_grad_out;
+    call->grad_out = in + c->n_fwd_in;
+  }
+}
+
 static mt_status invoke(const mt_impl *impl, const mt_exec_opts *o, const mt_golden_case *c,
                         const char *run, mt_call *call, mt_case_status *lost, mt_error *err) {
   *lost = MT_CS_PASS;
@@ -427,11 +443,7 @@ static mt_status poison_run(const mt_impl *impl, const mt_exec_opts *o, const mt
   }
   const mt_tensor *in[MT_GOLDEN_MAX_INPUTS];
   for (int k = 0; k < c->n_in; k++) in[k] = pin[k] ? pin[k] : c->in[k];
-  call.host = mt_host_default();
-  call.op = c->op;
-  call.n_in = c->n_in;
-  call.in = in;
-  call.kw = &c->kw;
+  setup_call(c, in, &call);
   const char *label = mt_poison_label(p);
   char run[32];
   mt_case_status lost;
@@ -450,7 +462,7 @@ static mt_status poison_run(const mt_impl *impl, const mt_exec_opts *o, const mt
            label, mt_status_name(pst), pst != MT_OK ? ": " : "", pst != MT_OK ? kerr.msg : "",
            mt_status_name(first_st));
   } else if (pst == MT_OK) {
-    mt_compare_opts co = {c->tolerance, 0, c->check_structure};
+    mt_compare_opts co = {c->tolerance, 0, c->check_structure, c->backward ? "grad" : NULL};
     char why[1024] = "";
     int equal = 0;
     if (call.n_out < 0 || call.n_out > MT_MAX_OUTPUTS) {
@@ -489,11 +501,7 @@ void mt_case_execute(const mt_impl *impl, const mt_golden_case *c, const mt_exec
       setmsg(r, "the runner could not copy input %d: %s", k, err.msg);
       goto out;
     }
-  call.host = mt_host_default();
-  call.op = c->op;
-  call.n_in = c->n_in;
-  call.in = (const mt_tensor *const *)c->in;
-  call.kw = &c->kw;
+  setup_call(c, (const mt_tensor *const *)c->in, &call);
   mt_case_status lost;
   mt_status st = invoke(impl, o, c, "golden", &call, &lost, &err);
   if (lost != MT_CS_PASS) { /* no answer: the case takes the invoker's status, unjudged */

@@ -1070,7 +1070,7 @@ void mt_golden_unload(mt_golden_case *c) {
     free_list(c->variants[k].n_out, c->variants[k].out);
   }
   free(c->variants);
-  c->n_in = c->n_out = c->n_variants = 0;
+  c->n_in = c->n_out = c->n_variants = c->n_fwd_in = c->n_grad_out = 0;
   c->in = c->out = NULL;
   c->variants = NULL;
   c->loaded = 0;
@@ -1222,6 +1222,7 @@ static mt_status read_header(const rd *r, hid_t g, mt_golden_case *c) {
   if ((st = attr_string(r, g, "", "poison", 0, &c->poison)) != MT_OK) goto out;
   if ((st = attr_bool(r, g, "", "check_masked_out", 0, &c->check_masked_out)) != MT_OK) goto out;
   if ((st = attr_bool(r, g, "", "check_structure", 0, &c->check_structure)) != MT_OK) goto out;
+  if ((st = attr_bool(r, g, "", "backward", 0, &c->backward)) != MT_OK) goto out;
   if ((st = attr_string(r, g, "", "input_masks", 0, &input_masks)) != MT_OK) goto out;
   if (input_masks && (st = parse_input_masks(r, input_masks, c)) != MT_OK) goto out;
   if (!c->profile && !(c->profile = xstrdup("torch"))) goto oom;
@@ -1309,6 +1310,85 @@ int mt_golden_variant_label_valid(const char *label) {
   return *p == 0;
 }
 
+/* A gradient case's grad_outputs/0..: appended to c->in (format 3). */
+static mt_status read_grad_outputs(const rd *r, hid_t g, mt_golden_case *c) {
+  int n = 0;
+  mt_tensor **v = NULL;
+  mt_status st = read_list(r, g, "grad_outputs", 1, MT_MAX_OUTPUTS, &n, &v);
+  if (st != MT_OK) return st;
+  if (n == 0) {
+    free(v);
+    return rd_fail(r, "grad_outputs", "is empty: a gradient case needs one upstream gradient "
+                                      "per forward output");
+  }
+  if (c->n_in + n > MT_GOLDEN_MAX_INPUTS) {
+    free_list(n, v);
+    return rd_fail(r, "grad_outputs", "%d inputs and %d upstream gradients: at most %d in all",
+                   c->n_in, n, MT_GOLDEN_MAX_INPUTS);
+  }
+  mt_tensor **all = realloc(c->in, (size_t)(c->n_in + n) * sizeof *all);
+  if (!all) {
+    free_list(n, v);
+    return rd_oom(r, "grad_outputs");
+  }
+  memcpy(all + c->n_in, v, (size_t)n * sizeof *v);
+  free(v);
+  c->in = all;
+  c->n_fwd_in = c->n_in;
+  c->n_grad_out = n;
+  c->n_in += n;
+  return MT_OK;
+}
+
+/* A gradient case's grads/<k>: one slot per forward input, NULL where the
+ * group has no member k (torch gives input k no gradient). */
+static mt_status read_grads(const rd *r, hid_t cg, mt_golden_case *c) {
+  mt_status st = MT_OK;
+  hid_t g = -1;
+  name_list names = {0};
+  mt_tensor **v = calloc((size_t)c->n_fwd_in, sizeof *v);
+  if (!v) return rd_oom(r, "grads");
+  int o = obj_open(r, cg, "", "grads", H5I_GROUP, !c->expect_error, &g);
+  if (o < 0) {
+    st = r->err->status;
+    goto out;
+  }
+  if (o > 0) {
+    if ((st = link_names(r, g, "grads", &names)) != MT_OK) goto out;
+    for (int j = 0; j < names.n; j++) {
+      char *end;
+      long k = strtol(names.v[j], &end, 10);
+      if (*end || end == names.v[j] || k < 0 || k >= c->n_fwd_in) {
+        st = rd_fail(r, "grads", "member '%s' names no input (the case has %d: grads/0..%d)",
+                     names.v[j], c->n_fwd_in, c->n_fwd_in - 1);
+        goto out;
+      }
+      char canon[16];
+      snprintf(canon, sizeof canon, "%ld", k);
+      if (strcmp(canon, names.v[j]) != 0) {
+        st = rd_fail(r, "grads", "member '%s' is not spelled as an input index ('%s')",
+                     names.v[j], canon);
+        goto out;
+      }
+      if ((st = read_tensor(r, g, "grads", names.v[j], 0, &v[k])) != MT_OK) goto out;
+    }
+  }
+  if (!c->expect_error && names.n == 0) {
+    st = rd_fail(r, "grads", "is empty, but the case expects 'ok' (some input gets a gradient)");
+    goto out;
+  }
+out:
+  names_free(&names);
+  if (g >= 0) H5Oclose(g);
+  if (st != MT_OK) {
+    free_list(c->n_fwd_in, v);
+    return st;
+  }
+  c->out = v;
+  c->n_out = c->n_fwd_in;
+  return MT_OK;
+}
+
 /* mt_golden_load (with_outputs) and mt_golden_load_inputs (without). */
 static mt_status load_case(mt_golden_file *f, mt_golden_case *c, int with_outputs,
                            mt_error *err) {
@@ -1339,7 +1419,25 @@ static mt_status load_case(mt_golden_file *f, mt_golden_case *c, int with_output
       goto out;
     }
   }
+  if (c->backward) {
+    if (c->n_in > MT_MAX_OUTPUTS) {
+      st = rd_fail(&r, "inputs", "a gradient case has at most %d inputs (one gradient each), "
+                                 "this one %d", MT_MAX_OUTPUTS, c->n_in);
+      goto out;
+    }
+    if ((st = read_grad_outputs(&r, g, c)) != MT_OK) goto out;
+  }
   if (!with_outputs) { /* a request of the adapter protocol: no outputs */
+    c->loaded = 1;
+    goto out;
+  }
+  if (c->backward) { /* format 3: grads/<k>, no outputs, no outputs@ variants */
+    if ((st = read_grads(&r, g, c)) != MT_OK) goto out;
+    if (c->n_labels) {
+      st = rd_fail(&r, "", "a gradient case records no torch-version variants (it has %s)",
+                   c->labels[0]);
+      goto out;
+    }
     c->loaded = 1;
     goto out;
   }

@@ -35,8 +35,9 @@ extern "C" {
 
 #define MT_GOLDEN_FORMAT "mtcs-golden"
 /* the version this mtcs writes; it reads every version from 1 up to it
- * (version 2 added the csc/bsr/bsc kinds and batched/hybrid csr) */
-#define MT_GOLDEN_FORMAT_VERSION 2
+ * (version 2 added the csc/bsr/bsc kinds and batched/hybrid csr, version 3
+ * gradient cases: attribute backward, groups grad_outputs/ and grads/) */
+#define MT_GOLDEN_FORMAT_VERSION 3
 #define MT_GOLDEN_FORMAT_VERSION_MIN 1
 /* Refused before allocating: a golden tensor above this many bytes. */
 #define MT_GOLDEN_MAX_TENSOR_BYTES ((int64_t)1 << 30)
@@ -89,6 +90,14 @@ typedef struct mt_golden_case {
   char *poison;        /* may be NULL */
   int check_masked_out;
   int check_structure; /* COO outputs compared as stored (SP-6) */
+  /* A gradient case (format 3, attribute backward = 1): the call is the
+   * op's backward (mt_impl.backward). Loaded, in[] holds the forward inputs
+   * (n_fwd_in of them) followed by grad_outputs/0.. (n_grad_out), so the
+   * runner's CALL-1 and MASK-9 reach the upstream gradients too; out[] holds
+   * grads/<k> for k < n_fwd_in, NULL where torch gives input k none. */
+  int backward;
+  int n_fwd_in;
+  int n_grad_out;
   /* `input_masks` ("0:1,2:3": input 0 is specified where input 1 is true):
    * input_mask_of[k] is 1 + the index of the input that masks plain input
    * k, 0 for none (so a zeroed case has none).

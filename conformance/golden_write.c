@@ -242,6 +242,35 @@ static herr_t write_kwarg(hid_t g, const mt_kwarg *kw) {
   return -1;
 }
 
+/* A case's inputs: in[0..n-1] as inputs/ or, for a gradient case (format
+ * 3), the forward inputs as inputs/, the rest as grad_outputs/ and the
+ * attribute backward = 1. */
+static mt_status write_inputs(const wr *w, hid_t g, const mt_golden_case *c, int n,
+                              const mt_tensor *const *in) {
+  mt_status st;
+  int n_fwd = c->backward ? c->n_fwd_in : n;
+  if (c->backward && (n_fwd > n || attr_put_i64(g, "backward", 1) < 0))
+    return n_fwd > n ? mt_err(w->err, MT_INVALID_ARGUMENT, "writing %s: %d inputs, the "
+                              "gradient case has %d", w->path, n, n_fwd)
+                     : wr_fail(w, "backward");
+  if ((st = write_list(w, g, "inputs", n_fwd, in)) != MT_OK || !c->backward) return st;
+  return write_list(w, g, "grad_outputs", n - n_fwd, in + n_fwd);
+}
+
+/* A gradient case's grads/<k>, only where torch gives input k one. */
+static mt_status write_grads(const wr *w, hid_t cg, const mt_golden_case *c) {
+  mt_status st = MT_OK;
+  hid_t g = H5Gcreate2(cg, "grads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g < 0) return wr_fail(w, "grads");
+  for (int k = 0; k < c->n_out && st == MT_OK; k++) {
+    char nm[16];
+    snprintf(nm, sizeof nm, "%d", k);
+    if (c->out[k]) st = write_tensor(w, g, nm, c->out[k]);
+  }
+  H5Gclose(g);
+  return st;
+}
+
 /* What a file holds: a whole case (repro), a request (the case without
  * outputs and expectation, with given inputs) or a response (outputs at the
  * root, no case). */
@@ -284,7 +313,7 @@ static mt_status write_body(const wr *w, hid_t file, const body *b) {
     goto out;
   }
   if (!whole) { /* a request: the inputs and kwargs, nothing that tells the answer */
-    if ((st = write_list(w, g, "inputs", b->n, b->t)) != MT_OK) goto out;
+    if ((st = write_inputs(w, g, c, b->n, b->t)) != MT_OK) goto out;
     goto kwargs;
   }
   if (attr_put_str(g, "expect", c->expect_error ? "error" : "ok") < 0 ||
@@ -305,7 +334,7 @@ static mt_status write_body(const wr *w, hid_t file, const body *b) {
     st = wr_fail(w, "case attributes");
     goto out;
   }
-  if ((st = write_list(w, g, "inputs", c->n_in, (const mt_tensor *const *)c->in)) != MT_OK)
+  if ((st = write_inputs(w, g, c, c->n_in, (const mt_tensor *const *)c->in)) != MT_OK)
     goto out;
 kwargs:
   if ((kw = H5Gcreate2(g, "kwargs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
@@ -318,6 +347,10 @@ kwargs:
       goto out;
     }
   if (!whole) goto out;
+  if (c->backward) {
+    st = write_grads(w, g, c);
+    goto out;
+  }
   if ((st = write_list(w, g, "outputs", c->n_out, (const mt_tensor *const *)c->out)) != MT_OK)
     goto out;
   for (int k = 0; k < c->n_variants; k++) {

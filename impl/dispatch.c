@@ -43,7 +43,19 @@ mt_status mt_dispatch_profile(const mt_impl *impl, const char *profile, mt_call 
                   impl->abi_version, MT_ABI_VERSION);
   const char *iname = MT_IMPL_HAS(impl, name) && impl->name ? impl->name : "backend";
   uint32_t n_kernels = 0;
-  const mt_kernel_fn *kernels = profile_table(impl, profile, &n_kernels);
+  const mt_kernel_fn *kernels;
+  int backward = call->grad_out != NULL;
+  if (backward) { /* golden format 3's gradient cases: the backward table, torch profile */
+    if (profile && strcmp(profile, "torch") != 0)
+      return mt_err(err, MT_NOT_SUPPORTED, "%s: no backward kernels in profile %s", iname,
+                    profile);
+    kernels = MT_IMPL_HAS(impl, backward) ? impl->backward : NULL;
+    n_kernels = kernels ? impl->n_backward : 0;
+    if (!kernels || (uint32_t)call->op >= n_kernels || !kernels[call->op])
+      return mt_err(err, MT_NOT_SUPPORTED, "%s: no backward kernel for op %s", iname, name);
+  } else {
+    kernels = profile_table(impl, profile, &n_kernels);
+  }
   if (!kernels && profile && strcmp(profile, "torch") != 0)
     return mt_err(err, MT_NOT_SUPPORTED, "%s: profile %s is not implemented (no kernel table)",
                   iname, profile);

@@ -119,7 +119,9 @@ const mt_impl *mt_backend_cuda(void); /* NULL when built without CUDA */
  * calls it; NOT_SUPPORTED when the slot is absent or supports() says no. */
 mt_status mt_dispatch(const mt_impl *impl, mt_call *call, mt_error *err);
 /* The same for a case of profile `profile` (NULL or "torch": impl->kernels;
- * else the impl's table for that profile, NOT_SUPPORTED when it has none). */
+ * else the impl's table for that profile, NOT_SUPPORTED when it has none).
+ * A backward call (call->grad_out set) goes to impl->backward (torch
+ * profile only; NOT_SUPPORTED where the impl has no backward slot). */
 mt_status mt_dispatch_profile(const mt_impl *impl, const char *profile, mt_call *call,
                               mt_error *err);
 

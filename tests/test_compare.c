@@ -57,7 +57,7 @@ static mt_tensor *coo_f32(int64_t rows, int64_t cols, int64_t nnz, const int64_t
 
 static int cmp(const mt_tensor *e, const mt_tensor *g, const char *tols, int cmo, char *why,
                size_t len) {
-  mt_compare_opts o = {tol(tols), cmo, 0};
+  mt_compare_opts o = {tol(tols), cmo, 0, NULL};
   mt_error err = {0};
   int eq = -1;
   if (mt_compare_tensor(e, g, &o, &eq, why, len, &err) != MT_OK) {
@@ -355,7 +355,7 @@ TEST(structure_compares_coo_as_stored) {
   int64_t er[2] = {0, 0}, ec[2] = {2, 2}, gr[1] = {0}, gc[1] = {2};
   float ev[2] = {1, 2}, gv[1] = {3};
   mt_tensor *te = coo_f32(2, 3, 2, er, ec, ev, 0), *tg = coo_f32(2, 3, 1, gr, gc, gv, 1);
-  mt_compare_opts o = {tol("exact"), 0, 0};
+  mt_compare_opts o = {tol("exact"), 0, 0, NULL};
   mt_error err = {0};
   char why[512];
   int eq = -1;
@@ -479,7 +479,7 @@ TEST(outputs_count_and_index_are_reported) {
   float a[2] = {1, 2}, b[2] = {1, 3};
   mt_tensor *x = dense_f32(1, s, a), *y = dense_f32(1, s, b);
   mt_tensor *exp2[2] = {x, x}, *got1[1] = {x}, *got2[2] = {x, y};
-  mt_compare_opts o = {tol("exact"), 0, 0};
+  mt_compare_opts o = {tol("exact"), 0, 0, NULL};
   mt_error err = {0};
   char why[512];
   int eq = -1;

@@ -332,7 +332,7 @@ TEST(dispatch_picks_the_profile_table) {
   k[MT_OP_neg] = k_neg_ok;
   kn[MT_OP_neg] = k_neg_other;
   mt_profile_kernels prof[1] = {{"numpy_ma", MT_OP_neg + 1, kn}};
-  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "two", NULL, NULL, MT_OP_neg + 1, k, 1, prof};
+  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "two", NULL, NULL, MT_OP_neg + 1, k, 1, prof, 0, NULL};
   mt_call c = {.op = MT_OP_neg};
   mt_error e = {0};
   CHECK_STATUS(mt_dispatch_profile(&impl, NULL, &c, &e), MT_OK);
@@ -353,7 +353,7 @@ TEST(dispatch_picks_the_profile_table) {
 TEST(dispatch_reads_only_what_an_old_table_has) {
   mt_kernel_fn k[MT_OP_neg + 1] = {0};
   k[MT_OP_neg] = k_neg_ok;
-  mt_impl old = {MT_ABI_VERSION, sizeof(mt_impl), "old", NULL, NULL, MT_OP_neg + 1, k, 0, NULL};
+  mt_impl old = {MT_ABI_VERSION, sizeof(mt_impl), "old", NULL, NULL, MT_OP_neg + 1, k, 0, NULL, 0, NULL};
   mt_call c = {.op = MT_OP_neg};
   mt_error e = {0};
   CHECK_STATUS(mt_dispatch(&old, &c, &e), MT_OK);

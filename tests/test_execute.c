@@ -49,7 +49,7 @@ static void fixture_free(fixture *f) {
 
 static mt_case_result run_case_at(mt_kernel_fn k, fixture *f, int poison_runs, mt_level level) {
   mt_kernel_fn kernels[MT_OP__END] = {[MT_OP_neg] = k};
-  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels, 0, NULL};
+  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels, 0, NULL, 0, NULL};
   mt_run_opts o = {10, 0, {poison_runs, level, NULL, 0, NULL}};
   mt_case_result r;
   mt_case_run(&impl, &f->c, &o, &r);

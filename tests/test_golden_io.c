@@ -497,19 +497,19 @@ TEST(missing_and_unreadable_files_name_the_path) {
 
 TEST(other_format_version_is_refused_with_both_versions) {
   scratch s = {0};
-  const char *p = scratch_path(&s, "v3.h5");
+  const char *p = scratch_path(&s, "v4.h5");
   file_opts o = DEFAULT_OPTS;
-  o.format_version = 3; /* a version after ours */
+  o.format_version = 4; /* a version after ours */
   write_file(p, &o);
   mt_error err = {0};
   CHECK_STATUS(open_and_load_all(p, &err), MT_INVALID_FORMAT);
-  CHECK_HAS(err.msg, "unsupported format_version 3 (this mtcs reads 1 to 2)");
+  CHECK_HAS(err.msg, "unsupported format_version 4 (this mtcs reads 1 to 3)");
   CHECK_HAS(err.msg, p);
   o.format_version = 0; /* and one before the first */
   write_file(p, &o);
   CHECK_STATUS(open_and_load_all(p, &err), MT_INVALID_FORMAT);
-  CHECK_HAS(err.msg, "unsupported format_version 0 (this mtcs reads 1 to 2)");
-  o.format_version = 2; /* ours, and 1 (the default) is read too */
+  CHECK_HAS(err.msg, "unsupported format_version 0 (this mtcs reads 1 to 3)");
+  o.format_version = 3; /* ours, and 1 (the default) is read too */
   write_file(p, &o);
   CHECK_STATUS(open_and_load_all(p, &err), MT_OK);
   scratch_done(&s);
@@ -941,7 +941,7 @@ TEST(one_case_file_round_trips) {
     CHECK(!strcmp(d->id, c->id) && d->op == c->op && !strcmp(d->tolerance_str, c->tolerance_str));
     CHECK(d->check_masked_out == c->check_masked_out);
     CHECK_STATUS(mt_golden_load(g, d, &err), MT_OK);
-    mt_compare_opts o = {{MT_TOL_EXACT, 0, "exact"}, 1, 0};
+    mt_compare_opts o = {{MT_TOL_EXACT, 0, "exact"}, 1, 0, NULL};
     int eq = 0;
     char why[512] = "";
     CHECK_STATUS(mt_compare_outputs(c->n_in, c->in, d->n_in, d->in, &o, &eq, why, sizeof why, &err),
@@ -1018,7 +1018,7 @@ TEST(compressed_kinds_round_trip_through_the_writer_and_reader) {
     mt_golden_case *d = &g->cases[0];
     CHECK_STATUS(mt_golden_load(g, d, &err), MT_OK);
     CHECK_EQ_INT(d->n_in, 3);
-    mt_compare_opts o = {{MT_TOL_EXACT, 0, "exact"}, 0, 1};
+    mt_compare_opts o = {{MT_TOL_EXACT, 0, "exact"}, 0, 1, NULL};
     int eq = 0;
     char why[512] = "";
     CHECK_STATUS(mt_compare_outputs(3, mine, d->n_in, d->in, &o, &eq, why, sizeof why, &err),

@@ -113,7 +113,7 @@ static void fixture_free(fixture *f) {
 /* Runs f on an implementation whose only kernel, neg, is k (NULL: none). */
 static mt_case_result run(mt_kernel_fn k, fixture *f, int no_fork, double timeout) {
   mt_kernel_fn kernels[MT_OP__END] = {[MT_OP_neg] = k};
-  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels, 0, NULL};
+  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels, 0, NULL, 0, NULL};
   mt_run_opts o = {timeout, no_fork, {0}};
   mt_case_result r;
   mt_case_run(&impl, &f->c, &o, &r);
@@ -182,7 +182,7 @@ TEST(error_cases_pass_on_the_same_status_and_fail_otherwise) {
  * the file's own). */
 static mt_case_result run_v(mt_kernel_fn k, fixture *f, const char *v) {
   mt_kernel_fn kernels[MT_OP__END] = {[MT_OP_neg] = k};
-  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels, 0, NULL};
+  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels, 0, NULL, 0, NULL};
   mt_run_opts o = {10, 1, {0, MT_LEVEL_semantic, v, 0, NULL}};
   mt_case_result r;
   mt_case_run(&impl, &f->c, &o, &r);
@@ -327,7 +327,7 @@ TEST(worker_batch_isolates_each_case_and_replaces_dead_workers) {
   mt_kernel_fn kernels[MT_OP__END] = {[MT_OP_neg] = k_right, [MT_OP_exp] = k_crash,
                                       [MT_OP_abs] = k_right, [MT_OP_log] = k_hang,
                                       [MT_OP_sqrt] = k_exit};
-  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels, 0, NULL};
+  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels, 0, NULL, 0, NULL};
   fixture f[N];
   mt_golden_case *cases[N];
   mt_case_result r[N];

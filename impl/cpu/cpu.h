@@ -9,4 +9,9 @@
 #include "mt/ops.def"
 #undef MT_OP
 
+/* backward kernels (mt_impl.backward): mt_cpu_grad_<op>, in grad_<family>.c */
+#define MT_GRAD_OP(name) mt_status mt_cpu_grad_##name(mt_call *call, mt_error *err);
+#include "grad_ops.def"
+#undef MT_GRAD_OP
+
 #endif

@@ -27,7 +27,7 @@ static int cuda_unavailable(char *why, size_t why_len) {
 
 static const mt_impl cuda_impl = {
     MT_ABI_VERSION, (uint32_t)sizeof(mt_impl), "cuda", NULL, cuda_unavailable,
-    (uint32_t)MT_OP__END, cuda_kernels, 0, NULL,
+    (uint32_t)MT_OP__END, cuda_kernels, 0, NULL, 0, NULL,
 };
 
 extern "C" const mt_impl *mt_backend_cuda(void) { return &cuda_impl; }

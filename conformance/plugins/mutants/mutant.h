@@ -32,7 +32,7 @@
 
 #define MT_MUTANT_ENTRY(NAME, KERNELS)                                               \
   static const mt_impl mutant_impl = {                                               \
-      MT_ABI_VERSION, sizeof(mt_impl), "mutant:" NAME, NULL, NULL, MT_OP__END, KERNELS, 0, NULL}; \
+      MT_ABI_VERSION, sizeof(mt_impl), "mutant:" NAME, NULL, NULL, MT_OP__END, KERNELS, 0, NULL, 0, NULL}; \
   const mt_impl *mt_plugin_entry(uint32_t abi_version);                              \
   const mt_impl *mt_plugin_entry(uint32_t abi_version) {                             \
     return abi_version == MT_ABI_VERSION ? &mutant_impl : NULL;                      \

@@ -24,7 +24,7 @@ static const mt_kernel_fn mt__npma_mutant_torch[MT_OP__END] = {
       {"numpy_ma", MT_OP__END, NPMA_KERNELS}};                                           \
   static const mt_impl mutant_impl = {                                                   \
       MT_ABI_VERSION, sizeof(mt_impl), "mutant:" NAME, NULL, NULL, MT_OP__END,           \
-      mt__npma_mutant_torch, 1, mutant_profiles};                                         \
+      mt__npma_mutant_torch, 1, mutant_profiles, 0, NULL};                                \
   const mt_impl *mt_plugin_entry(uint32_t abi_version);                                  \
   const mt_impl *mt_plugin_entry(uint32_t abi_version) {                                 \
     return abi_version == MT_ABI_VERSION ? &mutant_impl : NULL;                          \

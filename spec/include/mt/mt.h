@@ -222,6 +222,12 @@ typedef struct mt_call {
   const mt_kwargs *kw;        /* torch's keyword arguments */
   int n_out;                  /* set by the kernel */
   mt_tensor *out[MT_MAX_OUTPUTS]; /* set by the kernel; freed by the caller */
+  /* Appended within ABI 1 (the runner makes mt_call; a kernel of an older
+   * plugin never reads them): set for a backward call (mt_impl.backward),
+   * 0 / NULL otherwise. grad_out[j] is the upstream gradient of forward
+   * output j, of that output's kind, dtype, shape and (masked) mask. */
+  int n_grad_out;
+  const mt_tensor *const *grad_out;
 } mt_call;
 
 /* Returns MT_OK with outputs set, or a status with err filled (outputs the
@@ -261,6 +267,16 @@ typedef struct mt_impl {
    * implementation does not list is NOT_SUPPORTED. */
   uint32_t n_profiles;
   const mt_profile_kernels *profiles;
+  /* Optional, appended within ABI 1 (golden format 3's gradient cases):
+   * backward[id] computes the gradients of op id's inputs, torch profile.
+   * The call holds the forward's inputs (in, n_in), kwargs and the
+   * upstream gradients (grad_out, n_grad_out); the kernel sets n_out = n_in
+   * and out[k] to the gradient of input k as torch makes it (its kind:
+   * a MaskedTensor, dense, COO, CSR ...), or NULL where torch gives input k
+   * none (not a floating tensor, a mask, not differentiable).
+   * backward[id] == NULL (or id >= n_backward): NOT_SUPPORTED. */
+  uint32_t n_backward;
+  const mt_kernel_fn *backward;
 } mt_impl;
 
 typedef const mt_impl *(*mt_plugin_entry_fn)(uint32_t abi_version);
