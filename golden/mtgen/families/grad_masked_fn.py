@@ -36,6 +36,7 @@ cases when this family was written):
   differentiable: no case (spec/no-gradient-sparse.tsv).
 """
 import collections
+import dataclasses
 import math
 import warnings
 
@@ -124,7 +125,7 @@ def poison_invariant(d):
 def derive(c):
     """The backward case of masked_fn case c, or None (no gradient)."""
     if c.op in LEAKY:
-        c.build = finite_poison(c.build, c.op)
+        c = dataclasses.replace(c, build=finite_poison(c.build, c.op))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         d = grad_case(c, rules=("MFG-1", "MFG-2") + (("MFG-3",) if c.op in LEAKY else ()),
