@@ -80,7 +80,7 @@ def matrix(mtcs, src):
                  "A number is the forward golden cases of that op with an input of that "
                  "layout, in that dtype, or of that profile (torch's refusals count: they are "
                  "checked); grad: its gradient cases (golden format 3, GRAD-*; an op without "
-                 "them is in spec/no-gradient.tsv with the reason); · none. masked: a "
+                 "them is in spec/no-gradient-*.tsv with the reason); · none. masked: a "
                  "MaskedTensor input, whatever its storage; coo ... bsc: a plain sparse input.")
     return "\n".join(lines)
 

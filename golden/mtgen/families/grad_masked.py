@@ -41,14 +41,13 @@ Left out: float16/bfloat16 (the suite's gradient tolerances are float32 and
 float64 only), in-place ops (`<op>_`: torch refuses in-place on a leaf that
 requires grad), ops with no floating output (grad_case returns None) and
 ops whose result is detached; spec/no-gradient-masked.tsv names each op
-without a case and why (check_coverage checks it). A full reduction (sum,
+without a case and why (tests/golden_coverage.py checks every op of ops.def
+has gradient cases in some golden file or a line in spec/no-gradient-*.tsv). A full reduction (sum,
 mean, prod, amax, amin over every dim) of a COO/CSR-storage MaskedTensor is
 detached too: its result does not require grad, so those forward cases
 have no gradient case (grad_case returns None).
 """
 import dataclasses
-import os
-import re
 
 import torch
 from torch.masked import MaskedTensor, masked_tensor
@@ -325,52 +324,5 @@ def _first_dtype(d):
     return next(_data(x).dtype for x in d.build(case_rng(d.id)) if _floating(x))
 
 
-# ---- every op has cases or a reason --------------------------------------------------
-
-SPEC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "spec")
-NO_GRADIENT = os.path.join(SPEC, "no-gradient-masked.tsv")
-
-
-def family_ops(families=tuple(SOURCE_FAMILIES)):
-    """The ops of `families` in spec/include/mt/ops.def, in its order."""
-    with open(os.path.join(SPEC, "include", "mt", "ops.def")) as f:
-        rows = re.findall(r"^MT_OP\(\s*\d+,\s*(\w+),\s*(\w+),", f.read(), re.M)
-    return [op for op, fam in rows if fam in families]
-
-
-def no_gradient(path=NO_GRADIENT):
-    """spec/no-gradient-masked.tsv: op -> why it has no gradient case."""
-    out = {}
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            if line.startswith("#") or not line.strip():
-                continue
-            op, sep, why = line.rstrip("\n").partition("\t")
-            if not sep or not why or op in out:
-                raise ValueError(f"{path}:{n}: want one `<op>\\t<reason>` line per op")
-            out[op] = why
-    return out
-
-
-def check_coverage(cases, ops=None, listed=None):
-    """Every op of the source families has gradient cases or exactly one
-    line in spec/no-gradient-masked.tsv, never both; the list names no
-    other op. Returns cases."""
-    ops = family_ops() if ops is None else ops
-    listed = no_gradient() if listed is None else listed
-    have = {c.op for c in cases}
-    problems = ([f"{op}: neither cases nor a line in no-gradient-masked.tsv"
-                 for op in ops if op not in have and op not in listed]
-                + [f"{op}: has cases and a line in no-gradient-masked.tsv"
-                   for op in ops if op in have and op in listed]
-                + [f"{op}: listed in no-gradient-masked.tsv, not an op of "
-                   f"{'/'.join(SOURCE_FAMILIES)}" for op in listed if op not in ops]
-                + [f"{op}: has cases, not an op of {'/'.join(SOURCE_FAMILIES)}"
-                   for op in sorted(have - set(ops))])
-    if problems:
-        raise Surprise("grad_masked coverage: " + "; ".join(problems))
-    return cases
-
-
 def cases():
-    return check_coverage(check_ids(overview_cases() + derived_cases()))
+    return check_ids(overview_cases() + derived_cases())
