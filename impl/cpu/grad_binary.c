@@ -159,9 +159,11 @@ static mt_status grad_binary(mt_call *call, mt_op op, gb_base base, mt_error *er
     return mt_err(err, MT_INVALID_ARGUMENT, "%s backward: by a tensor, torch's derivative calls "
                   "div with rounding_mode=, a kwarg MaskedTensor's binary ops refuse "
                   "(ValueError: len(kwargs) must equal 0)", name);
-  if ((r->flags & GB_CSR_UNARY) && two_tensors && g->data->kind == MT_KIND_CSR &&
-      (st = mt__cpu_csr_inferred_cols(g->data, name, err)) != MT_OK)
-    return mt_err_prefix(err, "backward");
+  if ((r->flags & GB_CSR_UNARY) && two_tensors && g->data->kind == MT_KIND_CSR) {
+    char what[64];
+    snprintf(what, sizeof what, "%s backward", name);
+    if ((st = mt__cpu_csr_inferred_cols(g->data, what, err)) != MT_OK) return st;
+  }
   if (r->refuse != MT_OK)
     return mt_err(err, r->refuse, "%s backward: torch refuses it on MaskedTensors (%s)", name,
                   r->why);

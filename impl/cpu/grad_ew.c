@@ -90,10 +90,10 @@ static mt_status opnd_open(const mt_call *call, int k, const mt__ew_spec *s, con
     return mt__cpu_scalar_value(t, what, s->op, &o->value, err);
   }
   const mt_tensor *v = t->kind == MT_KIND_MASKED ? t->data : t;
-  if (v->kind != MT_KIND_DENSE && v->kind != MT_KIND_COO && v->kind != MT_KIND_CSR)
+  if (v->kind != MT_KIND_DENSE && v->kind != MT_KIND_COO && !mt_kind_is_compressed(v->kind))
     return mt_err(err, MT_NOT_SUPPORTED, "%s backward: %s is %s%s; the CPU backend implements "
-                  "it on dense, COO and CSR storage", s->op, what, mt_kind_name(v->kind),
-                  t->kind == MT_KIND_MASKED ? " storage" : "");
+                  "it on dense, COO and compressed storage", s->op, what,
+                  mt_kind_name(v->kind), t->kind == MT_KIND_MASKED ? " storage" : "");
   o->dtype = v->dtype;
   o->grad = mt__cpu_is_float(v->dtype);
   o->ndim = t->ndim;
@@ -146,16 +146,16 @@ static mt_status out_dense(const mt_host *h, const ew_opnd *o, mt_tensor **out, 
 
 /* The gradient of operand o (g's shape) as a COO-storage masked tensor,
  * stored where g's coalesced mask stores (GRAD-8: torch's unary and binary
- * helpers rebuild the data on those indices). */
+ * helpers rebuild the data on those indices); hybrid COO (dense dims) too. */
 static mt_status out_coo(const mt_host *h, const ew_opnd *o, const mt_tensor *g, const char *op,
                          mt_tensor **out, mt_error *err) {
   const mt_tensor *cm = NULL;
   mt_tensor *tmp = NULL, *data = NULL, *mask = NULL;
   mt_status st;
   *out = NULL;
-  if (g->mask->kind != MT_KIND_COO || g->mask->sparse_dim != g->ndim)
+  if (g->mask->kind != MT_KIND_COO)
     return mt_err(err, MT_NOT_SUPPORTED, "%s backward: a COO-storage gradient needs a COO upstream "
-                  "gradient without dense dims, got %s storage", op, mt_kind_name(g->mask->kind));
+                  "gradient, got %s storage", op, mt_kind_name(g->mask->kind));
   if ((st = mt__cpu_coalesced(g->mask, &cm, &tmp, err)) != MT_OK) return st;
   if ((st = h->coo_new(o->dtype, o->ndim, o->shape, cm->sparse_dim, cm->nnz, &data, err)) != MT_OK)
     goto out;
@@ -166,11 +166,13 @@ static mt_status out_coo(const mt_host *h, const ew_opnd *o, const mt_tensor *g,
     memcpy(data->indices, cm->indices, ni * sizeof(int64_t));
     memcpy(mask->indices, cm->indices, ni * sizeof(int64_t));
   }
-  for (int64_t k = 0; k < cm->nnz; k++) {
-    int64_t lin = mt_coo_linear(cm, k);
-    mt__cpu_st(data->values, o->dtype, k, o->gm[lin] ? o->acc[lin] : 0.0);
-    ((uint8_t *)mask->values)[k] = o->gm[lin];
-  }
+  int64_t row = mt_coo_row_numel(cm); /* elements per entry: the dense dims */
+  for (int64_t k = 0; k < cm->nnz; k++)
+    for (int64_t j = 0, base = mt_coo_linear(cm, k) * row; j < row; j++) {
+      int64_t lin = base + j;
+      mt__cpu_st(data->values, o->dtype, k * row + j, o->gm[lin] ? o->acc[lin] : 0.0);
+      ((uint8_t *)mask->values)[k * row + j] = o->gm[lin];
+    }
   data->coalesced = mask->coalesced = 1;
   st = h->masked_new(data, mask, out, err);
   data = mask = NULL; /* owned by masked_new, also on failure */
@@ -181,27 +183,31 @@ out:
   return st;
 }
 
-/* The gradient of operand o (g's shape) as a CSR-storage masked tensor on
- * g's mask's structure. */
-static mt_status out_csr(const mt_host *h, const ew_opnd *o, const mt_tensor *g, const char *op,
-                         mt_tensor **out, mt_error *err) {
+/* The gradient of operand o (g's shape) as a compressed-storage (CSR; CSC,
+ * BSR, BSC, batched, hybrid alike) masked tensor on g's mask's structure. */
+static mt_status out_compressed(const mt_host *h, const ew_opnd *o, const mt_tensor *g,
+                                const char *op, mt_tensor **out, mt_error *err) {
   const mt_tensor *gm = g->mask;
   mt_tensor *data = NULL, *mask = NULL;
+  mt_cgeom cg;
   mt_status st;
   *out = NULL;
-  if (gm->kind != MT_KIND_CSR || gm->ndim != 2 || gm->dense_dim != 0)
-    return mt_err(err, MT_NOT_SUPPORTED, "%s backward: a CSR-storage gradient needs a 2-d CSR "
-                  "upstream gradient, got %s storage", op, mt_kind_name(gm->kind));
+  if (gm->kind != g->data->kind || !mt_cgeom_of(gm, &cg))
+    return mt_err(err, MT_NOT_SUPPORTED, "%s backward: a %s-storage gradient needs an upstream "
+                  "gradient of that storage, got a %s mask", op, mt_kind_name(g->data->kind),
+                  mt_kind_name(gm->kind));
   if ((st = mt__cpu_compressed_like(h, gm, o->dtype, &data, err)) != MT_OK) return st;
   if ((st = mt__cpu_compressed_like(h, gm, MT_bool, &mask, err)) != MT_OK) {
     h->free(data);
     return st;
   }
-  for (int64_t r = 0; r < gm->shape[0]; r++)
-    for (int64_t k = gm->crow_indices[r]; k < gm->crow_indices[r + 1]; k++) {
-      int64_t lin = r * gm->shape[1] + gm->col_indices[k];
-      mt__cpu_st(data->values, o->dtype, k, o->gm[lin] ? o->acc[lin] : 0.0);
-      ((uint8_t *)mask->values)[k] = o->gm[lin];
+  for (int64_t b = 0; b < cg.batches; b++)
+    MT_CGEOM_FOR_EACH_CELL(gm, &cg, b, row, col, at) {
+      for (int64_t j = 0; j < cg.dense; j++) {
+        int64_t lin = ((b * cg.rows + row) * cg.cols + col) * cg.dense + j;
+        mt__cpu_st(data->values, o->dtype, at + j, o->gm[lin] ? o->acc[lin] : 0.0);
+        ((uint8_t *)mask->values)[at + j] = o->gm[lin];
+      }
     }
   return h->masked_new(data, mask, out, err);
 }
@@ -214,7 +220,8 @@ static mt_status out_grad(const mt_host *h, const ew_opnd *o, const mt_tensor *g
     return mt_err(err, MT_NOT_SUPPORTED, "%s backward: inputs/%d has %s storage and the upstream "
                   "gradient %s storage of %s shape", op, k, mt_kind_name(kind),
                   mt_kind_name(g->data->kind), mt_shape_equal(o->t, g) ? "the same" : "another");
-  return kind == MT_KIND_COO ? out_coo(h, o, g, op, out, err) : out_csr(h, o, g, op, out, err);
+  return kind == MT_KIND_COO ? out_coo(h, o, g, op, out, err)
+                             : out_compressed(h, o, g, op, out, err);
 }
 
 mt_status mt__cpu_grad_ew(mt_call *call, const mt__ew_spec *s, mt_error *err) {

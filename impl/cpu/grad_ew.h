@@ -14,7 +14,7 @@
  *
  * The gradient of operand k has operand k's storage: dense-storage masked
  * for a dense or masked-dense operand, COO/CSR-storage masked for a COO/CSR
- * operand (GRAD-8; stored where g's mask stores, coalesced). A Python
+ * operand (GRAD-8; stored where g's mask stores, COO coalesced). A Python
  * number operand gets none (out[k] = NULL). Masked-out data of the inputs
  * and of g is never read (MASK-9). */
 #ifndef MT_GRAD_EW_H
@@ -39,7 +39,7 @@ typedef struct {
 /* The backward of an elementwise op: call->out[k] = the gradient of input
  * k (NULL for number inputs), n_out = n_in. Upstream gradient 0 must be a
  * masked tensor of the forward's result shape. NOT_SUPPORTED for storages
- * other than dense/COO/2-d CSR and for non-float dtypes. */
+ * other than dense, COO and the compressed ones. */
 mt_status mt__cpu_grad_ew(mt_call *call, const mt__ew_spec *s, mt_error *err);
 
 /* Upstream gradient j of a backward call, validated. */
