@@ -85,45 +85,6 @@ mt_status mt_cpu_grad_sum(mt_call *call, mt_error *err) {
   return MT_OK;
 }
 
-/* ---- mul: d(a*b) = (g*b, g*a), same shapes ---------------------------------------- */
-
-mt_status mt_cpu_grad_mul(mt_call *call, mt_error *err) {
-  const mt_tensor *in[2], *g;
-  mt_status st;
-  mt__cpu_begin(call);
-  if ((st = mt__kw_check(MT_OP_mul, call->kw, err)) != MT_OK) return st;
-  for (int k = 0; k < 2; k++)
-    if ((st = mt__cpu_input(call, k, "mul", &in[k], err)) != MT_OK) return st;
-  if ((st = grad_out(call, 0, "mul", &g, err)) != MT_OK) return st;
-  if ((st = masked_dense(g, "grad_outputs/0", "mul", err)) != MT_OK) return st;
-  for (int k = 0; k < 2; k++) {
-    const mt_tensor *t = in[k];
-    if (t->kind != MT_KIND_MASKED && t->kind != MT_KIND_DENSE)
-      return mt_err(err, MT_NOT_SUPPORTED, "mul backward: inputs/%d is %s", k,
-                    mt_kind_name(t->kind));
-    if (t->ndim != g->ndim || memcmp(t->shape, g->shape, sizeof(int64_t) * (size_t)t->ndim))
-      return mt_err(err, MT_NOT_SUPPORTED, "mul backward: broadcast inputs are not "
-                                           "implemented by the CPU backend");
-  }
-  /* both gradients carry the upstream gradient's mask (GRAD-1, GRAD-4) */
-  for (int k = 0; k < 2; k++) {
-    mt_tensor *data;
-    const mt_tensor *other = in[1 - k];
-    if (in[k]->kind == MT_KIND_DENSE && !mt_dtype_is_float(in[k]->dtype)) continue;
-    if ((st = grad_like_input(mt__cpu_host(call), g, g->data->dtype, &call->out[k], &data,
-                              err)) != MT_OK)
-      goto fail;
-    for (int64_t i = 0, n = mt_numel(g); i < n; i++)
-      mt__cpu_st(data->values, data->dtype, i,
-                 mt__cpu_round(data->dtype, at(g, i) * at(other, i)));
-  }
-  call->n_out = 2;
-  return MT_OK;
-fail:
-  mt__cpu_drop_outputs(call);
-  return st;
-}
-
 /* ---- view: the upstream gradient in the input's shape ------------------------------ */
 
 mt_status mt_cpu_grad_view(mt_call *call, mt_error *err) {
