@@ -1093,6 +1093,11 @@ static mt_status grad_sparse(mt_call *call, mt_op op, int shared, mt_error *err)
     if (gs_ops[i].op == op) row = &gs_ops[i];
   mt__gs_ctx c;
   mt_status st;
+  if (!row) {
+    mt__cpu_begin(call);
+    return mt_err(err, MT_NOT_SUPPORTED, "%s backward: the CPU backend has no backward of it on "
+                  "plain (sparse or dense) inputs", mt_op_name(op));
+  }
   if (shared && !mt__cpu_grad_sparse_takes(call)) {
     mt__cpu_begin(call);
     return mt_err(err, MT_NOT_SUPPORTED, "%s backward: a masked input is not the sparse "
@@ -1122,6 +1127,10 @@ static mt_status grad_sparse(mt_call *call, mt_op op, int shared, mt_error *err)
 out:
   mt__gs_close(&c);
   return st;
+}
+
+mt_status mt__cpu_grad_sparse(mt_call *call, mt_op op, mt_error *err) {
+  return grad_sparse(call, op, 1, err);
 }
 
 /* the ops the MaskedTensor kernels share: mt__cpu_grad_<op>_sparse */

@@ -31,6 +31,10 @@ MT__GRAD_SPARSE_SHARED(MT__X)
 /* 1 when no input of the call is a masked tensor: the call is a plain
  * (sparse or dense) one, for mt__cpu_grad_<op>_sparse. */
 int mt__cpu_grad_sparse_takes(const mt_call *call);
+/* The same by op id, for a family kernel that serves many ops:
+ *   if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, op, err);
+ * NOT_SUPPORTED for an op this file has no backward of. */
+mt_status mt__cpu_grad_sparse(mt_call *call, mt_op op, mt_error *err);
 
 /* ---- the dense engine, shared with grad_masked_fn.c ------------------------- */
 
