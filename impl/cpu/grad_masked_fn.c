@@ -68,6 +68,12 @@ static mt_status mfg_open(mfg *f, mt_call *call, mt_op op, mt_error *err) {
   f->v = f->c.x[0];
   f->go = f->c.go[0];
   f->n = f->c.n[0];
+  if (!mt__cpu_grad_sparse_takes(call)) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s backward: a MaskedTensor input is not implemented by "
+                "the CPU backend (torch.masked takes it; these cases pass a plain tensor and a "
+                "mask)", f->c.name);
+    goto fail;
+  }
   if (!mt__gs_float_input(&f->c, 0)) {
     st = mt_err(err, MT_NOT_SUPPORTED, "%s backward: inputs/0 has dtype %s; the CPU backend "
                 "differentiates float32 and float64", f->c.name, mt_dtype_name(f->x->dtype));
@@ -542,6 +548,11 @@ mt_status mt_cpu_grad_masked_logaddexp(mt_call *call, mt_error *err) {
   uint8_t *in[2] = {NULL, NULL};
   mt_status st = mt__gs_open(&c, call, MT_OP_masked_logaddexp, err);
   if (st != MT_OK) return st;
+  if (!mt__cpu_grad_sparse_takes(call)) {
+    mt__gs_close(&c);
+    return mt_err(err, MT_NOT_SUPPORTED, "masked_logaddexp backward: a MaskedTensor input is "
+                  "not implemented by the CPU backend");
+  }
   mfg f;
   memset(&f, 0, sizeof f);
   f.c = c;

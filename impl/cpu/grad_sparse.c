@@ -879,6 +879,7 @@ enum {
   GS_BLOCK_OK = 1u << 1,   /* takes BSR/BSC inputs */
   GS_NO_SPARSE = 1u << 2,  /* the derivative has no sparse kernel at all */
   GS_NO_BATCHED = 1u << 3, /* refuses a batched CSR input */
+  GS_MASKED_OK = 1u << 4,  /* takes a masked input whose data it never reads (to_sparse_coo) */
 };
 
 /* torch's refusal of the backward, or NULL. */
@@ -1062,7 +1063,7 @@ static mt__gs_pattern layout_of(const mt__gs_ctx *c, int layout, int k) {
   X(values, grad_values, GS_L_IN, 0)                                          \
   X(to_dense, grad_to_dense, GS_L_IN, GS_NO_BATCHED)                          \
   X(to_sparse, grad_to_sparse, GS_L_TOSPARSE, 0)                              \
-  X(to_sparse_coo, grad_to_sparse_coo, GS_L_TOSPARSE, GS_NO_BATCHED)          \
+  X(to_sparse_coo, grad_to_sparse_coo, GS_L_TOSPARSE, GS_NO_BATCHED | GS_MASKED_OK) \
   X(to_sparse_csr, grad_to_sparse_csr, GS_L_TOSPARSE, 0)                      \
   X(to_sparse_csc, grad_to_sparse_csc, GS_L_TOSPARSE, 0)                      \
   X(to_sparse_bsr, grad_to_sparse_bsr, GS_L_TOSPARSE, 0)                      \
@@ -1098,7 +1099,7 @@ static mt_status grad_sparse(mt_call *call, mt_op op, int shared, mt_error *err)
     return mt_err(err, MT_NOT_SUPPORTED, "%s backward: the CPU backend has no backward of it on "
                   "plain (sparse or dense) inputs", mt_op_name(op));
   }
-  if (shared && !mt__cpu_grad_sparse_takes(call)) {
+  if ((shared || !(row->flags & GS_MASKED_OK)) && !mt__cpu_grad_sparse_takes(call)) {
     mt__cpu_begin(call);
     return mt_err(err, MT_NOT_SUPPORTED, "%s backward: a masked input is not the sparse "
                   "backward's (grad_sparse.c)", mt_op_name(op));
