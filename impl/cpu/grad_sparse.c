@@ -456,16 +456,23 @@ static mt_status grad_pow(mt__gs_ctx *c, mt_error *err) {
   return MT_OK;
 }
 
+/* A binary op's two operands, each broadcasting to the upstream gradient. */
+static mt_status two_operands(const mt__gs_ctx *c, mt_error *err) {
+  mt_status st;
+  if (c->n_in != 2)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s backward: expected 2 inputs, got %d", c->name,
+                  c->n_in);
+  for (int k = 0; k < 2; k++)
+    if ((st = bcast_to_go(c, k, err)) != MT_OK) return st;
+  return MT_OK;
+}
+
 /* add/sub(a, b, alpha): go, +-alpha * go (summed over broadcast dims) */
 static mt_status grad_addsub(mt__gs_ctx *c, double sign, mt_error *err) {
   mt_status st;
   double alpha = mt_kw_float(c->call->kw, "alpha", 1.0);
   const mt_tensor *go = c->gt[0];
-  for (int k = 0; k < 2; k++)
-    if (k >= c->n_in || (st = bcast_to_go(c, k, err)) != MT_OK)
-      return k >= c->n_in ? mt_err(err, MT_INVALID_ARGUMENT, "%s backward: expected 2 inputs",
-                                   c->name)
-                          : st;
+  if ((st = two_operands(c, err)) != MT_OK) return st;
   for (int k = 0; k < 2; k++) {
     if (!mt__gs_float_input(c, k)) continue;
     if ((st = mt__gs_want(c, k, err)) != MT_OK) return st;
@@ -489,11 +496,7 @@ static mt_status grad_sub(mt__gs_ctx *c, mt_error *err) { return grad_addsub(c, 
 static mt_status grad_muldiv(mt__gs_ctx *c, int div, mt_error *err) {
   mt_status st;
   const mt_tensor *go = c->gt[0];
-  for (int k = 0; k < 2; k++)
-    if (k >= c->n_in || (st = bcast_to_go(c, k, err)) != MT_OK)
-      return k >= c->n_in ? mt_err(err, MT_INVALID_ARGUMENT, "%s backward: expected 2 inputs",
-                                   c->name)
-                          : st;
+  if ((st = two_operands(c, err)) != MT_OK) return st;
   int64_t n = mt_numel(go);
   double *f = malloc(sizeof *f * (size_t)(n ? n : 1));
   if (!f) return mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory", c->name);
