@@ -27,6 +27,7 @@
  *     when the last column stores nothing the sizes differ, INVALID_ARGUMENT
  *     (SP-1, as the forward unary ops). */
 #include "grad_ew.h"
+#include "grad_sparse.h"
 
 /* ---- derivatives: dx[k] = g * d(op)/dx_k -------------------------------------- */
 
@@ -136,6 +137,8 @@ static mt_status masks_match(const mt_call *call, int k, const mt_tensor *g, con
 }
 
 static mt_status grad_binary(mt_call *call, mt_op op, gb_base base, mt_error *err) {
+  /* plain sparse operands (grad_sparse.h5): the sparse engine */
+  if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, op, err);
   const gb_row *r = &ROWS[base];
   const char *name = mt_op_name(op);
   const mt_tensor *a, *b, *g;

@@ -30,6 +30,7 @@
  * LAYOUT_MISMATCH), log1p's formula adds a dense 1 to sparse storage, sgn's
  * ZeroTensor has no sparse kernel, pow(x, 0) asks zeros_like. */
 #include "grad_ew.h"
+#include "grad_sparse.h"
 #include "unary_util.h"
 
 #define LN2 0.693147180559945309417232121458176568
@@ -183,6 +184,8 @@ static mt_status grad_sgn(mt_call *call, const char *name, const mt_tensor *m, m
 }
 
 static mt_status grad_unary(mt_call *call, mt_op op, gu_base base, mt_error *err) {
+  /* plain sparse operands (grad_sparse.h5): the sparse engine */
+  if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, op, err);
   const gu_row *r = &ROWS[base];
   const char *name = mt_op_name(op);
   const mt_tensor *m;
