@@ -58,33 +58,6 @@ static double at(const mt_tensor *t, int64_t i) {
   return mt__cpu_ld(d->values, d->dtype, d->kind == MT_KIND_DENSE ? mt_dense_offset(d, i) : 0);
 }
 
-/* ---- sum (full reduction): every element's gradient is the upstream one -------- */
-
-mt_status mt_cpu_grad_sum(mt_call *call, mt_error *err) {
-  const mt_tensor *x, *g;
-  mt_tensor *data;
-  mt_status st;
-  mt__cpu_begin(call);
-  if ((st = mt__kw_check(MT_OP_sum, call->kw, err)) != MT_OK) return st;
-  if ((st = mt__cpu_input(call, 0, "sum", &x, err)) != MT_OK) return st;
-  if ((st = masked_dense(x, "inputs/0", "sum", err)) != MT_OK) return st;
-  if ((st = grad_out(call, 0, "sum", &g, err)) != MT_OK) return st;
-  if (mt_kw_find(call->kw, "dim"))
-    return mt_err(err, MT_NOT_SUPPORTED, "sum backward: dim= is not implemented by the CPU "
-                                         "backend");
-  if (mt_numel(g) != 1)
-    return mt_err(err, MT_SHAPE_MISMATCH, "sum backward: the upstream gradient of a full sum "
-                                          "has one element, this one %lld",
-                  (long long)mt_numel(g));
-  if ((st = grad_like_input(mt__cpu_host(call), x, x->data->dtype, &call->out[0], &data, err)) !=
-      MT_OK)
-    return st;
-  double v = at(g, 0);
-  for (int64_t i = 0, n = mt_numel(x); i < n; i++) mt__cpu_st(data->values, data->dtype, i, v);
-  call->n_out = 1;
-  return MT_OK;
-}
-
 /* ---- mul: d(a*b) = (g*b, g*a), same shapes ---------------------------------------- */
 
 mt_status mt_cpu_grad_mul(mt_call *call, mt_error *err) {
