@@ -23,19 +23,13 @@
  * of COO/CSR storage gives the upstream gradient back in that storage
  * (its specified elements only), to_sparse/to_sparse_csr of dense storage
  * give it back dense. torch refuses the rest: those refusals are the
- * golden's error cases, answered here with torch's class and message. */
+ * golden's error cases, answered here with torch's class and message.
+ * A call without a masked input is a plain one (torch.t of a COO tensor):
+ * mt__grad_plain hands it on (grad_util.h). */
 #include "grad_util.h"
 #include "structure_util.h"
 
 #define GS_MAX_INPUTS 16 /* cat/stack operands, split pieces */
-
-/* Plain (non-masked) inputs belong to the sparse backward kernels
- * (grad_sparse.c); the coordinator routes them there. */
-static mt_status plain_input(const char *op, const mt_tensor *x, mt_error *err) {
-  return mt_err(err, MT_NOT_SUPPORTED,
-                "%s backward: inputs/0 is a plain %s tensor; this kernel computes MaskedTensor "
-                "gradients", op, mt_kind_name(x->kind));
-}
 
 /* A refusal of torch's backward, with torch's message. */
 static mt_status refused(mt_status st, const char *op, const char *torch_msg, mt_error *err) {
@@ -153,7 +147,9 @@ static mt_status one_input(const mt_call *call, mt_op opid, const mt_tensor **x,
   mt_status st;
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, op, x, err)) != MT_OK) return st;
-  if ((*x)->kind != MT_KIND_MASKED) return plain_input(op, *x, err);
+  if ((*x)->kind != MT_KIND_MASKED)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s backward: inputs/0 is a plain %s tensor", op,
+                  mt_kind_name((*x)->kind));
   if ((st = mt_tensor_validate(*x, "inputs/0", err)) != MT_OK) return st;
   if ((st = mt__cpu_require_float(*x, "inputs/0", op, err)) != MT_OK) return st;
   return mt__grad_out(call, 0, op, g, err);
@@ -188,6 +184,7 @@ static mt_status view_backward(mt_call *call, mt_op opid, mt_error *err) {
   const mt_tensor *x = NULL, *g = NULL;
   mt_status st;
   mt__cpu_begin(call);
+  if (mt__grad_plain_call(call)) return mt__grad_plain(call, opid, err);
   if ((st = one_input(call, opid, &x, &g, err)) != MT_OK) return st;
   if (opid == MT_OP_unsqueeze) return refused(MT_LAYOUT_MISMATCH, op, no_squeeze, err);
   if (mt__grad_is_masked(x, MT_KIND_DENSE)) return view_scatter(call, opid, x, g, err);
@@ -242,6 +239,7 @@ mt_status mt_cpu_grad_index(mt_call *call, mt_error *err) {
   const mt_tensor *x = NULL, *g = NULL;
   mt_status st;
   mt__cpu_begin(call);
+  if (mt__grad_plain_call(call)) return mt__grad_plain(call, MT_OP_index, err);
   if ((st = one_input(call, MT_OP_index, &x, &g, err)) != MT_OK) return st;
   return refused(MT_LAYOUT_MISMATCH, "index", no_new_zeros, err);
 }
@@ -257,9 +255,9 @@ static mt_status cat_backward(mt_call *call, mt_op opid, int stack, mt_error *er
   int d = 0;
   char a[96];
   mt__cpu_begin(call);
+  if (mt__grad_plain_call(call)) return mt__grad_plain(call, opid, err);
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, op, &x0, err)) != MT_OK) return st;
-  if (x0->kind != MT_KIND_MASKED) return plain_input(op, x0, err);
   if (call->n_in > GS_MAX_INPUTS)
     return mt_err(err, MT_NOT_SUPPORTED, "%s backward: %d inputs; at most %d", op, call->n_in,
                   GS_MAX_INPUTS);
@@ -344,6 +342,7 @@ mt_status mt_cpu_grad_split(mt_call *call, mt_error *err) {
   mt_status st;
   int d = 0;
   mt__cpu_begin(call);
+  if (mt__grad_plain_call(call)) return mt__grad_plain(call, MT_OP_split, err);
   if ((st = one_input(call, MT_OP_split, &x, &g, err)) != MT_OK) return st;
   if ((st = mt__grad_masked_dense(x, "inputs/0", op, err)) != MT_OK) return st;
   const mt_kwarg *sz = mt_kw_find(call->kw, "split_size_or_sections");
@@ -401,12 +400,14 @@ mt_status mt_cpu_grad_where(mt_call *call, mt_error *err) {
   mt_status st;
   char a[96];
   mt__cpu_begin(call);
+  if (mt__grad_plain_call(call)) return mt__grad_plain(call, MT_OP_where, err);
   if ((st = mt__kw_check(MT_OP_where, call->kw, err)) != MT_OK) return st;
   for (int k = 0; k < 3; k++)
     if ((st = mt__cpu_input(call, k, op, &in[k], err)) != MT_OK) return st;
   if ((st = mt__grad_out(call, 0, op, &g, err)) != MT_OK) return st;
   if (in[1]->kind != MT_KIND_MASKED && in[2]->kind != MT_KIND_MASKED)
-    return plain_input(op, in[1], err);
+    return mt_err(err, MT_NOT_SUPPORTED, "%s backward: the condition is the masked input; "
+                  "torch's MaskedTensor where takes a plain one", op);
   for (int k = 1; k < 3; k++)
     if (in[k]->kind == MT_KIND_SCALAR) /* torch's _MaskedWhere returns a gradient for it */
       return mt_err(err, MT_INVALID_ARGUMENT,
@@ -469,6 +470,7 @@ static mt_status convert_backward(mt_call *call, mt_op opid, mt_error *err) {
   mt_kind from;
   mt_status st;
   mt__cpu_begin(call);
+  if (mt__grad_plain_call(call)) return mt__grad_plain(call, opid, err);
   if ((st = one_input(call, opid, &x, &g, err)) != MT_OK) return st;
   from = x->data->kind;
   if (opid == MT_OP_to_dense && from == MT_KIND_DENSE)
