@@ -306,15 +306,16 @@ int mt_session_list(const mt_session_opts *o) {
       w_op = b > w_op ? b : w_op;
       w_rules = d > w_rules ? d : w_rules;
     }
-  fprintf(o->out, "%-*s  %-*s  %-*s  %-8s  %s\n", w_id, "id", w_op, "op", w_rules, "rules",
-          "profile", "expect");
+  fprintf(o->out, "%-*s  %-*s  %-*s  %-8s  %-8s  %s\n", w_id, "id", w_op, "op", w_rules, "rules",
+          "profile", "call", "expect");
   for (int k = 0; k < s.n_files; k++)
     for (int c = 0; c < s.files[k]->n_cases; c++) {
       if (!s.selected[k][c]) continue;
       const mt_golden_case *gc = &s.files[k]->cases[c];
-      fprintf(o->out, "%-*s  %-*s  %-*s  %-8s  %s%s%s\n", w_id, gc->id, w_op, gc->op_name,
+      fprintf(o->out, "%-*s  %-*s  %-*s  %-8s  %-8s  %s%s%s\n", w_id, gc->id, w_op, gc->op_name,
               w_rules, gc->rules, gc->profile ? gc->profile : "torch",
-              gc->expect_error ? "error " : "ok", gc->expect_error ? gc->error_class : "",
+              gc->backward ? "backward" : "forward", gc->expect_error ? "error " : "ok",
+              gc->expect_error ? gc->error_class : "",
               gc->op == MT_OP__NONE ? "  (op not in this mtcs)" : "");
     }
   fflush(o->out);

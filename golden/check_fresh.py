@@ -39,10 +39,14 @@ def read_cases(path):
     with h5py.File(path, "r") as f:
         for cid, c in f["cases"].items():
             tensors = {}
-            for name in ("inputs", "outputs"):
+            for name in ("inputs", "outputs", "grad_outputs"):
                 grp = c.get(name)
                 n = len(grp) if grp is not None else 0
                 tensors[name] = [read_tensor(grp[str(k)]) for k in range(n)]
+            if int(c.attrs.get("backward", 0)):  # grads/<k>: None where torch gives none
+                grp = c.get("grads") or {}
+                tensors["grads"] = [read_tensor(grp[str(k)]) if str(k) in grp else None
+                                    for k in range(len(tensors["inputs"]))]
             cases[cid] = {"attrs": {k: _attr(v) for k, v in c.attrs.items()}, **tensors}
     return cases
 

@@ -32,7 +32,10 @@ def compressed_entries(kind, shape, dense_dim, comp, plain, values):
     comp = comp.reshape(batches, -1).tolist()
     plain = plain.reshape(batches, -1).tolist()
     nnz = len(plain[0]) if batches else 0
-    cell = values.reshape(batches, nnz, bh, bw, -1)
+    dense = 1  # the dense part's size, not -1: numpy cannot infer it when nnz is 0
+    for n in values.shape[nb + (3 if kind in ("bsr", "bsc") else 1):]:
+        dense *= n
+    cell = values.reshape(batches, nnz, bh, bw, dense)
     idx, vals = [[] for _ in range(nb + 2)], []
     for b in range(batches):
         bidx, rest = [], b

@@ -89,6 +89,17 @@ def main(src):
     b = {"attrs": attrs, "inputs": [dense([1.0])], "outputs": [dense([-1.5])]}
     check("case_moved_names_output", "outputs/0" in (case_difference(b, a) or ""))
     check("case_same", case_difference(a, a) is None)
+    # a gradient case: grads within tolerance, None (no gradient) only against None,
+    # upstream gradients identical
+    ga = {"attrs": attrs, "inputs": [dense([1.0]), dense([2], "int64")],
+          "grad_outputs": [dense([0.5])], "grads": [dense([-0.5]), None]}
+    gb = dict(ga, grads=[dense([-0.75]), None])
+    gc = dict(ga, grads=[dense([-0.5]), dense([0.0])])
+    gd = dict(ga, grad_outputs=[dense([0.25])])
+    check("grad_case_same", case_difference(ga, ga) is None)
+    check("grad_moved_names_grad", "grads/0" in (case_difference(gb, ga) or ""))
+    check("grad_none_vs_tensor", "grads/1" in (case_difference(gc, ga) or ""))
+    check("grad_outputs_exact", "grad_outputs/0" in (case_difference(gd, ga) or ""))
 
     for name, ok in checks:
         print(("PASS " if ok else "FAIL ") + name)

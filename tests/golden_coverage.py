@@ -27,9 +27,14 @@ Fails (exit 1, one line per problem) when
     torch-profile case with a COO input or none with a CSR input (the
     second field of the case id, its layouts, names `coo` / `csr`; a case
     of torch's refusal counts), unless LAYOUT_GAPS lists that gap with its
-    reason (SP-1 .. SP-4).
+    reason (SP-1 .. SP-4);
+  - an op of ops.def has no gradient case (golden format 3, `mtcs list`'s
+    call column: backward) and no line in spec/no-gradient-*.tsv saying why,
+    or has both, or that file names an op ops.def does not have.
 Standard library only: the test command needs no venv."""
 import fnmatch
+import glob
+import os
 import re
 import subprocess
 import sys
@@ -99,6 +104,39 @@ def dtype_gap_reason(op, dtype):
     return None
 
 
+NO_GRADIENT = "spec/no-gradient-*.tsv"
+
+
+def gradient_problems(src, ops, backward_ops):
+    """Every op of ops.def has gradient cases, or a line `<op>\t<reason>` in
+    one of spec/no-gradient-*.tsv saying why it has none (torch gives none, or the
+    gap is known); never both, and every line names an op of ops.def."""
+    problems, reasons = [], {}
+    paths = sorted(glob.glob(f"{src}/{NO_GRADIENT}"))
+    if not paths:
+        problems.append(f"no {NO_GRADIENT} file")
+    for path in paths:
+        name = os.path.relpath(path, src)
+        for n, line in enumerate(open(path), 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            op, _, why = line.rstrip("\n").partition("\t")
+            if not why.strip():
+                problems.append(f"{name}:{n}: op {op} has no reason (`<op><TAB><reason>`)")
+            elif op in reasons:
+                problems.append(f"{name}:{n}: op {op} is listed twice")
+            reasons[op] = why
+            if op not in ops:
+                problems.append(f"{name}:{n}: op {op} is not in ops.def")
+            elif op in backward_ops:
+                problems.append(f"{name}:{n}: op {op} has {backward_ops[op]} gradient cases: "
+                                "remove its line")
+    for op in ops:
+        if op not in backward_ops and op not in reasons:
+            problems.append(f"op {op}: no gradient case and no line in {NO_GRADIENT} saying why")
+    return problems
+
+
 def main(mtcs, src):
     problems = []
     ops = {}  # name -> set of rules
@@ -124,10 +162,16 @@ def main(mtcs, src):
                                   text=True, check=False).stdout
     npma_ids = {ln.split()[0] for ln in npma_listing.splitlines()[1:] if ln.split()}
     cases = []  # (id, op, rules)
+    backward_ops = {}  # op -> its gradient cases (`mtcs list`'s call column: backward)
+    backward_ids = set()
     for line in listing.splitlines()[1:]:
         f = line.split()
         if len(f) >= 3 and f[1] in ops or (len(f) >= 3 and "." in f[0]):
             cases.append((f[0], f[1], set(f[2].split(","))))
+            if len(f) >= 5 and f[4] == "backward":
+                backward_ops[f[1]] = backward_ops.get(f[1], 0) + 1
+                backward_ids.add(f[0])
+    problems += gradient_problems(src, ops, backward_ops)
 
     sem = open(f"{src}/spec/SEMANTICS.md").read()
     sections = re.split(r"^### ", sem, flags=re.M)[1:]
@@ -220,6 +264,7 @@ def main(mtcs, src):
         table = npma if cid in npma_ids else ops
         return table.get(op, set())
 
+    backward_rules = {r for cid, _, rs in cases if cid in backward_ids for r in rs}
     for r, pats in globs.items():
         # the globs of the numpy_ma profile's rules (NPMA-*) select among
         # its cases, the others among the torch profile's
@@ -228,8 +273,12 @@ def main(mtcs, src):
             # a glob selects among the cases of the ops the rule applies to
             # (ops.def / npma_ops.def list it): `*.masked.f16.*` under RED-7
             # speaks of the reductions, not of sin's float16 cases
+            # and among the gradient cases for a rule gradient cases carry
+            # (GRAD-*, SPG-*, MFG-*), the forward ones for the others: ids
+            # `<forward id>.grad` match the forward rules' globs too
             hit = [(cid, rs) for cid, op, rs in cases if fnmatch.fnmatchcase(cid, pat)
-                   and (cid in npma_ids) == npma_rule and r in op_rules(cid, op)]
+                   and (cid in npma_ids) == npma_rule and r in op_rules(cid, op)
+                   and (cid in backward_ids) == (r in backward_rules)]
             if not hit:
                 problems.append(f"rule {r}: Cases: glob `{pat}` matches no case")
             for cid, rs in hit:

@@ -168,6 +168,10 @@ set(MUTANTS
   mul_sparse_dense_densifies=SPP-4
   mul_uncoalesced_drops_unmatched=SPP-4
   mul_scalar_inplace_keeps_coalesced=SPP-5
+  # gradients (backward kernels, golden format 3's gradient cases)
+  grad_sum_ignores_upstream=GRAD-2
+  grad_mask_all_specified=GRAD-1
+  grad_plain_operand_dense=GRAD-4
   # the numpy_ma profile (name=RULE@numpy_ma: run with --profile numpy_ma)
   npma_union_of_specified=NPMA-2@numpy_ma
   npma_log_keeps_nan=NPMA-3@numpy_ma

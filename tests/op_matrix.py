@@ -12,7 +12,9 @@ number of golden cases per input layout (the second field of a case id,
 each layout among its inputs; `masked` is a MaskedTensor whatever its
 storage, the sparse columns are plain sparse tensors) and per dtype (the
 third field; `error` cases count too: a layout or dtype torch refuses is
-checked by its refusal), the cases per profile, and the rules.
+checked by its refusal), the cases per profile, the gradient cases (column
+grad; `mtcs list`'s call column says backward; they count nowhere else) and
+the rules.
 An op without cases shows 0 everywhere: the coverage check fails on it
 anyway. The README holds the table between the lines
 `<!-- op-matrix:begin -->` and `<!-- op-matrix:end -->`.
@@ -41,16 +43,20 @@ def cases(mtcs):
     rows = []
     for line in out.splitlines()[1:]:
         f = line.split()
-        if len(f) >= 5 and f[0].count(".") >= 3:
-            rows.append((f[0], f[1], f[3]))  # id, op, profile
+        if len(f) >= 6 and f[0].count(".") >= 3:
+            rows.append((f[0], f[1], f[3], f[4]))  # id, op, profile, call
     return rows
 
 
 def matrix(mtcs, src):
     per = {}
     total = {"cases": 0}
-    for cid, op, profile in cases(mtcs):
+    for cid, op, profile, call in cases(mtcs):
         d = per.setdefault(op, {})
+        if call == "backward":  # a gradient case: the grad column only
+            d["grad"] = d.get("grad", 0) + 1
+            total["grad"] = total.get("grad", 0) + 1
+            continue
         dtype = cid.split(".")[2]
         d[dtype] = d.get(dtype, 0) + 1
         for layout in set(cid.split(".")[1].split("_")) & set(LAYOUTS):
@@ -58,21 +64,24 @@ def matrix(mtcs, src):
         d[profile] = d.get(profile, 0) + 1
         total["cases"] += 1
     ops = ops_table(src)
-    head = ["op", "family"] + LAYOUTS + DTYPES + PROFILES + ["rules"]
+    head = ["op", "family"] + LAYOUTS + DTYPES + PROFILES + ["grad", "rules"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for _, name, family, rules in ops:
         d = per.get(name, {})
-        keys = ["L:" + k for k in LAYOUTS] + DTYPES + PROFILES
+        keys = ["L:" + k for k in LAYOUTS] + DTYPES + PROFILES + ["grad"]
         cells = [f"`{name}`", family] + [str(d.get(k, "")) or "·" for k in keys]
         lines.append("| " + " | ".join(cells) + f" | {rules.replace(',', ', ')} |")
     n_ops = len(ops)
     n_np = sum(1 for _, n, _, _ in ops if per.get(n, {}).get("numpy_ma"))
     lines.append("")
-    lines.append(f"{n_ops} ops, {total['cases']} cases; {n_np} ops with numpy_ma cases. "
-                 "A number is the golden cases of that op with an input of that layout, "
-                 "in that dtype, or of that profile (torch's refusals count: they are "
-                 "checked); · none. masked: a MaskedTensor input, whatever its storage; "
-                 "coo ... bsc: a plain sparse input.")
+    n_grad = sum(1 for _, n, _, _ in ops if per.get(n, {}).get("grad"))
+    lines.append(f"{n_ops} ops, {total['cases']} forward cases; {n_np} ops with numpy_ma "
+                 f"cases; {total.get('grad', 0)} gradient cases of {n_grad} ops. "
+                 "A number is the forward golden cases of that op with an input of that "
+                 "layout, in that dtype, or of that profile (torch's refusals count: they are "
+                 "checked); grad: its gradient cases (golden format 3, GRAD-*; an op without "
+                 "them is in spec/no-gradient-*.tsv with the reason); · none. masked: a "
+                 "MaskedTensor input, whatever its storage; coo ... bsc: a plain sparse input.")
     return "\n".join(lines)
 
 

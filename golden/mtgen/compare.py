@@ -143,18 +143,29 @@ def first_difference(got, exp, tol, check_masked_out=False, where="output"):
 def case_difference(got, exp):
     """None when the regenerated case `got` matches the committed `exp`, else
     the first difference. A case is a dict: attrs (dict), inputs and outputs
-    (lists of tensors). Inputs must be identical (they come from seeded
-    RNGs); outputs match within the case tolerance."""
+    (lists of tensors), for a gradient case grad_outputs and grads (None
+    where torch gives an input no gradient). Inputs and upstream gradients
+    must be identical (they come from seeded RNGs); outputs and gradients
+    match within the case tolerance."""
     for key in ("op", "expect", "error_class", "tolerance", "rules"):
         if got["attrs"].get(key) != exp["attrs"].get(key):
             return f"attribute {key}: {got['attrs'].get(key)!r}, golden {exp['attrs'].get(key)!r}"
     tol = exp["attrs"]["tolerance"]
     cmo = bool(exp["attrs"].get("check_masked_out", 0))
-    for name, t in (("inputs", "exact"), ("outputs", tol)):
-        if len(got[name]) != len(exp[name]):
-            return f"{name}: {len(got[name])} tensors, golden {len(exp[name])}"
-        for k, (g, e) in enumerate(zip(got[name], exp[name])):
-            why = first_difference(g, e, t, check_masked_out=cmo or name == "inputs",
+    # a gradient case (format 3) has grad_outputs (exact, like inputs) and
+    # grads (a list with None where torch gives an input none)
+    for name, t in (("inputs", "exact"), ("grad_outputs", "exact"), ("outputs", tol),
+                    ("grads", tol)):
+        gl, el = got.get(name, []), exp.get(name, [])
+        if len(gl) != len(el):
+            return f"{name}: {len(gl)} tensors, golden {len(el)}"
+        for k, (g, e) in enumerate(zip(gl, el)):
+            if g is None or e is None:
+                if g is not e:
+                    return f"{name}/{k}: {'none' if g is None else 'a gradient'}, golden " \
+                           f"{'none' if e is None else 'a gradient'}"
+                continue
+            why = first_difference(g, e, t, check_masked_out=cmo or t == "exact",
                                    where=f"{name}/{k}")
             if why:
                 return why

@@ -74,8 +74,17 @@ def backward(case, inputs, gouts_of=None):
     else:
         gouts = gouts_of(outs)
     torch.autograd.backward(list(outs), list(gouts))
-    grads = [x.grad if _floating(x) and isinstance(x, torch.Tensor) else None for x in leaves]
+    grads = [_materialized(x.grad) if _floating(x) and isinstance(x, torch.Tensor) else None
+             for x in leaves]
     return leaves, outs, gouts, grads
+
+
+def _materialized(g):
+    """g, a ZeroTensor made an ordinary tensor of zeros (sgn's backward gives
+    torch._efficientzerotensor, which has no storage: numpy and h5py refuse it)."""
+    if isinstance(g, torch.Tensor) and not isinstance(g, MaskedTensor) and g._is_zerotensor():
+        return g.clone()
+    return g
 
 
 def run_backward(case: Case, k: int, torch_error_text) -> Result:

@@ -30,13 +30,29 @@
 
 #include "cpu/cpu.h"
 
-#define MT_MUTANT_ENTRY(NAME, KERNELS)                                               \
-  static const mt_impl mutant_impl = {                                               \
-      MT_ABI_VERSION, sizeof(mt_impl), "mutant:" NAME, NULL, NULL, MT_OP__END, KERNELS, 0, NULL, 0, NULL}; \
-  const mt_impl *mt_plugin_entry(uint32_t abi_version);                              \
-  const mt_impl *mt_plugin_entry(uint32_t abi_version) {                             \
-    return abi_version == MT_ABI_VERSION ? &mutant_impl : NULL;                      \
+/* The reference tables: every forward kernel (cpu_slots.h) and every
+ * backward kernel of impl/cpu/grad_ops.def (grad_slots.h). */
+__attribute__((unused)) static const mt_kernel_fn mt__mutant_ref_forward[MT_OP__END] = {
+#include "cpu_slots.h"
+};
+__attribute__((unused)) static const mt_kernel_fn mt__mutant_ref_backward[MT_OP__END] = {
+#include "grad_slots.h"
+};
+
+/* A mutant of forward kernels (its backward kernels are the reference's),
+ * or, MT_MUTANT_GRAD_ENTRY, of backward kernels (gradient cases, GRAD-*;
+ * its forward kernels are the reference's). */
+#define MT_MUTANT_ENTRY_BOTH(NAME, KERNELS, BACKWARD)                                      \
+  static const mt_impl mutant_impl = {MT_ABI_VERSION, sizeof(mt_impl), "mutant:" NAME,    \
+                                      NULL, NULL, MT_OP__END, KERNELS, 0, NULL,          \
+                                      MT_OP__END, BACKWARD};                              \
+  const mt_impl *mt_plugin_entry(uint32_t abi_version);                                   \
+  const mt_impl *mt_plugin_entry(uint32_t abi_version) {                                  \
+    return abi_version == MT_ABI_VERSION ? &mutant_impl : NULL;                           \
   }
+#define MT_MUTANT_ENTRY(NAME, KERNELS) MT_MUTANT_ENTRY_BOTH(NAME, KERNELS, mt__mutant_ref_backward)
+#define MT_MUTANT_GRAD_ENTRY(NAME, BACKWARD) \
+  MT_MUTANT_ENTRY_BOTH(NAME, mt__mutant_ref_forward, BACKWARD)
 
 /* Elementwise access to a masked output with dense storage; 0 if it is not. */
 static inline int mt__mutant_dense_masked(const mt_tensor *t) {

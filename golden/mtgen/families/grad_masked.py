@@ -1,13 +1,104 @@
 """Family grad_masked: gradients of MaskedTensor ops (golden format 3,
 mtgen/grad.py; spec/SEMANTICS.md GRAD-*). The overview's autograd cells
 first (GRAD-1..GRAD-4), then backward cases derived from the forward
-families' cases (grad.grad_cases)."""
-import torch
-from torch.masked import masked_tensor
+families' own cases (grad.grad_case): for every op of the families masked,
+unary, binary, reduce and structure, the forward cases whose inputs hold a
+MaskedTensor (dense, COO or CSR storage), float32/float64 only, profile
+torch, up to PER_OP varied ones per op (PER_ALIAS for aliases, at most
+ERRORS_PER_OP of them torch's refusals of the backward).
 
+What torch does (torch 2.x's torch.masked autograd; each behaviour is a rule
+the cases carry, tagged from torch's own result, never declared):
+  GRAD-1  a MaskedTensor input's grad is a MaskedTensor with the input's
+          mask (elementwise ops, reductions over dims or all, view/reshape/
+          transpose/cat/stack/split/clone/contiguous, to_tensor, to_dense,
+          to_sparse...).
+  GRAD-2  the grad's values under its mask are torch's derivative formula on
+          the specified elements (masked-out input data and masked-out
+          upstream-gradient data never enter: MASK-9 poisons both).
+  GRAD-3  a fully masked input's grad is fully masked.
+  GRAD-4  a plain tensor combined with a MaskedTensor (x * y, where(c, m, y))
+          gets a MaskedTensor grad: the mask the op's result routes back to
+          it (the result's mask for elementwise ops, OR-reduced over the
+          broadcast dims; ~cond for where's plain branch).
+  GRAD-5  torch's refusals of the backward (error cases; the forward
+          succeeds): MaskedTensor has no handler for an aten op that the
+          derivative formula calls (tanh_backward, zeros_like, polygamma...),
+          a sparse storage has no kernel for it (select_backward,
+          as_strided), or the op has no derivative at all (floor_divide).
+  GRAD-6  ops that move elements route the upstream gradient's mask back,
+          so the grad's mask is not the input's: select and slice scatter it
+          into zeros of the input's shape (a position outside the selection
+          is masked out), unfold and expand OR it over the windows/broadcast
+          dims (a position in no window is masked out), where(cond, a, b)
+          gives a's grad a's mask & cond and b's b's mask & ~cond.
+  GRAD-7  sgn's grad is a plain (strided) tensor of zeros, not a
+          MaskedTensor (torch's ZeroTensor, recorded as ordinary zeros).
+  GRAD-8  a COO/CSR-storage MaskedTensor's grad keeps the input's storage
+          layout, whatever the result's (to_dense of a COO MaskedTensor: COO
+          grad; to_sparse of a strided one: strided grad).
+Left out: float16/bfloat16 (the suite's gradient tolerances are float32 and
+float64 only), in-place ops (`<op>_`: torch refuses in-place on a leaf that
+requires grad), ops with no floating output (grad_case returns None) and
+ops whose result is detached; spec/no-gradient-masked.tsv names each op
+without a case and why (tests/golden_coverage.py checks every op of ops.def
+has gradient cases in some golden file or a line in spec/no-gradient-*.tsv). A full reduction (sum,
+mean, prod, amax, amin over every dim) of a COO/CSR-storage MaskedTensor is
+detached too: its result does not require grad, so those forward cases
+have no gradient case (grad_case returns None).
+"""
+import dataclasses
+
+import torch
+from torch.masked import MaskedTensor, masked_tensor
+
+from .. import grad, sparse
 from ..grad import GRAD_TOL
 from ..inputs import rand_mask, randn
-from ..model import DTYPES, Case, check_ids
+from ..model import DTYPES, Case, Surprise, case_rng, check_ids
+from . import binary, masked, reduce, structure, unary
+
+SOURCE_FAMILIES = {"masked": masked, "unary": unary, "binary": binary, "reduce": reduce,
+                   "structure": structure}
+PER_OP, PER_ALIAS, ERRORS_PER_OP, MAX_PER_OP = 6, 2, 3, 8
+ALIASES = set(unary.ALIASES) | set(binary.ALIASES)
+FLOATS = (torch.float32, torch.float64)
+
+# torch's refusals of a MaskedTensor backward, checked before DESIGN.md's
+# table (sparse.error_class). LAYOUT_MISMATCH where MaskedTensor (a layout
+# of its own) lacks what the derivative formula needs while the same formula
+# runs on strided tensors ("the op or this combination of layouts is
+# refused"; sparse_convert's table says the same of __torch_dispatch__):
+# no handler for an aten op of the formula (tanh_backward, zeros_like,
+# polygamma, logical_and_, new_zeros, squeeze.dim, masked_fill ...), the
+# unary handler refusing a Tensor argument (logaddexp2's pow(2, y)), to_dense's
+# backward reading a `layout` it lacks, sparse storage without
+# is_non_overlapping_and_dense, and maximum/minimum/nextafter/sinc/clamp's
+# backward calling MaskedTensor's where handler with a MaskedTensor
+# condition, which calls itself until Python's recursion limit (torch's
+# _ops_refs.where). The shared table's classes elsewhere, as the forward
+# families have them: "len(kwargs) must equal 0" (fmod/remainder's
+# backward: div with rounding_mode) and "data.size() must equal mask.size()"
+# (a CSR result whose column count torch infers, SP-1) INVALID_ARGUMENT
+# like binary's and unary's; floor_divide ("derivative for
+# aten::floor_divide is not implemented": no layout has one) and where's
+# scalar branch (_MaskedWhereBackward returns a grad for a non-tensor)
+# INVALID_ARGUMENT by default.
+CLASSES = (
+    ("LAYOUT_MISMATCH", ("__torch_dispatch__ handlers returned NotImplemented",
+                         "do not support additional Tensor arguments",
+                         "maximum recursion depth exceeded",
+                         "_MaskedToDenseBackward' object has no attribute 'layout'",
+                         "do not have is_non_overlapping_and_dense")),
+)
+classify = sparse.classifier(CLASSES)
+
+# op -> (f32, f64) tolerance where grad.GRAD_TOL lacks headroom (the
+# generator's check: float32 within half of it of the float64 gradient).
+# exp: its float32 gradient at x = -100 (unary's special values) is
+# subnormal, 1.3e-44 against float64's 1.18e-44, 7% apart: no relative
+# bound holds there, ulp:8 does (torch is within 4 ulp on every element).
+TOL = {"exp": ("ulp:8", "rel:1e-10")}
 
 
 def overview_cases():
@@ -49,5 +140,189 @@ def overview_cases():
     return out
 
 
+# ---- deriving cases from the forward families ------------------------------------------
+
+def _data(x):
+    return x.get_data() if isinstance(x, MaskedTensor) else x
+
+
+def _floating(x):
+    t = _data(x)
+    return isinstance(t, torch.Tensor) and t.is_floating_point()
+
+
+def _dense(t):
+    return t if t.layout == torch.strided else t.to_dense()
+
+
+def storage(x):
+    """`masked`, `masked_coo`, `masked_csr`, `dense`, `coo`, `csr`, or the
+    Python type of a number."""
+    t = _data(x)
+    if not isinstance(t, torch.Tensor):
+        return type(x).__name__
+    lay = {torch.strided: "", torch.sparse_coo: "coo", torch.sparse_csr: "csr"}.get(
+        t.layout, str(t.layout))
+    if isinstance(x, MaskedTensor):
+        return "masked" + ("_" + lay if lay else "")
+    return lay or "dense"
+
+
+def candidate(c, inputs):
+    """c is a forward case to derive a gradient case from: torch profile,
+    declared ok, not in-place, a MaskedTensor among its inputs, every
+    floating input float32 or float64."""
+    if c.profile != "torch" or c.error_class is not None or c.op.endswith("_"):
+        return False
+    if not any(isinstance(x, MaskedTensor) for x in inputs):
+        return False
+    dts = {_data(x).dtype for x in inputs if _floating(x)}
+    return bool(dts) and dts <= set(FLOATS)
+
+
+def observed_rules(d):
+    """The GRAD-* rules torch's own backward of d shows (d's unpoisoned
+    inputs); Surprise on a grad this module does not describe."""
+    if d.error_class is not None:
+        return ("GRAD-5",)
+    leaves, _, _, grads = grad.backward(d, d.build(case_rng(d.id)))
+    rules = {"GRAD-2"}
+    for k, (x, g) in enumerate(zip(leaves, grads)):
+        if g is None:
+            continue
+        if isinstance(x, MaskedTensor):
+            if not isinstance(g, MaskedTensor):
+                rules.add("GRAD-7")
+                continue
+            xm, gm = _dense(x.get_mask()), _dense(g.get_mask())
+            if g.get_data().layout != x.get_data().layout:
+                raise Surprise(f"{d.id}: grad {k} has storage {g.get_data().layout}, "
+                               f"input {x.get_data().layout}")
+            if x.get_data().layout != torch.strided:
+                rules.add("GRAD-8")
+            rules.add("GRAD-1" if torch.equal(xm, gm) else "GRAD-6")
+            if not xm.any():
+                if gm.any():
+                    raise Surprise(f"{d.id}: grad {k} of a fully masked input is specified")
+                rules.add("GRAD-3")
+        elif isinstance(g, MaskedTensor):
+            rules.add("GRAD-4")
+    return tuple(sorted(rules, key=lambda r: int(r.split("-")[1])))
+
+
+def features(d, inputs):
+    """What makes d differ from its op's other cases, with weights: the
+    selection covers the heavy ones first."""
+    masks = [_dense(x.get_mask()) for x in inputs if isinstance(x, MaskedTensor)]
+    shapes = tuple(tuple(_data(x).shape) for x in inputs if isinstance(_data(x), torch.Tensor))
+    dtype = next(_data(x).dtype for x in inputs if _floating(x))
+    variant = d.id.split(".")[3].rstrip("0123456789_")
+    expect = d.error_class or "ok"
+    f = {("storage", tuple(storage(x) for x in inputs), expect == "ok"): 4,
+         ("expect", expect): 3,
+         ("dtype", dtype): 2,
+         ("variant", variant): 1,
+         ("shapes", shapes): 1,
+         ("kwargs", tuple(sorted(d.kwargs))): 1}
+    f.update({("rule", r): 3 for r in d.rules})
+    if any(m.numel() and not m.any() for m in masks):
+        f[("fully_masked",)] = 3
+    if len(set(shapes)) > 1 and not d.op.startswith(("cat", "stack", "where")):
+        f[("broadcast",)] = 3
+    if any(0 in s for s in shapes):
+        f[("zero_size",)] = 1
+    return f
+
+
+def _greedy(cands, idx, limit, covered):
+    """Up to `limit` of cands[idx], each the one adding the most uncovered
+    feature weight (first come on ties); updates covered."""
+    chosen, left = [], list(idx)
+    while left and len(chosen) < limit:
+        def gain(i):
+            return sum(w for k, w in cands[i][1].items() if k not in covered)
+        best = max(left, key=lambda i: (gain(i), -i))
+        if gain(best) <= 0:
+            break
+        chosen.append(best)
+        left.remove(best)
+        covered |= set(cands[best][1])
+    return chosen
+
+
+def pick(cands, limit, errors):
+    """The op's cases (`limit`, raised to one per storage combination up
+    to MAX_PER_OP): its ok cases first (one slot kept for a refusal
+    when torch refuses some), then up to `errors` refusals in what is left;
+    forward order kept."""
+    ok = [i for i, (d, _) in enumerate(cands) if d.error_class is None]
+    err = [i for i, (d, _) in enumerate(cands) if d.error_class is not None]
+    covered = set()
+    # an op with more storage combinations than slots (add: masked, dense,
+    # scalar, COO, CSR operands) gets up to MAX_PER_OP, one per combination
+    kinds = {k for i in ok for k in cands[i][1] if k[0] == "storage"}
+    limit = max(limit, min(MAX_PER_OP, len(kinds) + (1 if err else 0)))
+    chosen = _greedy(cands, ok, limit - (1 if ok and err else 0), covered)
+    chosen += _greedy(cands, err, min(errors, limit - len(chosen)), covered)
+    return [cands[i][0] for i in sorted(chosen)]
+
+
+def _derive(c, suffix="grad"):
+    """(gradient case of forward case c, its features), or None."""
+    d = grad.grad_case(c, classify=classify, suffix=suffix)
+    if d is None:
+        return None
+    tol = TOL.get(c.op)
+    if tol is not None:
+        d.tolerance = tol[FLOATS.index(_first_dtype(d))]
+    d.rules = observed_rules(d)
+    return d, features(d, d.build(case_rng(d.id)))
+
+
+def fully_masked(c):
+    """Forward case c with every MaskedTensor input's mask all false (its
+    data kept), for an op whose forward cases have no fully masked input
+    (GRAD-3); None unless every MaskedTensor input has strided storage."""
+    if not all(x.get_data().layout == torch.strided
+               for x in c.build(case_rng(c.id)) if isinstance(x, MaskedTensor)):
+        return None
+
+    def build(g):
+        return [masked_tensor(x.get_data(), torch.zeros_like(x.get_mask()))
+                if isinstance(x, MaskedTensor) else x for x in c.build(g)]
+    return dataclasses.replace(c, build=build, torch_call=f"{c.torch_call}  # every mask false")
+
+
+def derived_cases(families=SOURCE_FAMILIES):
+    """The gradient cases of the forward families' MaskedTensor cases, per
+    op in the family's order of first appearance. An op none of whose
+    cases has a fully masked input gets one more candidate: its first ok
+    case with every mask false (`<forward id>.fully_masked_grad`)."""
+    by_op = {}
+    for fam in families.values():
+        for c in fam.cases():
+            if not candidate(c, c.build(case_rng(c.id))):
+                continue
+            got = _derive(c)
+            if got is not None:
+                by_op.setdefault(c.op, []).append((c, *got))
+    out = []
+    for op, cands in by_op.items():
+        if not any(("fully_masked",) in f for _, _, f in cands):
+            for c, d, _ in cands:
+                full = fully_masked(c) if d.error_class is None else None
+                got = full and _derive(full, suffix="fully_masked_grad")
+                if got and got[0].error_class is None:
+                    cands.append((full, *got))
+                    break
+        out += pick([(d, f) for _, d, f in cands], PER_ALIAS if op in ALIASES else PER_OP,
+                    ERRORS_PER_OP)
+    return out
+
+
+def _first_dtype(d):
+    return next(_data(x).dtype for x in d.build(case_rng(d.id)) if _floating(x))
+
+
 def cases():
-    return check_ids(overview_cases())
+    return check_ids(overview_cases() + derived_cases())

@@ -1,0 +1,186 @@
+"""Family grad_masked_fn: gradients of torch.masked's functional ops
+(torch/masked/_ops.py) on a plain tensor and a bool mask (golden format 3,
+mtgen/grad.py; spec/SEMANTICS.md MFG-*), derived from family masked_fn's
+forward cases with mtgen.grad.grad_case: the same inputs (the stored input
+holds the op's poison under the mask, masked_fn.POISON), kwargs and call.
+
+The floating inputs are leaves (input; logaddexp's input and other); the
+bool masks get no gradient. What torch 2.15 does (checked on every case
+below by poison_invariant, and over all of masked_fn's float32/float64
+cases when this family was written):
+- MFG-1: a dense input's gradient is a dense tensor of its shape and dtype
+  (also under dtype=: the gradient takes the input's dtype); a CSR input's
+  (masked.amax, amin, mean) is a CSR tensor of the input's structure.
+  torch refuses the backward of masked.sum and masked.prod of a CSR input
+  ("derivative for aten::_sparse_csr_sum is not implemented": error cases,
+  LAYOUT_MISMATCH, MFG-4); masked.sum/prod/amax/amin of a COO input return
+  a result that does not require grad (the graph is cut: no case).
+- MFG-2: at masked-out positions the gradient is +0.0 for every op,
+  whatever the input holds there, and the specified positions' gradient
+  does not depend on masked-out data either (the family checks each case:
+  the same gradients with 0, 7 and NaN under the mask). A CSR input's
+  gradient stores +0.0 at its stored masked-out entries. Except masked.var
+  and masked.std: NaN at the masked-out positions of a slice whose result
+  is not finite (fully masked, no more specified elements than correction,
+  a NaN or infinite specified element), and:
+- MFG-3: masked.var and masked.std read masked-out data in their backward:
+  it multiplies the masked-out deviations (input - mean) by a zero
+  upstream gradient, so a NaN or an infinity under the mask makes the
+  gradient NaN at that position and, through the mean, at every specified
+  position of its slice (a finite value under the mask changes nothing).
+  Their cases here hold a finite poison (+-1e30 where masked_fn stores NaN
+  or +-inf): the golden expects what torch gives for finite masked-out
+  data; the NaN leak is torch's, not a rule.
+- MFG-4: torch's refusals of a backward (error cases).
+- masked.argmin/argmax (integer results) are not
+  differentiable: no case (spec/no-gradient-sparse.tsv).
+"""
+import collections
+import dataclasses
+import math
+import warnings
+
+import torch
+
+from ..grad import backward, grad_case
+from ..model import Surprise, case_rng, check_ids
+from . import masked_fn
+from .grad_sparse import error_class  # torch's backward refusals: LAYOUT_MISMATCH
+
+FLOATS = ("f32", "f64")
+PER_OP = 5  # dense-input cases per op; plus up to 2 on a CSR input
+FINITE_POISON = 1e30  # var/std: the magnitude of masked_fn's poison, finite (MFG-3)
+LEAKY = {"masked_var", "masked_std"}  # torch's backward reads masked-out data (MFG-2)
+
+
+def masks_of(op, ins):
+    """[(input index, bool mask broadcast to it)] of a dense case."""
+    pairs = [(0, 2), (1, 3)] if op == "masked_logaddexp" else [(0, 1)]
+    out = []
+    for i, mi in pairs:
+        x = ins[i]
+        m = ins[mi] if len(ins) > mi else None
+        if not isinstance(x, torch.Tensor) or x.layout != torch.strided or \
+                not isinstance(m, torch.Tensor) or m.layout != torch.strided:
+            continue
+        out.append((i, torch.broadcast_to(m, x.shape).to(torch.bool)))
+    return out
+
+
+def refill(op, ins, value):
+    """ins with every masked-out element of the masked inputs set to value."""
+    ins = list(ins)
+    for i, m in masks_of(op, ins):
+        x = ins[i].clone()
+        x[~m] = value
+        ins[i] = x
+    return ins
+
+
+def finite_poison(build, op):
+    """build with a NaN or infinite masked-out value replaced by +-1e30 (the
+    sign of an infinity kept; float32 holds 1e30)."""
+    def b(g):
+        ins = build(g)
+        for i, m in masks_of(op, ins):
+            x = ins[i].clone()
+            bad = ~m & ~torch.isfinite(x)
+            x[bad] = torch.where(x[bad] < 0, -FINITE_POISON, FINITE_POISON).to(x.dtype)
+            ins[i] = x
+        return ins
+    return b
+
+
+def _same(a, b):
+    return a.shape == b.shape and bool(((a == b) | (torch.isnan(a) & torch.isnan(b))).all())
+
+
+def grads_of(d, ins):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return backward(d, ins)[3]
+
+
+def poison_invariant(d):
+    """Whether torch's gradients of d (stored inputs) are those of the same
+    inputs with 0, 7 and (but for LEAKY ops) NaN under every mask, and +0
+    at every masked-out position (MFG-2; LEAKY ops: +0 or NaN)."""
+    ins = d.build(case_rng(d.id))
+    ref = grads_of(d, ins)
+    for i, m in masks_of(d.op, ins):
+        out = ref[i][~m]
+        zero = (out == 0) & ~torch.signbit(out)
+        if d.op in LEAKY:  # a fully masked slice: NaN (its variance is 0/0)
+            zero |= torch.isnan(out)
+        if ref[i] is None or not bool(zero.all()):
+            return False
+    for value in (0.0, 7.0) + (() if d.op in LEAKY else (math.nan,)):
+        got = grads_of(d, refill(d.op, ins, value))
+        if not all((a is None) == (b is None) and (a is None or _same(a, b))
+                   for a, b in zip(ref, got)):
+            return False
+    return True
+
+
+def derive(c):
+    """The backward case of masked_fn case c, or None (no gradient)."""
+    if c.op in LEAKY:
+        c = dataclasses.replace(c, build=finite_poison(c.build, c.op))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        d = grad_case(c, rules=("MFG-1", "MFG-2") + (("MFG-3",) if c.op in LEAKY else ()),
+                      classify=error_class)
+    if d is None:
+        return None
+    if d.error_class is not None:
+        d.rules = ("MFG-1", "MFG-4")
+        return d
+    if all(x is None for x in grads_of(d, d.build(case_rng(d.id)))):
+        return None  # masked.norm with ord=0: a zero derivative, left undefined
+    return d
+
+
+def _spread(items, k):
+    if len(items) <= k:
+        return list(items)
+    return [items[round(i * (len(items) - 1) / (k - 1))] for i in range(k)]
+
+
+def pick(op_cases):
+    """At most PER_OP dense cases of one op, spread over its variants (the
+    fully masked ones first: MFG-2 at work), float32 and float64
+    alternating; and up to 2 of a CSR input."""
+    dense = [c for c in op_cases if c.id.split(".")[1] == "dense"]
+    csr = [c for c in op_cases if c.id.split(".")[1] == "csr"]
+    variants = collections.OrderedDict()
+    for c in dense:
+        variants.setdefault(".".join(c.id.split(".")[3:]), []).append(c)
+    groups = list(variants.values())
+    first = [v for v in groups if "fully_masked" in v[0].id][:1]
+    rest = [v for v in groups if v not in first]
+    chosen = []
+    for i, same in enumerate(first + _spread(rest, PER_OP - len(first))):
+        want = FLOATS[i % 2]
+        chosen.append(next((c for c in same if c.id.split(".")[2] == want), same[0]))
+    return chosen + _spread(csr, 2)
+
+
+def candidates():
+    """masked_fn's float32/float64 ok cases, by op, in the family's order."""
+    by_op = collections.OrderedDict()
+    for c in masked_fn.cases():
+        if c.id.split(".")[2] in FLOATS and c.error_class is None and c.profile == "torch":
+            by_op.setdefault(c.op, []).append(c)
+    return by_op
+
+
+def cases():
+    out = []
+    for op, forward in candidates().items():
+        derived = [d for d in (derive(c) for c in forward) if d is not None]
+        out += pick(derived)
+    for d in out:
+        if d.error_class is None and d.id.split(".")[1] == "dense" and not poison_invariant(d):
+            raise Surprise(f"{d.id}: torch's gradient depends on masked-out input data, or is "
+                           "not +0 there (MFG-2)")
+    return check_ids(out)

@@ -1,0 +1,53 @@
+/* grad_ew.h - the elementwise backward engine of the MaskedTensor unary and
+ * binary ops (grad_unary.c, grad_binary.c; internal).
+ *
+ * torch differentiates a MaskedTensor op by running its derivative formula
+ * on MaskedTensors, so every gradient is a MaskedTensor (GRAD-1), also for
+ * a plain tensor operand (GRAD-4), and autograd's sum_to_size over the
+ * broadcast dims is a masked sum: only specified upstream-gradient
+ * elements add up, and the gradient's mask is the upstream gradient's mask
+ * OR-reduced onto the operand's shape (the operand's own mask where the
+ * shapes agree). This engine does exactly that, once for every op: per
+ * specified element of the upstream gradient g it asks the op's derivative
+ * for the partials of every operand, sums them into the operand's shape in
+ * double and rounds once to the operand's dtype.
+ *
+ * The gradient of operand k has operand k's storage: dense-storage masked
+ * for a dense or masked-dense operand, COO/CSR-storage masked for a COO/CSR
+ * operand (GRAD-8; stored where g's mask stores, COO coalesced). A Python
+ * number operand gets none (out[k] = NULL). Masked-out data of the inputs
+ * and of g is never read (MASK-9). */
+#ifndef MT_GRAD_EW_H
+#define MT_GRAD_EW_H
+
+#include "cpu_util.h"
+
+/* The partial derivatives at one element: x[k] is operand k's value there
+ * (a number operand's value for a number), g the upstream gradient; sets
+ * dx[k] = g * d(op)/d(x_k) for every operand (ignored for numbers). */
+typedef void (*mt__ew_dfn)(const double *x, double g, const void *par, double *dx);
+
+#define MT__EW_MAX_IN 3
+
+typedef struct {
+  const char *op;  /* torch's op name, for messages */
+  int n_in;        /* operands: the call's first n_in inputs (1..MT__EW_MAX_IN) */
+  mt__ew_dfn d;    /* the derivative */
+  const void *par; /* its parameters (pow's exponent is an operand, not a parameter) */
+} mt__ew_spec;
+
+/* The backward of an elementwise op: call->out[k] = the gradient of input
+ * k (NULL for number inputs), n_out = n_in. Upstream gradient 0 must be a
+ * masked tensor of the forward's result shape. NOT_SUPPORTED for storages
+ * other than dense, COO and the compressed ones. */
+mt_status mt__cpu_grad_ew(mt_call *call, const mt__ew_spec *s, mt_error *err);
+
+/* Upstream gradient j of a backward call, validated. */
+mt_status mt__cpu_grad_out(const mt_call *call, int j, const char *op, const mt_tensor **g,
+                           mt_error *err);
+
+/* 1 when some of the call's first n inputs is a masked tensor: the
+ * MaskedTensor kernels' inputs (plain sparse ones are grad_sparse.c's). */
+int mt__cpu_grad_any_masked(const mt_call *call, int n);
+
+#endif /* MT_GRAD_EW_H */
