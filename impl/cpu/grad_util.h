@@ -12,6 +12,7 @@
 #define MT_GRAD_UTIL_H
 
 #include "cpu_util.h"
+#include "grad_sparse.h"
 
 /* Upstream gradient j of the call (a backward call has one per forward
  * output), validated. */
@@ -102,21 +103,16 @@ static inline void mt__grad_next(int64_t *idx, int ndim, const int64_t *shape) {
 /* 1 when no input of the call is a masked tensor: a plain (dense or
  * sparse) call, whose backward is not a MaskedTensor one. */
 static inline int mt__grad_plain_call(const mt_call *call) {
-  for (int k = 0; k < call->n_in; k++)
-    if (call->in && call->in[k] && call->in[k]->kind == MT_KIND_MASKED) return 0;
-  return 1;
+  return mt__cpu_grad_sparse_takes(call);
 }
 
 /* The backward of a plain call of an op whose slot a MaskedTensor kernel
- * owns (sum, t, transpose, cat, clone, to_dense ... have both kinds of
- * gradient cases): the one place where those kernels hand such calls to
- * the plain sparse kernels (grad_sparse.c's mt__cpu_grad_<op>_sparse once
- * joined); NOT_SUPPORTED until then. */
+ * owns (sum, t, transpose, cat, clone, to_dense ... have gradient cases of
+ * both kinds): the one place where those kernels hand such calls to the
+ * plain sparse kernels (grad_sparse.c; NOT_SUPPORTED for an op it has no
+ * backward of). */
 static inline mt_status mt__grad_plain(mt_call *call, mt_op op, mt_error *err) {
-  (void)call;
-  return mt_err(err, MT_NOT_SUPPORTED,
-                "%s backward: no input is a masked tensor; the plain (dense, sparse) backward "
-                "of %s is not joined to this kernel", mt_op_name(op), mt_op_name(op));
+  return mt__cpu_grad_sparse(call, op, err);
 }
 
 #endif /* MT_GRAD_UTIL_H */
