@@ -492,6 +492,24 @@ static mt_status v_identity(const mt_call *call, const char *op, st_view *v, mt_
   return MT_OK;
 }
 
+/* The geometry of view op opid's output over its input (v starts as the
+ * input's contiguous view): the backward kernels (grad_structure.c)
+ * scatter the upstream gradient back through the forward's own view. */
+mt_status mt__cpu_view_geometry(mt_op opid, const mt_call *call, st_view *v, mt_error *err) {
+  static const struct {
+    mt_op op;
+    view_fn fn;
+  } views[] = {{MT_OP_select, v_select},       {MT_OP_slice, v_slice},
+               {MT_OP_transpose, v_transpose}, {MT_OP_t, v_t},
+               {MT_OP_view, v_view},           {MT_OP_reshape, v_reshape},
+               {MT_OP_expand, v_expand},       {MT_OP_unsqueeze, v_unsqueeze},
+               {MT_OP_unfold, v_unfold},       {MT_OP_contiguous, v_identity},
+               {MT_OP_clone, v_identity}};
+  for (size_t k = 0; k < sizeof views / sizeof views[0]; k++)
+    if (views[k].op == opid) return views[k].fn(call, mt_op_name(opid), v, err);
+  return mt_err(err, MT_INVALID_ARGUMENT, "%s is not a view op", mt_op_name(opid));
+}
+
 mt_status mt_cpu_select(mt_call *c, mt_error *e) { return view_op(c, MT_OP_select, v_select, e); }
 mt_status mt_cpu_slice(mt_call *c, mt_error *e) { return view_op(c, MT_OP_slice, v_slice, e); }
 mt_status mt_cpu_transpose(mt_call *c, mt_error *e) {

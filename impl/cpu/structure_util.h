@@ -202,4 +202,10 @@ static inline mt_status st_plan_alloc(st_plan *p, int64_t n, const char *op, mt_
   return MT_OK;
 }
 
+/* The output of view op opid (select, slice, transpose, t, view, reshape,
+ * expand, unsqueeze, unfold; contiguous and clone: the identity) as a view
+ * of its input: v holds the input's contiguous view on entry. The kwargs
+ * are checked as the forward checks them (structure.c). */
+mt_status mt__cpu_view_geometry(mt_op opid, const mt_call *call, st_view *v, mt_error *err);
+
 #endif /* MT_STRUCTURE_UTIL_H */
