@@ -88,6 +88,22 @@ static inline mt_status run(mt_kernel_fn fn, mt_call *call, mt_error *err, int n
   call->kw = kw;
   return fn(call, err);
 }
+
+/* Runs backward kernel fn (mt_impl.backward) on the forward inputs, kwargs
+ * and n_g upstream gradients; the gradients land in call. */
+static inline mt_status run_backward(mt_kernel_fn fn, mt_call *call, mt_error *err, int n_in,
+                                     const mt_tensor *const *in, const mt_kwargs *kw, int n_g,
+                                     const mt_tensor *const *gout) {
+  memset(call, 0, sizeof *call);
+  memset(err, 0, sizeof *err);
+  call->host = mt_host_default();
+  call->n_in = n_in;
+  call->in = in;
+  call->kw = kw;
+  call->n_grad_out = n_g;
+  call->grad_out = gout;
+  return fn(call, err);
+}
 static inline void done(mt_call *call, mt_tensor **own, int n_own) {
   for (int k = 0; k < call->n_out; k++) mt_tensor_free(call->out[k]);
   for (int k = 0; k < n_own; k++) mt_tensor_free(own[k]);

@@ -13,14 +13,7 @@
 static mt_status back(mt_kernel_fn fn, mt_call *call, mt_error *err, int n_in,
                       const mt_tensor *const *in, const mt_tensor *g) {
   const mt_tensor *gs[1] = {g}; /* read only during the call */
-  memset(call, 0, sizeof *call);
-  memset(err, 0, sizeof *err);
-  call->host = mt_host_default();
-  call->n_in = n_in;
-  call->in = in;
-  call->n_grad_out = 1;
-  call->grad_out = gs;
-  return fn(call, err);
+  return run_backward(fn, call, err, n_in, in, NULL, 1, gs);
 }
 
 static mt_tensor *m1(int n, const double *v, const int *b) {

@@ -11,18 +11,10 @@
 #include "mt_test.h"
 
 static mt_status run_grad(mt_kernel_fn fn, mt_call *call, mt_error *err, int n_in,
-                          const mt_tensor *const *in, const mt_tensor *go, const mt_kwargs *kw) {
+                         const mt_tensor *const *in, const mt_tensor *go, const mt_kwargs *kw) {
   static const mt_tensor *gos[1];
   gos[0] = go;
-  memset(call, 0, sizeof *call);
-  memset(err, 0, sizeof *err);
-  call->host = mt_host_default();
-  call->n_in = n_in;
-  call->in = in;
-  call->kw = kw;
-  call->n_grad_out = 1;
-  call->grad_out = gos;
-  return fn(call, err);
+  return run_backward(fn, call, err, n_in, in, kw, 1, gos);
 }
 
 TEST(sum_gives_the_upstream_gradient_under_the_mask_and_zero_elsewhere) {

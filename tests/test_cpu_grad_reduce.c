@@ -10,22 +10,6 @@
 #include "cpu_fixtures.h"
 #include "mt_test.h"
 
-/* Runs backward kernel fn on the forward inputs, kwargs and upstream
- * gradients; the gradients land in call. */
-static mt_status run_back(mt_kernel_fn fn, mt_call *call, mt_error *err, int n_in,
-                          const mt_tensor *const *in, const mt_kwargs *kw, int n_g,
-                          const mt_tensor *const *gout) {
-  memset(call, 0, sizeof *call);
-  memset(err, 0, sizeof *err);
-  call->host = mt_host_default();
-  call->n_in = n_in;
-  call->in = in;
-  call->kw = kw;
-  call->n_grad_out = n_g;
-  call->grad_out = gout;
-  return fn(call, err);
-}
-
 /* A float64 masked tensor of shape (ndim, shape). */
 static mt_tensor *m64(int ndim, const int64_t *shape, const double *v, const int *b) {
   return masked(dense(MT_float64, ndim, shape, v), bools(ndim, shape, b));
@@ -44,7 +28,7 @@ TEST(sum_over_dim_gives_each_element_its_rows_gradient_under_the_input_mask) {
   mt_kwargs kw = {2, items};
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_sum, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_sum, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 1,
                         (const mt_tensor *[]){g}), MT_OK);
   CHECK_EQ_INT(c.n_out, 1);
   CHECK_EQ_INT(c.out[0]->kind, MT_KIND_MASKED);
@@ -64,7 +48,7 @@ TEST(mean_divides_by_the_count_of_specified_elements) {
   mt_kwargs kw = {1, items};
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_mean, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_mean, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 1,
                         (const mt_tensor *[]){g}), MT_OK);
   CHECK_NEAR(at(c.out[0]->data, 0), 3, 0);
   CHECK_NEAR(at(c.out[0]->data, 2), 3, 0);
@@ -78,7 +62,7 @@ TEST(amax_spreads_the_gradient_evenly_over_ties) {
   mt_tensor *g = g0(2);
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_amax, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_amax, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
                         (const mt_tensor *[]){g}), MT_OK);
   CHECK_NEAR(at(c.out[0]->data, 0), 1, 0);
   CHECK_NEAR(at(c.out[0]->data, 1), 1, 0);
@@ -93,7 +77,7 @@ TEST(amin_of_a_nan_slice_gives_nan_everywhere_in_it) {
   mt_tensor *g = g0(1);
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_amin, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_amin, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
                         (const mt_tensor *[]){g}), MT_OK);
   CHECK(isnan(at(c.out[0]->data, 0)));
   CHECK(isnan(at(c.out[0]->data, 1)));
@@ -107,7 +91,7 @@ TEST(prod_with_a_zero_gives_the_product_of_the_others) {
   mt_tensor *g = g0(2);
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_prod, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_prod, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
                         (const mt_tensor *[]){g}), MT_OK);
   CHECK_NEAR(at(c.out[0]->data, 0), 0, 0);
   CHECK_NEAR(at(c.out[0]->data, 1), 12, 0);
@@ -123,7 +107,7 @@ TEST(prod_counts_a_masked_out_element_as_one) {
   mt_tensor *g = g0(2);
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_prod, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_prod, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
                         (const mt_tensor *[]){g}), MT_OK);
   CHECK_NEAR(at(c.out[0]->data, 0), 12, 0);
   CHECK_NEAR(at(c.out[0]->data, 2), 6, 0);
@@ -139,7 +123,7 @@ TEST(prod_with_a_nan_and_no_zero_is_nan_everywhere) {
   mt_tensor *g = g0(1);
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_prod, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_prod, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
                         (const mt_tensor *[]){g}), MT_OK);
   for (int i = 0; i < 3; i++) CHECK(isnan(at(c.out[0]->data, i)));
   done(&c, (mt_tensor *[]){x, g}, 2);
@@ -153,12 +137,12 @@ TEST(var_and_std_use_correction_one) {
   mt_tensor *g = g0(1);
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_var, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_var, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
                         (const mt_tensor *[]){g}), MT_OK);
   CHECK_NEAR(at(c.out[0]->data, 0), -2, 1e-15);
   CHECK_NEAR(at(c.out[0]->data, 2), 2, 1e-15);
   done(&c, NULL, 0);
-  CHECK_STATUS(run_back(mt_cpu_grad_std, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_std, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
                         (const mt_tensor *[]){g}), MT_OK);
   CHECK_NEAR(at(c.out[0]->data, 0), -1 / sqrt(2.0), 1e-15);
   CHECK_NEAR(at(c.out[0]->data, 2), 1 / sqrt(2.0), 1e-15);
@@ -172,7 +156,7 @@ TEST(var_of_one_specified_element_is_nan) {
   mt_tensor *g = g0(1);
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_var, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_var, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
                         (const mt_tensor *[]){g}), MT_OK);
   CHECK(isnan(at(c.out[0]->data, 0)));
   done(&c, (mt_tensor *[]){x, g}, 2);
@@ -185,7 +169,7 @@ TEST(a_fully_masked_input_gets_a_fully_masked_gradient) {
   mt_tensor *g = m64(0, NULL, VALS(NAN), BITS(0));
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_sum, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_sum, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
                         (const mt_tensor *[]){g}), MT_OK);
   for (int i = 0; i < 3; i++) CHECK_EQ_INT(bit(c.out[0]->mask, i), 0);
   done(&c, (mt_tensor *[]){x, g}, 2);
@@ -200,7 +184,7 @@ TEST(a_float32_input_gets_a_float32_gradient_from_a_float64_upstream) {
   mt_kwargs kw = {2, items};
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_sum, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_sum, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 1,
                         (const mt_tensor *[]){g}), MT_OK);
   CHECK_EQ_INT(c.out[0]->data->dtype, MT_float32);
   CHECK_NEAR(at(c.out[0]->data, 1), (double)0.1f, 0);
@@ -215,11 +199,11 @@ TEST(an_upstream_gradient_of_the_wrong_size_is_refused) {
   mt_kwargs kw = {1, items};
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_sum, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_sum, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 1,
                         (const mt_tensor *[]){g}), MT_SHAPE_MISMATCH);
   CHECK_EQ_INT(c.n_out, 0);
   CHECK_HAS(e.msg, "upstream gradient");
-  CHECK_STATUS(run_back(mt_cpu_grad_sum, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 0, NULL),
+  CHECK_STATUS(run_backward(mt_cpu_grad_sum, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 0, NULL),
                MT_INVALID_ARGUMENT);
   done(&c, (mt_tensor *[]){x, g}, 2);
 }

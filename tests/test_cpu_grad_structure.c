@@ -12,22 +12,6 @@
 #include "cpu_fixtures.h"
 #include "mt_test.h"
 
-/* Runs backward kernel fn on the forward inputs, kwargs and upstream
- * gradients; the gradients land in call. */
-static mt_status run_back(mt_kernel_fn fn, mt_call *call, mt_error *err, int n_in,
-                          const mt_tensor *const *in, const mt_kwargs *kw, int n_g,
-                          const mt_tensor *const *gout) {
-  memset(call, 0, sizeof *call);
-  memset(err, 0, sizeof *err);
-  call->host = mt_host_default();
-  call->n_in = n_in;
-  call->in = in;
-  call->kw = kw;
-  call->n_grad_out = n_g;
-  call->grad_out = gout;
-  return fn(call, err);
-}
-
 static mt_tensor *m64(int ndim, const int64_t *shape, const double *v, const int *b) {
   return masked(dense(MT_float64, ndim, shape, v), bools(ndim, shape, b));
 }
@@ -48,7 +32,7 @@ TEST(select_scatters_the_gradient_and_masks_out_the_other_rows) {
   mt_kwargs kw = {2, items};
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_select, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_select, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 1,
                         (const mt_tensor *[]){g}), MT_OK);
   const double want[6] = {-1, -1, -1, 7, -1, 9};
   for (int i = 0; i < 6; i++) CHECK_NEAR(val_or_out(c.out[0], i), want[i], 0);
@@ -66,7 +50,7 @@ TEST(expand_sums_the_specified_copies_and_ors_their_masks) {
   mt_kwargs kw = {1, items};
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_expand, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_expand, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 1,
                         (const mt_tensor *[]){g}), MT_OK);
   CHECK_NEAR(val_or_out(c.out[0], 0), 3, 0);
   CHECK_NEAR(val_or_out(c.out[0], 1), -1, 0);
@@ -82,7 +66,7 @@ TEST(unfold_masks_out_a_position_no_window_covers) {
   mt_kwargs kw = {3, items};
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_unfold, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_unfold, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 1,
                         (const mt_tensor *[]){g}), MT_OK);
   const double want[5] = {1, 2, -1, 3, 4};
   for (int i = 0; i < 5; i++) CHECK_NEAR(val_or_out(c.out[0], i), want[i], 0);
@@ -98,7 +82,7 @@ TEST(transpose_gives_the_upstream_gradient_transposed_back) {
   mt_kwargs kw = {2, items};
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_transpose, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_transpose, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 1,
                         (const mt_tensor *[]){g}), MT_OK);
   const double want[6] = {1, 3, 5, 2, 4, 6};
   for (int i = 0; i < 6; i++) CHECK_NEAR(val_or_out(c.out[0], i), want[i], 0);
@@ -116,7 +100,7 @@ TEST(cat_hands_each_input_its_piece_and_split_joins_them) {
   mt_kwargs cat_kw = {1, items};
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_cat, &c, &e, 2, (const mt_tensor *[]){a, b}, &cat_kw, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_cat, &c, &e, 2, (const mt_tensor *[]){a, b}, &cat_kw, 1,
                         (const mt_tensor *[]){g}), MT_OK);
   CHECK_EQ_INT(c.n_out, 2);
   CHECK_NEAR(val_or_out(c.out[0], 0), 1, 0);
@@ -127,7 +111,7 @@ TEST(cat_hands_each_input_its_piece_and_split_joins_them) {
   mt_tensor *g0 = m64(2, SHAPE(1, 2), VALS(5, 6), BITS(1, 1));
   mt_tensor *g1 = m64(2, SHAPE(1, 1), VALS(7), BITS(1));
   mt_kwargs split_kw = {2, items};
-  CHECK_STATUS(run_back(mt_cpu_grad_split, &c, &e, 1, (const mt_tensor *[]){x}, &split_kw, 2,
+  CHECK_STATUS(run_backward(mt_cpu_grad_split, &c, &e, 1, (const mt_tensor *[]){x}, &split_kw, 2,
                         (const mt_tensor *[]){g0, g1}), MT_OK);
   for (int i = 0; i < 3; i++) CHECK_NEAR(val_or_out(c.out[0], i), 5 + i, 0);
   done(&c, (mt_tensor *[]){a, b, g, x, g0, g1}, 6);
@@ -143,7 +127,7 @@ TEST(where_routes_the_gradient_by_cond_and_masks_a_plain_branchs_gradient) {
   mt_tensor *g = m64(1, SHAPE(2), VALS(5, 6), BITS(1, 1));
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_where, &c, &e, 3, (const mt_tensor *[]){cond, x, y}, NULL,
+  CHECK_STATUS(run_backward(mt_cpu_grad_where, &c, &e, 3, (const mt_tensor *[]){cond, x, y}, NULL,
                         1, (const mt_tensor *[]){g}), MT_OK);
   CHECK_EQ_INT(c.n_out, 3);
   CHECK(c.out[0] == NULL);
@@ -164,7 +148,7 @@ TEST(where_with_a_number_branch_is_refused_as_torch_refuses_it) {
   mt_tensor *g = m64(1, SHAPE(2), VALS(5, 6), BITS(1, 1));
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_where, &c, &e, 3, (const mt_tensor *[]){cond, x, y}, NULL,
+  CHECK_STATUS(run_backward(mt_cpu_grad_where, &c, &e, 3, (const mt_tensor *[]){cond, x, y}, NULL,
                         1, (const mt_tensor *[]){g}), MT_INVALID_ARGUMENT);
   CHECK_HAS(e.msg, "position 3");
   done(&c, (mt_tensor *[]){cond, x, y, g}, 4);
@@ -183,13 +167,13 @@ TEST(unsqueeze_index_and_to_dense_of_dense_storage_are_refused) {
   mt_kwargs kw = {1, items};
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_unsqueeze, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_unsqueeze, &c, &e, 1, (const mt_tensor *[]){x}, &kw, 1,
                         (const mt_tensor *[]){g2}), MT_LAYOUT_MISMATCH);
   CHECK_HAS(e.msg, "squeeze");
-  CHECK_STATUS(run_back(mt_cpu_grad_index, &c, &e, 2, (const mt_tensor *[]){x, idx}, NULL, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_index, &c, &e, 2, (const mt_tensor *[]){x, idx}, NULL, 1,
                         (const mt_tensor *[]){g1}), MT_LAYOUT_MISMATCH);
   CHECK_HAS(e.msg, "new_zeros");
-  CHECK_STATUS(run_back(mt_cpu_grad_to_dense, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_to_dense, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
                         (const mt_tensor *[]){g}), MT_LAYOUT_MISMATCH);
   CHECK_HAS(e.msg, "layout");
   CHECK_EQ_INT(c.n_out, 0);
@@ -210,7 +194,7 @@ TEST(transpose_of_coo_storage_gives_a_coo_gradient) {
                              VALS(1, 1), 1));
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_t, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_t, &c, &e, 1, (const mt_tensor *[]){x}, NULL, 1,
                         (const mt_tensor *[]){g}), MT_OK);
   const mt_tensor *d = c.out[0]->data;
   CHECK_EQ_INT(d->kind, MT_KIND_COO);
@@ -231,7 +215,7 @@ TEST(to_tensor_keeps_the_upstream_gradient_under_the_inputs_mask) {
   mt_tensor *g = dense(MT_float64, 1, SHAPE(2), VALS(3, 4));
   mt_call c;
   mt_error e;
-  CHECK_STATUS(run_back(mt_cpu_grad_to_tensor, &c, &e, 2, (const mt_tensor *[]){x, v}, NULL, 1,
+  CHECK_STATUS(run_backward(mt_cpu_grad_to_tensor, &c, &e, 2, (const mt_tensor *[]){x, v}, NULL, 1,
                         (const mt_tensor *[]){g}), MT_OK);
   CHECK_EQ_INT(c.n_out, 2);
   CHECK(c.out[1] == NULL);
