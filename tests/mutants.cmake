@@ -16,7 +16,9 @@
 # Each mutant runs only the cases of the ops whose kernel slots it
 # overrides (`[MT_OP_<op>] = ...` in its source; case ids start with the op
 # name): the other slots are the reference kernels, so the other cases
-# cannot fail, and the whole test stays short (also under ASan).
+# cannot fail, and the whole test stays short (also under ASan). A gradient
+# mutant (MT_MUTANT_GRAD_ENTRY: it overrides backward slots) runs those ops'
+# cases of the gradient goldens (golden/grad_*.h5).
 cmake_minimum_required(VERSION 3.25)
 
 # mutant name -> the one rule it breaks (spec/SEMANTICS.md)
@@ -288,8 +290,21 @@ foreach(entry IN LISTS MUTANTS)
   # only the golden files that hold those ops' cases: reading (and checking)
   # every file would cost each mutant more than its cases do
   set(goldens "")
+  # a gradient mutant (MT_MUTANT_GRAD_ENTRY: backward slots) runs the
+  # gradient goldens, whichever op family its ops come from
+  set(grad_mutant 0)
+  if(code MATCHES "MT_MUTANT_GRAD_ENTRY\\(")
+    set(grad_mutant 1)
+  endif()
   foreach(op IN LISTS ops)
-    if(profile STREQUAL "numpy_ma")
+    if(grad_mutant)
+      foreach(g grad_masked grad_sparse grad_masked_fn)
+        if(NOT "${SRC}/golden/${g}.h5" IN_LIST goldens)
+          list(APPEND goldens "${SRC}/golden/${g}.h5")
+        endif()
+      endforeach()
+      continue()
+    elseif(profile STREQUAL "numpy_ma")
       set(g "${SRC}/golden/numpy_ma.h5")
     elseif(DEFINED family_of_${op})
       set(g "${SRC}/golden/${family_of_${op}}.h5")
