@@ -59,7 +59,8 @@ TEST(spmm_is_mm_by_hand) {
   mt_tensor *ca = csr2(MT_float64, 2, 4, 1, (const int64_t[]){0}, (const int64_t[]){1}, VALS(1));
   mt_tensor *cb = csr2(MT_float64, 4, 2, 2, (const int64_t[]){1, 1}, (const int64_t[]){0, 1},
                        VALS(2, 3));
-  mt_tensor *bool_a = coo2(MT_bool, 2, 2, 1, (const int64_t[]){0}, (const int64_t[]){0}, VALS(1), 1);
+  mt_tensor *bool_a =
+      coo2(MT_bool, 2, 2, 1, (const int64_t[]){0}, (const int64_t[]){0}, VALS(1), 1);
   mt_tensor *bool_b = dense(MT_bool, 2, SHAPE(2, 2), VALS(1, 0, 0, 1));
   mt_call c;
   mt_error e;

@@ -222,8 +222,9 @@ RUN = {
     "addmv": lambda ins, kw: [torch.addmv(*ins, **kw)],
     "sparse_sampled_addmm": lambda ins, kw: [torch.sparse.sampled_addmm(*ins, **kw)],
 }
-CALL = {"mm": "torch.mm", "sparse_mm": "torch.sparse.mm", "spmm": "torch.spmm", "addmm": "torch.addmm",
-        "sparse_addmm": "torch.sparse.addmm", "smm": "torch.smm", "sspaddmm": "torch.sspaddmm",
+CALL = {"mm": "torch.mm", "sparse_mm": "torch.sparse.mm", "spmm": "torch.spmm",
+        "addmm": "torch.addmm", "sparse_addmm": "torch.sparse.addmm", "smm": "torch.smm",
+        "sspaddmm": "torch.sspaddmm",
         "hspmm": "torch.hspmm", "bmm": "torch.bmm", "linear": "torch.nn.functional.linear",
         "matmul": "torch.matmul", "addmv": "torch.addmv",
         "sparse_sampled_addmm": "torch.sparse.sampled_addmm"}
@@ -233,8 +234,8 @@ RULES = {
     "smm": ("SPB-4",), "sspaddmm": ("SPB-3", "SPB-4"), "hspmm": ("SPB-4",),
     "bmm": ("SPB-5",), "linear": ("SPB-5",), "sparse_sampled_addmm": ("SPB-7",),
 }
-ARGS = {"mm": "mat1, mat2", "sparse_mm": "mat1, mat2", "spmm": "mat1, mat2", "addmm": "input, mat1, mat2",
-        "sparse_addmm": "input, mat1, mat2", "smm": "mat1, mat2",
+ARGS = {"mm": "mat1, mat2", "sparse_mm": "mat1, mat2", "spmm": "mat1, mat2",
+        "addmm": "input, mat1, mat2", "sparse_addmm": "input, mat1, mat2", "smm": "mat1, mat2",
         "sspaddmm": "input, mat1, mat2", "hspmm": "mat1, mat2", "bmm": "mat1, mat2",
         "linear": "input, weight", "matmul": "mat1, mat2", "addmv": "input, mat, vec",
         "sparse_sampled_addmm": "input, mat1, mat2"}
