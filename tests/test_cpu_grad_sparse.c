@@ -98,6 +98,29 @@ TEST(mm_of_coo_and_dense_gives_dense_gradients) {
   done(&c, (mt_tensor *[]){a, b, go}, 3);
 }
 
+TEST(spmm_of_csr_and_dense_gives_dense_gradients) {
+  /* torch.spmm's backward is torch.mm's (torch 2.15: dense, dense).
+   * A = CSR {(0,1): 2} (2x2), B = [[3], [4]], go = [[1], [5]]: as mm above,
+   * gA = go @ B^T = [[3, 4], [15, 20]] (dense, not A's CSR), gB = [[0], [2]] */
+  mt_tensor *a = csr2(MT_float64, 2, 2, 1, SHAPE(0), SHAPE(1), VALS(2));
+  mt_tensor *b = dense(MT_float64, 2, SHAPE(2, 1), VALS(3, 4));
+  mt_tensor *go = dense(MT_float64, 2, SHAPE(2, 1), VALS(1, 5));
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(run_grad(mt_cpu_grad_spmm, &c, &e, 2, (const mt_tensor *[]){a, b}, go, NULL),
+               MT_OK);
+  CHECK_EQ_INT(c.n_out, 2);
+  if (c.n_out == 2) {
+    CHECK_EQ_INT(c.out[0]->kind, MT_KIND_DENSE);
+    const double want[] = {3, 4, 15, 20};
+    for (int i = 0; i < 4; i++) CHECK_NEAR(at(c.out[0], i), want[i], 0);
+    CHECK_EQ_INT(c.out[1]->kind, MT_KIND_DENSE);
+    CHECK_NEAR(at(c.out[1], 0), 0, 0);
+    CHECK_NEAR(at(c.out[1], 1), 2, 0);
+  }
+  done(&c, (mt_tensor *[]){a, b, go}, 3);
+}
+
 TEST(mm_of_two_coo_stores_the_products_pattern) {
   /* A = {(0,0): 1}, B = {(0,1): 2}; A @ B = {(0,1): 2}, go = {(0,1): 3}:
    * gA = go @ B^T over pattern {(0,1)} x {(1,0)} = {(0,0)}: 3 * 2 = 6;
@@ -211,6 +234,7 @@ MT_TEST_MAIN(T(neg_of_uncoalesced_coo_stores_the_input_elements),
              T(ceil_of_csr_stores_nothing),
              T(mul_of_two_coo_stores_the_upstream_gradients_elements),
              T(mm_of_coo_and_dense_gives_dense_gradients),
+             T(spmm_of_csr_and_dense_gives_dense_gradients),
              T(mm_of_two_coo_stores_the_products_pattern),
              T(sum_of_coo_is_dense_and_refused_with_a_sparse_result),
              T(derivatives_without_a_sparse_kernel_are_layout_mismatch),

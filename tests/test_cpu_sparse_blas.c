@@ -48,6 +48,51 @@ TEST(coo_times_dense_by_hand) {
   done(&c, own, 2);
 }
 
+/* torch.spmm is torch.mm (torch 2.15 gives the same layouts, values and
+ * refusals): spmm(A, B) is the dense [[15, 20], [-4, -4]] above (derived by
+ * hand there); CSR [2, 4] (0, 1) = 1 @ CSR [4, 2] (1, 0) = 2, (1, 1) = 3 is
+ * the CSR row 0 = [2, 3] (1 * row 1 of B), row 1 empty; bool and inner
+ * sizes 4 vs 3 are refused as mm refuses them. */
+TEST(spmm_is_mm_by_hand) {
+  mt_tensor *a = hand_a(), *b = hand_b();
+  mt_tensor *b_short = dense(MT_float64, 2, SHAPE(3, 2), VALS(1, 2, 3, 4, 5, 6));
+  mt_tensor *ca = csr2(MT_float64, 2, 4, 1, (const int64_t[]){0}, (const int64_t[]){1}, VALS(1));
+  mt_tensor *cb = csr2(MT_float64, 4, 2, 2, (const int64_t[]){1, 1}, (const int64_t[]){0, 1},
+                       VALS(2, 3));
+  mt_tensor *bool_a =
+      coo2(MT_bool, 2, 2, 1, (const int64_t[]){0}, (const int64_t[]){0}, VALS(1), 1);
+  mt_tensor *bool_b = dense(MT_bool, 2, SHAPE(2, 2), VALS(1, 0, 0, 1));
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(call2(mt_cpu_spmm, &c, &e, a, b, NULL), MT_OK);
+  CHECK_EQ_INT(c.n_out, 1);
+  if (c.n_out == 1) {
+    CHECK(c.out[0]->kind == MT_KIND_DENSE);
+    const double want[] = {15, 20, -4, -4};
+    for (int i = 0; i < 4; i++) CHECK_NEAR(at(c.out[0], i), want[i], 0);
+  }
+  done(&c, NULL, 0);
+  CHECK_STATUS(call2(mt_cpu_spmm, &c, &e, ca, cb, NULL), MT_OK);
+  CHECK_EQ_INT(c.n_out, 1);
+  if (c.n_out == 1) {
+    mt_tensor *o = c.out[0];
+    CHECK(o->kind == MT_KIND_CSR);
+    CHECK_EQ_INT(o->nnz, 2);
+    if (o->nnz == 2) {
+      CHECK_NEAR(at(o, 0), 2, 0);
+      CHECK_NEAR(at(o, 1), 3, 0);
+    }
+  }
+  done(&c, NULL, 0);
+  CHECK_STATUS(call2(mt_cpu_spmm, &c, &e, a, b_short, NULL), MT_SHAPE_MISMATCH);
+  CHECK_EQ_INT(c.n_out, 0);
+  CHECK_HAS(e.msg, "spmm");
+  CHECK_STATUS(call2(mt_cpu_spmm, &c, &e, bool_a, bool_b, NULL), MT_DTYPE_MISMATCH);
+  CHECK_EQ_INT(c.n_out, 0);
+  mt_tensor *own[] = {a, b, b_short, ca, cb, bool_a, bool_b};
+  done(&c, own, 7);
+}
+
 /* A = COO [2, 2] (0, 0) = 1, (0, 1) = 1; B = COO (0, 0) = 1, (1, 0) = -1:
  * (A @ B)(0, 0) = 1 * 1 + 1 * (-1) = 0, still an entry (the structural
  * product: a_00 b_00 and a_01 b_10 meet there); nothing else meets. */
@@ -270,6 +315,7 @@ TEST(refusals_follow_torchs_layouts_dtypes_and_shapes) {
 
 MT_TEST_MAIN({"coo_times_dense_by_hand", coo_times_dense_by_hand},
              {"coo_times_coo_keeps_cancelled_entries", coo_times_coo_keeps_cancelled_entries},
+             {"spmm_is_mm_by_hand", spmm_is_mm_by_hand},
              {"addmm_beta_zero_ignores_nan_and_alpha_scales",
               addmm_beta_zero_ignores_nan_and_alpha_scales},
              {"int8_addmm_wraps_like_torch", int8_addmm_wraps_like_torch},

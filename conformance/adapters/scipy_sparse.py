@@ -124,10 +124,10 @@ def result_kind(op, kinds, dim=None, keepdim=False):
     if op in ("sum", "sparse_sum") and dim is not None and len(dim) < 2:
         return kinds[0]  # a sum over some dims keeps the layout (torch: COO; CSR with keepdim)
     if op in ("to_dense", "sum", "sparse_sum", "norm", "amax", "amin", "max", "mm", "matmul",
-              "sparse_mm", "addmm", "sparse_addmm", "addmv", "linear", "values", "indices",
+              "sparse_mm", "spmm", "addmm", "sparse_addmm", "addmv", "linear", "values", "indices",
               "_indices", "_values", "crow_indices", "col_indices", "ccol_indices",
               "row_indices", "nonzero"):
-        if op in ("mm", "matmul", "sparse_mm") and len(sparse) == 2:
+        if op in ("mm", "matmul", "sparse_mm", "spmm") and len(sparse) == 2:
             return "coo" if kinds[0] == "coo" else "csr"  # compressed @ compressed: CSR
         return "dense"
     if op in ("to_sparse", "to_sparse_coo", "coalesce", "smm", "hspmm", "sspaddmm",
@@ -342,6 +342,7 @@ OPS.update({
     "amin": lambda ins, kw: ins[0].min(axis=kw.get("dim")),
     "norm": norm,
     "mm": lambda ins, kw: ins[0] @ ins[1], "matmul": lambda ins, kw: ins[0] @ ins[1],
+    "spmm": lambda ins, kw: ins[0] @ ins[1],
     "sparse_mm": lambda ins, kw: ins[0] @ ins[1], "smm": lambda ins, kw: ins[0] @ ins[1],
     "addmm": addmm, "sparse_addmm": addmm, "sspaddmm": addmm, "addmv": addmv,
     "linear": linear, "hspmm": hspmm, "sparse_sampled_addmm": sampled_addmm,

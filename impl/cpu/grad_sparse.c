@@ -1051,6 +1051,7 @@ static mt__gs_pattern layout_of(const mt__gs_ctx *c, int layout, int k) {
   X(norm, grad_norm, GS_L_IN, 0)                                              \
   X(mm, grad_mm, GS_L_MM, GS_CSC_OK)                                          \
   X(matmul, grad_mm, GS_L_MM, GS_CSC_OK)                                      \
+  X(spmm, grad_mm, GS_L_MM, GS_CSC_OK)                                        \
   X(bmm, grad_mm, GS_L_DENSE, 0)                                              \
   X(sparse_mm, grad_mm, GS_L_IN, 0)                                           \
   X(addmm, grad_addmm, GS_L_DENSE, GS_CSC_OK)                                 \
@@ -1149,6 +1150,7 @@ MT__GRAD_SPARSE_SHARED(GS_SHARED)
 #define GS_OWN(X)                                                                          \
   X(coalesce) X(norm) X(narrow_copy) X(index_select) X(hspmm) X(smm) X(sspaddmm)            \
   X(sparse_sum) X(mm) X(matmul) X(bmm) X(sparse_mm) X(addmm) X(addmv) X(sparse_addmm)       \
+  X(spmm)                                                                                   \
   X(sparse_sampled_addmm) X(linear) X(sparse_softmax) X(sparse_log_softmax) X(sparse_mask)  \
   X(copy_) X(values) X(to_sparse_coo) X(to_sparse_csc) X(to_sparse_bsr) X(to_sparse_bsc)    \
   X(sparse_coo_tensor) X(sparse_csr_tensor) X(sparse_csc_tensor) X(sparse_bsr_tensor)       \

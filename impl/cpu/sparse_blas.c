@@ -20,6 +20,8 @@
  *        gives the structural product (every (i, j) with a stored a_ik and a
  *        stored b_kj, zeros that cancel included) in the operands' layout
  *        (CSC x CSC is CSR under torch.mm, CSC under torch.sparse.mm).
+ *        torch.spmm is torch.mm under another name (same results, layouts,
+ *        refusals and messages in torch 2.15).
  * SPB-3  beta * input + alpha * product: beta = 0 ignores the input of addmm
  *        and addmv (NaN and inf too); sspaddmm multiplies (0 * inf = NaN);
  *        alpha = 0 still multiplies the product.
@@ -601,6 +603,11 @@ mt_status mt_cpu_mm(mt_call *call, mt_error *err) {
 
 mt_status mt_cpu_sparse_mm(mt_call *call, mt_error *err) {
   return mm_common(call, MT_OP_sparse_mm, "sparse_mm", 1, err);
+}
+
+/* torch.spmm: torch.mm's code path (not torch.sparse.mm's: CSC x CSC is CSR) */
+mt_status mt_cpu_spmm(mt_call *call, mt_error *err) {
+  return mm_common(call, MT_OP_spmm, "spmm", 0, err);
 }
 
 /* ---- addmm, sparse_addmm: beta * input + alpha * (mat1 @ mat2) (SPB-3) ---- */

@@ -191,8 +191,8 @@ NOTE = [
     (("blas", "hspmm(Sparse, Dense)", "Y"),
      ("hspmm", "{s}_dense", lambda s: _ins(_s(s, (M, K)), _d((K, N))),
       lambda i, k: [torch.hspmm(*i)], "torch.hspmm(s, d)", {})),
-    # torch.spmm is not in ops.def (proposed: MT_OP(612, spmm, sparse_blas, ...));
-    # torch.sparse.mm (sparse_mm) is the namespaced product the note's spmm became
+    # torch.spmm (op spmm): the note's row as named, dense gradients as torch.mm's;
+    # torch.sparse.mm (sparse_mm), the namespaced product, gives sparse ones
     (("blas", "spmm(Sparse, Dense)", "Y"),
      ("spmm", "{s}_dense", lambda s: _ins(_s(s, (M, K)), _d((K, N))),
       lambda i, k: [torch.spmm(*i)], "torch.spmm(s, d)", {})),
@@ -257,7 +257,7 @@ NOTE_WITHOUT_CASE = {
 
 
 def in_ops_def(op):
-    """Whether op is an op of ops.def (spmm is not yet: its note case waits)."""
+    """Whether op is an op of ops.def (a NOTE row of an op not in it is skipped)."""
     return any(op in sparse.family_ops(f) for f in (
         "sparse_blas", "sparse_misc", "sparse_convert", "binary", "unary", "reduce",
         "structure"))

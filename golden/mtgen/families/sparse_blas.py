@@ -1,6 +1,6 @@
 """Family sparse_blas: matrix products with a sparse operand (SPB-1..6):
-torch.mm and torch.sparse.mm, addmm and torch.sparse.addmm, smm, sspaddmm,
-hspmm, bmm, F.linear with a sparse weight, matmul and addmv, on COO
+torch.mm, torch.spmm and torch.sparse.mm, addmm and torch.sparse.addmm, smm,
+sspaddmm, hspmm, bmm, F.linear with a sparse weight, matmul and addmv, on COO
 (coalesced, uncoalesced, empty, hybrid), CSR, CSC, BSR and BSC operands.
 
 Whether torch takes a case is decided by running torch on the case's own
@@ -11,6 +11,14 @@ refusals), then sparse.error_class. None of torch's OpInfos for these ops
 marks a sparse layout (mm, addmm, addmv, bmm, matmul, nn.functional.linear,
 sparse.mm, sparse.sampled_addmm: every supports_sparse* flag is False in
 torch 2.15), so the inputs are our own draws.
+
+torch.spmm (op spmm) is torch.mm under the sparse note's name: torch 2.15
+gives the same result layout (dense for sparse @ dense and dense @ sparse,
+CSR for CSC @ CSC, unlike torch.sparse.mm), the same refusals with the same
+messages (BSR: MKL's non-square blocks, BSC: "computation on CPU is not
+implemented", integer and half CSR/CSC: "addmm_out_sparse_csr_impl_mkl",
+bool COO: "addmm_sparse_dense") and the same dense gradients (grad_sparse);
+torch has no OpInfo for it. Its cases are a small copy of mm's (SPMM_SPECS).
 
 Tolerances (`tol`): float results are compared with an absolute bound from
 the reduction, derived per case from its own inputs: torch sums K products
@@ -202,6 +210,7 @@ def sorted_indices(t):
 RUN = {
     "mm": lambda ins, kw: [sorted_indices(torch.mm(*ins))],
     "sparse_mm": lambda ins, kw: [sorted_indices(torch.sparse.mm(*ins))],
+    "spmm": lambda ins, kw: [sorted_indices(torch.spmm(*ins))],
     "addmm": lambda ins, kw: [torch.addmm(*ins, **kw)],
     "sparse_addmm": lambda ins, kw: [torch.sparse.addmm(*ins, **kw)],
     "smm": lambda ins, kw: [torch.smm(*ins)],
@@ -213,19 +222,20 @@ RUN = {
     "addmv": lambda ins, kw: [torch.addmv(*ins, **kw)],
     "sparse_sampled_addmm": lambda ins, kw: [torch.sparse.sampled_addmm(*ins, **kw)],
 }
-CALL = {"mm": "torch.mm", "sparse_mm": "torch.sparse.mm", "addmm": "torch.addmm",
-        "sparse_addmm": "torch.sparse.addmm", "smm": "torch.smm", "sspaddmm": "torch.sspaddmm",
+CALL = {"mm": "torch.mm", "sparse_mm": "torch.sparse.mm", "spmm": "torch.spmm",
+        "addmm": "torch.addmm", "sparse_addmm": "torch.sparse.addmm", "smm": "torch.smm",
+        "sspaddmm": "torch.sspaddmm",
         "hspmm": "torch.hspmm", "bmm": "torch.bmm", "linear": "torch.nn.functional.linear",
         "matmul": "torch.matmul", "addmv": "torch.addmv",
         "sparse_sampled_addmm": "torch.sparse.sampled_addmm"}
 RULES = {
-    "mm": ("SPB-2",), "sparse_mm": ("SPB-2",), "matmul": ("SPB-2", "SPB-5"),
+    "mm": ("SPB-2",), "sparse_mm": ("SPB-2",), "spmm": ("SPB-2",), "matmul": ("SPB-2", "SPB-5"),
     "addmm": ("SPB-3",), "sparse_addmm": ("SPB-3",), "addmv": ("SPB-3",),
     "smm": ("SPB-4",), "sspaddmm": ("SPB-3", "SPB-4"), "hspmm": ("SPB-4",),
     "bmm": ("SPB-5",), "linear": ("SPB-5",), "sparse_sampled_addmm": ("SPB-7",),
 }
-ARGS = {"mm": "mat1, mat2", "sparse_mm": "mat1, mat2", "addmm": "input, mat1, mat2",
-        "sparse_addmm": "input, mat1, mat2", "smm": "mat1, mat2",
+ARGS = {"mm": "mat1, mat2", "sparse_mm": "mat1, mat2", "spmm": "mat1, mat2",
+        "addmm": "input, mat1, mat2", "sparse_addmm": "input, mat1, mat2", "smm": "mat1, mat2",
         "sspaddmm": "input, mat1, mat2", "hspmm": "mat1, mat2", "bmm": "mat1, mat2",
         "linear": "input, weight", "matmul": "mat1, mat2", "addmv": "input, mat, vec",
         "sparse_sampled_addmm": "input, mat1, mat2"}
@@ -250,7 +260,7 @@ def make_case(op, layouts, short, variant, build, kw=None, k=K, extra_rules=(), 
     extra_rules = tuple(extra_rules) + (("SPB-6",) if "uncoalesced" in variant else ())
     err, t, rules = None, "exact", RULES[op] + extra_rules
     call = f"{CALL[op]}({args}{kws})"
-    if op in ("mm", "sparse_mm", "matmul") and all(
+    if op in ("mm", "sparse_mm", "spmm", "matmul") and all(
             isinstance(x, torch.Tensor) and x.layout in (torch.sparse_csr, torch.sparse_csc)
             for x in ins):
         call += "  # indices sorted per row (column): see sorted_indices"
@@ -515,6 +525,20 @@ SPECS = [
     ("sparse_sampled_addmm", "csr_csr_dense", "sparse_mat1", sampled(m1_layout="csr"), None),
 ]
 
+# torch.spmm: mm's path under the note's name; float32 and float64 (SPB-2)
+SPMM_SPECS = [
+    *[("spmm", f"{tok(sl)}_dense", v, s_d(sl), None) for sl, v in (
+        ("coo", "coalesced"), ("coo_uncoalesced", "uncoalesced"), ("coo_empty", "empty"),
+        ("csr", "basic"), ("csc", "basic"), ("bsr", "blocks_2x2"), ("bsc", "blocks_2x2"))],
+    *[("spmm", f"dense_{tok(sl)}", v, d_s(sl), None) for sl, v in (
+        ("coo", "coalesced"), ("csr", "basic"))],
+    *[("spmm", f"{tok(a)}_{tok(b)}", v, s_s(a, b), None) for a, b, v in (
+        ("coo", "coo", "coalesced"), ("csc", "csc", "basic"))],
+    ("spmm", "coo_dense", "inner_mismatch", lambda g, dt: [sparse("coo", g, (M, K), dt),
+                                                           vals(g, (K + 1, N), dt)], None),
+]
+SPECS += SPMM_SPECS
+
 # dtype coverage beyond float32/float64: the basic case of each op
 OTHER_SPECS = [
     ("mm", "coo_dense", "basic", s_d("coo"), None),
@@ -531,6 +555,8 @@ OTHER_SPECS = [
                                                      vals(g, (K,), dt)], None),
     ("addmv", "dense_csr_dense", "basic", mv_("csr"), None),
     ("sparse_mm", "coo_dense", "basic", s_d("coo"), None),
+    ("spmm", "coo_dense", "basic", s_d("coo"), None),
+    ("spmm", "csr_dense", "basic", s_d("csr"), None),
     ("sparse_addmm", "dense_coo_dense", "basic", c_s_d("coo"), None),
     ("sparse_sampled_addmm", "csr_dense_dense", "basic", sampled(), None),
 ]
@@ -545,6 +571,8 @@ def dtype_mismatch():
                                              vals(g, (K, N), torch.float64)]),
         mk("mm", "csr_dense", lambda g, dt: [sparse("csr", g, (M, K), dt),
                                              vals(g, (K, N), torch.float64)]),
+        mk("spmm", "coo_dense", lambda g, dt: [sparse("coo", g, (M, K), dt),
+                                               vals(g, (K, N), torch.float64)]),
         mk("addmm", "dense_coo_dense", lambda g, dt: [vals(g, (M, N), torch.float64),
                                                       sparse("coo", g, (M, K), dt),
                                                       vals(g, (K, N), dt)]),
