@@ -49,6 +49,7 @@ struct mt_adapter {
   size_t errlen;
   char name[256];
   char profiles[512]; /* "numpy_ma, torch" */
+  int backward;       /* the hello says "backward": true: it takes gradient cases */
   char **profile_v;
   int n_profiles;
   unsigned long seq; /* requests sent: file names */
@@ -467,6 +468,14 @@ static mt_status hello_check(mt_adapter *a, const char *line, size_t n, mt_error
     snprintf(a->profiles + used, sizeof a->profiles - used, "%s%s", k ? ", " : "", v[k]);
   }
   snprintf(a->name, sizeof a->name, "%s %s", name, version);
+  /* optional (spec/adapter-protocol.md, "Gradient requests"): absent = false */
+  const mt_json_field *bw = mt_json_get(&h, "backward");
+  if (bw && bw->type != MT_JSON_BOOL) {
+    st = mt_err(err, MT_INVALID_ARGUMENT,
+                "the adapter's hello has \"backward\" that is not true or false");
+    goto out;
+  }
+  a->backward = bw && bw->num != 0;
 out:
   mt_json_object_free(&h);
   return st;
@@ -538,7 +547,14 @@ static mt_status read_response(const mt_adapter *a, const char *path, mt_call *c
   mt_status st = mt_parse_isolated(path, parse_response, a->o.case_timeout_s,
                                    "--case-timeout sets the limit", NULL, NULL, err);
   if (st != MT_OK || (st = mt_golden_read_outputs(path, &n, &out, err)) != MT_OK) return st;
-  call->n_out = n;
+  if (call->grad_out && n > call->n_in) { /* grads/<k> names no input of the case */
+    for (int k = 0; k < n; k++) mt_tensor_free(out[k]);
+    free(out);
+    return mt_err(err, MT_INVALID_FORMAT, "%s: grads/%d, but the case has %d inputs", path,
+                  n - 1, call->n_in);
+  }
+  /* a gradient response: one slot per input, NULL where it holds none */
+  call->n_out = call->grad_out ? call->n_in : n;
   for (int k = 0; k < n; k++) call->out[k] = out[k];
   free(out);
   return MT_OK;
@@ -598,10 +614,10 @@ static mt_status adapter_invoke(void *ctx, const mt_golden_case *c, const char *
                   "the adapter does not answer profile %s (its hello "
                   "lists %s): not sent",
                   c->profile ? c->profile : "torch", a->profiles);
-  if (c->backward) /* spec/adapter-protocol.md: gradient requests are reserved */
+  if (c->backward && !a->backward) /* spec/adapter-protocol.md, "Gradient requests" */
     return mt_err(err, MT_NOT_SUPPORTED,
-                  "adapter protocol 1 carries no gradient requests (golden format 3's "
-                  "backward cases): not sent");
+                  "a gradient case, and the adapter's hello does not say \"backward\": "
+                  "true: not sent");
   if (ensure_running(a) != 0) {
     *lost = MT_CS_SKIP;
     add_loss(a, "%s (%s): not run: the adapter could not be restarted", c->id, run);
@@ -611,7 +627,9 @@ static mt_status adapter_invoke(void *ctx, const mt_golden_case *c, const char *
   a->seq++;
   snprintf(req, sizeof req, "%s/req-%lu.h5", a->dir, a->seq);
   snprintf(resp, sizeof resp, "%s/resp-%lu.h5", a->dir, a->seq);
-  if ((st = mt_golden_write_request(req, c, call->n_in, call->in, err)) != MT_OK) {
+  /* a gradient call: the upstream gradients follow the inputs (execute.c) */
+  if ((st = mt_golden_write_request(req, c, call->n_in + call->n_grad_out, call->in, err)) !=
+      MT_OK) {
     *lost = MT_CS_ERROR;
     mt_err_prefix(err, "the runner could not write the request");
     add_loss(a, "%s (%s): ERROR: %s", c->id, run, err->msg);

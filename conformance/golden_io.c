@@ -1340,15 +1340,20 @@ static mt_status read_grad_outputs(const rd *r, hid_t g, mt_golden_case *c) {
   return MT_OK;
 }
 
-/* A gradient case's grads/<k>: one slot per forward input, NULL where the
- * group has no member k (torch gives input k no gradient). */
-static mt_status read_grads(const rd *r, hid_t cg, mt_golden_case *c) {
+/* grads/<k> of group cg (a case, or a response's root): n_slots slots,
+ * NULL where the group has no member k (no gradient for input k); *n_max
+ * is one past the largest k present (0 when none). The group must exist
+ * when required; an ok expectation needs at least one member. */
+static mt_status read_grad_slots(const rd *r, hid_t cg, int n_slots, int required, int need_one,
+                                 mt_tensor ***out, int *n_max) {
   mt_status st = MT_OK;
   hid_t g = -1;
   name_list names = {0};
-  mt_tensor **v = calloc((size_t)c->n_fwd_in, sizeof *v);
+  mt_tensor **v = calloc((size_t)(n_slots > 0 ? n_slots : 1), sizeof *v);
+  *out = NULL;
+  *n_max = 0;
   if (!v) return rd_oom(r, "grads");
-  int o = obj_open(r, cg, "", "grads", H5I_GROUP, !c->expect_error, &g);
+  int o = obj_open(r, cg, "", "grads", H5I_GROUP, required, &g);
   if (o < 0) {
     st = r->err->status;
     goto out;
@@ -1356,14 +1361,13 @@ static mt_status read_grads(const rd *r, hid_t cg, mt_golden_case *c) {
   if (o > 0) {
     if ((st = link_names(r, g, "grads", &names)) != MT_OK) goto out;
     for (int j = 0; j < names.n; j++) {
-      char *end;
+      char *end, canon[16];
       long k = strtol(names.v[j], &end, 10);
-      if (*end || end == names.v[j] || k < 0 || k >= c->n_fwd_in) {
-        st = rd_fail(r, "grads", "member '%s' names no input (the case has %d: grads/0..%d)",
-                     names.v[j], c->n_fwd_in, c->n_fwd_in - 1);
+      if (*end || end == names.v[j] || k < 0 || k >= n_slots) {
+        st = rd_fail(r, "grads", "member '%s' names no input (grads/0..%d)", names.v[j],
+                     n_slots - 1);
         goto out;
       }
-      char canon[16];
       snprintf(canon, sizeof canon, "%ld", k);
       if (strcmp(canon, names.v[j]) != 0) {
         st = rd_fail(r, "grads", "member '%s' is not spelled as an input index ('%s')",
@@ -1371,22 +1375,30 @@ static mt_status read_grads(const rd *r, hid_t cg, mt_golden_case *c) {
         goto out;
       }
       if ((st = read_tensor(r, g, "grads", names.v[j], 0, &v[k])) != MT_OK) goto out;
+      if (k + 1 > *n_max) *n_max = (int)k + 1;
     }
   }
-  if (!c->expect_error && names.n == 0) {
-    st = rd_fail(r, "grads", "is empty, but the case expects 'ok' (some input gets a gradient)");
-    goto out;
-  }
+  if (need_one && names.n == 0)
+    st = rd_fail(r, "grads", "is empty, but some input must get a gradient (status OK)");
 out:
   names_free(&names);
   if (g >= 0) H5Oclose(g);
   if (st != MT_OK) {
-    free_list(c->n_fwd_in, v);
+    free_list(n_slots, v);
+    *n_max = 0;
     return st;
   }
-  c->out = v;
-  c->n_out = c->n_fwd_in;
+  *out = v;
   return MT_OK;
+}
+
+/* A gradient case's grads/<k>: one slot per forward input. */
+static mt_status read_grads(const rd *r, hid_t cg, mt_golden_case *c) {
+  int n_max;
+  mt_status st = read_grad_slots(r, cg, c->n_fwd_in, !c->expect_error, !c->expect_error,
+                                 &c->out, &n_max);
+  if (st == MT_OK) c->n_out = c->n_fwd_in;
+  return st;
 }
 
 /* mt_golden_load (with_outputs) and mt_golden_load_inputs (without). */
@@ -1658,6 +1670,12 @@ mt_status mt_golden_read_outputs(const char *path, int *n_out, mt_tensor ***out,
   *out = NULL;
   hid_t fid;
   if ((st = h5_open_checked(&r, &RESPONSE_FILE, &fid)) != MT_OK) return st;
+  if (H5Lexists(fid, "outputs", H5P_DEFAULT) <= 0 && H5Lexists(fid, "grads", H5P_DEFAULT) > 0) {
+    /* a gradient response: grads/<k>, NULL slots below the largest k */
+    st = read_grad_slots(&r, fid, MT_MAX_OUTPUTS, 1, 1, out, n_out);
+    H5Fclose(fid);
+    return st;
+  }
   st = read_list(&r, fid, "outputs", 1, MT_MAX_OUTPUTS, n_out, out);
   if (st == MT_OK && *n_out == 0) {
     free(*out);

@@ -140,7 +140,8 @@ mt_status mt_golden_load_inputs(mt_golden_file *f, mt_golden_case *c, mt_error *
 
 /* Reads an adapter's response file (spec/adapter-protocol.md): the tensor
  * groups outputs/0..n-1 at the root, each read and checked exactly as a
- * golden output is. *out: n tensors (free each with mt_tensor_free, then
+ * golden output is; or, answering a gradient case, grads/<k> (*n_out is
+ * one past the largest k, NULL where a k below it is absent). *out: n tensors (free each with mt_tensor_free, then
  * the array). IO_ERROR (missing, unreadable) or INVALID_FORMAT (not HDF5,
  * no outputs, a malformed tensor) with a message naming path and object. */
 mt_status mt_golden_read_outputs(const char *path, int *n_out, mt_tensor ***out, mt_error *err);
@@ -171,6 +172,11 @@ mt_status mt_golden_write_request(const char *path, const mt_golden_case *c, int
  * (the adapter fixture writes them; so can any C adapter). Atomic. */
 mt_status mt_golden_write_outputs(const char *path, int n, const mt_tensor *const *out,
                                   mt_error *err);
+
+/* A gradient response: grads/<k> at the root of path for each non-NULL
+ * grads[k], k < n (spec/adapter-protocol.md, "Gradient requests"). Atomic. */
+mt_status mt_golden_write_grads(const char *path, int n, const mt_tensor *const *grads,
+                                mt_error *err);
 
 #ifdef __cplusplus
 }

@@ -257,15 +257,16 @@ static mt_status write_inputs(const wr *w, hid_t g, const mt_golden_case *c, int
   return write_list(w, g, "grad_outputs", n - n_fwd, in + n_fwd);
 }
 
-/* A gradient case's grads/<k>, only where torch gives input k one. */
-static mt_status write_grads(const wr *w, hid_t cg, const mt_golden_case *c) {
+/* grads/<k> for the non-NULL v[k] (a gradient case's, or a gradient
+ * response's): only the inputs that get a gradient. */
+static mt_status write_grads(const wr *w, hid_t cg, int n, const mt_tensor *const *v) {
   mt_status st = MT_OK;
   hid_t g = H5Gcreate2(cg, "grads", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (g < 0) return wr_fail(w, "grads");
-  for (int k = 0; k < c->n_out && st == MT_OK; k++) {
+  for (int k = 0; k < n && st == MT_OK; k++) {
     char nm[16];
     snprintf(nm, sizeof nm, "%d", k);
-    if (c->out[k]) st = write_tensor(w, g, nm, c->out[k]);
+    if (v[k]) st = write_tensor(w, g, nm, v[k]);
   }
   H5Gclose(g);
   return st;
@@ -274,7 +275,7 @@ static mt_status write_grads(const wr *w, hid_t cg, const mt_golden_case *c) {
 /* What a file holds: a whole case (repro), a request (the case without
  * outputs and expectation, with given inputs) or a response (outputs at the
  * root, no case). */
-typedef enum { BODY_CASE, BODY_REQUEST, BODY_RESPONSE } body_kind;
+typedef enum { BODY_CASE, BODY_REQUEST, BODY_RESPONSE, BODY_GRADS } body_kind;
 
 typedef struct body {
   body_kind kind;
@@ -291,6 +292,7 @@ static mt_status write_body(const wr *w, hid_t file, const body *b) {
   const mt_golden_case *c = b->c;
   int whole = b->kind == BODY_CASE;
   if (b->kind == BODY_RESPONSE) return write_list(w, file, "outputs", b->n, b->t);
+  if (b->kind == BODY_GRADS) return write_grads(w, file, b->n, b->t);
   if (attr_put_str(file, "format", MT_GOLDEN_FORMAT) < 0 ||
       attr_put_i64(file, "format_version", MT_GOLDEN_FORMAT_VERSION) < 0 ||
       (meta && (attr_put_str(file, "generator", meta->generator) < 0 ||
@@ -348,7 +350,7 @@ kwargs:
     }
   if (!whole) goto out;
   if (c->backward) {
-    st = write_grads(w, g, c);
+    st = write_grads(w, g, c->n_out, (const mt_tensor *const *)c->out);
     goto out;
   }
   if ((st = write_list(w, g, "outputs", c->n_out, (const mt_tensor *const *)c->out)) != MT_OK)
@@ -432,5 +434,11 @@ mt_status mt_golden_write_request(const char *path, const mt_golden_case *c, int
 mt_status mt_golden_write_outputs(const char *path, int n, const mt_tensor *const *out,
                                   mt_error *err) {
   body b = {BODY_RESPONSE, NULL, NULL, n, out};
+  return write_file(path, &b, err);
+}
+
+mt_status mt_golden_write_grads(const char *path, int n, const mt_tensor *const *grads,
+                                mt_error *err) {
+  body b = {BODY_GRADS, NULL, NULL, n, grads};
   return write_file(path, &b, err);
 }

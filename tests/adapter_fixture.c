@@ -182,16 +182,20 @@ static void serve(mode m, const char *run, const char *req, const char *resp, co
   if (st == MT_OK) {
     call.host = mt_host_default();
     call.op = c->op;
-    call.n_in = c->n_in;
+    call.n_in = c->backward ? c->n_fwd_in : c->n_in;
     call.in = (const mt_tensor *const *)c->in;
     call.kw = &c->kw;
+    if (c->backward) { /* a gradient request: the upstream gradients follow the inputs */
+      call.n_grad_out = c->n_grad_out;
+      call.grad_out = call.in + c->n_fwd_in;
+    }
     st = mt_dispatch_profile(mt_backend_cpu(), c->profile, &call, &err);
     if (st != MT_OK) call.n_out = 0;
   }
   if (st == MT_OK) {
     int lie = m == LIE || (m == LIE_UNDER_POISON && strcmp(run, "golden") != 0);
     for (int k = 0; lie && k < call.n_out; k++)
-      if (perturb(call.out[k])) break;
+      if (call.out[k] && perturb(call.out[k])) break;
     mt_error werr = {0};
     if (m == NO_RESPONSE_FILE) {
       fprintf(stderr, "fixture: answering OK without writing %s\n", resp);
@@ -199,8 +203,8 @@ static void serve(mode m, const char *run, const char *req, const char *resp, co
     } else if (m == BAD_OUTPUT) {
       if (write_bad_output(resp) != 0) fprintf(stderr, "fixture: cannot write %s\n", resp);
       answer("OK", NULL, extra);
-    } else if (mt_golden_write_outputs(resp, call.n_out, (const mt_tensor *const *)call.out,
-                                       &werr) != MT_OK) {
+    } else if ((c->backward ? mt_golden_write_grads : mt_golden_write_outputs)(
+                   resp, call.n_out, (const mt_tensor *const *)call.out, &werr) != MT_OK) {
       fprintf(stderr, "fixture: %s\n", werr.msg);
       answer("IO_ERROR", werr.msg, extra);
     } else {
@@ -277,7 +281,7 @@ int main(int argc, char **argv) {
   }
   printf(
       "{\"protocol\": %d, \"name\": \"mtcs-fixture\", \"version\": \"1.0-%s\", "
-      "\"profiles\": [%s]}\n",
+      "\"profiles\": [%s], \"backward\": true}\n",
       m == WRONG_PROTOCOL ? 2 : 1, argv[1], profiles);
   fflush(stdout);
   for (long n = 1; (len = getline(&line, &cap, stdin)) > 0; n++) {

@@ -127,6 +127,18 @@ want("--torch-version: the fixture's summary" "${fx_v}" "${cpu_v}")
 string(REGEX MATCH "^[0-9]+" n_div "${cpu_v}")
 vrun(1 "[0-9]+ passed, ${n_div} failed" validate --adapter "${FX} honest" ${V} ${T} --exact-version)
 
+# ---- gradient requests: the fixture's hello says "backward": true --------------------------
+# (spec/adapter-protocol.md, "Gradient requests"): the honest fixture answers a gradient case
+# as the CPU backend's backward kernels do; a lie about a gradient is a FAIL naming it
+set(GR --golden "${SRC}/golden/grad_masked.h5" --filter "sum.masked.*" --filter "mul.*")
+vrun(0 "([0-9]+) passed, 0 failed, 0 skipped" run ${GR} --require-all --level strict)
+string(REGEX MATCH "[0-9]+ passed, 0 failed, 0 skipped" cpu_g "${last_output}")
+vrun(0 "" validate --adapter "${FX} honest" ${GR} --require-all --level strict ${T})
+string(REGEX MATCH "[0-9]+ passed, 0 failed, 0 skipped" fx_g "${last_output}")
+want("gradient cases: the fixture's summary" "${fx_g}" "${cpu_g}")
+vrun(1 "FAIL  sum\\.masked\\.[^\n]*\n    grad 0: "
+           validate --adapter "${FX} lie" ${GR} ${T})
+
 # ---- lies --------------------------------------------------------------------------------
 vrun(1 "FAIL  masked_tensor.dense.f32.basic\n    output 0: mask"
            validate --adapter "${FX} lie" --golden "${G}" ${DENSE} ${T})
