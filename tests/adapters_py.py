@@ -73,16 +73,22 @@ def masked(g, data, mask, dtype="float32"):
     dense(g.create_group("mask"), np.asarray(mask, dtype=np.uint8), "bool")
 
 
-def request(path, case, op, inputs, kwargs=None):
-    """inputs: list of functions g -> None filling inputs/k."""
+def request(path, case, op, inputs, kwargs=None, grad_outputs=None):
+    """inputs (and grad_outputs, a gradient case): lists of functions g -> None
+    filling inputs/k (grad_outputs/k)."""
     with h5py.File(path, "w", libver=("v110", "v110")) as f:
-        f.attrs["format"], f.attrs["format_version"] = "mtcs-golden", np.int64(2)
+        f.attrs["format"], f.attrs["format_version"] = "mtcs-golden", np.int64(3)
         c = f.create_group(f"cases/{case}")
         c.attrs.update({"op": op, "profile": "numpy_ma", "rules": "NPMA-2",
                         "tolerance": "exact"})
         ins = c.create_group("inputs")
         for k, fill in enumerate(inputs):
             fill(ins.create_group(str(k)))
+        if grad_outputs is not None:
+            c.attrs["backward"] = np.int64(1)
+            gos = c.create_group("grad_outputs")
+            for k, fill in enumerate(grad_outputs):
+                fill(gos.create_group(str(k)))
         kw = c.create_group("kwargs")
         for k, v in (kwargs or {}).items():
             kw.attrs[k] = v
@@ -104,11 +110,11 @@ class Adapter:
         self.p.stdin.flush()
         return self.p.stdout.readline()
 
-    def ask(self, case, op, inputs, kwargs=None):
+    def ask(self, case, op, inputs, kwargs=None, grad_outputs=None):
         self.n += 1
         req = os.path.join(self.dir, f"req-{self.n}.h5")
         resp = os.path.join(self.dir, f"resp-{self.n}.h5")
-        request(req, case, op, inputs, kwargs)
+        request(req, case, op, inputs, kwargs, grad_outputs)
         line = self.raw(json.dumps({"case": case, "op": op, "profile": "numpy_ma",
                                     "run": "golden", "request": req, "response": resp}))
         return json.loads(line), resp
@@ -147,9 +153,11 @@ def handle(req):
         raise mt.Refusal("INVALID_ARGUMENT", json.dumps(info))
     if req.op == "roundtrip":      # every decoded input back as an output
         return list(req.inputs)
+    if req.op == "neg" and req.backward:  # d(-x) = -g for input 0, none for input 1
+        return [-np.asarray(req.grad_outputs[0]), None]
     raise mt.Refusal("NOT_SUPPORTED", req.op)
 
-sys.exit(mt.serve("probe", "0", ["numpy_ma"], handle))
+sys.exit(mt.serve("probe", "0", ["numpy_ma"], handle, backward=len(sys.argv) > 2))
 '''
 
 
@@ -250,9 +258,32 @@ def protocol_tests():
             check(o1.attrs["kind"] == "masked" and o1["mask"].attrs["kind"] == "dense"
                   and o1["mask/values"][()].tolist() == [[0, 1], [0, 0]]
                   and o1["data/values"][()][0, 1] == 5.0, "a masked COO input densified")
+        # a gradient case to an adapter whose hello does not take them: refused
+        check("backward" not in a.hello, f"serve() without backward=True: hello {a.hello}")
+        grad_case = ("neg.dense.f32.t.grad", "neg",
+                     [lambda g: dense(g, np.array([1.0, 2.0], np.float32), "float32"),
+                      lambda g: dense(g, np.array([5, 6], np.int64), "int64")])
+        gout = [lambda g: dense(g, np.array([0.5, -4.0], np.float32), "float32")]
+        ans, resp = a.ask(*grad_case, grad_outputs=gout)
+        check(ans["status"] == "NOT_SUPPORTED" and not os.path.exists(resp),
+              f"a gradient case without backward=True: {ans}")
         rc, err = a.close()
         check(rc == 0, f"probe exits 0 (rc {rc})")
         check("library chatter on stdout" in err, "the handler's print went to stderr")
+
+        # serve(..., backward=True): the hello says so, a gradient request reaches the
+        # handler with its upstream gradients, and grads/<k> is written only for the
+        # inputs that get one (d(-x)/dx = -1: the gradient is -g = [-0.5, 4], by hand)
+        a = Adapter([sys.executable, probe, ADAPTERS, "backward"], wd)
+        check(a.hello.get("backward") is True, f"hello with backward=True: {a.hello}")
+        ans, resp = a.ask(*grad_case, grad_outputs=gout)
+        check(ans == {"status": "OK"}, f"a gradient case answered {ans}")
+        with h5py.File(resp, "r") as f:
+            check(sorted(f) == ["grads"] and sorted(f["grads"]) == ["0"]
+                  and f["grads/0/values"][()].tolist() == [-0.5, 4.0],
+                  f"grads/0 only: {sorted(f)}, {sorted(f['grads']) if 'grads' in f else '-'}")
+        rc, err = a.close()
+        check(rc == 0, f"probe (backward) exits 0 (rc {rc})")
 
     # 3. status_of: DESIGN.md's table, first match wins
     cases = [(RuntimeError("Input masks must match. If you need support"), "MASK_MISMATCH"),

@@ -102,6 +102,12 @@ def torch_part(mtcs, src, tmp, c):
         ("optim.h5", "adagrad_*.f32.*", "the three Adagrad paths"),
         ("sparse_optim.h5", "sgd.coo*", "SGD with sparse grads and momentum buffers"),
         ("sparse_convert.h5", "to_sparse*.coo.*", "conversions and their refusals"),
+        # gradient cases: torch's autograd through the adapter (its hello says
+        # "backward": true), poisoned upstream gradients included
+        ("grad_masked.h5", "sum.*", "MaskedTensor sum gradients, the overview's among them"),
+        ("grad_masked.h5", "mul.*", "mul gradients: a plain operand's MaskedTensor grad"),
+        ("grad_sparse.h5", "mm.*", "the note's mm rows: dense gradients, refusals classed"),
+        ("grad_masked_fn.h5", "masked_amax.*", "torch.masked.amax: ties, dense gradients"),
     ]
     for k, (fn, flt, what) in enumerate(runs):
         rc, out, rep = validate(mtcs, src, adapter,

@@ -198,10 +198,16 @@ class Request:
       scalar, masked (dense storage), masked_coo, masked_csr, ...;
     mode: "numpy" or "torch"."""
 
-    def __init__(self, case, op, profile, run, inputs, kwargs, attrs, dtypes, layouts, mode):
+    def __init__(self, case, op, profile, run, inputs, kwargs, attrs, dtypes, layouts, mode,
+                 grad_outputs=None):
         self.case, self.op, self.profile, self.run = case, op, profile, run
         self.inputs, self.kwargs, self.attrs = inputs, kwargs, attrs
         self.dtypes, self.layouts, self.mode = dtypes, layouts, mode
+        # a gradient case (golden format 3; only to serve(..., backward=True)):
+        # the upstream gradient of each forward output, decoded like inputs;
+        # the handler returns one gradient per input, None for none
+        self.grad_outputs = list(grad_outputs or [])
+        self.backward = bool(int(attrs.get("backward", 0) or 0))
 
     @property
     def rules(self):
@@ -477,6 +483,29 @@ def _layout_name(kind, x):
     return "masked" if storage == "dense" else f"masked_{storage}"
 
 
+def _read_list(path, c, name, mode):
+    """(tensors, dtypes, layouts) of the case's list group `name`
+    (inputs/0.., grad_outputs/0..), decoded for mode."""
+    tensors, dtypes, layouts = [], [], []
+    grp = c.get(name)
+    n = len(grp) if grp is not None else 0
+    for k in range(n):
+        if str(k) not in grp:
+            raise DecodeError("INVALID_FORMAT", f"{path}: {name}/{k} missing")
+        kind, dtype, raw = _read_raw(grp[str(k)])
+        conv = _to_torch_input if mode == "torch" else _to_numpy_input
+        try:
+            tensors.append(conv(kind, dtype, raw))
+        except DecodeError:
+            raise
+        except Exception as e:  # noqa: BLE001 - torch refuses it (uint8 MaskedTensor)
+            raise DecodeError("NOT_SUPPORTED", f"{name}/{k} ({kind} {dtype}) cannot be "
+                              f"built in mode {mode}: {type(e).__name__}: {e}") from None
+        dtypes.append(dtype)
+        layouts.append(_layout_name(kind, raw))
+    return tensors, dtypes, layouts
+
+
 def read_request(path, case, mode="numpy", kwarg_types=None):
     """The request file's case as (inputs, kwargs, attrs, dtypes, layouts)."""
     kwarg_types = kwarg_types or {}
@@ -492,23 +521,9 @@ def read_request(path, case, mode="numpy", kwarg_types=None):
                      (v.item() if np.ndim(v) == 0 and hasattr(v, "item") else v))
                  for k, v in c.attrs.items()}
         op = str(attrs.get("op", ""))
-        inputs, dtypes, layouts = [], [], []
-        ins = c.get("inputs")
-        n = len(ins) if ins is not None else 0
-        for k in range(n):
-            if str(k) not in ins:
-                raise DecodeError("INVALID_FORMAT", f"{path}: inputs/{k} missing")
-            kind, dtype, raw = _read_raw(ins[str(k)])
-            conv = _to_torch_input if mode == "torch" else _to_numpy_input
-            try:
-                inputs.append(conv(kind, dtype, raw))
-            except DecodeError:
-                raise
-            except Exception as e:  # noqa: BLE001 - torch refuses it (uint8 MaskedTensor)
-                raise DecodeError("NOT_SUPPORTED", f"inputs/{k} ({kind} {dtype}) cannot be "
-                                  f"built in mode {mode}: {type(e).__name__}: {e}") from None
-            dtypes.append(dtype)
-            layouts.append(_layout_name(kind, raw))
+        inputs, dtypes, layouts = _read_list(path, c, "inputs", mode)
+        if int(attrs.get("backward", 0) or 0):  # a gradient case: its upstream gradients
+            attrs["grad_outputs"], _, _ = _read_list(path, c, "grad_outputs", mode)
         kwargs = {}
         kw = c.get("kwargs")
         if kw is not None:
@@ -674,15 +689,19 @@ def write_output(g, x, where="output"):
         raise EncodeError(f"{where}: cannot encode a {type(x).__module__}.{type(x).__name__}")
 
 
-def write_response(path, outputs):
-    """The response file: root groups outputs/0..n-1. Written beside path and
-    renamed, so mtcs never reads half a file; nothing is left on an error."""
+def write_response(path, outputs, grads=False):
+    """The response file: root groups outputs/0..n-1, or (grads=True, a
+    gradient case) grads/<k> for each input k whose gradient is not None.
+    Written beside path and renamed, so mtcs never reads half a file;
+    nothing is left on an error."""
     tmp = path + ".part"
     try:
         with h5py.File(tmp, "w", libver=("v110", "v110")) as f:
-            og = f.create_group("outputs")
+            og = f.create_group("grads" if grads else "outputs")
             for k, x in enumerate(outputs):
-                write_output(og.create_group(str(k)), x, f"output {k}")
+                if grads and x is None:
+                    continue
+                write_output(og.create_group(str(k)), x, f"{'grad' if grads else 'output'} {k}")
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -717,7 +736,7 @@ def _protocol_stdout():
     return io.open(fd, "w", encoding="utf-8", newline="\n", closefd=True)
 
 
-def handle_line(line, handler, mode, kwarg_types):
+def handle_line(line, handler, mode, kwarg_types, backward=False):
     """(status, message) for one request line; writes the response on OK."""
     try:
         msg = json.loads(line)
@@ -731,7 +750,11 @@ def handle_line(line, handler, mode, kwarg_types):
         return e.status, f"adapter: {e}"
     except Exception as e:  # noqa: BLE001 - an unreadable file is the request's fault
         return "INVALID_FORMAT", f"adapter: cannot read {path}: {type(e).__name__}: {e}"
-    req = Request(case, op, profile, run, inputs, kwargs, attrs, dtypes, layouts, mode)
+    grad_outputs = attrs.pop("grad_outputs", None)
+    req = Request(case, op, profile, run, inputs, kwargs, attrs, dtypes, layouts, mode,
+                  grad_outputs)
+    if req.backward and not backward:  # mtcs sends none unless the hello said so
+        return "NOT_SUPPORTED", "adapter: a gradient case, and this adapter takes none"
     try:
         outputs = handler(req)
     except Refusal as e:
@@ -746,8 +769,14 @@ def handle_line(line, handler, mode, kwarg_types):
         return status, message
     if not isinstance(outputs, (list, tuple)):
         outputs = [outputs]
+    if req.backward and (len(outputs) > len(inputs) or all(x is None for x in outputs)):
+        return "NOT_SUPPORTED", (f"adapter: the handler returned {len(outputs)} gradients "
+                                 f"for {len(inputs)} inputs, none of them a tensor"
+                                 if outputs and all(x is None for x in outputs) else
+                                 f"adapter: the handler returned {len(outputs)} gradients "
+                                 f"for {len(inputs)} inputs")
     try:
-        write_response(resp, outputs)
+        write_response(resp, outputs, grads=req.backward)
     except EncodeError as e:
         _log(f"{case}: cannot encode the handler's outputs: {e}")
         return "NOT_SUPPORTED", f"adapter: cannot encode {e}"
@@ -757,10 +786,15 @@ def handle_line(line, handler, mode, kwarg_types):
     return "OK", ""
 
 
-def serve(name: str, version: str, profiles, handler, mode: str = "numpy") -> int:
+def serve(name: str, version: str, profiles, handler, mode: str = "numpy",
+          backward: bool = False) -> int:
     """The protocol loop on stdin/stdout: handshake, then one answer per
     request line until EOF (returns 0). handler(req) returns the list of
-    outputs (see the module's docstring for the types in each mode)."""
+    outputs (see the module's docstring for the types in each mode).
+    backward=True: the hello says "backward": true, and mtcs also sends
+    gradient cases (req.backward; req.grad_outputs), for which the handler
+    returns one gradient per input, None where the input gets none
+    (spec/adapter-protocol.md, "Gradient requests")."""
     if mode not in ("numpy", "torch"):
         raise ValueError(f"mode must be 'numpy' or 'torch', not {mode!r}")
     out = _protocol_stdout()  # first: whatever an import below prints goes to stderr
@@ -779,13 +813,16 @@ def serve(name: str, version: str, profiles, handler, mode: str = "numpy") -> in
         got = None
     if got != PROTOCOL:
         _log(f"{name} adapter: mtcs speaks protocol {got!r}, this adapter {PROTOCOL}")
-    out.write(json.dumps({"protocol": PROTOCOL, "name": name, "version": str(version),
-                          "profiles": list(profiles)}) + "\n")
+    mine = {"protocol": PROTOCOL, "name": name, "version": str(version),
+            "profiles": list(profiles)}
+    if backward:
+        mine["backward"] = True
+    out.write(json.dumps(mine) + "\n")
     out.flush()
     for line in sys.stdin:
         if not line.strip():
             continue
-        status, message = handle_line(line, handler, mode, kwarg_types)
+        status, message = handle_line(line, handler, mode, kwarg_types, backward)
         _answer(out, status, message)
     out.close()
     return 0

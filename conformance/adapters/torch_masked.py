@@ -164,6 +164,38 @@ TORCH_REFUSALS = (
 )
 
 
+# torch's refusals of a backward (gradient cases, GRAD-5, SPG-2, MFG-4), checked
+# first for a gradient request: MaskedTensor or a sparse layout lacks what the
+# derivative formula needs while strided tensors have it (DESIGN.md's
+# "combination of layouts is refused"), or the op has no derivative there.
+GRAD_REFUSALS = (
+    ("INVALID_ARGUMENT", ("derivative for aten::floor_divide", "len(kwargs) must equal 0",
+                          "returned a gradient different than None",
+                          "data.size() must equal mask.size()")),
+    ("LAYOUT_MISMATCH", ("__torch_dispatch__ handlers returned NotImplemented",
+                         "do not support additional Tensor arguments",
+                         "maximum recursion depth exceeded", "object has no attribute 'layout'",
+                         "do not have is_non_overlapping_and_dense", "derivative for aten::",
+                         "returned an invalid gradient", "add(sparse, dense) is not supported",
+                         "op2-sparse addition", "Sparse division requires",
+                         "memory format option", "computation on CPU is not implemented",
+                         "operation not supported for mat", "Expected result Tensor to be of format",
+                         "expand is unsupported", "tensor layout but got", "layout must be",
+                         "expected SparseCsr or SparseCsc layout",
+                         "sparse_dim()!=2 is not supported", "must have the same layout",
+                         "Could not run 'aten::")),
+)
+
+
+def grad_status_of(op, exc):
+    """(status, message) of torch's exception exc raised by op's backward."""
+    text = f"{type(exc).__name__}: {exc}"
+    for status, needles in GRAD_REFUSALS:
+        if any(s in text for s in needles):
+            return status, text
+    return status_of(op, exc)
+
+
 def status_of(op, exc):
     """(status, message) of torch's exception exc raised by op."""
     text = f"{type(exc).__name__}: {exc}"
@@ -408,21 +440,62 @@ def _sorted_compressed(t):
     return make(comp.clone(), plain[order], t.values()[order], t.shape)
 
 
+def _floating(x):
+    t = x.get_data() if isinstance(x, MaskedTensor) else x
+    return isinstance(t, torch.Tensor) and t.is_floating_point()
+
+
+def _fresh(t):
+    """A copy of t with torch's own contiguous strides (a decoded zero-size
+    array keeps numpy's, which MaskedTensor's backward then refuses to match:
+    "aten.new_empty_strided: args[2] expected to be the same as data.stride()")."""
+    if t.layout != torch.strided:
+        return t.detach().clone()
+    return torch.empty(t.shape, dtype=t.dtype).copy_(t)
+
+
+def _leaf(x):
+    """x as a fresh leaf that requires grad (floating tensors), else x."""
+    if not _floating(x):
+        return x
+    if isinstance(x, MaskedTensor):
+        return masked_tensor(_fresh(x.get_data()), _fresh(x.get_mask()), requires_grad=True)
+    return _fresh(x).requires_grad_(True)
+
+
+def backward(req):
+    """A gradient case: the op's forward on leaf inputs (every floating
+    tensor input requires grad), torch.autograd.backward with the request's
+    upstream gradients, each input's .grad (None where torch gives none; a
+    ZeroTensor, as sgn's, materialized)."""
+    leaves = [_leaf(x) for x in req.inputs]
+    outs = call(req.op, leaves, req.kwargs)
+    gouts = [masked_tensor(_fresh(g.get_data()), _fresh(g.get_mask()))
+             if isinstance(g, MaskedTensor) else _fresh(g) for g in req.grad_outputs]
+    torch.autograd.backward(list(outs), gouts)
+    grads = [x.grad if isinstance(x, torch.Tensor) and _floating(x) else None for x in leaves]
+    return [g if g is None or isinstance(g, MaskedTensor) or not g._is_zerotensor()
+            else torch.zeros(g.shape, dtype=g.dtype) for g in grads]
+
+
 def handle(req):
     if req.profile != "torch":
         raise mtcs_adapter.Refusal("NOT_SUPPORTED", f"profile {req.profile}: torch only")
     try:
+        if req.backward:
+            return backward(req)
         return [_sorted_compressed(t) for t in call(req.op, req.inputs, req.kwargs)]
     except mtcs_adapter.Refusal:
         raise
     except Exception as e:  # noqa: BLE001 - torch's refusal, classified as the goldens do
-        raise mtcs_adapter.Refusal(*status_of(req.op, e)) from e
+        classify = grad_status_of if req.backward else status_of
+        raise mtcs_adapter.Refusal(*classify(req.op, e)) from e
 
 
 def main():
     torch.manual_seed(0)
     return mtcs_adapter.serve("torch.masked", torch.__version__, ["torch"], handle,
-                              mode="torch")
+                              mode="torch", backward=True)
 
 
 if __name__ == "__main__":
