@@ -27,7 +27,6 @@
  *     when the last column stores nothing the sizes differ, INVALID_ARGUMENT
  *     (SP-1, as the forward unary ops). */
 #include "grad_ew.h"
-#include "grad_sparse.h"
 
 /* ---- derivatives: dx[k] = g * d(op)/dx_k -------------------------------------- */
 
@@ -148,11 +147,7 @@ static mt_status grad_binary(mt_call *call, mt_op op, gb_base base, mt_error *er
   if ((st = mt__kw_check(op, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, name, &a, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 1, name, &b, err)) != MT_OK) return st;
-  if (!mt__cpu_grad_any_masked(call, 2))
-    return mt_err(err, MT_NOT_SUPPORTED, "%s backward: neither input is a MaskedTensor; this "
-                  "kernel differentiates MaskedTensor ops (plain sparse gradients: "
-                  "grad_sparse.c)", name);
-  if ((st = mt__cpu_grad_out(call, 0, name, &g, err)) != MT_OK) return st;
+  if ((st = mt__grad_out(call, 0, name, &g, err)) != MT_OK) return st;
   if (g->kind != MT_KIND_MASKED)
     return mt_err(err, MT_INVALID_ARGUMENT, "%s backward: grad_outputs/0 is %s; the result of a "
                   "MaskedTensor op, and so its upstream gradient, is masked", name,

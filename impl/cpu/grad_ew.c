@@ -28,22 +28,6 @@ static void opnd_free(ew_opnd *o) {
 
 static void *alloc_n(size_t n, size_t size) { return calloc(n ? n : 1, size); }
 
-mt_status mt__cpu_grad_out(const mt_call *call, int j, const char *op, const mt_tensor **g,
-                           mt_error *err) {
-  *g = NULL;
-  if (!call->grad_out || call->n_grad_out <= j || !call->grad_out[j])
-    return mt_err(err, MT_INVALID_ARGUMENT, "%s backward: expected %d upstream gradients, got %d",
-                  op, j + 1, call->n_grad_out);
-  *g = call->grad_out[j];
-  return mt_tensor_validate(*g, "grad_outputs", err);
-}
-
-int mt__cpu_grad_any_masked(const mt_call *call, int n) {
-  for (int k = 0; k < n && k < call->n_in; k++)
-    if (call->in && call->in[k] && call->in[k]->kind == MT_KIND_MASKED) return 1;
-  return 0;
-}
-
 /* t's values (a masked tensor's data) densified into a new double array. */
 static mt_status load_values(const mt_tensor *t, double **x, mt_error *err) {
   mt_tensor *d = NULL;
@@ -237,7 +221,7 @@ mt_status mt__cpu_grad_ew(mt_call *call, const mt__ew_spec *s, mt_error *err) {
   if (s->n_in < 1 || s->n_in > MT__EW_MAX_IN || call->n_in > MT__EW_MAX_IN)
     return mt_err(err, MT_INVALID_ARGUMENT, "%s backward: %d inputs, expected %d", s->op,
                   call->n_in, s->n_in);
-  if ((st = mt__cpu_grad_out(call, 0, s->op, &g, err)) != MT_OK) return st;
+  if ((st = mt__grad_out(call, 0, s->op, &g, err)) != MT_OK) return st;
   if (g->kind != MT_KIND_MASKED)
     return mt_err(err, MT_INVALID_ARGUMENT, "%s backward: grad_outputs/0 is %s; the result of a "
                   "MaskedTensor op, and so its upstream gradient, is masked", s->op,

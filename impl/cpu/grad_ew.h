@@ -20,7 +20,7 @@
 #ifndef MT_GRAD_EW_H
 #define MT_GRAD_EW_H
 
-#include "cpu_util.h"
+#include "grad_util.h"
 
 /* The partial derivatives at one element: x[k] is operand k's value there
  * (a number operand's value for a number), g the upstream gradient; sets
@@ -42,12 +42,5 @@ typedef struct {
  * other than dense, COO and the compressed ones. */
 mt_status mt__cpu_grad_ew(mt_call *call, const mt__ew_spec *s, mt_error *err);
 
-/* Upstream gradient j of a backward call, validated. */
-mt_status mt__cpu_grad_out(const mt_call *call, int j, const char *op, const mt_tensor **g,
-                           mt_error *err);
-
-/* 1 when some of the call's first n inputs is a masked tensor: the
- * MaskedTensor kernels' inputs (plain sparse ones are grad_sparse.c's). */
-int mt__cpu_grad_any_masked(const mt_call *call, int n);
 
 #endif /* MT_GRAD_EW_H */

@@ -26,8 +26,8 @@
  *   std   var's with g / (2 * std) for g.
  * Values are computed in double and rounded once to the input's dtype
  * (the gradient's dtype, also under sum/mean/prod's dtype=). A call
- * without a masked input (torch.sum of a COO tensor) is handed on by
- * mt__grad_plain (grad_util.h). */
+ * without a masked input (torch.sum of a COO tensor) is handed on to
+ * the sparse engine (mt__cpu_grad_sparse, grad_sparse.c). */
 #include "grad_util.h"
 
 typedef enum { GR_SUM, GR_MEAN, GR_PROD, GR_AMIN, GR_AMAX, GR_VAR, GR_STD } gr_kind;
@@ -204,7 +204,7 @@ static mt_status reduce_backward(mt_call *call, mt_op opid, gr_kind k, mt_error 
   double *acc = NULL, *v = NULL, *r = NULL, *c = NULL, *s = NULL;
   mt_status st;
   mt__cpu_begin(call);
-  if (mt__grad_plain_call(call)) return mt__grad_plain(call, opid, err);
+  if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, opid, err);
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, op, &x, err)) != MT_OK) return st;
   if ((st = mt__grad_masked_dense(x, "inputs/0", op, err)) != MT_OK) return st;

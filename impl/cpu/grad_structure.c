@@ -25,7 +25,7 @@
  * give it back dense. torch refuses the rest: those refusals are the
  * golden's error cases, answered here with torch's class and message.
  * A call without a masked input is a plain one (torch.t of a COO tensor):
- * mt__grad_plain hands it on (grad_util.h). */
+ * the sparse engine (mt__cpu_grad_sparse, grad_sparse.c) takes it. */
 #include "grad_util.h"
 #include "structure_util.h"
 
@@ -184,7 +184,7 @@ static mt_status view_backward(mt_call *call, mt_op opid, mt_error *err) {
   const mt_tensor *x = NULL, *g = NULL;
   mt_status st;
   mt__cpu_begin(call);
-  if (mt__grad_plain_call(call)) return mt__grad_plain(call, opid, err);
+  if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, opid, err);
   if ((st = one_input(call, opid, &x, &g, err)) != MT_OK) return st;
   if (opid == MT_OP_unsqueeze) return refused(MT_LAYOUT_MISMATCH, op, no_squeeze, err);
   if (mt__grad_is_masked(x, MT_KIND_DENSE)) return view_scatter(call, opid, x, g, err);
@@ -239,7 +239,7 @@ mt_status mt_cpu_grad_index(mt_call *call, mt_error *err) {
   const mt_tensor *x = NULL, *g = NULL;
   mt_status st;
   mt__cpu_begin(call);
-  if (mt__grad_plain_call(call)) return mt__grad_plain(call, MT_OP_index, err);
+  if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, MT_OP_index, err);
   if ((st = one_input(call, MT_OP_index, &x, &g, err)) != MT_OK) return st;
   return refused(MT_LAYOUT_MISMATCH, "index", no_new_zeros, err);
 }
@@ -255,7 +255,7 @@ static mt_status cat_backward(mt_call *call, mt_op opid, int stack, mt_error *er
   int d = 0;
   char a[96];
   mt__cpu_begin(call);
-  if (mt__grad_plain_call(call)) return mt__grad_plain(call, opid, err);
+  if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, opid, err);
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, op, &x0, err)) != MT_OK) return st;
   if (call->n_in > GS_MAX_INPUTS)
@@ -342,7 +342,7 @@ mt_status mt_cpu_grad_split(mt_call *call, mt_error *err) {
   mt_status st;
   int d = 0;
   mt__cpu_begin(call);
-  if (mt__grad_plain_call(call)) return mt__grad_plain(call, MT_OP_split, err);
+  if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, MT_OP_split, err);
   if ((st = one_input(call, MT_OP_split, &x, &g, err)) != MT_OK) return st;
   if ((st = mt__grad_masked_dense(x, "inputs/0", op, err)) != MT_OK) return st;
   const mt_kwarg *sz = mt_kw_find(call->kw, "split_size_or_sections");
@@ -400,7 +400,7 @@ mt_status mt_cpu_grad_where(mt_call *call, mt_error *err) {
   mt_status st;
   char a[96];
   mt__cpu_begin(call);
-  if (mt__grad_plain_call(call)) return mt__grad_plain(call, MT_OP_where, err);
+  if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, MT_OP_where, err);
   if ((st = mt__kw_check(MT_OP_where, call->kw, err)) != MT_OK) return st;
   for (int k = 0; k < 3; k++)
     if ((st = mt__cpu_input(call, k, op, &in[k], err)) != MT_OK) return st;
@@ -470,7 +470,7 @@ static mt_status convert_backward(mt_call *call, mt_op opid, mt_error *err) {
   mt_kind from;
   mt_status st;
   mt__cpu_begin(call);
-  if (mt__grad_plain_call(call)) return mt__grad_plain(call, opid, err);
+  if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, opid, err);
   if ((st = one_input(call, opid, &x, &g, err)) != MT_OK) return st;
   from = x->data->kind;
   if (opid == MT_OP_to_dense && from == MT_KIND_DENSE)

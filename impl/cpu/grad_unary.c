@@ -30,7 +30,6 @@
  * LAYOUT_MISMATCH), log1p's formula adds a dense 1 to sparse storage, sgn's
  * ZeroTensor has no sparse kernel, pow(x, 0) asks zeros_like. */
 #include "grad_ew.h"
-#include "grad_sparse.h"
 #include "unary_util.h"
 
 #define LN2 0.693147180559945309417232121458176568

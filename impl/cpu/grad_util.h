@@ -100,19 +100,4 @@ static inline void mt__grad_next(int64_t *idx, int ndim, const int64_t *shape) {
   }
 }
 
-/* 1 when no input of the call is a masked tensor: a plain (dense or
- * sparse) call, whose backward is not a MaskedTensor one. */
-static inline int mt__grad_plain_call(const mt_call *call) {
-  return mt__cpu_grad_sparse_takes(call);
-}
-
-/* The backward of a plain call of an op whose slot a MaskedTensor kernel
- * owns (sum, t, transpose, cat, clone, to_dense ... have gradient cases of
- * both kinds): the one place where those kernels hand such calls to the
- * plain sparse kernels (grad_sparse.c; NOT_SUPPORTED for an op it has no
- * backward of). */
-static inline mt_status mt__grad_plain(mt_call *call, mt_op op, mt_error *err) {
-  return mt__cpu_grad_sparse(call, op, err);
-}
-
 #endif /* MT_GRAD_UTIL_H */
