@@ -18,14 +18,25 @@ from .poison import apply_poison
 from .tolerance import within
 
 
-def _floating(x):
-    t = x.get_data() if isinstance(x, MaskedTensor) else x
+def data_of(x):
+    """A MaskedTensor's data, anything else itself."""
+    return x.get_data() if isinstance(x, MaskedTensor) else x
+
+
+def floating(x):
+    """x is a floating tensor (a MaskedTensor: its data is)."""
+    t = data_of(x)
     return isinstance(t, torch.Tensor) and t.is_floating_point()
+
+
+def first_float_dtype(inputs):
+    """The dtype of the first floating tensor among inputs, None if none."""
+    return next((data_of(x).dtype for x in inputs if floating(x)), None)
 
 
 def leaf(x):
     """x as a fresh leaf that requires grad (floating tensors), else x."""
-    if not _floating(x):
+    if not floating(x):
         return x
     if isinstance(x, MaskedTensor):
         return masked_tensor(x.get_data().clone(), x.get_mask().clone(), requires_grad=True)
@@ -74,7 +85,7 @@ def backward(case, inputs, gouts_of=None):
     else:
         gouts = gouts_of(outs)
     torch.autograd.backward(list(outs), list(gouts))
-    grads = [_materialized(x.grad) if _floating(x) and isinstance(x, torch.Tensor) else None
+    grads = [_materialized(x.grad) if floating(x) and isinstance(x, torch.Tensor) else None
              for x in leaves]
     return leaves, outs, gouts, grads
 
@@ -94,7 +105,7 @@ def run_backward(case: Case, k: int, torch_error_text) -> Result:
     if case.poison:
         inputs, poison = apply_poison(inputs, case.op, k)
     res = Result(case, inputs, poison, rules=case.rules)
-    res.requires_grad = tuple(i for i, x in enumerate(inputs) if _floating(x))
+    res.requires_grad = tuple(i for i, x in enumerate(inputs) if floating(x))
     g = case_rng(case.id + "/grad_outputs")
 
     def poisoned_gouts(outs):
@@ -171,7 +182,7 @@ def _probe(case):
             outs = case.run(leaves, case.kwargs)
         except Exception:  # noqa: BLE001 - the forward refuses: no backward case
             return False, None
-        if not outs or not all(_floating(o) and getattr(o, "requires_grad", False)
+        if not outs or not all(floating(o) and getattr(o, "requires_grad", False)
                                for o in outs):
             return False, None
         try:
@@ -200,9 +211,8 @@ def grad_case(c: Case, rules=(), tolerance=None, classify=None, suffix="grad"):
     if not ok:
         return None
     if tolerance is None:
-        dts = [x.get_data().dtype if isinstance(x, MaskedTensor) else x.dtype
-               for x in d.build(case_rng(d.id)) if _floating(x)]
-        tolerance = GRAD_TOL.get(dts[0], "rel:1e-2") if dts else "exact"
+        dt = first_float_dtype(d.build(case_rng(d.id)))
+        tolerance = GRAD_TOL.get(dt, "rel:1e-2") if dt is not None else "exact"
     d.tolerance = tolerance
     if err is not None:
         d.error_class = (classify or sparse.error_class)(err)

@@ -54,7 +54,7 @@ from torch.masked import MaskedTensor, masked_tensor
 
 from .. import grad, sparse
 from ..grad import GRAD_TOL
-from ..inputs import rand_mask, randn
+from ..inputs import as_dense, rand_mask, randn
 from ..model import DTYPES, Case, Surprise, case_rng, check_ids
 from . import binary, masked, reduce, structure, unary
 
@@ -142,23 +142,10 @@ def overview_cases():
 
 # ---- deriving cases from the forward families ------------------------------------------
 
-def _data(x):
-    return x.get_data() if isinstance(x, MaskedTensor) else x
-
-
-def _floating(x):
-    t = _data(x)
-    return isinstance(t, torch.Tensor) and t.is_floating_point()
-
-
-def _dense(t):
-    return t if t.layout == torch.strided else t.to_dense()
-
-
 def storage(x):
     """`masked`, `masked_coo`, `masked_csr`, `dense`, `coo`, `csr`, or the
     Python type of a number."""
-    t = _data(x)
+    t = grad.data_of(x)
     if not isinstance(t, torch.Tensor):
         return type(x).__name__
     lay = {torch.strided: "", torch.sparse_coo: "coo", torch.sparse_csr: "csr"}.get(
@@ -176,7 +163,7 @@ def candidate(c, inputs):
         return False
     if not any(isinstance(x, MaskedTensor) for x in inputs):
         return False
-    dts = {_data(x).dtype for x in inputs if _floating(x)}
+    dts = {grad.data_of(x).dtype for x in inputs if grad.floating(x)}
     return bool(dts) and dts <= set(FLOATS)
 
 
@@ -194,7 +181,7 @@ def observed_rules(d):
             if not isinstance(g, MaskedTensor):
                 rules.add("GRAD-7")
                 continue
-            xm, gm = _dense(x.get_mask()), _dense(g.get_mask())
+            xm, gm = as_dense(x.get_mask()), as_dense(g.get_mask())
             if g.get_data().layout != x.get_data().layout:
                 raise Surprise(f"{d.id}: grad {k} has storage {g.get_data().layout}, "
                                f"input {x.get_data().layout}")
@@ -213,9 +200,10 @@ def observed_rules(d):
 def features(d, inputs):
     """What makes d differ from its op's other cases, with weights: the
     selection covers the heavy ones first."""
-    masks = [_dense(x.get_mask()) for x in inputs if isinstance(x, MaskedTensor)]
-    shapes = tuple(tuple(_data(x).shape) for x in inputs if isinstance(_data(x), torch.Tensor))
-    dtype = next(_data(x).dtype for x in inputs if _floating(x))
+    masks = [as_dense(x.get_mask()) for x in inputs if isinstance(x, MaskedTensor)]
+    shapes = tuple(tuple(grad.data_of(x).shape) for x in inputs
+                   if isinstance(grad.data_of(x), torch.Tensor))
+    dtype = grad.first_float_dtype(inputs)
     variant = d.id.split(".")[3].rstrip("0123456789_")
     expect = d.error_class or "ok"
     f = {("storage", tuple(storage(x) for x in inputs), expect == "ok"): 4,
@@ -274,7 +262,7 @@ def _derive(c, suffix="grad"):
         return None
     tol = TOL.get(c.op)
     if tol is not None:
-        d.tolerance = tol[FLOATS.index(_first_dtype(d))]
+        d.tolerance = tol[FLOATS.index(grad.first_float_dtype(d.build(case_rng(d.id))))]
     d.rules = observed_rules(d)
     return d, features(d, d.build(case_rng(d.id)))
 
@@ -318,10 +306,6 @@ def derived_cases(families=SOURCE_FAMILIES):
         out += pick([(d, f) for _, d, f in cands], PER_ALIAS if op in ALIASES else PER_OP,
                     ERRORS_PER_OP)
     return out
-
-
-def _first_dtype(d):
-    return next(_data(x).dtype for x in d.build(case_rng(d.id)) if _floating(x))
 
 
 def cases():
