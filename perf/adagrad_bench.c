@@ -11,6 +11,8 @@
  *     cache:<warm|cold>
  *   <sparse_adam|sgd|sgd_momentum>/impl:c/path:<sparse_coo|hybrid_coo>/dev:<cpu1|cpuN>/
  *     dtype:<f32|f64>/n:<elements>/density:<percent %g>/cache:<warm|cold>
+ *   probe/impl:c/kind:<gap|random|entry>/dev:<cpu1|cpuN>/dtype:<f32|f64>/n:<elements>/
+ *     gap:<lines %g>/cache:warm   (--paths=probe; the prefetch-aware model's probes)
  * Usage: mtcs_bench [--quick] [--sizes=1M,16M] [--dtypes=f32,f64]
  *   [--paths=dense,sparse_coo,...] [--opts=adagrad,sparse_adam,sgd,sgd_momentum]
  *   [--densities=0.1,1,100] [--devs=cpu1,cpuN,cuda]
@@ -38,6 +40,7 @@
 #include "adagrad_cases.h"
 #include "adagrad_cases_cuda.h"
 #include "mtb.h"
+#include "probe.h"
 
 #ifndef MTB_BUILD_TYPE
 #define MTB_BUILD_TYPE "unknown"
@@ -63,6 +66,8 @@ typedef struct {
   int default_sizes;      /* no --sizes: the device also gets 256M */
   int cold[2], n_caches;
   const char *probe;
+  int paths_set; /* --paths given */
+  int probes;    /* the probe family (--paths=probe, or no --paths) */
 } options;
 
 /* "1M" = 1 << 20 elements, "64K", "16777216" */
@@ -140,8 +145,13 @@ static int parse_opt(options *o, const char *arg) {
     snprintf(buf, sizeof buf, "%s", v);
     n = split_list(buf, items, MAX_LIST);
     o->n_paths = 0;
+    o->paths_set = 1;
     for (int i = 0; i < n && o->n_paths < BC__COUNT; i++) {
       bc_path p;
+      if (strcmp(items[i], "probe") == 0) {
+        o->probes = 1;
+        continue;
+      }
       if (bc_path_from_name(items[i], &p)) return -1;
       o->paths[o->n_paths++] = p;
     }
@@ -197,7 +207,8 @@ static void defaults(options *o) {
     o->f64[o->n_dtypes++] = 0;
     if (!o->quick) o->f64[o->n_dtypes++] = 1;
   }
-  if (!o->n_paths) {
+  if (!o->paths_set) o->probes = 1;
+  if (!o->n_paths && !o->paths_set) {
     static const bc_path order[] = {BC_STREAM,       BC_DENSE,        BC_SPARSE_COO,
                                     BC_TOUCH,        BC_SPARSE_CSR,   BC_MASKED_DENSE,
                                     BC_MASKED_SPARSE, BC_HYBRID_COO};
@@ -229,6 +240,9 @@ typedef struct {
   int cuda; /* on the device (threads unused) */
   int64_t n;
   double dens_pct;
+  int probe;           /* a probe case (kind, gap; path unused) */
+  mt_probe_kind kind;
+  double gap;          /* lines (random: the mean gap) */
   char name[192];
   bench_ctx *cx;
 } bcase;
@@ -249,6 +263,10 @@ struct bench_ctx {
   bc_dev *dev; /* device copies of base and grad (dev:cuda cases) */
   int dev_ok;  /* a usable device: bc_dev_probe */
   char dev_info[256];
+  /* the probe cases' data (probe_prepare): own p and s, the pattern's
+   * entries; the paired stream step runs on base */
+  void *pp, *ps, *pvals;
+  int64_t *pidx, pn, pm, plines;
 };
 
 static double now(void) {
@@ -493,6 +511,9 @@ static void case_name(bcase *c, int max_threads) {
            dev, c->f64 ? "f64" : "f32", (long long)c->n, dens, c->cold ? "cold" : "warm");
 }
 
+static int enumerate_probes(const options *o, int si, int ti, int max_threads, bcase *out,
+                            int n);
+
 /* The cases of the selection, in run order: cases sharing data are
  * adjacent (size, dtype, path, density; then dev, cache). The device gets
  * the paths it runs (bc_dev_path_ok), warm cache only, and with the default
@@ -507,7 +528,7 @@ static int enumerate(const options *o, int max_threads, int dev_ok, bcase *out) 
   int gpu_extra = o->default_sizes && !o->quick && dev_ok;
   if (gpu_extra) sizes[n_sizes++] = GPU_BIG_N;
   for (int si = 0; si < n_sizes; si++)
-    for (int ti = 0; ti < o->n_dtypes; ti++)
+    for (int ti = 0; ti < o->n_dtypes; ti++) {
       for (int oi = 0; oi < o->n_opts; oi++)
       for (int pi = 0; pi < o->n_paths; pi++) {
         bc_path path = (bc_path)o->paths[pi];
@@ -547,7 +568,222 @@ static int enumerate(const options *o, int max_threads, int dev_ok, bcase *out) 
             }
           }
       }
+      if (!(gpu_extra && si == n_sizes - 1)) n = enumerate_probes(o, si, ti, max_threads, out, n);
+    }
   return n;
+}
+
+/* ---- the probe family (perf/README.md, "Byte model"; kernels/probe.h) ---- */
+
+/* The gaps (lines) of the probes. gap: one element every gap lines; random:
+ * Bernoulli lines at 1 / gap (1 is the same as gap's 1, so it starts
+ * above). --quick keeps what reports/model.py needs: every random gap and
+ * the entry probe, and four gap probes to show the prefetch distance. */
+static const double PROBE_GAPS[] = {1, 2, 3, 4, 6, 8, 12, 16, 32, 64};
+static const double PROBE_GAPS_QUICK[] = {1, 4, 16, 64};
+static const double PROBE_RANDOM[] = {1.25, 1.5, 2, 3, 4, 6, 8, 12, 16, 32, 64, 128};
+#define PROBE_ENTRY_N ((int64_t)1 << 16) /* in cache: p, s, idx, vals ~1.3 MiB (f32) */
+#define PROBE_VAL 0x1p-10                /* every entry's value: exact in f32 and f64 */
+#define NELEM(a) ((int)(sizeof(a) / sizeof *(a)))
+
+static void probe_name(bcase *c, int max_threads) {
+  snprintf(c->name, sizeof c->name,
+           "probe/impl:c/kind:%s/dev:cpu%d/dtype:%s/n:%lld/gap:%g/cache:warm",
+           mt_probe_kind_name(c->kind), c->threads == 1 ? 1 : max_threads,
+           c->f64 ? "f64" : "f32", (long long)c->n, c->kind == MT_PROBE_ENTRY ? 0 : c->gap);
+}
+
+/* The probe cases of one (size, dtype) of the selection, warm only, after
+ * its other cases (appended at out[n], out may be NULL); the entry probe
+ * (its own in-cache size) with the first size. Returns the new count. */
+static int enumerate_probes(const options *o, int si, int ti, int max_threads, bcase *out,
+                            int n) {
+  int warm = 0;
+  for (int ci = 0; ci < o->n_caches; ci++) warm |= !o->cold[ci];
+  if (!o->probes || !warm) return n;
+  const double *gaps = o->quick ? PROBE_GAPS_QUICK : PROBE_GAPS;
+  int n_gaps = o->quick ? NELEM(PROBE_GAPS_QUICK) : NELEM(PROBE_GAPS);
+  for (int vi = 0; vi < o->n_devs; vi++) {
+    int threads = o->threads[vi];
+    if (threads == DEV_CUDA || (threads == 0 && max_threads == 1)) continue;
+    for (int kind = 0; kind < 3; kind++) {
+      int count = kind == MT_PROBE_GAP ? n_gaps : kind == MT_PROBE_RANDOM ? NELEM(PROBE_RANDOM)
+                                                                           : si == 0;
+      for (int k = 0; k < count; k++, n++) {
+        if (!out) continue;
+        bcase *c = &out[n];
+        memset(c, 0, sizeof *c);
+        c->probe = 1;
+        c->path = BC__COUNT;
+        c->kind = (mt_probe_kind)kind;
+        c->gap = kind == MT_PROBE_GAP ? gaps[k] : kind == MT_PROBE_RANDOM ? PROBE_RANDOM[k] : 1;
+        c->f64 = o->f64[ti];
+        c->n = kind == MT_PROBE_ENTRY ? PROBE_ENTRY_N : o->sizes[si];
+        c->threads = threads == 0 ? max_threads : 1;
+        probe_name(c, max_threads);
+      }
+    }
+  }
+  return n;
+}
+
+static void probe_free(bench_ctx *cx) {
+  free(cx->pp);
+  free(cx->ps);
+  free(cx->pvals);
+  free(cx->pidx);
+  cx->pp = cx->ps = cx->pvals = NULL;
+  cx->pidx = NULL;
+  cx->pn = cx->pm = 0;
+}
+
+/* p and s of the probe (n elements: p = 1, s = 0.5, as bits exact) and the
+ * pattern's entries; base (the paired stream step's data) at c's size
+ * unless the entry probe. Checks the first, untimed step: every entry's
+ * p and s updated exactly as documented (s + v, p + v * k in the dtype) and
+ * the count of lines. Sets cx->current_ok, cx->msg. */
+static void probe_prepare(bench_ctx *cx, const bcase *c) {
+  double t0 = now();
+  size_t es = c->f64 ? 8 : 4;
+  cx->current = c;
+  cx->current_ok = 0;
+  cx->checked = NULL;
+  probe_free(cx);
+  if (c->kind != MT_PROBE_ENTRY &&
+      (!cx->have_base || cx->base.n != c->n || cx->base.f64 != c->f64)) {
+    bc_grad_free(&cx->grad);
+    bc_base_free(&cx->base);
+    cx->have_grad = cx->have_base = 0;
+    if (bc_base_make(&cx->base, c->n, c->f64, 0x1234u + (uint64_t)c->n, cx->msg, sizeof cx->msg))
+      goto done;
+    cx->have_base = 1;
+  }
+  int64_t cap = mt_probe_max_count(c->kind, c->n, (int)es, c->gap);
+  size_t bytes = ((size_t)c->n * es + 63) / 64 * 64;
+  if (posix_memalign(&cx->pp, 64, bytes) || posix_memalign(&cx->ps, 64, bytes) ||
+      !(cx->pidx = malloc((size_t)(cap ? cap : 1) * sizeof *cx->pidx)) ||
+      !(cx->pvals = malloc((size_t)(cap ? cap : 1) * es))) {
+    snprintf(cx->msg, sizeof cx->msg, "out of memory for the probe (n %lld)", (long long)c->n);
+    goto done;
+  }
+  cx->pm = mt_probe_indices(c->kind, c->n, (int)es, c->gap, case_seed(c) ^ (uint64_t)(c->gap * 64),
+                            cx->pidx);
+  cx->pn = c->n;
+  if (cx->pm < 1) {
+    snprintf(cx->msg, sizeof cx->msg, "the probe pattern is empty (n %lld, gap %g)",
+             (long long)c->n, c->gap);
+    goto done;
+  }
+  cx->plines = mt_probe_lines(cx->pidx, cx->pm, (int)es);
+  for (int64_t i = 0; i < c->n; i++) {
+    if (c->f64) ((double *)cx->pp)[i] = 1.0, ((double *)cx->ps)[i] = 0.5;
+    else ((float *)cx->pp)[i] = 1.0f, ((float *)cx->ps)[i] = 0.5f;
+  }
+  for (int64_t k = 0; k < cx->pm; k++) {
+    if (c->f64) ((double *)cx->pvals)[k] = PROBE_VAL;
+    else ((float *)cx->pvals)[k] = (float)PROBE_VAL;
+  }
+  if (c->f64) mt_probe_step_f64(cx->pp, cx->ps, cx->pidx, cx->pvals, cx->pm, BC_STREAM_K,
+                                c->threads, MT_ADAGRAD_ISA_AUTO);
+  else mt_probe_step_f32(cx->pp, cx->ps, cx->pidx, cx->pvals, cx->pm, (float)BC_STREAM_K,
+                         c->threads, MT_ADAGRAD_ISA_AUTO);
+  int64_t changed = 0;
+  for (int64_t k = 0, j = 0; k < c->n; k++) { /* every element: updated iff in the pattern */
+    int in = j < cx->pm && cx->pidx[j] == k;
+    int ok;
+    if (c->f64) {
+      double p = ((double *)cx->pp)[k], s = ((double *)cx->ps)[k];
+      ok = in ? p == 1.0 + PROBE_VAL * BC_STREAM_K && s == 0.5 + PROBE_VAL : p == 1.0 && s == 0.5;
+    } else {
+      float p = ((float *)cx->pp)[k], s = ((float *)cx->ps)[k];
+      ok = in ? p == 1.0f + (float)PROBE_VAL * (float)BC_STREAM_K && s == 0.5f + (float)PROBE_VAL
+              : p == 1.0f && s == 0.5f;
+    }
+    if (!ok) {
+      snprintf(cx->msg, sizeof cx->msg, "probe check: element %lld (%s) has the wrong value",
+               (long long)k, in ? "an entry" : "not an entry");
+      cx->errors++;
+      goto done;
+    }
+    changed += in;
+    j += in;
+  }
+  cx->current_ok = 1;
+  snprintf(cx->msg, sizeof cx->msg, "checked all %lld elements, %lld entries on %lld lines",
+           (long long)c->n, (long long)changed, (long long)cx->plines);
+done:
+  cx->prepared++;
+  fprintf(stderr, "[%d/%d] %s: %s (setup %.2f s)\n", cx->prepared, cx->n_cases, c->name, cx->msg,
+          now() - t0);
+}
+
+static double probe_step(bench_ctx *cx, const bcase *c) {
+  double t0 = now();
+  if (c->f64)
+    mt_probe_step_f64(cx->pp, cx->ps, cx->pidx, cx->pvals, cx->pm, BC_STREAM_K, c->threads,
+                      MT_ADAGRAD_ISA_AUTO);
+  else
+    mt_probe_step_f32(cx->pp, cx->ps, cx->pidx, cx->pvals, cx->pm, (float)BC_STREAM_K,
+                      c->threads, MT_ADAGRAD_ISA_AUTO);
+  return now() - t0;
+}
+
+/* A probe: its steps, with the stream kernel on base at the same size and
+ * threads interleaved as its pair (pair_ratio = stream time / probe time;
+ * not for the in-cache entry probe). Counters: lines_touched, entries,
+ * bytes (the probe's model bytes: entries * (8 + T) + lines * 4 * 64, p and
+ * s lines read and written back), seconds_per_line. */
+static void bm_probe(mtb_state *st, void *user) {
+  const bcase *c = user;
+  bench_ctx *cx = c->cx;
+  if (cx->current != c) probe_prepare(cx, c);
+  if (!cx->current_ok) {
+    mtb_skip(st, cx->msg);
+    return;
+  }
+  bc_grad sg;
+  memset(&sg, 0, sizeof sg);
+  sg.path = BC_STREAM;
+  sg.opt = BC_OPT_ADAGRAD;
+  sg.f64 = c->f64;
+  sg.n = c->n;
+  int pair = cx->pair && c->kind != MT_PROBE_ENTRY;
+  mt_error err = {0};
+  mt_status s = MT_OK;
+  double tc = 0, tp = 0;
+  int64_t np = 0;
+  while (mtb_loop(st)) {
+    double t = probe_step(cx, c);
+    mtb_set_iteration_time(st, t);
+    tc += t;
+    if (pair && (np < 3 || tp < tc)) {
+      double t0 = now();
+      s |= bc_step(&cx->base, &sg, c->threads, &err);
+      tp += now() - t0;
+      np++;
+    }
+  }
+  if (s != MT_OK) {
+    mtb_skip(st, err.msg);
+    return;
+  }
+  int64_t it = mtb_iterations(st);
+  double es = c->f64 ? 8 : 4, bytes = (double)cx->pm * (8 + es) + (double)cx->plines * 256.0;
+  if (np > 0 && it > 0 && tc > 0) {
+    mtb_counter(st, "pair_time_ns", tp / (double)np * 1e9, MTB_COUNTER_PLAIN);
+    mtb_counter(st, "pair_ratio", (tp / (double)np) / (tc / (double)it), MTB_COUNTER_PLAIN);
+    mtb_counter(st, "pair_steps", (double)np, MTB_COUNTER_PLAIN);
+  }
+  mtb_set_bytes_processed(st, (int64_t)(bytes * (double)it));
+  mtb_set_items_processed(st, cx->pm * it);
+  mtb_counter(st, "elements", (double)c->n, MTB_COUNTER_PLAIN);
+  mtb_counter(st, "entries", (double)cx->pm, MTB_COUNTER_PLAIN);
+  mtb_counter(st, "lines_touched", (double)cx->plines, MTB_COUNTER_PLAIN);
+  mtb_counter(st, "model_bytes", bytes, MTB_COUNTER_PLAIN);
+  mtb_counter(st, "threads", (double)mt_adagrad_threads(c->threads), MTB_COUNTER_PLAIN);
+  if (it > 0)
+    mtb_counter(st, "seconds_per_line", tc / (double)it / (double)cx->plines, MTB_COUNTER_PLAIN);
+  mtb_label(st, mt_adagrad_isa_name(MT_ADAGRAD_ISA_AUTO));
 }
 
 /* ---- callgrind probe ------------------------------------------------------ */
@@ -675,7 +911,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < cx.n_cases; i++) {
     bcase *c = &cases[i];
     c->cx = &cx;
-    mtb_bench *b = mtb_register(c->name, bm_case, c);
+    mtb_bench *b = mtb_register(c->name, c->probe ? bm_probe : bm_case, c);
     if (c->cold) {
       /* fixed iterations: each pays an eviction (about 2 x LLC of traffic)
        * outside the timed step; aim at ~0.25 s of steps (0.05 s quick) at
@@ -733,6 +969,7 @@ int main(int argc, char **argv) {
   fprintf(stderr, "mtcs_bench: %d cases in %.1f s, %d failed verification\n", cx.n_cases,
           now() - t0, cx.errors);
   bc_dev_free(cx.dev);
+  probe_free(&cx);
   bc_grad_free(&cx.grad);
   bc_base_free(&cx.base);
   free(cx.evict);
