@@ -1,0 +1,133 @@
+/* test_probe.c - the probe kernels of the prefetch-aware model
+ * (perf/kernels/probe.h): each pattern touches exactly the lines it says
+ * (counts, positions, sortedness, determinism), and a probe step updates
+ * exactly the pattern's elements as documented (s + v, p + v * k) on 1 and
+ * 2 threads and every code path, leaving every other element's bits alone. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "mt_test.h"
+#include "probe.h"
+#include "adagrad_step.h"
+
+/* f32: 16 elements per line; n = 1000 is 62.5 lines, so 63 (the last partial) */
+TEST(gap_pattern_is_every_gap_th_line_start) {
+  int64_t idx[64];
+  int64_t m = mt_probe_indices(MT_PROBE_GAP, 1000, 4, 3, 0, idx);
+  CHECK_EQ_INT(m, 21); /* lines 0, 3, ..., 60: ceil(63 / 3) */
+  CHECK(m <= mt_probe_max_count(MT_PROBE_GAP, 1000, 4, 3));
+  for (int64_t k = 0; k < m; k++) CHECK_EQ_INT(idx[k], k * 3 * 16);
+  CHECK_EQ_INT(mt_probe_lines(idx, m, 4), 21);
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_GAP, 1000, 4, 3, 0, NULL), 21);
+  /* f64: 8 per line, gap 1 = every line's first element: 125 lines */
+  int64_t *all = malloc(200 * sizeof *all);
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_GAP, 1000, 8, 1, 0, all), 125);
+  CHECK_EQ_INT(all[124], 992);
+  free(all);
+}
+
+TEST(random_pattern_is_one_element_on_bernoulli_lines) {
+  const int64_t lines = 40000, n = lines * 16;
+  int64_t cap = mt_probe_max_count(MT_PROBE_RANDOM, n, 4, 4);
+  int64_t *a = malloc((size_t)cap * sizeof *a), *b = malloc((size_t)cap * sizeof *b);
+  int64_t m = mt_probe_indices(MT_PROBE_RANDOM, n, 4, 4, 7, a);
+  /* binomial(40000, 1/4): mean 10000, sd 86.6; 6 sd either side */
+  CHECK(m > 10000 - 520 && m < 10000 + 520);
+  CHECK_EQ_INT(mt_probe_lines(a, m, 4), m); /* one element per line */
+  int in_line_spread = 0;
+  for (int64_t k = 1; k < m; k++) {
+    CHECK(a[k] > a[k - 1] && a[k] / 16 > a[k - 1] / 16);
+    in_line_spread |= (int)(a[k] % 16 != 0);
+  }
+  CHECK(a[m - 1] < n);
+  CHECK(in_line_spread); /* the element within the line is drawn, not always 0 */
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_RANDOM, n, 4, 4, 7, NULL), m);
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_RANDOM, n, 4, 4, 7, b), m); /* same seed, same list */
+  CHECK(memcmp(a, b, (size_t)m * sizeof *a) == 0);
+  int64_t m2 = mt_probe_indices(MT_PROBE_RANDOM, n, 4, 4, 8, b);
+  CHECK(m2 != m || memcmp(a, b, (size_t)m * sizeof *a) != 0);
+  /* mean gap 1: every line */
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_RANDOM, n, 8, 1, 7, NULL), n / 8);
+  free(a);
+  free(b);
+}
+
+TEST(entry_pattern_and_bad_arguments) {
+  int64_t idx[40];
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_ENTRY, 40, 8, 0, 0, idx), 40);
+  for (int k = 0; k < 40; k++) CHECK_EQ_INT(idx[k], k);
+  CHECK_EQ_INT(mt_probe_lines(idx, 40, 8), 5);
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_GAP, 40, 2, 1, 0, NULL), -1);    /* elsize */
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_GAP, 40, 4, 2.5, 0, NULL), -1);  /* gap integer */
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_RANDOM, 40, 4, 0.5, 0, NULL), -1);
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_RANDOM, 0, 4, 2, 0, NULL), -1);
+  CHECK_EQ_INT(mt_probe_max_count(MT_PROBE_GAP, 40, 4, 0), 0);
+  /* lines of a hand list: f32 lines 0 0 0 1 2; f64 0 0 1 2 5 */
+  const int64_t l[] = {0, 1, 15, 16, 40};
+  CHECK_EQ_INT(mt_probe_lines(l, 5, 4), 3);
+  CHECK_EQ_INT(mt_probe_lines(l, 5, 8), 4);
+}
+
+/* One probe step on pattern (kind, gap) at n, dtype f64 or not, threads,
+ * isa: every element checked. Values differ by entry, (k % 7 + 1) / 256, so
+ * that an entry landing on the wrong element shows. */
+static int step_ok(mt_probe_kind kind, double gap, int64_t n, int f64, int threads, int isa) {
+  int es = f64 ? 8 : 4, ok = 1;
+  int64_t cap = mt_probe_max_count(kind, n, es, gap);
+  int64_t *idx = malloc((size_t)cap * sizeof *idx);
+  void *p = NULL, *s = NULL, *v = malloc((size_t)cap * (size_t)es);
+  size_t bytes = (size_t)n * (size_t)es;
+  if (!idx || !v || posix_memalign(&p, 64, bytes) || posix_memalign(&s, 64, bytes)) return 0;
+  int64_t m = mt_probe_indices(kind, n, es, gap, 99, idx);
+  for (int64_t i = 0; i < n; i++) {
+    if (f64) ((double *)p)[i] = 1.0 + (double)i, ((double *)s)[i] = 0.5;
+    else ((float *)p)[i] = 1.0f + (float)(i % 1000), ((float *)s)[i] = 0.5f;
+  }
+  for (int64_t k = 0; k < m; k++) {
+    double val = (double)(k % 7 + 1) / 256.0;
+    if (f64) ((double *)v)[k] = val;
+    else ((float *)v)[k] = (float)val;
+  }
+  if (f64) mt_probe_step_f64(p, s, idx, v, m, -0.01, threads, isa);
+  else mt_probe_step_f32(p, s, idx, v, m, -0.01f, threads, isa);
+  int64_t changed = 0;
+  for (int64_t i = 0, k = 0; i < n; i++) {
+    int in = k < m && idx[k] == i;
+    if (f64) {
+      double p0 = 1.0 + (double)i, vv = in ? ((double *)v)[k] : 0;
+      double wp = in ? p0 + vv * -0.01 : p0, ws = in ? 0.5 + vv : 0.5;
+      if (((double *)p)[i] != wp || ((double *)s)[i] != ws) ok = 0;
+      changed += ((double *)s)[i] != 0.5;
+    } else {
+      float p0 = 1.0f + (float)(i % 1000), vv = in ? ((float *)v)[k] : 0;
+      float wp = in ? p0 + vv * -0.01f : p0, ws = in ? 0.5f + vv : 0.5f;
+      if (((float *)p)[i] != wp || ((float *)s)[i] != ws) ok = 0;
+      changed += ((float *)s)[i] != 0.5f;
+    }
+    k += in;
+  }
+  if (changed != m) ok = 0;
+  free(idx);
+  free(v);
+  free(p);
+  free(s);
+  return ok;
+}
+
+TEST(step_updates_exactly_the_pattern) {
+  const int isas[] = {MT_ADAGRAD_ISA_BASE, MT_ADAGRAD_ISA_AVX2, MT_ADAGRAD_ISA_AUTO};
+  for (int f64 = 0; f64 < 2; f64++)
+    for (int t = 1; t <= 2; t++)
+      for (int i = 0; i < 3; i++) {
+        /* gap 1 (no software prefetch: entries a line apart), gap 6 (prefetch on) */
+        CHECK(step_ok(MT_PROBE_GAP, 1, 100003, f64, t, isas[i]));
+        CHECK(step_ok(MT_PROBE_GAP, 6, 100003, f64, t, isas[i]));
+        CHECK(step_ok(MT_PROBE_RANDOM, 1.5, 100003, f64, t, isas[i]));
+        CHECK(step_ok(MT_PROBE_RANDOM, 64, 100003, f64, t, isas[i]));
+        CHECK(step_ok(MT_PROBE_ENTRY, 1, 4099, f64, t, isas[i]));
+      }
+}
+
+MT_TEST_MAIN(T(gap_pattern_is_every_gap_th_line_start),
+             T(random_pattern_is_one_element_on_bernoulli_lines),
+             T(entry_pattern_and_bad_arguments), T(step_updates_exactly_the_pattern))
