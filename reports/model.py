@@ -1,0 +1,328 @@
+#!/usr/bin/env python3
+"""model.py - the prefetch-aware model of the C sparse_coo step (issue 15, "Model").
+
+usage: model.py C_JSON [--dev cpu1] [--dtype f32] [--n 16777216]
+
+Predicts, per (dev, dtype, n), the sparse_coo/dense time ratio at each measured
+density and the crossover density from one run's probe rows (perf/kernels/probe.h,
+`mtcs_bench --paths=probe`) and its stream/dense rows only - never from the
+sparse_coo rows, which it is then compared with. perf/README.md, "Byte model",
+explains it; in short, per 64-byte line position of the arrays (L = 64/T elements,
+T the element size) and in units of one stream step's time per line position:
+
+    q(d)  = 1 - (1 - d)^L                 lines of p (and s) holding an entry
+    S(d)  = q u(1/q) + (d L - q)(c + b)   the sparse step
+    D     = dense time / stream time      (dense's pair_ratio: timed interleaved)
+    ratio = S(d) / D                      sparse time over dense time; crossover: = 1
+
+u(g): the RANDOM probe's time per touched line (one entry on each line, lines drawn
+at 1/g: the sparse pattern's line density), linear in log g between the probed
+gaps, constant beyond the ends. Each probe times the stream step interleaved with
+its own (pair_ratio), so u = (probe time / stream time) * (n / L) / lines_touched.
+c: the ENTRY probe's time per entry (every element, in cache: instructions only)
+over the stream step's time per line position. b = (8 + T) / (5 * 64): an entry's
+index and value streamed at the stream kernel's bandwidth (it moves 5 lines, p s g
+in and p s out, per line position). The first entry of a line is inside u; the
+others cost c + b each (their line is already in cache).
+
+The GAP probe (one entry every g lines, regular) is not in S(d): it shows the
+prefetch distance, reported in the parts: its time per line position, u_gap(g)/g,
+stays near a stream pass while the hardware prefetchers fetch the skipped lines
+anyway, and u_gap(g) levels off where each line is a separate miss.
+
+Exposes predict(res, dev, dtype, n), model_target(res), model_blocks(res, tmpdir,
+plt) for reports/render.py. Standard library only (matplotlib passed in as plt).
+"""
+import argparse
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import render  # noqa: E402
+
+THRESHOLD_PTS = 5.0  # the target: predicted crossover within 5 points of the measured
+
+
+class ModelError(Exception):
+    pass
+
+
+def _probes(res, kind, dev, dtype, n=None):
+    rows = [r for r in res.find(family="probe", impl="c", dev=dev, dtype=dtype, cache="warm")
+            if r.kv.get("kind") == kind and (n is None or r.n == n)]
+    out = []
+    for r in rows:
+        try:
+            out.append((float(r.kv.get("gap")), r))
+        except (TypeError, ValueError):
+            continue
+    return sorted(out, key=lambda x: x[0])
+
+
+def _over_stream(res, r, dev, dtype, n):
+    """r's time over the stream step's at (dev, dtype, n): from r's pair_ratio
+    (probe and dense rows pair with the stream step) or else the stream row."""
+    if r.pair_ratio():
+        return 1.0 / r.pair_ratio(), True
+    st = res.stream(dev, dtype, n)
+    return (r.time_ns / st.time_ns, False) if st else (None, False)
+
+
+def _interp_log(points, g):
+    """Linear in log g between (g, value) points (sorted by g), constant beyond."""
+    if g <= points[0][0]:
+        return points[0][1]
+    if g >= points[-1][0]:
+        return points[-1][1]
+    for (g0, v0), (g1, v1) in zip(points, points[1:]):
+        if g0 <= g <= g1:
+            w = (math.log(g) - math.log(g0)) / (math.log(g1) - math.log(g0))
+            return v0 + w * (v1 - v0)
+    return points[-1][1]
+
+
+def _per_line(res, rows, dev, dtype, n, L):
+    """[(gap, u)] for probe rows: time per touched line in stream-step time per
+    line position; and whether every one came from a paired ratio."""
+    pts, paired = [], True
+    for g, r in rows:
+        lines = r.counter("lines_touched")
+        rel, p = _over_stream(res, r, dev, dtype, n)
+        if not lines or rel is None:
+            continue
+        paired &= p
+        pts.append((g, rel * (n / L) / lines))
+    return pts, paired
+
+
+def predict(res, dev, dtype, n, densities=None):
+    """The model at (dev, dtype, n): {"ratio": {density %: predicted sparse/dense time},
+    "crossover": density % where it reaches 1 (None if it never does in (0, 100]),
+    "parts": the fitted parameters and where they come from}. densities default to
+    the run's sparse_coo densities there (only their values are used). Raises
+    ModelError naming what is missing."""
+    if dtype not in render.SIZEOF:
+        raise ModelError(f"model: unknown dtype {dtype!r}")
+    T = render.SIZEOF[dtype]
+    L = 64 // T
+    where = f"{dev} {dtype} n={render.fmt_n(n)}"
+    rnd, paired_r = _per_line(res, _probes(res, "random", dev, dtype, n), dev, dtype, n, L)
+    if len(rnd) < 2:
+        raise ModelError(f"model: {where}: fewer than 2 random-line probe rows "
+                         "(run mtcs_bench with --paths=...,probe)")
+    entry = _probes(res, "entry", dev, dtype)
+    st = res.stream(dev, dtype, n)
+    if not entry or not st:
+        raise ModelError(f"model: {where}: no " + ("entry probe row" if not entry
+                                                   else "stream row"))
+    e_row = entry[0][1]
+    e_count = e_row.counter("entries")
+    if not e_count:
+        raise ModelError(f"model: {where}: the entry probe has no 'entries' counter")
+    c = (e_row.time_ns / e_count) / (st.time_ns / (n / L))
+    b = (8.0 + T) / (5 * 64)
+    dense = res.dense("c", dev, dtype, n)
+    if not dense:
+        raise ModelError(f"model: {where}: no C dense row")
+    D, paired_d = _over_stream(res, dense, dev, dtype, n)
+
+    def ratio(d_pct):
+        d = d_pct / 100.0
+        q = 1.0 - (1.0 - d) ** L
+        if q <= 0:
+            return 0.0
+        s = q * _interp_log(rnd, 1.0 / q) + max(0.0, d * L - q) * (c + b)
+        return s / D
+
+    if densities is None:
+        densities = sorted({r.density for r in res.find(
+            family="adagrad", impl="c", path="sparse_coo", dev=dev, dtype=dtype, n=n,
+            cache="warm") if r.density is not None})
+    pred = {d: ratio(d) for d in densities}
+    cross = None
+    lo, hi = 1e-6, 100.0
+    if ratio(hi) >= 1.0 > ratio(lo):
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if ratio(mid) < 1.0 else (lo, mid)
+        cross = 0.5 * (lo + hi)
+    gap, _ = _per_line(res, _probes(res, "gap", dev, dtype, n), dev, dtype, n, L)
+    reach = None
+    if gap and gap[0][0] == 1:
+        # the widest gap whose time per line position is still >= 0.8 of gap 1's:
+        # up to there the skipped lines cost about as much as touched ones
+        base = gap[0][1]
+        reach = max((g for g, u in gap if u / g >= 0.8 * base), default=None)
+    parts = {
+        "u_random": rnd, "u_gap": gap, "c_entry": c, "b_entry": b, "dense_over_stream": D,
+        "prefetch_reach_lines": reach,
+        "sources": {
+            "u_random": "probe kind:random rows, time per touched line over the stream step's "
+                        "per line position (" + ("paired" if paired_r else "separate rows") + ")",
+            "u_gap": "probe kind:gap rows, same units",
+            "c_entry": f"probe kind:entry (n={render.fmt_n(e_row.n)}, in cache) time per entry"
+                       " over the stream step's per line position",
+            "b_entry": f"(8 + {T}) / 320: index and value bytes at stream bandwidth",
+            "dense_over_stream": "C dense row's pair_ratio (stream interleaved)" if paired_d
+                                 else "C dense row over the stream row",
+        },
+    }
+    return {"ratio": pred, "crossover": cross, "parts": parts}
+
+
+def _measured(res, dev, dtype, n):
+    sp = res.find(family="adagrad", impl="c", path="sparse_coo", dev=dev, dtype=dtype, n=n,
+                  cache="warm")
+    meas = {}
+    for r in sp:
+        v, _ = render.time_over_pair(res, r)
+        if v:
+            meas[r.density] = v
+    x, kind = render.sparse_crossover(res, sp, dev, dtype, n)
+    return meas, x, kind
+
+
+def _keys(res):
+    keys = sorted({(r.dev, r.dtype, r.n) for r in res.ok if r.family == "adagrad"
+                   and r.impl == "c" and r.path == "sparse_coo" and r.cache == "warm"
+                   and r.is_cpu() and r.n})
+    return [k for k in keys if _probes(res, "random", *k)]
+
+
+def model_target(res):
+    """render.Target: the predicted crossover within 5 points of the measured one,
+    per dev/dtype at n >= 16M (else at the sizes present, said in the note)."""
+    t = render.Target("model_crossover", "prefetch-aware model: predicted vs measured crossover",
+                      f"within {THRESHOLD_PTS:g} points (n >= 16M)", False, THRESHOLD_PTS,
+                      unit="pts")
+    keys = _keys(res)
+    if any(n >= render.BIG_N for _, _, n in keys):
+        keys = [k for k in keys if k[2] >= render.BIG_N]
+    elif keys:
+        t.note = "no n >= 16M with probes in this run: judged in cache, where DRAM is not the limit"
+    for dev, dtype, n in keys:
+        try:
+            p = predict(res, dev, dtype, n)
+        except ModelError as e:
+            t.add(f"{dev} {dtype} n={render.fmt_n(n)}", float("nan"), False, str(e))
+            continue
+        _, x, kind = _measured(res, dev, dtype, n)
+        pc = p["crossover"]
+        if x is None:
+            continue
+        pcv = 100.0 if pc is None else pc
+        shown = f"{x:.3g}%" if kind == "=" else f"{kind} {x:g}%"
+        if kind == "=":
+            diff = pcv - x
+            ok = abs(diff) <= THRESHOLD_PTS
+        elif kind == ">=":  # sparse faster at every measured density
+            diff = min(0.0, pcv - x)
+            ok = pcv + THRESHOLD_PTS >= x
+        else:
+            diff = max(0.0, pcv - x)
+            ok = pcv - THRESHOLD_PTS <= x
+        t.add(f"{dev} {dtype} n={render.fmt_n(n)}", diff, ok,
+              f"predicted {'> 100%' if pc is None else f'{pc:.3g}%'}, measured {shown}")
+    return t
+
+
+def model_blocks(res, tmpdir, plt):
+    """Report blocks: per (dev, dtype, n) a table density / predicted / measured, the
+    fitted parameters with their probe source, and (plt not None) a plot of predicted
+    and measured sparse/dense time ratio against density."""
+    keys = _keys(res)
+    B = [("h2", "Prefetch-aware model of the sparse step")]
+    if not keys:
+        B.append(("p", "No probe rows in this run (mtcs_bench --paths=...,probe): no model."))
+        return B
+    B.append(("p", "Predicted from the probes of the same run (random-line, gap and in-cache "
+                   "entry probes: perf/README.md, 'Byte model') and the stream/dense rows "
+                   "only, then set against the measured C sparse_coo/dense time ratio "
+                   "(paired). Ratios are sparse time over dense time: below 1 sparse wins."))
+    rows, prow = [], []
+    plots = []
+    for dev, dtype, n in keys:
+        where = f"{dev} {dtype} n={render.fmt_n(n)}"
+        try:
+            p = predict(res, dev, dtype, n)
+        except ModelError as e:
+            B.append(("p", str(e)))
+            continue
+        meas, x, kind = _measured(res, dev, dtype, n)
+        for d in sorted(p["ratio"]):
+            rows.append([dev, dtype, render.fmt_n(n), render.fmt_density(d),
+                         render.fmt_ratio(p["ratio"][d]), render.fmt_ratio(meas.get(d))])
+        pc = p["crossover"]
+        rows.append([dev, dtype, render.fmt_n(n), "crossover",
+                     "> 100%" if pc is None else f"{pc:.3g}%",
+                     "" if x is None else (f"{x:.3g}%" if kind == "=" else f"{kind} {x:g}%")])
+        pa = p["parts"]
+        src = pa["sources"]
+        prow.append([where, "u(g) random line", ", ".join(
+            f"{g:g}: {u:.2f}" for g, u in pa["u_random"]), src["u_random"]])
+        if pa["u_gap"]:
+            prow.append([where, "u_gap(g) regular gap", ", ".join(
+                f"{g:g}: {u:.2f}" for g, u in pa["u_gap"]), src["u_gap"]
+                + (f"; skipped lines fetched up to a gap of {pa['prefetch_reach_lines']:g} "
+                   "lines (time per line position >= 0.8 of gap 1's)"
+                   if pa["prefetch_reach_lines"] else "")])
+        prow.append([where, "c per extra entry", f"{pa['c_entry']:.3f}", src["c_entry"]])
+        prow.append([where, "b per extra entry", f"{pa['b_entry']:.3f}", src["b_entry"]])
+        prow.append([where, "D dense/stream", f"{pa['dense_over_stream']:.3f}",
+                     src["dense_over_stream"]])
+        if plt is not None:
+            plots.append((dev, dtype, n, p, meas))
+    B.append(("table", ["dev", "dtype", "n", "density %", "predicted sparse/dense",
+                        "measured sparse/dense"], rows))
+    B.append(("p", "Fitted parameters (units: one stream step's time per 64-byte line "
+                   "position; u per touched line, c and b per entry beyond a line's first):"))
+    B.append(("table", ["config", "parameter", "value", "source"], prow))
+    if plots:
+        fig, axes = plt.subplots(1, len(plots), figsize=(4.6 * len(plots), 4), squeeze=False)
+        for ax, (dev, dtype, n, p, meas) in zip(axes[0], plots):
+            ds = sorted(p["ratio"])
+            ax.plot(ds, [p["ratio"][d] for d in ds], "-", marker="o", ms=3, label="predicted")
+            md = sorted(meas)
+            ax.plot(md, [meas[d] for d in md], "--", marker="s", ms=3, label="measured")
+            ax.axhline(1.0, color="grey", lw=0.8, ls=":")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("density (%)")
+            ax.set_ylabel("sparse_coo / dense time")
+            ax.set_title(f"{dev} {dtype} n={render.fmt_n(n)}", fontsize=9)
+            ax.grid(True, which="both", alpha=0.3)
+        axes[0][0].legend(fontsize=8)
+        fig.tight_layout()
+        fname = "model_vs_measured.png"
+        fig.savefig(os.path.join(tmpdir, fname), dpi=90)
+        plt.close(fig)
+        B.append(("img", fname, "prefetch-aware model: predicted (solid) and measured "
+                                "(dashed, paired) sparse_coo/dense time against density"))
+    return B
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        description="Print the prefetch-aware model's prediction next to the measurement "
+                    "for one mtcs_bench JSON run (needs probe, stream, dense and sparse_coo "
+                    "rows of the same dev/dtype/n).")
+    ap.add_argument("c_json", help="mtcs_bench --benchmark_out JSON")
+    args = ap.parse_args(argv)
+    try:
+        _, rows = render.load_bench(args.c_json, "c")
+    except render.RenderError as e:
+        print(f"model.py: {e}", file=sys.stderr)
+        return 2
+    res = render.Results(rows)
+    blocks = model_blocks(res, None, None)
+    print(render.to_markdown(blocks))
+    t = model_target(res)
+    print(f"{t.title}: {t.result()} - {t.measured()}")
+    for where, v, ok, detail in t.points:
+        print(f"  {where}: {v:+.2f} pts {'ok' if ok else 'MISS'} ({detail})")
+    return 0 if t.result() == "PASS" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""model_test.py - reports/model.py (the prefetch-aware model) on a synthetic run with
+a hand-derived prediction. Standard library only.
+
+usage: model_test.py SRC_DIR WORK_DIR
+
+The synthetic run (f32, cpu1, n = 16M = 2^24, so L = 16 elements per line and
+n/L = 2^20 line positions):
+  stream step 10 ms  -> one line position of a stream step: 1e7 / 2^20 = 9.5367 ns
+  dense pair_ratio 1/1.1            -> D = 1.1 (dense time over stream time)
+  random probes at gaps g = 1.25, 2, 8, 64 with u(g) = 1.5, 2, 4, 4: each row has
+    lines_touched = 2^20 / g and pair_ratio = g / u (stream time over probe time),
+    so u = (probe/stream) * (n/L) / lines = (u/g) * g = u
+  entry probe (n = 64K) 62500 ns for 65536 entries: 0.95367 ns per entry
+    -> c = 0.95367 / 9.5367 = 0.1
+  b = (8 + 4) / 320 = 0.0375, so c + b = 0.1375
+Prediction S(d) = q u(1/q) + (16 d - q)(c + b), q = 1 - (1 - d)^16, ratio = S / D:
+  d = 1%:  q = 0.148542, 1/q = 6.7321, u = 2 + 2 ln(6.7321/2)/ln(4) = 3.75105,
+           S = 0.148542 * 3.75105 + (0.16 - 0.148542) * 0.1375 = 0.558766, ratio 0.507969
+  d = 5%:  q = 0.559873, 1/q = 1.78612, u = 1.5 + 0.5 ln(1.78612/1.25)/ln(1.6) = 1.87968,
+           S = 1.052389 + (0.8 - 0.559873) * 0.1375 = 1.085400, ratio 0.986727
+  d = 10%: q = 0.814698, 1/q = 1.2274 < 1.25 -> u = 1.5,
+           S = 1.222047 + (1.6 - 0.814698) * 0.1375 = 1.330026, ratio 1.209115
+  d = 50%: q = 0.999985, u = 1.5, S = 1.499977 + 7.000015 * 0.1375 = 2.462479,
+           ratio 2.238617
+  so the predicted crossover (ratio 1) lies between 5% and 10%.
+Measured sparse_coo rows: pair_ratio = 1 / (the predicted ratio) -> render's
+crossover interpolates 5% (0.9867) and 10% (1.2091): 5 + 5 * 0.01327 / 0.22239 = 5.30%,
+within 5 points: PASS. A second run whose sparse rows are 0.3x those times is faster
+than dense at every density (crossover >= 50%): MISS.
+"""
+import json
+import os
+import shutil
+import sys
+
+N = 1 << 24
+STREAM_NS = 1e7
+RANDOM = [(1.25, 1.5), (2, 2.0), (8, 4.0), (64, 4.0)]
+PRED = {0.1: 0.0577624, 1: 0.507969, 5: 0.986727, 10: 1.209115, 20: 1.603772,
+        50: 2.238617}  # the derivation above (0.1% and 20% the same way)
+
+
+def bench(name, ns, **counters):
+    return dict(name=name, run_name=name, run_type="iteration", real_time=ns, cpu_time=ns,
+                time_unit="ns", iterations=10, **counters)
+
+
+def synthetic(scale):
+    B = [bench(f"stream/impl:c/dev:cpu1/dtype:f32/n:{N}/cache:warm", STREAM_NS),
+         bench(f"adagrad/impl:c/path:dense/dev:cpu1/dtype:f32/n:{N}/density:100/cache:warm",
+               1.1 * STREAM_NS, pair_ratio=1 / 1.1)]
+    for g, u in RANDOM:
+        lines = (N // 16) / g
+        B.append(bench(f"probe/impl:c/kind:random/dev:cpu1/dtype:f32/n:{N}/gap:{g:g}/cache:warm",
+                       STREAM_NS * u / g, pair_ratio=g / u, lines_touched=lines, entries=lines))
+    for g, u in ((1, 1.0), (2, 2.0), (4, 3.0), (16, 4.0)):  # gap probes: parts only
+        lines = (N // 16) / g
+        B.append(bench(f"probe/impl:c/kind:gap/dev:cpu1/dtype:f32/n:{N}/gap:{g}/cache:warm",
+                       STREAM_NS * u / g, pair_ratio=g / u, lines_touched=lines, entries=lines))
+    B.append(bench("probe/impl:c/kind:entry/dev:cpu1/dtype:f32/n:65536/gap:0/cache:warm", 62500,
+                   lines_touched=4096, entries=65536))
+    for d, r in PRED.items():
+        B.append(bench(f"adagrad/impl:c/path:sparse_coo/dev:cpu1/dtype:f32/n:{N}/density:{d:g}"
+                       "/cache:warm", 1.1 * STREAM_NS * r * scale, pair_ratio=1 / (r * scale)))
+    return {"context": {}, "benchmarks": B}
+
+
+def main():
+    src, work = sys.argv[1], sys.argv[2]
+    sys.path.insert(0, os.path.join(src, "reports"))
+    import model
+    import render
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    fails = []
+
+    def check(cond, what):
+        if not cond:
+            fails.append(what)
+            print("FAIL:", what)
+
+    path = os.path.join(work, "run.json")
+    with open(path, "w") as f:
+        json.dump(synthetic(1.0), f)
+    _, rows = render.load_bench(path, "c")
+    res = render.Results(rows)
+    p = model.predict(res, "cpu1", "f32", N)
+    for d, want in PRED.items():
+        got = p["ratio"].get(d)
+        check(got is not None and abs(got - want) <= 1e-5 * max(1, want),
+              f"ratio at {d}%: {got} != {want}")
+    parts = p["parts"]
+    check(abs(parts["c_entry"] - 0.1) < 1e-9, f"c {parts['c_entry']}")
+    check(abs(parts["dense_over_stream"] - 1.1) < 1e-9, f"D {parts['dense_over_stream']}")
+    x = p["crossover"]
+    check(x is not None and 5 < x < 10, f"crossover {x} not in (5, 10)")
+    if x is not None:
+        at = model.predict(res, "cpu1", "f32", N, densities=[x])["ratio"][x]
+        check(abs(at - 1) < 1e-6, f"ratio at the crossover {at}")
+    # gap probes: time per line position u/g = 1, 1, 0.75, 0.25 -> >= 0.8 up to gap 2
+    check(parts["prefetch_reach_lines"] == 2, f"reach {parts['prefetch_reach_lines']}")
+    t = model.model_target(res)
+    check(t.result() == "PASS", f"target {t.result()} {t.measured()}")
+    check(len(t.points) == 1 and abs(t.points[0][1] - (x - 5.2984)) < 0.01,
+          f"points {t.points}")
+    blocks = model.model_blocks(res, work, None)
+    tables = [b for b in blocks if b[0] == "table"]
+    check(len(tables) == 2 and any(r[3] == "crossover" for r in tables[0][2]), "blocks")
+    check(model.main([path]) == 0, "main on the matching run")
+
+    with open(path, "w") as f:
+        json.dump(synthetic(0.3), f)
+    _, rows = render.load_bench(path, "c")
+    t = model.model_target(render.Results(rows))
+    check(t.result() == "MISS", f"0.3x run: {t.result()} {t.measured()}")
+    check(model.main([path]) == 1, "main on the missing run")
+
+    # no probes: a clear error naming the configuration
+    doc = synthetic(1.0)
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if not b["name"].startswith("probe/")]
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    _, rows = render.load_bench(path, "c")
+    try:
+        model.predict(render.Results(rows), "cpu1", "f32", N)
+        check(False, "predict without probes did not raise")
+    except model.ModelError as e:
+        check("cpu1 f32" in str(e) and "probe" in str(e), f"message {e}")
+    print("model_test:", "FAIL" if fails else "ok")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
