@@ -243,6 +243,7 @@ typedef struct {
   int probe;           /* a probe case (kind, gap; path unused) */
   mt_probe_kind kind;
   double gap;          /* lines (random: the mean gap) */
+  int in_cache;        /* the in-cache entry probe (PROBE_ENTRY_N; no pair) */
   char name[192];
   bench_ctx *cx;
 } bcase;
@@ -578,7 +579,7 @@ static int enumerate(const options *o, int max_threads, int dev_ok, bcase *out) 
 /* The gaps (lines) of the probes. gap: one element every gap lines; random:
  * Bernoulli lines at 1 / gap (1 is the same as gap's 1, so it starts
  * above). --quick keeps what reports/model.py needs: every random gap and
- * the entry probe, and four gap probes to show the prefetch distance. */
+ * the entry probes, and four gap probes to show the prefetch distance. */
 static const double PROBE_GAPS[] = {1, 2, 3, 4, 6, 8, 12, 16, 32, 64};
 static const double PROBE_GAPS_QUICK[] = {1, 4, 16, 64};
 static const double PROBE_RANDOM[] = {1.25, 1.5, 2, 3, 4, 6, 8, 12, 16, 32, 64, 128};
@@ -594,8 +595,9 @@ static void probe_name(bcase *c, int max_threads) {
 }
 
 /* The probe cases of one (size, dtype) of the selection, warm only, after
- * its other cases (appended at out[n], out may be NULL); the entry probe
- * (its own in-cache size) with the first size. Returns the new count. */
+ * its other cases (appended at out[n], out may be NULL): gap, random, the
+ * entry probe at the size, and with the first size the entry probe in cache
+ * (PROBE_ENTRY_N, unless that is a selected size). Returns the new count. */
 static int enumerate_probes(const options *o, int si, int ti, int max_threads, bcase *out,
                             int n) {
   int warm = 0;
@@ -603,12 +605,14 @@ static int enumerate_probes(const options *o, int si, int ti, int max_threads, b
   if (!o->probes || !warm) return n;
   const double *gaps = o->quick ? PROBE_GAPS_QUICK : PROBE_GAPS;
   int n_gaps = o->quick ? NELEM(PROBE_GAPS_QUICK) : NELEM(PROBE_GAPS);
+  int in_cache = si == 0;
+  for (int k = 0; k < o->n_sizes; k++) in_cache &= o->sizes[k] != PROBE_ENTRY_N;
   for (int vi = 0; vi < o->n_devs; vi++) {
     int threads = o->threads[vi];
     if (threads == DEV_CUDA || (threads == 0 && max_threads == 1)) continue;
     for (int kind = 0; kind < 3; kind++) {
       int count = kind == MT_PROBE_GAP ? n_gaps : kind == MT_PROBE_RANDOM ? NELEM(PROBE_RANDOM)
-                                                                           : si == 0;
+                                                                           : 1 + in_cache;
       for (int k = 0; k < count; k++, n++) {
         if (!out) continue;
         bcase *c = &out[n];
@@ -618,7 +622,8 @@ static int enumerate_probes(const options *o, int si, int ti, int max_threads, b
         c->kind = (mt_probe_kind)kind;
         c->gap = kind == MT_PROBE_GAP ? gaps[k] : kind == MT_PROBE_RANDOM ? PROBE_RANDOM[k] : 1;
         c->f64 = o->f64[ti];
-        c->n = kind == MT_PROBE_ENTRY ? PROBE_ENTRY_N : o->sizes[si];
+        c->in_cache = kind == MT_PROBE_ENTRY && k == 1;
+        c->n = c->in_cache ? PROBE_ENTRY_N : o->sizes[si];
         c->threads = threads == 0 ? max_threads : 1;
         probe_name(c, max_threads);
       }
@@ -639,9 +644,9 @@ static void probe_free(bench_ctx *cx) {
 
 /* p and s of the probe (n elements: p = 1, s = 0.5, as bits exact) and the
  * pattern's entries; base (the paired stream step's data) at c's size
- * unless the entry probe. Checks the first, untimed step: every entry's
- * p and s updated exactly as documented (s + v, p + v * k in the dtype) and
- * the count of lines. Sets cx->current_ok, cx->msg. */
+ * unless the in-cache entry probe. Checks the first, untimed step on every
+ * element: an entry's p and s updated exactly as documented (s + v, p + v k
+ * in the dtype), every other element unchanged. Sets cx->current_ok, cx->msg. */
 static void probe_prepare(bench_ctx *cx, const bcase *c) {
   double t0 = now();
   size_t es = c->f64 ? 8 : 4;
@@ -649,7 +654,7 @@ static void probe_prepare(bench_ctx *cx, const bcase *c) {
   cx->current_ok = 0;
   cx->checked = NULL;
   probe_free(cx);
-  if (c->kind != MT_PROBE_ENTRY &&
+  if (!c->in_cache &&
       (!cx->have_base || cx->base.n != c->n || cx->base.f64 != c->f64)) {
     bc_grad_free(&cx->grad);
     bc_base_free(&cx->base);
@@ -747,7 +752,7 @@ static void bm_probe(mtb_state *st, void *user) {
   sg.opt = BC_OPT_ADAGRAD;
   sg.f64 = c->f64;
   sg.n = c->n;
-  int pair = cx->pair && c->kind != MT_PROBE_ENTRY;
+  int pair = cx->pair && !c->in_cache;
   mt_error err = {0};
   mt_status s = MT_OK;
   double tc = 0, tp = 0;

@@ -11,19 +11,23 @@ explains it; in short, per 64-byte line position of the arrays (L = 64/T element
 T the element size) and in units of one stream step's time per line position:
 
     q(d)  = 1 - (1 - d)^L                 lines of p (and s) holding an entry
-    S(d)  = q u(1/q) + (d L - q)(c + b)   the sparse step
+    S(d)  = q u(1/q) + (d L - q) c        the sparse step
     D     = dense time / stream time      (dense's pair_ratio: timed interleaved)
     ratio = S(d) / D                      sparse time over dense time; crossover: = 1
 
 u(g): the RANDOM probe's time per touched line (one entry on each line, lines drawn
-at 1/g: the sparse pattern's line density), linear in log g between the probed
-gaps, constant beyond the ends. Each probe times the stream step interleaved with
-its own (pair_ratio), so u = (probe time / stream time) * (n / L) / lines_touched.
-c: the ENTRY probe's time per entry (every element, in cache: instructions only)
-over the stream step's time per line position. b = (8 + T) / (5 * 64): an entry's
-index and value streamed at the stream kernel's bandwidth (it moves 5 lines, p s g
-in and p s out, per line position). The first entry of a line is inside u; the
-others cost c + b each (their line is already in cache).
+at 1/g: the sparse pattern's line density; at g = 1 the GAP probe's gap 1, every
+line), linear in log g between the probed gaps, constant beyond the ends. Each
+probe times the stream step interleaved with its own (pair_ratio), so
+u = (probe time / stream time) * (n / L) / lines_touched.
+c: the cost of an entry beyond its line's first (its line is already in cache, its
+index and value are streamed): from the ENTRY probe at the same n (every element,
+L entries per line, paired with the stream step), c = (u_entry - u(1)) / (L - 1),
+i.e. linear in entries per line between one (gap 1) and L (every element). Without
+that row, c falls back to the in-cache entry probe's time per entry (instructions
+only) plus b = (8 + T) / 320, the entry's index and value at stream bandwidth (the
+stream step moves 5 lines per line position); the parts say which was used. The
+in-cache probe is reported either way: the instruction share of c.
 
 The GAP probe (one entry every g lines, regular) is not in S(d): it shows the
 prefetch distance, reported in the parts: its time per line position, u_gap(g)/g,
@@ -111,17 +115,30 @@ def predict(res, dev, dtype, n, densities=None):
     if len(rnd) < 2:
         raise ModelError(f"model: {where}: fewer than 2 random-line probe rows "
                          "(run mtcs_bench with --paths=...,probe)")
-    entry = _probes(res, "entry", dev, dtype)
+    gap, _ = _per_line(res, _probes(res, "gap", dev, dtype, n), dev, dtype, n, L)
+    if gap and gap[0][0] == 1 and rnd[0][0] > 1:
+        rnd = [gap[0]] + rnd  # random lines at a mean gap of 1 are every line: gap 1
     st = res.stream(dev, dtype, n)
-    if not entry or not st:
-        raise ModelError(f"model: {where}: no " + ("entry probe row" if not entry
-                                                   else "stream row"))
-    e_row = entry[0][1]
-    e_count = e_row.counter("entries")
-    if not e_count:
-        raise ModelError(f"model: {where}: the entry probe has no 'entries' counter")
-    c = (e_row.time_ns / e_count) / (st.time_ns / (n / L))
+    if not st:
+        raise ModelError(f"model: {where}: no stream row")
     b = (8.0 + T) / (5 * 64)
+    c_cache = None
+    in_cache = [r for g, r in _probes(res, "entry", dev, dtype) if r.n != n]
+    if in_cache and in_cache[0].counter("entries"):
+        r = in_cache[0]
+        c_cache = (r.time_ns / r.counter("entries")) / (st.time_ns / (n / L))
+    full, _ = _per_line(res, _probes(res, "entry", dev, dtype, n), dev, dtype, n, L)
+    if full:  # lines_touched = n / L: u_entry is the time per line position
+        u1 = _interp_log(rnd, 1.0)
+        c = (full[0][1] - u1) / (L - 1)
+        c_src = (f"probe kind:entry at n={render.fmt_n(n)} (every element, paired): "
+                 f"(u_entry {full[0][1]:.3f} - u(1) {u1:.3f}) / {L - 1}")
+    elif c_cache is not None:
+        c = c_cache + b
+        c_src = ("no entry probe at this n: the in-cache entry probe's time per entry + b "
+                 "(index and value at stream bandwidth)")
+    else:
+        raise ModelError(f"model: {where}: no entry probe row (kind:entry)")
     dense = res.dense("c", dev, dtype, n)
     if not dense:
         raise ModelError(f"model: {where}: no C dense row")
@@ -132,7 +149,7 @@ def predict(res, dev, dtype, n, densities=None):
         q = 1.0 - (1.0 - d) ** L
         if q <= 0:
             return 0.0
-        s = q * _interp_log(rnd, 1.0 / q) + max(0.0, d * L - q) * (c + b)
+        s = q * _interp_log(rnd, 1.0 / q) + max(0.0, d * L - q) * c
         return s / D
 
     if densities is None:
@@ -147,7 +164,6 @@ def predict(res, dev, dtype, n, densities=None):
             mid = 0.5 * (lo + hi)
             lo, hi = (mid, hi) if ratio(mid) < 1.0 else (lo, mid)
         cross = 0.5 * (lo + hi)
-    gap, _ = _per_line(res, _probes(res, "gap", dev, dtype, n), dev, dtype, n, L)
     reach = None
     if gap and gap[0][0] == 1:
         # the widest gap whose time per line position is still >= 0.8 of gap 1's:
@@ -155,15 +171,18 @@ def predict(res, dev, dtype, n, densities=None):
         base = gap[0][1]
         reach = max((g for g, u in gap if u / g >= 0.8 * base), default=None)
     parts = {
-        "u_random": rnd, "u_gap": gap, "c_entry": c, "b_entry": b, "dense_over_stream": D,
+        "u_random": rnd, "u_gap": gap, "c_entry": c, "c_in_cache": c_cache, "b_entry": b,
+        "dense_over_stream": D,
         "prefetch_reach_lines": reach,
         "sources": {
             "u_random": "probe kind:random rows, time per touched line over the stream step's "
                         "per line position (" + ("paired" if paired_r else "separate rows") + ")",
             "u_gap": "probe kind:gap rows, same units",
-            "c_entry": f"probe kind:entry (n={render.fmt_n(e_row.n)}, in cache) time per entry"
-                       " over the stream step's per line position",
-            "b_entry": f"(8 + {T}) / 320: index and value bytes at stream bandwidth",
+            "c_entry": c_src,
+            "c_in_cache": "probe kind:entry in cache (n=64K): time per entry, instructions "
+                          "only (not in S(d) unless the fallback)",
+            "b_entry": f"(8 + {T}) / 320: index and value bytes at stream bandwidth "
+                       "(in S(d) only in the fallback)",
             "dense_over_stream": "C dense row's pair_ratio (stream interleaved)" if paired_d
                                  else "C dense row over the stream row",
         },
@@ -236,7 +255,7 @@ def model_blocks(res, tmpdir, plt):
     if not keys:
         B.append(("p", "No probe rows in this run (mtcs_bench --paths=...,probe): no model."))
         return B
-    B.append(("p", "Predicted from the probes of the same run (random-line, gap and in-cache "
+    B.append(("p", "Predicted from the probes of the same run (random-line, gap and entry "
                    "entry probes: perf/README.md, 'Byte model') and the stream/dense rows "
                    "only, then set against the measured C sparse_coo/dense time ratio "
                    "(paired). Ratios are sparse time over dense time: below 1 sparse wins."))
@@ -268,6 +287,9 @@ def model_blocks(res, tmpdir, plt):
                    "lines (time per line position >= 0.8 of gap 1's)"
                    if pa["prefetch_reach_lines"] else "")])
         prow.append([where, "c per extra entry", f"{pa['c_entry']:.3f}", src["c_entry"]])
+        if pa["c_in_cache"] is not None:
+            prow.append([where, "in-cache entry", f"{pa['c_in_cache']:.3f}",
+                         src["c_in_cache"]])
         prow.append([where, "b per extra entry", f"{pa['b_entry']:.3f}", src["b_entry"]])
         prow.append([where, "D dense/stream", f"{pa['dense_over_stream']:.3f}",
                      src["dense_over_stream"]])
@@ -276,7 +298,7 @@ def model_blocks(res, tmpdir, plt):
     B.append(("table", ["dev", "dtype", "n", "density %", "predicted sparse/dense",
                         "measured sparse/dense"], rows))
     B.append(("p", "Fitted parameters (units: one stream step's time per 64-byte line "
-                   "position; u per touched line, c and b per entry beyond a line's first):"))
+                   "position; u per touched line, c per entry beyond a line's first):"))
     B.append(("table", ["config", "parameter", "value", "source"], prow))
     if plots:
         fig, axes = plt.subplots(1, len(plots), figsize=(4.6 * len(plots), 4), squeeze=False)

@@ -11,21 +11,25 @@ n/L = 2^20 line positions):
   random probes at gaps g = 1.25, 2, 8, 64 with u(g) = 1.5, 2, 4, 4: each row has
     lines_touched = 2^20 / g and pair_ratio = g / u (stream time over probe time),
     so u = (probe/stream) * (n/L) / lines = (u/g) * g = u
-  entry probe (n = 64K) 62500 ns for 65536 entries: 0.95367 ns per entry
-    -> c = 0.95367 / 9.5367 = 0.1
-  b = (8 + 4) / 320 = 0.0375, so c + b = 0.1375
-Prediction S(d) = q u(1/q) + (16 d - q)(c + b), q = 1 - (1 - d)^16, ratio = S / D:
+  gap probes at g = 1, 2, 4, 16 with u = 1, 2, 3, 4 (same construction): gap 1 is
+    the random curve's point at g = 1; per line position u/g = 1, 1, 0.75, 0.25,
+    so the skipped lines cost as much as touched ones up to a gap of 2 (>= 0.8)
+  entry probe at n (every element, 2^20 lines) with pair_ratio 1/3.0625: u_entry =
+    3.0625 -> c = (3.0625 - u(1) = 1) / 15 = 0.1375
+  in-cache entry probe (n = 64K) 62500 ns for 65536 entries: 0.95367 ns per entry
+    -> c_in_cache = 0.95367 / 9.5367 = 0.1 (reported, not used: the entry probe at n is)
+Prediction S(d) = q u(1/q) + (16 d - q) c, q = 1 - (1 - d)^16, ratio = S / D:
   d = 1%:  q = 0.148542, 1/q = 6.7321, u = 2 + 2 ln(6.7321/2)/ln(4) = 3.75105,
            S = 0.148542 * 3.75105 + (0.16 - 0.148542) * 0.1375 = 0.558766, ratio 0.507969
   d = 5%:  q = 0.559873, 1/q = 1.78612, u = 1.5 + 0.5 ln(1.78612/1.25)/ln(1.6) = 1.87968,
            S = 1.052389 + (0.8 - 0.559873) * 0.1375 = 1.085400, ratio 0.986727
-  d = 10%: q = 0.814698, 1/q = 1.2274 < 1.25 -> u = 1.5,
-           S = 1.222047 + (1.6 - 0.814698) * 0.1375 = 1.330026, ratio 1.209115
-  d = 50%: q = 0.999985, u = 1.5, S = 1.499977 + 7.000015 * 0.1375 = 2.462479,
-           ratio 2.238617
+  d = 10%: q = 0.814698, 1/q = 1.22745, u = 1 + 0.5 ln(1.22745)/ln(1.25) = 1.45921,
+           S = 1.188815 + (1.6 - 0.814698) * 0.1375 = 1.296791, ratio 1.178901
+  d = 50%: q = 0.999985, u = 1.00003, S = 1.000019 + 7.000015 * 0.1375 = 1.962521,
+           ratio 1.784110
   so the predicted crossover (ratio 1) lies between 5% and 10%.
 Measured sparse_coo rows: pair_ratio = 1 / (the predicted ratio) -> render's
-crossover interpolates 5% (0.9867) and 10% (1.2091): 5 + 5 * 0.01327 / 0.22239 = 5.30%,
+crossover interpolates 5% (0.9867) and 10% (1.1789): 5 + 5 * 0.01327 / 0.19217 = 5.35%,
 within 5 points: PASS. A second run whose sparse rows are 0.3x those times is faster
 than dense at every density (crossover >= 50%): MISS.
 """
@@ -37,8 +41,8 @@ import sys
 N = 1 << 24
 STREAM_NS = 1e7
 RANDOM = [(1.25, 1.5), (2, 2.0), (8, 4.0), (64, 4.0)]
-PRED = {0.1: 0.0577624, 1: 0.507969, 5: 0.986727, 10: 1.209115, 20: 1.603772,
-        50: 2.238617}  # the derivation above (0.1% and 20% the same way)
+PRED = {0.1: 0.0577624, 1: 0.507969, 5: 0.986727, 10: 1.178901, 20: 1.218543,
+        50: 1.784110}  # the derivation above (0.1% and 20% the same way)
 
 
 def bench(name, ns, **counters):
@@ -60,6 +64,8 @@ def synthetic(scale):
                        STREAM_NS * u / g, pair_ratio=g / u, lines_touched=lines, entries=lines))
     B.append(bench("probe/impl:c/kind:entry/dev:cpu1/dtype:f32/n:65536/gap:0/cache:warm", 62500,
                    lines_touched=4096, entries=65536))
+    B.append(bench(f"probe/impl:c/kind:entry/dev:cpu1/dtype:f32/n:{N}/gap:0/cache:warm",
+                   STREAM_NS * 3.0625, pair_ratio=1 / 3.0625, lines_touched=N // 16, entries=N))
     for d, r in PRED.items():
         B.append(bench(f"adagrad/impl:c/path:sparse_coo/dev:cpu1/dtype:f32/n:{N}/density:{d:g}"
                        "/cache:warm", 1.1 * STREAM_NS * r * scale, pair_ratio=1 / (r * scale)))
@@ -91,7 +97,8 @@ def main():
         check(got is not None and abs(got - want) <= 1e-5 * max(1, want),
               f"ratio at {d}%: {got} != {want}")
     parts = p["parts"]
-    check(abs(parts["c_entry"] - 0.1) < 1e-9, f"c {parts['c_entry']}")
+    check(abs(parts["c_entry"] - 0.1375) < 1e-9, f"c {parts['c_entry']}")
+    check(abs(parts["c_in_cache"] - 0.1) < 1e-9, f"c_in_cache {parts['c_in_cache']}")
     check(abs(parts["dense_over_stream"] - 1.1) < 1e-9, f"D {parts['dense_over_stream']}")
     x = p["crossover"]
     check(x is not None and 5 < x < 10, f"crossover {x} not in (5, 10)")
@@ -102,7 +109,7 @@ def main():
     check(parts["prefetch_reach_lines"] == 2, f"reach {parts['prefetch_reach_lines']}")
     t = model.model_target(res)
     check(t.result() == "PASS", f"target {t.result()} {t.measured()}")
-    check(len(t.points) == 1 and abs(t.points[0][1] - (x - 5.2984)) < 0.01,
+    check(len(t.points) == 1 and abs(t.points[0][1] - (x - 5.3453)) < 0.01,
           f"points {t.points}")
     blocks = model.model_blocks(res, work, None)
     tables = [b for b in blocks if b[0] == "table"]
@@ -115,6 +122,19 @@ def main():
     t = model.model_target(render.Results(rows))
     check(t.result() == "MISS", f"0.3x run: {t.result()} {t.measured()}")
     check(model.main([path]) == 1, "main on the missing run")
+
+    # without the entry probe at n: c = in-cache 0.1 + b (8 + 4) / 320 = 0.1375, the same
+    doc = synthetic(1.0)
+    doc["benchmarks"] = [b for b in doc["benchmarks"]
+                         if not b["name"].startswith(
+                             f"probe/impl:c/kind:entry/dev:cpu1/dtype:f32/n:{N}/")]
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    _, rows = render.load_bench(path, "c")
+    p2 = model.predict(render.Results(rows), "cpu1", "f32", N)
+    check(abs(p2["parts"]["c_entry"] - 0.1375) < 1e-9 and "in-cache" in
+          p2["parts"]["sources"]["c_entry"], f"fallback c {p2['parts']['c_entry']}")
+    check(abs(p2["ratio"][50] - PRED[50]) < 1e-5, f"fallback ratio {p2['ratio'][50]}")
 
     # no probes: a clear error naming the configuration
     doc = synthetic(1.0)
