@@ -256,7 +256,7 @@ def model_blocks(res, tmpdir, plt):
         B.append(("p", "No probe rows in this run (mtcs_bench --paths=...,probe): no model."))
         return B
     B.append(("p", "Predicted from the probes of the same run (random-line, gap and entry "
-                   "entry probes: perf/README.md, 'Byte model') and the stream/dense rows "
+                   "probes: perf/README.md, 'Byte model') and the stream/dense rows "
                    "only, then set against the measured C sparse_coo/dense time ratio "
                    "(paired). Ratios are sparse time over dense time: below 1 sparse wins."))
     rows, prow = [], []
