@@ -583,6 +583,8 @@ static int enumerate(const options *o, int max_threads, int dev_ok, bcase *out) 
 static const double PROBE_GAPS[] = {1, 2, 3, 4, 6, 8, 12, 16, 32, 64};
 static const double PROBE_GAPS_QUICK[] = {1, 4, 16, 64};
 static const double PROBE_RANDOM[] = {1.25, 1.5, 2, 3, 4, 6, 8, 12, 16, 32, 64, 128};
+/* entry: k = 2, 4, 8 (and 16, f32) entries on every line; in cache only every element */
+static const double PROBE_ENTRY[] = {0.5, 0.25, 0.125, 0.0625};
 #define PROBE_ENTRY_N ((int64_t)1 << 16) /* in cache: p, s, idx, vals ~1.3 MiB (f32) */
 #define PROBE_VAL 0x1p-10                /* every entry's value: exact in f32 and f64 */
 #define NELEM(a) ((int)(sizeof(a) / sizeof *(a)))
@@ -591,13 +593,14 @@ static void probe_name(bcase *c, int max_threads) {
   snprintf(c->name, sizeof c->name,
            "probe/impl:c/kind:%s/dev:cpu%d/dtype:%s/n:%lld/gap:%g/cache:warm",
            mt_probe_kind_name(c->kind), c->threads == 1 ? 1 : max_threads,
-           c->f64 ? "f64" : "f32", (long long)c->n, c->kind == MT_PROBE_ENTRY ? 0 : c->gap);
+           c->f64 ? "f64" : "f32", (long long)c->n, c->gap);
 }
 
 /* The probe cases of one (size, dtype) of the selection, warm only, after
  * its other cases (appended at out[n], out may be NULL): gap, random, the
- * entry probe at the size, and with the first size the entry probe in cache
- * (PROBE_ENTRY_N, unless that is a selected size). Returns the new count. */
+ * entry probes at the size, and with the first size the every-element entry
+ * probe in cache (PROBE_ENTRY_N, unless that is a selected size). Returns
+ * the new count. */
 static int enumerate_probes(const options *o, int si, int ti, int max_threads, bcase *out,
                             int n) {
   int warm = 0;
@@ -611,8 +614,10 @@ static int enumerate_probes(const options *o, int si, int ti, int max_threads, b
     int threads = o->threads[vi];
     if (threads == DEV_CUDA || (threads == 0 && max_threads == 1)) continue;
     for (int kind = 0; kind < 3; kind++) {
-      int count = kind == MT_PROBE_GAP ? n_gaps : kind == MT_PROBE_RANDOM ? NELEM(PROBE_RANDOM)
-                                                                           : 1 + in_cache;
+      int n_entry = NELEM(PROBE_ENTRY) - o->f64[ti]; /* f64: 8 per line at most */
+      int count = kind == MT_PROBE_GAP      ? n_gaps
+                  : kind == MT_PROBE_RANDOM ? NELEM(PROBE_RANDOM)
+                                            : n_entry + in_cache;
       for (int k = 0; k < count; k++, n++) {
         if (!out) continue;
         bcase *c = &out[n];
@@ -620,9 +625,11 @@ static int enumerate_probes(const options *o, int si, int ti, int max_threads, b
         c->probe = 1;
         c->path = BC__COUNT;
         c->kind = (mt_probe_kind)kind;
-        c->gap = kind == MT_PROBE_GAP ? gaps[k] : kind == MT_PROBE_RANDOM ? PROBE_RANDOM[k] : 1;
+        c->gap = kind == MT_PROBE_GAP      ? gaps[k]
+                 : kind == MT_PROBE_RANDOM ? PROBE_RANDOM[k]
+                                           : PROBE_ENTRY[k < n_entry ? k : n_entry - 1];
         c->f64 = o->f64[ti];
-        c->in_cache = kind == MT_PROBE_ENTRY && k == 1;
+        c->in_cache = kind == MT_PROBE_ENTRY && k == n_entry;
         c->n = c->in_cache ? PROBE_ENTRY_N : o->sizes[si];
         c->threads = threads == 0 ? max_threads : 1;
         probe_name(c, max_threads);

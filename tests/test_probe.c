@@ -54,9 +54,18 @@ TEST(random_pattern_is_one_element_on_bernoulli_lines) {
 
 TEST(entry_pattern_and_bad_arguments) {
   int64_t idx[40];
-  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_ENTRY, 40, 8, 0, 0, idx), 40);
+  /* f64, gap 1/8 of a line: every element */
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_ENTRY, 40, 8, 0.125, 0, idx), 40);
   for (int k = 0; k < 40; k++) CHECK_EQ_INT(idx[k], k);
   CHECK_EQ_INT(mt_probe_lines(idx, 40, 8), 5);
+  /* f32, gap 1/4 of a line: every 4th element, 4 on each line; 42 elements: 11 */
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_ENTRY, 42, 4, 0.25, 0, idx), 11);
+  for (int k = 0; k < 11; k++) CHECK_EQ_INT(idx[k], 4 * k);
+  CHECK_EQ_INT(mt_probe_lines(idx, 11, 4), 3);
+  CHECK(mt_probe_max_count(MT_PROBE_ENTRY, 42, 4, 0.25) >= 11);
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_ENTRY, 42, 4, 0.3, 0, NULL), -1); /* 4.8 apart */
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_ENTRY, 42, 4, 2, 0, NULL), -1);   /* over a line */
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_ENTRY, 42, 8, 0.0625, 0, NULL), -1); /* half an f64 */
   CHECK_EQ_INT(mt_probe_indices(MT_PROBE_GAP, 40, 2, 1, 0, NULL), -1);    /* elsize */
   CHECK_EQ_INT(mt_probe_indices(MT_PROBE_GAP, 40, 4, 2.5, 0, NULL), -1);  /* gap integer */
   CHECK_EQ_INT(mt_probe_indices(MT_PROBE_RANDOM, 40, 4, 0.5, 0, NULL), -1);
@@ -124,7 +133,8 @@ TEST(step_updates_exactly_the_pattern) {
         CHECK(step_ok(MT_PROBE_GAP, 6, 100003, f64, t, isas[i]));
         CHECK(step_ok(MT_PROBE_RANDOM, 1.5, 100003, f64, t, isas[i]));
         CHECK(step_ok(MT_PROBE_RANDOM, 64, 100003, f64, t, isas[i]));
-        CHECK(step_ok(MT_PROBE_ENTRY, 1, 4099, f64, t, isas[i]));
+        CHECK(step_ok(MT_PROBE_ENTRY, 0.125, 4099, f64, t, isas[i])); /* f32: 2 apart */
+        CHECK(step_ok(MT_PROBE_ENTRY, 0.5, 100003, f64, t, isas[i]));
       }
 }
 

@@ -23,9 +23,17 @@ static uint64_t splitmix(uint64_t *x) {
   return z ^ (z >> 31);
 }
 
+/* ENTRY: the stride in elements, gap * 64 / elsize (0 if not an integer
+ * in [1, 64 / elsize]) */
+static int64_t entry_stride(double gap, int elsize) {
+  double s = gap * (double)(64 / elsize);
+  if (!(s >= 1) || s > 64 / elsize || s != floor(s)) return 0;
+  return (int64_t)s;
+}
+
 static int bad_args(mt_probe_kind kind, int64_t n, int elsize, double gap) {
   if (n < 1 || (elsize != 4 && elsize != 8)) return 1;
-  if (kind == MT_PROBE_ENTRY) return 0;
+  if (kind == MT_PROBE_ENTRY) return entry_stride(gap, elsize) == 0;
   if (!(gap >= 1) || gap > 1e12) return 1;
   return kind == MT_PROBE_GAP && gap != floor(gap);
 }
@@ -33,7 +41,10 @@ static int bad_args(mt_probe_kind kind, int64_t n, int elsize, double gap) {
 int64_t mt_probe_max_count(mt_probe_kind kind, int64_t n, int elsize, double gap) {
   if (bad_args(kind, n, elsize, gap)) return 0;
   int64_t per_line = 64 / elsize, lines = (n + per_line - 1) / per_line;
-  if (kind == MT_PROBE_ENTRY) return n;
+  if (kind == MT_PROBE_ENTRY) {
+    int64_t stride = entry_stride(gap, elsize);
+    return (n + stride - 1) / stride;
+  }
   if (kind == MT_PROBE_GAP) return (lines + (int64_t)gap - 1) / (int64_t)gap;
   return lines;
 }
@@ -43,10 +54,12 @@ int64_t mt_probe_indices(mt_probe_kind kind, int64_t n, int elsize, double gap, 
   if (bad_args(kind, n, elsize, gap)) return -1;
   int64_t per_line = 64 / elsize, lines = (n + per_line - 1) / per_line, m = 0;
   switch (kind) {
-  case MT_PROBE_ENTRY:
-    if (idx)
-      for (int64_t i = 0; i < n; i++) idx[i] = i;
-    return n;
+  case MT_PROBE_ENTRY: {
+    int64_t stride = entry_stride(gap, elsize);
+    for (int64_t i = 0; i < n; i += stride, m++)
+      if (idx) idx[m] = i;
+    return m;
+  }
   case MT_PROBE_GAP:
     for (int64_t l = 0; l < lines; l += (int64_t)gap, m++)
       if (idx) idx[m] = l * per_line;

@@ -13,8 +13,10 @@
  *                    >= 1), the element within the line drawn too: the
  *                    sparse paths' Bernoulli pattern with one entry per line,
  *                    i.e. random-line bandwidth at that line density
- *   MT_PROBE_ENTRY   every element (gap unused): on an in-cache array, the
- *                    per-entry instruction cost of the pattern
+ *   MT_PROBE_ENTRY   k = 1 / gap entries on every line, gap < 1 a fraction
+ *                    of a line (gap * 64 / elsize elements apart: gap 1/L is
+ *                    every element): the cost of the entries beyond a line's
+ *                    first; on an in-cache array, their instruction cost
  *
  * Lines are 64-byte lines of p and s (both arrays are assumed 64-byte
  * aligned); elsize is 4 (f32) or 8 (f64), so a line holds 64 / elsize
@@ -37,9 +39,9 @@ const char *mt_probe_kind_name(mt_probe_kind kind);
 int64_t mt_probe_max_count(mt_probe_kind kind, int64_t n, int elsize, double gap);
 
 /* Writes the pattern's sorted element indices into idx (NULL: count only)
- * and returns their count; -1 for bad arguments (n < 1, elsize not 4 or 8,
- * gap < 1; MT_PROBE_GAP needs an integer gap). Deterministic from seed
- * (MT_PROBE_RANDOM only). */
+ * and returns their count; -1 for bad arguments (n < 1, elsize not 4 or 8;
+ * GAP: gap an integer >= 1; RANDOM: gap >= 1; ENTRY: gap * 64 / elsize an
+ * integer from 1 to 64 / elsize). Deterministic from seed (RANDOM only). */
 int64_t mt_probe_indices(mt_probe_kind kind, int64_t n, int elsize, double gap, uint64_t seed,
                          int64_t *idx);
 
