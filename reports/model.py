@@ -11,7 +11,8 @@ explains it; in short, per 64-byte line position of the arrays (L = 64/T element
 T the element size) and in units of one stream step's time per line position:
 
     q(d)  = 1 - (1 - d)^L                 lines of p (and s) holding an entry
-    S(d)  = q u(1/q) + (d L - q) c        the sparse step
+    k(d)  = d L / q                       entries per such line
+    S(d)  = q (u(1/q) + x(k))             the sparse step
     D     = dense time / stream time      (dense's pair_ratio: timed interleaved)
     ratio = S(d) / D                      sparse time over dense time; crossover: = 1
 
@@ -20,14 +21,15 @@ at 1/g: the sparse pattern's line density; at g = 1 the GAP probe's gap 1, every
 line), linear in log g between the probed gaps, constant beyond the ends. Each
 probe times the stream step interleaved with its own (pair_ratio), so
 u = (probe time / stream time) * (n / L) / lines_touched.
-c: the cost of an entry beyond its line's first (its line is already in cache, its
-index and value are streamed): from the ENTRY probe at the same n (every element,
-L entries per line, paired with the stream step), c = (u_entry - u(1)) / (L - 1),
-i.e. linear in entries per line between one (gap 1) and L (every element). Without
-that row, c falls back to the in-cache entry probe's time per entry (instructions
-only) plus b = (8 + T) / 320, the entry's index and value at stream bandwidth (the
-stream step moves 5 lines per line position); the parts say which was used. The
-in-cache probe is reported either way: the instruction share of c.
+x(k): the cost of a line's entries beyond its first (their line is already in
+cache, their indices and values are streamed): from the ENTRY probes at the same n
+(k = 2, 4, 8, 16 entries on every line, paired with the stream step),
+x(k) = U(k) - U(1), U(1) the gap probe's gap 1 (one entry on every line), linear in
+k between the probed k. Without those rows x(k) = (k - 1)(c + b): c the in-cache
+entry probe's time per entry (instructions only) and b = (8 + T) / 320, an entry's
+index and value at stream bandwidth (the stream step moves 5 lines per line
+position); the parts say which was used. The in-cache probe is reported either
+way: the instruction share of x.
 
 The GAP probe (one entry every g lines, regular) is not in S(d): it shows the
 prefetch distance, reported in the parts: its time per line position, u_gap(g)/g,
@@ -127,18 +129,31 @@ def predict(res, dev, dtype, n, densities=None):
     if in_cache and in_cache[0].counter("entries"):
         r = in_cache[0]
         c_cache = (r.time_ns / r.counter("entries")) / (st.time_ns / (n / L))
+    # entry probes at n: gap 1/k lines, every line touched: u is U(k) per line position
     full, _ = _per_line(res, _probes(res, "entry", dev, dtype, n), dev, dtype, n, L)
-    if full:  # lines_touched = n / L: u_entry is the time per line position
-        u1 = _interp_log(rnd, 1.0)
-        c = (full[0][1] - u1) / (L - 1)
-        c_src = (f"probe kind:entry at n={render.fmt_n(n)} (every element, paired): "
-                 f"(u_entry {full[0][1]:.3f} - u(1) {u1:.3f}) / {L - 1}")
+    u1 = _interp_log(rnd, 1.0)
+    if full:
+        # (gap 0: the first probe rows' name for every element, k = L)
+        xs = [(1.0, 0.0)] + sorted((round(1.0 / g) if g > 0 else L, u - u1)
+                                   for g, u in full if g < 1)
+        x_src = (f"probe kind:entry at n={render.fmt_n(n)} (k entries on every line, paired): "
+                 f"U(k) - U(1), U(1) = {u1:.3f}")
     elif c_cache is not None:
-        c = c_cache + b
-        c_src = ("no entry probe at this n: the in-cache entry probe's time per entry + b "
-                 "(index and value at stream bandwidth)")
+        xs = [(1.0, 0.0), (float(L), (L - 1) * (c_cache + b))]
+        x_src = ("no entry probes at this n: (k - 1)(c + b), c the in-cache entry probe's "
+                 "time per entry, b index and value at stream bandwidth")
     else:
         raise ModelError(f"model: {where}: no entry probe row (kind:entry)")
+
+    def x_of(k):
+        if k <= xs[0][0]:
+            return xs[0][1]
+        for (k0, v0), (k1, v1) in zip(xs, xs[1:]):
+            if k0 <= k <= k1:
+                return v0 + (k - k0) / (k1 - k0) * (v1 - v0)
+        k0, v0 = xs[-2] if len(xs) > 1 else (0.0, 0.0)
+        k1, v1 = xs[-1]
+        return v1 + (k - k1) * (v1 - v0) / (k1 - k0)  # beyond the last: its slope
     dense = res.dense("c", dev, dtype, n)
     if not dense:
         raise ModelError(f"model: {where}: no C dense row")
@@ -149,7 +164,7 @@ def predict(res, dev, dtype, n, densities=None):
         q = 1.0 - (1.0 - d) ** L
         if q <= 0:
             return 0.0
-        s = q * _interp_log(rnd, 1.0 / q) + max(0.0, d * L - q) * c
+        s = q * (_interp_log(rnd, 1.0 / q) + x_of(d * L / q))
         return s / D
 
     if densities is None:
@@ -171,14 +186,14 @@ def predict(res, dev, dtype, n, densities=None):
         base = gap[0][1]
         reach = max((g for g, u in gap if u / g >= 0.8 * base), default=None)
     parts = {
-        "u_random": rnd, "u_gap": gap, "c_entry": c, "c_in_cache": c_cache, "b_entry": b,
+        "u_random": rnd, "u_gap": gap, "x_entries": xs, "c_in_cache": c_cache, "b_entry": b,
         "dense_over_stream": D,
         "prefetch_reach_lines": reach,
         "sources": {
             "u_random": "probe kind:random rows, time per touched line over the stream step's "
                         "per line position (" + ("paired" if paired_r else "separate rows") + ")",
             "u_gap": "probe kind:gap rows, same units",
-            "c_entry": c_src,
+            "x_entries": x_src,
             "c_in_cache": "probe kind:entry in cache (n=64K): time per entry, instructions "
                           "only (not in S(d) unless the fallback)",
             "b_entry": f"(8 + {T}) / 320: index and value bytes at stream bandwidth "
@@ -286,7 +301,8 @@ def model_blocks(res, tmpdir, plt):
                 + (f"; skipped lines fetched up to a gap of {pa['prefetch_reach_lines']:g} "
                    "lines (time per line position >= 0.8 of gap 1's)"
                    if pa["prefetch_reach_lines"] else "")])
-        prow.append([where, "c per extra entry", f"{pa['c_entry']:.3f}", src["c_entry"]])
+        prow.append([where, "x(k) extra entries per line", ", ".join(
+            f"{k:g}: {v:.2f}" for k, v in pa["x_entries"]), src["x_entries"]])
         if pa["c_in_cache"] is not None:
             prow.append([where, "in-cache entry", f"{pa['c_in_cache']:.3f}",
                          src["c_in_cache"]])
@@ -298,7 +314,8 @@ def model_blocks(res, tmpdir, plt):
     B.append(("table", ["dev", "dtype", "n", "density %", "predicted sparse/dense",
                         "measured sparse/dense"], rows))
     B.append(("p", "Fitted parameters (units: one stream step's time per 64-byte line "
-                   "position; u per touched line, c per entry beyond a line's first):"))
+                   "position; u per touched line, x per line for its entries beyond the "
+                   "first):"))
     B.append(("table", ["config", "parameter", "value", "source"], prow))
     if plots:
         fig, axes = plt.subplots(1, len(plots), figsize=(4.6 * len(plots), 4), squeeze=False)

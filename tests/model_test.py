@@ -14,11 +14,13 @@ n/L = 2^20 line positions):
   gap probes at g = 1, 2, 4, 16 with u = 1, 2, 3, 4 (same construction): gap 1 is
     the random curve's point at g = 1; per line position u/g = 1, 1, 0.75, 0.25,
     so the skipped lines cost as much as touched ones up to a gap of 2 (>= 0.8)
-  entry probe at n (every element, 2^20 lines) with pair_ratio 1/3.0625: u_entry =
-    3.0625 -> c = (3.0625 - u(1) = 1) / 15 = 0.1375
+  entry probes at n with k = 2, 4, 16 entries on every line (gap 1/k) and pair_ratio
+    1 / U(k), U(k) = 1 + 0.1375 (k - 1) -> x(k) = U(k) - U(1) = 0.1375 (k - 1), with
+    U(1) = 1 the gap probe's gap 1; linear, so x(k) = 0.1375 (k - 1) for every k
   in-cache entry probe (n = 64K) 62500 ns for 65536 entries: 0.95367 ns per entry
-    -> c_in_cache = 0.95367 / 9.5367 = 0.1 (reported, not used: the entry probe at n is)
-Prediction S(d) = q u(1/q) + (16 d - q) c, q = 1 - (1 - d)^16, ratio = S / D:
+    -> c_in_cache = 0.95367 / 9.5367 = 0.1 (reported, not used: the entry probes at n are)
+Prediction S(d) = q (u(1/q) + x(16 d / q)) = q u(1/q) + (16 d - q) 0.1375,
+q = 1 - (1 - d)^16, ratio = S / D:
   d = 1%:  q = 0.148542, 1/q = 6.7321, u = 2 + 2 ln(6.7321/2)/ln(4) = 3.75105,
            S = 0.148542 * 3.75105 + (0.16 - 0.148542) * 0.1375 = 0.558766, ratio 0.507969
   d = 5%:  q = 0.559873, 1/q = 1.78612, u = 1.5 + 0.5 ln(1.78612/1.25)/ln(1.6) = 1.87968,
@@ -64,8 +66,11 @@ def synthetic(scale):
                        STREAM_NS * u / g, pair_ratio=g / u, lines_touched=lines, entries=lines))
     B.append(bench("probe/impl:c/kind:entry/dev:cpu1/dtype:f32/n:65536/gap:0/cache:warm", 62500,
                    lines_touched=4096, entries=65536))
-    B.append(bench(f"probe/impl:c/kind:entry/dev:cpu1/dtype:f32/n:{N}/gap:0/cache:warm",
-                   STREAM_NS * 3.0625, pair_ratio=1 / 3.0625, lines_touched=N // 16, entries=N))
+    for k in (2, 4, 16):
+        U = 1 + 0.1375 * (k - 1)
+        B.append(bench(f"probe/impl:c/kind:entry/dev:cpu1/dtype:f32/n:{N}/gap:{1 / k:g}"
+                       "/cache:warm", STREAM_NS * U, pair_ratio=1 / U, lines_touched=N // 16,
+                       entries=N // 16 * k))
     for d, r in PRED.items():
         B.append(bench(f"adagrad/impl:c/path:sparse_coo/dev:cpu1/dtype:f32/n:{N}/density:{d:g}"
                        "/cache:warm", 1.1 * STREAM_NS * r * scale, pair_ratio=1 / (r * scale)))
@@ -97,7 +102,8 @@ def main():
         check(got is not None and abs(got - want) <= 1e-5 * max(1, want),
               f"ratio at {d}%: {got} != {want}")
     parts = p["parts"]
-    check(abs(parts["c_entry"] - 0.1375) < 1e-9, f"c {parts['c_entry']}")
+    check([(k, round(v, 9)) for k, v in parts["x_entries"]] ==
+          [(1, 0), (2, 0.1375), (4, 0.4125), (16, 2.0625)], f"x {parts['x_entries']}")
     check(abs(parts["c_in_cache"] - 0.1) < 1e-9, f"c_in_cache {parts['c_in_cache']}")
     check(abs(parts["dense_over_stream"] - 1.1) < 1e-9, f"D {parts['dense_over_stream']}")
     x = p["crossover"]
@@ -123,7 +129,7 @@ def main():
     check(t.result() == "MISS", f"0.3x run: {t.result()} {t.measured()}")
     check(model.main([path]) == 1, "main on the missing run")
 
-    # without the entry probe at n: c = in-cache 0.1 + b (8 + 4) / 320 = 0.1375, the same
+    # without the entry probes at n: x(k) = (k - 1)(in-cache 0.1 + b (8 + 4) / 320), the same
     doc = synthetic(1.0)
     doc["benchmarks"] = [b for b in doc["benchmarks"]
                          if not b["name"].startswith(
@@ -132,8 +138,8 @@ def main():
         json.dump(doc, f)
     _, rows = render.load_bench(path, "c")
     p2 = model.predict(render.Results(rows), "cpu1", "f32", N)
-    check(abs(p2["parts"]["c_entry"] - 0.1375) < 1e-9 and "in-cache" in
-          p2["parts"]["sources"]["c_entry"], f"fallback c {p2['parts']['c_entry']}")
+    check(abs(p2["parts"]["x_entries"][-1][1] - 15 * 0.1375) < 1e-9 and "in-cache" in
+          p2["parts"]["sources"]["x_entries"], f"fallback x {p2['parts']['x_entries']}")
     check(abs(p2["ratio"][50] - PRED[50]) < 1e-5, f"fallback ratio {p2['ratio'][50]}")
 
     # no probes: a clear error naming the configuration
