@@ -586,6 +586,7 @@ static const double PROBE_RANDOM[] = {1.25, 1.5, 2, 3, 4, 6, 8, 12, 16, 32, 64, 
 /* entry: k = 2, 4, 8 (and 16, f32) entries on every line; in cache only every element */
 static const double PROBE_ENTRY[] = {0.5, 0.25, 0.125, 0.0625};
 #define PROBE_ENTRY_N ((int64_t)1 << 16) /* in cache: p, s, idx, vals ~1.3 MiB (f32) */
+#define PROBE_MIN_N ((int64_t)1 << 24)   /* 16M: reports/model.py judges n >= 16M */
 #define PROBE_VAL 0x1p-10                /* every entry's value: exact in f32 and f64 */
 #define NELEM(a) ((int)(sizeof(a) / sizeof *(a)))
 
@@ -598,9 +599,10 @@ static void probe_name(bcase *c, int max_threads) {
 
 /* The probe cases of one (size, dtype) of the selection, warm only, after
  * its other cases (appended at out[n], out may be NULL): gap, random, the
- * entry probes at the size, and with the first size the every-element entry
- * probe in cache (PROBE_ENTRY_N, unless that is a selected size). Returns
- * the new count. */
+ * entry probes at the size, and with the first size probed the every-element
+ * entry probe in cache (PROBE_ENTRY_N, unless that is a selected size).
+ * Sizes under PROBE_MIN_N get none when the selection has a bigger one.
+ * Returns the new count. */
 static int enumerate_probes(const options *o, int si, int ti, int max_threads, bcase *out,
                             int n) {
   int warm = 0;
@@ -608,7 +610,14 @@ static int enumerate_probes(const options *o, int si, int ti, int max_threads, b
   if (!o->probes || !warm) return n;
   const double *gaps = o->quick ? PROBE_GAPS_QUICK : PROBE_GAPS;
   int n_gaps = o->quick ? NELEM(PROBE_GAPS_QUICK) : NELEM(PROBE_GAPS);
-  int in_cache = si == 0;
+  /* the model is judged where the data is out of cache: only the sizes of at
+   * least PROBE_MIN_N when the selection has one (the default's 16M and 64M) */
+  int big = 0, first = -1;
+  for (int k = 0; k < o->n_sizes; k++) big |= o->sizes[k] >= PROBE_MIN_N;
+  if (big && o->sizes[si] < PROBE_MIN_N) return n;
+  for (int k = 0; k < o->n_sizes && first < 0; k++)
+    if (!big || o->sizes[k] >= PROBE_MIN_N) first = k;
+  int in_cache = si == first;
   for (int k = 0; k < o->n_sizes; k++) in_cache &= o->sizes[k] != PROBE_ENTRY_N;
   for (int vi = 0; vi < o->n_devs; vi++) {
     int threads = o->threads[vi];
