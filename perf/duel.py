@@ -99,6 +99,11 @@ DEF_SIZES = {"quick": (1 << 20,), "full": (1 << 20, 1 << 24)}
 DEF_ROUND = {"quick": 0.05, "full": 0.2}
 DEF_DTYPES = {"quick": ("f32",), "full": ("f32", "f64")}
 MASKED_MAX_N = 1 << 20      # torch's MaskedTensor path: ~1000x slower than ours
+# Tolerance of the torch peers against our kernels, |peer - C| / max(|C|, |before|)
+# per element: a few ulps (f32 ulp 1.2e-7, f64 2.2e-16 relative). Why they are
+# not bit-exact is each peer's tolerance_reason (measured with torch 2.15 on
+# AVX-512: perf/README.md "Duels").
+TORCH_TOL = {"f32": 1e-6, "f64": 2e-15}
 
 # ---- the matrix (perf/README.md; /work duel contract) ------------------------------
 # c_path, peer, densities, dims, n_max, quick densities, quick dims.
@@ -233,6 +238,7 @@ class _TorchOptPeer:
     kw = {}
 
     def __init__(self, cfg, data):
+        self.tolerance = TORCH_TOL[cfg["dtype"]]
         torch = self.torch = _torch()
         torch.set_num_threads(int(cfg["threads"]))
         self.p = torch.from_numpy(data["param"].copy())
@@ -257,6 +263,8 @@ class _TorchOptPeer:
 class TorchDefault(_TorchOptPeer):
     """Adagrad() as a user gets it (on CPU: the single-tensor for-loop path)."""
     name, need_dense = "torch_default", True
+    tolerance_reason = ("torch computes state_sum.addcmul_(g, g) as one fma (g*g not "
+                        "rounded on its own, as ADA-1 does); p + (-clr*g)/std follows")
 
     def make_grad(self, torch, cfg, data):
         return torch.from_numpy(data["grad_dense"].copy())
@@ -272,12 +280,16 @@ class TorchFusedZeros(TorchFused):
     weight_decay 0 a zero gradient changes nothing, so it is the masked update
     at full streaming cost (issue 15's alternative to MaskedTensor)."""
     name = "torch_fused_zeros"
+    tolerance_reason = ("the fused step is ADA-1 with the state as one fma(g, g, s); our masked "
+                        "step is ADA-3: fma(-clr, g/std, p); other roundings of the same update")
 
 
 class TorchSparse(_TorchOptPeer):
     """The sparse-gradient (_make_sparse) path: a coalesced COO grad; dim > 1:
     a hybrid grad [rows, dim] with sparse_dim 1."""
     name, need_dense = "torch_sparse", False
+    tolerance_reason = ("torch's dense += sparse add (alpha=-clr) is an fma(-clr, g/std, p); "
+                        "ADA-2 rounds -clr*(g/std) first")
 
     def make_grad(self, torch, cfg, data):
         idx = torch.from_numpy(data["idx"].copy()).unsqueeze(0)
@@ -294,8 +306,11 @@ class TorchMasked:
     masked_step (imported, not copied); the mask (grad != 0) and the masked grad
     are built outside the timed step."""
     name, same_math, need_dense = "torch_masked", True, False
+    tolerance_reason = ("the tutorial's masked ops round differently from ADA-3's fma in a "
+                        "few elements (1 ulp)")
 
     def __init__(self, cfg, data):
+        self.tolerance = TORCH_TOL[cfg["dtype"]]
         torch = _torch()
         import torch_peers
         warnings.filterwarnings("ignore", category=UserWarning)  # MaskedTensor prototype
@@ -574,6 +589,22 @@ def versions():
     return tv, fv
 
 
+def openmp_runtimes():
+    """The OpenMP runtimes mapped into this process (one libgomp shared by torch and
+    our library is what we want: two pools would spin against each other)."""
+    libs = set()
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1] if len(line.split()) >= 6 else ""
+                base = os.path.basename(path)
+                if base.startswith(("libgomp", "libiomp", "libomp")):
+                    libs.add(path)
+    except OSError:
+        return None
+    return sorted(libs)
+
+
 def write_json_atomic(path, doc):
     d = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".duel.", suffix=".tmp", dir=d)
@@ -785,6 +816,7 @@ def main(argv=None):
             f"{row['peer_ns']['median'] / 1e3:.1f} us); "
             f"{machine_load.describe(row['load'])}")
     close_phase()
+    context["openmp"] = openmp_runtimes()
     doc = {"context": context, "duels": rows}
     write_json_atomic(a.out, doc)
     nerr = sum(1 for r in rows if r["error"])
