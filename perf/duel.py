@@ -422,7 +422,7 @@ def verify(cs, c_path, cls, cfg, data):
     reason = getattr(peer, "tolerance_reason", "")
     if getattr(peer, "same_math", True):
         want, wbefore = c.result(), (data["param"], data["state"])
-        against = "C step"
+        against = "the C step"
     else:
         want, wbefore = peer.reference(*before), before
         against = f"{peer.name}'s own formula"
@@ -431,7 +431,7 @@ def verify(cs, c_path, cls, cfg, data):
                           ("state", got[1], want[1], wbefore[1])):
         msg, rel = compare(what, g, w, b, tol)
         if msg:
-            raise Mismatch(f"against the {against}: {msg}"
+            raise Mismatch(f"against {against}: {msg}"
                            + (f" (tolerance {tol:g}: {reason})" if tol is not None else
                               " (bit-exact required)"))
         rels.append(rel)
@@ -441,7 +441,7 @@ def verify(cs, c_path, cls, cfg, data):
         v = "bit-exact"
     else:
         v = f"max |diff|/|x| = {max(rels):.2g} <= {tol:g} ({reason})"
-    if against != "C step":
+    if against != "the C step":
         v += f" against {against}"
     return peer, c, v
 
@@ -527,7 +527,8 @@ def plan(a, mode, extra):
         for c in cls.c_paths:
             entries.append(dict(c=c, peer=name, dens=(100,) if c == "dense" else (1, 10),
                                 dims=(64,) if c == "hybrid_coo" else (1,),
-                                any_dims=c == "hybrid_coo", qdens=None))
+                                any_dims=c == "hybrid_coo", qdens=None,
+                                dtypes=getattr(cls, "dtypes", ("f32", "f64"))))
     if want_peers:
         known = {e["peer"] for e in entries}
         unknown = want_peers - known

@@ -61,7 +61,47 @@ class NumpyLrDoubled(duel.NumpyRef):
         super().__init__(dict(cfg, lr=2 * cfg["lr"]), data)
 
 
-PEERS = [NumpyUlpOff, NumpyLrDoubled]
+class NumpyRowwise:
+    """A fake of fbgemm_rowwise's shape (same_math False): one state value per row,
+    h += mean(g*g); p += g * (-lr / (sqrt(h) + eps)); checked against its own
+    reference() applied to what result() gave before the first step."""
+    name = "numpy_rowwise"
+    same_math = False
+    c_paths = ("hybrid_coo",)
+    dtypes = ("f32",)
+
+    def __init__(self, cfg, data):
+        self.D, self.lr, self.eps = cfg["dim"], cfg["lr"], cfg["eps"]
+        self.p = data["param"].copy()
+        self.h = np.ascontiguousarray(data["state"].reshape(-1, self.D)[:, 0])
+        self.idx, self.g = data["idx"], data["vals"].reshape(-1, self.D)
+
+    def reference(self, param, state):
+        f = np.float32
+        p2, h = param.copy().reshape(-1, self.D), state.copy()
+        h[self.idx] = h[self.idx] + (self.g * self.g).mean(axis=1, dtype=f)
+        mult = f(-self.lr) / (np.sqrt(h[self.idx]) + f(self.eps))
+        p2[self.idx] = p2[self.idx] + self.g * mult[:, None]
+        return p2.reshape(-1), h
+
+    def step(self):
+        self.p, self.h = self.reference(self.p, self.h)
+
+    def result(self):
+        return self.p.copy(), self.h.copy()
+
+
+class NumpyRowwiseOff(NumpyRowwise):
+    """The same, its step 1% too large: its own formula must catch it."""
+    name = "numpy_rowwise_off"
+
+    def step(self):
+        p0 = self.p.copy()
+        super().step()
+        self.p = p0 + (self.p - p0) * np.float32(1.01)
+
+
+PEERS = [NumpyUlpOff, NumpyLrDoubled, NumpyRowwise, NumpyRowwiseOff]
 
 failures = []
 
@@ -156,6 +196,30 @@ def test_wrong_peers(lib, tmp):
                   f"lr peer: names the first differing param element ({err[:160]!r})")
 
 
+def test_other_math(lib, tmp):
+    """A same_math False peer is checked against its own formula, not the C step."""
+    out = os.path.join(tmp, "rowwise.json")
+    rc = run_duel(lib, out, "--peer-file", os.path.abspath(__file__), "--peers",
+                  "numpy_rowwise,numpy_rowwise_off", "--densities", "1", "--dims", "64",
+                  "--dtypes", "f32,f64")
+    check(rc == 1, f"rowwise fakes: exit 1 (the off one fails; got {rc})")
+    try:
+        with open(out) as f:
+            rows = {r["peer"]: r for r in json.load(f)["duels"]}
+    except (OSError, ValueError, KeyError) as e:
+        check(False, f"rowwise duel.json: {e}")
+        return
+    check(set(rows) == {"numpy_rowwise", "numpy_rowwise_off"} and len(rows) == 2,
+          f"only f32 duels (the peers' dtypes): {sorted(rows)}")
+    ok = rows.get("numpy_rowwise", {})
+    check(ok.get("same_math") is False and ok.get("verified") ==
+          "bit-exact against numpy_rowwise's own formula" and len(ok.get("reps") or []) >= 5,
+          f"numpy_rowwise verified against its own formula and timed ({ok.get('verified')})")
+    bad = rows.get("numpy_rowwise_off", {})
+    check("verification failed: against numpy_rowwise_off's own formula: param["
+          in (bad.get("error") or ""), f"the off one caught ({(bad.get('error') or '')[:160]})")
+
+
 def test_cstep(lib):
     import cstep
     cs = cstep.CSteps(lib)
@@ -213,6 +277,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="duel_selftest.") as tmp:
         test_numpy_ref(lib, tmp)
         test_wrong_peers(lib, tmp)
+        test_other_math(lib, tmp)
         test_cstep(lib)
     print(f"{len(failures)} failure(s)" if failures else "all checks passed")
     return 1 if failures else 0
