@@ -751,7 +751,7 @@ def main(argv=None):
                "same_math": bool(getattr(cls, "same_math", True)), "dev": dev,
                "threads": threads, "dtype": dt, "n": n, "density": den, "dim": dim,
                "nnz": None, "verified": None, "reps": [], "c_ns": None, "peer_ns": None,
-               "ratio": None, "load": None, "error": None}
+               "ratio": None, "load": None, "wall_s": None, "error": None}
         rows.append(row)
         if pname in unavailable:
             row["error"] = unavailable[pname]
@@ -769,6 +769,7 @@ def main(argv=None):
                "threads": threads, "lr": LR, "eps": EPS, "need_dense": need_dense,
                "c_path": c_path}
         row["nnz"] = nnz
+        t_duel = time.perf_counter()
         try:
             peer, c, verified = verify(cs, c_path, cls, cfg, data)
         except Mismatch as e:
@@ -811,8 +812,9 @@ def main(argv=None):
         for k in ("c_ns", "peer_ns", "ratio"):
             row[k] = stats([r[k] for r in row["reps"]])
         row["load"] = machine_load.summarize(samples, threads)
+        row["wall_s"] = round(time.perf_counter() - t_duel, 3)  # check + rounds, not the data
         r = row["ratio"]
-        log(f"{name}: {verified}; ratio {r['median']:.3g}x [{r['min']:.3g}, {r['max']:.3g}] "
+        log(f"{name}: {verified.split(' (')[0]}; ratio {r['median']:.3g}x [{r['min']:.3g}, {r['max']:.3g}] "
             f"(C {row['c_ns']['median'] / 1e3:.1f} us, {pname} "
             f"{row['peer_ns']['median'] / 1e3:.1f} us); "
             f"{machine_load.describe(row['load'])}")
