@@ -814,7 +814,8 @@ def main(argv=None):
         row["load"] = machine_load.summarize(samples, threads)
         row["wall_s"] = round(time.perf_counter() - t_duel, 3)  # check + rounds, not the data
         r = row["ratio"]
-        log(f"{name}: {verified.split(' (')[0]}; ratio {r['median']:.3g}x [{r['min']:.3g}, {r['max']:.3g}] "
+        log(f"{name}: {verified.split(' (')[0]}; "
+            f"ratio {r['median']:.3g}x [{r['min']:.3g}, {r['max']:.3g}] "
             f"(C {row['c_ns']['median'] / 1e3:.1f} us, {pname} "
             f"{row['peer_ns']['median'] / 1e3:.1f} us); "
             f"{machine_load.describe(row['load'])}")
