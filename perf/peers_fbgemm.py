@@ -147,14 +147,18 @@ class _FbgemmPeer:
         self.m_offsets = torch.zeros(1, dtype=i64)
         self.lr_tensor = torch.tensor(self.lr, dtype=f32)
         self.op = getattr(torch.ops.fbgemm, self.op_name)
-        self._args = self._build_args()
+        self._pos, self._kw = self._build_args()
+        self._call = self.op.default
 
     def _initial_state(self, torch, state):
         return torch.from_numpy(state.copy())
 
     def _build_args(self):
-        """Keyword arguments matched to the op's schema by name (checked in
-        __init__ so a renamed argument fails loudly, not at the first step)."""
+        """The op's arguments matched to its schema by name, checked here so a
+        renamed argument fails loudly in __init__, not at the first step. They
+        are passed positionally to the op's overload (about 12 us a call where
+        keywords cost 19: the least per-call overhead FBGEMM can be given);
+        after the first argument left at its default, the rest go by keyword."""
         have = dict(
           grad_output=self.grad_output, host_weights=self.weights,
           weights_placements=self.placements, weights_offsets=self.w_offsets,
@@ -166,18 +170,23 @@ class _FbgemmPeer:
           learning_rate_tensor=self.lr_tensor, learning_rate=self.lr, eps=self.eps,
           weight_decay=0.0, weight_decay_mode=0, max_norm=0.0)
         schema = self.op.default._schema
-        args = {}
+        pos, kw, by_keyword = [], {}, False
         for a in schema.arguments:
             if a.name in have:
-                args[a.name] = have[a.name]
-            elif not a.has_default_value():
+                if by_keyword:
+                    kw[a.name] = have[a.name]
+                else:
+                    pos.append(have[a.name])
+            elif a.has_default_value():
+                by_keyword = True
+            else:
                 raise RuntimeError(f"{self.name}: {self.op_name} wants argument '{a.name}' "
                                    f"that this peer does not know how to fill "
                                    f"(schema: {schema})")
-        return args
+        return pos, kw
 
     def step(self):
-        self.op(**self._args)
+        self._call(*self._pos, **self._kw)
 
     def result(self):
         return (self.weights.numpy().copy(), self.momentum.numpy().copy())
