@@ -77,17 +77,90 @@ ROWWISE_TOL_REASON = ("FBGEMM's JIT kernel against its reference order in numpy 
 _POOLING_SUM = 0  # fbgemm_gpu PoolingMode.SUM
 
 
+# FBGEMM picks its kernels by the CPU's ISA (cpuinfo). fbgemm.so does not
+# carry cpuinfo: it binds cpuinfo_isa / cpuinfo_initialize to the first copy
+# its loader finds. With torch 2.14.1 that is libc10.so's copy, which stays
+# zero, because libc10's own cpuinfo_initialize fills libtorch.so's copy. So
+# FBGEMM sees no AVX2 and runs its scalar reference kernels
+# (rowwise_sparse_adagrad_ref, EmbeddingSpMDM_ref: seen with perf). Putting
+# libtorch.so in the global scope BEFORE fbgemm.so loads binds FBGEMM to the
+# filled copy, so it runs its AVX2 JIT kernels as on a working install. The
+# exact op's update loop is plain C++ and is not affected. Set
+# MTCS_FBGEMM_AS_INSTALLED=1 to skip this and time FBGEMM as pip installs it.
+ISA_FIX_ENV = "MTCS_FBGEMM_AS_INSTALLED"
+_ISA = {}
+
+
+def _isa_fix(torch):
+    import ctypes
+    import os
+    if os.environ.get(ISA_FIX_ENV) or "fbgemm_gpu" in sys.modules:
+        return False
+    lib = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch.so")
+    try:
+        ctypes.CDLL(lib, mode=os.RTLD_NOLOAD | os.RTLD_GLOBAL)
+    except OSError:
+        return False
+    return True
+
+
+def fbgemm_isa():
+    """What FBGEMM's own ISA check says after _load(): 'avx512', 'avx2', 'none
+    (scalar reference kernels)' or 'unknown'; plus whether the cpuinfo binding
+    fix above was applied. Also in every peer's `isa` attribute."""
+    return dict(_ISA)
+
+
+def _probe_isa():
+    import ctypes
+    import os
+    try:
+        import fbgemm_gpu
+        so = ctypes.CDLL(os.path.join(os.path.dirname(fbgemm_gpu.__file__), "fbgemm.so"),
+                         mode=os.RTLD_NOLOAD)
+        so.cpuinfo_initialize()  # what FBGEMM's generators call first (its own binding)
+        has = {}
+        for isa, sym in (("avx512", "_ZN6fbgemm22fbgemmHasAvx512SupportEv"),
+                         ("avx2", "_ZN6fbgemm20fbgemmHasAvx2SupportEv")):
+            f = getattr(so, sym)
+            f.restype = ctypes.c_bool
+            has[isa] = bool(f())
+        return "avx512" if has["avx512"] else "avx2" if has["avx2"] else \
+            "none (scalar reference kernels)"
+    except (OSError, AttributeError):
+        return "unknown"
+
+
 def _load():
     """Import torch and register FBGEMM's ops; ImportError with the reason."""
     try:
         import torch
     except Exception as e:  # noqa: BLE001 - any import failure means no peer
         raise ImportError(f"torch does not import: {e}") from e
+    first = "fbgemm_gpu" not in sys.modules
+    fixed = _isa_fix(torch) if first else None
     try:
         import fbgemm_gpu  # noqa: F401 - registers torch.ops.fbgemm.*
     except Exception as e:  # noqa: BLE001
         raise ImportError(f"fbgemm_gpu does not import with torch {torch.__version__}: {e}") from e
+    if first or not _ISA:
+        _ISA.update(isa=_probe_isa(), cpuinfo_fix=bool(fixed))
+        if _ISA["isa"].startswith("none") and "avx2" in _cpu_flags():
+            print(f"peers_fbgemm: WARNING: FBGEMM sees no AVX2 on a CPU that has it "
+                  f"(cpuinfo binding fix {'applied' if fixed else 'not applied'}): it runs "
+                  f"its scalar reference kernels", file=sys.stderr)
     return torch
+
+
+def _cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
 
 
 def fbgemm_version():
@@ -108,6 +181,7 @@ class _FbgemmPeer:
     def __init__(self, cfg, data):
         torch = _load()
         self._torch = torch
+        self.isa = fbgemm_isa()
         if cfg.get("dtype", "f32") != "f32":
             raise ValueError(f"{self.name}: dtype {cfg.get('dtype')} not supported (FBGEMM's CPU "
                              "backward dispatches float and half weights only)")
@@ -379,6 +453,9 @@ def self_test(n, seed, steps):
     print(f"peers_fbgemm self-test: torch {torch.__version__}, fbgemm-gpu-cpu "
           f"{fbgemm_version()}, n={n}, {steps} steps per case (state carried over), "
           f"lr 0.01, eps 1e-10")
+    isa = fbgemm_isa()
+    print(f"  FBGEMM's ISA check: {isa['isa']} (cpuinfo binding fix "
+          f"{'applied' if isa['cpuinfo_fix'] else 'not applied'}; {ISA_FIX_ENV}=1 skips it)")
     for cls in PEERS.values():
         print(f"  {getattr(torch.ops.fbgemm, cls.op_name).default._schema}")
     cases = [(D, dens, 1) for D in (1, 16, 64, 256) for dens in (1, 10, 100)]
