@@ -575,3 +575,8 @@ def main(argv=None):
 
 if __name__ == "__main__":
     sys.exit(main())
+else:
+    # Imported as a module (duel.py): load FBGEMM now, so an ImportError naming
+    # why (e.g. "fbgemm_gpu does not import with torch 2.15.0: ...") reports
+    # the peers unavailable at import instead of failing the first duel.
+    _load()
