@@ -34,7 +34,12 @@ Threads: torch.set_num_threads(cfg["threads"]). The exact op's update loop is
 SERIAL in FBGEMM (embedding_backward_split_cpu_template.cpp, the "no fbgemm"
 branch: "TODO: to parallelize"), so its cpuN figure is its cpu1 figure plus
 whatever csr2csc parallelizes; rowwise runs FBGEMM's JIT kernel
-(GenerateSparseAdaGrad(rowwise=true)) under at::parallel_for over rows.
+(GenerateSparseAdaGrad(rowwise=true)) under at::parallel_for over rows. That
+kernel runs only because of the cpuinfo binding fix (ISA_FIX_ENV below):
+FBGEMM as installed beside torch 2.14.1 sees no AVX2 and runs scalar code.
+
+Importing this module loads torch and FBGEMM (ImportError naming why when
+they do not load), so duel.py learns at import whether the peers exist.
 
 dtype: f32 only (FBGEMM dispatches float and half weights; no double): a cfg
 with dtype "f64" raises ValueError. Any D >= 1 is accepted by both ops (the
@@ -49,9 +54,11 @@ Numerics (see --self-test; perf/README.md "FBGEMM peer"):
   within EXACT_TOL (measured: <= 2.3e-7 after two steps).
   rowwise: bit-exact to rowwise_reference(), FBGEMM's own reference order.
 
-usage: .venv-fbgemm/bin/python perf/peers_fbgemm.py --self-test [--n N] [--seed S]
+usage: .venv-fbgemm/bin/python perf/peers_fbgemm.py --self-test [--n N] [--steps K]
        (exit 0: every comparison within tolerance and the mutated reference
        caught; 1: a mismatch or a mutation not caught; 2: FBGEMM unavailable)
+       .venv-fbgemm/bin/python perf/peers_fbgemm.py --time [--n N] [--density P]
+       [--dims 1,64] [--threads T]   (rough single-step times, not a benchmark)
 """
 import argparse
 import math
