@@ -138,9 +138,9 @@ small=$(grep -o 'golden/[A-Za-z0-9_]*\.h5' <<<"$tests" | sort -u | xargs ls -S |
 unit=$(grep -o 'check unit\.[A-Za-z0-9_]*' <<<"$tests" | sed 's/check unit\.//')
 memcheck=""
 for u in $unit; do
-  memcheck+="  check memcheck.$u 300 \"\$SAN\" --tool memcheck --leak-check full --error-exitcode 99 \"\$B\"/$u"$'\n'
+  memcheck+="  mcheck memcheck.$u 300 \"\$B\"/$u"$'\n'
 done
-memcheck+="  check memcheck.conformance.$(basename "$small" .h5).cuda 300 \"\$SAN\" --tool memcheck --leak-check full --error-exitcode 99 \"\$B\"/mtcs run --backend cuda --require-all --level strict --golden $small"
+memcheck+="  mcheck memcheck.conformance.$(basename "$small" .h5).cuda 300 \"\$B\"/mtcs run --backend cuda --require-all --level strict --golden $small"
 bench=""
 if [ -f "$dir/bin/mtcs_bench" ]; then
   bench="  bench bench.quick 200 --devs=cuda --quick --benchmark_out=\"\$OUT/bench-quick.json\" --benchmark_out_format=json
@@ -219,6 +219,19 @@ bench() {
   CHECK_SKIP_RE='no device' check "$name" "$limit" "$B"/mtcs_bench "$@"
 }
 
+# mcheck NAME LIMIT_S COMMAND...: the command under compute-sanitizer's memcheck (device
+# memory errors and leaks; exit 99 when it reports any)
+mcheck() {
+  local name=$1 limit=$2
+  shift 2
+  [ -z "$ONLY" ] || [[ "$name" =~ $ONLY ]] || return 0
+  if [ -z "$SAN" ]; then
+    nfail=$((nfail + 1)); say "$(printf '%-44s %-8s' "$name" NOT_RUN) (compute-sanitizer not found)"
+    return 0
+  fi
+  check "$name" "$limit" "$SAN" --tool memcheck --leak-check full --error-exitcode 99 "$@"
+}
+
 # ---- the bundle ----
 if ! echo "$BUNDLE_SHA256  $D/gpu-bundle.tar.xz" | sha256sum -c --status 2>/dev/null; then
   say "bundle: $D/gpu-bundle.tar.xz is missing or not the one this script was written with" \
@@ -262,7 +275,6 @@ EOF
   printf '%s\n' "$tests"
   echo "}"
   echo "memcheck() {"
-  echo "  if [ -z \"\$SAN\" ]; then say \"memcheck: compute-sanitizer not found: NOT RUN\"; nfail=\$((nfail + 1)); return; fi"
   printf '%s\n' "$memcheck"
   echo "}"
   echo "benches() {"
