@@ -31,7 +31,9 @@ if(MT_STATIC_DEPS_PHASE STREQUAL "before")
   # libbenchmark.so.1debian beside mtcs_bench in the bundle (.ci/gpu-bundle.sh: bin/lib/);
   # in the build tree nothing is there and the loader's default path finds it
   set(CMAKE_BUILD_RPATH "$ORIGIN/lib")
-  add_compile_options(-ffunction-sections -fdata-sections)
+  # host code only (nvcc is not gcc; its host objects are few)
+  add_compile_options($<$<COMPILE_LANGUAGE:C,CXX>:-ffunction-sections>
+    $<$<COMPILE_LANGUAGE:C,CXX>:-fdata-sections>)
   add_link_options(-Wl,--as-needed -Wl,--gc-sections -static-libgcc
     $<$<LINK_LANGUAGE:CXX>:-static-libstdc++>
     $<$<LINK_LANGUAGE:CUDA>:-static-libstdc++>)
