@@ -133,14 +133,15 @@ for t in json.load(sys.stdin)["tests"]:
     print("  check %s %d \"$B\"/%s %s" % (t["name"], limit, exe, " ".join(map(shlex.quote, args))))
 ' "$root" $(ls "$dir/bin"))
 [ -n "$tests" ] || fail "ctest lists no test labelled cuda in $dir"
-# memcheck's conformance file: the smallest golden a cuda test reads
+# memcheck's conformance file: the smallest golden a cuda test reads, its cases inside one
+# process (--no-fork: the sanitizer then attaches once, not to a child per case)
 small=$(grep -o 'golden/[A-Za-z0-9_]*\.h5' <<<"$tests" | sort -u | xargs ls -S | tail -1)
 unit=$(grep -o 'check unit\.[A-Za-z0-9_]*' <<<"$tests" | sed 's/check unit\.//')
 memcheck=""
 for u in $unit; do
   memcheck+="  mcheck memcheck.$u 300 \"\$B\"/$u"$'\n'
 done
-memcheck+="  mcheck memcheck.conformance.$(basename "$small" .h5).cuda 300 \"\$B\"/mtcs run --backend cuda --require-all --level strict --golden $small"
+memcheck+="  mcheck memcheck.conformance.$(basename "$small" .h5).cuda 300 \"\$B\"/mtcs run --no-fork --backend cuda --require-all --level strict --golden $small"
 bench=""
 if [ -f "$dir/bin/mtcs_bench" ]; then
   bench="  bench bench.quick 200 --devs=cuda --quick --benchmark_out=\"\$OUT/bench-quick.json\" --benchmark_out_format=json
