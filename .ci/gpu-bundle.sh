@@ -29,10 +29,16 @@ dir=build/portable
 limit=$((64 * 1024 * 1024)) # the device tool's working-tree limit (tree + carried paths)
 # What a bare GPU machine has: glibc, libstdc++/libgcc, the driver's libcuda (cudart_static
 # dlopens it, so it does not show in ldd).
-allowed='^(linux-vdso\.so\.1|ld-linux-x86-64\.so\.2|libc\.so\.6|libm\.so\.6|libdl\.so\.2|libpthread\.so\.0|librt\.so\.1|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libcuda\.so\.1)$'
+allowed='^(linux-vdso\.so\.1|ld-linux-x86-64\.so\.2|libc\.so\.6|libm\.so\.6|libdl\.so\.2|'
+allowed+='libpthread\.so\.0|librt\.so\.1|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libcuda\.so\.1)$'
 # Shipped beside the executables (bin/lib/, found through RUNPATH $ORIGIN/lib): Debian has
 # no static archive of these.
 bundled='^libbenchmark\.so\.'
+# Neither carried nor static, found on the device: its CUDA toolkit, or torch's nvidia-* wheels
+# (run-gpu-checks.sh puts their folder on LD_LIBRARY_PATH). cuSPARSE: 162 MB shared, and CUDA
+# 13 has no static archive here (it needs libnvJitLink); nothing calls it yet (spec/cuda-backend.md
+# plans to).
+device='^(libcusparse|libnvJitLink)\.so\.[0-9]+$'
 fail() { echo "gpu-bundle: $*" >&2; exit 1; }
 
 t0=$SECONDS
@@ -42,7 +48,8 @@ if [ "$build" = 1 ]; then
   cmake --build --preset portable
 fi
 build_s=$((SECONDS - t0))
-[ -s "$dir/gpu-bundle.list" ] || fail "$dir/gpu-bundle.list missing: configure the portable preset first"
+[ -s "$dir/gpu-bundle.list" ] ||
+  fail "$dir/gpu-bundle.list missing: configure the portable preset first"
 grep -q 'MT_STATIC_DEPS:BOOL=ON' "$dir/CMakeCache.txt" ||
   fail "$dir was not configured with MT_STATIC_DEPS=ON (cmake --preset portable)"
 nvcc_used=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$dir/CMakeCache.txt")
@@ -56,7 +63,8 @@ mkdir -p "$dir/bin/lib"
 manifest=$dir/gpu-bundle.manifest
 {
   echo "# gpu-bundle.manifest - written by .ci/gpu-bundle.sh $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "commit $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (+ uncommitted changes)')"
+  dirty=$(git diff --quiet HEAD 2>/dev/null || echo ' (+ uncommitted changes)')
+  echo "commit $(git rev-parse HEAD 2>/dev/null || echo unknown)$dirty"
   echo "compiler $(${CC:-cc} --version | head -1)"
   command -v nvcc >/dev/null && echo "nvcc $(nvcc --version | tail -1)"
   sed -n 's/^CMAKE_CUDA_ARCHITECTURES:STRING=/cuda_architectures /p' "$dir/CMakeCache.txt"
@@ -77,6 +85,8 @@ while read -r exe; do
     [ -n "$lib" ] || continue
     if [[ "$lib" =~ $allowed ]]; then
       loads+=("$lib")
+    elif [[ "$lib" =~ $device ]]; then
+      loads+=("$lib(device)")
     elif [[ "$lib" =~ $bundled ]]; then
       [ "$arrow" = "=>" ] && [ -f "$path" ] || { bad+=("$name: $lib (not found here)"); continue; }
       readelf -d "$exe" | grep -q 'R.*PATH.*\$ORIGIN/lib' ||
@@ -107,8 +117,8 @@ for f in "$dir"/bin/*; do
   [ -f "$f" ] || continue
   out=$(env -i LD_LIBRARY_PATH= ldd "$f")
   if grep -q 'not found' <<<"$out"; then fail "$f: $(grep 'not found' <<<"$out" | head -1)"; fi
-  if grep -qE 'libbenchmark' <<<"$out" && ! grep -qE "libbenchmark.* => $root/$dir/bin/lib/" <<<"$out"
-  then
+  if grep -qE 'libbenchmark' <<<"$out" &&
+     ! grep -qE "libbenchmark.* => $root/$dir/bin/lib/" <<<"$out"; then
     fail "$f: libbenchmark resolves outside bin/lib:"$'\n'"$out"
   fi
 done
@@ -144,11 +154,14 @@ memcheck=""
 for u in $unit; do
   memcheck+="  mcheck memcheck.$u 300 \"\$B\"/$u"$'\n'
 done
-memcheck+="  mcheck memcheck.conformance.$(basename "$small" .h5).cuda 300 \"\$B\"/mtcs run --no-fork --backend cuda --require-all --level strict --golden $small"
+memcheck+="  mcheck memcheck.conformance.$(basename "$small" .h5).cuda 300 \"\$B\"/mtcs run"
+memcheck+=" --no-fork --backend cuda --require-all --level strict --golden $small"
 bench=""
 if [ -f "$dir/bin/mtcs_bench" ]; then
-  bench="  bench bench.quick 200 --devs=cuda --quick --benchmark_out=\"\$OUT/bench-quick.json\" --benchmark_out_format=json
-  bench bench.256M 200 --devs=cuda --sizes=256M --dtypes=f32 --paths=stream,dense,sparse_coo --densities=1,100 --caches=warm --benchmark_out=\"\$OUT/bench-256M.json\" --benchmark_out_format=json"
+  json='--benchmark_out_format=json --benchmark_out="$OUT'
+  bench="  bench bench.quick 200 --devs=cuda --quick $json/bench-quick.json\"
+  bench bench.256M 200 --devs=cuda --sizes=256M --dtypes=f32 --paths=stream,dense,sparse_coo \\
+    --densities=1,100 --caches=warm $json/bench-256M.json\""
 fi
 
 script=$dir/run-gpu-checks.sh
@@ -164,7 +177,8 @@ script=$dir/run-gpu-checks.sh
 # 540 s: the device tool stops a command at 600). Results under \$OUT (build/portable/gpu-out
 # when unset): summary.txt, checks.log (each check's command and last 300 lines), env.txt,
 # bench-*.json. Exit status: 0 every check passed, 77 none failed but some skipped (no
-# device), 1 otherwise. MTCS_GPU_ONLY=<regex> runs only the checks whose name matches.
+# device), 2 no check ran, 1 otherwise. MTCS_GPU_ONLY=<regex> runs only the checks whose
+# name matches.
 BUNDLE_SHA256=$sha
 EOF
   cat <<'EOF'
@@ -181,7 +195,7 @@ trap 'rm -rf "$TMP"' EXIT
 T0=$SECONDS
 DEADLINE=${MTCS_GPU_DEADLINE_S:-540}
 ONLY=${MTCS_GPU_ONLY:-}
-nfail=0 nskip=0
+nfail=0 nskip=0 nrun=0
 
 say() { printf '%s\n' "$*" | tee -a "$SUMMARY"; }
 # check NAME LIMIT_S COMMAND...: runs it, records PASS (0), SKIP (77), TIMEOUT or FAIL
@@ -191,10 +205,12 @@ check() {
   [ -z "$ONLY" ] || [[ "$name" =~ $ONLY ]] || return 0
   local left=$((DEADLINE - (SECONDS - T0)))
   if [ "$left" -lt 20 ]; then
-    nfail=$((nfail + 1)); say "$(printf '%-44s %-8s' "$name" NOT_RUN) (MTCS_GPU_DEADLINE_S=$DEADLINE reached)"
+    nfail=$((nfail + 1))
+    say "$(printf '%-44s %-8s' "$name" NOT_RUN) (MTCS_GPU_DEADLINE_S=$DEADLINE reached)"
     return 0
   fi
   [ "$limit" -le $((left - 10)) ] || limit=$((left - 10))
+  nrun=$((nrun + 1))
   printf '\n==== %s (limit %ss): %s\n' "$name" "$limit" "$*" >>"$LOG"
   t=$SECONDS
   timeout -k 5 "$limit" "$@" >"$TMP/out" 2>&1
@@ -214,7 +230,8 @@ check() {
     v=SKIP
   fi
   case $v in FAIL|TIMEOUT) nfail=$((nfail + 1)) ;; SKIP) nskip=$((nskip + 1)) ;; esac
-  say "$(printf '%-44s %-8s rc=%-3s %4ss  %s' "$name" "$v" "$rc" $((SECONDS - t)) "${detail:0:160}")"
+  say "$(printf '%-44s %-8s rc=%-3s %4ss  %s' "$name" "$v" "$rc" $((SECONDS - t)) \
+    "${detail:0:160}")"
 }
 # bench NAME LIMIT_S ARGS...: mtcs_bench, whose cases without a device report 'no device'
 bench() {
@@ -249,8 +266,35 @@ if ! tar -C "$D" -xJf "$D/gpu-bundle.tar.xz" 2>"$TMP/tar"; then
     "$D/gpu-bundle.tar.xz" "$D" || { say "bundle: cannot unpack: $(cat "$TMP/tar")"; exit 1; }
 fi
 
+# ---- libraries the executables take from the machine (gpu-bundle.sh's device list) ----
+# cuSPARSE and the like: the loader's path, else the CUDA toolkit's folders, else the
+# nvidia-* wheels beside Python's torch; each folder found goes on LD_LIBRARY_PATH
+devlibs="" tried=" "
+for round in 1 2 3 4; do # again for what a found library needs in turn (cuSPARSE: nvJitLink)
+  missing=$(for f in "$B"/* "$B"/lib/*; do [ -f "$f" ] && ldd "$f" 2>/dev/null; done |
+            awk '/=> not found/ {print $1}' | sort -u)
+  new=0
+  for lib in $missing; do
+    case "$tried" in *" $lib "*) continue ;; esac
+    tried+="$lib " new=1 found=""
+    for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda/lib \
+             $(python3 -c 'import sys; print(" ".join(p for p in sys.path if p))' 2>/dev/null |
+               tr ' ' '\n' | while read -r p; do ls -d "$p"/nvidia/*/lib 2>/dev/null; done); do
+      if [ -f "$d/$lib" ]; then found=$d; break; fi
+    done
+    if [ -n "$found" ]; then
+      export LD_LIBRARY_PATH="$found${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+      devlibs+="$lib from $found; "
+    else
+      devlibs+="$lib NOT FOUND; "
+    fi
+  done
+  [ "$new" = 1 ] || break
+done
+
 # ---- the machine ----
 {
+  echo "device libraries: ${devlibs:-none needed}"
   echo "date $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "host $(uname -srm)"
   echo "glibc $(ldd --version 2>&1 | head -1)"
@@ -263,14 +307,20 @@ fi
   SAN=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
   echo "compute-sanitizer ${SAN:-not found} $( [ -n "$SAN" ] && "$SAN" --version | tail -1)"
   echo "bundle sha256 $BUNDLE_SHA256"
-  for f in "$B"/* "$B"/lib/*; do [ -f "$f" ] && echo "ldd $(basename "$f"):" $(ldd "$f" | awk '{print $1 $2 $3}'); done
+  for f in "$B"/* "$B"/lib/*; do
+    [ -f "$f" ] && echo "ldd $(basename "$f"):" $(ldd "$f" | awk '{print $1 $2 $3}')
+  done
 } >"$ENV" 2>&1
 SAN=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
-say "gpu: $(grep -m1 -vE '^(date|host|glibc) ' "$ENV")"
+say "gpu: $(grep -m1 -vE '^(date|host|glibc|device libraries:) ' "$ENV")"
 say "     $(grep -m1 '^CUDA Version' "$ENV" || echo 'CUDA Version: unknown')"
+[ -z "$devlibs" ] || say "device libraries: $devlibs"
 for f in "$B"/* "$B"/lib/*; do
   [ -f "$f" ] || continue
-  ldd "$f" 2>&1 | grep -q 'not found' && { nfail=$((nfail + 1)); say "ldd $(basename "$f"): $(ldd "$f" 2>&1 | grep 'not found' | tr '\n' ' ')"; }
+  if ldd "$f" 2>&1 | grep -q 'not found'; then
+    nfail=$((nfail + 1))
+    say "ldd $(basename "$f"): $(ldd "$f" 2>&1 | grep 'not found' | tr '\n' ' ')"
+  fi
 done
 
 # ---- the checks ----
@@ -288,7 +338,8 @@ EOF
 cuda_tests
 memcheck
 benches
-say "total $((SECONDS - T0)) s; failed/not run $nfail, skipped $nskip (results in $OUT)"
+say "total $((SECONDS - T0)) s; ran $nrun, failed/not run $nfail, skipped $nskip (results in $OUT)"
+if [ "$nrun" -eq 0 ]; then say "no check ran (MTCS_GPU_ONLY='$ONLY' matches none?)"; exit 2; fi
 [ "$nfail" -eq 0 ] || exit 1
 [ "$nskip" -eq 0 ] || exit 77
 exit 0
@@ -298,19 +349,21 @@ chmod +x "$script"
 bash -n "$script" || fail "$script: syntax error (bug in gpu-bundle.sh)"
 
 # ---- what a device call carries ---------------------------------------------
-tree=$(git ls-files -co --exclude-standard -z | xargs -0 stat -c %s 2>/dev/null | awk '{s+=$1} END {print s+0}')
+tree=$(git ls-files -co --exclude-standard -z | xargs -0 stat -c %s 2>/dev/null |
+       awk '{s+=$1} END {print s+0}')
 shared=0
 if [ -d shared ] && git check-ignore -q shared; then shared=$(du -sb shared | cut -f1); fi
 carry=$(( $(stat -c %s "$tar") + $(stat -c %s "$script") ))
 total=$((tree + shared + carry))
 {
   echo
-  echo "bin_bytes $(du -sb "$dir/bin" | cut -f1) (stripped executables + lib/, unpacked on the device)"
+  echo "bin_bytes $(du -sb "$dir/bin" | cut -f1) (stripped executables + lib/, unpacked there)"
   echo "bundle_bytes $(stat -c %s "$tar") $tar sha256 $sha"
   echo "script_bytes $(stat -c %s "$script") $script"
   echo "tree_bytes $tree (tracked + untracked-not-ignored files of $root)"
   [ "$shared" = 0 ] || echo "shared_bytes $shared (ignored shared/, travels too)"
-  echo "device_call_bytes $total of $limit ($((100 * total / limit)) %; headroom $((limit - total)))"
+  echo "device_call_bytes $total of $limit ($((100 * total / limit)) %;" \
+       "headroom $((limit - total)))"
   echo "carry [\"$tar\", \"$script\"]"
   echo
   echo "# ctest -L cuda, as the script runs them"
