@@ -231,6 +231,11 @@ typedef struct {
   double dens_pct;
   char name[192];
   bench_ctx *cx;
+  /* its first step passed the check (on data made from the same seeds):
+   * a later run of the case (a repetition, maybe interleaved with other
+   * cases) steps once untimed and is not checked again */
+  int passed;
+  bc_verified ver;
 } bcase;
 
 struct bench_ctx {
@@ -310,7 +315,7 @@ static uint64_t case_seed(const bcase *c) {
 
 /* Data for c (reused while consecutive cases share it), the reference
  * check, one untimed step. Sets cx->current_ok / cx->msg. */
-static void prepare(bench_ctx *cx, const bcase *c) {
+static void prepare(bench_ctx *cx, bcase *c) {
   double t0 = now();
   cx->current = c;
   cx->current_ok = 0;
@@ -344,7 +349,7 @@ static void prepare(bench_ctx *cx, const bcase *c) {
    * case before ran the same kernel (path, threads, device) on the same
    * data and passed: the cold case after its warm one */
   double t1 = now();
-  const bcase *k = cx->checked;
+  const bcase *k = c->passed ? c : cx->checked;
   if (k && k->path == c->path && k->opt == c->opt && k->f64 == c->f64 && k->n == c->n &&
       k->dens_pct == c->dens_pct && k->threads == c->threads && k->cuda == c->cuda) {
     mt_error err = {0};
@@ -356,7 +361,8 @@ static void prepare(bench_ctx *cx, const bcase *c) {
       goto done;
     }
     cx->current_ok = 1;
-    snprintf(cx->msg, sizeof cx->msg, "verified by %s", k->name);
+    if (k != c) c->ver = k->ver, c->passed = 1;
+    snprintf(cx->msg, sizeof cx->msg, "verified by %s", k == c ? "its first run" : k->name);
     goto done;
   }
   cx->checked = NULL;
@@ -370,6 +376,8 @@ static void prepare(bench_ctx *cx, const bcase *c) {
   }
   cx->current_ok = 1;
   cx->checked = c;
+  c->passed = 1;
+  c->ver = cx->verified;
   snprintf(cx->msg, sizeof cx->msg, "verified %lld elements%s, %lld updated (%.2f s)",
            (long long)cx->verified.elements, cx->verified.all ? " (all)" : "",
            (long long)cx->verified.touched, now() - t1);
@@ -412,7 +420,7 @@ static double timed_step(bench_ctx *cx, const bcase *c, const bc_grad *g, mt_sta
 }
 
 static void bm_case(mtb_state *st, void *user) {
-  const bcase *c = user;
+  bcase *c = user;
   bench_ctx *cx = c->cx;
   if (cx->current != c) prepare(cx, c);
   if (!cx->current_ok) {
@@ -465,9 +473,9 @@ static void bm_case(mtb_state *st, void *user) {
   mtb_counter(st, "extra_bytes", 0.0, MTB_COUNTER_PLAIN); /* in place, no temporaries */
   mtb_counter(st, "peak_rss_bytes", peak_rss(), MTB_COUNTER_PLAIN);
   /* what the first step's check compared (perf/README.md, "Method") */
-  mtb_counter(st, "verified_elements", (double)cx->verified.elements, MTB_COUNTER_PLAIN);
-  mtb_counter(st, "verified_touched", (double)cx->verified.touched, MTB_COUNTER_PLAIN);
-  mtb_counter(st, "verified_all", (double)cx->verified.all, MTB_COUNTER_PLAIN);
+  mtb_counter(st, "verified_elements", (double)c->ver.elements, MTB_COUNTER_PLAIN);
+  mtb_counter(st, "verified_touched", (double)c->ver.touched, MTB_COUNTER_PLAIN);
+  mtb_counter(st, "verified_all", (double)c->ver.all, MTB_COUNTER_PLAIN);
   if (c->path != BC_DENSE && c->path != BC_STREAM)
     mtb_counter(st, "model_crossover_density",
                 bc_model_crossover_pct_opt(c->opt, c->path, c->f64, c->n), MTB_COUNTER_PLAIN);
