@@ -632,7 +632,7 @@ int main(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   /* our flags out, the rest (argv[0] + --benchmark_*) for Google Benchmark */
   char **rest = calloc((size_t)argc + 2, sizeof *rest);
-  int n_rest = 0, user_min_time = 0;
+  int n_rest = 0, user_min_time = 0, reps = 1;
   if (!rest) return 1;
   rest[n_rest++] = argv[0];
   for (int i = 1; i < argc; i++) {
@@ -644,6 +644,7 @@ int main(int argc, char **argv) {
     }
     if (r > 0) {
       if (strncmp(argv[i], "--benchmark_min_time", 20) == 0) user_min_time = 1;
+      if (strncmp(argv[i], "--benchmark_repetitions=", 24) == 0) reps = atoi(argv[i] + 24);
       rest[n_rest++] = argv[i];
     }
   }
@@ -654,10 +655,14 @@ int main(int argc, char **argv) {
   }
   defaults(&o);
   /* the manual time counts the case's steps only; a paired case takes
-   * about twice its min_time of wall time */
-  static char quick_min_time[] = "--benchmark_min_time=0.05",
-              full_min_time[] = "--benchmark_min_time=0.25";
-  if (!user_min_time) rest[n_rest++] = o.quick ? quick_min_time : full_min_time;
+   * about twice its min_time of wall time. With --benchmark_repetitions=N
+   * each repetition gets 1/N of it (and of a cold case's budget), so that
+   * the run takes about as long as one repetition did. */
+  if (reps < 1) reps = 1;
+  double budget = (o.quick ? 0.05 : 0.25) / reps;
+  char min_time[64];
+  snprintf(min_time, sizeof min_time, "--benchmark_min_time=%g", budget);
+  if (!user_min_time) rest[n_rest++] = min_time;
 
   bench_ctx cx;
   memset(&cx, 0, sizeof cx);
@@ -690,7 +695,7 @@ int main(int argc, char **argv) {
        * a nominal 8 GB/s, 3..30 iterations */
       double bytes = bc_model_bytes_opt(c->opt, c->path, c->f64, c->n, c->dens_pct / 100.0,
                                     (int64_t)((double)c->n * c->dens_pct / 100.0));
-      double t = bytes / 8e9 + 2e-6, budget = o.quick ? 0.05 : 0.25;
+      double t = bytes / 8e9 + 2e-6;
       int64_t it = (int64_t)(budget / t);
       mtb_fixed_iterations(mtb_flags(b, MTB_MANUAL_TIME), it < 3 ? 3 : it > 30 ? 30 : it);
     } else {
