@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """render.py - render mtcs benchmark JSON as report.md + report.html (+ PNG plots).
 
-usage: render.py --c c.json [--torch torch.json] [--facts facts.json] --out DIR
-                 [--no-plots] [--quiet]
+usage: render.py --c c.json [--torch torch.json] [--duel-json duel.json ...]
+                 [--facts facts.json] --out DIR [--no-plots] [--quiet]
 
 Inputs are Google Benchmark JSON (perf/mtcs_bench, perf/torch_peers.py) whose
 benchmark names are slash-separated key:value segments, e.g.
@@ -10,7 +10,20 @@ benchmark names are slash-separated key:value segments, e.g.
   stream/impl:c/dev:cpu2/dtype:f32/n:1048576/cache:warm
   sparse_adam/impl:c/path:hybrid_coo/dev:cpu1/dtype:f32/n:1048576/density:1/cache:warm
 (the families sparse_adam, sgd and sgd_momentum: the other optimizers with
-sparse gradients, in a section of their own) and a facts JSON (an object of machine facts, written by reports/bench.py).
+sparse gradients, in a section of their own), perf/duel.py's duel JSON (C and a
+peer stepped alternately in one process; several files are merged) and a facts
+JSON (an object of machine facts and the load of every phase, reports/bench.py).
+
+Repetitions (--benchmark_repetitions): the per-repetition rows of a configuration
+become one row whose time, bytes/s, pair_ratio and load counters are medians, with
+[min, max] kept; Google Benchmark's aggregate rows are ignored. Every target is
+judged on each configuration's median: a configuration whose [min, max] lies on
+both sides of the threshold is flagged "spread crosses the target"; one that ran
+beside a neighbour (C rows: mtb.cc's load_others counters; duels: their load
+summary; cpuN rows that were oversubscribed) is left out with the reason, and a
+target with every configuration left out is DISTURBED, not PASS or MISS. The
+C-vs-peer targets are judged on the duels where one matches, else on the separate
+runs (said so: not paired), else N/A with the reason.
 
 Writes DIR/report.md, DIR/report.html (self-contained apart from the PNGs next
 to it) and, unless --no-plots or matplotlib is missing, DIR/*.png. Every file
@@ -243,7 +256,8 @@ def load_bench(path, src):
         name = b.get("name")
         if not isinstance(name, str) or not name:
             raise RenderError(f"{where}: no 'name' string")
-        if not b.get("error_occurred") and not b.get("skipped"):
+        if not b.get("error_occurred") and not b.get("skipped") \
+                and b.get("run_type") != "aggregate":  # a stddev may be 0
             rt = b.get("real_time")
             if not isinstance(rt, (int, float)) or isinstance(rt, bool) or not rt > 0 \
                     or not math.isfinite(rt):
@@ -255,6 +269,11 @@ def load_bench(path, src):
         if run_type == "aggregate":
             if b.get("aggregate_name") != "median":
                 continue
+            rt = b.get("real_time")
+            if not isinstance(rt, (int, float)) or not rt > 0 \
+                    or b.get("time_unit", "ns") not in TIME_UNITS:
+                raise RenderError(f"{where} ({name}): the median's real_time {rt!r} is not a "
+                                  "positive number")
             groups.setdefault(run_name, {})["median"] = b
         else:
             groups.setdefault(run_name, {}).setdefault("iter", []).append(b)
@@ -460,8 +479,9 @@ class Target:
         w = self.worst()
         if not w:
             if self.left_out:
-                return (f"all {len(self.left_out)} configs left out: {self.left_out[0][1]} "
-                        f"({self.left_out[0][0]})")
+                k = len(self.left_out)
+            return (f"{'all ' if k > 1 else ''}{k} config{'s' if k > 1 else ''} left out: "
+                    f"{self.left_out[0][1]} ({self.left_out[0][0]})")
             return "no data"
         val = w[3] if w[3] else f"{fmt_ratio(w[1])}{self.unit}" + fmt_range(w[4], w[5])
         more = f"; {len(self.points)} configs" if len(self.points) > 1 else ""
@@ -477,7 +497,7 @@ class Target:
         rows = []
         for p in self.points:
             shown = p[3] if p[3] else f"{fmt_ratio(p[1])}{self.unit}"
-            rng = f"[{fmt_ratio(p[4])}, {fmt_ratio(p[5])}]" if p[4] is not None else ""
+            rng = fmt_range(p[4], p[5]).strip()
             rows.append([p[0], shown, rng, "" if p[6] is None else str(p[6]),
                          "yes" if p[2] else "NO",
                          "spread crosses the target" if self.crosses(p) else ""])
@@ -767,8 +787,6 @@ def peer_targets(res, torch_loaded, duels, facts):
         ok = [d for d in mine if not d.error]
         if ok:
             t.source = "duels"
-            t.note = ("paired: C and peer stepped alternately in one process "
-                      "(perf/duel.py), median of each duel's repetitions")
             for d in ok:
                 why = d.disturbed()
                 if why:
@@ -779,7 +797,7 @@ def peer_targets(res, torch_loaded, duels, facts):
                       reps=len(d.reps))
             errs = sorted({d.error for d in mine if d.error})
             if errs:
-                t.note += "; failed duels: " + "; ".join(errs)
+                t.note = "failed duels: " + "; ".join(errs)
             out.append(t)
             continue
         if sel_row is not None and torch_loaded:
@@ -851,6 +869,12 @@ class Duel:
             v = raw.get(k)
             return v if isinstance(v, dict) else {}
         self.c_ns, self.peer_ns, self.ratio = stat("c_ns"), stat("peer_ns"), stat("ratio")
+        # the ratio is judged on the median of the repetitions' own ratios (computed
+        # here from "reps" when they carry one, else duel.py's summary)
+        rs = [x.get("ratio") for x in self.reps if isinstance(x, dict)]
+        rs = [v for v in rs if isinstance(v, (int, float)) and v > 0]
+        if rs and not self.error:
+            self.ratio = {"median": median(rs), "min": min(rs), "max": max(rs)}
 
     def is_cpu(self):
         return bool(re.fullmatch(r"cpu(\d+|N)", self.dev))
@@ -868,12 +892,16 @@ class Duel:
         its load summary (perf/machine_load.py) says disturbed, or oversubscribed
         for a multi-threaded duel."""
         ld = self.load
+        why = str(ld.get("why") or "")
         if ld.get("disturbed"):
-            return "disturbed: " + (ld.get("why") or "a neighbour competed for the cores")
-        if self.threads > 1 and ld.get("oversubscribed"):
-            return ("oversubscribed: " + (ld.get("why") or f"{self.threads} threads beside "
-                                                          "other runnable tasks"))
-        return ""
+            kind = "disturbed"
+        elif self.threads > 1 and ld.get("oversubscribed"):
+            kind = "oversubscribed"
+        else:
+            return ""
+        if not why:
+            return f"{kind}: {self.threads} thread(s) beside other runnable tasks"
+        return why if why.startswith(("disturbed", "oversubscribed")) else f"{kind}: {why}"
 
 
 def load_duels(paths):
@@ -1382,6 +1410,11 @@ def build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note, duel
                      "steal; cpuN rows that were oversubscribed never count): " + ", ".join(
                          f"{t.title}: {len(t.left_out)}" for t in left)
                      + ". A target whose every configuration was left out is DISTURBED.")
+    from_duels = [t.title for t in targets if t.source == "duels"]
+    if from_duels:
+        notes.append("From the duels (perf/duel.py: C's step and the peer's stepped "
+                      "alternately in one process, each configuration the median of its "
+                      "repetitions): " + ", ".join(from_duels) + ".")
     paired = [t for t in targets if t.paired]
     if paired:
         notes.append("Paired ratios (" + ", ".join(
