@@ -236,6 +236,7 @@ typedef struct {
    * cases) steps once untimed and is not checked again */
   int passed;
   bc_verified ver;
+  int runs; /* prepared so far (the progress line counts the first ones) */
 } bcase;
 
 struct bench_ctx {
@@ -382,8 +383,9 @@ static void prepare(bench_ctx *cx, bcase *c) {
            (long long)cx->verified.elements, cx->verified.all ? " (all)" : "",
            (long long)cx->verified.touched, now() - t1);
 done:
-  cx->prepared++;
-  fprintf(stderr, "[%d/%d] %s: %s (setup %.2f s)\n", cx->prepared, cx->n_cases, c->name, cx->msg,
+  if (!c->runs++) cx->prepared++;
+  fprintf(stderr, "[%d/%d%s] %s: %s (setup %.2f s)\n", cx->prepared, cx->n_cases,
+          c->runs > 1 ? ", again" : "", c->name, cx->msg,
           now() - t0);
 }
 

@@ -7,9 +7,12 @@
 #include "mtb.h"
 
 #include <benchmark/benchmark.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -88,6 +91,41 @@ double parse_num(const char *p) {
   return end == p ? -1 : v;
 }
 
+// Threads of this process other than the caller that are runnable now (state
+// R in /proc/self/task/<tid>/stat): OpenMP workers of the last parallel region
+// still spinning, which /proc/stat's procs_running counts too but which are no
+// neighbour. getdents64 into a stack buffer: no allocation.
+int own_running_others() {
+  int dfd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return 0;
+  long self = syscall(SYS_gettid);
+  int count = 0;
+  alignas(8) char buf[4096];
+  for (;;) {
+    long k = syscall(SYS_getdents64, dfd, buf, sizeof buf);
+    if (k <= 0) break;
+    for (long off = 0; off < k;) {
+      auto *d = reinterpret_cast<struct dirent64 *>(buf + off);
+      off += d->d_reclen;
+      char *end;
+      long tid = std::strtol(d->d_name, &end, 10);
+      if (*end || end == d->d_name || tid == self) continue;
+      char path[64], st[512];
+      std::snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+      int fd = open(path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      ssize_t n = read(fd, st, sizeof st - 1);
+      close(fd);
+      if (n <= 0) continue;
+      st[n] = 0;
+      const char *paren = std::strrchr(st, ')');  // the state follows "(comm) "
+      if (paren && paren[1] == ' ' && paren[2] == 'R') count++;
+    }
+  }
+  close(dfd);
+  return count;
+}
+
 Load read_load() {
   Load l;
   char buf[4096 + 1];
@@ -122,6 +160,7 @@ Load read_load() {
     }
   }
   close(fd);
+  if (l.running >= 1) l.running -= own_running_others();
   return l;
 }
 
@@ -133,9 +172,10 @@ mtb_bench *mtb_register(const char *name, mtb_fn fn, void *user) {
   if (!name || !fn) return nullptr;
   // Every run records the machine's load at its start, before the
   // benchmark's own setup and timed loop, while only this thread runs:
-  // load_others = runnable tasks other than this one (a neighbour that
-  // wants a core), load1 = the 1-minute load average. A missing /proc file
-  // leaves its counter out.
+  // load_others = runnable tasks other than this process's (a neighbour that
+  // wants a core; procs_running - 1, less our own threads still runnable),
+  // load1 = the 1-minute load average. A missing /proc file leaves its
+  // counter out.
   return H(benchmark::RegisterBenchmark(name, [fn, user](benchmark::State &st) {
     Load l = read_load();
     fn(reinterpret_cast<mtb_state *>(&st), user);

@@ -480,8 +480,8 @@ class Target:
         if not w:
             if self.left_out:
                 k = len(self.left_out)
-            return (f"{'all ' if k > 1 else ''}{k} config{'s' if k > 1 else ''} left out: "
-                    f"{self.left_out[0][1]} ({self.left_out[0][0]})")
+                return (f"{'all ' if k > 1 else ''}{k} config{'s' if k > 1 else ''} left out: "
+                        f"{self.left_out[0][1]} ({self.left_out[0][0]})")
             return "no data"
         val = w[3] if w[3] else f"{fmt_ratio(w[1])}{self.unit}" + fmt_range(w[4], w[5])
         more = f"; {len(self.points)} configs" if len(self.points) > 1 else ""
