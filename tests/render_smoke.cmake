@@ -175,6 +175,42 @@ expect_in("${DU}/report.md"
   "| bench_duel.json: torch | 0.4 | 0.5 | 0.4% | 0 -> 1 | no |")
 expect_in("${DU}/report.html" "<td class='DISTURBED'>DISTURBED</td>")
 
+# an FBGEMM duel file beside it (written here): fbgemm_exact at 1% on dim 64, ratio 4
+# in every repetition -> 4.00x >= 3x PASS; dim 16 (ratio 1) is shown but not judged;
+# fbgemm_rowwise (same_math false) only in its own labelled table; no 10% duel: N/A
+set(FBD "${W}/duel-fbgemm.json")
+execute_process(COMMAND "${PY}" -c "
+import json, sys
+def duel(path, peer, dim, r, same=True):
+    reps = [{'c_ns': 1e5, 'peer_ns': 1e5 * r, 'ratio': r, 'c_steps': 9, 'peer_steps': 9}] * 5
+    st = {'median': r, 'min': r, 'max': r}
+    return {'name': f'duel/c:{path}/peer:{peer}/dev:cpu1/dtype:f32/n:1048576/density:1/dim:{dim}',
+            'c_path': path, 'peer': peer, 'same_math': same, 'dev': 'cpu1', 'threads': 1,
+            'dtype': 'f32', 'n': 1048576, 'density': 1.0, 'dim': dim, 'nnz': 164,
+            'verified': 'max |diff|/|x| = 2.4e-7 <= 1e-6 (FBGEMM divides in another order)',
+            'reps': reps, 'c_ns': {'median': 1e5, 'min': 1e5, 'max': 1e5},
+            'peer_ns': {k: v * 1e5 for k, v in st.items()}, 'ratio': st,
+            'load': {'samples': 6, 'threads': 1, 'ncpu': 2, 'others_max': 0,
+                     'others_median': 0, 'disturbed': False, 'oversubscribed': False,
+                     'why': ''}, 'error': None}
+json.dump({'context': {'fbgemm': '1.9.0'}, 'duels': [
+    duel('hybrid_coo', 'fbgemm_exact', 64, 4.0), duel('hybrid_coo', 'fbgemm_exact', 16, 1.0),
+    duel('hybrid_coo', 'fbgemm_rowwise', 64, 0.5, False)]}, open(sys.argv[1], 'w'))
+" "${FBD}" RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "could not write the FBGEMM duel fixture")
+endif()
+run_expect(0 "PASS +C sparse vs FBGEMM exact \\(1%\\)" out
+  "${PY}" "${RENDER}" --c "${D}/bench_c.json" --duel-json "${D}/bench_duel.json"
+  --duel-json "${FBD}" --out "${W}/fbgemm" --no-plots)
+expect_in("${W}/fbgemm/report.md"
+  "| C sparse vs FBGEMM exact (1%) | >= 3x faster (dim 1 and 64) | 4.00x (cpu1 f32 n=1M d=1% dim=64) | PASS |"
+  "| C sparse vs FBGEMM exact (10%) | >= 1.5x faster (dim 1 and 64) | N/A | N/A |"
+  "C sparse vs FBGEMM exact (10%): no fbgemm_exact duel in this run's duel files"
+  "### Different math: one state value per row (FBGEMM rowwise)"
+  "| fbgemm_rowwise | hybrid_coo | cpu1 | f32 | 1M | 1 | 64 | 100 us | 50 us | 0.50 [0.50, 0.50] | 5 |"
+  "| fbgemm_exact | hybrid_coo | cpu1 | f32 | 1M | 1 | 16 | 100 us | 100 us | 1.00 [1.00, 1.00] | 5 |")
+
 # ---- paired ratios (perf/README.md): when a row carries pair_ratio (its pair's
 # step timed interleaved with its own), the C-vs-C targets use it instead of the
 # ratio of two separate benchmarks. The fixture with pair_ratio added:
