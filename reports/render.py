@@ -418,7 +418,7 @@ class Target:
         self.higher, self.threshold, self.unit = higher_is_better, threshold, unit
         # (combo text, median value, ok, detail, min, max, repetitions)
         self.points = []
-        self.left_out = []  # (combo text, reason)
+        self.left_out = []  # (combo text, reason, median, min, max, reps): not judged
         self.status = None   # overrides: "no device", "N/A"
         self.note = ""
         self.paired = 0  # points measured as paired ratios (interleaved steps)
@@ -433,8 +433,10 @@ class Target:
         self.points.append((where, value, ok, detail, lo, hi, reps))
         self.paired += bool(paired)
 
-    def leave_out(self, where, reason):
-        self.left_out.append((where, reason))
+    def leave_out(self, where, reason, value=None, lo=None, hi=None, reps=None):
+        """A configuration not judged (its repetitions ran beside a neighbour): listed
+        in the target's table with the reason and, for information, its figures."""
+        self.left_out.append((where, reason, value, lo, hi, reps))
 
     def crosses(self, p):
         """The point's [min, max] over its repetitions lies on both sides of the
@@ -501,8 +503,10 @@ class Target:
             rows.append([p[0], shown, rng, "" if p[6] is None else str(p[6]),
                          "yes" if p[2] else "NO",
                          "spread crosses the target" if self.crosses(p) else ""])
-        for where, why in self.left_out:
-            rows.append([where, "", "", "", "left out", why])
+        for where, why, v, lo, hi, reps in self.left_out:
+            rows.append([where, "" if v is None else f"{fmt_ratio(v)}{self.unit}",
+                         fmt_range(lo, hi).strip(), "" if reps is None else str(reps),
+                         "left out", why])
         return rows
 
 
@@ -615,16 +619,14 @@ def judge_c(t, res, r, where, ncpu=None):
     """Adds C row r to target t as its speedup over its pair (speedup_over_pair),
     or, for a lower-is-better target, its time over its pair's; left out when
     its repetitions ran beside a neighbour (Row.disturbed)."""
+    v, paired, lo, hi = speedup_over_pair(res, r)
+    if v and not t.higher:
+        v, lo, hi = 1.0 / v, (1.0 / hi if hi else None), (1.0 / lo if lo else None)
     why = r.disturbed(ncpu or res.ncpu)
     if why:
-        t.leave_out(where, why)
-        return
-    v, paired, lo, hi = speedup_over_pair(res, r)
-    if not v:
-        return
-    if not t.higher:
-        v, lo, hi = 1.0 / v, (1.0 / hi if hi else None), (1.0 / lo if lo else None)
-    t.add(where, v, paired=paired, lo=lo, hi=hi, reps=r.reps)
+        t.leave_out(where, why, v, lo, hi, r.reps)
+    elif v:
+        t.add(where, v, paired=paired, lo=lo, hi=hi, reps=r.reps)
 
 
 def gpu_status(t, res):
@@ -788,11 +790,12 @@ def peer_targets(res, torch_loaded, duels, facts):
         if ok:
             t.source = "duels"
             for d in ok:
+                r = d.ratio
                 why = d.disturbed()
                 if why:
-                    t.leave_out(d.where(), why)
+                    t.leave_out(d.where(), why, r["median"], r.get("min"), r.get("max"),
+                                len(d.reps))
                     continue
-                r = d.ratio
                 t.add(d.where(), r["median"], paired=True, lo=r.get("min"), hi=r.get("max"),
                       reps=len(d.reps))
             errs = sorted({d.error for d in mine if d.error})
@@ -813,13 +816,15 @@ def peer_targets(res, torch_loaded, duels, facts):
                 if not c:
                     continue
                 where = combo(r, cpaths[0] != "dense")
+                v, lo = r.time_ns / c.time_ns, r.time_range[0] / c.time_range[1]
+                hi, reps = r.time_range[1] / c.time_range[0], min(r.reps, c.reps)
                 why = c.disturbed(res.ncpu)
                 if why:
-                    t.leave_out(where, why)
+                    t.leave_out(where, why, v, lo, hi, reps)
                     continue
-                t.add(where, r.time_ns / c.time_ns,
-                      lo=r.time_range[0] / c.time_range[1], hi=r.time_range[1] / c.time_range[0],
-                      reps=min(r.reps, c.reps))
+                t.add(where, v, lo=lo, hi=hi, reps=reps)
+            if not t.points and not t.left_out:
+                t.note += "; no configuration of this run matches it"
             if tid == "vs_masked":
                 skipped = [r for r in res.rows if r.impl == "torch_masked" and r.error]
                 if skipped:
