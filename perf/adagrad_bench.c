@@ -350,7 +350,9 @@ static void prepare(bench_ctx *cx, bcase *c) {
    * case before ran the same kernel (path, threads, device) on the same
    * data and passed: the cold case after its warm one */
   double t1 = now();
-  const bcase *k = c->passed ? c : cx->checked;
+  /* a device case is loaded and checked again: its device copy may hold
+   * another case's data by now */
+  const bcase *k = c->passed && !c->cuda ? c : cx->checked;
   if (k && k->path == c->path && k->opt == c->opt && k->f64 == c->f64 && k->n == c->n &&
       k->dens_pct == c->dens_pct && k->threads == c->threads && k->cuda == c->cuda) {
     mt_error err = {0};
