@@ -281,8 +281,11 @@ def load_bench(path, src):
     for run_name, g in groups.items():
         if g.get("iter"):
             rows.append(reduce_reps(src, run_name, g["iter"]))
-        else:
-            rows.append(Row(src, run_name, dict(g["median"], name=run_name)))
+        else:  # aggregates only (--benchmark_report_aggregates_only): their median
+            r = Row(src, run_name, dict(g["median"], name=run_name))
+            reps = g["median"].get("repetitions")
+            r.reps = reps if isinstance(reps, int) and reps > 0 else 1
+            rows.append(r)
     return ctx, rows
 
 
@@ -679,6 +682,11 @@ def compute_targets(res, torch_loaded, duels=None, facts=None):
     for dev, dtype, n in keys:
         sp = res.find(family="adagrad", impl="c", path="sparse_coo", dev=dev, dtype=dtype,
                       n=n, cache="warm")
+        why = [w for w in (r.disturbed(res.ncpu) for r in sp) if w]
+        if why:
+            t.leave_out(f"{dev} {dtype} n={fmt_n(n)}", f"{len(why)} of its {len(sp)} densities "
+                        f"{why[0]}")
+            continue
         models = [r.counter("model_crossover_density") for r in sp]
         models = [m for m in models if m is not None]
         x, kind = sparse_crossover(res, sp, dev, dtype, n)
