@@ -1681,8 +1681,11 @@ def render(args):
 def main(argv=None):
     ap = argparse.ArgumentParser(
         prog="render.py",
-        description="Render mtcs benchmark JSON (C harness + torch peers) as Markdown and "
-                    "HTML with PNG plots.")
+        description="Render mtcs benchmark JSON (C harness + torch peers + C-vs-peer duels) "
+                    "as Markdown and HTML with PNG plots. Repetitions are reduced to their "
+                    "median; targets are judged on medians, with [min, max] shown, spreads "
+                    "that cross a threshold flagged, and configurations that ran beside a "
+                    "neighbour left out (DISTURBED when all are).")
     ap.add_argument("--c", required=True, metavar="C_JSON", help="the C benchmark's JSON")
     ap.add_argument("--torch", metavar="TORCH_JSON", help="perf/torch_peers.py's JSON")
     ap.add_argument("--facts", metavar="FACTS_JSON", help="machine facts (reports/bench.py)")
