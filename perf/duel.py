@@ -105,7 +105,7 @@ MASKED_MAX_N = 1 << 20      # torch's MaskedTensor path: ~1000x slower than ours
 # AVX-512: perf/README.md "Duels").
 TORCH_TOL = {"f32": 1e-6, "f64": 2e-15}
 
-# ---- the matrix (perf/README.md; /work duel contract) ------------------------------
+# ---- the matrix (perf/README.md, "Duels: C against peers, interleaved") --------
 # c_path, peer, densities, dims, n_max, quick densities, quick dims.
 # A density/dim set of None means "any the CLI asks for" (default: the list after it).
 MATRIX = [

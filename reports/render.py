@@ -859,7 +859,7 @@ def peer_targets(res, torch_loaded, duels, facts):
 
 class Duel:
     """One duel of a duel.json file: C step and peer step timed alternately in one
-    process, repeated (/work: duel.md; perf/README.md, Duels)."""
+    process, repeated (perf/duel.py; perf/README.md, "Duels")."""
 
     def __init__(self, src, raw):
         self.src, self.raw = src, raw
