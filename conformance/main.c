@@ -240,53 +240,71 @@ static const char *opt_value(int argc, char **argv, int *i, const char *opt, int
 static void bench_usage(FILE *f) {
   fputs(
       "mtcs bench - benchmark the Adagrad paths (dense, sparse COO/CSR, hybrid, masked) of the\n"
-      "C implementation against the stream kernel's bandwidth, the byte model and torch's own\n"
-      "optimizers, and render a report (DESIGN.md, Performance method). SparseAdam and SGD\n"
-      "with sparse gradients run on the same sparse COO and hybrid grads, against torch's\n"
-      "SparseAdam.step and SGD.step, in a section of the report of their own.\n"
+      "C implementation against the stream kernel's bandwidth, a prefetch-aware model and its\n"
+      "probes, torch's own optimizers and FBGEMM's sparse Adagrad, and render a report\n"
+      "(DESIGN.md, Performance method). SparseAdam and SGD with sparse gradients run on the\n"
+      "same sparse COO and hybrid grads, in a section of the report of their own.\n"
       "\n"
       "usage:\n"
-      "  mtcs bench [--quick] [--out DIR] [--no-torch] [--python PY] [-- ARGS...]\n"
+      "  mtcs bench [--quick] [--out DIR] [--no-torch] [--no-duel] [--reps N]\n"
+      "             [--interleave | --no-interleave] [--python PY] [-- ARGS...]\n"
       "\n"
       "It runs\n"
       "  PY " MT_SOURCE_DIR "/reports/bench.py --mtcs-bench <dir of mtcs>/perf/mtcs_bench ...\n"
-      "which runs the C benchmark (Google Benchmark), then perf/torch_peers.py on the same\n"
-      "sizes, then reports/render.py, and writes into DIR: c.json and torch.json (Google\n"
-      "Benchmark JSON), facts.json (machine facts), report.md, report.html and PNG plots.\n"
+      "which runs, each phase with the machine's load recorded at its start and end:\n"
+      "  1. the C benchmark (Google Benchmark), N repetitions of every case -> c.json\n"
+      "  2. perf/torch_peers.py on the same sizes (torch's absolute times) -> torch.json\n"
+      "  3. perf/duel.py: our step and each peer's timed ALTERNATELY in one process\n"
+      "     (torch's default, fused, sparse, MaskedTensor and fused-on-zeros steps with this\n"
+      "     Python; FBGEMM's exact and rowwise sparse Adagrad with .venv-fbgemm's) ->\n"
+      "     duel-torch.json, duel-fbgemm.json: the C-vs-peer targets are judged on these\n"
+      "  4. reports/render.py -> report.md, report.html, PNG plots, facts.json\n"
+      "Every figure is the median of the repetitions with [min, max]; a configuration\n"
+      "measured beside a neighbour (other runnable tasks, CPU steal) is left out of its\n"
+      "target and listed; a target with every configuration left out is DISTURBED.\n"
       "\n"
       "options:\n"
       "  --quick       the small matrix: n=1M, densities 0.1 1 10 100 %, f32, 1 and all\n"
-      "                threads; under 2 minutes on 2 cores. Default: the full matrix (n up to\n"
-      "                64M, 7 densities, f32 and f64, warm and cold cache; tens of minutes)\n"
+      "                threads; a few minutes on 2 cores. Default: the full matrix (n up to\n"
+      "                64M, 7 densities, f32 and f64, warm and cold cache; an hour or more)\n"
       "  --out DIR     the report directory; it must not exist or be empty (default\n"
       "                " MT_SOURCE_DIR "/reports/out/<UTC time>/). Built in a temporary\n"
       "                directory and renamed at the end: a failed run leaves nothing\n"
-      "  --no-torch    skip the torch peers (they are skipped anyway, with a note, when the\n"
-      "                Python has no torch)\n"
+      "  --no-torch    skip the torch peers and the torch duels (skipped anyway, with a note,\n"
+      "                when the Python has no torch; FBGEMM's duels still run)\n"
+      "  --no-duel     skip the duels (C-vs-peer targets then come from separate runs,\n"
+      "                and the report says they are not paired)\n"
+      "  --reps N      repetitions of every C case and duel (default 5; targets are judged\n"
+      "                on medians of >= 5)\n"
+      "  --interleave, --no-interleave\n"
+      "                shuffle the C cases' repetitions in time (Google Benchmark's random\n"
+      "                interleaving; default on with --quick, off for the full matrix)\n"
       "  --python PY   the Python to run the driver with (default\n"
       "                " MT_SOURCE_DIR "/.venv/bin/python when it exists, else\n"
       "                python3 on $PATH); torch, numpy and matplotlib come\n"
       "                from its environment (.ci/setup.sh --full); without matplotlib the report\n"
       "                has no plots\n"
-      "  -- ARGS...    the rest goes to mtcs_bench: Google Benchmark flags\n"
+      "  -- ARGS...    the rest goes to mtcs_bench: Google Benchmark flags and its own\n"
+      "                (--sizes=, --paths=, --densities=, ...: mtcs_bench --help)\n"
       "\n"
       "examples:\n"
       "  mtcs bench --quick                                   quick report in reports/out/<time>/\n"
       "  mtcs bench --out /tmp/r                              the full matrix\n"
       "  mtcs bench --quick --no-torch -- --benchmark_filter='stream|path:(dense|sparse_coo)/'\n"
-      "  mtcs bench --quick -- --benchmark_repetitions=3      median of 3 runs per benchmark\n"
+      "  mtcs bench --quick --reps 9                          medians of 9 repetitions\n"
       "  mtcs bench --python /usr/bin/python3 --no-torch      no venv: tables only, no plots\n"
       "\n"
       "output:\n"
-      "  progress on stderr (a line per phase, with the elapsed time, and the benchmarks' own\n"
-      "  output); on stdout one line per target, PASS, MISS, N/A or \"no device\", e.g.\n"
+      "  progress on stderr (a line per phase, with the elapsed time and load, and the\n"
+      "  benchmarks' own output); on stdout one line per target, PASS, MISS, DISTURBED, N/A\n"
+      "  or \"no device\", e.g.\n"
       "      PASS      C sparse_coo at 1% vs C dense >= 5x faster: worst 8.6x (cpu1 f32 ...)\n"
       "  then the report's path. Timings are noisy on shared machines: compare ratios from one\n"
       "  run; for CI regression checks use instruction counts, never wall time.\n"
       "\n"
       "exit codes:\n"
       "  0   the report was written (whatever the targets say)\n"
-      "  1   a phase failed: the C benchmark, the torch peers' correctness checks, the renderer\n"
+      "  1   a phase failed: the C benchmark, a peer's correctness check, the renderer\n"
       "  2   usage error; mtcs_bench not built (it needs Google Benchmark: libbenchmark-dev);\n"
       "      no Python or no driver script; the output directory exists\n",
       f);
@@ -306,8 +324,8 @@ static int find_on_path(const char *name, char *buf, size_t size) {
 }
 
 static int cmd_bench(int argc, char **argv) {
-  int quick = 0, no_torch = 0, extra = argc;
-  const char *out = NULL, *python = NULL;
+  int quick = 0, no_torch = 0, no_duel = 0, interleave = -1, extra = argc;
+  const char *out = NULL, *python = NULL, *reps = NULL;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v;
     int m = 0;
@@ -318,6 +336,16 @@ static int cmd_bench(int argc, char **argv) {
       quick = 1;
     } else if (!strcmp(a, "--no-torch")) {
       no_torch = 1;
+    } else if (!strcmp(a, "--no-duel")) {
+      no_duel = 1;
+    } else if (!strcmp(a, "--interleave") || !strcmp(a, "--no-interleave")) {
+      interleave = !strcmp(a, "--interleave");
+    } else if ((v = opt_value(argc, argv, &i, "--reps", &m)), m) {
+      char *end = NULL;
+      long r = v ? strtol(v, &end, 10) : 0;
+      if (!v || !*v || *end || r < 1 || r > 1000)
+        return usage_error("bench", "--reps needs a count from 1 to 1000, not '%s'", v ? v : "");
+      reps = v;
     } else if ((v = opt_value(argc, argv, &i, "--out", &m)), m) {
       if (!v || !*v) return usage_error("bench", "%s needs a directory", "--out");
       out = v;
@@ -396,6 +424,12 @@ static int cmd_bench(int argc, char **argv) {
   args[n++] = bench;
   if (quick) args[n++] = "--quick";
   if (no_torch) args[n++] = "--no-torch";
+  if (no_duel) args[n++] = "--no-duel";
+  if (interleave >= 0) args[n++] = interleave ? "--interleave" : "--no-interleave";
+  if (reps) {
+    args[n++] = "--reps";
+    args[n++] = (char *)reps;
+  }
   if (out) {
     args[n++] = "--out";
     args[n++] = (char *)out;

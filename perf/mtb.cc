@@ -7,8 +7,13 @@
 #include "mtb.h"
 
 #include <benchmark/benchmark.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -72,14 +77,111 @@ benchmark::BenchmarkReporter *make_reporter(const std::string &format, bool cons
   return nullptr;
 }
 
+// The machine's load at one instant, read from /proc without allocating:
+// procs_running (/proc/stat: runnable tasks, this thread included) and the
+// 1-minute load average (/proc/loadavg); -1 where the file or the field is
+// missing. /proc/stat's intr line can be long: it is scanned in chunks.
+struct Load {
+  double running = -1, load1 = -1;
+};
+
+double parse_num(const char *p) {
+  char *end;
+  double v = std::strtod(p, &end);
+  return end == p ? -1 : v;
+}
+
+// Threads of this process other than the caller that are runnable now (state
+// R in /proc/self/task/<tid>/stat): OpenMP workers of the last parallel region
+// still spinning, which /proc/stat's procs_running counts too but which are no
+// neighbour. getdents64 into a stack buffer: no allocation.
+int own_running_others() {
+  int dfd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return 0;
+  long self = syscall(SYS_gettid);
+  int count = 0;
+  alignas(8) char buf[4096];
+  for (;;) {
+    long k = syscall(SYS_getdents64, dfd, buf, sizeof buf);
+    if (k <= 0) break;
+    for (long off = 0; off < k;) {
+      auto *d = reinterpret_cast<struct dirent64 *>(buf + off);
+      off += d->d_reclen;
+      char *end;
+      long tid = std::strtol(d->d_name, &end, 10);
+      if (*end || end == d->d_name || tid == self) continue;
+      char path[64], st[512];
+      std::snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+      int fd = open(path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      ssize_t n = read(fd, st, sizeof st - 1);
+      close(fd);
+      if (n <= 0) continue;
+      st[n] = 0;
+      const char *paren = std::strrchr(st, ')');  // the state follows "(comm) "
+      if (paren && paren[1] == ' ' && paren[2] == 'R') count++;
+    }
+  }
+  close(dfd);
+  return count;
+}
+
+Load read_load() {
+  Load l;
+  char buf[4096 + 1];
+  int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    ssize_t k = read(fd, buf, sizeof buf - 1);
+    if (k > 0) buf[k] = 0, l.load1 = parse_num(buf);
+    close(fd);
+  }
+  fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return l;
+  static const char key[] = "\nprocs_running ";
+  const size_t klen = sizeof key - 1, keep = 64;
+  size_t have = 0;
+  for (;;) {
+    ssize_t k = read(fd, buf + have, sizeof buf - 1 - have);
+    if (k <= 0) break;
+    have += (size_t)k;
+    buf[have] = 0;
+    const char *hit = std::strstr(buf, key);
+    if (hit && std::strchr(hit + klen, '\n')) {
+      l.running = parse_num(hit + klen);
+      break;
+    }
+    if (hit) {  // the number may continue in the next chunk: keep it whole
+      size_t off = (size_t)(hit - buf);
+      std::memmove(buf, hit, have - off);
+      have -= off;
+    } else if (have > keep) {  // keep a tail that may hold the key's beginning
+      std::memmove(buf, buf + have - keep, keep);
+      have = keep;
+    }
+  }
+  close(fd);
+  if (l.running >= 1) l.running -= own_running_others();
+  return l;
+}
+
 }  // namespace
 
 extern "C" {
 
 mtb_bench *mtb_register(const char *name, mtb_fn fn, void *user) {
   if (!name || !fn) return nullptr;
-  return H(benchmark::RegisterBenchmark(
-      name, [fn, user](benchmark::State &st) { fn(reinterpret_cast<mtb_state *>(&st), user); }));
+  // Every run records the machine's load at its start, before the
+  // benchmark's own setup and timed loop, while only this thread runs:
+  // load_others = runnable tasks other than this process's (a neighbour that
+  // wants a core; procs_running - 1, less our own threads still runnable),
+  // load1 = the 1-minute load average. A missing /proc file leaves its
+  // counter out.
+  return H(benchmark::RegisterBenchmark(name, [fn, user](benchmark::State &st) {
+    Load l = read_load();
+    fn(reinterpret_cast<mtb_state *>(&st), user);
+    if (l.running >= 1) st.counters["load_others"] = benchmark::Counter(l.running - 1);
+    if (l.load1 >= 0) st.counters["load1"] = benchmark::Counter(l.load1);
+  }));
 }
 
 mtb_bench *mtb_args(mtb_bench *b, const int64_t *args, int n) {

@@ -17,6 +17,12 @@
  * Benchmark grows the iteration count until the minimum time is reached):
  * keep setup idempotent and cheap on repeat calls.
  *
+ * Load: every run also reports the counters load_others (runnable tasks
+ * other than this process's at the run's start, from /proc/stat's
+ * procs_running) and load1 (/proc/loadavg), read before the benchmark
+ * function is called; absent where /proc is. reports/render.py leaves a run
+ * that had a neighbour out of its targets.
+ *
  * Names: a benchmark is reported under exactly the name it was registered
  * with (plus "/<arg>" per argument): mtb_main strips the "/real_time",
  * "/manual_time", "/iterations:N", "/min_time:X" and "/repeats:N" segments

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """render.py - render mtcs benchmark JSON as report.md + report.html (+ PNG plots).
 
-usage: render.py --c c.json [--torch torch.json] [--facts facts.json] --out DIR
-                 [--no-plots] [--quiet]
+usage: render.py --c c.json [--torch torch.json] [--duel-json duel.json ...]
+                 [--facts facts.json] --out DIR [--no-plots] [--quiet]
 
 Inputs are Google Benchmark JSON (perf/mtcs_bench, perf/torch_peers.py) whose
 benchmark names are slash-separated key:value segments, e.g.
@@ -10,7 +10,20 @@ benchmark names are slash-separated key:value segments, e.g.
   stream/impl:c/dev:cpu2/dtype:f32/n:1048576/cache:warm
   sparse_adam/impl:c/path:hybrid_coo/dev:cpu1/dtype:f32/n:1048576/density:1/cache:warm
 (the families sparse_adam, sgd and sgd_momentum: the other optimizers with
-sparse gradients, in a section of their own) and a facts JSON (an object of machine facts, written by reports/bench.py).
+sparse gradients, in a section of their own), perf/duel.py's duel JSON (C and a
+peer stepped alternately in one process; several files are merged) and a facts
+JSON (an object of machine facts and the load of every phase, reports/bench.py).
+
+Repetitions (--benchmark_repetitions): the per-repetition rows of a configuration
+become one row whose time, bytes/s, pair_ratio and load counters are medians, with
+[min, max] kept; Google Benchmark's aggregate rows are ignored. Every target is
+judged on each configuration's median: a configuration whose [min, max] lies on
+both sides of the threshold is flagged "spread crosses the target"; one that ran
+beside a neighbour (C rows: mtb.cc's load_others counters; duels: their load
+summary; cpuN rows that were oversubscribed) is left out with the reason, and a
+target with every configuration left out is DISTURBED, not PASS or MISS. The
+C-vs-peer targets are judged on the duels where one matches, else on the separate
+runs (said so: not paired), else N/A with the reason.
 
 Writes DIR/report.md, DIR/report.html (self-contained apart from the PNGs next
 to it) and, unless --no-plots or matplotlib is missing, DIR/*.png. Every file
@@ -34,6 +47,7 @@ import sys
 import tempfile
 
 EXIT_USAGE = 2
+MIN_REPS = 5  # targets are judged on at least this many repetitions (issue 15)
 TIME_UNITS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 SIZEOF = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2}
 KEY_ORDER = ("impl", "path", "dev", "dtype", "n", "density", "cache")
@@ -85,6 +99,16 @@ class Row:
             self.time_ns = raw["real_time"] * TIME_UNITS[raw.get("time_unit", "ns")]
             bps = raw.get("bytes_per_second")
             self.bps = float(bps) if isinstance(bps, (int, float)) and bps > 0 else None
+        # repetitions (set by load_bench from the per-repetition rows): the figures
+        # above are their medians; [min, max] of the time and of pair_ratio; the
+        # load counters' median and max (mtb.cc: at the start of each repetition)
+        self.reps = 1
+        self.time_range = (self.time_ns, self.time_ns)
+        pr = self.counter("pair_ratio")
+        self.pair_range = (pr, pr)
+        lo = self.counter("load_others")
+        self.load_others = lo
+        self.load_others_max = lo
 
     def counter(self, k):
         v = self.raw.get(k)
@@ -92,9 +116,34 @@ class Row:
 
     def pair_ratio(self):
         """The paired step's time over this step's, both timed interleaved in this
-        benchmark (perf/README.md, "Paired ratios"); None when not recorded."""
+        benchmark (perf/README.md, "Paired ratios"), the median over the
+        repetitions; None when not recorded."""
         v = self.counter("pair_ratio")
         return v if v and v > 0 and math.isfinite(v) else None
+
+    def threads(self):
+        t = self.counter("threads")
+        if t:
+            return int(t)
+        m = re.fullmatch(r"cpu(\d+)", self.dev)
+        return int(m.group(1)) if m else 1
+
+    def disturbed(self, ncpu):
+        """Why this C row's repetitions ran beside a neighbour ('' when they did
+        not, or when the run has no load counters): on one thread when the median
+        of the other runnable tasks at the repetitions' starts plus ours exceeds
+        the cores; a multi-threaded row (cpuN) also when any repetition started
+        oversubscribed (mtb.cc's load_others)."""
+        if self.load_others is None or not ncpu or not self.is_cpu():
+            return ""
+        th = self.threads()
+        if self.load_others + th > ncpu:
+            return (f"disturbed: median {self.load_others:g} other runnable task(s) at the "
+                    f"repetitions' starts, {th} thread(s), {ncpu} cores")
+        if th > 1 and self.load_others_max + th > ncpu:
+            return (f"oversubscribed: up to {self.load_others_max:g} other runnable task(s) "
+                    f"beside {th} threads on {ncpu} cores")
+        return ""
 
     def is_cpu(self):
         return bool(re.fullmatch(r"cpu\d+", self.dev))
@@ -143,9 +192,53 @@ def load_json(path, what):
         raise RenderError(f"{path}: the {what} is not valid JSON: {e}")
 
 
+def median(vals):
+    vals = sorted(vals)
+    k = len(vals)
+    if not k:
+        return None
+    return vals[k // 2] if k % 2 else (vals[k // 2 - 1] + vals[k // 2]) / 2
+
+
+def _num(b, k):
+    v = b.get(k)
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) \
+        and math.isfinite(v) else None
+
+
+def reduce_reps(src, run_name, its):
+    """One Row from the per-repetition rows of one configuration: time,
+    bytes/s, pair_ratio and the load counters are the medians over the
+    repetitions that did not fail (min and max of the time and pair_ratio
+    kept), reps = their count. All failed: the first one's error."""
+    ok = [b for b in its if not b.get("error_occurred") and not b.get("skipped")]
+    if not ok:
+        return Row(src, run_name, its[0])
+    times = [b["real_time"] * TIME_UNITS[b.get("time_unit", "ns")] for b in ok]
+    b = dict(ok[0], real_time=median(times), time_unit="ns")
+    for k in ("bytes_per_second", "items_per_second", "pair_ratio", "pair_time_ns",
+              "load_others", "load1"):
+        vals = [v for v in (_num(x, k) for x in ok) if v is not None]
+        if vals:
+            b[k] = median(vals)
+    r = Row(src, run_name, b)
+    r.reps = len(ok)
+    r.time_range = (min(times), max(times))
+    prs = [v for v in (_num(x, "pair_ratio") for x in ok) if v and v > 0]
+    if prs:
+        r.pair_range = (min(prs), max(prs))
+    lo = [v for v in (_num(x, "load_others") for x in ok) if v is not None]
+    if lo:
+        r.load_others_max = max(lo)
+    return r
+
+
 def load_bench(path, src):
-    """Rows of a Google Benchmark JSON file, checked; repetitions reduced to the
-    median (an aggregate 'median' row when there is one)."""
+    """Rows of a Google Benchmark JSON file, checked: ONE row per configuration
+    (run_name). Google Benchmark writes one row per repetition plus aggregate rows
+    (mean, median, stddev, cv); the per-repetition rows are reduced to their
+    median (reduce_reps) and the aggregates are ignored, except an aggregate
+    'median' row where no per-repetition row is present."""
     doc = load_json(path, "benchmark JSON")
     if not isinstance(doc, dict):
         raise RenderError(f"{path}: expected a JSON object with 'context' and 'benchmarks'")
@@ -163,7 +256,8 @@ def load_bench(path, src):
         name = b.get("name")
         if not isinstance(name, str) or not name:
             raise RenderError(f"{where}: no 'name' string")
-        if not b.get("error_occurred") and not b.get("skipped"):
+        if not b.get("error_occurred") and not b.get("skipped") \
+                and b.get("run_type") != "aggregate":  # a stddev may be 0
             rt = b.get("real_time")
             if not isinstance(rt, (int, float)) or isinstance(rt, bool) or not rt > 0 \
                     or not math.isfinite(rt):
@@ -175,33 +269,33 @@ def load_bench(path, src):
         if run_type == "aggregate":
             if b.get("aggregate_name") != "median":
                 continue
+            rt = b.get("real_time")
+            if not isinstance(rt, (int, float)) or not rt > 0 \
+                    or b.get("time_unit", "ns") not in TIME_UNITS:
+                raise RenderError(f"{where} ({name}): the median's real_time {rt!r} is not a "
+                                  "positive number")
             groups.setdefault(run_name, {})["median"] = b
         else:
             groups.setdefault(run_name, {}).setdefault("iter", []).append(b)
     rows = []
     for run_name, g in groups.items():
-        if "median" in g:
-            b = dict(g["median"], name=run_name)
-        else:
-            its = g["iter"]
-            ok = [b for b in its if not b.get("error_occurred")]
-            if not ok:
-                b = its[0]
-            elif len(ok) == 1:
-                b = ok[0]
-            else:  # repetitions without aggregates: the median time
-                ok.sort(key=lambda b: b["real_time"] * TIME_UNITS[b.get("time_unit", "ns")])
-                b = ok[len(ok) // 2]
-        rows.append(Row(src, run_name, b))
+        if g.get("iter"):
+            rows.append(reduce_reps(src, run_name, g["iter"]))
+        else:  # aggregates only (--benchmark_report_aggregates_only): their median
+            r = Row(src, run_name, dict(g["median"], name=run_name))
+            reps = g["median"].get("repetitions")
+            r.reps = reps if isinstance(reps, int) and reps > 0 else 1
+            rows.append(r)
     return ctx, rows
 
 
 # ---- lookups -------------------------------------------------------------------------
 
 class Results:
-    def __init__(self, rows):
+    def __init__(self, rows, ncpu=None):
         self.rows = rows
         self.ok = [r for r in rows if not r.error]
+        self.ncpu = ncpu  # the machine's cores, for Row.disturbed (None: not judged)
 
     def find(self, **want):
         out = []
@@ -294,6 +388,13 @@ def fmt_ratio(x):
     return f"{x:.2g}" if x < 0.01 else f"{x:.2f}" if x >= 0.1 else f"{x:.3f}"
 
 
+def fmt_range(lo, hi):
+    """' [min, max]' of a ratio over repetitions, '' when there is no spread."""
+    if lo is None or hi is None or lo == hi:
+        return ""
+    return f" [{fmt_ratio(lo)}, {fmt_ratio(hi)}]"
+
+
 def fmt_density(d):
     return "" if d is None else f"{d:g}"
 
@@ -309,27 +410,51 @@ def combo(r, with_density=False):
 
 class Target:
     """One performance target: a threshold on a ratio, judged on every matching
-    configuration; PASS when all meet it, MISS when one does not."""
+    configuration's median (over its repetitions); PASS when all meet it, MISS
+    when one does not. A configuration whose [min, max] over the repetitions lies
+    on both sides of the threshold is flagged ("spread crosses the target"); one
+    that ran beside a neighbour is left out (leave_out, with the reason), and a
+    target whose every configuration was left out is DISTURBED."""
 
     def __init__(self, tid, title, rule, higher_is_better, threshold, unit="x"):
         self.tid, self.title, self.rule = tid, title, rule
         self.higher, self.threshold, self.unit = higher_is_better, threshold, unit
-        self.points = []  # (combo text, value, ok, detail)
+        # (combo text, median value, ok, detail, min, max, repetitions)
+        self.points = []
+        self.left_out = []  # (combo text, reason, median, min, max, reps): not judged
         self.status = None   # overrides: "no device", "N/A"
         self.note = ""
         self.paired = 0  # points measured as paired ratios (interleaved steps)
+        self.source = ""  # where the C-vs-peer ratios came from (duels / separate runs)
 
-    def add(self, where, value, ok=None, detail="", paired=False):
+    def meets(self, v):
+        return v >= self.threshold if self.higher else v <= self.threshold
+
+    def add(self, where, value, ok=None, detail="", paired=False, lo=None, hi=None, reps=None):
         if ok is None:
-            ok = value >= self.threshold if self.higher else value <= self.threshold
-        self.points.append((where, value, ok, detail))
+            ok = self.meets(value)
+        self.points.append((where, value, ok, detail, lo, hi, reps))
         self.paired += bool(paired)
+
+    def leave_out(self, where, reason, value=None, lo=None, hi=None, reps=None):
+        """A configuration not judged (its repetitions ran beside a neighbour): listed
+        in the target's table with the reason and, for information, its figures."""
+        self.left_out.append((where, reason, value, lo, hi, reps))
+
+    def crosses(self, p):
+        """The point's [min, max] over its repetitions lies on both sides of the
+        threshold."""
+        lo, hi = p[4], p[5]
+        return lo is not None and hi is not None and self.meets(lo) != self.meets(hi)
+
+    def crossing(self):
+        return [p for p in self.points if self.crosses(p)]
 
     def result(self):
         if self.status:
             return self.status
         if not self.points:
-            return "N/A"
+            return "DISTURBED" if self.left_out else "N/A"
         return "PASS" if all(p[2] for p in self.points) else "MISS"
 
     def worst(self):
@@ -358,10 +483,34 @@ class Target:
             return self.status
         w = self.worst()
         if not w:
+            if self.left_out:
+                k = len(self.left_out)
+                return (f"{'all ' if k > 1 else ''}{k} config{'s' if k > 1 else ''} left out: "
+                        f"{self.left_out[0][1]} ({self.left_out[0][0]})")
             return "no data"
-        val = w[3] if w[3] else f"{fmt_ratio(w[1])}{self.unit}"
+        val = w[3] if w[3] else f"{fmt_ratio(w[1])}{self.unit}" + fmt_range(w[4], w[5])
         more = f"; {len(self.points)} configs" if len(self.points) > 1 else ""
+        if self.crossing():
+            more += f"; spread crosses the target in {len(self.crossing())}"
+        if self.left_out:
+            more += f"; {len(self.left_out)} left out (disturbed)"
         return f"{'worst ' if len(self.points) > 1 else ''}{val} ({w[0]}{more})"
+
+    def detail_rows(self):
+        """The target's table: every configuration judged (median, [min, max],
+        repetitions, met or not, the spread flag) and every one left out."""
+        rows = []
+        for p in self.points:
+            shown = p[3] if p[3] else f"{fmt_ratio(p[1])}{self.unit}"
+            rng = fmt_range(p[4], p[5]).strip()
+            rows.append([p[0], shown, rng, "" if p[6] is None else str(p[6]),
+                         "yes" if p[2] else "NO",
+                         "spread crosses the target" if self.crosses(p) else ""])
+        for where, why, v, lo, hi, reps in self.left_out:
+            rows.append([where, "" if v is None else f"{fmt_ratio(v)}{self.unit}",
+                         fmt_range(lo, hi).strip(), "" if reps is None else str(reps),
+                         "left out", why])
+        return rows
 
 
 def crossover(sparse, dense_of):
@@ -402,16 +551,45 @@ PAIR_OF = {"dense": "stream", "sparse_coo": "dense", "sparse_csr": "dense",
 def time_over_pair(res, r):
     """(r's time over its pair's, paired): from r's pair_ratio (both steps timed
     interleaved) when recorded, else from the pair's own row of the run;
-    (None, False) without one."""
+    (None, False) without one. Medians over the repetitions."""
+    v, paired, _, _ = time_over_pair_range(res, r)
+    return v, paired
+
+
+def speedup_over_pair(res, r):
+    """(the pair's time over r's, paired, min, max): time_over_pair inverted,
+    with its range over the repetitions."""
+    v, paired, lo, hi = time_over_pair_range(res, r)
+    if not v:
+        return None, False, None, None
+    return 1.0 / v, paired, (1.0 / hi if hi else None), (1.0 / lo if lo else None)
+
+
+def time_over_pair_range(res, r):
+    """time_over_pair plus its [min, max] over the repetitions: from pair_ratio's
+    range, or for two separate rows the extremes of their time ranges."""
     if r.pair_ratio():
-        return 1.0 / r.pair_ratio(), True
+        lo, hi = r.pair_range
+        return (1.0 / r.pair_ratio(), True, 1.0 / hi if hi else None,
+                1.0 / lo if lo else None)
+    v, paired = _time_over_pair_rows(res, r)
+    if not v:
+        return None, False, None, None
+    b = _pair_row(res, r)
+    return v, paired, r.time_range[0] / b.time_range[1], r.time_range[1] / b.time_range[0]
+
+
+def _pair_row(res, r):
     pair = PAIR_OF.get(r.path)
     if pair == "stream":
-        b = res.stream(r.dev, r.dtype, r.n, r.cache)
-    elif pair == "dense":
-        b = res.dense("c", r.dev, r.dtype, r.n, r.density, r.cache)
-    else:
-        b = res.one("c", pair, r.dev, r.dtype, r.n, r.density, r.cache) if pair else None
+        return res.stream(r.dev, r.dtype, r.n, r.cache)
+    if pair == "dense":
+        return res.dense("c", r.dev, r.dtype, r.n, r.density, r.cache)
+    return res.one("c", pair, r.dev, r.dtype, r.n, r.density, r.cache) if pair else None
+
+
+def _time_over_pair_rows(res, r):
+    b = _pair_row(res, r)
     return (r.time_ns / b.time_ns, False) if b else (None, False)
 
 
@@ -435,10 +613,23 @@ def dense_bw_target(t, dense_c, res, big_n):
                   f"n present, n={fmt_n(sel[0])}, which may fit in cache")
     for dev, dtype, n in sorted({(r.dev, r.dtype, r.n) for r in dense_c if r.n in sel}):
         d = res.dense("c", dev, dtype, n)
-        v, paired = time_over_pair(res, d) if d else (None, False)
-        if v:  # dense time / stream time, the same bytes: the bandwidth fraction's inverse
-            t.add(combo(d), 1.0 / v, paired=paired)
+        if d:  # stream time / dense time, the same bytes: the bandwidth fraction
+            judge_c(t, res, d, combo(d))
     return t
+
+
+def judge_c(t, res, r, where, ncpu=None):
+    """Adds C row r to target t as its speedup over its pair (speedup_over_pair),
+    or, for a lower-is-better target, its time over its pair's; left out when
+    its repetitions ran beside a neighbour (Row.disturbed)."""
+    v, paired, lo, hi = speedup_over_pair(res, r)
+    if v and not t.higher:
+        v, lo, hi = 1.0 / v, (1.0 / hi if hi else None), (1.0 / lo if lo else None)
+    why = r.disturbed(ncpu or res.ncpu)
+    if why:
+        t.leave_out(where, why, v, lo, hi, r.reps)
+    elif v:
+        t.add(where, v, paired=paired, lo=lo, hi=hi, reps=r.reps)
 
 
 def gpu_status(t, res):
@@ -453,8 +644,12 @@ def gpu_status(t, res):
             t.note = "cuda rows: " + "; ".join(msgs)
 
 
-def compute_targets(res, torch_loaded):
+def compute_targets(res, torch_loaded, duels=None, facts=None):
+    """The targets, judged on res (C and torch rows) and the duels (load_duels);
+    facts: facts.json (its duel_notes say why a duel phase did not run)."""
     T = []
+    duels = duels or []
+    facts = facts or {}
     cpu_ok = [r for r in res.ok if r.is_cpu() and r.cache == "warm"]
 
     # 1. C dense >= 0.90 of the stream kernel (n >= 16M; else the largest n)
@@ -469,9 +664,7 @@ def compute_targets(res, torch_loaded):
     for r in cpu_ok:
         if r.family == "adagrad" and r.impl == "c" and r.path == "sparse_coo" \
                 and r.density == 1.0:
-            v, paired = time_over_pair(res, r)
-            if v:
-                t.add(combo(r), 1.0 / v, paired=paired)
+            judge_c(t, res, r, combo(r))
     T.append(t)
 
     # 3. measured crossover within 10 points of the model
@@ -489,6 +682,11 @@ def compute_targets(res, torch_loaded):
     for dev, dtype, n in keys:
         sp = res.find(family="adagrad", impl="c", path="sparse_coo", dev=dev, dtype=dtype,
                       n=n, cache="warm")
+        why = [w for w in (r.disturbed(res.ncpu) for r in sp) if w]
+        if why:
+            t.leave_out(f"{dev} {dtype} n={fmt_n(n)}", f"{len(why)} of its {len(sp)} densities "
+                        f"{why[0]}")
+            continue
         models = [r.counter("model_crossover_density") for r in sp]
         models = [m for m in models if m is not None]
         x, kind = sparse_crossover(res, sp, dev, dtype, n)
@@ -526,38 +724,12 @@ def compute_targets(res, torch_loaded):
         t = Target(tid, title, f"<= {lim:.2f}x the time", False, lim)
         for r in cpu_ok:
             if r.family == "adagrad" and r.impl == "c" and r.path == path:
-                v, paired = time_over_pair(res, r)
-                if v:
-                    t.add(combo(r, True), v, paired=paired)
+                judge_c(t, res, r, combo(r, True))
         T.append(t)
 
-    # 6. vs torch
-    for tid, cpath, timpl, tpath, lim, title in (
-            ("vs_fused", "dense", "torch_fused", "dense", 1.1, "C dense vs torch fused"),
-            ("vs_default", "dense", "torch_default", "dense", 2.0,
-             "C dense vs torch default"),
-            ("vs_sparse", "sparse_coo", "torch_sparse", "sparse_coo", 8.0,
-             "C sparse_coo vs torch sparse"),
-            ("vs_masked", "masked_sparse", "torch_masked", "masked_sparse", 300.0,
-             "C masked_sparse vs torch MaskedTensor")):
-        t = Target(tid, title, f">= {lim:g}x faster", True, lim)
-        if not torch_loaded:
-            t.status = "N/A"
-            t.note = "no torch peers in this run"
-        for r in [r for r in res.ok if r.family == "adagrad" and r.impl == timpl
-                  and r.path == tpath and r.is_cpu() and r.cache == "warm"]:
-            if cpath == "dense":
-                c = res.dense("c", r.dev, r.dtype, r.n)
-            else:
-                c = res.one("c", cpath, r.dev, r.dtype, r.n, r.density)
-            if c:
-                t.add(combo(r, cpath != "dense"), r.time_ns / c.time_ns)
-        if tid == "vs_masked":
-            skipped = [r for r in res.rows if r.impl == "torch_masked" and r.error]
-            if skipped:
-                t.note = (f"torch's MaskedTensor path is very slow: {len(skipped)} "
-                          "configurations were not run (see the table)")
-        T.append(t)
+    # 6. vs the peers: from the duels (perf/duel.py: C and peer stepped alternately in
+    # one process) where a duel matches the target, else from the separate runs
+    T += peer_targets(res, torch_loaded, duels, facts)
 
     # 7. GPU: C dense >= 0.8 of the stream kernel on the device (n >= 256M)
     t = dense_bw_target(
@@ -578,6 +750,292 @@ def compute_targets(res, torch_loaded):
     gpu_status(t, res)
     T.append(t)
     return T
+
+
+# The C-vs-peer targets: (tid, title, rule, threshold, c_paths, peer, select(duel) ->
+# judged, select_row(torch row) -> judged or None where separate runs cannot judge it).
+# Duel c_path "sparse_coo" is dim 1 and "hybrid_coo" dim = rows' length (perf/duel.py).
+PEER_TARGETS = (
+    ("vs_fused_big", "C dense vs torch fused (n >= 16M)", ">= 1x faster", 1.0,
+     ("dense",), "torch_fused", lambda d: d.n >= BIG_N, lambda r: r.n >= BIG_N),
+    ("vs_fused_1m", "C dense vs torch fused (n = 1M)", ">= 2x faster", 2.0,
+     ("dense",), "torch_fused", lambda d: d.n == 1 << 20, lambda r: r.n == 1 << 20),
+    ("vs_default", "C dense vs torch default", ">= 2x faster", 2.0,
+     ("dense",), "torch_default", lambda d: True, lambda r: True),
+    ("vs_sparse", "C sparse_coo vs torch sparse", ">= 8x faster", 8.0,
+     ("sparse_coo",), "torch_sparse", lambda d: True, lambda r: True),
+    ("vs_masked", "C masked_sparse vs torch MaskedTensor", ">= 300x faster", 300.0,
+     ("masked_sparse",), "torch_masked", lambda d: True, lambda r: True),
+    ("vs_zeros_1", "C masked_sparse vs torch fused, zero-filled grad (1%)",
+     ">= 5x faster", 5.0, ("masked_sparse",), "torch_fused_zeros",
+     lambda d: d.density == 1.0, None),
+    ("vs_zeros_100", "C masked_dense vs torch fused, zero-filled grad (100%)",
+     ">= 0.95x faster", 0.95, ("masked_dense",), "torch_fused_zeros",
+     lambda d: d.density == 100.0, None),
+    ("vs_fbgemm_1", "C sparse vs FBGEMM exact (1%)", ">= 3x faster (dim 1 and 64)", 3.0,
+     ("sparse_coo", "hybrid_coo"), "fbgemm_exact",
+     lambda d: d.density == 1.0 and d.dim in (1, 64), None),
+    ("vs_fbgemm_10", "C sparse vs FBGEMM exact (10%)", ">= 1.5x faster (dim 1 and 64)",
+     1.5, ("sparse_coo", "hybrid_coo"), "fbgemm_exact",
+     lambda d: d.density == 10.0 and d.dim in (1, 64), None),
+)
+# the torch_peers.py path of the C path (separate runs)
+TORCH_PATH = {"dense": "dense", "sparse_coo": "sparse_coo", "masked_sparse": "masked_sparse"}
+
+
+def peer_targets(res, torch_loaded, duels, facts):
+    """The C-vs-peer targets: judged on the duels that match (each duel's median
+    ratio, [min, max] over its repetitions; a duel that ran beside a neighbour
+    left out), else on the separate runs (torch_peers.py's rows against the C
+    rows: not paired, said in the note), else N/A with the reason."""
+    out = []
+    notes = [n for n in facts.get("duel_notes", []) if isinstance(n, str)]
+    for tid, title, rule, lim, cpaths, peer, sel, sel_row in PEER_TARGETS:
+        t = Target(tid, title, rule, True, lim)
+        mine = [d for d in duels if d.peer == peer and d.c_path in cpaths and d.is_cpu()
+                and (d.error or sel(d))]
+        ok = [d for d in mine if not d.error]
+        if ok:
+            t.source = "duels"
+            for d in ok:
+                r = d.ratio
+                why = d.disturbed()
+                if why:
+                    t.leave_out(d.where(), why, r["median"], r.get("min"), r.get("max"),
+                                len(d.reps))
+                    continue
+                t.add(d.where(), r["median"], paired=True, lo=r.get("min"), hi=r.get("max"),
+                      reps=len(d.reps))
+            errs = sorted({d.error for d in mine if d.error})
+            if errs:
+                t.note = "failed duels: " + "; ".join(errs)
+            out.append(t)
+            continue
+        if sel_row is not None and torch_loaded:
+            t.source = "separate runs"
+            t.note = "separate processes: not paired (no duel for this target)"
+            for r in [r for r in res.ok if r.family == "adagrad" and r.impl == peer
+                      and r.path == TORCH_PATH[cpaths[0]] and r.is_cpu() and r.cache == "warm"
+                      and r.n and sel_row(r)]:
+                if cpaths[0] == "dense":
+                    c = res.dense("c", r.dev, r.dtype, r.n)
+                else:
+                    c = res.one("c", cpaths[0], r.dev, r.dtype, r.n, r.density)
+                if not c:
+                    continue
+                where = combo(r, cpaths[0] != "dense")
+                v, lo = r.time_ns / c.time_ns, r.time_range[0] / c.time_range[1]
+                hi, reps = r.time_range[1] / c.time_range[0], min(r.reps, c.reps)
+                why = c.disturbed(res.ncpu)
+                if why:
+                    t.leave_out(where, why, v, lo, hi, reps)
+                    continue
+                t.add(where, v, lo=lo, hi=hi, reps=reps)
+            if not t.points and not t.left_out:
+                t.note += "; no configuration of this run matches it"
+            if tid == "vs_masked":
+                skipped = [r for r in res.rows if r.impl == "torch_masked" and r.error]
+                if skipped:
+                    t.note += (f"; torch's MaskedTensor path is very slow: {len(skipped)} "
+                               "configurations were not run (see the table)")
+            out.append(t)
+            continue
+        t.status = "N/A"
+        reasons = sorted({d.error for d in mine if d.error})
+        if sel_row is not None and not torch_loaded:
+            reasons.append("no torch peers in this run")
+        reasons += [n for n in notes if ("FBGEMM" in n) == peer.startswith("fbgemm")
+                    or n.startswith("duels not run")]
+        if not reasons:
+            reasons.append(f"no {peer} duel in this run's duel files" if duels else
+                           "no duels in this run (perf/duel.py): only a duel measures this "
+                           "peer")
+        t.note = "; ".join(reasons)
+        out.append(t)
+    return out
+
+
+# ---- duels (perf/duel.py) --------------------------------------------------------------
+
+class Duel:
+    """One duel of a duel.json file: C step and peer step timed alternately in one
+    process, repeated (perf/duel.py; perf/README.md, "Duels")."""
+
+    def __init__(self, src, raw):
+        self.src, self.raw = src, raw
+        self.name = raw["name"]
+        self.c_path = str(raw.get("c_path", ""))
+        self.peer = str(raw.get("peer", ""))
+        self.same_math = raw.get("same_math", True) is not False
+        self.dev = str(raw.get("dev", ""))
+        self.threads = raw.get("threads") if isinstance(raw.get("threads"), int) else 1
+        self.dtype = str(raw.get("dtype", ""))
+        self.n = _int_or_none(raw.get("n")) or 0
+        self.density = _float_or_none(raw.get("density"))
+        self.dim = _int_or_none(raw.get("dim")) or 1
+        self.verified = str(raw.get("verified") or "")
+        self.error = raw.get("error") or None
+        self.reps = raw.get("reps") if isinstance(raw.get("reps"), list) else []
+        self.load = raw.get("load") if isinstance(raw.get("load"), dict) else {}
+
+        def stat(k):
+            v = raw.get(k)
+            return v if isinstance(v, dict) else {}
+        self.c_ns, self.peer_ns, self.ratio = stat("c_ns"), stat("peer_ns"), stat("ratio")
+        # the ratio is judged on the median of the repetitions' own ratios (computed
+        # here from "reps" when they carry one, else duel.py's summary)
+        rs = [x.get("ratio") for x in self.reps if isinstance(x, dict)]
+        rs = [v for v in rs if isinstance(v, (int, float)) and v > 0]
+        if rs and not self.error:
+            self.ratio = {"median": median(rs), "min": min(rs), "max": max(rs)}
+
+    def is_cpu(self):
+        return bool(re.fullmatch(r"cpu(\d+|N)", self.dev))
+
+    def where(self):
+        s = f"{self.dev} {self.dtype} n={fmt_n(self.n)}"
+        if self.c_path != "dense" or (self.density is not None and self.density != 100):
+            s += f" d={fmt_density(self.density)}%"
+        if self.dim != 1 or self.c_path == "hybrid_coo":
+            s += f" dim={self.dim}"
+        return s
+
+    def disturbed(self):
+        """Why the duel's repetitions ran beside a neighbour, '' when they did not:
+        its load summary (perf/machine_load.py) says disturbed, or oversubscribed
+        for a multi-threaded duel."""
+        ld = self.load
+        why = str(ld.get("why") or "")
+        if ld.get("disturbed"):
+            kind = "disturbed"
+        elif self.threads > 1 and ld.get("oversubscribed"):
+            kind = "oversubscribed"
+        else:
+            return ""
+        if not why:
+            return f"{kind}: {self.threads} thread(s) beside other runnable tasks"
+        return why if why.startswith(("disturbed", "oversubscribed")) else f"{kind}: {why}"
+
+
+def load_duels(paths):
+    """(contexts, duels) of one or more duel.json files, merged (a duel name in
+    two files: the later one counts)."""
+    ctxs, by_name = [], {}
+    for path in paths or []:
+        doc = load_json(path, "duel JSON")
+        if not isinstance(doc, dict) or not isinstance(doc.get("duels"), list):
+            raise RenderError(f"{path}: expected a JSON object with a 'duels' list "
+                              "(perf/duel.py's output)")
+        ctx = doc.get("context", {})
+        if not isinstance(ctx, dict):
+            raise RenderError(f"{path}: 'context' is not an object")
+        ctxs.append((os.path.basename(path), ctx))
+        for i, d in enumerate(doc["duels"]):
+            where = f"{path}: duels[{i}]"
+            if not isinstance(d, dict) or not isinstance(d.get("name"), str):
+                raise RenderError(f"{where}: not an object with a 'name' string")
+            if not d.get("error"):
+                r = d.get("ratio")
+                if not isinstance(r, dict) or not all(
+                        isinstance(r.get(k), (int, float)) and r.get(k) > 0
+                        for k in ("median", "min", "max")):
+                    raise RenderError(f"{where} ({d['name']}): 'ratio' needs positive median, "
+                                      "min and max (or the duel needs an 'error')")
+            by_name[d["name"]] = Duel(path, d)
+    return ctxs, list(by_name.values())
+
+
+def load_line(ld):
+    """perf/machine_load.py's describe(), for a summary read from JSON."""
+    if not isinstance(ld, dict) or not ld.get("samples"):
+        return "load: unknown"
+    parts = [f"load1 {ld.get('load1_start')}->{ld.get('load1_end')}"]
+    if ld.get("others_median") is not None:
+        parts.append(f"other runnable {ld['others_median']:g} (max {ld.get('others_max')})")
+    if ld.get("steal_pct") is not None:
+        parts.append(f"steal {ld['steal_pct']:.1f}%")
+    if ld.get("disturbed") or ld.get("oversubscribed"):
+        parts.append("DISTURBED" if ld.get("disturbed") else "oversubscribed")
+    return "load: " + ", ".join(parts)
+
+
+def duel_rows(duels, same_math):
+    out = []
+    for d in sorted([d for d in duels if d.same_math == same_math],
+                    key=lambda d: (d.peer, d.c_path, d.dev, d.dtype, d.n, d.density or 0,
+                                   d.dim)):
+        r = d.ratio
+        ratio = (f"{fmt_ratio(r['median'])} [{fmt_ratio(r['min'])}, {fmt_ratio(r['max'])}]"
+                 if not d.error else "")
+        out.append([d.peer, d.c_path, d.dev, d.dtype, fmt_n(d.n), fmt_density(d.density),
+                    str(d.dim), fmt_time(d.c_ns.get("median")) if not d.error else "",
+                    fmt_time(d.peer_ns.get("median")) if not d.error else "", ratio,
+                    str(len(d.reps)), d.error or d.verified,
+                    load_line(d.load) + (f" ({d.disturbed()})" if d.disturbed() else "")])
+    return out
+
+
+def make_duel_plots(duels, tmpdir, plt):
+    """The duel ratio (median, with [min, max] as error bars) vs density, one
+    panel per peer, a line per (C path, dev, dtype, n, dim)."""
+    ok = [d for d in duels if not d.error and d.density is not None and d.ratio]
+    peers = sorted({d.peer for d in ok})
+    if not peers:
+        return []
+    fig, axes = plt.subplots(1, len(peers), figsize=(5 * len(peers), 4), squeeze=False)
+    for ax, peer in zip(axes[0], peers):
+        sel = [d for d in ok if d.peer == peer]
+        for key in sorted({(d.c_path, d.dev, d.dtype, d.n, d.dim) for d in sel}):
+            pts = sorted((d.density, d.ratio["median"], d.ratio["min"], d.ratio["max"])
+                         for d in sel if (d.c_path, d.dev, d.dtype, d.n, d.dim) == key)
+            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+            err = [[p[1] - p[2] for p in pts], [p[3] - p[1] for p in pts]]
+            lab = f"{key[0]} {key[1]} {key[2]} n={fmt_n(key[3])}" + (
+                f" dim={key[4]}" if key[4] != 1 else "")
+            ax.errorbar(xs, ys, yerr=err, marker="o", ms=3, capsize=2, label=lab)
+        ax.axhline(1.0, color="black", lw=1)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("density (%)")
+        ax.set_ylabel("peer time / C time (median, [min, max])")
+        ax.set_title(f"C vs {peer}")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    fname = "duel_ratio_vs_density.png"
+    fig.savefig(os.path.join(tmpdir, fname), dpi=90)
+    plt.close(fig)
+    return [(fname, "Duels: the peer's step time over C's (timed alternately in one "
+                    "process), median of the repetitions with [min, max], vs density, "
+                    "per peer")]
+
+
+def load_phase_rows(facts, duel_ctxs):
+    """The Machine load table: per phase (facts.json's phases, bench.py; the duel
+    files' own phases) the load at its start and end."""
+    out = []
+    phases = [p for p in facts.get("phases", []) if isinstance(p, dict)]
+    for f, ctx in duel_ctxs:
+        phases += [dict(p, name=f"{f}: {p.get('name', '')}") for p in ctx.get("phases", [])
+                   if isinstance(p, dict)]
+
+    def smp(sm, k):
+        return sm.get(k) if isinstance(sm, dict) and sm.get(k) is not None else None
+
+    for p in phases:
+        ld = p.get("load") if isinstance(p.get("load"), dict) else {}
+        a, b = p.get("start"), p.get("end")
+        others = [max(0, smp(x, "running") - 1) for x in (a, b) if smp(x, "running") is not None]
+        st = ld.get("steal_pct")
+        verdict = ("DISTURBED" if ld.get("disturbed") else
+                   "oversubscribed" if ld.get("oversubscribed") else "no")
+        out.append([str(p.get("name", "")), str(smp(a, "load1") if smp(a, "load1") is not None
+                                                else ""),
+                    str(smp(b, "load1") if smp(b, "load1") is not None else ""),
+                    "" if st is None else f"{st:.1f}%",
+                    " -> ".join(str(o) for o in others),
+                    verdict + (f": {ld['why']}" if ld.get("why") else "")])
+    return out
 
 
 def touch_vs_stream(res, t):
@@ -762,7 +1220,7 @@ def result_table(res):
 
 # ---- plots -------------------------------------------------------------------------------
 
-def make_plots(res, tmpdir):
+def make_plots(res, tmpdir, duels=()):
     """PNG files written into tmpdir; returns [(file, caption)]. Needs matplotlib."""
     import matplotlib
     matplotlib.use("Agg")
@@ -918,12 +1376,14 @@ def make_plots(res, tmpdir):
         made.append((fname, "Speedup of the C paths over torch's (geometric mean over the "
                             "configurations both ran; log scale)"))
     made += make_sparse_optim_plots(res, tmpdir, plt)
+    made += make_duel_plots(duels, tmpdir, plt)
     return made
 
 
 # ---- documents -------------------------------------------------------------------------
 
-def build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note):
+def build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note, duels=(),
+                 duel_ctxs=()):
     B = []
     B.append(("h1", "mtcs benchmark report"))
     when = facts.get("date") or datetime.datetime.now(datetime.timezone.utc).strftime(
@@ -941,16 +1401,51 @@ def build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note):
         rows.append([t.title, t.rule, t.measured(), t.result()])
     B.append(("table", ["target", "goal", "measured", "status"], rows))
     notes = [f"{t.title}: {t.note}" for t in targets if t.note]
+    c_reps = [r.reps for r in res.rows if r.src == "c" and not r.error]
+    if c_reps:
+        fewest = min(c_reps)
+        notes.insert(0, f"Every figure is the median of its configuration's repetitions "
+                        f"({fewest}{'' if fewest == max(c_reps) else '-' + str(max(c_reps))} "
+                        f"per C configuration), with [min, max] where a ratio is judged; "
+                        f"a target is judged on each configuration's median."
+                        + ("" if fewest >= MIN_REPS else
+                           f" Targets are NOT judged on >= {MIN_REPS} repetitions: "
+                           f"some C configurations have only {fewest}."))
+    crossing = [t for t in targets if t.crossing()]
+    if crossing:
+        notes.append("Spread crosses the target (the [min, max] over the repetitions lies on "
+                     "both sides of the threshold): " + ", ".join(
+                         f"{t.title}: {len(t.crossing())}" for t in crossing) + ".")
+    left = [t for t in targets if t.left_out]
+    if left:
+        notes.append("Left out as disturbed (the repetitions ran beside a neighbour: "
+                     "other runnable tasks plus our threads exceeded the cores, or CPU "
+                     "steal; cpuN rows that were oversubscribed never count): " + ", ".join(
+                         f"{t.title}: {len(t.left_out)}" for t in left)
+                     + ". A target whose every configuration was left out is DISTURBED.")
+    from_duels = [t.title for t in targets if t.source == "duels"]
+    if from_duels:
+        notes.append("From the duels (perf/duel.py: C's step and the peer's stepped "
+                      "alternately in one process, each configuration the median of its "
+                      "repetitions): " + ", ".join(from_duels) + ".")
     paired = [t for t in targets if t.paired]
     if paired:
         notes.append("Paired ratios (" + ", ".join(
             f"{t.title}: {t.paired} of {len(t.points)}" for t in paired) +
             "): the benchmark timed its pair's step (dense for the sparse and masked_dense "
             "paths, stream for dense, sparse_coo for masked_sparse) interleaved with its "
-            "own on the same data, so load from other tenants hits both alike. Ratios "
-            "against torch come from separate runs.")
+            "own on the same data, or the duel stepped C and the peer alternately in one "
+            "process, so load from other tenants hits both alike.")
     if notes:
         B.append(("ul", notes))
+    detail = [t for t in targets if t.points or t.left_out]
+    if detail:
+        B.append(("h3", "Targets: every configuration"))
+        for t in detail:
+            B.append(("p", f"{t.title} ({t.rule}): {t.result()}"
+                           + (f", from the {t.source}" if t.source else "")))
+            B.append(("table", ["configuration", "median", "[min, max]", "reps", "meets",
+                                "note"], t.detail_rows()))
     spread = [[t.title] + t.spread() for t in targets if t.spread()]
     if spread:
         B.append(("p", "Spread over the configurations of each target (the status above "
@@ -994,6 +1489,36 @@ def build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note):
                        "densities; torch columns over the configurations torch ran):"))
         B.append(("table", ["optimizer", "path", "dev", "dtype", "of stream", "vs C dense",
                             "vs torch", "torch configs"], sparse_optim_summary(res)))
+    if duels:
+        B.append(("h2", "Duels"))
+        B.append(("p", "C's step and the peer's timed alternately in one process "
+                       "(perf/duel.py, C through ctypes), each repetition a round of "
+                       "about equal time per side; ratio = peer step time / C step time "
+                       "(above 1: C faster), median of the repetitions [min, max]. "
+                       "'verified': the check of one step of each on identical copies "
+                       "before timing."))
+        head = ["peer", "C path", "dev", "dtype", "n", "density %", "dim", "C step",
+                "peer step", "ratio [min, max]", "reps", "verified", "load"]
+        same = duel_rows(duels, True)
+        if same:
+            B.append(("table", head, same))
+        other = duel_rows(duels, False)
+        if other:
+            B.append(("h3", "Different math: one state value per row (FBGEMM rowwise)"))
+            B.append(("p", "fbgemm_rowwise keeps one Adagrad state value per row (the mean "
+                           "of the row's squared gradient), not one per element: a "
+                           "different update, shown for scale, never judged in a target."))
+            B.append(("table", head, other))
+    load_rows = load_phase_rows(facts, duel_ctxs)
+    if load_rows:
+        B.append(("h2", "Machine load"))
+        B.append(("p", "The machine's load at the start and end of every phase "
+                       "(perf/machine_load.py): the 1-minute load average, CPU steal over "
+                       "the phase, runnable tasks other than ours at each sample; disturbed "
+                       "when a neighbour competed for the cores (or the hypervisor took "
+                       "them), oversubscribed when our threads had fewer free cores."))
+        B.append(("table", ["phase", "load1 start", "load1 end", "steal",
+                            "other runnable", "disturbed"], load_rows))
     B.append(("h2", "Plots"))
     if plots:
         for f, cap in plots:
@@ -1011,6 +1536,7 @@ def build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note):
     B.append(("table", head, rows))
     B.append(("h2", "Machine"))
     frows = [[k, str(v)] for k, v in facts.items() if not isinstance(v, (dict, list))]
+    frows += [["duel note", n] for n in facts.get("duel_notes", []) if isinstance(n, str)]
     bw, row = stream_bandwidth_summary(res.rows)
     if bw and "memory_bandwidth" not in facts:
         frows.append(["memory_bandwidth", f"{bw / 1e9:.3g} GB/s (stream kernel, "
@@ -1030,7 +1556,8 @@ def build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note):
             frows.append([f"{label}: caches", desc])
     B.append(("table", ["fact", "value"], frows))
     B.append(("p", "Raw results: "
-                   + ", ".join(os.path.basename(p) for p in (args.c, args.torch) if p) + "."))
+                   + ", ".join(os.path.basename(p) for p in
+                               [args.c, args.torch] + list(args.duel_json or []) if p) + "."))
     return B
 
 
@@ -1063,7 +1590,8 @@ def to_markdown(blocks):
 CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:1400px;color:#222}
 table{border-collapse:collapse;margin:1em 0;font-size:13px}
 th,td{border:1px solid #ccc;padding:3px 8px;text-align:left}th{background:#f0f0f0}
-td.PASS{background:#d8f5d8}td.MISS{background:#f8d0d0}img{max-width:100%}
+td.PASS{background:#d8f5d8}td.MISS{background:#f8d0d0}td.DISTURBED{background:#f5ecc8}
+img{max-width:100%}
 figure{margin:1em 0}figcaption{font-size:13px;color:#555}"""
 
 
@@ -1084,7 +1612,7 @@ def to_html(blocks):
             for r in b[2]:
                 cells = []
                 for c in r:
-                    cls = f" class='{c}'" if c in ("PASS", "MISS") else ""
+                    cls = f" class='{c}'" if c in ("PASS", "MISS", "DISTURBED") else ""
                     cells.append(f"<td{cls}>{e(str(c))}</td>")
                 out.append("<tr>" + "".join(cells) + "</tr>")
             out.append("</table>")
@@ -1109,8 +1637,11 @@ def render(args):
         facts = load_json(args.facts, "facts JSON")
         if not isinstance(facts, dict):
             raise RenderError(f"{args.facts}: the facts JSON must be an object")
-    res = Results(c_rows + t_rows)
-    targets = compute_targets(res, bool(args.torch))
+    duel_ctxs, duels = load_duels(args.duel_json)
+    ncpu = facts.get("cores") if isinstance(facts.get("cores"), int) else None
+    ncpu = ncpu or (c_ctx.get("num_cpus") if isinstance(c_ctx.get("num_cpus"), int) else None)
+    res = Results(c_rows + t_rows, ncpu)
+    targets = compute_targets(res, bool(args.torch), duels, facts)
 
     out = args.out
     try:
@@ -1128,10 +1659,11 @@ def render(args):
             except ImportError:
                 plot_note = "Plots not drawn: matplotlib is not installed for this Python."
             else:
-                plots = make_plots(res, tmp)
+                plots = make_plots(res, tmp, duels)
                 if not plots:
                     plot_note = "No data to plot."
-        blocks = build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note)
+        blocks = build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note,
+                              duels, duel_ctxs)
         with open(os.path.join(tmp, "report.md"), "w", encoding="utf-8") as f:
             f.write(to_markdown(blocks))
         with open(os.path.join(tmp, "report.html"), "w", encoding="utf-8") as f:
@@ -1149,11 +1681,17 @@ def render(args):
 def main(argv=None):
     ap = argparse.ArgumentParser(
         prog="render.py",
-        description="Render mtcs benchmark JSON (C harness + torch peers) as Markdown and "
-                    "HTML with PNG plots.")
+        description="Render mtcs benchmark JSON (C harness + torch peers + C-vs-peer duels) "
+                    "as Markdown and HTML with PNG plots. Repetitions are reduced to their "
+                    "median; targets are judged on medians, with [min, max] shown, spreads "
+                    "that cross a threshold flagged, and configurations that ran beside a "
+                    "neighbour left out (DISTURBED when all are).")
     ap.add_argument("--c", required=True, metavar="C_JSON", help="the C benchmark's JSON")
     ap.add_argument("--torch", metavar="TORCH_JSON", help="perf/torch_peers.py's JSON")
     ap.add_argument("--facts", metavar="FACTS_JSON", help="machine facts (reports/bench.py)")
+    ap.add_argument("--duel-json", action="append", metavar="DUEL_JSON",
+                    help="perf/duel.py's output (repeat for several files: merged); the "
+                    "C-vs-peer targets are judged on its duels where they match")
     ap.add_argument("--out", required=True, metavar="DIR", help="output directory")
     ap.add_argument("--no-plots", action="store_true", help="do not draw the PNG plots")
     ap.add_argument("--quiet", action="store_true", help="do not print the target summary")

@@ -16,8 +16,39 @@
 #     the model counter says 35 % -> within 10 points: PASS
 #   masked_dense 1.05x dense (1.08x cpu2 16M): PASS; masked_sparse 1.1x sparse_coo but
 #     1.3x at cpu2 1M 0.1 %: MISS
-#   torch: fused 1.25x C dense (1.05x cpu2 16M: MISS), default 2.5x (PASS),
+#   torch (separate runs, no duel file): fused 1.25x C dense, 1.05x at cpu2 16M: at
+#     n >= 16M worst 1.05x >= 1x PASS, at 1M 1.25x < 2x MISS; default 2.5x (PASS),
 #     sparse 10x (12x at 0.1 %; PASS), MaskedTensor 400x (PASS); cuda rows "no device"
+#   fused-with-zeros and FBGEMM: measured by duels only: N/A (FBGEMM with facts.json's
+#     duel note "no FBGEMM venv")
+#
+# Repetitions (make_bench_fixture.py, REPS): the f64 n=1M rows are 5 repetitions each
+# (plus Google Benchmark's mean/median/stddev/cv aggregate rows, ignored):
+#   sparse_coo cpu1 1%: pair_ratio 6, 6, 5.5, 0.5, 1.0 -> sorted 0.5 1.0 5.5 6 6, median
+#     5.5 >= 5; the f32 configs are 28.6x-32.6x, so the target's worst is 5.50x
+#     [0.50, 6.00]: PASS, and [0.5, 6] lies on both sides of 5: "spread crosses the
+#     target in 1". Judged on the mean (19/5 = 3.8) or the minimum (0.5) it would MISS.
+#   masked_dense cpu1: load_others 2 2 3 0 0 -> median 2, + 1 thread > 2 cores: left out;
+#     masked_dense cpu2: load_others 0 0 0 0 1 -> median 0 + 2 = 2 (not > 2), but max
+#     1 + 2 > 2: oversubscribed, left out -> the target keeps its 16 f32 configs,
+#     "2 left out (disturbed)"; the table still shows their figure, 1 / pair_ratio 0.8 =
+#     1.25x the dense time, which would MISS <= 1.10
+#   only 1 repetition for the f32 rows: "Targets are NOT judged on >= 5 repetitions"
+#
+# Duels (bench_duel.json, perf/duel.py's format; each ratio = the median of the
+# duel's 5 repetitions' ratios, [min, max] of them):
+#   dense vs torch_fused cpu1 1M: 2.4 2.5 2.6 1.5 2.5 -> 2.50x [1.50, 2.60] >= 2: PASS,
+#     spread crosses 2
+#   dense vs torch_fused cpu1 16M: 0.9 0.92 0.95 0.97 0.99 -> 0.95x < 1: MISS
+#   dense vs torch_default cpu1 1M: 3.0 3.2 0.2 0.3 3.1 -> median 3.00x [0.20, 3.20]:
+#     PASS (mean 1.96 and min 0.2 would MISS)
+#   masked_sparse vs torch_masked: its only duel's load says disturbed -> DISTURBED
+#   masked_sparse vs torch_fused_zeros 1%: cpu1 6..10 -> 8.00x [6.00, 10.0] PASS; the
+#     cpu2 duel (2 threads) oversubscribed: "1 left out (disturbed)"
+#   masked_dense vs torch_fused_zeros 100%: 0.9 0.93 0.94 0.96 1.0 -> 0.94x < 0.95: MISS,
+#     [0.90, 1.00] crosses 0.95
+#   sparse_coo vs torch_sparse: no duel -> the separate runs, "separate processes: not
+#     paired", 10.0x as above
 
 cmake_minimum_required(VERSION 3.25)
 foreach(v MTCS SRC BIN)
@@ -76,17 +107,28 @@ endif()
 # targets: measured ratio and status
 expect_in("${O}/report.md"
   "| C dense vs stream-kernel bandwidth | >= 0.90 (n >= 16M, cpu, same threads) | worst 0.85x (cpu2 f32 n=16M; 2 configs) | MISS |"
-  "| C sparse_coo at 1% vs C dense | >= 5x faster | worst 28.6x (cpu2 f32 n=1M; 4 configs) | PASS |"
+  "| C sparse_coo at 1% vs C dense | >= 5x faster | worst 5.50x [0.50, 6.00] (cpu1 f64 n=1M; 5 configs; spread crosses the target in 1) | PASS |"
+  "| cpu1 f64 n=1M | 5.50x | [0.50, 6.00] | 5 | yes | spread crosses the target |"
   "| dense/sparse crossover density vs the byte model | within 10 points (n >= 16M) | worst measured 29.2%, model 35% (cpu1 f32 n=16M; 2 configs) | PASS |"
-  "| C masked_dense vs C dense | <= 1.10x the time | worst 1.08x (cpu2 f32 n=16M d=0.1%; 16 configs) | PASS |"
+  "| C masked_dense vs C dense | <= 1.10x the time | worst 1.08x (cpu2 f32 n=16M d=0.1%; 16 configs; 2 left out (disturbed)) | PASS |"
+  "| cpu1 f64 n=1M d=1% | 1.25x |  | 5 | left out | disturbed: median 2 other runnable task(s) at the repetitions' starts, 1 thread(s), 2 cores |"
+  "| cpu2 f64 n=1M d=1% | 1.25x |  | 5 | left out | oversubscribed: up to 1 other runnable task(s) beside 2 threads on 2 cores |"
   "| C masked_sparse vs C sparse_coo | <= 1.20x the time | worst 1.30x (cpu2 f32 n=1M d=0.1%; 16 configs) | MISS |"
-  "| C dense vs torch fused | >= 1.1x faster | worst 1.05x (cpu2 f32 n=16M; 4 configs) | MISS |"
+  "| C dense vs torch fused (n >= 16M) | >= 1x faster | worst 1.05x (cpu2 f32 n=16M; 2 configs) | PASS |"
+  "| C dense vs torch fused (n = 1M) | >= 2x faster | worst 1.25x (cpu1 f32 n=1M; 2 configs) | MISS |"
   "| C dense vs torch default | >= 2x faster | worst 2.50x (cpu1 f32 n=1M; 4 configs) | PASS |"
   "| C sparse_coo vs torch sparse | >= 8x faster | worst 10.0x (cpu1 f32 n=1M d=1%; 16 configs) | PASS |"
   "| C masked_sparse vs torch MaskedTensor | >= 300x faster | worst 400x (cpu1 f32 n=1M d=0.1%; 4 configs) | PASS |"
+  "| C masked_sparse vs torch fused, zero-filled grad (1%) | >= 5x faster | N/A | N/A |"
+  "| C sparse vs FBGEMM exact (1%) | >= 3x faster (dim 1 and 64) | N/A | N/A |"
+  "C sparse vs FBGEMM exact (10%): FBGEMM duels not run: no FBGEMM venv"
+  "C dense vs torch default: separate processes: not paired"
+  "Targets are NOT judged on >= 5 repetitions: some C configurations have only 1."
   "| GPU: C dense vs stream-kernel bandwidth | >= 0.80 (n >= 256M, cuda) | no device | no device |"
   "| GPU: C dense vs torch fused CUDA | >= 1.0x faster | no device | no device |"
   "torch's MaskedTensor path is very slow: 12 configurations were not run"
+  # the phases' load (facts.json): the C benchmark's end sample had 3 other tasks
+  "| C benchmark | 0.4 | 1.5 | 1.7% | 0 -> 3 | DISTURBED: oversubscribed: up to 3 other runnable task(s) beside our 2 threads on 2 cores;"
   "| C dense vs stream-kernel bandwidth | 1 of 2 | 0.90x | 0.95x |"
   "Plots not drawn (--no-plots)."
   # the extra memory of the sparse step (16 bytes per nnz in the fixture)
@@ -113,12 +155,70 @@ expect_in("${O}/report.md"
   "| SparseAdam | sparse_coo | cpu1 | f32 | 1.00 | 8.00 | 25.0 | 1 |"
   "| SGD | hybrid_coo | cpu2 | f32 | 0.50 | 4.00 |  | 0 |")
 
+# ---- duels (bench_duel.json; the expected figures in the header) -------------------
+set(DU "${W}/duel")
+run_expect(0 "DISTURBED C masked_sparse vs torch MaskedTensor" out
+  "${PY}" "${RENDER}" --c "${D}/bench_c.json" --torch "${D}/bench_torch.json"
+  --facts "${D}/bench_facts.json" --duel-json "${D}/bench_duel.json" --out "${DU}" --no-plots)
+expect_in("${DU}/report.md"
+  "| C dense vs torch fused (n >= 16M) | >= 1x faster | 0.95x [0.90, 0.99] (cpu1 f32 n=16M) | MISS |"
+  "| C dense vs torch fused (n = 1M) | >= 2x faster | 2.50x [1.50, 2.60] (cpu1 f32 n=1M; spread crosses the target in 1) | PASS |"
+  "| C dense vs torch default | >= 2x faster | 3.00x [0.20, 3.20] (cpu1 f32 n=1M; spread crosses the target in 1) | PASS |"
+  "| C sparse_coo vs torch sparse | >= 8x faster | worst 10.0x (cpu1 f32 n=1M d=1%; 16 configs) | PASS |"
+  "C sparse_coo vs torch sparse: separate processes: not paired"
+  "| C masked_sparse vs torch MaskedTensor | >= 300x faster | 1 config left out: disturbed: a neighbour competed for the cores (median 2 other runnable task(s), 1 thread(s), 2 cores) (cpu1 f32 n=1M d=1%) | DISTURBED |"
+  "| C masked_sparse vs torch fused, zero-filled grad (1%) | >= 5x faster | 8.00x [6.00, 10.0] (cpu1 f32 n=1M d=1%; 1 left out (disturbed)) | PASS |"
+  "| C masked_dense vs torch fused, zero-filled grad (100%) | >= 0.95x faster | 0.94x [0.90, 1.00] (cpu1 f32 n=1M d=100%; spread crosses the target in 1) | MISS |"
+  "| C sparse vs FBGEMM exact (1%) | >= 3x faster (dim 1 and 64) | N/A | N/A |"
+  "From the duels (perf/duel.py"
+  "## Duels"
+  "| torch_fused | dense | cpu1 | f32 | 16M | 100 | 1 | 1.6 ms | 1.52 ms | 0.95 [0.90, 0.99] | 5 | bit-exact | load: load1 0.4->0.5, other runnable 0 (max 1), steal 0.5% |"
+  "| bench_duel.json: torch | 0.4 | 0.5 | 0.4% | 0 -> 1 | no |")
+expect_in("${DU}/report.html" "<td class='DISTURBED'>DISTURBED</td>")
+
+# an FBGEMM duel file beside it (written here): fbgemm_exact at 1% on dim 64, ratio 4
+# in every repetition -> 4.00x >= 3x PASS; dim 16 (ratio 1) is shown but not judged;
+# fbgemm_rowwise (same_math false) only in its own labelled table; no 10% duel: N/A
+set(FBD "${W}/duel-fbgemm.json")
+execute_process(COMMAND "${PY}" -c "
+import json, sys
+def duel(path, peer, dim, r, same=True):
+    reps = [{'c_ns': 1e5, 'peer_ns': 1e5 * r, 'ratio': r, 'c_steps': 9, 'peer_steps': 9}] * 5
+    st = {'median': r, 'min': r, 'max': r}
+    return {'name': f'duel/c:{path}/peer:{peer}/dev:cpu1/dtype:f32/n:1048576/density:1/dim:{dim}',
+            'c_path': path, 'peer': peer, 'same_math': same, 'dev': 'cpu1', 'threads': 1,
+            'dtype': 'f32', 'n': 1048576, 'density': 1.0, 'dim': dim, 'nnz': 164,
+            'verified': 'max |diff|/|x| = 2.4e-7 <= 1e-6 (FBGEMM divides in another order)',
+            'reps': reps, 'c_ns': {'median': 1e5, 'min': 1e5, 'max': 1e5},
+            'peer_ns': {k: v * 1e5 for k, v in st.items()}, 'ratio': st,
+            'load': {'samples': 6, 'threads': 1, 'ncpu': 2, 'others_max': 0,
+                     'others_median': 0, 'disturbed': False, 'oversubscribed': False,
+                     'why': ''}, 'error': None}
+json.dump({'context': {'fbgemm': '1.9.0'}, 'duels': [
+    duel('hybrid_coo', 'fbgemm_exact', 64, 4.0), duel('hybrid_coo', 'fbgemm_exact', 16, 1.0),
+    duel('hybrid_coo', 'fbgemm_rowwise', 64, 0.5, False)]}, open(sys.argv[1], 'w'))
+" "${FBD}" RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "could not write the FBGEMM duel fixture")
+endif()
+run_expect(0 "PASS +C sparse vs FBGEMM exact \\(1%\\)" out
+  "${PY}" "${RENDER}" --c "${D}/bench_c.json" --duel-json "${D}/bench_duel.json"
+  --duel-json "${FBD}" --out "${W}/fbgemm" --no-plots)
+expect_in("${W}/fbgemm/report.md"
+  "| C sparse vs FBGEMM exact (1%) | >= 3x faster (dim 1 and 64) | 4.00x (cpu1 f32 n=1M d=1% dim=64) | PASS |"
+  "| C sparse vs FBGEMM exact (10%) | >= 1.5x faster (dim 1 and 64) | N/A | N/A |"
+  "C sparse vs FBGEMM exact (10%): no fbgemm_exact duel in this run's duel files"
+  "### Different math: one state value per row (FBGEMM rowwise)"
+  "| fbgemm_rowwise | hybrid_coo | cpu1 | f32 | 1M | 1 | 64 | 100 us | 50 us | 0.50 [0.50, 0.50] | 5 |"
+  "| fbgemm_exact | hybrid_coo | cpu1 | f32 | 1M | 1 | 16 | 100 us | 100 us | 1.00 [1.00, 1.00] | 5 |")
+
 # ---- paired ratios (perf/README.md): when a row carries pair_ratio (its pair's
 # step timed interleaved with its own), the C-vs-C targets use it instead of the
 # ratio of two separate benchmarks. The fixture with pair_ratio added:
 #   dense vs stream: 0.97 (cpu1 16M), 0.93 (cpu2 16M) -> worst 0.93: PASS
 #     (the unpaired figures above give 0.85: MISS)
-#   sparse_coo at 1%: 6.0, but 4.0 at cpu2 16M -> worst 4.00x: MISS (unpaired 28.6x)
+#   sparse_coo at 1%: 6.0 (each f64 repetition too), but 4.0 at cpu2 16M -> worst 4.00x:
+#     MISS (5 configs)
 #   touch rows (cpu1 16M, warm): 0.9 x sparse_coo's time, pair_ratio 1.05. At 1%:
 #     sparse 36*167772/5e9 s + 2 us = 1209.96 us, stream 20*2^24/10e9 = 33.55 ms
 #     -> sparse/dense 1/6.0 = 0.17, sparse/touch 1.05, and touch/stream chained from the
@@ -149,8 +249,8 @@ run_expect(0 "PASS +C dense vs stream-kernel bandwidth" out
   "${PY}" "${RENDER}" --c "${P}" --out "${W}/paired" --no-plots)
 expect_in("${W}/paired/report.md"
   "| C dense vs stream-kernel bandwidth | >= 0.90 (n >= 16M, cpu, same threads) | worst 0.93x (cpu2 f32 n=16M; 2 configs) | PASS |"
-  "| C sparse_coo at 1% vs C dense | >= 5x faster | worst 4.00x (cpu2 f32 n=16M; 4 configs) | MISS |"
-  "Paired ratios (C dense vs stream-kernel bandwidth: 2 of 2, C sparse_coo at 1% vs C dense: 4 of 4)"
+  "| C sparse_coo at 1% vs C dense | >= 5x faster | worst 4.00x (cpu2 f32 n=16M; 5 configs) | MISS |"
+  "Paired ratios (C dense vs stream-kernel bandwidth: 2 of 2, C sparse_coo at 1% vs C dense: 5 of 5)"
   "| cpu1 | f32 | 16M | 1 | 0.17 | 0.16 | 1.05 |"
   "| cpu1 | f32 | 16M | 10 | 0.34 | 0.32 | 1.05 |")
 
@@ -203,7 +303,7 @@ run_expect(2 "--python .*no/such/python" out "${M}" bench --python "${W}/no/such
 
 run_expect(0 "MISS +C dense vs stream" out
   "${M}" bench --python "${PY}" --no-torch --quick --out "${W}/run" -- --benchmark_filter=stream)
-if(NOT out MATCHES "phase 1/3 C benchmark: [^\n]*--quick --benchmark_filter=stream.*phase 2/3 torch peers: skipped \\(--no-torch\\).*phase 3/3 report")
+if(NOT out MATCHES "phase 1/4 C benchmark: [^\n]*--quick --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true --benchmark_filter=stream.*phase 2/4 torch peers: skipped \\(--no-torch\\).*phase 3/4 duels: skipped.*phase 4/4 report")
   message(FATAL_ERROR "mtcs bench: no progress line per phase, or the extra arguments were not passed on:\n${out}")
 endif()
 foreach(f c.json facts.json report.md report.html)
@@ -211,8 +311,20 @@ foreach(f c.json facts.json report.md report.html)
     message(FATAL_ERROR "mtcs bench wrote no ${W}/run/${f}\n${out}")
   endif()
 endforeach()
-expect_in("${W}/run/report.md" "| C dense vs torch fused | >= 1.1x faster | N/A | N/A |"
-  "no torch peers in this run" "| mode | quick |")
+expect_in("${W}/run/report.md" "| C dense vs torch fused (n >= 16M) | >= 1x faster | N/A | N/A |"
+  "no torch peers in this run" "| mode | quick |" "| repetitions | 5 |"
+  "| interleaved | yes (Google Benchmark's random interleaving) |" "## Machine load"
+  "| C benchmark |" "| render |")
+
+# bench.py itself: --reps and --no-interleave reach mtcs_bench; --reps 0 is refused
+run_expect(0 "--benchmark_repetitions=3" out "${PY}" "${SRC}/reports/bench.py"
+  --mtcs-bench "${FB}/perf/mtcs_bench" --no-torch --reps 3 --no-interleave --out "${W}/run3")
+if(out MATCHES "interleaving")
+  message(FATAL_ERROR "bench.py --no-interleave still interleaved:\n${out}")
+endif()
+expect_in("${W}/run3/facts.json" "\"repetitions\": 3")
+run_expect(2 "--reps 0: needs at least 1 repetition" out "${PY}" "${SRC}/reports/bench.py"
+  --mtcs-bench "${FB}/perf/mtcs_bench" --reps 0 --out "${W}/run4")
 
 # an existing report directory is not overwritten
 run_expect(2 "already exists" out "${M}" bench --python "${PY}" --no-torch --out "${W}/run")
