@@ -142,6 +142,21 @@ def main():
           p2["parts"]["sources"]["x_entries"], f"fallback x {p2['parts']['x_entries']}")
     check(abs(p2["ratio"][50] - PRED[50]) < 1e-5, f"fallback ratio {p2['ratio'][50]}")
 
+    # a probe that ran beside a neighbour (mtb.cc's load_others: 2 other runnable tasks
+    # + our 1 thread > 2 cores): the configuration is left out, the target DISTURBED
+    doc = synthetic(1.0)
+    for b in doc["benchmarks"]:
+        if b["name"].startswith("probe/impl:c/kind:random") and "gap:8/" in b["name"]:
+            b["load_others"] = 2
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    _, rows = render.load_bench(path, "c")
+    t = model.model_target(render.Results(rows, ncpu=2))
+    check(t.result() == "DISTURBED" and len(t.left_out) == 1
+          and "disturbed" in t.left_out[0][1], f"disturbed run: {t.result()} {t.left_out}")
+    t = model.model_target(render.Results(rows, ncpu=4))  # 2 others + 1 on 4 cores: fine
+    check(t.result() == "PASS", f"4 cores: {t.result()}")
+
     # no probes: a clear error naming the configuration
     doc = synthetic(1.0)
     doc["benchmarks"] = [b for b in doc["benchmarks"] if not b["name"].startswith("probe/")]
