@@ -634,11 +634,12 @@ static int enumerate_probes(const options *o, int si, int ti, int max_threads, b
   for (int vi = 0; vi < o->n_devs; vi++) {
     int threads = o->threads[vi];
     if (threads == DEV_CUDA || (threads == 0 && max_threads == 1)) continue;
-    for (int kind = 0; kind < 3; kind++) {
+    for (int kind = 0; kind < 4; kind++) {
       int n_entry = NELEM(PROBE_ENTRY) - o->f64[ti]; /* f64: 8 per line at most */
       int count = kind == MT_PROBE_GAP      ? n_gaps
                   : kind == MT_PROBE_RANDOM ? NELEM(PROBE_RANDOM)
-                                            : n_entry + in_cache;
+                  : kind == MT_PROBE_ENTRY  ? n_entry + in_cache
+                                            : in_cache; /* math: in cache only */
       for (int k = 0; k < count; k++, n++) {
         if (!out) continue;
         bcase *c = &out[n];
@@ -646,11 +647,12 @@ static int enumerate_probes(const options *o, int si, int ti, int max_threads, b
         c->probe = 1;
         c->path = BC__COUNT;
         c->kind = (mt_probe_kind)kind;
+        c->in_cache = (kind == MT_PROBE_ENTRY && k == n_entry) || kind == MT_PROBE_MATH;
         c->gap = kind == MT_PROBE_GAP      ? gaps[k]
                  : kind == MT_PROBE_RANDOM ? PROBE_RANDOM[k]
-                                           : PROBE_ENTRY[k < n_entry ? k : n_entry - 1];
+                 : c->in_cache             ? PROBE_ENTRY[n_entry - 1] /* every element */
+                                           : PROBE_ENTRY[k];
         c->f64 = o->f64[ti];
-        c->in_cache = kind == MT_PROBE_ENTRY && k == n_entry;
         c->n = c->in_cache ? PROBE_ENTRY_N : o->sizes[si];
         c->threads = threads == 0 ? max_threads : 1;
         probe_name(c, max_threads);
@@ -675,6 +677,8 @@ static void probe_free(bench_ctx *cx) {
  * unless the in-cache entry probe. Checks the first, untimed step on every
  * element: an entry's p and s updated exactly as documented (s + v, p + v k
  * in the dtype), every other element unchanged. Sets cx->current_ok, cx->msg. */
+static double probe_step(bench_ctx *cx, const bcase *c);
+
 static void probe_prepare(bench_ctx *cx, const bcase *c) {
   double t0 = now();
   size_t es = c->f64 ? 8 : 4;
@@ -716,21 +720,23 @@ static void probe_prepare(bench_ctx *cx, const bcase *c) {
     if (c->f64) ((double *)cx->pvals)[k] = PROBE_VAL;
     else ((float *)cx->pvals)[k] = (float)PROBE_VAL;
   }
-  if (c->f64) mt_probe_step_f64(cx->pp, cx->ps, cx->pidx, cx->pvals, cx->pm, BC_STREAM_K,
-                                c->threads, MT_ADAGRAD_ISA_AUTO);
-  else mt_probe_step_f32(cx->pp, cx->ps, cx->pidx, cx->pvals, cx->pm, (float)BC_STREAM_K,
-                         c->threads, MT_ADAGRAD_ISA_AUTO);
+  probe_step(cx, c);
+  int math = c->kind == MT_PROBE_MATH; /* s + v v exact; p moved (its value not checked) */
   int64_t changed = 0;
   for (int64_t k = 0, j = 0; k < c->n; k++) { /* every element: updated iff in the pattern */
     int in = j < cx->pm && cx->pidx[j] == k;
     int ok;
     if (c->f64) {
       double p = ((double *)cx->pp)[k], s = ((double *)cx->ps)[k];
-      ok = in ? p == 1.0 + PROBE_VAL * BC_STREAM_K && s == 0.5 + PROBE_VAL : p == 1.0 && s == 0.5;
+      ok = !in ? p == 1.0 && s == 0.5
+           : math ? p != 1.0 && s == 0.5 + PROBE_VAL * PROBE_VAL
+                  : p == 1.0 + PROBE_VAL * BC_STREAM_K && s == 0.5 + PROBE_VAL;
     } else {
       float p = ((float *)cx->pp)[k], s = ((float *)cx->ps)[k];
-      ok = in ? p == 1.0f + (float)PROBE_VAL * (float)BC_STREAM_K && s == 0.5f + (float)PROBE_VAL
-              : p == 1.0f && s == 0.5f;
+      float v = (float)PROBE_VAL;
+      ok = !in ? p == 1.0f && s == 0.5f
+           : math ? p != 1.0f && s == 0.5f + v * v
+                  : p == 1.0f + v * (float)BC_STREAM_K && s == 0.5f + v;
     }
     if (!ok) {
       snprintf(cx->msg, sizeof cx->msg, "probe check: element %lld (%s) has the wrong value",
@@ -752,7 +758,11 @@ done:
 
 static double probe_step(bench_ctx *cx, const bcase *c) {
   double t0 = now();
-  if (c->f64)
+  if (c->kind == MT_PROBE_MATH && c->f64)
+    mt_probe_math_step_f64(cx->pp, cx->ps, cx->pidx, cx->pvals, cx->pm, c->threads);
+  else if (c->kind == MT_PROBE_MATH)
+    mt_probe_math_step_f32(cx->pp, cx->ps, cx->pidx, cx->pvals, cx->pm, c->threads);
+  else if (c->f64)
     mt_probe_step_f64(cx->pp, cx->ps, cx->pidx, cx->pvals, cx->pm, BC_STREAM_K, c->threads,
                       MT_ADAGRAD_ISA_AUTO);
   else

@@ -12,7 +12,7 @@ T the element size) and in units of one stream step's time per line position:
 
     q(d)  = 1 - (1 - d)^L                 lines of p (and s) holding an entry
     k(d)  = d L / q                       entries per such line
-    S(d)  = q (u(1/q) + x(k))             the sparse step
+    S(d)  = q (u(1/q) + x(k)) + a d L     the sparse step
     D     = dense time / stream time      (dense's pair_ratio: timed interleaved)
     ratio = S(d) / D                      sparse time over dense time; crossover: = 1
 
@@ -30,6 +30,11 @@ entry probe's time per entry (instructions only) and b = (8 + T) / 320, an entry
 index and value at stream bandwidth (the stream step moves 5 lines per line
 position); the parts say which was used. The in-cache probe is reported either
 way: the instruction share of x.
+a: sparse_coo's arithmetic per entry, which the touch-kernel probes leave out: the
+MATH probe (the sparse Adagrad step itself on every element of an in-cache array)
+minus the in-cache ENTRY probe (the touch kernel on the same entries), per entry,
+over the stream step's time per line position. Counted in full, as if it never
+overlapped the misses; 0 (said in the parts) without those rows.
 
 The GAP probe (one entry every g lines, regular) is not in S(d): it shows the
 prefetch distance, reported in the parts: its time per line position, u_gap(g)/g,
@@ -125,10 +130,18 @@ def predict(res, dev, dtype, n, densities=None):
         raise ModelError(f"model: {where}: no stream row")
     b = (8.0 + T) / (5 * 64)
     c_cache = None
+    per_pos = st.time_ns / (n / L)  # a stream step's time per line position
     in_cache = [r for g, r in _probes(res, "entry", dev, dtype) if r.n != n]
     if in_cache and in_cache[0].counter("entries"):
         r = in_cache[0]
-        c_cache = (r.time_ns / r.counter("entries")) / (st.time_ns / (n / L))
+        c_cache = (r.time_ns / r.counter("entries")) / per_pos
+    a, a_src = 0.0, "no math and in-cache entry probes: sparse_coo's arithmetic left out"
+    math_rows = [r for g, r in _probes(res, "math", dev, dtype)]
+    if math_rows and c_cache is not None and math_rows[0].counter("entries"):
+        r = math_rows[0]
+        a = max(0.0, (r.time_ns / r.counter("entries")) / per_pos - c_cache)
+        a_src = (f"probe kind:math minus kind:entry, in cache (n={render.fmt_n(r.n)}), per "
+                 "entry over the stream step's per line position")
     # entry probes at n: gap 1/k lines, every line touched: u is U(k) per line position
     full, _ = _per_line(res, _probes(res, "entry", dev, dtype, n), dev, dtype, n, L)
     u1 = _interp_log(rnd, 1.0)
@@ -164,7 +177,7 @@ def predict(res, dev, dtype, n, densities=None):
         q = 1.0 - (1.0 - d) ** L
         if q <= 0:
             return 0.0
-        s = q * (_interp_log(rnd, 1.0 / q) + x_of(d * L / q))
+        s = q * (_interp_log(rnd, 1.0 / q) + x_of(d * L / q)) + a * d * L
         return s / D
 
     if densities is None:
@@ -186,7 +199,8 @@ def predict(res, dev, dtype, n, densities=None):
         base = gap[0][1]
         reach = max((g for g, u in gap if u / g >= 0.8 * base), default=None)
     parts = {
-        "u_random": rnd, "u_gap": gap, "x_entries": xs, "c_in_cache": c_cache, "b_entry": b,
+        "u_random": rnd, "u_gap": gap, "x_entries": xs, "a_math": a, "c_in_cache": c_cache,
+        "b_entry": b,
         "dense_over_stream": D,
         "prefetch_reach_lines": reach,
         "sources": {
@@ -194,6 +208,7 @@ def predict(res, dev, dtype, n, densities=None):
                         "per line position (" + ("paired" if paired_r else "separate rows") + ")",
             "u_gap": "probe kind:gap rows, same units",
             "x_entries": x_src,
+            "a_math": a_src,
             "c_in_cache": "probe kind:entry in cache (n=64K): time per entry, instructions "
                           "only (not in S(d) unless the fallback)",
             "b_entry": f"(8 + {T}) / 320: index and value bytes at stream bandwidth "
@@ -317,6 +332,7 @@ def model_blocks(res, tmpdir, plt):
                    if pa["prefetch_reach_lines"] else "")])
         prow.append([where, "x(k) extra entries per line", ", ".join(
             f"{k:g}: {v:.2f}" for k, v in pa["x_entries"]), src["x_entries"]])
+        prow.append([where, "a arithmetic per entry", f"{pa['a_math']:.3f}", src["a_math"]])
         if pa["c_in_cache"] is not None:
             prow.append([where, "in-cache entry", f"{pa['c_in_cache']:.3f}",
                          src["c_in_cache"]])

@@ -142,6 +142,22 @@ def main():
           p2["parts"]["sources"]["x_entries"], f"fallback x {p2['parts']['x_entries']}")
     check(abs(p2["ratio"][50] - PRED[50]) < 1e-5, f"fallback ratio {p2['ratio'][50]}")
 
+    # the math probe (sparse Adagrad step, in cache) at 1.04904 ns per entry against the
+    # in-cache entry probe's 0.95367: a = (1.04904 - 0.95367) / 9.5367 = 0.01 per entry,
+    # S(50%) = 1.962521 + 0.01 * 0.5 * 16 = 2.042521, ratio 2.042521 / 1.1 = 1.856837
+    doc = synthetic(1.0)
+    doc["benchmarks"].append(bench(
+        "probe/impl:c/kind:math/dev:cpu1/dtype:f32/n:65536/gap:0.0625/cache:warm", 68750,
+        lines_touched=4096, entries=65536))
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    _, rows = render.load_bench(path, "c")
+    p3 = model.predict(render.Results(rows), "cpu1", "f32", N)
+    check(abs(p3["parts"]["a_math"] - 0.01) < 1e-6, f"a {p3['parts']['a_math']}")
+    check(abs(p3["ratio"][50] - 1.856837) < 1e-5, f"ratio with math {p3['ratio'][50]}")
+    check(p["parts"]["a_math"] == 0 and "left out" in p["parts"]["sources"]["a_math"],
+          "no math probe: a = 0, said")
+
     # a probe that ran beside a neighbour (mtb.cc's load_others: 2 other runnable tasks
     # + our 1 thread > 2 cores): the configuration is left out, the target DISTURBED
     doc = synthetic(1.0)

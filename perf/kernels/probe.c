@@ -12,6 +12,7 @@ const char *mt_probe_kind_name(mt_probe_kind kind) {
   case MT_PROBE_GAP: return "gap";
   case MT_PROBE_RANDOM: return "random";
   case MT_PROBE_ENTRY: return "entry";
+  case MT_PROBE_MATH: return "math";
   }
   return "?";
 }
@@ -33,7 +34,7 @@ static int64_t entry_stride(double gap, int elsize) {
 
 static int bad_args(mt_probe_kind kind, int64_t n, int elsize, double gap) {
   if (n < 1 || (elsize != 4 && elsize != 8)) return 1;
-  if (kind == MT_PROBE_ENTRY) return entry_stride(gap, elsize) == 0;
+  if (kind == MT_PROBE_ENTRY || kind == MT_PROBE_MATH) return entry_stride(gap, elsize) == 0;
   if (!(gap >= 1) || gap > 1e12) return 1;
   return kind == MT_PROBE_GAP && gap != floor(gap);
 }
@@ -41,7 +42,7 @@ static int bad_args(mt_probe_kind kind, int64_t n, int elsize, double gap) {
 int64_t mt_probe_max_count(mt_probe_kind kind, int64_t n, int elsize, double gap) {
   if (bad_args(kind, n, elsize, gap)) return 0;
   int64_t per_line = 64 / elsize, lines = (n + per_line - 1) / per_line;
-  if (kind == MT_PROBE_ENTRY) {
+  if (kind == MT_PROBE_ENTRY || kind == MT_PROBE_MATH) {
     int64_t stride = entry_stride(gap, elsize);
     return (n + stride - 1) / stride;
   }
@@ -54,7 +55,8 @@ int64_t mt_probe_indices(mt_probe_kind kind, int64_t n, int elsize, double gap, 
   if (bad_args(kind, n, elsize, gap)) return -1;
   int64_t per_line = 64 / elsize, lines = (n + per_line - 1) / per_line, m = 0;
   switch (kind) {
-  case MT_PROBE_ENTRY: {
+  case MT_PROBE_ENTRY:
+  case MT_PROBE_MATH: {
     int64_t stride = entry_stride(gap, elsize);
     for (int64_t i = 0; i < n; i += stride, m++)
       if (idx) idx[m] = i;
@@ -100,4 +102,23 @@ void mt_probe_step_f32(float *p, float *s, const int64_t *idx, const float *vals
 void mt_probe_step_f64(double *p, double *s, const int64_t *idx, const double *vals, int64_t m,
                        double k, int nthreads, int isa) {
   mt_touch_step_f64(p, s, idx, vals, m, k, nthreads, isa);
+}
+
+static mt_adagrad_hparams math_hparams(int nthreads) {
+  return (mt_adagrad_hparams){.clr = mt_adagrad_clr(0.01, 0.0, 1.0), .eps = 1e-10,
+                              .nthreads = nthreads, .isa = MT_ADAGRAD_ISA_AUTO};
+}
+
+int mt_probe_math_step_f32(float *p, float *s, const int64_t *idx, const float *vals, int64_t m,
+                           int nthreads) {
+  mt_adagrad_hparams hp = math_hparams(nthreads);
+  mt_error err = {0};
+  return mt_adagrad_step_coo_f32(p, s, idx, vals, m, 1, &hp, &err) == MT_OK ? 0 : -1;
+}
+
+int mt_probe_math_step_f64(double *p, double *s, const int64_t *idx, const double *vals,
+                           int64_t m, int nthreads) {
+  mt_adagrad_hparams hp = math_hparams(nthreads);
+  mt_error err = {0};
+  return mt_adagrad_step_coo_f64(p, s, idx, vals, m, 1, &hp, &err) == MT_OK ? 0 : -1;
 }

@@ -30,9 +30,10 @@
 extern "C" {
 #endif
 
-typedef enum { MT_PROBE_GAP, MT_PROBE_RANDOM, MT_PROBE_ENTRY } mt_probe_kind;
+typedef enum { MT_PROBE_GAP, MT_PROBE_RANDOM, MT_PROBE_ENTRY, MT_PROBE_MATH } mt_probe_kind;
 
-/* "gap", "random", "entry" */
+/* "gap", "random", "entry", "math" (MATH: ENTRY's pattern, stepped by
+ * mt_probe_math_step_*: the arithmetic's cost against ENTRY in cache) */
 const char *mt_probe_kind_name(mt_probe_kind kind);
 
 /* An upper bound of mt_probe_indices' count (the size idx must have). */
@@ -54,6 +55,14 @@ void mt_probe_step_f32(float *p, float *s, const int64_t *idx, const float *vals
                        float k, int nthreads, int isa);
 void mt_probe_step_f64(double *p, double *s, const int64_t *idx, const double *vals, int64_t m,
                        double k, int nthreads, int isa);
+
+/* The MATH probe's step: the sparse Adagrad step itself (mt_adagrad_step_coo,
+ * lr 0.01, eps 1e-10, step 1: s = s + v v, p = p - clr v / (sqrt(s) + eps)) on
+ * the m entries, so that its time minus the touch step's is the arithmetic. */
+int mt_probe_math_step_f32(float *p, float *s, const int64_t *idx, const float *vals, int64_t m,
+                           int nthreads);
+int mt_probe_math_step_f64(double *p, double *s, const int64_t *idx, const double *vals,
+                           int64_t m, int nthreads);
 
 #ifdef __cplusplus
 }
