@@ -138,6 +138,36 @@ TEST(step_updates_exactly_the_pattern) {
       }
 }
 
+/* The math probe's step is the sparse Adagrad step: s + v v (exact for v = 2^-8:
+ * 0.5 + 2^-16) and p moved on the entries only, every other element's bits kept. */
+TEST(math_step_is_adagrad_on_the_entries) {
+  for (int f64 = 0; f64 < 2; f64++) {
+    int es = f64 ? 8 : 4;
+    int64_t n = 4099, cap = mt_probe_max_count(MT_PROBE_MATH, n, es, 0.25);
+    int64_t *idx = malloc((size_t)cap * sizeof *idx);
+    double *pd = malloc((size_t)n * 8), *sd = malloc((size_t)n * 8), *vd = malloc((size_t)cap * 8);
+    float *pf = malloc((size_t)n * 4), *sf = malloc((size_t)n * 4), *vf = malloc((size_t)cap * 4);
+    int64_t m = mt_probe_indices(MT_PROBE_MATH, n, es, 0.25, 0, idx);
+    CHECK_EQ_INT(m, f64 ? (n + 1) / 2 : (n + 3) / 4); /* 2 (f64) or 4 (f32) apart */
+    for (int64_t i = 0; i < n; i++) pd[i] = 1.0, sd[i] = 0.5, pf[i] = 1.0f, sf[i] = 0.5f;
+    for (int64_t k = 0; k < m; k++) vd[k] = 0x1p-8, vf[k] = 0x1p-8f;
+    CHECK_EQ_INT(f64 ? mt_probe_math_step_f64(pd, sd, idx, vd, m, 2)
+                     : mt_probe_math_step_f32(pf, sf, idx, vf, m, 2), 0);
+    int64_t moved = 0, bad = 0;
+    for (int64_t i = 0, k = 0; i < n; i++) {
+      int in = k < m && idx[k] == i;
+      double p = f64 ? pd[i] : pf[i], sv = f64 ? sd[i] : sf[i];
+      if (in ? sv != 0.5 + 0x1p-16 || !(p < 1.0) : sv != 0.5 || p != 1.0) bad++;
+      moved += p != 1.0;
+      k += in;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(moved, m);
+    free(idx), free(pd), free(sd), free(vd), free(pf), free(sf), free(vf);
+  }
+}
+
 MT_TEST_MAIN(T(gap_pattern_is_every_gap_th_line_start),
              T(random_pattern_is_one_element_on_bernoulli_lines),
-             T(entry_pattern_and_bad_arguments), T(step_updates_exactly_the_pattern))
+             T(entry_pattern_and_bad_arguments), T(step_updates_exactly_the_pattern),
+             T(math_step_is_adagrad_on_the_entries))
