@@ -131,7 +131,9 @@ def predict(res, dev, dtype, n, densities=None):
     b = (8.0 + T) / (5 * 64)
     c_cache = None
     per_pos = st.time_ns / (n / L)  # a stream step's time per line position
-    in_cache = [r for g, r in _probes(res, "entry", dev, dtype) if r.n != n]
+    # the in-cache entry probe: unpaired, smaller than every probed n (not another n's)
+    in_cache = [r for g, r in _probes(res, "entry", dev, dtype)
+                if r.n and r.n < n and not r.pair_ratio()]
     if in_cache and in_cache[0].counter("entries"):
         r = in_cache[0]
         c_cache = (r.time_ns / r.counter("entries")) / per_pos
