@@ -716,6 +716,11 @@ def compute_targets(res, torch_loaded, duels=None, facts=None):
                   "arithmetic, makes entry-by-entry updates lose to streaming")
     T.append(t)
 
+    # 3b. the prefetch-aware model (reports/model.py, which imports this module:
+    # imported here, not at the top): predicted crossover within 5 points
+    import model
+    T.append(model.model_target(res))
+
     # 4./5. masked paths vs their plain counterparts
     # (the pairs, PAIR_OF: masked_dense -> dense, masked_sparse -> sparse_coo)
     for tid, path, lim, title in (
@@ -1383,7 +1388,7 @@ def make_plots(res, tmpdir, duels=()):
 # ---- documents -------------------------------------------------------------------------
 
 def build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note, duels=(),
-                 duel_ctxs=()):
+                 duel_ctxs=(), model_blocks=()):
     B = []
     B.append(("h1", "mtcs benchmark report"))
     when = facts.get("date") or datetime.datetime.now(datetime.timezone.utc).strftime(
@@ -1519,6 +1524,7 @@ def build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note, duel
                        "them), oversubscribed when our threads had fewer free cores."))
         B.append(("table", ["phase", "load1 start", "load1 end", "steal",
                             "other runnable", "disturbed"], load_rows))
+    B.extend(model_blocks)
     B.append(("h2", "Plots"))
     if plots:
         for f, cap in plots:
@@ -1650,7 +1656,7 @@ def render(args):
         raise RenderError(f"{out}: cannot create the output directory: {e.strerror or e}")
     tmp = tempfile.mkdtemp(prefix=".render.", dir=out)
     try:
-        plots, plot_note = [], ""
+        plots, plot_note, plt = [], "", None
         if args.no_plots:
             plot_note = "Plots not drawn (--no-plots)."
         else:
@@ -1662,13 +1668,17 @@ def render(args):
                 plots = make_plots(res, tmp, duels)
                 if not plots:
                     plot_note = "No data to plot."
+                import matplotlib.pyplot as plt
+        import model  # reports/model.py: its section, and its plot when plt is set
+        mblocks = model.model_blocks(res, tmp, plt)
         blocks = build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note,
-                              duels, duel_ctxs)
+                              duels, duel_ctxs, mblocks)
         with open(os.path.join(tmp, "report.md"), "w", encoding="utf-8") as f:
             f.write(to_markdown(blocks))
         with open(os.path.join(tmp, "report.html"), "w", encoding="utf-8") as f:
             f.write(to_html(blocks))
-        files = [p[0] for p in plots] + ["report.md", "report.html"]
+        files = ([p[0] for p in plots] + [b[1] for b in mblocks if b[0] == "img"]
+                 + ["report.md", "report.html"])
         for f in files:  # the reports last: they name the plots
             os.replace(os.path.join(tmp, f), os.path.join(out, f))
     except OSError as e:
