@@ -644,6 +644,36 @@ def gpu_status(t, res):
             t.note = "cuda rows: " + "; ".join(msgs)
 
 
+def physics_note(t, res, density):
+    """Where a sparse-vs-dense target is missed, what the prefetch-aware model
+    (reports/model.py: the probes of the same run, never the sparse rows) predicts
+    there: a prediction below the threshold means the machine's random-line cost
+    forbids the target, not the kernel; one above it means the kernel falls short."""
+    import model
+    said = []
+    for p in t.points:
+        if p[2]:
+            continue
+        m = re.match(r"(\S+) (\S+) n=(\S+)", p[0])
+        r = next((r for r in res.ok if r.family == "adagrad" and r.impl == "c"
+                  and r.path == "sparse_coo" and combo(r) == p[0]), None) if m else None
+        if not r:
+            continue
+        try:
+            pr = model.predict(res, r.dev, r.dtype, r.n, [density])["ratio"].get(density)
+        except model.ModelError as e:
+            said.append(f"{p[0]}: no prediction ({e})")
+            continue
+        if pr:
+            verdict = ("the model forbids it on this machine" if not t.meets(1.0 / pr)
+                       else "the model allows it: the kernel falls short")
+            said.append(f"{p[0]}: measured {fmt_ratio(p[1])}x, model {fmt_ratio(1.0 / pr)}x "
+                        f"({verdict})")
+    if said:
+        t.note += ("; " if t.note else "") + ("where missed, the prefetch-aware model's "
+                                              "prediction: " + "; ".join(said))
+
+
 def compute_targets(res, torch_loaded, duels=None, facts=None):
     """The targets, judged on res (C and torch rows) and the duels (load_duels);
     facts: facts.json (its duel_notes say why a duel phase did not run)."""
@@ -665,6 +695,7 @@ def compute_targets(res, torch_loaded, duels=None, facts=None):
         if r.family == "adagrad" and r.impl == "c" and r.path == "sparse_coo" \
                 and r.density == 1.0:
             judge_c(t, res, r, combo(r))
+    physics_note(t, res, 1.0)
     T.append(t)
 
     # 3. measured crossover within 10 points of the model
