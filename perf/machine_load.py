@@ -11,6 +11,10 @@ A sample (sample()) is a dict:
   load1, load5   /proc/loadavg (1- and 5-minute averages; they lag by design)
   running        /proc/stat procs_running at that instant, INCLUDING the
                  sampling process itself (so 1 on an idle machine)
+  own            this process's threads that were runnable at that instant
+                 (/proc/self/task/*/stat state R), the sampler's own included:
+                 an OpenMP or torch worker still spinning after its last
+                 parallel region is ours, not a neighbour
   steal, total   cumulative jiffies of the aggregate cpu line (steal: time a
                  hypervisor gave our vCPUs to another guest)
   ncpu           os.cpu_count()
@@ -18,8 +22,9 @@ A sample (sample()) is a dict:
 summarize(samples, threads) condenses a phase's samples into the facts the
 report shows and the verdict it acts on:
   others_max, others_median
-                 runnable tasks other than the sampler at the sample instants
-                 (running - 1): a neighbour that wants a core
+                 runnable tasks other than this process's at the sample instants
+                 (running - own, or running - 1 without /proc/self/task): a
+                 neighbour that wants a core
   steal_pct      steal share of all CPU time between the first and last sample
   load1_start, load1_end
   oversubscribed others_max + threads > ncpu: a multi-threaded row (cpuN) had
@@ -46,9 +51,25 @@ def _read(path):
         return ""
 
 
+def _own_running():
+    """Threads of this process in state R (runnable), or None without /proc."""
+    try:
+        tids = os.listdir("/proc/self/task")
+    except OSError:
+        return None
+    n = 0
+    for tid in tids:
+        st = _read(f"/proc/self/task/{tid}/stat")
+        # the state follows the parenthesised command name, which may hold spaces
+        rest = st[st.rfind(")") + 1:].split()
+        if rest and rest[0] == "R":
+            n += 1
+    return max(n, 1)  # the sampler itself is running
+
+
 def sample():
     s = {"t": time.time(), "ncpu": os.cpu_count() or 1, "load1": None, "load5": None,
-         "running": None, "steal": None, "total": None}
+         "running": None, "own": _own_running(), "steal": None, "total": None}
     la = _read("/proc/loadavg").split()
     if len(la) >= 2:
         s["load1"], s["load5"] = float(la[0]), float(la[1])
@@ -75,7 +96,8 @@ def summarize(samples, threads):
     ncpu = samples[0]["ncpu"]
     out["ncpu"] = ncpu
     out["load1_start"], out["load1_end"] = samples[0]["load1"], samples[-1]["load1"]
-    others = [max(0, s["running"] - 1) for s in samples if s["running"] is not None]
+    others = [max(0, s["running"] - (s.get("own") or 1)) for s in samples
+              if s["running"] is not None]
     if others:
         out["others_max"] = max(others)
         out["others_median"] = statistics.median(others)
