@@ -73,13 +73,11 @@ FBGEMM ones (--peers fbgemm_exact,fbgemm_rowwise).
 import argparse
 import datetime
 import importlib.util
-import json
 import os
 import platform
 import socket
 import statistics
 import sys
-import tempfile
 import time
 import warnings
 
@@ -90,6 +88,7 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 import cstep  # noqa: E402
+from torch_peers import write_json_atomic  # noqa: E402  (stdlib only at import)
 import machine_load  # noqa: E402
 
 LR, EPS = 0.01, 1e-10
@@ -604,22 +603,6 @@ def openmp_runtimes():
     except OSError:
         return None
     return sorted(libs)
-
-
-def write_json_atomic(path, doc):
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".duel.", suffix=".tmp", dir=d)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes it 0600
-        with os.fdopen(fd, "w") as f:
-            json.dump(doc, f, indent=1)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 EPILOG = """\

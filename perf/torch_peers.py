@@ -423,8 +423,11 @@ def _numpy_version():
 
 
 def write_json_atomic(path, doc):
+    """Write doc as JSON to path through a temporary file in the same directory
+    and a rename, so that a reader never sees half a file and a failure leaves no
+    file (duel.py writes its duel.json with this too)."""
     d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".torch_peers.", suffix=".tmp", dir=d)
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=d)
     try:
         umask = os.umask(0)
         os.umask(umask)
