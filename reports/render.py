@@ -819,6 +819,35 @@ PEER_TARGETS = (
 TORCH_PATH = {"dense": "dense", "sparse_coo": "sparse_coo", "masked_sparse": "masked_sparse"}
 
 
+# Targets against a streaming peer: the bytes our path must move per element,
+# over the dense step's 5 T (masked_dense also reads its mask byte).
+STREAM_BOUND_PATHS = {"dense": lambda T: 1.0, "masked_dense": lambda T: (5 * T + 1) / (5 * T)}
+
+
+def stream_bound_note(t, res, duels):
+    """Where a dense-path duel misses its target, the most any kernel moving our
+    path's bytes at the stream kernel's bandwidth (same run, dev, dtype, n) could
+    reach against that peer: peer time / (stream time x bytes ratio). A bound below
+    the threshold means the target asks for more than the memory system gives."""
+    said = []
+    for d in duels:
+        f = STREAM_BOUND_PATHS.get(d.c_path)
+        if not f or d.dtype not in SIZEOF or t.meets(d.ratio["median"]):
+            continue
+        st = res.stream("cpu1" if d.threads == 1 else f"cpu{d.threads}", d.dtype, d.n)
+        if not st or not d.peer_ns.get("median"):
+            continue
+        bound = d.peer_ns["median"] / (st.time_ns * f(SIZEOF[d.dtype]))
+        verdict = ("the target is beyond it" if not t.meets(bound)
+                   else "below the bound: the kernel falls short")
+        said.append(f"{d.where()}: measured {fmt_ratio(d.ratio['median'])}x, bound "
+                    f"{fmt_ratio(bound)}x ({verdict})")
+    if said:
+        t.note += ("; " if t.note else "") + (
+            "where missed, the most a kernel moving the same bytes at the stream kernel's "
+            "bandwidth (this run) could reach: " + "; ".join(said))
+
+
 def peer_targets(res, torch_loaded, duels, facts):
     """The C-vs-peer targets: judged on the duels that match (each duel's median
     ratio, [min, max] over its repetitions; a duel that ran beside a neighbour
@@ -845,6 +874,7 @@ def peer_targets(res, torch_loaded, duels, facts):
             errs = sorted({d.error for d in mine if d.error})
             if errs:
                 t.note = "failed duels: " + "; ".join(errs)
+            stream_bound_note(t, res, [d for d in ok if not d.disturbed()])
             out.append(t)
             continue
         if sel_row is not None and torch_loaded:

@@ -175,6 +175,14 @@ expect_in("${DU}/report.md"
   "| torch_fused | dense | cpu1 | f32 | 16M | 100 | 1 | 1.6 ms | 1.52 ms | 0.95 [0.90, 0.99] | 5 | bit-exact | load: load1 0.4->0.5, other runnable 0 (max 1), steal 0.5% |"
   "| bench_duel.json: torch | 0.4 | 0.5 | 0.4% | 0 -> 1 | no |")
 expect_in("${DU}/report.html" "<td class='DISTURBED'>DISTURBED</td>")
+# where a dense-path duel misses, the bound from the stream kernel of the same run:
+# peer median / (stream time x our path's bytes over dense's 5T):
+#   fused cpu1 f32 16M: 1,520,000 ns / 33,554,432 ns (335,544,320 B at 10 GB/s) = 0.045
+#   fused_zeros vs masked_dense cpu1 f32 1M: 94,000 ns / (1,048,576 ns (20,971,520 B at
+#   20 GB/s) x 21/20) = 0.085; both below the threshold: the target is beyond them
+expect_in("${DU}/report.md"
+  "cpu1 f32 n=16M: measured 0.95x, bound 0.045x (the target is beyond it)"
+  "cpu1 f32 n=1M d=100%: measured 0.94x, bound 0.085x (the target is beyond it)")
 
 # an FBGEMM duel file beside it (written here): fbgemm_exact at 1% on dim 64, ratio 4
 # in every repetition -> 4.00x >= 3x PASS; dim 16 (ratio 1) is shown but not judged;
