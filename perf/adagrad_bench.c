@@ -679,7 +679,7 @@ static void probe_free(bench_ctx *cx) {
  * in the dtype), every other element unchanged. Sets cx->current_ok, cx->msg. */
 static double probe_step(bench_ctx *cx, const bcase *c);
 
-static void probe_prepare(bench_ctx *cx, const bcase *c) {
+static void probe_prepare(bench_ctx *cx, bcase *c) {
   double t0 = now();
   size_t es = c->f64 ? 8 : 4;
   cx->current = c;
@@ -721,6 +721,11 @@ static void probe_prepare(bench_ctx *cx, const bcase *c) {
     else ((float *)cx->pvals)[k] = (float)PROBE_VAL;
   }
   probe_step(cx, c);
+  if (c->passed) { /* the same data from the same seed: checked on its first run */
+    cx->current_ok = 1;
+    snprintf(cx->msg, sizeof cx->msg, "checked by its first run");
+    goto done;
+  }
   int math = c->kind == MT_PROBE_MATH; /* s + v v exact; p moved (its value not checked) */
   int64_t changed = 0;
   for (int64_t k = 0, j = 0; k < c->n; k++) { /* every element: updated iff in the pattern */
@@ -748,12 +753,13 @@ static void probe_prepare(bench_ctx *cx, const bcase *c) {
     j += in;
   }
   cx->current_ok = 1;
+  c->passed = 1;
   snprintf(cx->msg, sizeof cx->msg, "checked all %lld elements, %lld entries on %lld lines",
            (long long)c->n, (long long)changed, (long long)cx->plines);
 done:
-  cx->prepared++;
-  fprintf(stderr, "[%d/%d] %s: %s (setup %.2f s)\n", cx->prepared, cx->n_cases, c->name, cx->msg,
-          now() - t0);
+  if (!c->runs++) cx->prepared++;
+  fprintf(stderr, "[%d/%d%s] %s: %s (setup %.2f s)\n", cx->prepared, cx->n_cases,
+          c->runs > 1 ? ", again" : "", c->name, cx->msg, now() - t0);
 }
 
 static double probe_step(bench_ctx *cx, const bcase *c) {
@@ -777,7 +783,7 @@ static double probe_step(bench_ctx *cx, const bcase *c) {
  * bytes (the probe's model bytes: entries * (8 + T) + lines * 4 * 64, p and
  * s lines read and written back), seconds_per_line. */
 static void bm_probe(mtb_state *st, void *user) {
-  const bcase *c = user;
+  bcase *c = user;
   bench_ctx *cx = c->cx;
   if (cx->current != c) probe_prepare(cx, c);
   if (!cx->current_ok) {
