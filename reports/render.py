@@ -644,20 +644,18 @@ def gpu_status(t, res):
             t.note = "cuda rows: " + "; ".join(msgs)
 
 
-def physics_note(t, res, density):
-    """Where a sparse-vs-dense target is missed, what the prefetch-aware model
-    (reports/model.py: the probes of the same run, never the sparse rows) predicts
-    there: a prediction below the threshold means the machine's random-line cost
-    forbids the target, not the kernel; one above it means the kernel falls short."""
+def physics_note(t, res, rows, density):
+    """Where a sparse-vs-dense target is missed on one of rows (the C sparse_coo
+    rows it judged), what the prefetch-aware model (reports/model.py: the probes
+    of the same run, never the sparse rows) predicts there: a prediction below the
+    threshold means the machine's random-line cost forbids the target, not the
+    kernel; one above it means the kernel falls short."""
     import model
+    missed = {p[0]: p for p in t.points if not p[2]}
     said = []
-    for p in t.points:
-        if p[2]:
-            continue
-        m = re.match(r"(\S+) (\S+) n=(\S+)", p[0])
-        r = next((r for r in res.ok if r.family == "adagrad" and r.impl == "c"
-                  and r.path == "sparse_coo" and combo(r) == p[0]), None) if m else None
-        if not r:
+    for r in rows:
+        p = missed.get(combo(r))
+        if not p:
             continue
         try:
             pr = model.predict(res, r.dev, r.dtype, r.n, [density])["ratio"].get(density)
@@ -691,11 +689,11 @@ def compute_targets(res, torch_loaded, duels=None, facts=None):
 
     # 2. sparse at 1% >= 5x faster than dense
     t = Target("sparse_1pct", "C sparse_coo at 1% vs C dense", ">= 5x faster", True, 5.0)
-    for r in cpu_ok:
-        if r.family == "adagrad" and r.impl == "c" and r.path == "sparse_coo" \
-                and r.density == 1.0:
-            judge_c(t, res, r, combo(r))
-    physics_note(t, res, 1.0)
+    sp1 = [r for r in cpu_ok if r.family == "adagrad" and r.impl == "c"
+           and r.path == "sparse_coo" and r.density == 1.0]
+    for r in sp1:
+        judge_c(t, res, r, combo(r))
+    physics_note(t, res, sp1, 1.0)
     T.append(t)
 
     # 3. measured crossover within 10 points of the model
