@@ -21,6 +21,10 @@ idx must be unique and in range; cstep checks the range when check_idx=True
 (the default; duel.py turns it off inside the timed loop after checking the
 data once).
 
+ada2_rows() is the same sparse update in numpy (mtcs's reference op, ADA-2,
+every operation rounded to the arrays' dtype): the bit-exact baseline peer of
+perf/duel.py and the reference perf/peers_fbgemm.py checks FBGEMM against.
+
 Only the standard library and numpy.
 """
 import ctypes
@@ -165,3 +169,16 @@ def _idx(fn, idx, limit, check):
             k = int(np.flatnonzero(idx == bad)[0])
             raise ValueError(f"{fn}: idx[{k}] = {bad} is out of range [0, {limit})")
     return idx.shape[0]
+
+
+def ada2_rows(p2, s2, idx, g, lr, eps):
+    """ADA-2 in numpy, in place: p2 and s2 are (rows, D) views of param and
+    state_sum, g the (nnz, D) gradient rows at the unique row indices idx:
+    s' = s + g*g; std = sqrt(s') + eps; p' = p + (-lr) * (g / std), every
+    operation rounded to p2's dtype (numpy float32 arrays round each op), as
+    impl/cpu/optim.c and the C coo step compute it."""
+    dt = p2.dtype.type
+    s = s2[idx] + g * g
+    s2[idx] = s
+    std = np.sqrt(s) + dt(eps)
+    p2[idx] = p2[idx] + dt(-lr) * (g / std)

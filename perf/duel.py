@@ -205,7 +205,8 @@ class NumpyRef:
     def __init__(self, cfg, data):
         dt = NP_DT[cfg["dtype"]]
         self.p, self.s = data["param"].copy(), data["state"].copy()
-        self.nclr, self.eps = dt(-cfg["lr"]), dt(cfg["eps"])
+        self.lr, self.eps = cfg["lr"], cfg["eps"]
+        self.nclr = dt(-cfg["lr"])
         self.dense = cfg["c_path"] == "dense"
         self.g = data["grad_dense"] if self.dense else data["vals"].reshape(-1, cfg["dim"])
         self.idx, self.dim = data["idx"], cfg["dim"]
@@ -213,14 +214,11 @@ class NumpyRef:
     def step(self):
         if self.dense:
             self.s += self.g * self.g
-            std = np.sqrt(self.s) + self.eps
+            std = np.sqrt(self.s) + self.p.dtype.type(self.eps)
             self.p += (self.nclr * self.g) / std        # ADA-1: (nclr * g) / std
             return
-        p2, s2 = self.p.reshape(-1, self.dim), self.s.reshape(-1, self.dim)
-        s = s2[self.idx] + self.g * self.g
-        s2[self.idx] = s
-        std = np.sqrt(s) + self.eps
-        p2[self.idx] = p2[self.idx] + self.nclr * (self.g / std)  # ADA-2: nclr * (g / std)
+        cstep.ada2_rows(self.p.reshape(-1, self.dim), self.s.reshape(-1, self.dim),
+                        self.idx, self.g, self.lr, self.eps)  # ADA-2: nclr * (g / std)
 
     def result(self):
         return self.p.copy(), self.s.copy()

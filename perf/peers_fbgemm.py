@@ -66,6 +66,8 @@ import sys
 
 import numpy as np
 
+import cstep  # perf/cstep.py: ada2_rows, the numpy ADA-2 reference
+
 # Tolerance for fbgemm_exact against ADA-2, per element relative to the value
 # (duel.py: |peer - ref| / max(|ref|, |before|)): the fma'd state is within
 # 1 ulp of ADA-2's per step and the update term within ~1 ulp, so one step
@@ -326,15 +328,11 @@ def row_state(state, D):
 def exact_reference(param, state, idx, vals, D, lr, eps):
     """ADA-2 (mtcs's reference op, impl/cpu/optim.c) in numpy float32:
     s' = s + g*g; std = sqrt(s') + eps; p' = p + (-lr) * (g / std), every op
-    rounded to f32 (numpy float32 arrays do that). Returns new (param, state)."""
+    rounded to f32 (cstep.ada2_rows on float32 copies). Returns new (param, state)."""
     f = np.float32
     p = np.array(param, dtype=f).reshape(-1, D)
     s = np.array(state, dtype=f).reshape(-1, D)
-    g = np.asarray(vals, dtype=f).reshape(-1, D)
-    sr = s[idx] + g * g
-    std = np.sqrt(sr) + f(eps)
-    p[idx] = p[idx] + f(-lr) * (g / std)
-    s[idx] = sr
+    cstep.ada2_rows(p, s, idx, np.asarray(vals, dtype=f).reshape(-1, D), lr, eps)
     return p.reshape(-1), s.reshape(-1)
 
 
