@@ -70,6 +70,8 @@ mt_status mt_backend_open(const char *spec, mt_backend *b, mt_error *err) {
   } else if (strcmp(spec, "cuda") == 0) {
     if (!(b->impl = mt_backend_cuda()))
       return mt_err(err, MT_NOT_SUPPORTED, "cuda backend: mtcs was built without CUDA");
+  } else if (strcmp(spec, "cuda-emu") == 0) {
+    b->impl = mt_backend_cuda_emu();
   } else if (looks_like_path(spec)) {
     if ((st = open_plugin(spec, b, err)) != MT_OK) {
       mt_backend_close(b);
@@ -77,7 +79,7 @@ mt_status mt_backend_open(const char *spec, mt_backend *b, mt_error *err) {
     }
   } else {
     return mt_err(err, MT_INVALID_ARGUMENT,
-                  "unknown backend '%s' (expected cpu, cuda or the path of a plugin .so)", spec);
+                  "unknown backend '%s' (expected cpu, cuda, cuda-emu or the path of a plugin .so)", spec);
   }
   if (!b->name[0]) snprintf(b->name, sizeof b->name, "%s", b->impl->name ? b->impl->name : spec);
   char why[256] = "";

@@ -115,6 +115,9 @@ mt_status mt__kw_check(mt_op op, const mt_kwargs *kw, mt_error *err);
 /* ---- backends ------------------------------------------------------------ */
 const mt_impl *mt_backend_cpu(void);
 const mt_impl *mt_backend_cuda(void); /* NULL when built without CUDA */
+/* The CUDA backend's kernels run on the host (impl/cuda/cuda_compat.h):
+ * built everywhere, the backend "cuda-emu". */
+const mt_impl *mt_backend_cuda_emu(void);
 /* Looks up the kernel for op in impl (honouring struct_size/n_kernels) and
  * calls it; NOT_SUPPORTED when the slot is absent or supports() says no. */
 mt_status mt_dispatch(const mt_impl *impl, mt_call *call, mt_error *err);

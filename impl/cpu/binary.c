@@ -25,61 +25,27 @@
  * BIN-9   maximum/minimum propagate NaN, fmax/fmin ignore it.
  * BIN-10  in-place variants (add_ ...): self's shape, dtype and mask.
  * float16 and float32 compute in float (float16 rounds once at the store),
- * float64 in double, integers and bool exactly in int64 and wrap. */
+ * float64 in double, integers and bool exactly in int64 and wrap.
+ *
+ * This file plans each call (checks, promotion, masks, broadcasting,
+ * layouts, outputs); the per-element math is common/binary_math.h and runs
+ * where the mt_exec says (common/exec.h): here for the CPU reference, on
+ * the device for the CUDA backend (impl/cuda/binary.cu). */
 #include "binary_sparse.h"
+#include "common/binary_math.h"
+#include "common/binary_ops.h"
+#include "common/exec.h"
 #include "cpu_util.h"
 
 /* ---- the op table --------------------------------------------------------- */
 
-typedef enum {
-  K_ADD, K_SUB, K_MUL, K_DIV, K_ATAN2, K_AND, K_OR, K_XOR, K_SHL, K_SHR, K_FLOORDIV, K_FMOD,
-  K_REM, K_LAE, K_LAE2, K_NEXT, K_EQ, K_NE, K_LE, K_GE, K_GT, K_LT, K_MAX, K_MIN, K_FMAX, K_FMIN
-} kcode;
+typedef mt_bin_code kcode; /* common/binary_math.h */
 
 /* Which computation dtypes torch has a kernel for. */
 enum { A_FLOAT = 1, A_INT = 2, A_BOOL = 4, A_ALL = 7 };
 /* What the result dtype is: the computation dtype, float32 for integer
  * operands (true division, atan2), or bool (comparisons). */
 typedef enum { R_SAME, R_FLOAT, R_BOOL } rkind;
-
-/* name, code, accepted, result, torch's kernel name (for its refusal) */
-#define BINARY_OPS(X)                                            \
-  X(add, K_ADD, A_ALL, R_SAME, "add_cpu")                        \
-  X(sub, K_SUB, A_FLOAT | A_INT, R_SAME, "sub_cpu")              \
-  X(subtract, K_SUB, A_FLOAT | A_INT, R_SAME, "sub_cpu")         \
-  X(mul, K_MUL, A_ALL, R_SAME, "mul_cpu")                        \
-  X(multiply, K_MUL, A_ALL, R_SAME, "mul_cpu")                   \
-  X(div, K_DIV, A_ALL, R_FLOAT, "div_true_cpu")                  \
-  X(divide, K_DIV, A_ALL, R_FLOAT, "div_true_cpu")               \
-  X(true_divide, K_DIV, A_ALL, R_FLOAT, "div_true_cpu")          \
-  X(atan2, K_ATAN2, A_ALL, R_FLOAT, "atan2_cpu")                 \
-  X(arctan2, K_ATAN2, A_ALL, R_FLOAT, "atan2_cpu")               \
-  X(bitwise_and, K_AND, A_INT | A_BOOL, R_SAME, "bitwise_and_cpu") \
-  X(bitwise_or, K_OR, A_INT | A_BOOL, R_SAME, "bitwise_or_cpu")  \
-  X(bitwise_xor, K_XOR, A_INT | A_BOOL, R_SAME, "bitwise_xor_cpu") \
-  X(bitwise_left_shift, K_SHL, A_INT, R_SAME, "lshift_cpu")      \
-  X(bitwise_right_shift, K_SHR, A_INT, R_SAME, "rshift_cpu")     \
-  X(floor_divide, K_FLOORDIV, A_FLOAT | A_INT, R_SAME, "div_floor_cpu") \
-  X(fmod, K_FMOD, A_FLOAT | A_INT, R_SAME, "fmod_cpu")           \
-  X(remainder, K_REM, A_FLOAT | A_INT, R_SAME, "remainder_cpu")  \
-  X(logaddexp, K_LAE, A_FLOAT, R_SAME, "logaddexp_cpu")          \
-  X(logaddexp2, K_LAE2, A_FLOAT, R_SAME, "logaddexp2_cpu")       \
-  X(nextafter, K_NEXT, A_FLOAT, R_SAME, "nextafter_cpu")         \
-  X(eq, K_EQ, A_ALL, R_BOOL, "eq_cpu")                           \
-  X(ne, K_NE, A_ALL, R_BOOL, "ne_cpu")                           \
-  X(not_equal, K_NE, A_ALL, R_BOOL, "ne_cpu")                    \
-  X(le, K_LE, A_ALL, R_BOOL, "le_cpu")                           \
-  X(less_equal, K_LE, A_ALL, R_BOOL, "le_cpu")                   \
-  X(ge, K_GE, A_ALL, R_BOOL, "ge_cpu")                           \
-  X(greater_equal, K_GE, A_ALL, R_BOOL, "ge_cpu")                \
-  X(gt, K_GT, A_ALL, R_BOOL, "gt_cpu")                           \
-  X(greater, K_GT, A_ALL, R_BOOL, "gt_cpu")                      \
-  X(lt, K_LT, A_ALL, R_BOOL, "lt_cpu")                           \
-  X(less, K_LT, A_ALL, R_BOOL, "lt_cpu")                         \
-  X(maximum, K_MAX, A_ALL, R_SAME, "maximum_cpu")                \
-  X(minimum, K_MIN, A_ALL, R_SAME, "minimum_cpu")                \
-  X(fmax, K_FMAX, A_ALL, R_SAME, "fmax_cpu")                     \
-  X(fmin, K_FMIN, A_ALL, R_SAME, "fmin_cpu")
 
 typedef struct {
   kcode code;
@@ -158,158 +124,6 @@ typedef struct {
   double f;            /* a number's value */
   int64_t i;           /* a number's exact integer value */
 } operand;
-
-/* ---- elementwise arithmetic ------------------------------------------------------ */
-
-#define INV_LN2 1.4426950408889634 /* 1 / ln 2, as torch's inv_log_2 */
-
-/* torch's div_floor_floating (c10/util/generic_math.h), in double. */
-static double floordiv_d(double a, double b) {
-  if (b == 0) return a / b;
-  double mod = fmod(a, b), div = (a - mod) / b;
-  if (mod != 0 && (b < 0) != (mod < 0)) div -= 1;
-  if (div == 0) return copysign(0.0, a / b);
-  double fl = floor(div);
-  if (div - fl > 0.5) fl += 1.0;
-  return fl;
-}
-static float floordiv_f(float a, float b) {
-  if (b == 0) return a / b;
-  float mod = fmodf(a, b), div = (a - mod) / b;
-  if (mod != 0 && (b < 0) != (mod < 0)) div -= 1;
-  if (div == 0) return copysignf(0.0f, a / b);
-  float fl = floorf(div);
-  if (div - fl > 0.5f) fl += 1.0f;
-  return fl;
-}
-
-/* float16 / bfloat16 nextafter on the bit pattern (x, y already values of
- * ct); from zero the smallest subnormal, 2^-24 (half) or 2^-133 (bfloat16). */
-static double next_half(double x, double y, mt_dtype ct) {
-  if (isnan(x) || isnan(y)) return NAN;
-  if (x == y) return y;
-  if (x == 0) return copysign(ldexp(1.0, ct == MT_bfloat16 ? -133 : -24), y);
-  int bf = ct == MT_bfloat16;
-  uint16_t h = bf ? mt_float_to_bfloat16((float)x) : mt_float_to_half((float)x);
-  if ((x < y) == (x > 0)) h++; else h--;
-  return bf ? mt_bfloat16_to_float(h) : mt_half_to_float(h);
-}
-
-/* a op b for float computation dtypes (operands already rounded to it);
- * single: float16/bfloat16/float32, computed in float. */
-static double fop(kcode k, double a, double b, mt_dtype ct) {
-  int single = ct != MT_float64;
-  float x = (float)a, y = (float)b;
-  switch (k) {
-  case K_ADD: return single ? (double)(x + y) : a + b;
-  case K_SUB: return single ? (double)(x - y) : a - b;
-  case K_MUL: return single ? (double)(x * y) : a * b;
-  case K_DIV: return single ? (double)(x / y) : a / b;
-  case K_ATAN2: return single ? (double)atan2f(x, y) : atan2(a, b);
-  case K_FLOORDIV: return single ? (double)floordiv_f(x, y) : floordiv_d(a, b);
-  case K_FMOD: return single ? (double)fmodf(x, y) : fmod(a, b);
-  case K_REM: {
-    if (single) {
-      float m = fmodf(x, y);
-      if (m != 0 && (y < 0) != (m < 0)) m += y;
-      return m;
-    }
-    double m = fmod(a, b);
-    if (m != 0 && (b < 0) != (m < 0)) m += b;
-    return m;
-  }
-  case K_LAE:
-    if (isinf(a) && a == b) return a;
-    if (single) {
-      float m = x > y ? x : y;
-      if (isnan(x)) m = x;
-      return (double)(m + log1pf(expf(-fabsf(x - y))));
-    }
-    {
-      double m = a > b ? a : b;
-      if (isnan(a)) m = a;
-      return m + log1p(exp(-fabs(a - b)));
-    }
-  case K_LAE2:
-    if (isinf(a) && a == b) return a;
-    if (single) {
-      float m = x > y ? x : y;
-      if (isnan(x)) m = x;
-      return (double)(m + log1pf(exp2f(-fabsf(x - y))) * (float)INV_LN2);
-    }
-    {
-      double m = a > b ? a : b;
-      if (isnan(a)) m = a;
-      return m + log1p(exp2(-fabs(a - b))) * INV_LN2;
-    }
-  case K_NEXT:
-    if (ct == MT_float16 || ct == MT_bfloat16) return next_half(a, b, ct);
-    return single ? (double)nextafterf(x, y) : nextafter(a, b);
-  case K_MAX:
-    if (isnan(a) || isnan(b)) return NAN;
-    return a < b ? b : a;
-  case K_MIN:
-    if (isnan(a) || isnan(b)) return NAN;
-    return a > b ? b : a;
-  case K_FMAX:
-    if (isnan(a)) return b;
-    if (isnan(b)) return a;
-    return a < b ? b : a;
-  case K_FMIN:
-    if (isnan(a)) return b;
-    if (isnan(b)) return a;
-    return a > b ? b : a;
-  case K_EQ: return a == b;
-  case K_NE: return a != b;
-  case K_LE: return a <= b;
-  case K_GE: return a >= b;
-  case K_GT: return a > b;
-  case K_LT: return a < b;
-  default: return NAN; /* bitwise ops have no float kernel (refused before) */
-  }
-}
-
-/* a op b for integer and bool computation dtypes, exact, wrapping at the
- * store. Division by zero is the caller's (checked before). */
-static int64_t iop(kcode k, int64_t a, int64_t b, mt_dtype ct) {
-  uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
-  int bits = 8 * (int)mt_dtype_size(ct);
-  switch (k) {
-  case K_ADD: return (int64_t)(ua + ub);
-  case K_SUB: return (int64_t)(ua - ub);
-  case K_MUL: return (int64_t)(ua * ub);
-  case K_AND: return a & b;
-  case K_OR: return a | b;
-  case K_XOR: return a ^ b;
-  case K_SHL: return (b < 0 || b >= bits) ? 0 : (int64_t)(ua << b);
-  case K_SHR: /* a is sign-correct in int64: >> fills with its sign */
-    return (b < 0 || b >= bits) ? (a < 0 ? -1 : 0) : (a >> b);
-  case K_FLOORDIV: {
-    if (b == -1) return (int64_t)(0 - ua);
-    int64_t q = a / b;
-    if (a % b != 0 && (a < 0) != (b < 0)) q--;
-    return q;
-  }
-  case K_FMOD: return b == -1 ? 0 : a % b;
-  case K_REM: {
-    if (b == -1) return 0;
-    int64_t r = a % b;
-    if (r != 0 && (r < 0) != (b < 0)) r += b;
-    return r;
-  }
-  case K_MAX: case K_FMAX: return a < b ? b : a;
-  case K_MIN: case K_FMIN: return a > b ? b : a;
-  case K_EQ: return a == b;
-  case K_NE: return a != b;
-  case K_LE: return a <= b;
-  case K_GE: return a >= b;
-  case K_GT: return a > b;
-  case K_LT: return a < b;
-  default: return 0; /* float-only ops (refused before) */
-  }
-}
-
-static int is_int_division(kcode k) { return k == K_FLOORDIV || k == K_FMOD || k == K_REM; }
 
 /* Element strides of t broadcast to (ndim, shape): 0 along broadcast dims. */
 static void bstrides(const mt_tensor *t, int ndim, const int64_t *shape, int64_t *st) {
@@ -455,41 +269,57 @@ typedef struct {
   mt_dtype nt;   /* what a number operand is rounded to first */
 } plan;
 
-/* Element e of operand o: a number, or the value at offset off. */
-static double ld_f(const operand *o, const void *vals, int64_t off, mt_dtype ct, mt_dtype nt) {
-  if (o->number) return mt__cpu_round(nt, o->f);
-  return mt__cpu_round(ct, mt__cpu_ld(vals, o->d->dtype, off));
-}
-static int64_t ld_i(const operand *o, const void *vals, int64_t off, mt_dtype ct) {
-  unsigned char tmp[8];
-  int64_t v = o->number ? o->i : mt__cpu_ldi(vals, o->d->dtype, off);
-  mt__cpu_sti(tmp, ct, 0, v); /* wrap to the computation dtype */
-  return mt__cpu_ldi(tmp, ct, 0);
+/* The per-element parameters of a call (common/binary_math.h). */
+static mt_bin_par bin_par(const plan *p, const operand *o) {
+  mt_bin_par bp;
+  memset(&bp, 0, sizeof bp);
+  bp.code = p->op.code;
+  bp.ct = p->ct;
+  bp.rt = p->rt;
+  bp.nt = p->nt;
+  bp.fl = p->fl;
+  for (int k = 0; k < 2; k++) {
+    bp.number[k] = o[k].number;
+    bp.f[k] = o[k].f;
+    bp.i[k] = o[k].i;
+    bp.dt[k] = o[k].d ? o[k].d->dtype : MT_float64;
+  }
+  bp.b_masked = o[1].masked;
+  return bp;
 }
 
-/* Element i of the result: out[i] = a op b; `specified` says whether a
- * zero integer divisor there is an error (BIN-5) or masked-out data that
- * must not raise (MASK-9). */
-static mt_status one(const plan *p, const operand *o, const void *va, int64_t oa, const void *vb,
-                     int64_t ob, void *out, int64_t i, int b_specified, const char *name,
-                     mt_error *err) {
-  if (p->fl) {
-    double r = fop(p->op.code, ld_f(&o[0], va, oa, p->ct, p->nt), ld_f(&o[1], vb, ob, p->ct, p->nt),
-                   p->ct);
-    mt__cpu_st(out, p->rt, i, r);
-    return MT_OK;
+/* Elements a strided view reaches: 1 + sum (shape - 1) * stride (0 when
+ * empty); what a device must upload of it. */
+static int64_t extent(const mt_tensor *t) {
+  int64_t e = 1;
+  for (int d = 0; d < t->ndim; d++) {
+    if (t->shape[d] == 0) return 0;
+    e += (t->shape[d] - 1) * t->strides[d];
   }
-  int64_t a = ld_i(&o[0], va, oa, p->ct), b = ld_i(&o[1], vb, ob, p->ct);
-  if (is_int_division(p->op.code) && b == 0) {
-    if (b_specified)
-      return mt_err(err, MT_INVALID_ARGUMENT,
-                    "%s: ZeroDivisionError (integer division by a zero divisor at result element "
-                    "%lld)",
-                    name, (long long)i);
-    mt__cpu_sti(out, p->rt, i, 0); /* masked out: any value, no error */
-    return MT_OK;
-  }
-  mt__cpu_sti(out, p->rt, i, iop(p->op.code, a, b, p->ct));
+  return e;
+}
+
+/* The loop l over the operands' values va/vb (na/nb elements) and the mask
+ * (nm), on ex: out and mask_out (NULL: not written) filled, or BIN-5's
+ * error at the first specified zero integer divisor. */
+static mt_status run_loop(const mt_exec *ex, const plan *p, const operand *o,
+                          const mt_bin_loop *l, const void *va, int64_t na, const void *vb,
+                          int64_t nb, const uint8_t *mask, int64_t nm, void *out,
+                          uint8_t *mask_out, const char *name, mt_error *err) {
+  mt_bin_par bp = bin_par(p, o);
+  int64_t at = -1;
+  mt_status st;
+  if (!ex->binary)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no binary kernels", name,
+                  ex->name);
+  if (l->n == 0) return MT_OK;
+  if ((st = ex->binary(&bp, l, va, na, vb, nb, mask, nm, out, mask_out, &at, err)) != MT_OK)
+    return mt_err_prefix(err, "%s", name);
+  if (at >= 0)
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: ZeroDivisionError (integer division by a zero divisor at result element "
+                  "%lld)",
+                  name, (long long)at);
   return MT_OK;
 }
 
@@ -500,17 +330,22 @@ static mt_status one(const plan *p, const operand *o, const void *va, int64_t oa
  * 0 for a one-element dense operand broadcast over them), then the masked
  * result of data and a copy of mask_src (the masked operand's mask, of
  * data's structure). Takes data, also on failure. */
-static mt_status stored_values_op(mt_call *call, const plan *p, const operand *o,
-                                  const mt_tensor *const d[2], const int step[2],
-                                  const mt_tensor *mask_src, mt_tensor *data, int64_t n,
-                                  const char *name, mt_error *err) {
+static mt_status stored_values_op(mt_call *call, const mt_exec *ex, const plan *p,
+                                  const operand *o, const mt_tensor *const d[2],
+                                  const int step[2], const mt_tensor *mask_src, mt_tensor *data,
+                                  int64_t n, const char *name, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   mt_tensor *mask = NULL, *out = NULL;
-  mt_status st = MT_OK;
-  for (int64_t i = 0; i < n && st == MT_OK; i++)
-    st = one(p, o, d[0] ? d[0]->values : NULL, i * step[0], d[1] ? d[1]->values : NULL,
-             i * step[1], data->values, i, mt__cpu_ldb(mask_src->values, i) || !o[1].masked, name,
-             err);
+  mt_bin_loop l;
+  memset(&l, 0, sizeof l);
+  l.ndim = 1;
+  l.shape[0] = l.n = n;
+  l.sa[0] = step[0];
+  l.sb[0] = step[1];
+  l.sm[0] = 1;
+  mt_status st = run_loop(ex, p, o, &l, d[0] ? d[0]->values : NULL, d[0] ? (step[0] ? n : 1) : 0,
+                          d[1] ? d[1]->values : NULL, d[1] ? (step[1] ? n : 1) : 0,
+                          (const uint8_t *)mask_src->values, n, data->values, NULL, name, err);
   if (st == MT_OK) st = mt_tensor_clone_host(h, mask_src, &mask, err);
   if (st != MT_OK) {
     h->free(data);
@@ -559,8 +394,8 @@ static mt_status sparse_other(const operand *o, mt_kind layout, int64_t n, const
 
 /* masked (op) masked of the same indices, or masked (op) number: the
  * result keeps the (coalesced) indices. */
-static mt_status binary_coo(mt_call *call, const plan *p, const operand *o, const char *name,
-                            mt_error *err) {
+static mt_status binary_coo(mt_call *call, const mt_exec *ex, const plan *p, const operand *o,
+                            const char *name, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   const operand *m = &o[0];
   const mt_tensor *cd[2] = {NULL, NULL}, *cm = NULL;
@@ -600,7 +435,7 @@ static mt_status binary_coo(mt_call *call, const plan *p, const operand *o, cons
   if (src->nnz) memcpy(data->indices, src->indices, (size_t)(src->sparse_dim * src->nnz) * 8);
   data->coalesced = 1;
   if ((st = mt__cpu_coalesced(m->t->mask, &cm, &tm, err)) != MT_OK) goto out;
-  st = stored_values_op(call, p, o, cd, step, cm, data, n, name, err);
+  st = stored_values_op(call, ex, p, o, cd, step, cm, data, n, name, err);
   data = NULL; /* taken */
 out:
   for (int k = 0; k < 2; k++) mt_tensor_free(tmp[k]);
@@ -613,8 +448,8 @@ out:
 
 /* masked (op) masked of one structure, or masked (op) number: the result
  * keeps the data's crow/col indices (torch applies the op to the values). */
-static mt_status binary_csr(mt_call *call, const plan *p, const operand *o, const char *name,
-                            mt_error *err) {
+static mt_status binary_csr(mt_call *call, const mt_exec *ex, const plan *p, const operand *o,
+                            const char *name, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *d[2] = {o[0].t->data, NULL}, *src = o[0].t->data, *cm = o[0].t->mask;
   int step[2] = {1, 1};
@@ -642,7 +477,7 @@ static mt_status binary_csr(mt_call *call, const plan *p, const operand *o, cons
     return mt_err(err, MT_INVALID_ARGUMENT,
                   "%s: the CSR data and mask of a masked operand have different structures", name);
   if ((st = mt__cpu_compressed_like(h, src, p->rt, &data, err)) != MT_OK) return st;
-  return stored_values_op(call, p, o, d, step, cm, data, src->nnz, name, err);
+  return stored_values_op(call, ex, p, o, d, step, cm, data, src->nnz, name, err);
 }
 
 /* ---- the kernel ------------------------------------------------------------------- */
@@ -679,7 +514,19 @@ static mt_status broadcast(const operand *o, const char *name, int *ndim, int64_
   return MT_OK;
 }
 
-static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
+/* Plain sparse operands (SPP-2 .. SPP-6, binary_sparse.c): the CPU
+ * reference's own merge kernels; another backend has no device compute for
+ * them yet (NOT_SUPPORTED, reported apart from failures). */
+static mt_status plain_sparse(mt_call *call, mt_op opid, const mt_exec *ex, mt_error *err) {
+  if (ex != &mt_cpu_exec)
+    return mt_err(err, MT_NOT_SUPPORTED,
+                  "%s: plain sparse operands: the %s backend has no kernels for them yet",
+                  mt_op_name(opid), ex->name);
+  return mt__cpu_binary_sparse(call, opid, err);
+}
+
+static mt_status binary(mt_call *call, mt_op opid, mt_op base, const mt_exec *ex,
+                        mt_error *err) {
   const char *name = mt_op_name(opid);
   const mt_host *h = mt__cpu_host(call);
   operand o[2];
@@ -691,7 +538,7 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
   mt__cpu_begin(call);
   memset(o, 0, sizeof o);
   /* plain sparse operands: torch's sparse kernels (SPP-2 .. SPP-6) */
-  if (mt__cpu_binary_is_plain_sparse(call)) return mt__cpu_binary_sparse(call, opid, err);
+  if (mt__cpu_binary_is_plain_sparse(call)) return plain_sparse(call, opid, ex, err);
   if (!find_op(base, &p.op))
     return mt_err(err, MT_NOT_SUPPORTED, "%s: not a binary op", name);
   /* BIN-7: torch.masked refuses every keyword argument ("len(kwargs) must
@@ -811,8 +658,8 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
                   "%s: a plain tensor (op) a sparse-storage masked tensor: not implemented by the "
                   "CPU backend",
                   name);
-  if (m->data->kind == MT_KIND_COO) return binary_coo(call, &p, o, name, err);
-  if (m->data->kind == MT_KIND_CSR) return binary_csr(call, &p, o, name, err);
+  if (m->data->kind == MT_KIND_COO) return binary_coo(call, ex, &p, o, name, err);
+  if (m->data->kind == MT_KIND_CSR) return binary_csr(call, ex, &p, o, name, err);
   for (int k = 0; k < 2; k++)
     if (o[k].masked &&
         (o[k].t->data->kind != MT_KIND_DENSE || o[k].t->mask->kind != MT_KIND_DENSE))
@@ -822,35 +669,21 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
                     name, k);
 
   /* BIN-1: broadcast data and plain tensors; the mask follows. */
-  int ndim;
-  int64_t shape[MT_MAX_DIMS], sa[MT_MAX_DIMS], sb[MT_MAX_DIMS], sm[MT_MAX_DIMS],
-      idx[MT_MAX_DIMS] = {0};
-  if ((st = broadcast(o, name, &ndim, shape, err)) != MT_OK) return st;
-  if (o[0].d) bstrides(o[0].d, ndim, shape, sa);
-  if (o[1].d) bstrides(o[1].d, ndim, shape, sb);
-  bstrides(m->mask, ndim, shape, sm);
-  if ((st = mt__cpu_new_masked_dense(h, p.rt, ndim, shape, &out, &data, &mask, err)) != MT_OK)
+  mt_bin_loop l;
+  memset(&l, 0, sizeof l);
+  if ((st = broadcast(o, name, &l.ndim, l.shape, err)) != MT_OK) return st;
+  if (o[0].d) bstrides(o[0].d, l.ndim, l.shape, l.sa);
+  if (o[1].d) bstrides(o[1].d, l.ndim, l.shape, l.sb);
+  bstrides(m->mask, l.ndim, l.shape, l.sm);
+  if ((st = mt__cpu_new_masked_dense(h, p.rt, l.ndim, l.shape, &out, &data, &mask, err)) != MT_OK)
     return st;
-  int64_t n = mt_numel(data), oa = 0, ob = 0, om = 0;
-  const void *va = o[0].d ? o[0].d->values : NULL, *vb = o[1].d ? o[1].d->values : NULL;
-  for (int64_t i = 0; i < n; i++) {
-    int spec = mt__cpu_ldb(m->mask->values, om);
-    ((uint8_t *)mask->values)[i] = (uint8_t)spec;
-    /* a zero divisor raises unless it is masked-out data (MASK-9) */
-    if ((st = one(&p, o, va, oa, vb, ob, data->values, i, spec || !o[1].masked, name, err)) !=
-        MT_OK)
-      goto fail;
-    for (int d = ndim - 1; d >= 0; d--) { /* next index, row-major */
-      oa += o[0].d ? sa[d] : 0;
-      ob += o[1].d ? sb[d] : 0;
-      om += sm[d];
-      if (++idx[d] < shape[d]) break;
-      oa -= o[0].d ? sa[d] * shape[d] : 0;
-      ob -= o[1].d ? sb[d] * shape[d] : 0;
-      om -= sm[d] * shape[d];
-      idx[d] = 0;
-    }
-  }
+  l.n = mt_numel(data);
+  /* a zero divisor raises unless it is masked-out data (MASK-9) */
+  if ((st = run_loop(ex, &p, o, &l, o[0].d ? o[0].d->values : NULL, o[0].d ? extent(o[0].d) : 0,
+                     o[1].d ? o[1].d->values : NULL, o[1].d ? extent(o[1].d) : 0,
+                     (const uint8_t *)m->mask->values, extent(m->mask), data->values,
+                     (uint8_t *)mask->values, name, err)) != MT_OK)
+    goto fail;
   /* BIN-2: torch.masked wraps the result in a MaskedTensor, which refuses
    * uint8 and bfloat16 data (bool m + uint8 t, int32 m + bfloat16 t); the
    * in-place variants store into self instead (BIN-10) */
@@ -868,9 +701,9 @@ fail:
   return st;
 }
 
-#define X(name, code, acc, res, kname)                  \
-  mt_status mt_cpu_##name(mt_call *call, mt_error *err) { \
-    return binary(call, MT_OP_##name, MT_OP_##name, err); \
+#define X(name, code, acc, res, kname)                                 \
+  mt_status mt_cpu_##name(mt_call *call, mt_error *err) {                \
+    return binary(call, MT_OP_##name, MT_OP_##name, &mt_cpu_exec, err);  \
   }
 BINARY_OPS(X)
 #undef X
@@ -882,13 +715,14 @@ BINARY_OPS(X)
  * self's dtype (no float to integer, nothing but bool to bool); the result
  * is self's new value: the data cast to self's dtype, self's mask. mtcs
  * never writes an input (CALL-1): the updated self is a new output. */
-static mt_status binary_inplace(mt_call *call, mt_op opid, mt_op base, mt_error *err) {
+static mt_status binary_inplace(mt_call *call, mt_op opid, mt_op base, const mt_exec *ex,
+                                mt_error *err) {
   const char *name = mt_op_name(opid);
   const mt_host *h = mt__cpu_host(call);
   mt_tensor *d = NULL, *m = NULL, *r = NULL;
   char s0[64], s1[64];
-  if (mt__cpu_binary_is_plain_sparse(call)) return mt__cpu_binary_sparse(call, opid, err);
-  mt_status st = binary(call, opid, base, err);
+  if (mt__cpu_binary_is_plain_sparse(call)) return plain_sparse(call, opid, ex, err);
+  mt_status st = binary(call, opid, base, ex, err);
   if (st != MT_OK) return st;
   const mt_tensor *self = call->in[0], *o = call->out[0];
   if (self->kind != MT_KIND_MASKED) {
@@ -950,19 +784,25 @@ fail:
   return st;
 }
 
-#define INPLACE_OPS(X)                                                                    \
-  X(add_, add) X(sub_, sub) X(subtract_, subtract) X(mul_, mul) X(multiply_, multiply)    \
-  X(div_, div) X(divide_, divide) X(true_divide_, true_divide) X(atan2_, atan2)           \
-  X(arctan2_, arctan2) X(bitwise_and_, bitwise_and) X(bitwise_or_, bitwise_or)            \
-  X(bitwise_xor_, bitwise_xor) X(bitwise_left_shift_, bitwise_left_shift)                 \
-  X(bitwise_right_shift_, bitwise_right_shift) X(floor_divide_, floor_divide)             \
-  X(fmod_, fmod) X(remainder_, remainder) X(nextafter_, nextafter) X(eq_, eq) X(ne_, ne)  \
-  X(not_equal_, not_equal) X(le_, le) X(less_equal_, less_equal) X(ge_, ge)               \
-  X(greater_equal_, greater_equal) X(gt_, gt) X(greater_, greater) X(lt_, lt) X(less_, less)
-
-#define X(name, base)                                               \
-  mt_status mt_cpu_##name(mt_call *call, mt_error *err) {           \
-    return binary_inplace(call, MT_OP_##name, MT_OP_##base, err);   \
+#define X(name, base)                                                             \
+  mt_status mt_cpu_##name(mt_call *call, mt_error *err) {                         \
+    return binary_inplace(call, MT_OP_##name, MT_OP_##base, &mt_cpu_exec, err);   \
   }
 INPLACE_OPS(X)
 #undef X
+
+/* ---- the family's kernels with another backend's compute (common/exec.h) ---------- */
+
+mt_status mt__binary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  switch (op) {
+#define X(name, code, acc, res, kname) \
+  case MT_OP_##name: return binary(call, op, op, ex, err);
+    BINARY_OPS(X)
+#undef X
+#define X(name, base) \
+  case MT_OP_##name: return binary_inplace(call, op, MT_OP_##base, ex, err);
+    INPLACE_OPS(X)
+#undef X
+  default: return mt_err(err, MT_NOT_SUPPORTED, "%s: not a binary op", mt_op_name(op));
+  }
+}

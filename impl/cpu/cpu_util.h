@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/mt_hd.h"
 #include "cpu.h"
 
 /* ---- call plumbing ---------------------------------------------------- */
@@ -114,25 +115,11 @@ static inline void mt__cpu_st(void *buf, mt_dtype d, int64_t i, double v) {
 }
 /* Exact integer access for the integer dtypes and bool (0/1). */
 static inline int64_t mt__cpu_ldi(const void *buf, mt_dtype d, int64_t i) {
-  switch (d) {
-  case MT_int64: return ((const int64_t *)buf)[i];
-  case MT_int32: return ((const int32_t *)buf)[i];
-  case MT_int8: return ((const int8_t *)buf)[i];
-  case MT_uint8: return ((const uint8_t *)buf)[i];
-  case MT_bool: return ((const uint8_t *)buf)[i] != 0;
-  default: return (int64_t)mt__cpu_ld(buf, d, i);
-  }
+  return mt_hd_ldi(buf, d, i);
 }
 /* Stores v wrapped to d's width (two's complement, as torch's integer ops). */
 static inline void mt__cpu_sti(void *buf, mt_dtype d, int64_t i, int64_t v) {
-  switch (d) {
-  case MT_int64: ((int64_t *)buf)[i] = v; break;
-  case MT_int32: ((int32_t *)buf)[i] = (int32_t)(uint32_t)(uint64_t)v; break;
-  case MT_int8: ((int8_t *)buf)[i] = (int8_t)(uint8_t)(uint64_t)v; break;
-  case MT_uint8: ((uint8_t *)buf)[i] = (uint8_t)(uint64_t)v; break;
-  case MT_bool: ((uint8_t *)buf)[i] = v != 0; break;
-  default: mt__cpu_st(buf, d, i, (double)v); break;
-  }
+  mt_hd_sti(buf, d, i, v);
 }
 /* A bool (uint8 0/1) element; any nonzero byte reads as true. */
 static inline bool mt__cpu_ldb(const void *buf, int64_t i) {

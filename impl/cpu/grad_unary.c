@@ -30,7 +30,7 @@
  * LAYOUT_MISMATCH), log1p's formula adds a dense 1 to sparse storage, sgn's
  * ZeroTensor has no sparse kernel, pow(x, 0) asks zeros_like. */
 #include "grad_ew.h"
-#include "unary_util.h"
+#include "common/unary_math.h"
 
 #define LN2 0.693147180559945309417232121458176568
 #define LN10 2.30258509299404568401799145468436421

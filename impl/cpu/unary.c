@@ -21,29 +21,19 @@
  * Floating results are computed in double from the input (integers first
  * converted to float32, as torch does) and rounded once to the result
  * dtype, except pow, computed in float for float16/float32 as torch's
- * pow_tensor_scalar special cases (the signs of zero depend on it). */
+ * pow_tensor_scalar special cases (the signs of zero depend on it).
+ *
+ * This file is the family's host plan (checks, dtypes, layouts, outputs);
+ * the per-element math is common/unary_math.h and runs where the mt_exec
+ * says (common/exec.h): here for the CPU reference, on the device for the
+ * CUDA backend (impl/cuda/unary.cu), which calls mt__unary_run. */
 #include <float.h>
 
+#include "common/exec.h"
+#include "common/unary_math.h"
 #include "cpu_util.h"
-#include "unary_util.h"
 
-/* ---- parameters of one call -------------------------------------------- */
-
-typedef struct {
-  mt_dtype in, out; /* input and result dtype */
-  double e;         /* pow: the exponent */
-  int64_t ie;       /* pow: the exponent, integer path */
-  int has_lo, has_hi;
-  double lo, hi; /* clamp bounds, rounded to the result dtype */
-  int64_t ilo, ihi;
-  double nan, posinf, neginf; /* nan_to_num replacements */
-  int has_eps;
-  double eps_lo, eps_hi; /* logit clamp, in the compute dtype */
-  double c;              /* deg2rad/rad2deg factor, in the compute dtype */
-} un_par;
-
-typedef double (*un_f)(double x, const un_par *p);
-typedef int64_t (*un_i)(int64_t x, const un_par *p);
+typedef mt_un_par un_par;
 
 typedef enum {
   UN_FLOAT, /* floating math: float dtypes kept, integers and bool -> float32 */
@@ -60,221 +50,21 @@ typedef enum { B_REFUSE, B_KEEP, B_I64 } un_bool; /* bool inputs of UN_KEEP */
 typedef struct {
   un_cls cls;
   un_bool b;
-  un_f f;
-  un_i i;
   const char *kernel; /* torch's kernel name in its "not implemented" message */
   const char *bool_msg; /* torch's own message for a bool input, if any */
 } un_row;
-
-/* ---- elementwise functions ---------------------------------------------- */
 
 static int is_half_or_float(mt_dtype d) {
   return d == MT_float32 || d == MT_float16 || d == MT_bfloat16;
 }
 
-static double f_abs(double x, const un_par *p) { (void)p; return fabs(x); }
-static double f_acos(double x, const un_par *p) { (void)p; return acos(x); }
-static double f_acosh(double x, const un_par *p) { (void)p; return acosh(x); }
-/* angle of a real: pi for x < 0, NaN for NaN, else 0 (also for -0.0) */
-static double f_angle(double x, const un_par *p) {
-  (void)p;
-  return isnan(x) ? x : x < 0 ? MT__UN_PI : 0.0;
-}
-static double f_asin(double x, const un_par *p) { (void)p; return asin(x); }
-static double f_asinh(double x, const un_par *p) { (void)p; return asinh(x); }
-static double f_atan(double x, const un_par *p) { (void)p; return atan(x); }
-static double f_atanh(double x, const un_par *p) { (void)p; return atanh(x); }
-static double f_ceil(double x, const un_par *p) { (void)p; return ceil(x); }
-/* torch's clamp_scalar: NaN propagates, min(max(x, lo), hi), so hi wins
- * when lo > hi. */
-static double f_clamp(double x, const un_par *p) {
-  if (isnan(x)) return x;
-  if (p->has_lo && x < p->lo) x = p->lo;
-  if (p->has_hi && x > p->hi) x = p->hi;
-  return x;
-}
-static double f_id(double x, const un_par *p) { (void)p; return x; }
-static double f_cos(double x, const un_par *p) { (void)p; return cos(x); }
-static double f_cosh(double x, const un_par *p) { (void)p; return cosh(x); }
-/* x * c, c = pi/180 or 180/pi rounded to the compute dtype, one rounding:
- * the product of two floats is exact in double. */
-static double f_scale(double x, const un_par *p) { return x * p->c; }
-static double f_digamma(double x, const un_par *p) { (void)p; return mt__un_digamma(x); }
-static double f_erf(double x, const un_par *p) { (void)p; return erf(x); }
-static double f_erfc(double x, const un_par *p) { (void)p; return erfc(x); }
-static double f_erfinv(double x, const un_par *p) { (void)p; return mt__un_erfinv(x); }
-static double f_exp(double x, const un_par *p) { (void)p; return exp(x); }
-static double f_exp2(double x, const un_par *p) { (void)p; return exp2(x); }
-static double f_expm1(double x, const un_par *p) { (void)p; return expm1(x); }
-static double f_floor(double x, const un_par *p) { (void)p; return floor(x); }
-/* torch: x - trunc(x) (exact; frac(+-inf) = NaN, frac(-2.0) = +0) */
-static double f_frac(double x, const un_par *p) { (void)p; return x - trunc(x); }
-static double f_lgamma(double x, const un_par *p) { (void)p; return lgamma(x); }
-static double f_log(double x, const un_par *p) { (void)p; return log(x); }
-static double f_log10(double x, const un_par *p) { (void)p; return log10(x); }
-static double f_log1p(double x, const un_par *p) { (void)p; return log1p(x); }
-static double f_log2(double x, const un_par *p) { (void)p; return log2(x); }
-/* torch: x clamped to [eps, 1 - eps] when eps is given, then log(x / (1 - x)) */
-static double f_logit(double x, const un_par *p) {
-  if (p->has_eps) x = x < p->eps_lo ? p->eps_lo : (x > p->eps_hi ? p->eps_hi : x);
-  return log(x / (1.0 - x));
-}
-static double f_i0(double x, const un_par *p) { (void)p; return mt__un_i0(x); }
-static double f_isnan(double x, const un_par *p) { (void)p; return isnan(x) ? 1.0 : 0.0; }
-static double f_nan_to_num(double x, const un_par *p) {
-  if (isnan(x)) return p->nan;
-  if (isinf(x)) return x > 0 ? p->posinf : p->neginf;
-  return x;
-}
-static double f_neg(double x, const un_par *p) { (void)p; return -x; }
+/* ---- the table (common/unary_math.h's MT_UN_BASES) ------------------------ */
 
-/* pow's exponent special cases, as torch's pow_tensor_scalar dispatch:
- * 0 -> fill 1, 1 -> copy, 0.5 -> sqrt, -0.5 -> rsqrt, -1 -> reciprocal,
- * 2 -> x*x, 3 -> x*x*x, -2 -> 1/(x*x), otherwise std::pow(x, (double)e). */
-static float pow_f32(float x, double e) {
-  if (e == 0.0) return 1.0f;
-  if (e == 1.0) return x;
-  if (e == 0.5) return sqrtf(x);
-  if (e == -0.5) return 1.0f / sqrtf(x);
-  if (e == -1.0) return 1.0f / x;
-  if (e == 2.0) return x * x;
-  if (e == 3.0) return x * x * x;
-  if (e == -2.0) return 1.0f / (x * x);
-  return (float)pow((double)x, e);
-}
-static double pow_f64(double x, double e) {
-  if (e == 0.0) return 1.0;
-  if (e == 1.0) return x;
-  if (e == 0.5) return sqrt(x);
-  if (e == -0.5) return 1.0 / sqrt(x);
-  if (e == -1.0) return 1.0 / x;
-  if (e == 2.0) return x * x;
-  if (e == 3.0) return x * x * x;
-  if (e == -2.0) return 1.0 / (x * x);
-  return pow(x, e);
-}
-static double f_pow(double x, const un_par *p) {
-  return p->out == MT_float64 ? pow_f64(x, p->e) : (double)pow_f32((float)x, p->e);
-}
-static double f_reciprocal(double x, const un_par *p) { (void)p; return 1.0 / x; }
-/* round half to even (the default rounding mode), as torch's nearbyint */
-static double f_round(double x, const un_par *p) { (void)p; return nearbyint(x); }
-static double f_rsqrt(double x, const un_par *p) { (void)p; return 1.0 / sqrt(x); }
-static double f_sigmoid(double x, const un_par *p) { (void)p; return 1.0 / (1.0 + exp(-x)); }
-/* torch: (0 < x) - (x < 0): sign(NaN) = 0, sign(-0.0) = +0 */
-static double f_sign(double x, const un_par *p) {
-  (void)p;
-  return (double)((0 < x) - (x < 0));
-}
-static double f_signbit(double x, const un_par *p) { (void)p; return signbit(x) ? 1.0 : 0.0; }
-static double f_sin(double x, const un_par *p) { (void)p; return sin(x); }
-static double f_sinc(double x, const un_par *p) { (void)p; return mt__un_sinc(x); }
-static double f_sinh(double x, const un_par *p) { (void)p; return sinh(x); }
-static double f_sqrt(double x, const un_par *p) { (void)p; return sqrt(x); }
-static double f_square(double x, const un_par *p) { (void)p; return x * x; }
-static double f_tan(double x, const un_par *p) { (void)p; return tan(x); }
-static double f_tanh(double x, const un_par *p) { (void)p; return tanh(x); }
-static double f_trunc(double x, const un_par *p) { (void)p; return trunc(x); }
-
-/* integer path: exact, wrapping to the result width (unsigned arithmetic,
- * so abs/neg of the minimum wrap instead of overflowing) */
-static int64_t i_id(int64_t x, const un_par *p) { (void)p; return x; }
-static int64_t i_abs(int64_t x, const un_par *p) {
-  (void)p;
-  return x < 0 ? (int64_t)(0 - (uint64_t)x) : x;
-}
-static int64_t i_neg(int64_t x, const un_par *p) { (void)p; return (int64_t)(0 - (uint64_t)x); }
-static int64_t i_sign(int64_t x, const un_par *p) { (void)p; return (0 < x) - (x < 0); }
-static int64_t i_square(int64_t x, const un_par *p) {
-  (void)p;
-  return (int64_t)((uint64_t)x * (uint64_t)x);
-}
-static int64_t i_not(int64_t x, const un_par *p) { return p->out == MT_bool ? !x : ~x; }
-static int64_t i_clamp(int64_t x, const un_par *p) {
-  if (p->has_lo && x < p->ilo) x = p->ilo;
-  if (p->has_hi && x > p->ihi) x = p->ihi;
-  return x;
-}
-/* x ** ie by squaring, ie >= 0 (negative exponents are refused first) */
-static int64_t i_pow(int64_t x, const un_par *p) {
-  uint64_t r = 1, b = (uint64_t)x;
-  for (int64_t e = p->ie; e > 0; e >>= 1) {
-    if (e & 1) r *= b;
-    b *= b;
-  }
-  return (int64_t)r;
-}
-
-/* ---- the table ----------------------------------------------------------- */
-
-/* X(base, class, bool rule, f, i, torch kernel name, torch's bool message) */
-#define NEG_BOOL_MSG                                                                         \
-  "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to " \
-  "invert a mask, use the `~` or `logical_not()` operator instead."
-#define UN_BASES(X)                                                                     \
-  X(abs, UN_KEEP, B_REFUSE, f_abs, i_abs, "abs_cpu", NULL)                               \
-  X(acos, UN_FLOAT, B_KEEP, f_acos, NULL, NULL, NULL)                                    \
-  X(acosh, UN_FLOAT, B_KEEP, f_acosh, NULL, NULL, NULL)                                  \
-  X(angle, UN_FLOAT, B_KEEP, f_angle, NULL, NULL, NULL)                                  \
-  X(asin, UN_FLOAT, B_KEEP, f_asin, NULL, NULL, NULL)                                    \
-  X(asinh, UN_FLOAT, B_KEEP, f_asinh, NULL, NULL, NULL)                                  \
-  X(atan, UN_FLOAT, B_KEEP, f_atan, NULL, NULL, NULL)                                    \
-  X(atanh, UN_FLOAT, B_KEEP, f_atanh, NULL, NULL, NULL)                                  \
-  X(bitwise_not, UN_IONLY, B_KEEP, NULL, i_not, "bitwise_not_cpu", NULL)                 \
-  X(ceil, UN_KEEP, B_REFUSE, f_ceil, i_id, "ceil_vml_cpu", NULL)                         \
-  X(clamp, UN_CLAMP, B_KEEP, f_clamp, i_clamp, NULL, NULL)                               \
-  X(conj_physical, UN_KEEP, B_KEEP, f_id, i_id, NULL, NULL)                              \
-  X(cos, UN_FLOAT, B_KEEP, f_cos, NULL, NULL, NULL)                                      \
-  X(cosh, UN_FLOAT, B_KEEP, f_cosh, NULL, NULL, NULL)                                    \
-  X(deg2rad, UN_FLOAT, B_KEEP, f_scale, NULL, NULL, NULL)                                \
-  X(digamma, UN_FLOAT, B_KEEP, f_digamma, NULL, NULL, NULL)                              \
-  X(erf, UN_FLOAT, B_KEEP, f_erf, NULL, NULL, NULL)                                      \
-  X(erfc, UN_FLOAT, B_KEEP, f_erfc, NULL, NULL, NULL)                                    \
-  X(erfinv, UN_FLOAT, B_KEEP, f_erfinv, NULL, NULL, NULL)                                \
-  X(exp, UN_FLOAT, B_KEEP, f_exp, NULL, NULL, NULL)                                      \
-  X(exp2, UN_FLOAT, B_KEEP, f_exp2, NULL, NULL, NULL)                                    \
-  X(expm1, UN_FLOAT, B_KEEP, f_expm1, NULL, NULL, NULL)                                  \
-  X(floor, UN_KEEP, B_REFUSE, f_floor, i_id, "floor_vml_cpu", NULL)                      \
-  X(frac, UN_FONLY, B_REFUSE, f_frac, NULL, "frac_cpu", NULL)                            \
-  X(lgamma, UN_FLOAT, B_KEEP, f_lgamma, NULL, NULL, NULL)                                \
-  X(log, UN_FLOAT, B_KEEP, f_log, NULL, NULL, NULL)                                      \
-  X(log10, UN_FLOAT, B_KEEP, f_log10, NULL, NULL, NULL)                                  \
-  X(log1p, UN_FLOAT, B_KEEP, f_log1p, NULL, NULL, NULL)                                  \
-  X(log2, UN_FLOAT, B_KEEP, f_log2, NULL, NULL, NULL)                                    \
-  X(logit, UN_FLOAT, B_KEEP, f_logit, NULL, NULL, NULL)                                  \
-  X(i0, UN_FLOAT, B_KEEP, f_i0, NULL, NULL, NULL)                                        \
-  X(isnan, UN_PRED, B_KEEP, f_isnan, NULL, NULL, NULL)                                   \
-  X(nan_to_num, UN_KEEP, B_KEEP, f_nan_to_num, i_id, NULL, NULL)                         \
-  X(neg, UN_KEEP, B_REFUSE, f_neg, i_neg, NULL, NEG_BOOL_MSG)                            \
-  X(positive, UN_KEEP, B_REFUSE, f_id, i_id, NULL,                                       \
-    "The `+` operator, on a bool tensor is not supported.")                              \
-  X(pow, UN_POW, B_KEEP, f_pow, i_pow, NULL, NULL)                                       \
-  X(rad2deg, UN_FLOAT, B_KEEP, f_scale, NULL, NULL, NULL)                                \
-  X(reciprocal, UN_FLOAT, B_KEEP, f_reciprocal, NULL, NULL, NULL)                        \
-  X(round, UN_KEEP, B_REFUSE, f_round, i_id, "round_vml_cpu", NULL)                      \
-  X(rsqrt, UN_FLOAT, B_KEEP, f_rsqrt, NULL, NULL, NULL)                                  \
-  X(sigmoid, UN_FLOAT, B_KEEP, f_sigmoid, NULL, NULL, NULL)                              \
-  X(sign, UN_KEEP, B_KEEP, f_sign, i_sign, NULL, NULL)                                   \
-  X(signbit, UN_PRED, B_KEEP, f_signbit, NULL, NULL, NULL)                               \
-  X(sin, UN_FLOAT, B_KEEP, f_sin, NULL, NULL, NULL)                                      \
-  X(sinc, UN_FLOAT, B_KEEP, f_sinc, NULL, NULL, NULL)                                    \
-  X(sinh, UN_FLOAT, B_KEEP, f_sinh, NULL, NULL, NULL)                                    \
-  X(sqrt, UN_FLOAT, B_KEEP, f_sqrt, NULL, NULL, NULL)                                    \
-  X(square, UN_KEEP, B_I64, f_square, i_square, NULL, NULL)                              \
-  X(tan, UN_FLOAT, B_KEEP, f_tan, NULL, NULL, NULL)                                      \
-  X(tanh, UN_FLOAT, B_KEEP, f_tanh, NULL, NULL, NULL)                                    \
-  X(trunc, UN_KEEP, B_REFUSE, f_trunc, i_id, "trunc_vml_cpu", NULL)
-
-typedef enum {
-#define UN_X(base, cls, b, f, i, k, m) UN_##base,
-  UN_BASES(UN_X)
-#undef UN_X
-  UN__COUNT
-} un_base;
+typedef mt_un_base un_base;
 
 static const un_row ROWS[UN__COUNT] = {
-#define UN_X(base, cls, b, f, i, k, m) [UN_##base] = {cls, b, f, i, k, m},
-    UN_BASES(UN_X)
+#define UN_X(base, cls, b, k, m) [UN_##base] = {cls, b, k, m},
+    MT_UN_BASES(UN_X)
 #undef UN_X
 };
 
@@ -366,10 +156,12 @@ static mt_status pow_exponent(const mt_call *call, const char *name, int *cat, d
 }
 
 /* Result dtype and parameters of the call (UN-1, UN-2, UN-5, UN-6). */
-static mt_status prepare(const mt_call *call, const char *name, const un_row *r, int inplace,
+static mt_status prepare(const mt_call *call, const char *name, un_base base, int inplace,
                          mt_dtype in, un_par *p, mt_error *err) {
+  const un_row *r = &ROWS[base];
   mt_status st;
   memset(p, 0, sizeof *p);
+  p->base = base;
   p->in = in;
   p->out = in;
   const mt_kwarg *dec = mt_kw_find(call->kw, "decimals");
@@ -433,7 +225,7 @@ static mt_status prepare(const mt_call *call, const char *name, const un_row *r,
   /* the compute dtype of the float path: float for float16 and bfloat16
    * (torch computes them in float) */
   mt_dtype ct = p->out == MT_float64 ? MT_float64 : MT_float32;
-  if (r->f == f_nan_to_num) {
+  if (base == UN_nan_to_num) {
     /* the dtype's largest finite value; bfloat16's is (2 - 2^-7) 2^127 (FLT_MAX
      * would round to inf) */
     double big = p->out == MT_float64    ? DBL_MAX
@@ -444,7 +236,7 @@ static mt_status prepare(const mt_call *call, const char *name, const un_row *r,
     p->posinf = mt_kw_float(call->kw, "posinf", big);
     p->neginf = mt_kw_float(call->kw, "neginf", -big);
   }
-  if (r->f == f_logit) {
+  if (base == UN_logit) {
     const mt_kwarg *eps = mt_kw_find(call->kw, "eps");
     p->has_eps = eps && eps->f >= 0;
     if (p->has_eps) {
@@ -452,32 +244,29 @@ static mt_status prepare(const mt_call *call, const char *name, const un_row *r,
       p->eps_hi = mt__cpu_round(ct, 1.0 - p->eps_lo);
     }
   }
-  if (r->f == f_scale)
-    p->c = mt__cpu_round(ct, r == &ROWS[UN_deg2rad] ? MT__UN_PI / 180.0 : 180.0 / MT__UN_PI);
+  if (base == UN_deg2rad || base == UN_rad2deg)
+    p->c = mt__cpu_round(ct, base == UN_deg2rad ? MT__UN_PI / 180.0 : 180.0 / MT__UN_PI);
+  p->int_path = r->cls != UN_PRED && !mt__cpu_is_float(p->out);
+  p->to_float = !mt__cpu_is_float(p->in) && is_half_or_float(p->out);
   return MT_OK;
 }
 
-/* out[k] = op(in[k]) over n contiguous elements. Masked-out elements are
- * transformed too (as torch does); they stay masked out, and no value can
- * fail the call. */
-static void apply_all(const un_row *r, const un_par *p, const void *in, void *out, int64_t n) {
-  int int_path = r->cls != UN_PRED && !mt__cpu_is_float(p->out);
-  int to_float = !mt__cpu_is_float(p->in) && is_half_or_float(p->out);
-  for (int64_t k = 0; k < n; k++) {
-    if (int_path) {
-      mt__cpu_sti(out, p->out, k, r->i(mt__cpu_ldi(in, p->in, k), p));
-    } else {
-      double x = mt__cpu_ld(in, p->in, k);
-      if (to_float) x = (double)(float)x; /* integers are converted to float32 first */
-      mt__cpu_st(out, p->out, k, r->f(x, p));
-    }
-  }
+/* out[k] = op(in[k]) over n contiguous elements, on ex. Masked-out
+ * elements are transformed too (as torch does); they stay masked out, and
+ * no value can fail the call (a device can: its status is returned). */
+static mt_status apply_all(const mt_exec *ex, const un_par *p, const void *in, void *out,
+                           int64_t n, mt_error *err) {
+  if (!ex->unary)
+    return mt_err(err, MT_NOT_SUPPORTED, "the %s backend has no unary kernels", ex->name);
+  if (n == 0) return MT_OK;
+  return ex->unary(p, in, out, n, err);
 }
 
-static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace, mt_error *err);
+static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace,
+                               const mt_exec *ex, mt_error *err);
 
-static mt_status unary(mt_call *call, mt_op op, un_base base, int inplace, mt_error *err) {
-  const un_row *r = &ROWS[base];
+static mt_status unary(mt_call *call, mt_op op, un_base base, int inplace, const mt_exec *ex,
+                       mt_error *err) {
   const char *name = mt_op_name(op);
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *m = NULL;
@@ -490,15 +279,16 @@ static mt_status unary(mt_call *call, mt_op op, un_base base, int inplace, mt_er
   if ((st = mt__kw_check(op, call->kw, err)) != MT_OK) return st;
   if (call->n_in > 0 && call->in && call->in[0] &&
       (call->in[0]->kind == MT_KIND_COO || mt_kind_is_compressed(call->in[0]->kind)))
-    return plain_sparse(call, op, base, inplace, err);
+    return plain_sparse(call, op, base, inplace, ex, err);
   if ((st = masked_input0(call, name, &m, err)) != MT_OK) return st;
-  if ((st = prepare(call, name, r, inplace, m->data->dtype, &p, err)) != MT_OK) return st;
+  if ((st = prepare(call, name, base, inplace, m->data->dtype, &p, err)) != MT_OK) return st;
 
   if (m->data->kind == MT_KIND_DENSE) {
     /* MASK-4, dense storage */
     if ((st = mt__cpu_mview_open(m, &mv, err)) != MT_OK) goto out;
     if ((st = h->dense_new(p.out, m->ndim, m->shape, &data, err)) != MT_OK) goto out;
-    apply_all(r, &p, mv.data->values, data->values, mt_numel(m));
+    if ((st = apply_all(ex, &p, mv.data->values, data->values, mt_numel(m), err)) != MT_OK)
+      goto out;
     if ((st = mt__cpu_copy(h, mv.mask, &mask, err)) != MT_OK) goto out;
   } else if (m->data->kind == MT_KIND_COO && inplace) {
     /* UN-6: torch's in-place path rebuilds the data uncoalesced and then
@@ -518,7 +308,9 @@ static mt_status unary(mt_call *call, mt_op op, un_base base, int inplace, mt_er
       goto out;
     if (cd->nnz > 0 && cd->sparse_dim > 0)
       memcpy(data->indices, cd->indices, (size_t)cd->sparse_dim * (size_t)cd->nnz * sizeof(int64_t));
-    apply_all(r, &p, cd->values, data->values, cd->nnz * mt_coo_row_numel(cd));
+    if ((st = apply_all(ex, &p, cd->values, data->values, cd->nnz * mt_coo_row_numel(cd), err)) !=
+        MT_OK)
+      goto out;
     data->coalesced = 1;
     if ((st = mt__cpu_copy(h, cm, &mask, err)) != MT_OK) goto out;
   } else if (m->data->kind == MT_KIND_CSR) {
@@ -527,7 +319,7 @@ static mt_status unary(mt_call *call, mt_op op, un_base base, int inplace, mt_er
     const mt_tensor *d = m->data;
     if ((st = mt__cpu_csr_inferred_cols(d, name, err)) != MT_OK) goto out;
     if ((st = mt__cpu_compressed_like(h, d, p.out, &data, err)) != MT_OK) goto out;
-    apply_all(r, &p, d->values, data->values, d->nnz);
+    if ((st = apply_all(ex, &p, d->values, data->values, d->nnz, err)) != MT_OK) goto out;
     if ((st = mt_tensor_clone_host(h, m->mask, &mask, err)) != MT_OK) goto out;
   } else {
     st = mt_err(err, MT_NOT_SUPPORTED, "%s: %s storage is not supported by the CPU backend", name,
@@ -586,10 +378,10 @@ static const char *sparse_layout_name(mt_kind k) {
 }
 
 
-static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace, mt_error *err) {
+static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace,
+                               const mt_exec *ex, mt_error *err) {
   const char *name = mt_op_name(op);
   const mt_host *h = mt__cpu_host(call);
-  const un_row *r = &ROWS[base];
   const mt_tensor *x = call->in[0], *cx = NULL;
   mt_tensor *ctmp = NULL, *out = NULL;
   int coo = x->kind == MT_KIND_COO;
@@ -617,7 +409,7 @@ static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace
   if (inplace && coo && !x->coalesced && !(sp & SP_UNCOAL))
     return mt_err(err, MT_LAYOUT_MISMATCH, "%s: %s requires coalesced input", name, name);
   if (base == UN_pow && (st = sparse_pow_exponent(call, name, err)) != MT_OK) return st;
-  if ((st = prepare(call, name, r, inplace, x->dtype, &p, err)) != MT_OK) return st;
+  if ((st = prepare(call, name, base, inplace, x->dtype, &p, err)) != MT_OK) return st;
   /* SPP-1: torch's sparse pow (and square, which is pow(x, 2)) writes a
    * result of the input's dtype: a promoted result type is refused */
   if ((base == UN_pow || base == UN_square) && p.out != x->dtype)
@@ -638,7 +430,9 @@ static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace
       goto out;
     if (cx->nnz > 0 && cx->sparse_dim > 0)
       memcpy(out->indices, cx->indices, (size_t)cx->sparse_dim * (size_t)cx->nnz * sizeof(int64_t));
-    apply_all(r, &p, cx->values, out->values, cx->nnz * mt_coo_row_numel(cx));
+    if ((st = apply_all(ex, &p, cx->values, out->values, cx->nnz * mt_coo_row_numel(cx), err)) !=
+        MT_OK)
+      goto out;
     out->coalesced = cx->coalesced;
   } else {
     /* every compressed kind, batched and hybrid too: the structure kept,
@@ -646,7 +440,9 @@ static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace
     mt_cgeom g = {0};
     if ((st = mt__cpu_compressed_like(h, x, p.out, &out, err)) != MT_OK) goto out;
     mt_cgeom_of(x, &g);
-    apply_all(r, &p, x->values, out->values, g.batches * x->nnz * g.entry);
+    if ((st = apply_all(ex, &p, x->values, out->values, g.batches * x->nnz * g.entry, err)) !=
+        MT_OK)
+      goto out;
   }
   call->out[0] = out;
   call->n_out = 1;
@@ -659,41 +455,14 @@ out:
 
 /* ---- the kernels: every op of ops.def's unary family ----------------------- */
 
-/* X(op, base, in place) */
-#define UN_OPS(X)                                                                              \
-  X(abs, abs, 0) X(absolute, abs, 0) X(acos, acos, 0) X(arccos, acos, 0) X(acosh, acosh, 0)    \
-  X(arccosh, acosh, 0) X(angle, angle, 0) X(asin, asin, 0) X(arcsin, asin, 0)                  \
-  X(asinh, asinh, 0) X(arcsinh, asinh, 0) X(atan, atan, 0) X(arctan, atan, 0)                  \
-  X(atanh, atanh, 0) X(arctanh, atanh, 0) X(bitwise_not, bitwise_not, 0) X(ceil, ceil, 0)      \
-  X(clamp, clamp, 0) X(clip, clamp, 0) X(conj_physical, conj_physical, 0) X(cos, cos, 0)       \
-  X(cosh, cosh, 0) X(deg2rad, deg2rad, 0) X(digamma, digamma, 0) X(erf, erf, 0)                \
-  X(erfc, erfc, 0) X(erfinv, erfinv, 0) X(exp, exp, 0) X(exp2, exp2, 0) X(expm1, expm1, 0)     \
-  X(fix, trunc, 0) X(floor, floor, 0) X(frac, frac, 0) X(lgamma, lgamma, 0) X(log, log, 0)     \
-  X(log10, log10, 0) X(log1p, log1p, 0) X(log2, log2, 0) X(logit, logit, 0) X(i0, i0, 0)       \
-  X(isnan, isnan, 0) X(nan_to_num, nan_to_num, 0) X(neg, neg, 0) X(negative, neg, 0)           \
-  X(positive, positive, 0) X(pow, pow, 0) X(rad2deg, rad2deg, 0)                               \
-  X(reciprocal, reciprocal, 0) X(round, round, 0) X(rsqrt, rsqrt, 0) X(sigmoid, sigmoid, 0)    \
-  X(sign, sign, 0) X(sgn, sign, 0) X(signbit, signbit, 0) X(sin, sin, 0) X(sinc, sinc, 0)      \
-  X(sinh, sinh, 0) X(sqrt, sqrt, 0) X(square, square, 0) X(tan, tan, 0) X(tanh, tanh, 0)       \
-  X(trunc, trunc, 0)                                                                           \
-  X(abs_, abs, 1) X(acos_, acos, 1) X(acosh_, acosh, 1) X(asin_, asin, 1) X(asinh_, asinh, 1)  \
-  X(atan_, atan, 1) X(atanh_, atanh, 1) X(bitwise_not_, bitwise_not, 1) X(ceil_, ceil, 1)      \
-  X(clamp_, clamp, 1) X(cos_, cos, 1) X(cosh_, cosh, 1) X(deg2rad_, deg2rad, 1)                \
-  X(digamma_, digamma, 1) X(erf_, erf, 1) X(erfc_, erfc, 1) X(erfinv_, erfinv, 1)              \
-  X(exp_, exp, 1) X(exp2_, exp2, 1) X(expm1_, expm1, 1) X(floor_, floor, 1) X(frac_, frac, 1)  \
-  X(lgamma_, lgamma, 1) X(log_, log, 1) X(log1p_, log1p, 1) X(log2_, log2, 1)                  \
-  X(logit_, logit, 1) X(i0_, i0, 1) X(nan_to_num_, nan_to_num, 1) X(neg_, neg, 1)              \
-  X(pow_, pow, 1) X(reciprocal_, reciprocal, 1) X(round_, round, 1) X(rsqrt_, rsqrt, 1)        \
-  X(sigmoid_, sigmoid, 1) X(sign_, sign, 1) X(sin_, sin, 1) X(sinc_, sinc, 1)                  \
-  X(sinh_, sinh, 1) X(sqrt_, sqrt, 1) X(square_, square, 1) X(tan_, tan, 1) X(tanh_, tanh, 1)  \
-  X(trunc_, trunc, 1) X(absolute_, abs, 1) X(arccos_, acos, 1) X(arccosh_, acosh, 1)         \
-  X(arcsin_, asin, 1) X(arcsinh_, asinh, 1) X(arctan_, atan, 1) X(arctanh_, atanh, 1)          \
-  X(clip_, clamp, 1) X(fix_, trunc, 1) X(negative_, neg, 1) X(sgn_, sign, 1)                   \
-  X(conj_physical_, conj_physical, 1) X(rad2deg_, rad2deg, 1) X(log10_, log10, 1)
+mt_status mt__unary_run(mt_call *call, mt_op op, int base, int inplace, const mt_exec *ex,
+                        mt_error *err) {
+  return unary(call, op, (un_base)base, inplace, ex, err);
+}
 
-#define UN_KERNEL(op, base, inpl)                                \
-  mt_status mt_cpu_##op(mt_call *call, mt_error *err) {          \
-    return unary(call, MT_OP_##op, UN_##base, inpl, err);        \
+#define MT_UN_OP(op, base, inpl)                                      \
+  mt_status mt_cpu_##op(mt_call *call, mt_error *err) {               \
+    return unary(call, MT_OP_##op, UN_##base, inpl, &mt_cpu_exec, err); \
   }
-UN_OPS(UN_KERNEL)
-#undef UN_KERNEL
+#include "common/unary_ops.def"
+#undef MT_UN_OP

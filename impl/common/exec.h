@@ -1,0 +1,64 @@
+/* exec.h - where a family's numbers are computed (BLIS's shape: one
+ * reference plan, its compute overridden per backend).
+ *
+ * A family's host plan lives once, in impl/cpu/<family>.c: input checks,
+ * torch's dtype rules and messages, output allocation, layouts. Its compute
+ * step goes through an mt_exec: the CPU reference's runs the shared
+ * per-element math (impl/common/<family>_math.h) in a loop on the host, the
+ * CUDA backend's uploads the buffers, runs the same math in a kernel and
+ * downloads the result (impl/cuda/<family>.cu). Every hook takes host
+ * buffers and returns a status (a device's failure is DEVICE_ERROR or
+ * OUT_OF_MEMORY with its message, never an abort). A NULL hook is
+ * NOT_SUPPORTED for that family on that backend. */
+#ifndef MT_EXEC_H
+#define MT_EXEC_H
+
+#include <stdint.h>
+
+#include "mt_core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct mt_un_par;   /* common/unary_math.h */
+struct mt_bin_par;  /* common/binary_math.h */
+struct mt_bin_loop; /* common/binary_math.h */
+struct mt_red_par;  /* common/reduce_math.h */
+
+typedef struct mt_exec {
+  const char *name; /* "cpu", "cuda" */
+  /* unary: out[k] = op(in[k]) for k < n, element dtypes p->in, p->out */
+  mt_status (*unary)(const struct mt_un_par *p, const void *in, void *out, int64_t n,
+                     mt_error *err);
+  /* binary: out[i] = a op b over the broadcast loop l (mt_bin_elem); va,
+   * vb and mask hold na, nb and nm elements (va/vb NULL for a number);
+   * mask_out NULL: not written. *zero_div_at: the first i with a specified
+   * zero integer divisor (the call's error), else -1. */
+  mt_status (*binary)(const struct mt_bin_par *p, const struct mt_bin_loop *l, const void *va,
+                      int64_t na, const void *vb, int64_t nb, const uint8_t *mask, int64_t nm,
+                      void *out, uint8_t *mask_out, int64_t *zero_div_at, mt_error *err);
+  /* reduce: output elements 0 .. n_out-1 of p (mt_red_out) from the
+   * contiguous data and mask of n_in elements */
+  mt_status (*reduce)(const struct mt_red_par *p, const void *data, const uint8_t *mask,
+                      int64_t n_in, void *out, uint8_t *mask_out, int64_t n_out, mt_error *err);
+} mt_exec;
+
+/* The CPU reference's compute (impl/cpu/exec.c). */
+extern const mt_exec mt_cpu_exec;
+
+/* The unary family's kernel (impl/cpu/unary.c) with its compute on ex:
+ * op is one of common/unary_ops.def's ops, base its base op. */
+mt_status mt__unary_run(mt_call *call, mt_op op, int base, int inplace, const mt_exec *ex,
+                        mt_error *err);
+
+/* The binary family's kernel (impl/cpu/binary.c) with its compute on ex:
+ * op is one of common/binary_ops.h's ops (in place too). */
+mt_status mt__binary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The reduce family's kernel (impl/cpu/reduce.c): op is one of its RED_OPS. */
+mt_status mt__reduce_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MT_EXEC_H */

@@ -1,0 +1,43 @@
+/* exec.c - the CPU reference's compute hooks (common/exec.h): the shared
+ * per-element math in a loop. */
+#include "common/binary_math.h"
+#include "common/exec.h"
+#include "common/reduce_math.h"
+#include "common/unary_math.h"
+
+static mt_status cpu_unary(const struct mt_un_par *p, const void *in, void *out, int64_t n,
+                           mt_error *err) {
+  (void)err; /* no value can fail the call */
+  for (int64_t k = 0; k < n; k++) mt_un_elem(p, in, out, k);
+  return MT_OK;
+}
+
+/* stops at the first specified zero integer divisor: the call fails there */
+static mt_status cpu_binary(const struct mt_bin_par *p, const struct mt_bin_loop *l,
+                            const void *va, int64_t na, const void *vb, int64_t nb,
+                            const uint8_t *mask, int64_t nm, void *out, uint8_t *mask_out,
+                            int64_t *zero_div_at, mt_error *err) {
+  (void)na, (void)nb, (void)nm, (void)err;
+  *zero_div_at = -1;
+  for (int64_t i = 0; i < l->n; i++)
+    if (mt_bin_elem(p, l, va, vb, mask, out, mask_out, i)) {
+      *zero_div_at = i;
+      break;
+    }
+  return MT_OK;
+}
+
+static mt_status cpu_reduce(const struct mt_red_par *p, const void *data, const uint8_t *mask,
+                           int64_t n_in, void *out, uint8_t *mask_out, int64_t n_out,
+                           mt_error *err) {
+  (void)n_in, (void)err;
+  for (int64_t o = 0; o < n_out; o++) mt_red_out(p, data, mask, out, mask_out, o);
+  return MT_OK;
+}
+
+const mt_exec mt_cpu_exec = {
+    .name = "cpu",
+    .unary = cpu_unary,
+    .binary = cpu_binary,
+    .reduce = cpu_reduce,
+};

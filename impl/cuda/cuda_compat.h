@@ -1,0 +1,101 @@
+/* cuda_compat.h - what the CUDA backend's family files (impl/cuda/<family>.cu) use
+ * instead of CUDA's API directly, so that the same source builds twice:
+ *
+ *  - for the device (nvcc): MTC_KERNEL is __global__, MTC_FOR a grid-stride
+ *    loop, MTC_LAUNCH a <<<blocks, threads>>> launch followed by a check;
+ *  - as the emulation (MT_CUDA_EMU, any C++ compiler, the backend
+ *    "cuda-emu"): a kernel is a host function whose MTC_FOR visits every
+ *    index in order, and device memory is host memory.
+ *
+ * The emulation runs the kernels' own indexing, arena layout and transfers
+ * against the goldens in CI, where no GPU is; what it cannot check (races,
+ * device-only faults, host pointers handed to a kernel) is for a GPU run
+ * (spec/cuda-backend.md "The emulation").
+ *
+ * Kernels are one thread per output element (or per output row) with the
+ * per-element math of impl/common/<family>_math.h, so the order of every
+ * sum is the CPU reference's and the goldens' tolerances need no widening.
+ * Arguments reach a kernel by value (a parameter struct, device pointers). */
+#ifndef MT_CUDA_COMPAT_H
+#define MT_CUDA_COMPAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/exec.h"
+#include "mt_core.h"
+
+#ifdef MT_CUDA_EMU
+#define MTC(name) mt_cuemu_##name /* the emulation's symbols */
+#else
+#define MTC(name) mt_cuda_##name
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The backend's compute hooks (table.c): what the family files hand to
+ * the CPU reference's host plans. */
+extern const mt_exec MTC(exec);
+
+/* ---- device memory: one arena per call (spec/cuda-backend.md) ------------ */
+typedef struct mtc_arena {
+  char *base;        /* device memory (host memory in the emulation) */
+  size_t size, used; /* bytes */
+  const char *what;  /* the family, for messages: "unary" */
+} mtc_arena;
+
+/* Room for n elements of size bytes, rounded up to the arena's alignment;
+ * *total += that. 0, or -1 when it overflows (the caller reports
+ * OUT_OF_MEMORY). */
+int MTC(arena_add)(size_t *total, int64_t n, size_t size);
+/* One device allocation of size bytes, filled with 0xff (every float NaN,
+ * every integer -1) so that an element a kernel forgets to write cannot
+ * pass for a right one. OUT_OF_MEMORY / DEVICE_ERROR with CUDA's message. */
+mt_status MTC(arena_open)(mtc_arena *a, size_t size, const char *what, mt_error *err);
+/* The next n * size bytes of the arena (as arena_add counted them). */
+void *MTC(arena_take)(mtc_arena *a, int64_t n, size_t size);
+void MTC(arena_close)(mtc_arena *a); /* a zeroed arena is fine */
+mt_status MTC(upload)(const mtc_arena *a, void *dev, const void *host, size_t bytes, mt_error *err);
+mt_status MTC(download)(const mtc_arena *a, void *host, const void *dev, size_t bytes,
+                        mt_error *err);
+/* After a launch: the launch's error, then the kernel's (synchronises). */
+mt_status MTC(launched)(const mtc_arena *a, const char *kernel, mt_error *err);
+/* Blocks for n threads (MTC_THREADS each), capped: MTC_FOR strides. */
+unsigned MTC(blocks)(int64_t n);
+/* mt_impl.unavailable: probes the device in a child process, so the
+ * runner's own process never initialises CUDA (its forked case workers
+ * could not use it then). NULL in the emulation. */
+int MTC(unavailable)(char *why, size_t why_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#define MTC_THREADS 256
+
+#ifdef MT_CUDA_EMU
+#define MTC_KERNEL static
+#if MT_CUDA_EMU_FAULT == 1 /* tests/cuda_emu_faults.cmake: a grid one thread short */
+#define MTC_FOR(i, n) for (int64_t i = 0; i < (int64_t)(n) - 1; i++)
+#else
+#define MTC_FOR(i, n) for (int64_t i = 0; i < (int64_t)(n); i++)
+#endif
+#define MTC_LAUNCH(arena, kern, n, ...) \
+  (kern(__VA_ARGS__), MTC(launched)((arena), #kern, err))
+#define MTC_ATOMIC_MIN_U64(ptr, v) \
+  do {                             \
+    if ((v) < *(ptr)) *(ptr) = (v); \
+  } while (0)
+#else
+#define MTC_KERNEL static __global__
+#define MTC_FOR(i, n)                                                              \
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (int64_t)(n); \
+       i += (int64_t)blockDim.x * gridDim.x)
+#define MTC_LAUNCH(arena, kern, n, ...) \
+  (kern<<<MTC(blocks)(n), MTC_THREADS>>>(__VA_ARGS__), MTC(launched)((arena), #kern, err))
+#define MTC_ATOMIC_MIN_U64(ptr, v) atomicMin((unsigned long long *)(ptr), (unsigned long long)(v))
+#endif
+
+#endif /* MT_CUDA_COMPAT_H */

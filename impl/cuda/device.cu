@@ -1,0 +1,196 @@
+/* device.cu - the CUDA backend's device memory, launch checks and device
+ * probe (cuda_compat.h); in the emulation (MT_CUDA_EMU) the same calls on
+ * host memory. Every CUDA failure becomes a status with CUDA's message
+ * (spec/cuda-backend.md "Contract"), never an abort. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_compat.h"
+
+#ifndef MT_CUDA_EMU
+#include <cuda_runtime.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
+
+#define ALIGN ((size_t)256)
+
+extern "C" int MTC(arena_add)(size_t *total, int64_t n, size_t size) {
+  if (n < 0 || (n > 0 && (uint64_t)n > (SIZE_MAX - ALIGN) / size)) return -1;
+  size_t b = ((size_t)n * size + ALIGN - 1) / ALIGN * ALIGN;
+  if (*total > SIZE_MAX - b) return -1;
+  *total += b;
+  return 0;
+}
+
+extern "C" void *MTC(arena_take)(mtc_arena *a, int64_t n, size_t size) {
+  size_t b = ((size_t)n * size + ALIGN - 1) / ALIGN * ALIGN;
+  void *p = a->base + a->used;
+  a->used += b;
+  return p;
+}
+
+extern "C" unsigned MTC(blocks)(int64_t n) {
+  int64_t b = (n + MTC_THREADS - 1) / MTC_THREADS;
+  return b < 1 ? 1u : b > 65535 ? 65535u : (unsigned)b;
+}
+
+#ifdef MT_CUDA_EMU
+
+extern "C" mt_status MTC(arena_open)(mtc_arena *a, size_t size, const char *what, mt_error *err) {
+  memset(a, 0, sizeof *a);
+  a->what = what;
+  if (size == 0) return MT_OK;
+  if (!(a->base = (char *)malloc(size)))
+    return mt_err(err, MT_OUT_OF_MEMORY, "%s: emulated cudaMalloc of %zu bytes failed", what, size);
+  memset(a->base, 0xff, size);
+  a->size = size;
+  return MT_OK;
+}
+extern "C" void MTC(arena_close)(mtc_arena *a) {
+  free(a->base);
+  memset(a, 0, sizeof *a);
+}
+extern "C" mt_status MTC(upload)(const mtc_arena *a, void *dev, const void *host, size_t bytes,
+                                 mt_error *err) {
+  (void)a, (void)err;
+#if MT_CUDA_EMU_FAULT == 2 /* tests/cuda_emu_faults.cmake: an upload forgotten */
+  (void)dev, (void)host, (void)bytes;
+#else
+  if (bytes) memcpy(dev, host, bytes);
+#endif
+  return MT_OK;
+}
+extern "C" mt_status MTC(download)(const mtc_arena *a, void *host, const void *dev, size_t bytes,
+                                   mt_error *err) {
+  (void)a, (void)err;
+  if (bytes) memcpy(host, dev, bytes);
+  return MT_OK;
+}
+extern "C" mt_status MTC(launched)(const mtc_arena *a, const char *kernel, mt_error *err) {
+  (void)a, (void)kernel, (void)err;
+  return MT_OK;
+}
+extern "C" int MTC(unavailable)(char *why, size_t why_len) {
+  (void)why, (void)why_len;
+  return 0;
+}
+
+#else /* the device */
+
+static mt_status cuda_fail(const mtc_arena *a, cudaError_t e, const char *call, mt_error *err) {
+  return mt_err(err, e == cudaErrorMemoryAllocation ? MT_OUT_OF_MEMORY : MT_DEVICE_ERROR,
+                "%s: %s: %s (%s)", a->what, call, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+extern "C" mt_status MTC(arena_open)(mtc_arena *a, size_t size, const char *what, mt_error *err) {
+  memset(a, 0, sizeof *a);
+  a->what = what;
+  if (size == 0) return MT_OK;
+  void *p = NULL;
+  cudaError_t e = cudaMalloc(&p, size);
+  if (e != cudaSuccess) {
+    char call[64];
+    snprintf(call, sizeof call, "cudaMalloc of %zu bytes", size);
+    return cuda_fail(a, e, call, err);
+  }
+  a->base = (char *)p;
+  a->size = size;
+  if ((e = cudaMemset(p, 0xff, size)) != cudaSuccess) {
+    mt_status st = cuda_fail(a, e, "cudaMemset", err);
+    MTC(arena_close)(a);
+    return st;
+  }
+  return MT_OK;
+}
+extern "C" void MTC(arena_close)(mtc_arena *a) {
+  if (a->base) cudaFree(a->base);
+  memset(a, 0, sizeof *a);
+}
+extern "C" mt_status MTC(upload)(const mtc_arena *a, void *dev, const void *host, size_t bytes,
+                                 mt_error *err) {
+  if (!bytes) return MT_OK;
+  cudaError_t e = cudaMemcpy(dev, host, bytes, cudaMemcpyHostToDevice);
+  return e == cudaSuccess ? MT_OK : cuda_fail(a, e, "cudaMemcpy host to device", err);
+}
+extern "C" mt_status MTC(download)(const mtc_arena *a, void *host, const void *dev, size_t bytes,
+                                   mt_error *err) {
+  if (!bytes) return MT_OK;
+  cudaError_t e = cudaMemcpy(host, dev, bytes, cudaMemcpyDeviceToHost);
+  return e == cudaSuccess ? MT_OK : cuda_fail(a, e, "cudaMemcpy device to host", err);
+}
+extern "C" mt_status MTC(launched)(const mtc_arena *a, const char *kernel, mt_error *err) {
+  char call[96];
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) {
+    snprintf(call, sizeof call, "launch of %s", kernel);
+    return cuda_fail(a, e, call, err);
+  }
+  if ((e = cudaDeviceSynchronize()) != cudaSuccess) {
+    snprintf(call, sizeof call, "%s", kernel);
+    return cuda_fail(a, e, call, err);
+  }
+  return MT_OK;
+}
+
+/* What the probe child reports. */
+typedef struct {
+  int err; /* cudaError_t */
+  int count;
+  char msg[160];
+} probe_msg;
+
+static void probe_here(probe_msg *m) {
+  memset(m, 0, sizeof *m);
+  cudaError_t e = cudaGetDeviceCount(&m->count);
+  m->err = (int)e;
+  if (e != cudaSuccess) snprintf(m->msg, sizeof m->msg, "%s", cudaGetErrorString(e));
+}
+
+extern "C" int MTC(unavailable)(char *why, size_t why_len) {
+  probe_msg m;
+  int fds[2] = {-1, -1};
+  pid_t pid = -1;
+  if (pipe(fds) == 0) pid = fork();
+  else fds[0] = fds[1] = -1;
+  if (pid == 0) {
+    close(fds[0]);
+    probe_here(&m);
+    ssize_t w = write(fds[1], &m, sizeof m);
+    _exit(w == (ssize_t)sizeof m ? 0 : 1);
+  }
+  if (pid < 0) { /* no child: probe here (this process's forks then lose CUDA) */
+    if (pid == -1 && fds[0] >= 0) {
+      close(fds[0]);
+      close(fds[1]);
+    }
+    probe_here(&m);
+  } else {
+    close(fds[1]);
+    size_t got = 0;
+    while (got < sizeof m) {
+      ssize_t r = read(fds[0], (char *)&m + got, sizeof m - got);
+      if (r <= 0) break;
+      got += (size_t)r;
+    }
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (got != sizeof m) {
+      snprintf(why, why_len, "the CUDA device probe process died before answering");
+      return 1;
+    }
+  }
+  if (m.err != (int)cudaSuccess) {
+    snprintf(why, why_len, "no CUDA device (%s)", m.msg);
+    return 1;
+  }
+  if (m.count == 0) {
+    snprintf(why, why_len, "no CUDA device");
+    return 1;
+  }
+  return 0;
+}
+
+#endif

@@ -1,0 +1,74 @@
+/* table.c - the CUDA backend's tables (BLIS's shape: the CPU reference's
+ * host plans, with the compute hooks of common/exec.h overridden here and
+ * the kernel slots filled family by family). An op whose family has no
+ * device compute yet keeps a NULL slot: NOT_SUPPORTED, reported apart from
+ * failures; on a GPU `ctest -L cuda` fails while any family has none.
+ *
+ * Built twice: for the device ("cuda", with nvcc) and as the emulation
+ * ("cuda-emu", MT_CUDA_EMU: the same kernels run on the host; see
+ * cuda_compat.h). */
+#include "common/binary_ops.h"
+#include "common/exec.h"
+#include "common/reduce_ops.h"
+#include "cuda_compat.h"
+
+/* the family files' compute hooks and kernels */
+mt_status MTC(unary_exec)(const struct mt_un_par *p, const void *in, void *out, int64_t n,
+                          mt_error *err);
+mt_status MTC(binary_exec)(const struct mt_bin_par *p, const struct mt_bin_loop *l,
+                           const void *va, int64_t na, const void *vb, int64_t nb,
+                           const uint8_t *mask, int64_t nm, void *out, uint8_t *mask_out,
+                           int64_t *zero_div_at, mt_error *err);
+#define MT_UN_OP(op, base, inpl) mt_status MTC(op)(mt_call * call, mt_error * err);
+#include "common/unary_ops.def"
+#undef MT_UN_OP
+mt_status MTC(reduce_exec)(const struct mt_red_par *p, const void *data, const uint8_t *mask,
+                           int64_t n_in, void *out, uint8_t *mask_out, int64_t n_out,
+                           mt_error *err);
+#define X(name, ...) mt_status MTC(name)(mt_call * call, mt_error * err);
+BINARY_OPS(X)
+INPLACE_OPS(X)
+RED_OPS(X)
+#undef X
+
+const mt_exec MTC(exec) = {
+#ifdef MT_CUDA_EMU
+    .name = "cuda-emu",
+#else
+    .name = "cuda",
+#endif
+    .unary = MTC(unary_exec),
+    .binary = MTC(binary_exec),
+    .reduce = MTC(reduce_exec),
+};
+
+static const mt_kernel_fn kernels[MT_OP__END] = {
+#define MT_UN_OP(op, base, inpl) [MT_OP_##op] = MTC(op),
+#include "common/unary_ops.def"
+#undef MT_UN_OP
+#define X(name, ...) [MT_OP_##name] = MTC(name),
+    BINARY_OPS(X)
+    INPLACE_OPS(X)
+    RED_OPS(X)
+#undef X
+};
+
+static const mt_impl impl = {
+    .abi_version = MT_ABI_VERSION,
+    .struct_size = sizeof(mt_impl),
+#ifdef MT_CUDA_EMU
+    .name = "cuda-emu",
+    .unavailable = NULL,
+#else
+    .name = "cuda",
+    .unavailable = MTC(unavailable),
+#endif
+    .n_kernels = MT_OP__END,
+    .kernels = kernels,
+};
+
+#ifdef MT_CUDA_EMU
+const mt_impl *mt_backend_cuda_emu(void) { return &impl; }
+#else
+const mt_impl *mt_backend_cuda(void) { return &impl; }
+#endif

@@ -1,0 +1,42 @@
+# cuda_emu_faults.cmake - the CUDA backend's emulation (cuda-emu) must catch
+# the device-side mistakes it exists for: each plugin is the emulation with
+# one fault injected (CMakeLists.txt, MT_CUDA_EMU_FAULT):
+#   1  every kernel's grid one thread short (the last element never written:
+#      the arena's 0xff poison reaches the output)
+#   2  uploads forgotten (kernels read the poison instead of the inputs)
+# On each family with device compute, each fault must exit 1 and fail at
+# least 60% of the cases it failed when this test was written (the counts
+# below, of 1895 unary, 906 binary and 704 reduce cases the emulation
+# executes). A case whose last element is masked out, whose output is empty
+# or which expects one of torch's errors rightly passes under a fault, so
+# no fault fails every case. The honest emulation must pass the same files
+# (so the failures are the fault's): cli.cuda_emu_families checks that.
+#   cmake -DMTCS=... -DSRC=... -DBIN=... -P tests/cuda_emu_faults.cmake
+cmake_minimum_required(VERSION 3.25)
+
+# family:fault:failing cases measured (2026-12-01)
+set(MEASURED unary:1:887 unary:2:1316 binary:1:530 binary:2:687 reduce:1:522 reduce:2:494)
+
+foreach(entry IN LISTS MEASURED)
+  string(REPLACE ":" ";" parts "${entry}")
+  list(GET parts 0 family)
+  list(GET parts 1 fault)
+  list(GET parts 2 measured)
+  set(plugin "${BIN}/plugins/cuda_emu_fault${fault}.so")
+  execute_process(COMMAND "${MTCS}" run --backend "${plugin}" --golden "${SRC}/golden/${family}.h5"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 1)
+    message(FATAL_ERROR "${family}, fault ${fault}: expected exit 1, got ${rc}:\n${out}${err}")
+  endif()
+  if(NOT out MATCHES "status counts: PASS ([0-9]+), FAIL ([0-9]+),")
+    message(FATAL_ERROR "${family}, fault ${fault}: no status counts in:\n${out}")
+  endif()
+  set(pass ${CMAKE_MATCH_1})
+  set(fail ${CMAKE_MATCH_2})
+  math(EXPR need "${measured} * 60 / 100")
+  if(fail LESS need)
+    message(FATAL_ERROR "${family}, fault ${fault}: only ${fail} failing cases; at least ${need} "
+                        "must fail (60% of the ${measured} measured)")
+  endif()
+  message(STATUS "${family}, fault ${fault}: ${fail} cases fail (at least ${need} must), ${pass} pass")
+endforeach()
