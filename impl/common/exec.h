@@ -42,10 +42,19 @@ typedef struct mt_exec {
    * contiguous data and mask of n_in elements */
   mt_status (*reduce)(const struct mt_red_par *p, const void *data, const uint8_t *mask,
                       int64_t n_in, void *out, uint8_t *mask_out, int64_t n_out, mt_error *err);
+  /* coalesce: a coalesced copy of a COO tensor (mt_coo_coalesce's result:
+   * allocated by the core, freed with mt_tensor_free) */
+  mt_status (*coalesce)(const mt_tensor *coo, mt_tensor **out, mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */
 extern const mt_exec mt_cpu_exec;
+
+/* A coalesced view of a COO tensor for a host plan computing on ex: coo
+ * itself when it is coalesced, else ex's coalesced copy in *tmp (free it
+ * with mt_tensor_free). */
+mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,
+                             mt_tensor **tmp, mt_error *err);
 
 /* The unary family's kernel (impl/cpu/unary.c) with its compute on ex:
  * op is one of common/unary_ops.def's ops, base its base op. */

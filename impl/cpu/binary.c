@@ -162,8 +162,8 @@ static mt_status stored_match(const char *name, const char *what, const void *a,
 /* SP-2: sparse masks as torch compares them: COO values then indices
  * (coalesced), CSR crow, col, values; masks of two layouts are refused
  * ("`a` and `b` must have the same layout"). */
-static mt_status sparse_masks_match(const char *name, const mt_tensor *ma, const mt_tensor *mb,
-                                    mt_error *err) {
+static mt_status sparse_masks_match(const char *name, const mt_exec *ex, const mt_tensor *ma,
+                                    const mt_tensor *mb, mt_error *err) {
   const mt_tensor *ca = NULL, *cb = NULL;
   mt_tensor *xa = NULL, *xb = NULL;
   mt_status st = MT_OK;
@@ -174,8 +174,8 @@ static mt_status sparse_masks_match(const char *name, const mt_tensor *ma, const
                   "is %s)",
                   name, mt_kind_name(ma->kind), mt_kind_name(mb->kind));
   if (ma->kind == MT_KIND_COO) {
-    if ((st = mt__cpu_coalesced(ma, &ca, &xa, err)) != MT_OK) goto out;
-    if ((st = mt__cpu_coalesced(mb, &cb, &xb, err)) != MT_OK) goto out;
+    if ((st = mt__exec_coalesced(ex, ma, &ca, &xa, err)) != MT_OK) goto out;
+    if ((st = mt__exec_coalesced(ex, mb, &cb, &xb, err)) != MT_OK) goto out;
     if ((st = stored_match(name, "values", ca->values, cb->values, 1, 1, ca->nnz, cb->nnz, &eq,
                            err)) != MT_OK || !eq)
       goto out;
@@ -205,12 +205,12 @@ out:
 
 /* Masks of two masked tensors must be identical (storage, shape, every
  * element; sparse: sparse_masks_match). */
-static mt_status masks_match(const char *name, const mt_tensor *a, const mt_tensor *b,
-                             mt_error *err) {
+static mt_status masks_match(const char *name, const mt_exec *ex, const mt_tensor *a,
+                             const mt_tensor *b, mt_error *err) {
   const mt_tensor *ma = a->mask, *mb = b->mask;
   char sa[64], sb[64];
   if (ma->kind != MT_KIND_DENSE || mb->kind != MT_KIND_DENSE)
-    return sparse_masks_match(name, ma, mb, err);
+    return sparse_masks_match(name, ex, ma, mb, err);
   /* torch compares the masks with torch.eq: masks of equal ndim whose
    * shapes cannot broadcast make eq raise ("The size of tensor a (4) must
    * match the size of tensor b (5)") before any mask difference is seen. */
@@ -402,7 +402,7 @@ static mt_status binary_coo(mt_call *call, const mt_exec *ex, const plan *p, con
   mt_tensor *tmp[2] = {NULL, NULL}, *tm = NULL, *data = NULL;
   int step[2] = {1, 1};
   mt_status st;
-  if ((st = mt__cpu_coalesced(o[0].t->data, &cd[0], &tmp[0], err)) != MT_OK) goto out;
+  if ((st = mt__exec_coalesced(ex, o[0].t->data, &cd[0], &tmp[0], err)) != MT_OK) goto out;
   const mt_tensor *src = cd[0];
   int64_t n = src->nnz * mt_coo_row_numel(src);
   if (!o[1].number) {
@@ -410,7 +410,7 @@ static mt_status binary_coo(mt_call *call, const mt_exec *ex, const plan *p, con
     const mt_tensor *t1 = o[1].masked ? o[1].t->data : o[1].t;
     if (t1->kind == MT_KIND_COO) {
       int eq;
-      if ((st = mt__cpu_coalesced(t1, &cd[1], &tmp[1], err)) != MT_OK) goto out;
+      if ((st = mt__exec_coalesced(ex, t1, &cd[1], &tmp[1], err)) != MT_OK) goto out;
       /* torch: _tensors_match(indices) (torch.eq), then the sizes */
       if ((st = stored_match(name, "indices", src->indices, cd[1]->indices, 0, src->sparse_dim,
                              src->nnz, cd[1]->nnz, &eq, err)) != MT_OK)
@@ -434,7 +434,7 @@ static mt_status binary_coo(mt_call *call, const mt_exec *ex, const plan *p, con
     goto out;
   if (src->nnz) memcpy(data->indices, src->indices, (size_t)(src->sparse_dim * src->nnz) * 8);
   data->coalesced = 1;
-  if ((st = mt__cpu_coalesced(m->t->mask, &cm, &tm, err)) != MT_OK) goto out;
+  if ((st = mt__exec_coalesced(ex, m->t->mask, &cm, &tm, err)) != MT_OK) goto out;
   st = stored_values_op(call, ex, p, o, cd, step, cm, data, n, name, err);
   data = NULL; /* taken */
 out:
@@ -589,7 +589,7 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, const mt_exec *ex
                     name, k, mt_kind_name(o[k].t->kind));
 
   /* MASK-6/8: identical masks first, as torch checks them before anything. */
-  if (o[0].masked && o[1].masked && (st = masks_match(name, o[0].t, o[1].t, err)) != MT_OK)
+  if (o[0].masked && o[1].masked && (st = masks_match(name, ex, o[0].t, o[1].t, err)) != MT_OK)
     return st;
 
   /* BIN-2: torch.result_type over dim tensors, 0-d tensors and numbers. */

@@ -36,8 +36,21 @@ static mt_status cpu_reduce(const struct mt_red_par *p, const void *data, const 
 }
 
 const mt_exec mt_cpu_exec = {
+    .coalesce = mt_coo_coalesce,
     .name = "cpu",
     .unary = cpu_unary,
     .binary = cpu_binary,
     .reduce = cpu_reduce,
 };
+
+mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,
+                             mt_tensor **tmp, mt_error *err) {
+  *tmp = NULL;
+  *view = coo;
+  if (coo->coalesced) return MT_OK;
+  if (!ex->coalesce)
+    return mt_err(err, MT_NOT_SUPPORTED, "the %s backend cannot coalesce a COO tensor", ex->name);
+  mt_status st = ex->coalesce(coo, tmp, err);
+  *view = *tmp;
+  return st;
+}

@@ -246,8 +246,8 @@ static mt_status reduce_coo_all(mt_call *call, const mt_exec *ex, const char *na
   mt_tensor *td = NULL, *tk = NULL;
   mt_dtype dt = m->data->dtype;
   mt_status st;
-  if ((st = mt__cpu_coalesced(m->data, &d, &td, err)) != MT_OK) goto out;
-  if ((st = mt__cpu_coalesced(m->mask, &mk, &tk, err)) != MT_OK) goto out;
+  if ((st = mt__exec_coalesced(ex, m->data, &d, &td, err)) != MT_OK) goto out;
+  if ((st = mt__exec_coalesced(ex, m->mask, &mk, &tk, err)) != MT_OK) goto out;
   if (!mt__cpu_coo_same_indices(d, mk)) {
     st = mt_err(err, MT_INVALID_ARGUMENT,
                 "%s: inputs/0 data and mask do not have the same COO indices", name);

@@ -301,8 +301,8 @@ static mt_status unary(mt_call *call, mt_op op, un_base base, int inplace, const
   } else if (m->data->kind == MT_KIND_COO) {
     /* MASK-4, COO storage: torch coalesces the data and maps its values. */
     const mt_tensor *cd, *cm;
-    if ((st = mt__cpu_coalesced(m->data, &cd, &dtmp, err)) != MT_OK) goto out;
-    if ((st = mt__cpu_coalesced(m->mask, &cm, &mtmp, err)) != MT_OK) goto out;
+    if ((st = mt__exec_coalesced(ex, m->data, &cd, &dtmp, err)) != MT_OK) goto out;
+    if ((st = mt__exec_coalesced(ex, m->mask, &cm, &mtmp, err)) != MT_OK) goto out;
     if ((st = h->coo_new(p.out, cd->ndim, cd->shape, cd->sparse_dim, cd->nnz, &data, err)) !=
         MT_OK)
       goto out;
@@ -423,7 +423,7 @@ static mt_status plain_sparse(mt_call *call, mt_op op, un_base base, int inplace
      * first (SP-5) */
     if ((inplace || (sp & SP_UNCOAL)) && !x->coalesced) {
       cx = x;
-    } else if ((st = mt__cpu_coalesced(x, &cx, &ctmp, err)) != MT_OK) {
+    } else if ((st = mt__exec_coalesced(ex, x, &cx, &ctmp, err)) != MT_OK) {
       goto out;
     }
     if ((st = h->coo_new(p.out, cx->ndim, cx->shape, cx->sparse_dim, cx->nnz, &out, err)) != MT_OK)

@@ -22,6 +22,7 @@ mt_status MTC(binary_exec)(const struct mt_bin_par *p, const struct mt_bin_loop 
 #define MT_UN_OP(op, base, inpl) mt_status MTC(op)(mt_call * call, mt_error * err);
 #include "common/unary_ops.def"
 #undef MT_UN_OP
+mt_status MTC(coalesce_exec)(const mt_tensor *coo, mt_tensor **out, mt_error *err);
 mt_status MTC(reduce_exec)(const struct mt_red_par *p, const void *data, const uint8_t *mask,
                            int64_t n_in, void *out, uint8_t *mask_out, int64_t n_out,
                            mt_error *err);
@@ -40,6 +41,7 @@ const mt_exec MTC(exec) = {
     .unary = MTC(unary_exec),
     .binary = MTC(binary_exec),
     .reduce = MTC(reduce_exec),
+    .coalesce = MTC(coalesce_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
