@@ -25,6 +25,9 @@ FAMILIES = {
     "unary": (None, 0),
     "binary": (r"plain sparse operands: the cuda-emu backend has no kernels for them yet$", 306),
     "reduce": (r"plain sparse input: the cuda-emu backend has no kernels for it yet$", 180),
+    "structure": (r"(plain sparse input|a layout conversion|a converting copy|COO storage|"
+                  r"CSR storage|sparse storage|a copy of sparse storage|a plain tensor): "
+                  r"the cuda-emu backend has no kernels for it yet$", 331),
 }
 
 

@@ -45,6 +45,11 @@ typedef struct mt_exec {
   /* coalesce: a coalesced copy of a COO tensor (mt_coo_coalesce's result:
    * allocated by the core, freed with mt_tensor_free) */
   mt_status (*coalesce)(const mt_tensor *coo, mt_tensor **out, mt_error *err);
+  /* gather: dst[i] = element off[i] of srcs[src[i]] for i < n, es bytes an
+   * element (a copy: every dtype alike); source k holds len[k] elements */
+  mt_status (*gather)(const int *src, const int64_t *off, int64_t n, int n_src,
+                      const void *const *srcs, const int64_t *len, size_t es, void *dst,
+                      mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */
@@ -64,6 +69,9 @@ mt_status mt__unary_run(mt_call *call, mt_op op, int base, int inplace, const mt
 /* The binary family's kernel (impl/cpu/binary.c) with its compute on ex:
  * op is one of common/binary_ops.h's ops (in place too). */
 mt_status mt__binary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The structure family's kernel (impl/cpu/structure.c): op is one of
+ * common/structure_ops.h's. */
+mt_status mt__structure_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 /* The reduce family's kernel (impl/cpu/reduce.c): op is one of its RED_OPS. */
 mt_status mt__reduce_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 

@@ -11,7 +11,16 @@
  * copied bytewise: every dtype is handled alike.
  *
  * Outputs are new contiguous tensors allocated through the call's host
- * (CALL-1): a view op returns a copy of the view. */
+ * (CALL-1): a view op returns a copy of the view.
+ *
+ * The plans are host bookkeeping; the copies they drive run where the
+ * mt_exec says (common/exec.h, its gather hook): here for the CPU
+ * reference, on the device for the CUDA backend (impl/cuda/structure.c).
+ * The paths that move values without a plan (COO/CSR storage, clone,
+ * ones_like, copy_, the layout conversions, plain sparse inputs) are the
+ * CPU reference's only: NOT_SUPPORTED on another backend (gap()). */
+#include "common/exec.h"
+#include "common/structure_ops.h"
 #include "structure_util.h"
 #include "sps.h" /* plain sparse inputs: structure_sparse.c (SPS-*) */
 
@@ -55,15 +64,41 @@ static void plan_view(st_plan *p, int64_t at, const st_view *v, int src) {
 /* The masked output of shape (ndim, shape) and dtype dt whose data and mask
  * are gathered by plan p from the n_src masked (dense-storage, contiguous)
  * sources: data from data_src[k], mask from mask_src[k]. */
-static mt_status gather_masked(const mt_host *h, const st_plan *p, mt_dtype dt, int ndim,
-                               const int64_t *shape, const void *const *data_src,
+static mt_status gather_masked(const mt_host *h, const mt_exec *ex, const st_plan *p, mt_dtype dt,
+                               int ndim, const int64_t *shape, const void *const *data_src,
                                const void *const *mask_src, mt_tensor **out, mt_error *err) {
   mt_tensor *data = NULL, *mask = NULL;
+  int64_t len[ST_MAX_INPUTS] = {0};
+  int n_src = 0;
+  if (ex != &mt_cpu_exec) { /* a device uploads each source: its extent in the plan */
+    if (!ex->gather)
+      return mt_err(err, MT_NOT_SUPPORTED, "the %s backend has no gather kernel", ex->name);
+    for (int64_t i = 0; i < p->n; i++) {
+      if (p->src[i] + 1 > n_src) n_src = p->src[i] + 1;
+      if (p->off[i] + 1 > len[p->src[i]]) len[p->src[i]] = p->off[i] + 1;
+    }
+  }
   mt_status st = mt__cpu_new_masked_dense(h, dt, ndim, shape, out, &data, &mask, err);
   if (st != MT_OK) return st;
-  plan_copy(p, data_src, data->values, mt_dtype_size(dt));
-  plan_copy(p, mask_src, mask->values, 1);
-  return MT_OK;
+  if (ex == &mt_cpu_exec) {
+    plan_copy(p, data_src, data->values, mt_dtype_size(dt));
+    plan_copy(p, mask_src, mask->values, 1);
+    return MT_OK;
+  }
+  if (p->n == 0) return MT_OK;
+  if ((st = ex->gather(p->src, p->off, p->n, n_src, data_src, len, mt_dtype_size(dt),
+                       data->values, err)) != MT_OK ||
+      (st = ex->gather(p->src, p->off, p->n, n_src, mask_src, len, 1, mask->values, err)) != MT_OK) {
+    h->free(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
+/* A path of the CPU reference only (see the top of this file). */
+static mt_status gap(const mt_exec *ex, const char *op, const char *what, mt_error *err) {
+  return mt_err(err, MT_NOT_SUPPORTED, "%s: %s: the %s backend has no kernels for it yet", op,
+                what, ex->name);
 }
 
 /* ---- input helpers ------------------------------------------------------ */
@@ -293,7 +328,8 @@ out:
 /* One view op on one masked input: build the view from the input's
  * contiguous view, then gather data and mask through it. */
 
-static mt_status view_op(mt_call *call, mt_op opid, view_fn fn, mt_error *err) {
+static mt_status view_op(mt_call *call, mt_op opid, view_fn fn, const mt_exec *ex,
+                         mt_error *err) {
   const char *op = mt_op_name(opid);
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *m = NULL;
@@ -306,18 +342,19 @@ static mt_status view_op(mt_call *call, mt_op opid, view_fn fn, mt_error *err) {
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
   if (call->n_in > 0 && call->in && call->in[0] && call->in[0]->kind == MT_KIND_MASKED &&
       call->in[0]->data && call->in[0]->data->kind == MT_KIND_COO && coo_map_of(opid))
-    return coo_view_op(call, call->in[0], opid, fn, err);
+    return ex == &mt_cpu_exec ? coo_view_op(call, call->in[0], opid, fn, err)
+                              : gap(ex, op, "COO storage", err);
   if (opid == MT_OP_select && call->n_in > 0 && call->in && call->in[0] &&
       call->in[0]->kind == MT_KIND_MASKED && call->in[0]->data &&
       call->in[0]->data->kind == MT_KIND_CSR)
-    return csr_select(call, fn, err);
+    return ex == &mt_cpu_exec ? csr_select(call, fn, err) : gap(ex, op, "CSR storage", err);
   if ((st = masked_dense_input(call, 0, op, &m, &mv, err)) != MT_OK) goto out;
   st_view_init(&v, m->ndim, m->shape);
   if ((st = fn(call, op, &v, err)) != MT_OK) goto out;
   if ((st = st_plan_alloc(&plan, mt_shape_numel(v.ndim, v.shape), op, err)) != MT_OK) goto out;
   plan_view(&plan, 0, &v, 0);
   const void *ds[1] = {mv.data->values}, *ms[1] = {mv.mask->values};
-  if ((st = gather_masked(h, &plan, m->data->dtype, v.ndim, v.shape, ds, ms, &call->out[0], err)) !=
+  if ((st = gather_masked(h, ex, &plan, m->data->dtype, v.ndim, v.shape, ds, ms, &call->out[0], err)) !=
       MT_OK)
     goto out;
   call->n_out = 1;
@@ -510,30 +547,34 @@ mt_status mt__cpu_view_geometry(mt_op opid, const mt_call *call, st_view *v, mt_
   return mt_err(err, MT_INVALID_ARGUMENT, "%s is not a view op", mt_op_name(opid));
 }
 
-mt_status mt_cpu_select(mt_call *c, mt_error *e) { return view_op(c, MT_OP_select, v_select, e); }
-mt_status mt_cpu_slice(mt_call *c, mt_error *e) { return view_op(c, MT_OP_slice, v_slice, e); }
-mt_status mt_cpu_transpose(mt_call *c, mt_error *e) {
-  if (mt__sps_call(c)) return mt__sps_structure(c, MT_OP_transpose, e);
-  return view_op(c, MT_OP_transpose, v_transpose, e);
+static mt_status select_run(mt_call *c, const mt_exec *ex, mt_error *e) { return view_op(c, MT_OP_select, v_select, ex, e); }
+static mt_status slice_run(mt_call *c, const mt_exec *ex, mt_error *e) { return view_op(c, MT_OP_slice, v_slice, ex, e); }
+static mt_status transpose_run(mt_call *c, const mt_exec *ex, mt_error *e) {
+  if (mt__sps_call(c))
+    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_transpose, e) : gap(ex, mt_op_name(MT_OP_transpose), "plain sparse input", e);
+  return view_op(c, MT_OP_transpose, v_transpose, ex, e);
 }
-mt_status mt_cpu_t(mt_call *c, mt_error *e) {
-  if (mt__sps_call(c)) return mt__sps_structure(c, MT_OP_t, e);
-  return view_op(c, MT_OP_t, v_t, e);
+static mt_status t_run(mt_call *c, const mt_exec *ex, mt_error *e) {
+  if (mt__sps_call(c))
+    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_t, e) : gap(ex, mt_op_name(MT_OP_t), "plain sparse input", e);
+  return view_op(c, MT_OP_t, v_t, ex, e);
 }
-mt_status mt_cpu_view(mt_call *c, mt_error *e) { return view_op(c, MT_OP_view, v_view, e); }
-mt_status mt_cpu_reshape(mt_call *c, mt_error *e) {
-  if (mt__sps_call(c)) return mt__sps_structure(c, MT_OP_reshape, e);
-  return view_op(c, MT_OP_reshape, v_reshape, e);
+static mt_status view_run(mt_call *c, const mt_exec *ex, mt_error *e) { return view_op(c, MT_OP_view, v_view, ex, e); }
+static mt_status reshape_run(mt_call *c, const mt_exec *ex, mt_error *e) {
+  if (mt__sps_call(c))
+    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_reshape, e) : gap(ex, mt_op_name(MT_OP_reshape), "plain sparse input", e);
+  return view_op(c, MT_OP_reshape, v_reshape, ex, e);
 }
-mt_status mt_cpu_expand(mt_call *c, mt_error *e) { return view_op(c, MT_OP_expand, v_expand, e); }
-mt_status mt_cpu_unsqueeze(mt_call *c, mt_error *e) {
-  if (mt__sps_call(c)) return mt__sps_structure(c, MT_OP_unsqueeze, e);
-  return view_op(c, MT_OP_unsqueeze, v_unsqueeze, e);
+static mt_status expand_run(mt_call *c, const mt_exec *ex, mt_error *e) { return view_op(c, MT_OP_expand, v_expand, ex, e); }
+static mt_status unsqueeze_run(mt_call *c, const mt_exec *ex, mt_error *e) {
+  if (mt__sps_call(c))
+    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_unsqueeze, e) : gap(ex, mt_op_name(MT_OP_unsqueeze), "plain sparse input", e);
+  return view_op(c, MT_OP_unsqueeze, v_unsqueeze, ex, e);
 }
-mt_status mt_cpu_unfold(mt_call *c, mt_error *e) { return view_op(c, MT_OP_unfold, v_unfold, e); }
+static mt_status unfold_run(mt_call *c, const mt_exec *ex, mt_error *e) { return view_op(c, MT_OP_unfold, v_unfold, ex, e); }
 
 /* contiguous (STR-1, STR-6): a copy; COO storage refused as torch does. */
-mt_status mt_cpu_contiguous(mt_call *c, mt_error *e) {
+static mt_status contiguous_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   const mt_tensor *m = NULL;
   mt__cpu_begin(c);
   if (mt__cpu_input(c, 0, "contiguous", &m, e) == MT_OK && m->kind == MT_KIND_MASKED &&
@@ -542,12 +583,12 @@ mt_status mt_cpu_contiguous(mt_call *c, mt_error *e) {
                   "contiguous: MaskedTensors with sparse data do not have contiguous (inputs/0 "
                   "has COO storage)");
   if (m && csr_refused(m, "contiguous", "inputs/0", e) != MT_OK) return MT_LAYOUT_MISMATCH;
-  return view_op(c, MT_OP_contiguous, v_identity, e);
+  return view_op(c, MT_OP_contiguous, v_identity, ex, e);
 }
 
 /* ---- index (STR-1): m[idx] along dim 0 ----------------------------------- */
 
-mt_status mt_cpu_index(mt_call *call, mt_error *err) {
+static mt_status index_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "index";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *m = NULL, *idx = NULL;
@@ -632,7 +673,7 @@ mt_status mt_cpu_index(mt_call *call, mt_error *err) {
     }
   }
   const void *ds[1] = {mv.data->values}, *ms[1] = {mv.mask->values};
-  if ((st = gather_masked(h, &plan, m->data->dtype, ndim, shape, ds, ms, &call->out[0], err)) !=
+  if ((st = gather_masked(h, ex, &plan, m->data->dtype, ndim, shape, ds, ms, &call->out[0], err)) !=
       MT_OK)
     goto out;
   call->n_out = 1;
@@ -646,7 +687,7 @@ out:
 
 /* ---- split, cat, stack (STR-2) -------------------------------------------- */
 
-mt_status mt_cpu_split(mt_call *call, mt_error *err) {
+static mt_status split_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "split";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *m = NULL;
@@ -701,7 +742,7 @@ mt_status mt_cpu_split(mt_call *call, mt_error *err) {
     st_plan_free(&plan);
     if ((st = st_plan_alloc(&plan, mt_shape_numel(v.ndim, v.shape), op, err)) != MT_OK) goto out;
     plan_view(&plan, 0, &v, 0);
-    if ((st = gather_masked(h, &plan, m->data->dtype, v.ndim, v.shape, ds, ms, &call->out[k],
+    if ((st = gather_masked(h, ex, &plan, m->data->dtype, v.ndim, v.shape, ds, ms, &call->out[k],
                             err)) != MT_OK)
       goto out;
     call->n_out = (int)k + 1;
@@ -753,7 +794,8 @@ out:
 }
 
 /* cat of views (stack: each input's view unsqueezed first) along dim d. */
-static mt_status cat_views(mt_call *call, mt_op opid, int stack, mt_error *err) {
+static mt_status cat_views(mt_call *call, mt_op opid, int stack, const mt_exec *ex,
+                           mt_error *err) {
   const char *op = mt_op_name(opid);
   const mt_host *h = mt__cpu_host(call);
   mt__cpu_mview mv[ST_MAX_INPUTS];
@@ -849,7 +891,8 @@ static mt_status cat_views(mt_call *call, mt_op opid, int stack, mt_error *err) 
   shape[d] = 0;
   for (int k = 0; k < n; k++) shape[d] += v[k].shape[d];
   if (coo) {
-    st = coo_cat(call, d, stack, ndim, shape, err);
+    st = ex == &mt_cpu_exec ? coo_cat(call, d, stack, ndim, shape, err)
+                            : gap(ex, op, "COO storage", err);
     goto out;
   }
   if ((st = st_plan_alloc(&plan, mt_shape_numel(ndim, shape), op, err)) != MT_OK) goto out;
@@ -868,7 +911,7 @@ static mt_status cat_views(mt_call *call, mt_op opid, int stack, mt_error *err) 
       plan_view(&plan, at, &blk, k);
       at += mt_shape_numel(blk.ndim, blk.shape);
     }
-  if ((st = gather_masked(h, &plan, call->in[0]->data->dtype, ndim, shape, ds, ms, &call->out[0],
+  if ((st = gather_masked(h, ex, &plan, call->in[0]->data->dtype, ndim, shape, ds, ms, &call->out[0],
                           err)) != MT_OK)
     goto out;
   call->n_out = 1;
@@ -879,11 +922,12 @@ out:
   return st;
 }
 
-mt_status mt_cpu_cat(mt_call *c, mt_error *e) {
-  if (mt__sps_call(c)) return mt__sps_structure(c, MT_OP_cat, e);
-  return cat_views(c, MT_OP_cat, 0, e);
+static mt_status cat_run(mt_call *c, const mt_exec *ex, mt_error *e) {
+  if (mt__sps_call(c))
+    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_cat, e) : gap(ex, mt_op_name(MT_OP_cat), "plain sparse input", e);
+  return cat_views(c, MT_OP_cat, 0, ex, e);
 }
-mt_status mt_cpu_stack(mt_call *c, mt_error *e) { return cat_views(c, MT_OP_stack, 1, e); }
+static mt_status stack_run(mt_call *c, const mt_exec *ex, mt_error *e) { return cat_views(c, MT_OP_stack, 1, ex, e); }
 
 /* ---- where (STR-3) -------------------------------------------------------- */
 
@@ -953,7 +997,7 @@ static mt_status where_number(where_arg *w, mt_dtype dt, mt_error *err) {
   return MT_OK;
 }
 
-mt_status mt_cpu_where(mt_call *call, mt_error *err) {
+static mt_status where_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "where";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *cond = NULL;
@@ -1018,7 +1062,7 @@ mt_status mt_cpu_where(mt_call *call, mt_error *err) {
   }
   st_plan_free(&px), st_plan_free(&py), st_plan_free(&pc);
   const void *ds[2] = {w[0].data, w[1].data}, *ms[2] = {w[0].mask, w[1].mask};
-  if ((st = gather_masked(h, &plan, out_dt, ndim, shape, ds, ms, &call->out[0], err)) != MT_OK)
+  if ((st = gather_masked(h, ex, &plan, out_dt, ndim, shape, ds, ms, &call->out[0], err)) != MT_OK)
     goto out;
   call->n_out = 1;
 out:
@@ -1033,7 +1077,7 @@ out:
 /* ---- data-only ops (STR-4) ------------------------------------------------ */
 
 /* clone, detach: new copies of data and mask (dense or COO storage). */
-static mt_status copy_both(mt_call *call, mt_op opid, mt_error *err) {
+static mt_status copy_both(mt_call *call, mt_op opid, const mt_exec *ex, mt_error *err) {
   const char *op = mt_op_name(opid);
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *m = NULL;
@@ -1046,6 +1090,12 @@ static mt_status copy_both(mt_call *call, mt_op opid, mt_error *err) {
     return mt_err(err, MT_NOT_SUPPORTED, "%s: inputs/0 has kind %s; expected a masked tensor",
                   op, mt_kind_name(m->kind));
   if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
+  if (ex != &mt_cpu_exec) {
+    /* dense storage: the identity gather on the device; others: the gap */
+    if (m->data->kind != MT_KIND_DENSE || m->mask->kind != MT_KIND_DENSE)
+      return gap(ex, op, "a copy of sparse storage", err);
+    return view_op(call, opid, v_identity, ex, err);
+  }
   if ((st = mt_tensor_clone_host(h, m->data, &data, err)) != MT_OK) goto out; /* any storage */
   if ((st = mt_tensor_clone_host(h, m->mask, &mask, err)) != MT_OK) goto out;
   st = set_out(call, &data, &mask, err);
@@ -1054,14 +1104,50 @@ out:
   if (mask) h->free(mask);
   return st;
 }
-mt_status mt_cpu_clone(mt_call *c, mt_error *e) {
-  if (mt__sps_call(c)) return mt__sps_structure(c, MT_OP_clone, e);
-  return copy_both(c, MT_OP_clone, e);
+static mt_status clone_run(mt_call *c, const mt_exec *ex, mt_error *e) {
+  if (mt__sps_call(c))
+    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_clone, e) : gap(ex, mt_op_name(MT_OP_clone), "plain sparse input", e);
+  return copy_both(c, MT_OP_clone, ex, e);
 }
-mt_status mt_cpu_detach(mt_call *c, mt_error *e) { return copy_both(c, MT_OP_detach, e); }
+static mt_status detach_run(mt_call *c, const mt_exec *ex, mt_error *e) { return copy_both(c, MT_OP_detach, ex, e); }
+
+/* ones_like on another backend's gather: the data gathered from one
+ * element holding 1 (a number made a 0-d tensor of the dtype on the host,
+ * as torch wraps a Python number), the mask by the identity plan. */
+static mt_status ones_like_gather(mt_call *call, const mt_exec *ex, const mt_tensor *m,
+                                  const mt__cpu_mview *mv, mt_error *err) {
+  const mt_host *h = mt__cpu_host(call);
+  mt_tensor *data = NULL, *mask = NULL;
+  st_plan one = {0}, id = {0};
+  int64_t n = mt_numel(m), len1 = 1, lenn = n;
+  unsigned char v1[8];
+  mt_status st;
+  if (!ex->gather) return gap(ex, "ones_like", "a fill", err);
+  mt__cpu_sti(v1, m->data->dtype, 0, 1);
+  if ((st = st_plan_alloc(&one, n, "ones_like", err)) != MT_OK) return st;
+  if ((st = st_plan_alloc(&id, n, "ones_like", err)) != MT_OK) goto out;
+  for (int64_t i = 0; i < n; i++) {
+    one.src[i] = id.src[i] = 0;
+    one.off[i] = 0;
+    id.off[i] = i;
+  }
+  if ((st = mt__cpu_new_masked_dense(h, m->data->dtype, m->ndim, m->shape, &call->out[0], &data,
+                                     &mask, err)) != MT_OK)
+    goto out;
+  const void *s1[1] = {v1}, *sm[1] = {mv->mask->values};
+  if (n > 0 && ((st = ex->gather(one.src, one.off, n, 1, s1, &len1,
+                                 mt_dtype_size(m->data->dtype), data->values, err)) != MT_OK ||
+                (st = ex->gather(id.src, id.off, n, 1, sm, &lenn, 1, mask->values, err)) != MT_OK))
+    goto out;
+  call->n_out = 1;
+out:
+  st_plan_free(&one);
+  st_plan_free(&id);
+  return st;
+}
 
 /* ones_like: data all ones (masked-out elements too), the input's mask. */
-mt_status mt_cpu_ones_like(mt_call *call, mt_error *err) {
+static mt_status ones_like_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "ones_like";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *m = NULL;
@@ -1074,6 +1160,7 @@ mt_status mt_cpu_ones_like(mt_call *call, mt_error *err) {
       m->data->kind == MT_KIND_CSR) {
     /* SP-4: CSR storage: every stored value 1, the structure and mask kept */
     if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
+    if (ex != &mt_cpu_exec) return gap(ex, op, "CSR storage", err);
     if ((st = mt__cpu_compressed_like(h, m->data, m->data->dtype, &data, err)) != MT_OK) return st;
     for (int64_t i = 0; i < data->nnz; i++) mt__cpu_sti(data->values, data->dtype, i, 1);
     if ((st = mt_tensor_clone_host(h, m->mask, &mask, err)) != MT_OK) {
@@ -1083,6 +1170,10 @@ mt_status mt_cpu_ones_like(mt_call *call, mt_error *err) {
     return set_out(call, &data, &mask, err);
   }
   if ((st = masked_dense_input(call, 0, op, &m, &mv, err)) != MT_OK) goto out;
+  if (ex != &mt_cpu_exec) {
+    st = ones_like_gather(call, ex, m, &mv, err);
+    goto out;
+  }
   mt_dtype dt = m->data->dtype;
   if ((st = mt__cpu_new_masked_dense(h, dt, m->ndim, m->shape, &call->out[0], &data, &mask,
                                      err)) != MT_OK)
@@ -1151,8 +1242,10 @@ out:
 /* copy_(dst, src): dst's data replaced by src's (broadcast to dst's shape,
  * converted to dst's dtype), dst's mask kept; src's mask is not compared
  * with dst's (torch does not). */
-mt_status mt_cpu_copy_(mt_call *call, mt_error *err) {
-  if (mt__sps_call(call)) return mt__sps_structure(call, MT_OP_copy_, err);
+static mt_status copy__run(mt_call *call, const mt_exec *ex, mt_error *err) {
+  if (mt__sps_call(call))
+    return ex == &mt_cpu_exec ? mt__sps_structure(call, MT_OP_copy_, err)
+                              : gap(ex, "copy_", "plain sparse input", err);
   static const char *op = "copy_";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *dst = NULL, *src = NULL;
@@ -1166,7 +1259,7 @@ mt_status mt_cpu_copy_(mt_call *call, mt_error *err) {
   if ((st = mt__kw_check(MT_OP_copy_, call->kw, err)) != MT_OK) return st;
   if (mt__cpu_input(call, 0, op, &dst, err) == MT_OK && dst->kind == MT_KIND_MASKED &&
       dst->data && (dst->data->kind == MT_KIND_COO || dst->data->kind == MT_KIND_CSR))
-    return sparse_copy_(call, dst, err);
+    return ex == &mt_cpu_exec ? sparse_copy_(call, dst, err) : gap(ex, op, "sparse storage", err);
   if ((st = masked_dense_input(call, 0, op, &dst, &mv, err)) != MT_OK) goto out;
   if ((st = mt__cpu_input(call, 1, op, &src, err)) != MT_OK) goto out;
   const void *sdata;
@@ -1190,6 +1283,10 @@ mt_status mt_cpu_copy_(mt_call *call, mt_error *err) {
                 "%s: The size of tensor a (%s) must match the size of tensor b (%s): src cannot "
                 "be broadcast to dst", op, mt_shape_str(dst->ndim, dst->shape, a, sizeof a),
                 mt_shape_str(src->ndim, src->shape, b, sizeof b));
+    goto out;
+  }
+  if (ex != &mt_cpu_exec) {
+    st = gap(ex, op, "a converting copy", err);
     goto out;
   }
   if ((st = st_plan_alloc(&plan, mt_numel(dst), op, err)) != MT_OK) goto out;
@@ -1232,7 +1329,7 @@ static mt_status bool_out(mt_call *call, int v, mt_error *err) {
   return st;
 }
 
-mt_status mt_cpu_is_contiguous(mt_call *call, mt_error *err) {
+static mt_status is_contiguous_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "is_contiguous";
   const mt_tensor *m = NULL;
   mt_status st;
@@ -1252,7 +1349,7 @@ mt_status mt_cpu_is_contiguous(mt_call *call, mt_error *err) {
   return bool_out(call, mt_is_contiguous(m->data), err); /* the data's, as torch */
 }
 
-mt_status mt_cpu_is_same_size(mt_call *call, mt_error *err) {
+static mt_status is_same_size_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "is_same_size";
   const mt_tensor *x = NULL, *y = NULL;
   mt_status st;
@@ -1268,7 +1365,7 @@ mt_status mt_cpu_is_same_size(mt_call *call, mt_error *err) {
 
 /* ---- layout conversions (STR-6) ------------------------------------------- */
 
-mt_status mt_cpu_to_dense(mt_call *call, mt_error *err) {
+static mt_status to_dense_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "to_dense";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *m = NULL;
@@ -1277,8 +1374,10 @@ mt_status mt_cpu_to_dense(mt_call *call, mt_error *err) {
   mt__cpu_begin(call);
   if ((st = mt__kw_check(MT_OP_to_dense, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, op, &m, err)) != MT_OK) return st;
-  if (m->kind != MT_KIND_MASKED) return mt__spc_to_dense(call, err); /* plain: SPC-11 */
+  if (m->kind != MT_KIND_MASKED) /* plain: SPC-11 */
+    return ex == &mt_cpu_exec ? mt__spc_to_dense(call, err) : gap(ex, op, "a plain tensor", err);
   if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
+  if (ex != &mt_cpu_exec) return gap(ex, op, "a layout conversion", err);
   /* dense storage: a copy; COO/CSR: both densified (absent entries: data 0,
    * mask false) */
   if ((st = mt_to_dense(m->data, &td, err)) != MT_OK) goto out;
@@ -1322,7 +1421,7 @@ out:
 
 /* to_sparse / to_sparse_csr of dense storage: entries exactly where the mask
  * is true, in row-major order; data's values there, mask values true. */
-static mt_status to_sparse(mt_call *call, mt_op opid, int csr, mt_error *err) {
+static mt_status to_sparse(mt_call *call, mt_op opid, int csr, const mt_exec *ex, mt_error *err) {
   const char *op = mt_op_name(opid);
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *m = NULL;
@@ -1333,12 +1432,15 @@ static mt_status to_sparse(mt_call *call, mt_op opid, int csr, mt_error *err) {
   mt__cpu_begin(call);
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, op, &m, err)) != MT_OK) return st;
-  if (m->kind != MT_KIND_MASKED) /* plain: SPC-1 .. SPC-5 */
+  if (m->kind != MT_KIND_MASKED) { /* plain: SPC-1 .. SPC-5 */
+    if (ex != &mt_cpu_exec) return gap(ex, op, "a plain tensor", err);
     return csr ? mt__spc_to_sparse_csr(call, err) : mt__spc_to_sparse(call, err);
+  }
   if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
   if ((st = csr_refused(m, op, "inputs/0", err)) != MT_OK) return st;
   if (m->data->kind == MT_KIND_COO && csr)
-    return coo_to_csr_storage(call, m, err);
+    return ex == &mt_cpu_exec ? coo_to_csr_storage(call, m, err)
+                              : gap(ex, op, "a layout conversion", err);
   if (m->data->kind == MT_KIND_COO)
     /* torch's _MaskedToSparse views the COO data: NotImplementedError */
     return mt_err(err, MT_LAYOUT_MISMATCH,
@@ -1350,6 +1452,7 @@ static mt_status to_sparse(mt_call *call, mt_op opid, int csr, mt_error *err) {
     return mt_err(err, MT_INVALID_ARGUMENT,
                   "%s: Only 2D tensors can be converted to the SparseCsr layout but got shape: %s",
                   op, mt_shape_str(m->ndim, m->shape, sh, sizeof sh));
+  if (ex != &mt_cpu_exec) return gap(ex, op, "a layout conversion", err);
   if ((st = mt__cpu_mview_open(m, &mv, err)) != MT_OK) goto out;
   int64_t n = mt_numel(m), nnz = 0;
   for (int64_t i = 0; i < n; i++) nnz += mt__cpu_ldb(mv.mask->values, i);
@@ -1395,7 +1498,26 @@ out:
   if (mask) h->free(mask);
   return st;
 }
-mt_status mt_cpu_to_sparse(mt_call *c, mt_error *e) { return to_sparse(c, MT_OP_to_sparse, 0, e); }
-mt_status mt_cpu_to_sparse_csr(mt_call *c, mt_error *e) {
-  return to_sparse(c, MT_OP_to_sparse_csr, 1, e);
+static mt_status to_sparse_run(mt_call *c, const mt_exec *ex, mt_error *e) { return to_sparse(c, MT_OP_to_sparse, 0, ex, e); }
+static mt_status to_sparse_csr_run(mt_call *c, const mt_exec *ex, mt_error *e) {
+  return to_sparse(c, MT_OP_to_sparse_csr, 1, ex, e);
 }
+
+/* ---- the family's kernels (common/structure_ops.h) ------------------------ */
+
+mt_status mt__structure_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  switch (op) {
+#define X(name)        \
+  case MT_OP_##name: return name##_run(call, ex, err);
+    STRUCTURE_OPS(X)
+#undef X
+  default: return mt_err(err, MT_NOT_SUPPORTED, "%s: not a structure op", mt_op_name(op));
+  }
+}
+
+#define X(name)                                            \
+  mt_status mt_cpu_##name(mt_call *call, mt_error *err) {  \
+    return name##_run(call, &mt_cpu_exec, err);            \
+  }
+STRUCTURE_OPS(X)
+#undef X

@@ -10,6 +10,7 @@
 #include "common/binary_ops.h"
 #include "common/exec.h"
 #include "common/reduce_ops.h"
+#include "common/structure_ops.h"
 #include "cuda_compat.h"
 
 /* the family files' compute hooks and kernels */
@@ -23,6 +24,9 @@ mt_status MTC(binary_exec)(const struct mt_bin_par *p, const struct mt_bin_loop 
 #include "common/unary_ops.def"
 #undef MT_UN_OP
 mt_status MTC(coalesce_exec)(const mt_tensor *coo, mt_tensor **out, mt_error *err);
+mt_status MTC(gather_exec)(const int *src, const int64_t *off, int64_t n, int n_src,
+                           const void *const *srcs, const int64_t *len, size_t es, void *dst,
+                           mt_error *err);
 mt_status MTC(reduce_exec)(const struct mt_red_par *p, const void *data, const uint8_t *mask,
                            int64_t n_in, void *out, uint8_t *mask_out, int64_t n_out,
                            mt_error *err);
@@ -30,6 +34,9 @@ mt_status MTC(reduce_exec)(const struct mt_red_par *p, const void *data, const u
 BINARY_OPS(X)
 INPLACE_OPS(X)
 RED_OPS(X)
+#undef X
+#define X(name) mt_status MTC(name)(mt_call * call, mt_error * err);
+STRUCTURE_OPS(X)
 #undef X
 
 const mt_exec MTC(exec) = {
@@ -42,6 +49,7 @@ const mt_exec MTC(exec) = {
     .binary = MTC(binary_exec),
     .reduce = MTC(reduce_exec),
     .coalesce = MTC(coalesce_exec),
+    .gather = MTC(gather_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
@@ -52,6 +60,9 @@ static const mt_kernel_fn kernels[MT_OP__END] = {
     BINARY_OPS(X)
     INPLACE_OPS(X)
     RED_OPS(X)
+#undef X
+#define X(name) [MT_OP_##name] = MTC(name),
+    STRUCTURE_OPS(X)
 #undef X
 };
 
