@@ -61,6 +61,14 @@ extern const mt_exec mt_cpu_exec;
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,
                              mt_tensor **tmp, mt_error *err);
 
+/* A path with no compute on ex (a declared gap, spec/cuda-backend.md): st
+ * is the CPU reference's status for the call. Its refusals are the host
+ * plan's checks, torch's errors, and are returned as they are; when it
+ * computed values, they are dropped and the call is NOT_SUPPORTED ("<op>:
+ * <what>: the <ex> backend has no kernels for it yet"). */
+mt_status mt__exec_values_gap(mt_call *call, const mt_exec *ex, mt_status st, const char *op,
+                              const char *what, mt_error *err);
+
 /* The unary family's kernel (impl/cpu/unary.c) with its compute on ex:
  * op is one of common/unary_ops.def's ops, base its base op. */
 mt_status mt__unary_run(mt_call *call, mt_op op, int base, int inplace, const mt_exec *ex,

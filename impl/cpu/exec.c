@@ -2,6 +2,7 @@
  * per-element math in a loop. */
 #include "common/binary_math.h"
 #include "common/exec.h"
+#include "cpu_util.h"
 #include "common/reduce_math.h"
 #include "common/unary_math.h"
 
@@ -53,4 +54,12 @@ mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_t
   mt_status st = ex->coalesce(coo, tmp, err);
   *view = *tmp;
   return st;
+}
+
+mt_status mt__exec_values_gap(mt_call *call, const mt_exec *ex, mt_status st, const char *op,
+                              const char *what, mt_error *err) {
+  if (st != MT_OK) return st; /* the host plan's refusal: torch's error */
+  mt__cpu_drop_outputs(call);   /* values computed on the host: never a result of ex */
+  return mt_err(err, MT_NOT_SUPPORTED, "%s: %s: the %s backend has no kernels for it yet", op,
+                what, ex->name);
 }

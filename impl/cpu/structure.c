@@ -343,11 +343,15 @@ static mt_status view_op(mt_call *call, mt_op opid, view_fn fn, const mt_exec *e
   if (call->n_in > 0 && call->in && call->in[0] && call->in[0]->kind == MT_KIND_MASKED &&
       call->in[0]->data && call->in[0]->data->kind == MT_KIND_COO && coo_map_of(opid))
     return ex == &mt_cpu_exec ? coo_view_op(call, call->in[0], opid, fn, err)
-                              : gap(ex, op, "COO storage", err);
+                              : mt__exec_values_gap(call, ex,
+                                                    coo_view_op(call, call->in[0], opid, fn, err),
+                                                    op, "COO storage", err);
   if (opid == MT_OP_select && call->n_in > 0 && call->in && call->in[0] &&
       call->in[0]->kind == MT_KIND_MASKED && call->in[0]->data &&
       call->in[0]->data->kind == MT_KIND_CSR)
-    return ex == &mt_cpu_exec ? csr_select(call, fn, err) : gap(ex, op, "CSR storage", err);
+    return ex == &mt_cpu_exec ? csr_select(call, fn, err)
+                              : mt__exec_values_gap(call, ex, csr_select(call, fn, err), op,
+                                                    "CSR storage", err);
   if ((st = masked_dense_input(call, 0, op, &m, &mv, err)) != MT_OK) goto out;
   st_view_init(&v, m->ndim, m->shape);
   if ((st = fn(call, op, &v, err)) != MT_OK) goto out;
@@ -551,24 +555,28 @@ static mt_status select_run(mt_call *c, const mt_exec *ex, mt_error *e) { return
 static mt_status slice_run(mt_call *c, const mt_exec *ex, mt_error *e) { return view_op(c, MT_OP_slice, v_slice, ex, e); }
 static mt_status transpose_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
-    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_transpose, e) : gap(ex, mt_op_name(MT_OP_transpose), "plain sparse input", e);
+    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_transpose, e)
+                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_transpose, e), mt_op_name(MT_OP_transpose), "plain sparse input", e);
   return view_op(c, MT_OP_transpose, v_transpose, ex, e);
 }
 static mt_status t_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
-    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_t, e) : gap(ex, mt_op_name(MT_OP_t), "plain sparse input", e);
+    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_t, e)
+                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_t, e), mt_op_name(MT_OP_t), "plain sparse input", e);
   return view_op(c, MT_OP_t, v_t, ex, e);
 }
 static mt_status view_run(mt_call *c, const mt_exec *ex, mt_error *e) { return view_op(c, MT_OP_view, v_view, ex, e); }
 static mt_status reshape_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
-    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_reshape, e) : gap(ex, mt_op_name(MT_OP_reshape), "plain sparse input", e);
+    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_reshape, e)
+                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_reshape, e), mt_op_name(MT_OP_reshape), "plain sparse input", e);
   return view_op(c, MT_OP_reshape, v_reshape, ex, e);
 }
 static mt_status expand_run(mt_call *c, const mt_exec *ex, mt_error *e) { return view_op(c, MT_OP_expand, v_expand, ex, e); }
 static mt_status unsqueeze_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
-    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_unsqueeze, e) : gap(ex, mt_op_name(MT_OP_unsqueeze), "plain sparse input", e);
+    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_unsqueeze, e)
+                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_unsqueeze, e), mt_op_name(MT_OP_unsqueeze), "plain sparse input", e);
   return view_op(c, MT_OP_unsqueeze, v_unsqueeze, ex, e);
 }
 static mt_status unfold_run(mt_call *c, const mt_exec *ex, mt_error *e) { return view_op(c, MT_OP_unfold, v_unfold, ex, e); }
@@ -891,8 +899,8 @@ static mt_status cat_views(mt_call *call, mt_op opid, int stack, const mt_exec *
   shape[d] = 0;
   for (int k = 0; k < n; k++) shape[d] += v[k].shape[d];
   if (coo) {
-    st = ex == &mt_cpu_exec ? coo_cat(call, d, stack, ndim, shape, err)
-                            : gap(ex, op, "COO storage", err);
+    st = coo_cat(call, d, stack, ndim, shape, err);
+    if (ex != &mt_cpu_exec) st = mt__exec_values_gap(call, ex, st, op, "COO storage", err);
     goto out;
   }
   if ((st = st_plan_alloc(&plan, mt_shape_numel(ndim, shape), op, err)) != MT_OK) goto out;
@@ -924,7 +932,8 @@ out:
 
 static mt_status cat_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
-    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_cat, e) : gap(ex, mt_op_name(MT_OP_cat), "plain sparse input", e);
+    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_cat, e)
+                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_cat, e), mt_op_name(MT_OP_cat), "plain sparse input", e);
   return cat_views(c, MT_OP_cat, 0, ex, e);
 }
 static mt_status stack_run(mt_call *c, const mt_exec *ex, mt_error *e) { return cat_views(c, MT_OP_stack, 1, ex, e); }
@@ -1106,7 +1115,8 @@ out:
 }
 static mt_status clone_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
-    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_clone, e) : gap(ex, mt_op_name(MT_OP_clone), "plain sparse input", e);
+    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_clone, e)
+                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_clone, e), mt_op_name(MT_OP_clone), "plain sparse input", e);
   return copy_both(c, MT_OP_clone, ex, e);
 }
 static mt_status detach_run(mt_call *c, const mt_exec *ex, mt_error *e) { return copy_both(c, MT_OP_detach, ex, e); }
@@ -1245,7 +1255,8 @@ out:
 static mt_status copy__run(mt_call *call, const mt_exec *ex, mt_error *err) {
   if (mt__sps_call(call))
     return ex == &mt_cpu_exec ? mt__sps_structure(call, MT_OP_copy_, err)
-                              : gap(ex, "copy_", "plain sparse input", err);
+                              : mt__exec_values_gap(call, ex, mt__sps_structure(call, MT_OP_copy_, err),
+                                                    "copy_", "plain sparse input", err);
   static const char *op = "copy_";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *dst = NULL, *src = NULL;
@@ -1259,7 +1270,9 @@ static mt_status copy__run(mt_call *call, const mt_exec *ex, mt_error *err) {
   if ((st = mt__kw_check(MT_OP_copy_, call->kw, err)) != MT_OK) return st;
   if (mt__cpu_input(call, 0, op, &dst, err) == MT_OK && dst->kind == MT_KIND_MASKED &&
       dst->data && (dst->data->kind == MT_KIND_COO || dst->data->kind == MT_KIND_CSR))
-    return ex == &mt_cpu_exec ? sparse_copy_(call, dst, err) : gap(ex, op, "sparse storage", err);
+    return ex == &mt_cpu_exec ? sparse_copy_(call, dst, err)
+                              : mt__exec_values_gap(call, ex, sparse_copy_(call, dst, err), op,
+                                                    "sparse storage", err);
   if ((st = masked_dense_input(call, 0, op, &dst, &mv, err)) != MT_OK) goto out;
   if ((st = mt__cpu_input(call, 1, op, &src, err)) != MT_OK) goto out;
   const void *sdata;
@@ -1375,7 +1388,9 @@ static mt_status to_dense_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   if ((st = mt__kw_check(MT_OP_to_dense, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, op, &m, err)) != MT_OK) return st;
   if (m->kind != MT_KIND_MASKED) /* plain: SPC-11 */
-    return ex == &mt_cpu_exec ? mt__spc_to_dense(call, err) : gap(ex, op, "a plain tensor", err);
+    return ex == &mt_cpu_exec ? mt__spc_to_dense(call, err)
+                              : mt__exec_values_gap(call, ex, mt__spc_to_dense(call, err), op,
+                                                    "a plain tensor", err);
   if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
   if (ex != &mt_cpu_exec) return gap(ex, op, "a layout conversion", err);
   /* dense storage: a copy; COO/CSR: both densified (absent entries: data 0,
@@ -1433,14 +1448,15 @@ static mt_status to_sparse(mt_call *call, mt_op opid, int csr, const mt_exec *ex
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, op, &m, err)) != MT_OK) return st;
   if (m->kind != MT_KIND_MASKED) { /* plain: SPC-1 .. SPC-5 */
-    if (ex != &mt_cpu_exec) return gap(ex, op, "a plain tensor", err);
-    return csr ? mt__spc_to_sparse_csr(call, err) : mt__spc_to_sparse(call, err);
+    st = csr ? mt__spc_to_sparse_csr(call, err) : mt__spc_to_sparse(call, err);
+    return ex == &mt_cpu_exec ? st : mt__exec_values_gap(call, ex, st, op, "a plain tensor", err);
   }
   if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
   if ((st = csr_refused(m, op, "inputs/0", err)) != MT_OK) return st;
   if (m->data->kind == MT_KIND_COO && csr)
     return ex == &mt_cpu_exec ? coo_to_csr_storage(call, m, err)
-                              : gap(ex, op, "a layout conversion", err);
+                              : mt__exec_values_gap(call, ex, coo_to_csr_storage(call, m, err), op,
+                                                    "a layout conversion", err);
   if (m->data->kind == MT_KIND_COO)
     /* torch's _MaskedToSparse views the COO data: NotImplementedError */
     return mt_err(err, MT_LAYOUT_MISMATCH,
