@@ -77,6 +77,8 @@ mt_status mt__unary_run(mt_call *call, mt_op op, int base, int inplace, const mt
 /* The binary family's kernel (impl/cpu/binary.c) with its compute on ex:
  * op is one of common/binary_ops.h's ops (in place too). */
 mt_status mt__binary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The masked family's kernels (impl/cpu/masked.c): masked_tensor, to_tensor. */
+mt_status mt__masked_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 /* The structure family's kernel (impl/cpu/structure.c): op is one of
  * common/structure_ops.h's. */
 mt_status mt__structure_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);

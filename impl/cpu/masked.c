@@ -7,7 +7,37 @@
  *   data dtype, dim, size), in that order.
  * to_tensor(m, value)        MASK-3: data where mask, else value; COO
  *   storage is refused as torch refuses it (LAYOUT_MISMATCH). */
+#include "common/exec.h"
 #include "cpu_util.h"
+
+/* ---- the copies, on the call's exec -------------------------------------- */
+
+/* dst (contiguous, t's dtype) = t's n elements in row-major order, through
+ * ex's gather: a device copy on the CUDA path. */
+static mt_status gather_dense(const mt_exec *ex, const mt_tensor *t, void *dst, mt_error *err) {
+  int64_t n = mt_numel(t), len = 0;
+  mt_status st = MT_OK;
+  if (n == 0) return MT_OK;
+  if (!ex->gather)
+    return mt_err(err, MT_NOT_SUPPORTED, "the %s backend has no gather kernel", ex->name);
+  int *src = calloc((size_t)n, sizeof *src);
+  int64_t *off = malloc((size_t)n * sizeof *off);
+  if (!src || !off) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "out of memory for a copy plan of %lld elements",
+                (long long)n);
+    goto out;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    off[i] = mt_dense_offset(t, i);
+    if (off[i] + 1 > len) len = off[i] + 1;
+  }
+  const void *srcs[1] = {t->values};
+  st = ex->gather(src, off, n, 1, srcs, &len, mt_dtype_size(t->dtype), dst, err);
+out:
+  free(src);
+  free(off);
+  return st;
+}
 
 /* ---- masked_tensor ------------------------------------------------------ */
 
@@ -89,7 +119,7 @@ static mt_status coo_where(const mt_host *h, const mt_tensor *mask, const mt_ten
   return MT_OK;
 }
 
-mt_status mt_cpu_masked_tensor(mt_call *call, mt_error *err) {
+static mt_status masked_tensor_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "masked_tensor";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *data = NULL, *mask = NULL;
@@ -139,9 +169,19 @@ mt_status mt_cpu_masked_tensor(mt_call *call, mt_error *err) {
                   mt_shape_str(data->ndim, data->shape, sa, sizeof sa),
                   mt_shape_str(mask->ndim, mask->shape, sb, sizeof sb));
 
-  if (data->kind == MT_KIND_DENSE) {
+  if (data->kind == MT_KIND_DENSE && ex != &mt_cpu_exec) {
+    if ((st = h->dense_new(data->dtype, data->ndim, data->shape, &out_data, err)) != MT_OK ||
+        (st = h->dense_new(MT_bool, mask->ndim, mask->shape, &out_mask, err)) != MT_OK ||
+        (st = gather_dense(ex, data, out_data->values, err)) != MT_OK ||
+        (st = gather_dense(ex, mask, out_mask->values, err)) != MT_OK)
+      goto out;
+  } else if (data->kind == MT_KIND_DENSE) {
     if ((st = mt__cpu_copy(h, data, &out_data, err)) != MT_OK) goto out;
     if ((st = mt__cpu_copy(h, mask, &out_mask, err)) != MT_OK) goto out;
+  } else if (ex != &mt_cpu_exec) {
+    /* sparse storage: the reference's checks, its values dropped (a gap) */
+    return mt__exec_values_gap(call, ex, masked_tensor_run(call, &mt_cpu_exec, err), op,
+                               "sparse storage", err);
   } else if (data->kind == MT_KIND_CSR) {
     /* MASK-1, CSR storage: as COO, data restricted to the mask's true
      * entries when the nnz differ; then one structure, or torch's
@@ -213,7 +253,7 @@ out:
 
 /* ---- to_tensor ---------------------------------------------------------- */
 
-mt_status mt_cpu_to_tensor(mt_call *call, mt_error *err) {
+static mt_status to_tensor_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "to_tensor";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *m = NULL, *v = NULL;
@@ -252,6 +292,34 @@ mt_status mt_cpu_to_tensor(mt_call *call, mt_error *err) {
                 "backend (inputs/0 has COO storage; torch's to_tensor is dense-only)",
                 op);
     goto out;
+  } else if (m->data->kind == MT_KIND_DENSE && ex != &mt_cpu_exec) {
+    /* MASK-3 on ex's gather: data where mask, else one element holding the
+     * fill (the number made a 0-d tensor of the dtype on the host, as torch
+     * wraps a Python number); the mask picks the source (plan bookkeeping) */
+    if ((st = mt__cpu_mview_open(m, &mv, err)) != MT_OK) goto out;
+    int64_t n = mt_numel(out), len[2] = {n, 1};
+    unsigned char v1[8];
+    mt__cpu_st(v1, out->dtype, 0, fill);
+    int *src = malloc((size_t)(n ? n : 1) * sizeof *src);
+    int64_t *off = malloc((size_t)(n ? n : 1) * sizeof *off);
+    if (!src || !off) {
+      st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory for a plan of %lld elements", op,
+                  (long long)n);
+    } else if (!ex->gather) {
+      st = mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no gather kernel", op, ex->name);
+    } else {
+      for (int64_t i = 0; i < n; i++) {
+        int in = mt__cpu_ldb(mv.mask->values, i);
+        src[i] = in ? 0 : 1;
+        off[i] = in ? i : 0;
+      }
+      const void *srcs[2] = {mv.data->values, v1};
+      if (n > 0) st = ex->gather(src, off, n, 2, srcs, len, mt_dtype_size(out->dtype),
+                                 out->values, err);
+    }
+    free(src);
+    free(off);
+    if (st != MT_OK) goto out;
   } else if (m->data->kind == MT_KIND_DENSE) {
     if ((st = mt__cpu_mview_open(m, &mv, err)) != MT_OK) goto out;
     mt_dtype dt = out->dtype;
@@ -279,4 +347,21 @@ out:
   mt__cpu_mview_close(&mv);
   if (out) h->free(out);
   return st;
+}
+
+/* ---- the family's kernels -------------------------------------------------- */
+
+mt_status mt__masked_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  switch (op) {
+  case MT_OP_masked_tensor: return masked_tensor_run(call, ex, err);
+  case MT_OP_to_tensor: return to_tensor_run(call, ex, err);
+  default: return mt_err(err, MT_NOT_SUPPORTED, "%s: not a masked op", mt_op_name(op));
+  }
+}
+
+mt_status mt_cpu_masked_tensor(mt_call *call, mt_error *err) {
+  return masked_tensor_run(call, &mt_cpu_exec, err);
+}
+mt_status mt_cpu_to_tensor(mt_call *call, mt_error *err) {
+  return to_tensor_run(call, &mt_cpu_exec, err);
 }

@@ -67,3 +67,12 @@ out:
   }
 STRUCTURE_OPS(X)
 #undef X
+
+/* the masked family (impl/cpu/masked.c): its copies and to_tensor's fill are
+ * this file's gather too */
+extern "C" mt_status MTC(masked_tensor)(mt_call *call, mt_error *err) {
+  return mt__masked_run(call, MT_OP_masked_tensor, &MTC(exec), err);
+}
+extern "C" mt_status MTC(to_tensor)(mt_call *call, mt_error *err) {
+  return mt__masked_run(call, MT_OP_to_tensor, &MTC(exec), err);
+}

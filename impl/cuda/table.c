@@ -37,6 +37,8 @@ RED_OPS(X)
 #undef X
 #define X(name) mt_status MTC(name)(mt_call * call, mt_error * err);
 STRUCTURE_OPS(X)
+X(masked_tensor)
+X(to_tensor)
 #undef X
 
 const mt_exec MTC(exec) = {
@@ -63,6 +65,8 @@ static const mt_kernel_fn kernels[MT_OP__END] = {
 #undef X
 #define X(name) [MT_OP_##name] = MTC(name),
     STRUCTURE_OPS(X)
+    X(masked_tensor)
+    X(to_tensor)
 #undef X
 };
 
