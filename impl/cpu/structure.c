@@ -88,7 +88,8 @@ static mt_status gather_masked(const mt_host *h, const mt_exec *ex, const st_pla
   if (p->n == 0) return MT_OK;
   if ((st = ex->gather(p->src, p->off, p->n, n_src, data_src, len, mt_dtype_size(dt),
                        data->values, err)) != MT_OK ||
-      (st = ex->gather(p->src, p->off, p->n, n_src, mask_src, len, 1, mask->values, err)) != MT_OK) {
+      (st = ex->gather(p->src, p->off, p->n, n_src, mask_src, len, 1, mask->values, err)) !=
+          MT_OK) {
     h->free(*out);
     *out = NULL;
   }
@@ -358,8 +359,8 @@ static mt_status view_op(mt_call *call, mt_op opid, view_fn fn, const mt_exec *e
   if ((st = st_plan_alloc(&plan, mt_shape_numel(v.ndim, v.shape), op, err)) != MT_OK) goto out;
   plan_view(&plan, 0, &v, 0);
   const void *ds[1] = {mv.data->values}, *ms[1] = {mv.mask->values};
-  if ((st = gather_masked(h, ex, &plan, m->data->dtype, v.ndim, v.shape, ds, ms, &call->out[0], err)) !=
-      MT_OK)
+  if ((st = gather_masked(h, ex, &plan, m->data->dtype, v.ndim, v.shape, ds, ms, &call->out[0],
+                          err)) != MT_OK)
     goto out;
   call->n_out = 1;
 out:
@@ -551,35 +552,49 @@ mt_status mt__cpu_view_geometry(mt_op opid, const mt_call *call, st_view *v, mt_
   return mt_err(err, MT_INVALID_ARGUMENT, "%s is not a view op", mt_op_name(opid));
 }
 
-static mt_status select_run(mt_call *c, const mt_exec *ex, mt_error *e) { return view_op(c, MT_OP_select, v_select, ex, e); }
-static mt_status slice_run(mt_call *c, const mt_exec *ex, mt_error *e) { return view_op(c, MT_OP_slice, v_slice, ex, e); }
+static mt_status select_run(mt_call *c, const mt_exec *ex, mt_error *e) {
+  return view_op(c, MT_OP_select, v_select, ex, e);
+}
+static mt_status slice_run(mt_call *c, const mt_exec *ex, mt_error *e) {
+  return view_op(c, MT_OP_slice, v_slice, ex, e);
+}
 static mt_status transpose_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
     return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_transpose, e)
-                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_transpose, e), mt_op_name(MT_OP_transpose), "plain sparse input", e);
+                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_transpose, e),
+                                                    "transpose", "plain sparse input", e);
   return view_op(c, MT_OP_transpose, v_transpose, ex, e);
 }
 static mt_status t_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
     return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_t, e)
-                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_t, e), mt_op_name(MT_OP_t), "plain sparse input", e);
+                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_t, e),
+                                                    "t", "plain sparse input", e);
   return view_op(c, MT_OP_t, v_t, ex, e);
 }
-static mt_status view_run(mt_call *c, const mt_exec *ex, mt_error *e) { return view_op(c, MT_OP_view, v_view, ex, e); }
+static mt_status view_run(mt_call *c, const mt_exec *ex, mt_error *e) {
+  return view_op(c, MT_OP_view, v_view, ex, e);
+}
 static mt_status reshape_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
     return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_reshape, e)
-                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_reshape, e), mt_op_name(MT_OP_reshape), "plain sparse input", e);
+                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_reshape, e),
+                                                    "reshape", "plain sparse input", e);
   return view_op(c, MT_OP_reshape, v_reshape, ex, e);
 }
-static mt_status expand_run(mt_call *c, const mt_exec *ex, mt_error *e) { return view_op(c, MT_OP_expand, v_expand, ex, e); }
+static mt_status expand_run(mt_call *c, const mt_exec *ex, mt_error *e) {
+  return view_op(c, MT_OP_expand, v_expand, ex, e);
+}
 static mt_status unsqueeze_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
     return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_unsqueeze, e)
-                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_unsqueeze, e), mt_op_name(MT_OP_unsqueeze), "plain sparse input", e);
+                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_unsqueeze, e),
+                                                    "unsqueeze", "plain sparse input", e);
   return view_op(c, MT_OP_unsqueeze, v_unsqueeze, ex, e);
 }
-static mt_status unfold_run(mt_call *c, const mt_exec *ex, mt_error *e) { return view_op(c, MT_OP_unfold, v_unfold, ex, e); }
+static mt_status unfold_run(mt_call *c, const mt_exec *ex, mt_error *e) {
+  return view_op(c, MT_OP_unfold, v_unfold, ex, e);
+}
 
 /* contiguous (STR-1, STR-6): a copy; COO storage refused as torch does. */
 static mt_status contiguous_run(mt_call *c, const mt_exec *ex, mt_error *e) {
@@ -919,8 +934,8 @@ static mt_status cat_views(mt_call *call, mt_op opid, int stack, const mt_exec *
       plan_view(&plan, at, &blk, k);
       at += mt_shape_numel(blk.ndim, blk.shape);
     }
-  if ((st = gather_masked(h, ex, &plan, call->in[0]->data->dtype, ndim, shape, ds, ms, &call->out[0],
-                          err)) != MT_OK)
+  if ((st = gather_masked(h, ex, &plan, call->in[0]->data->dtype, ndim, shape, ds, ms,
+                          &call->out[0], err)) != MT_OK)
     goto out;
   call->n_out = 1;
 out:
@@ -933,10 +948,13 @@ out:
 static mt_status cat_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
     return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_cat, e)
-                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_cat, e), mt_op_name(MT_OP_cat), "plain sparse input", e);
+                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_cat, e),
+                                                    "cat", "plain sparse input", e);
   return cat_views(c, MT_OP_cat, 0, ex, e);
 }
-static mt_status stack_run(mt_call *c, const mt_exec *ex, mt_error *e) { return cat_views(c, MT_OP_stack, 1, ex, e); }
+static mt_status stack_run(mt_call *c, const mt_exec *ex, mt_error *e) {
+  return cat_views(c, MT_OP_stack, 1, ex, e);
+}
 
 /* ---- where (STR-3) -------------------------------------------------------- */
 
@@ -1116,10 +1134,13 @@ out:
 static mt_status clone_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
     return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_clone, e)
-                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_clone, e), mt_op_name(MT_OP_clone), "plain sparse input", e);
+                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_clone, e),
+                                                    "clone", "plain sparse input", e);
   return copy_both(c, MT_OP_clone, ex, e);
 }
-static mt_status detach_run(mt_call *c, const mt_exec *ex, mt_error *e) { return copy_both(c, MT_OP_detach, ex, e); }
+static mt_status detach_run(mt_call *c, const mt_exec *ex, mt_error *e) {
+  return copy_both(c, MT_OP_detach, ex, e);
+}
 
 /* ones_like on another backend's gather: the data gathered from one
  * element holding 1 (a number made a 0-d tensor of the dtype on the host,
@@ -1255,7 +1276,8 @@ out:
 static mt_status copy__run(mt_call *call, const mt_exec *ex, mt_error *err) {
   if (mt__sps_call(call))
     return ex == &mt_cpu_exec ? mt__sps_structure(call, MT_OP_copy_, err)
-                              : mt__exec_values_gap(call, ex, mt__sps_structure(call, MT_OP_copy_, err),
+                              : mt__exec_values_gap(call, ex,
+                                                    mt__sps_structure(call, MT_OP_copy_, err),
                                                     "copy_", "plain sparse input", err);
   static const char *op = "copy_";
   const mt_host *h = mt__cpu_host(call);
@@ -1436,7 +1458,8 @@ out:
 
 /* to_sparse / to_sparse_csr of dense storage: entries exactly where the mask
  * is true, in row-major order; data's values there, mask values true. */
-static mt_status to_sparse(mt_call *call, mt_op opid, int csr, const mt_exec *ex, mt_error *err) {
+static mt_status to_sparse(mt_call *call, mt_op opid, int csr, const mt_exec *ex,
+                           mt_error *err) {
   const char *op = mt_op_name(opid);
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *m = NULL;
@@ -1514,7 +1537,9 @@ out:
   if (mask) h->free(mask);
   return st;
 }
-static mt_status to_sparse_run(mt_call *c, const mt_exec *ex, mt_error *e) { return to_sparse(c, MT_OP_to_sparse, 0, ex, e); }
+static mt_status to_sparse_run(mt_call *c, const mt_exec *ex, mt_error *e) {
+  return to_sparse(c, MT_OP_to_sparse, 0, ex, e);
+}
 static mt_status to_sparse_csr_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   return to_sparse(c, MT_OP_to_sparse_csr, 1, ex, e);
 }
