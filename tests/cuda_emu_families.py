@@ -23,6 +23,8 @@ import tempfile
 
 # family -> (message regex of its allowed NOT_SUPPORTED cases, or None,
 #            the most such cases allowed: the gap measured when it was declared)
+GRAD_GAP = (r"((sparse storage|plain sparse input): the cuda-emu backend has no kernels for it "
+            r"yet|cuda-emu: no backward kernel for op \w+)$")
 FAMILIES = {
     "masked": (r"sparse storage: the cuda-emu backend has no kernels for it yet$", 6),
     "unary": (None, 0),
@@ -31,6 +33,9 @@ FAMILIES = {
     "structure": (r"(plain sparse input|a layout conversion|a converting copy|COO storage|"
                   r"CSR storage|sparse storage|a copy of sparse storage|a plain tensor): "
                   r"the cuda-emu backend has no kernels for it yet$", 288),
+    # backward: the elementwise engine (unary and binary ops) on dense storage
+    "grad_masked": (GRAD_GAP, 221),
+    "grad_sparse": (GRAD_GAP, 521),
 }
 
 

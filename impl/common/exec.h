@@ -25,6 +25,7 @@ struct mt_un_par;   /* common/unary_math.h */
 struct mt_bin_par;  /* common/binary_math.h */
 struct mt_bin_loop; /* common/binary_math.h */
 struct mt_red_par;  /* common/reduce_math.h */
+struct mt_ew_par;   /* common/grad_ew_math.h */
 
 typedef struct mt_exec {
   const char *name; /* "cpu", "cuda" */
@@ -50,6 +51,13 @@ typedef struct mt_exec {
   mt_status (*gather)(const int *src, const int64_t *off, int64_t n, int n_src,
                       const void *const *srcs, const int64_t *len, size_t es, void *dst,
                       mt_error *err);
+  /* grad_ew: the elementwise backward (mt_ew_elem): for every operand k
+   * with p->grad[k], data[k] and mask[k] over its xn[k] elements; x[k] its
+   * values as doubles (NULL for a number), gx/gm the upstream gradient's
+   * ng values and mask */
+  mt_status (*grad_ew)(const struct mt_ew_par *p, const double *const *x, const int64_t *xn,
+                       const double *gx, const uint8_t *gm, int64_t ng, void *const *data,
+                       uint8_t *const *mask, mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */
@@ -77,6 +85,11 @@ mt_status mt__unary_run(mt_call *call, mt_op op, int base, int inplace, const mt
 /* The binary family's kernel (impl/cpu/binary.c) with its compute on ex:
  * op is one of common/binary_ops.h's ops (in place too). */
 mt_status mt__binary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The backward kernels of the unary and binary ops (impl/cpu/grad_unary.c,
+ * grad_binary.c, on the engine grad_ew.c): op one of GU_OPS / GB_OPS
+ * (common/grad_ew_ops.h). */
+mt_status mt__grad_unary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+mt_status mt__grad_binary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 /* The masked family's kernels (impl/cpu/masked.c): masked_tensor, to_tensor. */
 mt_status mt__masked_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 /* The structure family's kernel (impl/cpu/structure.c): op is one of

@@ -313,8 +313,10 @@ static mt_status run_loop(const mt_exec *ex, const plan *p, const operand *o,
     return mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no binary kernels", name,
                   ex->name);
   if (l->n == 0) return MT_OK;
-  if ((st = ex->binary(&bp, l, va, na, vb, nb, mask, nm, out, mask_out, &at, err)) != MT_OK)
-    return mt_err_prefix(err, "%s", name);
+  if ((st = ex->binary(&bp, l, va, na, vb, nb, mask, nm, out, mask_out, &at, err)) != MT_OK) {
+    mt_err_prefix(err, "%s", name); /* keeps st: err may be NULL */
+    return st;
+  }
   if (at >= 0)
     return mt_err(err, MT_INVALID_ARGUMENT,
                   "%s: ZeroDivisionError (integer division by a zero divisor at result element "

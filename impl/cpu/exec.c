@@ -2,6 +2,7 @@
  * per-element math in a loop. */
 #include "common/binary_math.h"
 #include "common/exec.h"
+#include "common/grad_ew_math.h"
 #include "cpu_util.h"
 #include "common/reduce_math.h"
 #include "common/unary_math.h"
@@ -36,12 +37,23 @@ static mt_status cpu_reduce(const struct mt_red_par *p, const void *data, const 
   return MT_OK;
 }
 
+static mt_status cpu_grad_ew(const struct mt_ew_par *p, const double *const *x,
+                            const int64_t *xn, const double *gx, const uint8_t *gm, int64_t ng,
+                            void *const *data, uint8_t *const *mask, mt_error *err) {
+  (void)ng, (void)err;
+  for (int k = 0; k < p->n_in; k++)
+    if (p->grad[k])
+      for (int64_t j = 0; j < xn[k]; j++) mt_ew_elem(p, k, x, gx, gm, data[k], mask[k], j);
+  return MT_OK;
+}
+
 const mt_exec mt_cpu_exec = {
     .coalesce = mt_coo_coalesce,
     .name = "cpu",
     .unary = cpu_unary,
     .binary = cpu_binary,
     .reduce = cpu_reduce,
+    .grad_ew = cpu_grad_ew,
 };
 
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,

@@ -26,41 +26,8 @@
  *     reciprocal) to CSR storage, which torch rebuilds without its size:
  *     when the last column stores nothing the sizes differ, INVALID_ARGUMENT
  *     (SP-1, as the forward unary ops). */
+#include "common/grad_ew_ops.h"
 #include "grad_ew.h"
-
-/* ---- derivatives: dx[k] = g * d(op)/dx_k -------------------------------------- */
-
-static void d_add(const double *x, double g, const void *par, double *dx) {
-  (void)x, (void)par;
-  dx[0] = g;
-  dx[1] = g;
-}
-static void d_sub(const double *x, double g, const void *par, double *dx) {
-  (void)x, (void)par;
-  dx[0] = g;
-  dx[1] = -g;
-}
-static void d_mul(const double *x, double g, const void *par, double *dx) {
-  (void)par;
-  dx[0] = g * x[1];
-  dx[1] = g * x[0];
-}
-static void d_div(const double *x, double g, const void *par, double *dx) {
-  (void)par;
-  dx[0] = g / x[1];
-  dx[1] = -g * ((x[0] / x[1]) / x[1]);
-}
-static void d_logaddexp(const double *x, double g, const void *par, double *dx) {
-  (void)par;
-  dx[0] = g / (1.0 + exp(x[1] - x[0]));
-  dx[1] = g / (1.0 + exp(x[0] - x[1]));
-}
-/* fmod/remainder(a, number): a - trunc/floor(a / b) b, piecewise a + c */
-static void d_first(const double *x, double g, const void *par, double *dx) {
-  (void)x, (void)par;
-  dx[0] = g;
-  dx[1] = 0.0;
-}
 
 /* ---- the table ------------------------------------------------------------------ */
 
@@ -76,27 +43,27 @@ enum {
   "handlers returned NotImplemented"
 /* X(base, derivative, flags, refusal status, torch's exception) */
 #define GB_BASES(X)                                                                           \
-  X(add, d_add, 0, MT_OK, NULL)                                                               \
-  X(sub, d_sub, GB_CSR_UNARY, MT_OK, NULL)                                                    \
-  X(mul, d_mul, GB_MASKED_MUL, MT_OK, NULL)                                                   \
-  X(div, d_div, GB_CSR_UNARY | GB_MASKED_DIV, MT_OK, NULL)                                    \
-  X(logaddexp, d_logaddexp, GB_CSR_UNARY, MT_OK, NULL)                                        \
-  X(fmod, d_first, GB_NUMBER_ONLY, MT_OK, NULL)                                               \
-  X(remainder, d_first, GB_NUMBER_ONLY, MT_OK, NULL)                                          \
-  X(atan2, NULL, GB_CSR_UNARY, MT_LAYOUT_MISMATCH, NO_HANDLER("masked_fill.Scalar"))          \
-  X(floor_divide, NULL, 0, MT_INVALID_ARGUMENT,                                               \
+  X(add, EW_add, 0, MT_OK, NULL)                                                               \
+  X(sub, EW_sub, GB_CSR_UNARY, MT_OK, NULL)                                                    \
+  X(mul, EW_mul, GB_MASKED_MUL, MT_OK, NULL)                                                   \
+  X(div, EW_div, GB_CSR_UNARY | GB_MASKED_DIV, MT_OK, NULL)                                    \
+  X(logaddexp, EW_logaddexp, GB_CSR_UNARY, MT_OK, NULL)                                        \
+  X(fmod, EW_first, GB_NUMBER_ONLY, MT_OK, NULL)                                               \
+  X(remainder, EW_first, GB_NUMBER_ONLY, MT_OK, NULL)                                          \
+  X(atan2, EW_NONE, GB_CSR_UNARY, MT_LAYOUT_MISMATCH, NO_HANDLER("masked_fill.Scalar"))          \
+  X(floor_divide, EW_NONE, 0, MT_INVALID_ARGUMENT,                                               \
     "RuntimeError: derivative for aten::floor_divide is not implemented")                     \
-  X(fmax, NULL, 0, MT_LAYOUT_MISMATCH, NO_HANDLER("logical_or_.default"))                     \
-  X(fmin, NULL, 0, MT_LAYOUT_MISMATCH, NO_HANDLER("logical_or_.default"))                     \
-  X(logaddexp2, NULL, 0, MT_LAYOUT_MISMATCH,                                                  \
+  X(fmax, EW_NONE, 0, MT_LAYOUT_MISMATCH, NO_HANDLER("logical_or_.default"))                     \
+  X(fmin, EW_NONE, 0, MT_LAYOUT_MISMATCH, NO_HANDLER("logical_or_.default"))                     \
+  X(logaddexp2, EW_NONE, 0, MT_LAYOUT_MISMATCH,                                                  \
     "TypeError: MaskedTensor unary ops do not support additional Tensor arguments")           \
-  X(maximum, NULL, 0, MT_LAYOUT_MISMATCH, "RecursionError: maximum recursion depth exceeded "  \
+  X(maximum, EW_NONE, 0, MT_LAYOUT_MISMATCH, "RecursionError: maximum recursion depth exceeded "  \
     "(dense storage); NotImplementedError: Could not run 'aten::fill_.Scalar' with arguments " \
     "from the 'SparseCPU' backend (COO storage)")                                             \
-  X(minimum, NULL, 0, MT_LAYOUT_MISMATCH, "RecursionError: maximum recursion depth exceeded "  \
+  X(minimum, EW_NONE, 0, MT_LAYOUT_MISMATCH, "RecursionError: maximum recursion depth exceeded "  \
     "(dense storage); NotImplementedError: Could not run 'aten::fill_.Scalar' with arguments " \
     "from the 'SparseCPU' backend (COO storage)")                                             \
-  X(nextafter, NULL, 0, MT_LAYOUT_MISMATCH, "RecursionError: maximum recursion depth "         \
+  X(nextafter, EW_NONE, 0, MT_LAYOUT_MISMATCH, "RecursionError: maximum recursion depth "         \
     "exceeded (dense storage); NotImplementedError: Could not run 'aten::fill_.Scalar' with "  \
     "arguments from the 'SparseCPU' backend (COO storage)")
 
@@ -108,7 +75,7 @@ typedef enum {
 } gb_base;
 
 typedef struct {
-  mt__ew_dfn d;
+  mt_ew_code d;
   unsigned flags;
   mt_status refuse;
   const char *why;
@@ -135,9 +102,15 @@ static mt_status masks_match(const mt_call *call, int k, const mt_tensor *g, con
                 "Github.)", name, g->ndim, t->ndim, k);
 }
 
-static mt_status grad_binary(mt_call *call, mt_op op, gb_base base, mt_error *err) {
+static mt_status grad_binary(mt_call *call, mt_op op, gb_base base, const mt_exec *ex,
+                             mt_error *err) {
   /* plain sparse operands (grad_sparse.h5): the sparse engine */
-  if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, op, err);
+  if (mt__cpu_grad_sparse_takes(call)) {
+    mt_status sst = mt__cpu_grad_sparse(call, op, err);
+    return ex == &mt_cpu_exec ? sst
+                              : mt__exec_values_gap(call, ex, sst, mt_op_name(op),
+                                                    "plain sparse input", err);
+  }
   const gb_row *r = &ROWS[base];
   const char *name = mt_op_name(op);
   const mt_tensor *a, *b, *g;
@@ -169,25 +142,27 @@ static mt_status grad_binary(mt_call *call, mt_op op, gb_base base, mt_error *er
                                      (st = masks_match(call, 1, g, name, err)) != MT_OK))
     return st;
   if ((r->flags & GB_MASKED_DIV) && (st = masks_match(call, 1, g, name, err)) != MT_OK) return st;
-  mt__ew_spec s = {name, 2, r->d, NULL};
-  return mt__cpu_grad_ew(call, &s, err);
+  mt__ew_spec s = {name, 2, r->d};
+  return mt__cpu_grad_ew(call, &s, ex, err);
 }
 
 /* ---- the kernels: ops.def's binary ops with gradient cases (aliases share the
  * base's formula; no in-place `<op>_`: torch refuses in place on a leaf that
  * requires grad; none for the comparison and bitwise ops: no floating result) --- */
 
-/* X(op, base) */
-#define GB_OPS(X)                                                                              \
-  X(add, add) X(sub, sub) X(subtract, sub) X(mul, mul) X(multiply, mul) X(div, div)            \
-  X(divide, div) X(true_divide, div) X(logaddexp, logaddexp) X(fmod, fmod)                     \
-  X(remainder, remainder) X(atan2, atan2) X(arctan2, atan2) X(floor_divide, floor_divide)      \
-  X(fmax, fmax) X(fmin, fmin) X(logaddexp2, logaddexp2) X(maximum, maximum)                    \
-  X(minimum, minimum) X(nextafter, nextafter)
-
-#define GB_KERNEL(op, base)                                     \
-  mt_status mt_cpu_grad_##op(mt_call *call, mt_error *err) {    \
-    return grad_binary(call, MT_OP_##op, GB_##base, err);       \
+#define GB_KERNEL(op, base)                                            \
+  mt_status mt_cpu_grad_##op(mt_call *call, mt_error *err) {           \
+    return grad_binary(call, MT_OP_##op, GB_##base, &mt_cpu_exec, err); \
   }
 GB_OPS(GB_KERNEL)
 #undef GB_KERNEL
+
+mt_status mt__grad_binary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  switch (op) {
+#define GB_CASE(o, base) \
+  case MT_OP_##o: return grad_binary(call, op, GB_##base, ex, err);
+    GB_OPS(GB_CASE)
+#undef GB_CASE
+  default: return mt_err(err, MT_NOT_SUPPORTED, "%s: no binary backward", mt_op_name(op));
+  }
+}

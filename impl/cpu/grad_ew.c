@@ -1,5 +1,8 @@
 /* grad_ew.c - the elementwise backward engine of the MaskedTensor unary and
- * binary ops (see grad_ew.h for what it computes and why). */
+ * binary ops (see grad_ew.h for what it computes and why). The host plan is
+ * here; each gradient element is common/grad_ew_math.h's mt_ew_elem, run
+ * where the mt_exec says (the CPU reference here, the device for CUDA:
+ * impl/cuda/grad_ew.cu). */
 #include "grad_ew.h"
 
 /* One operand of the op, densified in g's index space. */
@@ -14,7 +17,7 @@ typedef struct {
   int64_t bstride[MT_MAX_DIMS]; /* per dim of g: the operand's element stride, 0 = broadcast */
   int64_t n;
   double *x;   /* values, row-major, n */
-  double *acc; /* the gradient, summed over broadcast dims, n */
+  void *acc;   /* the gradient (dtype), summed over broadcast dims, n; 0 where gm is 0 */
   uint8_t *gm; /* the gradient's mask, n */
 } ew_opnd;
 
@@ -102,7 +105,7 @@ static mt_status opnd_open(const mt_call *call, int k, const mt__ew_spec *s, con
     stride *= t->shape[od];
   }
   if ((st = load_values(t, &o->x, err)) != MT_OK) return st;
-  if (o->grad && (!(o->acc = alloc_n((size_t)o->n, sizeof *o->acc)) ||
+  if (o->grad && (!(o->acc = alloc_n((size_t)o->n, mt_dtype_size(o->dtype))) ||
                   !(o->gm = alloc_n((size_t)o->n, 1)))) {
     opnd_free(o);
     return mt_err(err, MT_OUT_OF_MEMORY, "%s backward: out of memory for the gradient of %s",
@@ -121,9 +124,9 @@ static mt_status out_dense(const mt_host *h, const ew_opnd *o, mt_tensor **out, 
   mt_tensor *data, *mask;
   mt_status st = mt__cpu_new_masked_dense(h, o->dtype, o->ndim, o->shape, out, &data, &mask, err);
   if (st != MT_OK) return st;
-  for (int64_t i = 0; i < o->n; i++) {
-    mt__cpu_st(data->values, o->dtype, i, o->gm[i] ? o->acc[i] : 0.0);
-    ((uint8_t *)mask->values)[i] = o->gm[i];
+  if (o->n) {
+    memcpy(data->values, o->acc, (size_t)o->n * mt_dtype_size(o->dtype));
+    memcpy(mask->values, o->gm, (size_t)o->n);
   }
   return MT_OK;
 }
@@ -154,7 +157,7 @@ static mt_status out_coo(const mt_host *h, const ew_opnd *o, const mt_tensor *g,
   for (int64_t k = 0; k < cm->nnz; k++)
     for (int64_t j = 0, base = mt_coo_linear(cm, k) * row; j < row; j++) {
       int64_t lin = base + j;
-      mt__cpu_st(data->values, o->dtype, k * row + j, o->gm[lin] ? o->acc[lin] : 0.0);
+      mt__cpu_st(data->values, o->dtype, k * row + j, mt__cpu_ld(o->acc, o->dtype, lin));
       ((uint8_t *)mask->values)[k * row + j] = o->gm[lin];
     }
   data->coalesced = mask->coalesced = 1;
@@ -189,7 +192,7 @@ static mt_status out_compressed(const mt_host *h, const ew_opnd *o, const mt_ten
     MT_CGEOM_FOR_EACH_CELL(gm, &cg, b, row, col, at) {
       for (int64_t j = 0; j < cg.dense; j++) {
         int64_t lin = ((b * cg.rows + row) * cg.cols + col) * cg.dense + j;
-        mt__cpu_st(data->values, o->dtype, at + j, o->gm[lin] ? o->acc[lin] : 0.0);
+        mt__cpu_st(data->values, o->dtype, at + j, mt__cpu_ld(o->acc, o->dtype, lin));
         ((uint8_t *)mask->values)[at + j] = o->gm[lin];
       }
     }
@@ -208,7 +211,14 @@ static mt_status out_grad(const mt_host *h, const ew_opnd *o, const mt_tensor *g
                              : out_compressed(h, o, g, op, out, err);
 }
 
-mt_status mt__cpu_grad_ew(mt_call *call, const mt__ew_spec *s, mt_error *err) {
+/* 1 when t (an operand or the upstream gradient) has dense storage. */
+static int dense_storage(const mt_tensor *t) {
+  return t->kind == MT_KIND_SCALAR || t->kind == MT_KIND_DENSE ||
+         (t->kind == MT_KIND_MASKED && t->data->kind == MT_KIND_DENSE &&
+          t->mask->kind == MT_KIND_DENSE);
+}
+
+mt_status mt__cpu_grad_ew(mt_call *call, const mt__ew_spec *s, const mt_exec *ex, mt_error *err) {
   ew_opnd o[MT__EW_MAX_IN];
   const mt_tensor *g;
   double *gx = NULL;
@@ -232,26 +242,45 @@ mt_status mt__cpu_grad_ew(mt_call *call, const mt__ew_spec *s, mt_error *err) {
   if ((st = load_values(g, &gx, err)) != MT_OK) goto out;
   if ((st = load_mask(g->mask, &gmask, err)) != MT_OK) goto out;
 
+  /* another backend computes dense storage only: the rest is its gap (the
+   * reference's checks, its values dropped) */
+  if (ex != &mt_cpu_exec) {
+    int dense = dense_storage(g);
+    for (int k = 0; k < s->n_in; k++) dense = dense && dense_storage(o[k].t);
+    if (!dense || !ex->grad_ew) {
+      for (int k = 0; k < opened; k++) opnd_free(&o[k]);
+      free(gx);
+      free(gmask);
+      return mt__exec_values_gap(call, ex, mt__cpu_grad_ew(call, s, &mt_cpu_exec, err), s->op,
+                                 "sparse storage", err);
+    }
+  }
   /* GRAD-2: the derivative at every specified element of g, summed into
    * each operand's shape (masked sum over broadcast dims, GRAD-4) */
-  for (int64_t i = 0, n = mt_numel(g); i < n; i++) {
-    if (!gmask[i]) continue;
-    int64_t off[MT__EW_MAX_IN] = {0};
-    double x[MT__EW_MAX_IN], dx[MT__EW_MAX_IN] = {0};
-    for (int64_t rem = i, d = g->ndim - 1; d >= 0; d--) {
-      int64_t c = rem % g->shape[d];
-      rem /= g->shape[d];
-      for (int k = 0; k < s->n_in; k++) off[k] += c * o[k].bstride[d];
-    }
-    for (int k = 0; k < s->n_in; k++) x[k] = o[k].number ? o[k].value : o[k].x[off[k]];
-    s->d(x, gx[i], s->par, dx);
-    for (int k = 0; k < s->n_in; k++)
-      if (o[k].grad) {
-        /* the first term is stored, not added to 0: a -0.0 keeps its sign
-         * where nothing is summed (same shapes: torch sums nothing) */
-        o[k].acc[off[k]] = o[k].gm[off[k]] ? o[k].acc[off[k]] + dx[k] : dx[k];
-        o[k].gm[off[k]] = 1;
-      }
+  mt_ew_par p;
+  const double *xs[MT__EW_MAX_IN] = {NULL, NULL, NULL};
+  int64_t xn[MT__EW_MAX_IN] = {0, 0, 0};
+  void *acc[MT__EW_MAX_IN] = {NULL, NULL, NULL};
+  uint8_t *gms[MT__EW_MAX_IN] = {NULL, NULL, NULL};
+  memset(&p, 0, sizeof p);
+  p.code = s->d;
+  p.n_in = s->n_in;
+  p.ndim = g->ndim;
+  memcpy(p.shape, g->shape, sizeof(int64_t) * (size_t)g->ndim);
+  for (int k = 0; k < s->n_in; k++) {
+    memcpy(p.bstride[k], o[k].bstride, sizeof p.bstride[k]);
+    p.number[k] = o[k].number;
+    p.value[k] = o[k].value;
+    p.grad[k] = o[k].grad;
+    p.dtype[k] = o[k].dtype;
+    xs[k] = o[k].x;
+    xn[k] = o[k].number ? 0 : o[k].n;
+    acc[k] = o[k].acc;
+    gms[k] = o[k].gm;
+  }
+  if ((st = ex->grad_ew(&p, xs, xn, gx, gmask, mt_numel(g), acc, gms, err)) != MT_OK) {
+    mt_err_prefix(err, "%s backward", s->op);
+    goto out;
   }
   for (int k = 0; k < s->n_in; k++)
     if (o[k].grad &&

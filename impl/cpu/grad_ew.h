@@ -20,27 +20,21 @@
 #ifndef MT_GRAD_EW_H
 #define MT_GRAD_EW_H
 
+#include "common/exec.h"
+#include "common/grad_ew_math.h"
 #include "grad_util.h"
-
-/* The partial derivatives at one element: x[k] is operand k's value there
- * (a number operand's value for a number), g the upstream gradient; sets
- * dx[k] = g * d(op)/d(x_k) for every operand (ignored for numbers). */
-typedef void (*mt__ew_dfn)(const double *x, double g, const void *par, double *dx);
-
-#define MT__EW_MAX_IN 3
 
 typedef struct {
   const char *op;  /* torch's op name, for messages */
   int n_in;        /* operands: the call's first n_in inputs (1..MT__EW_MAX_IN) */
-  mt__ew_dfn d;    /* the derivative */
-  const void *par; /* its parameters (pow's exponent is an operand, not a parameter) */
+  mt_ew_code d;    /* the derivative (common/grad_ew_math.h; pow's exponent is an operand) */
 } mt__ew_spec;
 
 /* The backward of an elementwise op: call->out[k] = the gradient of input
  * k (NULL for number inputs), n_out = n_in. Upstream gradient 0 must be a
  * masked tensor of the forward's result shape. NOT_SUPPORTED for storages
  * other than dense, COO and the compressed ones. */
-mt_status mt__cpu_grad_ew(mt_call *call, const mt__ew_spec *s, mt_error *err);
+mt_status mt__cpu_grad_ew(mt_call *call, const mt__ew_spec *s, const mt_exec *ex, mt_error *err);
 
 
 #endif /* MT_GRAD_EW_H */

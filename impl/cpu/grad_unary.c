@@ -29,60 +29,8 @@
  * zeros_like for the piecewise-constant ops, polygamma ...; the golden's
  * LAYOUT_MISMATCH), log1p's formula adds a dense 1 to sparse storage, sgn's
  * ZeroTensor has no sparse kernel, pow(x, 0) asks zeros_like. */
+#include "common/grad_ew_ops.h"
 #include "grad_ew.h"
-#include "common/unary_math.h"
-
-#define LN2 0.693147180559945309417232121458176568
-#define LN10 2.30258509299404568401799145468436421
-#define TWO_OVER_SQRT_PI 1.12837916709551257389615890312154517
-
-/* ---- derivatives: dx[0] = g * d(op)/dx at x[0] ----------------------------- */
-
-#define D1(name, expr)                                                     \
-  static void d_##name(const double *xs, double g, const void *par, double *dx) { \
-    double x = xs[0];                                                      \
-    (void)par;                                                             \
-    (void)x;                                                               \
-    dx[0] = (expr);                                                        \
-  }
-D1(abs, g * (double)((0 < x) - (x < 0)))
-D1(acos, g * -(1.0 / sqrt(-x * x + 1.0)))
-D1(acosh, g * (1.0 / sqrt(x * x - 1.0)))
-D1(asin, g * (1.0 / sqrt(-x * x + 1.0)))
-D1(asinh, g * (1.0 / sqrt(x * x + 1.0)))
-D1(atan, g / (x * x + 1.0))
-D1(id, g)
-D1(cos, g * -sin(x))
-D1(cosh, g * sinh(x))
-D1(deg2rad, g * (MT__UN_PI / 180.0))
-D1(rad2deg, g * (180.0 / MT__UN_PI))
-D1(erf, TWO_OVER_SQRT_PI * exp(-(x * x)) * g)
-D1(erfc, -TWO_OVER_SQRT_PI * exp(-(x * x)) * g)
-D1(erfinv, 0.5 * sqrt(MT__UN_PI) * exp(mt__un_erfinv(x) * mt__un_erfinv(x)) * g)
-D1(exp, g * exp(x))
-D1(exp2, g * exp2(x) * LN2)
-D1(expm1, g * (expm1(x) + 1.0))
-D1(lgamma, g * mt__un_digamma(x))
-D1(log, g / x)
-D1(log10, g / (x * LN10))
-D1(log1p, g / (x + 1.0))
-D1(log2, g / (x * LN2))
-D1(nan_to_num, isfinite(x) ? g * 1.0 : g * 0.0)
-D1(neg, -g)
-D1(reciprocal, -g * ((1.0 / x) * (1.0 / x)))
-D1(rsqrt, -0.5 * g * pow(1.0 / sqrt(x), 3.0))
-D1(sin, g * cos(x))
-D1(sinh, g * cosh(x))
-D1(sqrt, g / (2.0 * sqrt(x)))
-D1(square, g * (2.0 * x))
-D1(tan, g * (1.0 + tan(x) * tan(x)))
-#undef D1
-
-/* pow(x, e): x[1] is the exponent (a number operand, no gradient) */
-static void d_pow(const double *x, double g, const void *par, double *dx) {
-  (void)par;
-  dx[0] = g * (x[1] * pow(x[0], x[1] - 1.0));
-}
 
 /* ---- the table ---------------------------------------------------------------- */
 
@@ -92,57 +40,57 @@ static void d_pow(const double *x, double g, const void *par, double *dx) {
   "TypeError: Multiple dispatch failed for 'torch._ops.aten." aten "'; all __torch_dispatch__ " \
   "handlers returned NotImplemented"
 #define GU_BASES(X)                                                                          \
-  X(abs, d_abs, NULL, NULL)                                                                  \
-  X(acos, d_acos, NULL, NULL)                                                                \
-  X(acosh, d_acosh, NULL, NULL)                                                              \
-  X(angle, NULL, "zeros_like", NO_HANDLER("zeros_like.default"))                             \
-  X(asin, d_asin, NULL, NULL)                                                                \
-  X(asinh, d_asinh, NULL, NULL)                                                              \
-  X(atan, d_atan, NULL, NULL)                                                                \
-  X(atanh, NULL, "empty_like", NO_HANDLER("empty_like.default"))                             \
-  X(ceil, NULL, "zeros_like", NO_HANDLER("zeros_like.default"))                              \
-  X(clamp, NULL, "logical_and_", NO_HANDLER("logical_and_.default"))                         \
-  X(conj_physical, d_id, NULL, NULL)                                                         \
-  X(cos, d_cos, NULL, NULL)                                                                  \
-  X(cosh, d_cosh, NULL, NULL)                                                                \
-  X(deg2rad, d_deg2rad, NULL, NULL)                                                          \
-  X(digamma, NULL, "polygamma", NO_HANDLER("polygamma.default"))                             \
-  X(erf, d_erf, NULL, NULL)                                                                  \
-  X(erfc, d_erfc, NULL, NULL)                                                                \
-  X(erfinv, d_erfinv, NULL, NULL)                                                            \
-  X(exp, d_exp, NULL, NULL)                                                                  \
-  X(exp2, d_exp2, NULL, NULL)                                                                \
-  X(expm1, d_expm1, NULL, NULL)                                                              \
-  X(floor, NULL, "zeros_like", NO_HANDLER("zeros_like.default"))                             \
-  X(frac, d_id, NULL, NULL)                                                                  \
-  X(lgamma, d_lgamma, NULL, NULL)                                                            \
-  X(log, d_log, NULL, NULL)                                                                  \
-  X(log10, d_log10, NULL, NULL)                                                              \
-  X(log1p, d_log1p, NULL, NULL)                                                              \
-  X(log2, d_log2, NULL, NULL)                                                                \
-  X(logit, NULL, "logit_backward", NO_HANDLER("logit_backward.default"))                     \
-  X(i0, NULL, "special_i1", NO_HANDLER("special_i1.default"))                                \
-  X(nan_to_num, d_nan_to_num, NULL, NULL)                                                    \
-  X(neg, d_neg, NULL, NULL)                                                                  \
-  X(positive, d_id, NULL, NULL)                                                              \
-  X(pow, d_pow, NULL, NULL)                                                                  \
-  X(rad2deg, d_rad2deg, NULL, NULL)                                                          \
-  X(reciprocal, d_reciprocal, NULL, NULL)                                                    \
-  X(round, NULL, "zeros_like", NO_HANDLER("zeros_like.default"))                             \
-  X(rsqrt, d_rsqrt, NULL, NULL)                                                              \
-  X(sigmoid, NULL, "sigmoid_backward", NO_HANDLER("sigmoid_backward.default"))               \
-  X(sign, NULL, "zeros_like", NO_HANDLER("zeros_like.default"))                              \
-  X(sgn, NULL, NULL, NULL)                                                                   \
-  X(sin, d_sin, NULL, NULL)                                                                  \
-  X(sinc, NULL, "fill_", "RecursionError: maximum recursion depth exceeded (dense storage); " \
+  X(abs, EW_abs, NULL, NULL)                                                                  \
+  X(acos, EW_acos, NULL, NULL)                                                                \
+  X(acosh, EW_acosh, NULL, NULL)                                                              \
+  X(angle, EW_NONE, "zeros_like", NO_HANDLER("zeros_like.default"))                             \
+  X(asin, EW_asin, NULL, NULL)                                                                \
+  X(asinh, EW_asinh, NULL, NULL)                                                              \
+  X(atan, EW_atan, NULL, NULL)                                                                \
+  X(atanh, EW_NONE, "empty_like", NO_HANDLER("empty_like.default"))                             \
+  X(ceil, EW_NONE, "zeros_like", NO_HANDLER("zeros_like.default"))                              \
+  X(clamp, EW_NONE, "logical_and_", NO_HANDLER("logical_and_.default"))                         \
+  X(conj_physical, EW_id, NULL, NULL)                                                         \
+  X(cos, EW_cos, NULL, NULL)                                                                  \
+  X(cosh, EW_cosh, NULL, NULL)                                                                \
+  X(deg2rad, EW_deg2rad, NULL, NULL)                                                          \
+  X(digamma, EW_NONE, "polygamma", NO_HANDLER("polygamma.default"))                             \
+  X(erf, EW_erf, NULL, NULL)                                                                  \
+  X(erfc, EW_erfc, NULL, NULL)                                                                \
+  X(erfinv, EW_erfinv, NULL, NULL)                                                            \
+  X(exp, EW_exp, NULL, NULL)                                                                  \
+  X(exp2, EW_exp2, NULL, NULL)                                                                \
+  X(expm1, EW_expm1, NULL, NULL)                                                              \
+  X(floor, EW_NONE, "zeros_like", NO_HANDLER("zeros_like.default"))                             \
+  X(frac, EW_id, NULL, NULL)                                                                  \
+  X(lgamma, EW_lgamma, NULL, NULL)                                                            \
+  X(log, EW_log, NULL, NULL)                                                                  \
+  X(log10, EW_log10, NULL, NULL)                                                              \
+  X(log1p, EW_log1p, NULL, NULL)                                                              \
+  X(log2, EW_log2, NULL, NULL)                                                                \
+  X(logit, EW_NONE, "logit_backward", NO_HANDLER("logit_backward.default"))                     \
+  X(i0, EW_NONE, "special_i1", NO_HANDLER("special_i1.default"))                                \
+  X(nan_to_num, EW_nan_to_num, NULL, NULL)                                                    \
+  X(neg, EW_neg, NULL, NULL)                                                                  \
+  X(positive, EW_id, NULL, NULL)                                                              \
+  X(pow, EW_pow, NULL, NULL)                                                                  \
+  X(rad2deg, EW_rad2deg, NULL, NULL)                                                          \
+  X(reciprocal, EW_reciprocal, NULL, NULL)                                                    \
+  X(round, EW_NONE, "zeros_like", NO_HANDLER("zeros_like.default"))                             \
+  X(rsqrt, EW_rsqrt, NULL, NULL)                                                              \
+  X(sigmoid, EW_NONE, "sigmoid_backward", NO_HANDLER("sigmoid_backward.default"))               \
+  X(sign, EW_NONE, "zeros_like", NO_HANDLER("zeros_like.default"))                              \
+  X(sgn, EW_NONE, NULL, NULL)                                                                   \
+  X(sin, EW_sin, NULL, NULL)                                                                  \
+  X(sinc, EW_NONE, "fill_", "RecursionError: maximum recursion depth exceeded (dense storage); " \
     "NotImplementedError: Could not run 'aten::fill_.Scalar' with arguments from the "       \
     "'SparseCPU' backend (sparse storage)")                                                  \
-  X(sinh, d_sinh, NULL, NULL)                                                                \
-  X(sqrt, d_sqrt, NULL, NULL)                                                                \
-  X(square, d_square, NULL, NULL)                                                            \
-  X(tan, d_tan, NULL, NULL)                                                                  \
-  X(tanh, NULL, "tanh_backward", NO_HANDLER("tanh_backward.default"))                        \
-  X(trunc, NULL, "zeros_like", NO_HANDLER("zeros_like.default"))
+  X(sinh, EW_sinh, NULL, NULL)                                                                \
+  X(sqrt, EW_sqrt, NULL, NULL)                                                                \
+  X(square, EW_square, NULL, NULL)                                                            \
+  X(tan, EW_tan, NULL, NULL)                                                                  \
+  X(tanh, EW_NONE, "tanh_backward", NO_HANDLER("tanh_backward.default"))                        \
+  X(trunc, EW_NONE, "zeros_like", NO_HANDLER("zeros_like.default"))
 
 typedef enum {
 #define GU_X(base, d, aten, why) GU_##base,
@@ -152,7 +100,7 @@ typedef enum {
 } gu_base;
 
 typedef struct {
-  mt__ew_dfn d;
+  mt_ew_code d;
   const char *aten, *why;
 } gu_row;
 
@@ -182,9 +130,15 @@ static mt_status grad_sgn(mt_call *call, const char *name, const mt_tensor *m, m
   return MT_OK;
 }
 
-static mt_status grad_unary(mt_call *call, mt_op op, gu_base base, mt_error *err) {
+static mt_status grad_unary(mt_call *call, mt_op op, gu_base base, const mt_exec *ex,
+                            mt_error *err) {
   /* plain sparse operands (grad_sparse.h5): the sparse engine */
-  if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, op, err);
+  if (mt__cpu_grad_sparse_takes(call)) {
+    mt_status sst = mt__cpu_grad_sparse(call, op, err);
+    return ex == &mt_cpu_exec ? sst
+                              : mt__exec_values_gap(call, ex, sst, mt_op_name(op),
+                                                    "plain sparse input", err);
+  }
   const gu_row *r = &ROWS[base];
   const char *name = mt_op_name(op);
   const mt_tensor *m;
@@ -225,32 +179,27 @@ static mt_status grad_unary(mt_call *call, mt_op op, gu_base base, mt_error *err
                     NO_HANDLER("zeros_like.default"));
     n_in = 2;
   }
-  mt__ew_spec s = {name, n_in, r->d, NULL};
-  return mt__cpu_grad_ew(call, &s, err);
+  mt__ew_spec s = {name, n_in, r->d};
+  return mt__cpu_grad_ew(call, &s, ex, err);
 }
 
 /* ---- the kernels: ops.def's unary ops with gradient cases (aliases share the
  * base's formula; the in-place `<op>_` have none: torch refuses in place on
  * a leaf that requires grad) ------------------------------------------------------ */
 
-/* X(op, base) */
-#define GU_OPS(X)                                                                              \
-  X(abs, abs) X(absolute, abs) X(acos, acos) X(arccos, acos) X(acosh, acosh)                   \
-  X(arccosh, acosh) X(angle, angle) X(asin, asin) X(arcsin, asin) X(asinh, asinh)              \
-  X(arcsinh, asinh) X(atan, atan) X(arctan, atan) X(atanh, atanh) X(arctanh, atanh)            \
-  X(ceil, ceil) X(clamp, clamp) X(clip, clamp) X(conj_physical, conj_physical) X(cos, cos)     \
-  X(cosh, cosh) X(deg2rad, deg2rad) X(digamma, digamma) X(erf, erf) X(erfc, erfc)              \
-  X(erfinv, erfinv) X(exp, exp) X(exp2, exp2) X(expm1, expm1) X(fix, trunc) X(floor, floor)    \
-  X(frac, frac) X(lgamma, lgamma) X(log, log) X(log10, log10) X(log1p, log1p) X(log2, log2)    \
-  X(logit, logit) X(i0, i0) X(nan_to_num, nan_to_num) X(neg, neg) X(negative, neg)             \
-  X(positive, positive) X(pow, pow) X(rad2deg, rad2deg) X(reciprocal, reciprocal)              \
-  X(round, round) X(rsqrt, rsqrt) X(sigmoid, sigmoid) X(sign, sign) X(sgn, sgn) X(sin, sin)    \
-  X(sinc, sinc) X(sinh, sinh) X(sqrt, sqrt) X(square, square) X(tan, tan) X(tanh, tanh)        \
-  X(trunc, trunc)
-
-#define GU_KERNEL(op, base)                                     \
-  mt_status mt_cpu_grad_##op(mt_call *call, mt_error *err) {    \
-    return grad_unary(call, MT_OP_##op, GU_##base, err);        \
+#define GU_KERNEL(op, base)                                           \
+  mt_status mt_cpu_grad_##op(mt_call *call, mt_error *err) {          \
+    return grad_unary(call, MT_OP_##op, GU_##base, &mt_cpu_exec, err); \
   }
 GU_OPS(GU_KERNEL)
 #undef GU_KERNEL
+
+mt_status mt__grad_unary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  switch (op) {
+#define GU_CASE(o, base) \
+  case MT_OP_##o: return grad_unary(call, op, GU_##base, ex, err);
+    GU_OPS(GU_CASE)
+#undef GU_CASE
+  default: return mt_err(err, MT_NOT_SUPPORTED, "%s: no unary backward", mt_op_name(op));
+  }
+}

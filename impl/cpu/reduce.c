@@ -155,8 +155,10 @@ static mt_status run_reduce(const mt_exec *ex, const char *name, const mt_red_pa
     return mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no reduce kernels", name,
                   ex->name);
   if (n_out == 0) return MT_OK;
-  if ((st = ex->reduce(p, data, mask, n_in, out, mask_out, n_out, err)) != MT_OK)
-    return mt_err_prefix(err, "%s", name);
+  if ((st = ex->reduce(p, data, mask, n_in, out, mask_out, n_out, err)) != MT_OK) {
+    mt_err_prefix(err, "%s", name); /* keeps st: err may be NULL */
+    return st;
+  }
   return MT_OK;
 }
 

@@ -49,8 +49,10 @@ static mt_status plain_input(const mt_call *call, int i, const char *op, const m
   if (k == MT_KIND_SCALAR)
     return mt_err(err, MT_NOT_SUPPORTED, "%s: inputs/%d has kind %s; expected a plain tensor", op,
                   i, mt_kind_name(k));
-  if ((st = mt_tensor_validate(*t, mt__cpu_in_name(i, what, sizeof what), err)) != MT_OK)
-    return mt_err_prefix(err, "%s", op);
+  if ((st = mt_tensor_validate(*t, mt__cpu_in_name(i, what, sizeof what), err)) != MT_OK) {
+    mt_err_prefix(err, "%s", op); /* keeps st: err may be NULL (mt_err_prefix gives MT_OK then) */
+    return st;
+  }
   return MT_OK;
 }
 

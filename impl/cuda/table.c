@@ -9,6 +9,7 @@
  * cuda_compat.h). */
 #include "common/binary_ops.h"
 #include "common/exec.h"
+#include "common/grad_ew_ops.h"
 #include "common/reduce_ops.h"
 #include "common/structure_ops.h"
 #include "cuda_compat.h"
@@ -24,6 +25,13 @@ mt_status MTC(binary_exec)(const struct mt_bin_par *p, const struct mt_bin_loop 
 #include "common/unary_ops.def"
 #undef MT_UN_OP
 mt_status MTC(coalesce_exec)(const mt_tensor *coo, mt_tensor **out, mt_error *err);
+mt_status MTC(grad_ew_exec)(const struct mt_ew_par *p, const double *const *x, const int64_t *xn,
+                            const double *gx, const uint8_t *gm, int64_t ng, void *const *data,
+                            uint8_t *const *mask, mt_error *err);
+#define X(op, base) mt_status MTC(grad_##op)(mt_call * call, mt_error * err);
+GU_OPS(X)
+GB_OPS(X)
+#undef X
 mt_status MTC(gather_exec)(const int *src, const int64_t *off, int64_t n, int n_src,
                            const void *const *srcs, const int64_t *len, size_t es, void *dst,
                            mt_error *err);
@@ -52,6 +60,7 @@ const mt_exec MTC(exec) = {
     .reduce = MTC(reduce_exec),
     .coalesce = MTC(coalesce_exec),
     .gather = MTC(gather_exec),
+    .grad_ew = MTC(grad_ew_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
@@ -70,6 +79,14 @@ static const mt_kernel_fn kernels[MT_OP__END] = {
 #undef X
 };
 
+/* the backward kernels (golden format 3's gradient cases) */
+static const mt_kernel_fn backward[MT_OP__END] = {
+#define X(op, base) [MT_OP_##op] = MTC(grad_##op),
+    GU_OPS(X)
+    GB_OPS(X)
+#undef X
+};
+
 static const mt_impl impl = {
     .abi_version = MT_ABI_VERSION,
     .struct_size = sizeof(mt_impl),
@@ -82,6 +99,8 @@ static const mt_impl impl = {
 #endif
     .n_kernels = MT_OP__END,
     .kernels = kernels,
+    .n_backward = MT_OP__END,
+    .backward = backward,
 };
 
 #ifdef MT_CUDA_EMU
