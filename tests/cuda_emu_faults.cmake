@@ -16,6 +16,8 @@ cmake_minimum_required(VERSION 3.25)
 
 # family:fault:failing cases measured (2026-12-01)
 set(MEASURED unary:1:887 unary:2:1316 binary:1:530 binary:2:687 reduce:1:522 reduce:2:494)
+# masked_fn: of its 1120 cases (2026-12-01)
+list(APPEND MEASURED masked_fn:1:888 masked_fn:2:857)
 
 foreach(entry IN LISTS MEASURED)
   string(REPLACE ":" ";" parts "${entry}")
