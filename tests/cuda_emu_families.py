@@ -36,6 +36,7 @@ FAMILIES = {
     # backward: the elementwise engine (unary and binary ops) on dense storage
     "grad_masked": (GRAD_GAP, 221),
     "grad_sparse": (GRAD_GAP, 521),
+    "masked_fn": (None, 0),
 }
 
 

@@ -9,9 +9,9 @@
 #      uncoalesced COO inputs with duplicates that reach a device: 30 cases)
 # On each family with device compute, each fault must exit 1 and fail at
 # least 60% of the cases it failed when this test was written (the counts
-# below, of 1895 unary, 976 binary, 749 reduce and 537 structure cases the
-# emulation executes; a case counts as caught when it FAILs, ERRORs or
-# CRASHes). A case whose last element is masked out, whose output is empty
+# below, of 1895 unary, 976 binary, 749 reduce, 537 structure, 70 masked,
+# 1120 masked_fn and 240 grad_masked cases the emulation executes; a case
+# counts as caught when it FAILs, ERRORs or CRASHes). A case whose last element is masked out, whose output is empty
 # or which expects one of torch's errors rightly passes under a fault, so
 # no fault fails every case. The honest emulation must pass the same files
 # (so the failures are the fault's): cli.cuda_emu_families checks that.
@@ -21,7 +21,7 @@ cmake_minimum_required(VERSION 3.25)
 # family:fault:failing cases measured (2026-12-01)
 set(MEASURED unary:1:887 unary:2:1316 binary:1:530 binary:2:687 reduce:1:522 reduce:2:494
     unary:3:30 structure:1:369 structure:2:389 masked:1:39 masked:2:43
-    grad_masked:1:148 grad_masked:2:152)
+    grad_masked:1:148 grad_masked:2:152 masked_fn:1:888 masked_fn:2:857)
 
 foreach(entry IN LISTS MEASURED)
   string(REPLACE ":" ";" parts "${entry}")

@@ -26,6 +26,9 @@ struct mt_bin_par;  /* common/binary_math.h */
 struct mt_bin_loop; /* common/binary_math.h */
 struct mt_red_par;  /* common/reduce_math.h */
 struct mt_ew_par;   /* common/grad_ew_math.h */
+struct mt_mfn_par;     /* common/masked_fn_math.h */
+struct mt_mfn_lae_par; /* common/masked_fn_math.h */
+struct mt_mfn_sp_par;  /* common/masked_fn_math.h */
 
 typedef struct mt_exec {
   const char *name; /* "cpu", "cuda" */
@@ -58,6 +61,27 @@ typedef struct mt_exec {
   mt_status (*grad_ew)(const struct mt_ew_par *p, const double *const *x, const int64_t *xn,
                        const double *gx, const uint8_t *gm, int64_t ng, void *const *data,
                        uint8_t *const *mask, mt_error *err);
+  /* masked_fn: the p->n_in contiguous elements x and the n_mask elements of
+   * their mask (NULL: none), filled and cast (mt_mfn_fill), then each of
+   * p->n_slices slices (mt_mfn_slice_out) into out (n_out elements: a
+   * reduction's one per slice, a scan's one per input element).
+   * *bad_slice: the first fully masked slice of an integer median (the
+   * call's error), else -1. */
+  mt_status (*masked_fn)(const struct mt_mfn_par *p, const void *x, const void *mask,
+                         int64_t n_mask, void *out, int64_t n_out, int64_t *bad_slice,
+                         mt_error *err);
+  /* masked_logaddexp: out[i] = mt_mfn_lae_out for i < n from the operands
+   * x, y (nx, ny elements) and their masks (NULL: none; nmx, nmy elements) */
+  mt_status (*masked_logaddexp)(const struct mt_mfn_lae_par *p, const void *x, int64_t nx,
+                                const void *y, int64_t ny, const void *mx, int64_t nmx,
+                                const void *my, int64_t nmy, void *out, int64_t n,
+                                mt_error *err);
+  /* masked_fn_sparse: out[i] = mt_mfn_sp_out for i < p->n_out from the
+   * input's p->n_vals stored values, its p->n_grp groups (off, src) and the
+   * outputs' p->n_ent entries (ent_off, ent_grp) */
+  mt_status (*masked_fn_sparse)(const struct mt_mfn_sp_par *p, const void *vals,
+                                const int64_t *off, const int64_t *src, const int64_t *ent_off,
+                                const int64_t *ent_grp, void *out, mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */
@@ -97,6 +121,9 @@ mt_status mt__masked_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *e
 mt_status mt__structure_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 /* The reduce family's kernel (impl/cpu/reduce.c): op is one of its RED_OPS. */
 mt_status mt__reduce_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The masked_fn family's kernel (impl/cpu/masked_fn.c): op is one of
+ * common/masked_fn_ops.h's MFN_OPS. */
+mt_status mt__masked_fn_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 
 #ifdef __cplusplus
 }

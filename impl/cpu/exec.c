@@ -6,6 +6,9 @@
 #include "cpu_util.h"
 #include "common/reduce_math.h"
 #include "common/unary_math.h"
+#include "common/masked_fn_math.h"
+
+#include <stdlib.h>
 
 static mt_status cpu_unary(const struct mt_un_par *p, const void *in, void *out, int64_t n,
                            mt_error *err) {
@@ -47,13 +50,65 @@ static mt_status cpu_grad_ew(const struct mt_ew_par *p, const double *const *x,
   return MT_OK;
 }
 
+/* fills every input element, then runs the slices in order; stops at the
+ * first fully masked slice of an integer median: the call fails there */
+static mt_status cpu_masked_fn(const struct mt_mfn_par *p, const void *x, const void *mask,
+                               int64_t n_mask, void *out, int64_t n_out, int64_t *bad_slice,
+                               mt_error *err) {
+  size_t n = (size_t)(p->n_in ? p->n_in : 1);
+  double *xd = malloc(sizeof *xd * n), *td = malloc(sizeof *td * n);
+  int64_t *xi = malloc(sizeof *xi * n), *ti = malloc(sizeof *ti * n);
+  uint8_t *mk = malloc(n);
+  mt_status st = MT_OK;
+  (void)n_mask, (void)n_out;
+  *bad_slice = -1;
+  if (!xd || !td || !xi || !ti || !mk) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "out of memory for %lld elements", (long long)p->n_in);
+    goto out;
+  }
+  for (int64_t i = 0; i < p->n_in; i++) mt_mfn_fill(p, x, mask, xd, xi, mk, i);
+  for (int64_t so = 0; so < p->n_slices; so++)
+    if (mt_mfn_slice_out(p, xd, xi, mk, td, ti, out, so)) {
+      *bad_slice = so;
+      break;
+    }
+out:
+  free(xd);
+  free(td);
+  free(xi);
+  free(ti);
+  free(mk);
+  return st;
+}
+
+static mt_status cpu_masked_logaddexp(const struct mt_mfn_lae_par *p, const void *x, int64_t nx,
+                                      const void *y, int64_t ny, const void *mx, int64_t nmx,
+                                      const void *my, int64_t nmy, void *out, int64_t n,
+                                      mt_error *err) {
+  (void)nx, (void)ny, (void)nmx, (void)nmy, (void)err;
+  for (int64_t i = 0; i < n; i++) mt_mfn_lae_out(p, x, y, mx, my, out, i);
+  return MT_OK;
+}
+
+static mt_status cpu_masked_fn_sparse(const struct mt_mfn_sp_par *p, const void *vals,
+                                      const int64_t *off, const int64_t *src,
+                                      const int64_t *ent_off, const int64_t *ent_grp, void *out,
+                                      mt_error *err) {
+  (void)err;
+  for (int64_t i = 0; i < p->n_out; i++) mt_mfn_sp_out(p, vals, off, src, ent_off, ent_grp, out, i);
+  return MT_OK;
+}
+
 const mt_exec mt_cpu_exec = {
-    .coalesce = mt_coo_coalesce,
     .name = "cpu",
+    .coalesce = mt_coo_coalesce,
     .unary = cpu_unary,
     .binary = cpu_binary,
     .reduce = cpu_reduce,
     .grad_ew = cpu_grad_ew,
+    .masked_fn = cpu_masked_fn,
+    .masked_logaddexp = cpu_masked_logaddexp,
+    .masked_fn_sparse = cpu_masked_fn_sparse,
 };
 
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,

@@ -44,12 +44,21 @@
  *        mean (keepdim=True) reduce the entries of torch's _sparse_*_where
  *        (every masked-in position, 0 where the input stores none) into a
  *        sparse result; the other ops and combinations: LAYOUT_MISMATCH.
- * Floats are computed in double and rounded to the dtype where torch rounds
- * (R below), so float16 and float32 match torch within a few ulp.
- * Masked-out data never reaches an output: it is replaced by the identity
- * before anything reads it. */
+ * Floats are computed in double and rounded to the dtype where torch rounds,
+ * so float16 and float32 match torch within a few ulp. Masked-out data
+ * never reaches an output: it is replaced by the identity before anything
+ * reads it.
+ *
+ * This file plans each call (dims, dtypes, refusals, mask broadcasting,
+ * sparse entries, outputs); the math is common/masked_fn_math.h (the fill,
+ * one slice at a time, logaddexp per element, a sparse output per output)
+ * and runs where the mt_exec says (common/exec.h): here for the CPU
+ * reference, on the device for the CUDA backend (impl/cuda/masked_fn.cu). */
 #include "cpu_util.h"
 
+#include "common/exec.h"
+#include "common/masked_fn_math.h"
+#include "common/masked_fn_ops.h"
 #include "mt/kwargs.h"
 
 /* ---- the op table -------------------------------------------------------- */
@@ -63,10 +72,6 @@ typedef enum {
   DIM_NONE      /* logaddexp */
 } mfn_dim;
 
-typedef enum {
-  ID_ZERO, ID_ONE, ID_NEG_INF, ID_POS_INF, ID_NAN, ID_NORM, ID_NONE
-} mfn_identity;
-
 /* Which integer dtypes an op takes: none, integers (not bool), integers and
  * bool. */
 typedef enum { INT_NO, INT_YES, INT_BOOL } mfn_ints;
@@ -75,333 +80,22 @@ typedef enum { INT_NO, INT_YES, INT_BOOL } mfn_ints;
  * result after it, median's integer result only, or var/std's own mix. */
 typedef enum { CAST_PRE, CAST_POST, CAST_MEDIAN, CAST_VAR } mfn_cast;
 
-typedef struct mfn_slice mfn_slice;
-typedef void (*mfn_fn)(const mfn_slice *s, double *od, int64_t *oi);
-
 typedef struct {
   mt_op op;
   const char *name;
   mfn_shape shape;
   mfn_dim dim;
-  mfn_identity fill;
+  mt_mfn_identity fill; /* MFN-2 */
   mfn_ints ints;
   mfn_cast cast;
-  mfn_fn fn;
+  mt_mfn_kind kind; /* the per-slice math (common/masked_fn_math.h) */
 } mfn_desc;
 
-/* Arguments and one gathered slice: v (floats, masked-out = identity),
- * vi (integer input, masked-out = identity), mk (mask), L elements. */
-struct mfn_slice {
-  const double *v;
-  const int64_t *vi;
-  const uint8_t *mk;
-  int64_t L;
-  mt_dtype in_dt; /* the input dtype */
-  mt_dtype ct;    /* the dtype torch rounds intermediates to */
-  int is_int;     /* integer/bool input computed exactly in vi */
-  mt_dtype to;    /* var/std: the dtype= (default: the input's, float32 for integers) */
-  double ord, eps, correction;
-};
-
-static double R(const mfn_slice *s, double v) { return mt__cpu_round(s->ct, v); }
-
-static int is_intlike(mt_dtype d) { return mt__cpu_is_int(d) || d == MT_bool; }
-
-/* ---- slice kernels (reductions write od[0]/oi[0], scans od[k]/oi[k]) ---- */
-
-static void f_sum(const mfn_slice *s, double *od, int64_t *oi) {
-  if (s->is_int) {
-    uint64_t a = 0;
-    for (int64_t k = 0; k < s->L; k++) a += (uint64_t)s->vi[k];
-    oi[0] = (int64_t)a;
-    return;
-  }
-  double a = 0.0;
-  for (int64_t k = 0; k < s->L; k++) a += s->v[k];
-  od[0] = R(s, a);
-}
-
-static void f_prod(const mfn_slice *s, double *od, int64_t *oi) {
-  if (s->is_int) {
-    uint64_t a = 1;
-    for (int64_t k = 0; k < s->L; k++) a *= (uint64_t)s->vi[k];
-    oi[0] = (int64_t)a;
-    return;
-  }
-  double a = 1.0;
-  for (int64_t k = 0; k < s->L; k++) a *= s->v[k];
-  od[0] = R(s, a);
-}
-
-/* amax (sign 1) / amin (sign -1): NaN propagates as torch.amax. */
-static void ext(const mfn_slice *s, double *od, int64_t *oi, int sign) {
-  if (s->is_int) {
-    int64_t a = s->vi[0];
-    for (int64_t k = 1; k < s->L; k++)
-      if (sign > 0 ? s->vi[k] > a : s->vi[k] < a) a = s->vi[k];
-    oi[0] = a;
-    return;
-  }
-  double a = s->v[0];
-  for (int64_t k = 1; k < s->L && !isnan(a); k++)
-    if (isnan(s->v[k]) || (sign > 0 ? s->v[k] > a : s->v[k] < a)) a = s->v[k];
-  od[0] = a;
-}
-static void f_amax(const mfn_slice *s, double *od, int64_t *oi) { ext(s, od, oi, 1); }
-static void f_amin(const mfn_slice *s, double *od, int64_t *oi) { ext(s, od, oi, -1); }
-
-/* argmax/argmin: the first extreme, a NaN counting as the extreme (torch);
- * the index goes out in both forms (the output dtype picks one). */
-static void arg(const mfn_slice *s, double *od, int64_t *oi, int sign) {
-  int64_t b = 0;
-  for (int64_t k = 1; k < s->L; k++) {
-    if (s->is_int) {
-      if (sign > 0 ? s->vi[k] > s->vi[b] : s->vi[k] < s->vi[b]) b = k;
-    } else {
-      if (isnan(s->v[b])) break;
-      if (isnan(s->v[k]) || (sign > 0 ? s->v[k] > s->v[b] : s->v[k] < s->v[b])) b = k;
-    }
-  }
-  oi[0] = b;
-  od[0] = (double)b;
-}
-static void f_argmax(const mfn_slice *s, double *od, int64_t *oi) { arg(s, od, oi, 1); }
-static void f_argmin(const mfn_slice *s, double *od, int64_t *oi) { arg(s, od, oi, -1); }
-
-static int64_t count_in(const mfn_slice *s) {
-  int64_t c = 0;
-  for (int64_t k = 0; k < s->L; k++) c += s->mk[k] != 0;
-  return c;
-}
-
-/* mean = R(R(masked sum) / count): torch's `total / count`. */
-static void f_mean(const mfn_slice *s, double *od, int64_t *oi) {
-  (void)oi;
-  double a = 0.0;
-  for (int64_t k = 0; k < s->L; k++) a += s->v[k]; /* masked-out = 0 */
-  od[0] = R(s, R(s, a) / (double)count_in(s));
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* median = torch.nanmedian over the NaN-filled slice: the lower median of
- * the non-NaN values, NaN when there are none. */
-static void f_median(const mfn_slice *s, double *od, int64_t *oi) {
-  double *t = malloc(sizeof *t * (size_t)(s->L ? s->L : 1));
-  int64_t n = 0;
-  if (!t) { /* the caller checked the slice fits; keep NaN on failure */
-    od[0] = NAN;
-    return;
-  }
-  for (int64_t k = 0; k < s->L; k++)
-    if (!isnan(s->v[k])) t[n++] = s->v[k];
-  if (n) qsort(t, (size_t)n, sizeof *t, cmp_double);
-  od[0] = n ? t[(n - 1) / 2] : NAN;
-  /* integers: torch takes the median of input.to(float32) and casts back
-   * (run() refuses a fully masked slice first) */
-  if (s->is_int) od[0] = R(s, od[0]);
-  oi[0] = s->is_int && n ? (int64_t)od[0] : 0;
-  free(t);
-}
-
-/* torch.linalg.vector_norm of the filled slice. */
-static double vnorm(const double *v, int64_t L, double ord) {
-  double a;
-  if (isinf(ord)) {
-    a = ord > 0 ? 0.0 : INFINITY;
-    for (int64_t k = 0; k < L; k++) {
-      double x = fabs(v[k]);
-      if (isnan(x)) return NAN;
-      if (ord > 0 ? x > a : x < a) a = x;
-    }
-    return a;
-  }
-  a = 0.0;
-  for (int64_t k = 0; k < L; k++) {
-    double x = fabs(v[k]);
-    if (ord == 0.0)
-      a += x != 0.0;
-    else if (ord == 1.0)
-      a += x;
-    else if (ord == 2.0)
-      a += x * x;
-    else
-      a += pow(x, ord);
-  }
-  if (ord == 0.0 || ord == 1.0) return a;
-  if (ord == 2.0) return sqrt(a);
-  return pow(a, 1.0 / ord);
-}
-
-static void f_norm(const mfn_slice *s, double *od, int64_t *oi) {
-  (void)oi;
-  od[0] = R(s, vnorm(s->v, s->L, s->ord));
-}
-
-/* var/std, as torch.masked._std_var with dtype D = s->to (MFN-3, MFN-8):
- * the mean sums the input cast to D (an integer D truncates) and divides
- * in D (integer D: float32); deviations and squares are rounded to the
- * promotion of the input dtype and the mean's; their masked sum, the count
- * minus the correction and the quotient in C = D (integer D: float32); an
- * integer D truncates the quotient, and std's root of it is float32. */
-static mt_dtype wider(mt_dtype a, mt_dtype b) {
-  if (a == MT_float64 || b == MT_float64) return MT_float64;
-  if (a == MT_float32 || b == MT_float32) return MT_float32;
-  return a;
-}
-
-static void var_std(const mfn_slice *s, double *od, int64_t *oi, int take_sqrt) {
-  mt_dtype D = s->to;
-  int fD = mt__cpu_is_float(D);
-  mt_dtype M = fD ? D : MT_float32, C = M;
-  mt_dtype P = is_intlike(s->in_dt) ? M : wider(s->in_dt, M);
-  double tot = 0.0, sq = 0.0;
-  int64_t c = count_in(s);
-  for (int64_t k = 0; k < s->L; k++)
-    if (s->mk[k]) tot += fD ? mt__cpu_round(D, s->v[k]) : trunc(s->v[k]);
-  if (fD) tot = mt__cpu_round(D, tot);
-  double mean = mt__cpu_round(M, tot / (double)c);
-  for (int64_t k = 0; k < s->L; k++)
-    if (s->mk[k]) {
-      double x = mt__cpu_round(P, s->v[k] - mean);
-      sq += mt__cpu_round(C, mt__cpu_round(P, x * x));
-    }
-  double n = (double)c;
-  if (s->correction != 0.0) {
-    n = mt__cpu_round(C, n);
-    n = mt__cpu_round(C, fmax(mt__cpu_round(C, n - s->correction), 0.0));
-  }
-  double out = mt__cpu_round(C, mt__cpu_round(C, sq) / n);
-  if (!fD) { /* .to(D) truncates; std: sqrt of the integer in float32 */
-    unsigned char tmp[8];
-    mt__cpu_st(tmp, D, 0, out);
-    oi[0] = mt__cpu_ldi(tmp, D, 0);
-    out = (double)oi[0];
-    od[0] = take_sqrt ? mt__cpu_round(MT_float32, sqrt(out)) : out;
-    return;
-  }
-  od[0] = take_sqrt ? mt__cpu_round(D, sqrt(out)) : out;
-}
-static void f_var(const mfn_slice *s, double *od, int64_t *oi) {
-  var_std(s, od, oi, 0);
-}
-static void f_std(const mfn_slice *s, double *od, int64_t *oi) {
-  var_std(s, od, oi, 1);
-}
-
-/* torch.logsumexp: m = max (an infinite max counts as 0), log(sum(exp(v -
- * m))) + m. Integers: computed in float32 on the dtype's identity fill,
- * then truncated to the input dtype. */
-static void f_logsumexp(const mfn_slice *s, double *od, int64_t *oi) {
-  double m = -INFINITY, a = 0.0;
-  for (int64_t k = 0; k < s->L; k++)
-    if (isnan(s->v[k]) || s->v[k] > m) m = s->v[k];
-  if (isinf(m)) m = 0.0;
-  for (int64_t k = 0; k < s->L; k++) a += exp(s->v[k] - m);
-  od[0] = R(s, log(a) + m);
-  if (s->is_int) oi[0] = isfinite(od[0]) ? (int64_t)od[0] : 0;
-}
-
-static void f_cumsum(const mfn_slice *s, double *od, int64_t *oi) {
-  uint64_t ai = 0;
-  double a = 0.0;
-  for (int64_t k = 0; k < s->L; k++) {
-    if (s->is_int) {
-      ai += (uint64_t)s->vi[k];
-      oi[k] = (int64_t)ai;
-    } else {
-      a += s->v[k];
-      od[k] = a;
-    }
-  }
-}
-
-static void f_cumprod(const mfn_slice *s, double *od, int64_t *oi) {
-  uint64_t ai = 1;
-  double a = 1.0;
-  for (int64_t k = 0; k < s->L; k++) {
-    if (s->is_int) {
-      ai *= (uint64_t)s->vi[k];
-      oi[k] = (int64_t)ai;
-    } else {
-      a *= s->v[k];
-      od[k] = a;
-    }
-  }
-}
-
-/* softmax over the filled slice as torch: m = max, e = exp(v - m); a slice
- * of only -inf gives (-inf) - (-inf) = NaN everywhere. sign -1: softmin =
- * softmax(-v) (the fill was +inf). log: log_softmax. */
-static void soft(const mfn_slice *s, double *od, int sign, int lg) {
-  double m = -INFINITY, a = 0.0;
-  for (int64_t k = 0; k < s->L && !isnan(m); k++) {
-    double x = sign * s->v[k];
-    if (isnan(x) || x > m) m = x;
-  }
-  for (int64_t k = 0; k < s->L; k++) a += exp(sign * s->v[k] - m);
-  for (int64_t k = 0; k < s->L; k++) {
-    double d = sign * s->v[k] - m;
-    od[k] = lg ? d - log(a) : exp(d) / a;
-  }
-}
-static void f_softmax(const mfn_slice *s, double *od, int64_t *oi) {
-  (void)oi;
-  soft(s, od, 1, 0);
-}
-static void f_log_softmax(const mfn_slice *s, double *od, int64_t *oi) {
-  (void)oi;
-  soft(s, od, 1, 1);
-}
-static void f_softmin(const mfn_slice *s, double *od, int64_t *oi) {
-  (void)oi;
-  soft(s, od, -1, 0);
-}
-
-/* normalize: (0-filled input) / max(masked norm, eps); the norm fills with
- * its own identity (ord=-inf: +inf). torch.maximum propagates NaN. */
-static void f_normalize(const mfn_slice *s, double *od, int64_t *oi) {
-  (void)oi;
-  double *t = malloc(sizeof *t * (size_t)(s->L ? s->L : 1));
-  double fill = s->ord == -INFINITY ? INFINITY : 0.0;
-  if (!t) {
-    for (int64_t k = 0; k < s->L; k++) od[k] = NAN;
-    return;
-  }
-  for (int64_t k = 0; k < s->L; k++) t[k] = s->mk[k] ? s->v[k] : fill;
-  double nrm = R(s, vnorm(t, s->L, s->ord)), eps = R(s, s->eps);
-  double den = isnan(nrm) ? nrm : fmax(nrm, eps);
-  for (int64_t k = 0; k < s->L; k++) od[k] = (s->mk[k] ? s->v[k] : 0.0) / den;
-  free(t);
-}
-
-#define MFN_OPS(X)                                                                 \
-  X(masked_sum, SH_REDUCE, DIM_MULTI, ID_ZERO, INT_BOOL, CAST_PRE, f_sum)              \
-  X(masked_prod, SH_REDUCE, DIM_MULTI, ID_ONE, INT_BOOL, CAST_PRE, f_prod)             \
-  X(masked_amin, SH_REDUCE, DIM_MULTI, ID_POS_INF, INT_YES, CAST_POST, f_amin)         \
-  X(masked_amax, SH_REDUCE, DIM_MULTI, ID_NEG_INF, INT_YES, CAST_POST, f_amax)         \
-  X(masked_argmin, SH_REDUCE, DIM_FLAT, ID_POS_INF, INT_YES, CAST_POST, f_argmin)      \
-  X(masked_argmax, SH_REDUCE, DIM_FLAT, ID_NEG_INF, INT_YES, CAST_POST, f_argmax)      \
-  X(masked_mean, SH_REDUCE, DIM_MULTI, ID_ZERO, INT_NO, CAST_PRE, f_mean)              \
-  X(masked_median, SH_REDUCE, DIM_LAST, ID_NAN, INT_BOOL, CAST_MEDIAN, f_median)       \
-  X(masked_norm, SH_REDUCE, DIM_MULTI, ID_NORM, INT_NO, CAST_PRE, f_norm)              \
-  X(masked_var, SH_REDUCE, DIM_MULTI, ID_NONE, INT_YES, CAST_VAR, f_var)               \
-  X(masked_std, SH_REDUCE, DIM_MULTI, ID_NONE, INT_YES, CAST_VAR, f_std)               \
-  X(masked_logsumexp, SH_REDUCE, DIM_MULTI, ID_NEG_INF, INT_YES, CAST_POST, f_logsumexp) \
-  X(masked_cumsum, SH_SCAN, DIM_REQUIRED, ID_ZERO, INT_YES, CAST_PRE, f_cumsum)        \
-  X(masked_cumprod, SH_SCAN, DIM_REQUIRED, ID_ONE, INT_YES, CAST_PRE, f_cumprod)       \
-  X(masked_softmax, SH_SCAN, DIM_REQUIRED, ID_NEG_INF, INT_NO, CAST_PRE, f_softmax)    \
-  X(masked_log_softmax, SH_SCAN, DIM_REQUIRED, ID_NEG_INF, INT_NO, CAST_PRE, f_log_softmax) \
-  X(masked_softmin, SH_SCAN, DIM_REQUIRED, ID_POS_INF, INT_NO, CAST_PRE, f_softmin)    \
-  X(masked_normalize, SH_SCAN, DIM_REQUIRED, ID_ZERO, INT_NO, CAST_PRE, f_normalize)   \
-  X(masked_logaddexp, SH_BINARY, DIM_NONE, ID_NEG_INF, INT_NO, CAST_POST, NULL)
+static int is_intlike(mt_dtype d) { return mt_mfn_is_intlike(d); }
 
 static const mfn_desc DESCS[] = {
-#define MFN_X(name, shape, dim, fill, ints, cast, fn) \
-  {MT_OP_##name, #name, shape, dim, fill, ints, cast, fn},
+#define MFN_X(name, shape, dim, fill, ints, cast, kind) \
+  {MT_OP_##name, #name, shape, dim, fill, ints, cast, kind},
     MFN_OPS(MFN_X)
 #undef MFN_X
 };
@@ -484,39 +178,13 @@ static mt_status check_dtype(const mfn_desc *dd, mt_dtype d, int has_mask, int h
   if (!is_intlike(d)) return MT_OK;
   if (dd->ints == INT_BOOL || (dd->ints == INT_YES && d != MT_bool)) return MT_OK;
   if (dd->ints == INT_YES && d == MT_bool && !has_mask &&
-      (dd->fill == ID_NEG_INF || dd->fill == ID_POS_INF))
+      (dd->fill == MFN_ID_NEG_INF || dd->fill == MFN_ID_POS_INF))
     return MT_OK; /* no fill needed: plain torch.amax etc. take bool */
   if (dd->ints == INT_YES)
     return mt_err(err, MT_DTYPE_MISMATCH, "%s: identity of %s on torch.bool input", dd->name,
                   dd->name + 7);
   return mt_err(err, MT_DTYPE_MISMATCH, "%s: not implemented for '%s' (inputs/0 has dtype %s)",
                 dd->name, mt__cpu_torch_type(d), mt_dtype_name(d));
-}
-
-/* The dtype's [lo, hi] (bool: [0, 1]). */
-static void int_limits(mt_dtype d, int64_t *lo, int64_t *hi) {
-  switch (d) {
-  case MT_int64: *lo = INT64_MIN; *hi = INT64_MAX; break;
-  case MT_int32: *lo = INT32_MIN; *hi = INT32_MAX; break;
-  case MT_int8: *lo = INT8_MIN; *hi = INT8_MAX; break;
-  case MT_uint8: *lo = 0; *hi = UINT8_MAX; break;
-  default: *lo = 0; *hi = 1; break;
-  }
-}
-
-/* The identity that replaces masked-out elements (MFN-2), as double
- * (floats) and as int64 (integer inputs: the dtype's min/max for amax/amin). */
-static void identity(mfn_identity id, mt_dtype d, double ord, double *fd, int64_t *fi) {
-  int64_t lo, hi;
-  int_limits(d, &lo, &hi);
-  switch (id) {
-  case ID_ONE: *fd = 1.0; *fi = 1; break;
-  case ID_NEG_INF: *fd = is_intlike(d) ? (double)lo : -INFINITY; *fi = lo; break;
-  case ID_POS_INF: *fd = is_intlike(d) ? (double)hi : INFINITY; *fi = hi; break;
-  case ID_NAN: *fd = NAN; *fi = 0; break;
-  case ID_NORM: *fd = ord == -INFINITY ? INFINITY : 0.0; *fi = 0; break;
-  default: *fd = 0.0; *fi = 0; break;
-  }
 }
 
 /* ---- mask broadcasting (MFN-1) -------------------------------------------- */
@@ -549,98 +217,25 @@ static mt_status mask_strides(const char *name, const char *what, const mt_tenso
   return MT_OK;
 }
 
-/* The input as contiguous arrays: xd (floats; masked-out = fill), xi
- * (integer inputs), mk (the broadcast mask, 1 without one). */
-typedef struct {
-  double *xd;
-  int64_t *xi;
-  uint8_t *mk;
-  int64_t n;
-} mfn_arrays;
-
-static void arrays_free(mfn_arrays *a) {
-  free(a->xd);
-  free(a->xi);
-  free(a->mk);
-  memset(a, 0, sizeof *a);
-}
-
-/* MFN-8, CAST_PRE: the filled input cast to dtype= `to` (a float dtype
- * rounds; an integer one truncates float and wraps integer values). */
-static void cast_filled(mfn_arrays *a, int in_int, mt_dtype to) {
-  unsigned char tmp[8];
-  for (int64_t i = 0; i < a->n; i++) {
-    if (mt__cpu_is_float(to)) {
-      a->xd[i] = mt__cpu_round(to, a->xd[i]);
-      continue;
-    }
-    if (in_int)
-      mt__cpu_sti(tmp, to, 0, a->xi[i]);
-    else
-      mt__cpu_st(tmp, to, 0, a->xd[i]);
-    a->xi[i] = mt__cpu_ldi(tmp, to, 0);
-    a->xd[i] = (double)a->xi[i];
-  }
-}
-
-static mt_status load(const char *name, int in_idx, const mt_tensor *x, const mt_tensor *m,
-                      mfn_identity fill, double ord, mfn_arrays *a, mt_error *err) {
-  const mt_tensor *xv = NULL, *mv = NULL;
-  mt_tensor *tx = NULL, *tm = NULL;
-  int64_t mstride[MT_MAX_DIMS] = {0};
+/* The mask m of input x (inputs/<in_idx>; NULL: none), as torch.masked's
+ * _input_mask takes it: dense, valid, broadcastable to x (MFN-1); *mv its
+ * contiguous view (*tm a copy to free), mstride its step per dim of x. */
+static mt_status mask_plan(const char *name, int in_idx, const mt_tensor *x, const mt_tensor *m,
+                           const mt_tensor **mv, mt_tensor **tm, int64_t mstride[MT_MAX_DIMS],
+                           mt_error *err) {
   char what[32];
-  double fd;
-  int64_t fi;
   mt_status st;
-  memset(a, 0, sizeof *a);
-  a->n = mt_numel(x);
-  if (m) {
-    if (m->kind != MT_KIND_DENSE) {
-      st = mt_err(err, MT_NOT_SUPPORTED, "%s: inputs/%d (a mask) has kind %s; dense only", name,
+  *mv = NULL;
+  *tm = NULL;
+  memset(mstride, 0, sizeof(int64_t) * MT_MAX_DIMS);
+  if (!m) return MT_OK;
+  if (m->kind != MT_KIND_DENSE)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: inputs/%d (a mask) has kind %s; dense only", name,
                   in_idx, mt_kind_name(m->kind));
-      goto out;
-    }
-    if ((st = mt_tensor_validate(m, mt__cpu_in_name(in_idx, what, sizeof what), err)) != MT_OK)
-      goto out;
-    if ((st = mask_strides(name, what, x, m, mstride, err)) != MT_OK) goto out;
-    if ((st = mt__cpu_contig(m, &mv, &tm, err)) != MT_OK) goto out;
-  }
-  if ((st = mt__cpu_contig(x, &xv, &tx, err)) != MT_OK) goto out;
-  size_t n = (size_t)(a->n ? a->n : 1);
-  a->xd = malloc(sizeof *a->xd * n);
-  a->xi = malloc(sizeof *a->xi * n);
-  a->mk = malloc(n);
-  if (!a->xd || !a->xi || !a->mk) {
-    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory for %lld elements", name,
-                (long long)a->n);
-    goto out;
-  }
-  identity(fill, x->dtype, ord, &fd, &fi);
-  int intl = is_intlike(x->dtype);
-  for (int64_t i = 0; i < a->n; i++) {
-    int64_t rem = i, mi = 0;
-    for (int d = x->ndim - 1; d >= 0; d--) {
-      mi += (rem % x->shape[d]) * mstride[d];
-      rem /= x->shape[d];
-    }
-    uint8_t in = 1;
-    if (mv) in = mv->dtype == MT_bool ? mt__cpu_ldb(mv->values, mi)
-                                      : mt__cpu_ld(mv->values, mv->dtype, mi) != 0.0;
-    a->mk[i] = in;
-    /* MFN-2: masked-out data is replaced before anything reads it. */
-    if (intl) {
-      a->xi[i] = in ? mt__cpu_ldi(xv->values, x->dtype, i) : fi;
-      a->xd[i] = in ? (double)a->xi[i] : fd; /* median: NaN */
-    } else {
-      a->xi[i] = 0;
-      a->xd[i] = in ? mt__cpu_ld(xv->values, x->dtype, i) : fd;
-    }
-  }
-out:
-  if (st != MT_OK) arrays_free(a);
-  mt_tensor_free(tx);
-  mt_tensor_free(tm);
-  return st;
+  if ((st = mt_tensor_validate(m, mt__cpu_in_name(in_idx, what, sizeof what), err)) != MT_OK)
+    return st;
+  if ((st = mask_strides(name, what, x, m, mstride, err)) != MT_OK) return st;
+  return mt__cpu_contig(m, mv, tm, err);
 }
 
 /* ---- dims ------------------------------------------------------------------ */
@@ -695,22 +290,24 @@ static mt_status parse_dims(const mfn_desc *dd, const mt_tensor *x, const mt_kwa
 
 /* ---- the kernel ------------------------------------------------------------- */
 
-/* Output element k from the kernel's own result: the exact integer vi
- * (nat_int) or the double vd, converted once to the output dtype (a float
- * rounds, an integer truncates and wraps: the .to(dtype) of MFN-8). */
-static void store(mt_tensor *o, int64_t k, double vd, int64_t vi, int nat_int) {
-  if (nat_int)
-    mt__cpu_sti(o->values, o->dtype, k, vi);
-  else
-    mt__cpu_st(o->values, o->dtype, k, vd);
+/* A backend without the hook: NOT_SUPPORTED, naming it. A hook's failure
+ * (a device's) gets the op's name in front. */
+static mt_status no_hook(const char *name, const char *what, const mt_exec *ex, mt_error *err) {
+  return mt_err(err, MT_NOT_SUPPORTED, "%s: %s: the %s backend has no kernels for it yet", name,
+                what, ex->name);
+}
+static mt_status hook_failed(const char *name, mt_status st, mt_error *err) {
+  mt_err_prefix(err, "%s", name);
+  return st;
 }
 
 /* MFN-6: logaddexp(where(im, a, -inf), where(om, b, -inf)); torch's
  * logaddexp: equal infinities give themselves, else max + log1p(exp(-|a-b|)). */
-static mt_status run_logaddexp(mt_call *call, const mfn_desc *dd, mt_error *err) {
+static mt_status run_logaddexp(mt_call *call, const mfn_desc *dd, const mt_exec *ex,
+                               mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
-  const mt_tensor *x, *y;
-  mfn_arrays a = {0}, b = {0};
+  const mt_tensor *x, *y, *v[2] = {NULL, NULL}, *mv[2] = {NULL, NULL};
+  mt_tensor *tv[2] = {NULL, NULL}, *tm[2] = {NULL, NULL};
   mt_tensor *o = NULL;
   mt_status st;
   if ((st = mt__cpu_input(call, 1, dd->name, &y, err)) != MT_OK) return st;
@@ -728,8 +325,9 @@ static mt_status run_logaddexp(mt_call *call, const mfn_desc *dd, mt_error *err)
     return mt_err(err, MT_DTYPE_MISMATCH, "%s: inputs/0 has dtype %s, inputs/1 %s", dd->name,
                   mt_dtype_name(x->dtype), mt_dtype_name(y->dtype));
   /* input and other broadcast to a common shape (torch.logaddexp) */
+  mt_mfn_lae_par p;
   mt_tensor bt = {0};
-  int64_t xs[MT_MAX_DIMS] = {0}, ys[MT_MAX_DIMS] = {0};
+  memset(&p, 0, sizeof p);
   bt.kind = MT_KIND_DENSE;
   bt.ndim = x->ndim > y->ndim ? x->ndim : y->ndim;
   for (int d = bt.ndim - 1; d >= 0; d--) {
@@ -742,42 +340,49 @@ static mt_status run_logaddexp(mt_call *call, const mfn_desc *dd, mt_error *err)
                     dd->name, (long long)sx, (long long)sy, d);
     bt.shape[d] = sx == 1 ? sy : sx;
   }
-  if ((st = mask_strides(dd->name, "inputs/0", &bt, x, xs, err)) != MT_OK) return st;
-  if ((st = mask_strides(dd->name, "inputs/1", &bt, y, ys, err)) != MT_OK) return st;
+  if ((st = mask_strides(dd->name, "inputs/0", &bt, x, p.step[0], err)) != MT_OK) return st;
+  if ((st = mask_strides(dd->name, "inputs/1", &bt, y, p.step[1], err)) != MT_OK) return st;
   mt_dtype to;
   int has_to = kw_dtype(call->kw, x->dtype, &to);
   if ((st = check_dtype(dd, x->dtype, call->n_in == 4, has_to, to, err)) != MT_OK) return st;
-  if ((st = load(dd->name, 2, x, call->n_in == 4 ? call->in[2] : NULL, ID_NEG_INF, 0, &a, err)) !=
-      MT_OK)
-    goto out;
-  if ((st = load(dd->name, 3, y, call->n_in == 4 ? call->in[3] : NULL, ID_NEG_INF, 0, &b, err)) !=
-      MT_OK)
-    goto out;
+  const mt_tensor *opnd[2] = {x, y};
+  for (int j = 0; j < 2; j++) {
+    const mt_tensor *m = call->n_in == 4 ? call->in[2 + j] : NULL;
+    if ((st = mask_plan(dd->name, 2 + j, opnd[j], m, &mv[j], &tm[j], p.mstride[j], err)) != MT_OK)
+      goto out;
+    if ((st = mt__cpu_contig(opnd[j], &v[j], &tv[j], err)) != MT_OK) goto out;
+    p.opnd_ndim[j] = opnd[j]->ndim;
+    memcpy(p.opnd_shape[j], opnd[j]->shape, sizeof(int64_t) * (size_t)opnd[j]->ndim);
+    p.has_mask[j] = m != NULL;
+    p.mdt[j] = m ? m->dtype : MT_bool;
+  }
+  p.dt = x->dtype;
+  p.odt = to;
+  p.ndim = bt.ndim;
+  memcpy(p.shape, bt.shape, sizeof(int64_t) * (size_t)bt.ndim);
   if ((st = h->dense_new(to, bt.ndim, bt.shape, &o, err)) != MT_OK) goto out;
-  for (int64_t i = 0; i < mt_numel(o); i++) {
-    int64_t rem = i, ix = 0, iy = 0;
-    for (int d = bt.ndim - 1; d >= 0; d--) {
-      int64_t c = rem % bt.shape[d];
-      rem /= bt.shape[d];
-      ix += c * xs[d];
-      iy += c * ys[d];
+  int64_t n = mt_numel(o);
+  if (n > 0) {
+    if (!ex->masked_logaddexp) {
+      st = no_hook(dd->name, "masked_logaddexp", ex, err);
+      goto out;
     }
-    double p = a.xd[ix], q = b.xd[iy], r;
-    if (isinf(p) && p == q)
-      r = p;
-    else if (isnan(p) || isnan(q))
-      r = NAN;
-    else
-      r = fmax(p, q) + log1p(exp(-fabs(p - q)));
-    /* computed in the input dtype, then .to(dtype) (MFN-8) */
-    mt__cpu_st(o->values, o->dtype, i, mt__cpu_round(x->dtype, r));
+    if ((st = ex->masked_logaddexp(&p, v[0]->values, mt_numel(x), v[1]->values, mt_numel(y),
+                                   mv[0] ? mv[0]->values : NULL, mv[0] ? mt_numel(mv[0]) : 0,
+                                   mv[1] ? mv[1]->values : NULL, mv[1] ? mt_numel(mv[1]) : 0,
+                                   o->values, n, err)) != MT_OK) {
+      st = hook_failed(dd->name, st, err);
+      goto out;
+    }
   }
   call->out[0] = o;
   call->n_out = 1;
   o = NULL;
 out:
-  arrays_free(&a);
-  arrays_free(&b);
+  for (int j = 0; j < 2; j++) {
+    mt_tensor_free(tv[j]);
+    mt_tensor_free(tm[j]);
+  }
   if (o) h->free(o);
   return st;
 }
@@ -793,7 +398,7 @@ static int sparse_supported(mt_op op, mt_kind k) {
   return k == MT_KIND_COO ? red : k == MT_KIND_CSR ? red || op == MT_OP_masked_mean : 0;
 }
 
-/* One stored element of a sparse tensor: dense linear index and value. */
+/* One stored element of a sparse mask: dense linear index and value. */
 typedef struct {
   int64_t lin;
   double v;
@@ -805,7 +410,9 @@ static int cmp_entry(const void *a, const void *b) {
 }
 
 /* The stored elements of a COO (coalesced: duplicates summed) or CSR
- * tensor t, sorted by linear index; *n their count. */
+ * mask t, sorted by linear index; *n their count. (The mask only decides
+ * which entries the result has; the input's values go to the compute:
+ * sp_groups.) */
 static mt_status sp_entries(const mt_tensor *t, sp_entry **out, int64_t *n, mt_error *err) {
   const mt_tensor *c = t;
   mt_tensor *tmp = NULL;
@@ -837,30 +444,87 @@ out:
   return st;
 }
 
+/* The input's stored elements, as the compute reads them (the arrays of
+ * common/masked_fn_math.h's mt_mfn_sp_out): groups sorted by dense linear
+ * index, group g at lin[g] holding the value indices src[off[g] ..
+ * off[g+1]) in input order: an uncoalesced COO input's duplicates, which
+ * the compute sums as coalescing does (*coalesce = 1), else one each. */
+typedef struct {
+  int64_t *lin, *off, *src;
+  int64_t n; /* groups */
+} sp_groups;
+
+typedef struct {
+  int64_t lin, k;
+} sp_key;
+
+static int cmp_key(const void *a, const void *b) {
+  const sp_key *x = a, *y = b;
+  if (x->lin != y->lin) return x->lin < y->lin ? -1 : 1;
+  return (x->k > y->k) - (x->k < y->k); /* stable: duplicates in input order */
+}
+
+static void sp_groups_free(sp_groups *g) {
+  free(g->lin);
+  free(g->off);
+  free(g->src);
+  memset(g, 0, sizeof *g);
+}
+
+static mt_status sp_groups_of(const char *name, const mt_tensor *x, sp_groups *g, int *coalesce,
+                              mt_error *err) {
+  int64_t n = x->nnz;
+  size_t nb = (size_t)(n ? n : 1);
+  sp_key *keys = malloc(sizeof *keys * nb);
+  memset(g, 0, sizeof *g);
+  *coalesce = x->kind == MT_KIND_COO && !x->coalesced;
+  g->lin = malloc(sizeof *g->lin * nb);
+  g->off = malloc(sizeof *g->off * (nb + 1));
+  g->src = malloc(sizeof *g->src * nb);
+  if (!keys || !g->lin || !g->off || !g->src) {
+    free(keys);
+    sp_groups_free(g);
+    return mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory for %lld sparse entries", name,
+                  (long long)n);
+  }
+  if (x->kind == MT_KIND_COO) {
+    for (int64_t k = 0; k < n; k++) keys[k] = (sp_key){mt_coo_linear(x, k), k};
+  } else {
+    for (int64_t r = 0; r < x->shape[0]; r++)
+      for (int64_t k = x->crow_indices[r]; k < x->crow_indices[r + 1]; k++)
+        keys[k] = (sp_key){r * x->shape[1] + x->col_indices[k], k};
+  }
+  qsort(keys, (size_t)n, sizeof *keys, cmp_key);
+  for (int64_t k = 0; k < n; k++) {
+    if (k == 0 || !*coalesce || keys[k].lin != keys[k - 1].lin) {
+      g->lin[g->n] = keys[k].lin;
+      g->off[g->n++] = k;
+    }
+    g->src[k] = keys[k].k;
+  }
+  g->off[g->n] = n;
+  free(keys);
+  return MT_OK;
+}
+
 /* MFN-9: the masked-in elements as torch's _sparse_coo_where and
  * _sparse_csr_where build them: every masked-in position becomes an
- * entry, holding the input's stored value or 0 where the input stores
- * none; masked-out positions are no entries (their stored data is never
- * read). Without a mask: the input's stored elements. */
-static mt_status sp_where(const char *name, const mt_tensor *x, const mt_tensor *m, sp_entry **out,
-                          int64_t *n, mt_error *err) {
-  sp_entry *xe = NULL, *me = NULL;
-  int64_t nx = 0, nm = 0, w = 0;
-  mt_status st;
-  *out = NULL;
+ * entry, holding the input's stored value (its group in xg) or 0 where the
+ * input stores none (-1); masked-out positions are no entries (their
+ * stored data is never read). Without a mask: the input's stored elements.
+ * *lin / *grp: the entries' linear indices and groups, by linear index. */
+static mt_status sp_where(const char *name, const mt_tensor *x, const mt_tensor *m,
+                          const sp_groups *xg, int64_t **lin, int64_t **grp, int64_t *n,
+                          mt_error *err) {
+  sp_entry *me = NULL;
+  int64_t nm = 0, w = 0;
+  mt_status st = MT_OK;
+  *lin = *grp = NULL;
   *n = 0;
-  if ((st = sp_entries(x, &xe, &nx, err)) != MT_OK) return st;
-  if (!m) {
-    *out = xe;
-    *n = nx;
-    return MT_OK;
-  }
-  if (!mt_shape_equal(m, x)) {
-    st = mt_err(err, MT_SHAPE_MISMATCH, "%s: inputs/1 (the mask) must have the sparse input's shape",
-                name);
-    goto out;
-  }
-  if (m->kind == MT_KIND_DENSE) {
+  if (m && !mt_shape_equal(m, x))
+    return mt_err(err, MT_SHAPE_MISMATCH,
+                  "%s: inputs/1 (the mask) must have the sparse input's shape", name);
+  if (m && m->kind == MT_KIND_DENSE) {
     const mt_tensor *mv = NULL;
     mt_tensor *tm = NULL;
     if ((st = mt__cpu_contig(m, &mv, &tm, err)) != MT_OK) goto out;
@@ -874,30 +538,50 @@ static mt_status sp_where(const char *name, const mt_tensor *x, const mt_tensor 
     for (int64_t i = 0; i < total; i++)
       if (mt__cpu_ld(mv->values, mv->dtype, i) != 0.0) me[nm++] = (sp_entry){i, 1.0};
     mt_tensor_free(tm);
-  } else if (m->kind == x->kind) {
+  } else if (m && m->kind == x->kind) {
     if ((st = sp_entries(m, &me, &nm, err)) != MT_OK) goto out;
-  } else {
-    st = mt_err(err, MT_LAYOUT_MISMATCH, "%s: inputs/1 (the mask) has kind %s, the input %s", name,
-                mt_kind_name(m->kind), mt_kind_name(x->kind));
-    goto out;
+  } else if (m) {
+    return mt_err(err, MT_LAYOUT_MISMATCH, "%s: inputs/1 (the mask) has kind %s, the input %s",
+                  name, mt_kind_name(m->kind), mt_kind_name(x->kind));
   }
-  *out = malloc(sizeof **out * (size_t)(nm ? nm : 1));
-  if (!*out) {
+  int64_t cap = m ? nm : xg->n;
+  *lin = malloc(sizeof **lin * (size_t)(cap ? cap : 1));
+  *grp = malloc(sizeof **grp * (size_t)(cap ? cap : 1));
+  if (!*lin || !*grp) {
     st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", name);
     goto out;
   }
+  if (!m) {
+    for (int64_t j = 0; j < xg->n; j++) {
+      (*lin)[j] = xg->lin[j];
+      (*grp)[j] = j;
+    }
+    w = xg->n;
+  }
   for (int64_t k = 0, j = 0; k < nm; k++) {
     if (me[k].v == 0.0) continue; /* a stored False */
-    while (j < nx && xe[j].lin < me[k].lin) j++;
-    (*out)[w].lin = me[k].lin;
-    (*out)[w].v = j < nx && xe[j].lin == me[k].lin ? xe[j].v : 0.0;
+    while (j < xg->n && xg->lin[j] < me[k].lin) j++;
+    (*lin)[w] = me[k].lin;
+    (*grp)[w] = j < xg->n && xg->lin[j] == me[k].lin ? j : -1;
     w++;
   }
   *n = w;
 out:
-  free(xe);
   free(me);
+  if (st != MT_OK) {
+    free(*lin);
+    free(*grp);
+    *lin = *grp = NULL;
+  }
   return st;
+}
+
+/* Whether output i (its value computed in vals) is an entry of the
+ * result: when it has entries; a full COO reduction's one value unless it
+ * is 0 (the dense value .to_sparse()). */
+static int sp_has_entry(int full_coo, const void *vals, mt_dtype dt, const int64_t *ent_off,
+                        int64_t i) {
+  return full_coo ? mt_get_f64(vals, dt, i) != 0.0 : ent_off[i + 1] > ent_off[i];
 }
 
 /* MFN-9: the reduction of the entries grouped by their output position.
@@ -905,16 +589,19 @@ out:
  * masked-in element is unspecified: 0, not the identity), a full
  * reduction is the dense value .to_sparse() (no entry when it is 0).
  * CSR (keepdim only): (1, N), (M, 1) or (1, 1) with the groups' entries;
- * mean = sum / entries. Values are float32/float64. */
+ * mean = sum / entries. Values are float32/float64. The host plans the
+ * entries of each output (in linear order: the order they are reduced
+ * in); ex computes every output's value (mt_mfn_sp_out); the result's
+ * structure holds the outputs that have entries. */
 static mt_status run_sparse(mt_call *call, const mfn_desc *dd, const mt_tensor *x,
-                            const mt_tensor *m, mt_error *err) {
+                            const mt_tensor *m, const mt_exec *ex, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
-  sp_entry *e = NULL;
-  int64_t ne = 0, *cnt = NULL;
-  double *acc = NULL;
+  sp_groups xg = {0};
+  int64_t *e_lin = NULL, *e_grp = NULL, ne = 0, *ent_off = NULL, *ent_grp = NULL, *at = NULL;
+  char *vals = NULL;
   mt_tensor *o = NULL;
   int red[MT_MAX_DIMS], flat, keepdim = mt_kw_int(call->kw, "keepdim", 0) != 0;
-  int all = 1, out_ndim = 0;
+  int all = 1, out_ndim = 0, coalesce = 0;
   int64_t out_shape[MT_MAX_DIMS];
   mt_op op = dd->op;
   mt_status st;
@@ -938,19 +625,22 @@ static mt_status run_sparse(mt_call *call, const mfn_desc *dd, const mt_tensor *
       out_shape[out_ndim++] = 1;
     }
   }
-  if ((st = sp_where(dd->name, x, m, &e, &ne, err)) != MT_OK) return st;
+  if ((st = sp_groups_of(dd->name, x, &xg, &coalesce, err)) != MT_OK) return st;
+  if ((st = sp_where(dd->name, x, m, &xg, &e_lin, &e_grp, &ne, err)) != MT_OK) goto out;
   int64_t no = mt_shape_numel(out_ndim, out_shape);
-  acc = malloc(sizeof *acc * (size_t)(no ? no : 1));
-  cnt = calloc((size_t)(no ? no : 1), sizeof *cnt);
-  if (!acc || !cnt) {
+  size_t es = mt_dtype_size(x->dtype), nb = (size_t)(no ? no : 1);
+  ent_off = calloc(nb + 1, sizeof *ent_off);
+  at = malloc(sizeof *at * nb);
+  ent_grp = malloc(sizeof *ent_grp * (size_t)(ne ? ne : 1));
+  vals = malloc(es * nb);
+  if (!ent_off || !at || !ent_grp || !vals) {
     st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", dd->name);
     goto out;
   }
-  double id = op == MT_OP_masked_prod ? 1.0 : op == MT_OP_masked_amax ? -INFINITY
-            : op == MT_OP_masked_amin ? INFINITY : 0.0;
-  for (int64_t i = 0; i < no; i++) acc[i] = id;
+  /* each entry's output position (ent_off counts them, then is the prefix
+   * offsets), and the entries of each output in linear order */
   for (int64_t k = 0; k < ne; k++) {
-    int64_t rem = e[k].lin, oi = 0, scale = 1;
+    int64_t rem = e_lin[k], oi = 0, scale = 1;
     for (int d = x->ndim - 1, j = out_ndim - 1; d >= 0; d--) {
       int64_t c = rem % x->shape[d];
       rem /= x->shape[d];
@@ -958,38 +648,48 @@ static mt_status run_sparse(mt_call *call, const mfn_desc *dd, const mt_tensor *
       oi += (red[d] ? 0 : c) * scale;
       scale *= out_shape[j--];
     }
-    double v = e[k].v, *a = &acc[oi];
-    if (op == MT_OP_masked_prod)
-      *a *= v;
-    else if (op == MT_OP_masked_amax)
-      *a = isnan(*a) || isnan(v) ? NAN : fmax(*a, v);
-    else if (op == MT_OP_masked_amin)
-      *a = isnan(*a) || isnan(v) ? NAN : fmin(*a, v);
-    else
-      *a += v;
-    cnt[oi]++;
+    e_lin[k] = oi; /* from here on: the output position */
+    ent_off[oi + 1]++;
   }
   for (int64_t i = 0; i < no; i++) {
-    if (op == MT_OP_masked_mean)
-      acc[i] = mt__cpu_round(x->dtype, mt__cpu_round(x->dtype, acc[i]) / (double)cnt[i]);
-    acc[i] = mt__cpu_round(x->dtype, acc[i]);
+    ent_off[i + 1] += ent_off[i];
+    at[i] = ent_off[i];
   }
+  for (int64_t k = 0; k < ne; k++) ent_grp[at[e_lin[k]]++] = e_grp[k];
+  mt_mfn_sp_par p;
+  memset(&p, 0, sizeof p);
+  p.kind = dd->kind;
+  p.dt = x->dtype;
+  p.coalesce = coalesce;
+  p.n_vals = x->nnz;
+  p.n_grp = xg.n;
+  p.n_ent = ne;
+  p.n_out = no;
+  if (no > 0) {
+    if (!ex->masked_fn_sparse) {
+      st = no_hook(dd->name, "masked_fn_sparse", ex, err);
+      goto out;
+    }
+    if ((st = ex->masked_fn_sparse(&p, x->values, xg.off, xg.src, ent_off, ent_grp, vals, err)) !=
+        MT_OK) {
+      st = hook_failed(dd->name, st, err);
+      goto out;
+    }
+  }
+  int full_coo = x->kind == MT_KIND_COO && all;
   int64_t nnz = 0;
-  if (x->kind == MT_KIND_COO && all) /* the dense value .to_sparse() */
-    nnz = acc[0] != 0.0;
-  else
-    for (int64_t i = 0; i < no; i++) nnz += cnt[i] > 0;
+  for (int64_t i = 0; i < no; i++) nnz += sp_has_entry(full_coo, vals, x->dtype, ent_off, i);
   if (x->kind == MT_KIND_COO) {
     if ((st = h->coo_new(x->dtype, out_ndim, out_shape, out_ndim, nnz, &o, err)) != MT_OK) goto out;
     o->coalesced = all; /* torch.sparse_coo_tensor(unique indices): not marked */
     for (int64_t i = 0, w = 0; i < no && w < nnz; i++) {
-      if (all ? acc[i] == 0.0 : cnt[i] == 0) continue;
+      if (!sp_has_entry(full_coo, vals, x->dtype, ent_off, i)) continue;
       int64_t rem = i;
       for (int d = out_ndim - 1; d >= 0; d--) {
         o->indices[d * nnz + w] = rem % out_shape[d];
         rem /= out_shape[d];
       }
-      mt__cpu_st(o->values, o->dtype, w++, acc[i]);
+      memcpy((char *)o->values + (size_t)w++ * es, vals + (size_t)i * es, es);
     }
   } else {
     if ((st = h->csr_new(x->dtype, out_shape[0], out_shape[1], nnz, &o, err)) != MT_OK) goto out;
@@ -998,9 +698,9 @@ static mt_status run_sparse(mt_call *call, const mfn_desc *dd, const mt_tensor *
       o->crow_indices[r] = w;
       for (int64_t c = 0; c < out_shape[1]; c++) {
         int64_t i = r * out_shape[1] + c;
-        if (!cnt[i]) continue;
+        if (!sp_has_entry(full_coo, vals, x->dtype, ent_off, i)) continue;
         o->col_indices[w] = c;
-        mt__cpu_st(o->values, o->dtype, w++, acc[i]);
+        memcpy((char *)o->values + (size_t)w++ * es, vals + (size_t)i * es, es);
       }
     }
     o->crow_indices[out_shape[0]] = w;
@@ -1009,22 +709,22 @@ static mt_status run_sparse(mt_call *call, const mfn_desc *dd, const mt_tensor *
   call->n_out = 1;
   o = NULL;
 out:
-  free(e);
-  free(acc);
-  free(cnt);
+  sp_groups_free(&xg);
+  free(e_lin);
+  free(e_grp);
+  free(ent_off);
+  free(ent_grp);
+  free(at);
+  free(vals);
   if (o) h->free(o);
   return st;
 }
 
-static mt_status run(mt_call *call, mt_op op, mt_error *err) {
+static mt_status run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
   const mfn_desc *dd = find_desc(op);
   const mt_host *h = mt__cpu_host(call);
-  const mt_tensor *x = NULL, *m = NULL;
-  mfn_arrays a = {0};
-  mt_tensor *o = NULL;
-  int64_t *idx = NULL, *fill = NULL, *ti = NULL, *svi = NULL;
-  double *sv = NULL, *td = NULL;
-  uint8_t *smk = NULL;
+  const mt_tensor *x = NULL, *m = NULL, *xv = NULL, *mv = NULL;
+  mt_tensor *o = NULL, *tx = NULL, *tm = NULL;
   int red[MT_MAX_DIMS], flat, out_ndim = 0;
   int64_t out_shape[MT_MAX_DIMS];
   mt_status st;
@@ -1048,7 +748,7 @@ static mt_status run(mt_call *call, mt_op op, mt_error *err) {
     m = call->n_in == 2 ? call->in[1] : NULL;
     if (m && (st = mt_tensor_validate(m, "inputs/1", err)) != MT_OK) return st;
     if ((st = mt__kw_check(op, call->kw, err)) != MT_OK) return st;
-    return run_sparse(call, dd, x, m, err);
+    return run_sparse(call, dd, x, m, ex, err);
   }
   if (x->kind != MT_KIND_DENSE)
     return mt_err(err, MT_NOT_SUPPORTED,
@@ -1056,7 +756,7 @@ static mt_status run(mt_call *call, mt_op op, mt_error *err) {
                   "inputs only",
                   dd->name, mt_kind_name(x->kind));
   if ((st = mt_tensor_validate(x, "inputs/0", err)) != MT_OK) return st;
-  if (dd->shape == SH_BINARY) return run_logaddexp(call, dd, err);
+  if (dd->shape == SH_BINARY) return run_logaddexp(call, dd, ex, err);
   if (call->n_in > 2)
     return mt_err(err, MT_INVALID_ARGUMENT, "%s: expected inputs [input] or [input, mask], got %d",
                   dd->name, call->n_in);
@@ -1066,14 +766,17 @@ static mt_status run(mt_call *call, mt_op op, mt_error *err) {
   if ((st = check_dtype(dd, x->dtype, m != NULL, has_to, to, err)) != MT_OK) return st;
   if ((st = parse_dims(dd, x, call->kw, red, &flat, err)) != MT_OK) return st;
 
-  mfn_slice s = {0};
-  s.in_dt = x->dtype;
-  s.is_int = is_intlike(x->dtype) && op != MT_OP_masked_var && op != MT_OP_masked_std;
-  s.ct = is_intlike(x->dtype) ? MT_float32 : x->dtype;
-  s.to = has_to ? to : is_intlike(x->dtype) ? MT_float32 : x->dtype;
-  s.ord = mt_kw_float(call->kw, "ord", 2.0);
-  s.eps = mt_kw_float(call->kw, "eps", 1e-12);
-  s.correction = mt_kw_float(call->kw, "correction", mt_kw_int(call->kw, "unbiased", 1) ? 1.0 : 0.0);
+  mt_mfn_par p;
+  memset(&p, 0, sizeof p);
+  p.kind = dd->kind;
+  p.scan = dd->shape == SH_SCAN;
+  p.in_dt = x->dtype;
+  p.is_int = is_intlike(x->dtype) && op != MT_OP_masked_var && op != MT_OP_masked_std;
+  p.ct = is_intlike(x->dtype) ? MT_float32 : x->dtype;
+  p.to = has_to ? to : is_intlike(x->dtype) ? MT_float32 : x->dtype;
+  p.ord = mt_kw_float(call->kw, "ord", 2.0);
+  p.eps = mt_kw_float(call->kw, "eps", 1e-12);
+  p.correction = mt_kw_float(call->kw, "correction", mt_kw_int(call->kw, "unbiased", 1) ? 1.0 : 0.0);
   if (mt_kw_find(call->kw, "correction") && mt_kw_find(call->kw, "unbiased"))
     return mt_err(err, MT_INVALID_ARGUMENT, "%s: Only one of unbiased and correction may be given",
                   dd->name);
@@ -1090,7 +793,8 @@ static mt_status run(mt_call *call, mt_op op, mt_error *err) {
         out_shape[out_ndim++] = 1;
     }
     if (flat && !keepdim) out_ndim = 0;
-    if (L == 0 && (dd->fill == ID_NEG_INF || dd->fill == ID_POS_INF || dd->fill == ID_NAN) &&
+    if (L == 0 &&
+        (dd->fill == MFN_ID_NEG_INF || dd->fill == MFN_ID_POS_INF || dd->fill == MFN_ID_NAN) &&
         op != MT_OP_masked_logsumexp)
       return mt_err(err, MT_INVALID_ARGUMENT,
                     "%s: Expected reduction dim to have non-zero size (inputs/0 is empty along "
@@ -1104,91 +808,70 @@ static mt_status run(mt_call *call, mt_op op, mt_error *err) {
   int64_t n_slices = L ? n_in / L : mt_shape_numel(out_ndim, out_shape);
   mt_dtype od = out_dtype(dd, x->dtype, has_to, to);
 
-  if ((st = load(dd->name, 1, x, m, dd->fill, s.ord, &a, err)) != MT_OK) goto out;
+  if ((st = mask_plan(dd->name, 1, x, m, &mv, &tm, p.mstride, err)) != MT_OK) goto out;
+  if ((st = mt__cpu_contig(x, &xv, &tx, err)) != MT_OK) goto out;
+  p.xdt = x->dtype;
+  p.has_mask = m != NULL;
+  p.mdt = m ? m->dtype : MT_bool;
+  p.ndim = x->ndim;
+  memcpy(p.shape, x->shape, sizeof(int64_t) * (size_t)x->ndim);
+  memcpy(p.red, red, sizeof p.red);
+  p.n_in = n_in;
+  p.L = L;
+  p.n_slices = n_slices;
+  p.fill = dd->fill;
   if (has_to && dd->cast == CAST_PRE && to != x->dtype) { /* MFN-8: cast, then compute in it */
-    cast_filled(&a, is_intlike(x->dtype), to);
-    s.in_dt = to;
-    s.is_int = is_intlike(to);
-    s.ct = s.is_int ? MT_float32 : to;
+    p.cast = 1;
+    p.cast_to = to;
+    p.in_dt = to;
+    p.is_int = is_intlike(to);
+    p.ct = p.is_int ? MT_float32 : to;
   }
   /* which of the kernel's results is its own: the integer (integer
    * arithmetic, argmax/argmin's index) or the double */
-  int nat_int = (s.is_int && op != MT_OP_masked_logsumexp && op != MT_OP_masked_median &&
-                 dd->cast != CAST_VAR) ||
-                op == MT_OP_masked_argmax || op == MT_OP_masked_argmin;
+  p.nat_int = (p.is_int && op != MT_OP_masked_logsumexp && op != MT_OP_masked_median &&
+               dd->cast != CAST_VAR) ||
+              op == MT_OP_masked_argmax || op == MT_OP_masked_argmin;
+  p.odt = od;
   if ((st = h->dense_new(od, out_ndim, out_shape, &o, err)) != MT_OK) goto out;
-  size_t nl = (size_t)(L ? L : 1), ni = (size_t)(n_in ? n_in : 1);
-  idx = malloc(sizeof *idx * ni);
-  fill = calloc((size_t)(n_slices ? n_slices : 1), sizeof *fill);
-  sv = malloc(sizeof *sv * nl);
-  ti = malloc(sizeof *ti * nl);
-  td = malloc(sizeof *td * nl);
-  smk = malloc(nl);
-  svi = malloc(sizeof *svi * nl);
-  if (!idx || !fill || !sv || !ti || !td || !smk || !svi) {
-    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory for %lld elements", dd->name,
-                (long long)n_in);
+  /* a reduction's output element per slice, a scan's per input element */
+  int64_t n_out = dd->shape == SH_REDUCE ? n_slices : n_in, bad = -1;
+  if (n_out > 0) {
+    if (!ex->masked_fn) {
+      st = no_hook(dd->name, "masked_fn", ex, err);
+      goto out;
+    }
+    if ((st = ex->masked_fn(&p, xv->values, mv ? mv->values : NULL, mv ? mt_numel(mv) : 0,
+                            o->values, n_out, &bad, err)) != MT_OK) {
+      st = hook_failed(dd->name, st, err);
+      goto out;
+    }
+  }
+  if (bad >= 0) { /* MFN-7: an integer median refuses a fully masked slice */
+    st = mt_err(err, MT_INVALID_ARGUMENT,
+                "%s: masked median expects no fully masked out rows if dtype is not "
+                "floating point (inputs/0 has dtype %s)",
+                dd->name, mt_dtype_name(x->dtype));
     goto out;
-  }
-  /* Slice o holds the input elements whose kept coordinates give o, in
-   * row-major order of the reduced dims. */
-  for (int64_t i = 0; i < n_in; i++) {
-    int64_t rem = i, so = 0, scale = 1;
-    for (int d = x->ndim - 1; d >= 0; d--) {
-      int64_t c = rem % x->shape[d];
-      rem /= x->shape[d];
-      if (!red[d]) {
-        so += c * scale;
-        scale *= x->shape[d];
-      }
-    }
-    idx[so * L + fill[so]++] = i;
-  }
-  s.v = sv;
-  s.vi = svi;
-  s.mk = smk;
-  s.L = L;
-  for (int64_t so = 0; so < n_slices; so++) {
-    for (int64_t k = 0; k < L; k++) {
-      int64_t i = idx[so * L + k];
-      sv[k] = a.xd[i];
-      svi[k] = a.xi[i];
-      smk[k] = a.mk[i];
-    }
-    if (op == MT_OP_masked_median && s.is_int && L > 0) {
-      int64_t c = 0;
-      for (int64_t k = 0; k < L; k++) c += smk[k] != 0;
-      if (c == 0) {
-        st = mt_err(err, MT_INVALID_ARGUMENT,
-                    "%s: masked median expects no fully masked out rows if dtype is not "
-                    "floating point (inputs/0 has dtype %s)",
-                    dd->name, mt_dtype_name(x->dtype));
-        goto out;
-      }
-    }
-    dd->fn(&s, td, ti);
-    if (dd->shape == SH_REDUCE)
-      store(o, so, td[0], ti[0], nat_int);
-    else
-      for (int64_t k = 0; k < L; k++) store(o, idx[so * L + k], td[k], ti[k], nat_int);
   }
   call->out[0] = o;
   call->n_out = 1;
   o = NULL;
 out:
-  arrays_free(&a);
+  mt_tensor_free(tx);
+  mt_tensor_free(tm);
   if (o) h->free(o);
-  free(idx);
-  free(fill);
-  free(sv);
-  free(ti);
-  free(td);
-  free(smk);
-  free(svi);
   return st;
 }
 
-#define MFN_KERNEL(name, shape, dim, fill, ints, cast, fn) \
-  mt_status mt_cpu_##name(mt_call *call, mt_error *err) { return run(call, MT_OP_##name, err); }
+/* The family's kernel with its compute on ex (common/exec.h). */
+mt_status mt__masked_fn_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  return run(call, op, ex, err);
+}
+
+#define MFN_KERNEL(name, shape, dim, fill, ints, cast, kind)  \
+  mt_status mt_cpu_##name(mt_call *call, mt_error *err) {     \
+    return run(call, MT_OP_##name, &mt_cpu_exec, err);        \
+  }
 MFN_OPS(MFN_KERNEL)
 #undef MFN_KERNEL

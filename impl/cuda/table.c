@@ -13,6 +13,7 @@
 #include "common/reduce_ops.h"
 #include "common/structure_ops.h"
 #include "cuda_compat.h"
+#include "common/masked_fn_ops.h"
 
 /* the family files' compute hooks and kernels */
 mt_status MTC(unary_exec)(const struct mt_un_par *p, const void *in, void *out, int64_t n,
@@ -42,12 +43,24 @@ mt_status MTC(reduce_exec)(const struct mt_red_par *p, const void *data, const u
 BINARY_OPS(X)
 INPLACE_OPS(X)
 RED_OPS(X)
+MFN_OPS(X)
 #undef X
 #define X(name) mt_status MTC(name)(mt_call * call, mt_error * err);
 STRUCTURE_OPS(X)
 X(masked_tensor)
 X(to_tensor)
 #undef X
+mt_status MTC(masked_fn_exec)(const struct mt_mfn_par *p, const void *x, const void *mask,
+                              int64_t n_mask, void *out, int64_t n_out, int64_t *bad_slice,
+                              mt_error *err);
+mt_status MTC(masked_logaddexp_exec)(const struct mt_mfn_lae_par *p, const void *x, int64_t nx,
+                                     const void *y, int64_t ny, const void *mx, int64_t nmx,
+                                     const void *my, int64_t nmy, void *out, int64_t n,
+                                     mt_error *err);
+mt_status MTC(masked_fn_sparse_exec)(const struct mt_mfn_sp_par *p, const void *vals,
+                                     const int64_t *off, const int64_t *src,
+                                     const int64_t *ent_off, const int64_t *ent_grp, void *out,
+                                     mt_error *err);
 
 const mt_exec MTC(exec) = {
 #ifdef MT_CUDA_EMU
@@ -61,6 +74,9 @@ const mt_exec MTC(exec) = {
     .coalesce = MTC(coalesce_exec),
     .gather = MTC(gather_exec),
     .grad_ew = MTC(grad_ew_exec),
+    .masked_fn = MTC(masked_fn_exec),
+    .masked_logaddexp = MTC(masked_logaddexp_exec),
+    .masked_fn_sparse = MTC(masked_fn_sparse_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
@@ -71,6 +87,7 @@ static const mt_kernel_fn kernels[MT_OP__END] = {
     BINARY_OPS(X)
     INPLACE_OPS(X)
     RED_OPS(X)
+    MFN_OPS(X)
 #undef X
 #define X(name) [MT_OP_##name] = MTC(name),
     STRUCTURE_OPS(X)
