@@ -25,6 +25,7 @@ FAMILIES = {
     "unary": (None, 0),
     "binary": (r"plain sparse operands: the cuda-emu backend has no kernels for them yet$", 306),
     "reduce": (r"plain sparse input: the cuda-emu backend has no kernels for it yet$", 180),
+    "optim": (None, 0),
 }
 
 

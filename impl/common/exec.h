@@ -25,6 +25,8 @@ struct mt_un_par;   /* common/unary_math.h */
 struct mt_bin_par;  /* common/binary_math.h */
 struct mt_bin_loop; /* common/binary_math.h */
 struct mt_red_par;  /* common/reduce_math.h */
+struct mt_ada_par;  /* common/optim_math.h */
+struct mt_ada_bufs; /* common/optim_math.h */
 
 typedef struct mt_exec {
   const char *name; /* "cpu", "cuda" */
@@ -42,6 +44,10 @@ typedef struct mt_exec {
    * contiguous data and mask of n_in elements */
   mt_status (*reduce)(const struct mt_red_par *p, const void *data, const uint8_t *mask,
                       int64_t n_in, void *out, uint8_t *mask_out, int64_t n_out, mt_error *err);
+  /* adagrad: one Adagrad step of p's path over the host buffers b
+   * (common/optim_math.h): mt_ada_elem for each of mt_ada_threads(p, b)
+   * threads, after mt_ada_int_init of every element on ADA_INT_COO */
+  mt_status (*adagrad)(const struct mt_ada_par *p, const struct mt_ada_bufs *b, mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */
@@ -57,6 +63,9 @@ mt_status mt__unary_run(mt_call *call, mt_op op, int base, int inplace, const mt
 mt_status mt__binary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 /* The reduce family's kernel (impl/cpu/reduce.c): op is one of its RED_OPS. */
 mt_status mt__reduce_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The optim family's kernels (impl/cpu/optim.c): adagrad_dense,
+ * adagrad_sparse, adagrad_masked. */
+mt_status mt__optim_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 
 #ifdef __cplusplus
 }

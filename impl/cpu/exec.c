@@ -4,6 +4,7 @@
 #include "common/exec.h"
 #include "common/reduce_math.h"
 #include "common/unary_math.h"
+#include "common/optim_math.h"
 
 static mt_status cpu_unary(const struct mt_un_par *p, const void *in, void *out, int64_t n,
                            mt_error *err) {
@@ -35,9 +36,23 @@ static mt_status cpu_reduce(const struct mt_red_par *p, const void *data, const 
   return MT_OK;
 }
 
+static mt_status cpu_adagrad(const struct mt_ada_par *p, const struct mt_ada_bufs *b,
+                             mt_error *err) {
+  (void)err;
+  if (p->path == ADA_INT_COO)
+    for (int64_t i = 0; i < b->n; i++)
+      mt_ada_int_init(p, i, b->param_in, b->state_in, (float *)b->param, b->state);
+  int64_t n = mt_ada_threads(p, b);
+  for (int64_t i = 0; i < n; i++)
+    mt_ada_elem(p, b->param, b->state, b->std, b->param_in, b->state_in, b->grad, b->mask, b->lin,
+                b->src, i);
+  return MT_OK;
+}
+
 const mt_exec mt_cpu_exec = {
     .name = "cpu",
     .unary = cpu_unary,
     .binary = cpu_binary,
     .reduce = cpu_reduce,
+    .adagrad = cpu_adagrad,
 };

@@ -30,6 +30,10 @@ BINARY_OPS(X)
 INPLACE_OPS(X)
 RED_OPS(X)
 #undef X
+mt_status MTC(adagrad_exec)(const struct mt_ada_par *p, const struct mt_ada_bufs *b, mt_error *err);
+mt_status MTC(adagrad_dense)(mt_call *call, mt_error *err);
+mt_status MTC(adagrad_sparse)(mt_call *call, mt_error *err);
+mt_status MTC(adagrad_masked)(mt_call *call, mt_error *err);
 
 const mt_exec MTC(exec) = {
 #ifdef MT_CUDA_EMU
@@ -40,6 +44,7 @@ const mt_exec MTC(exec) = {
     .unary = MTC(unary_exec),
     .binary = MTC(binary_exec),
     .reduce = MTC(reduce_exec),
+    .adagrad = MTC(adagrad_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
@@ -51,6 +56,9 @@ static const mt_kernel_fn kernels[MT_OP__END] = {
     INPLACE_OPS(X)
     RED_OPS(X)
 #undef X
+    [MT_OP_adagrad_dense] = MTC(adagrad_dense),
+    [MT_OP_adagrad_sparse] = MTC(adagrad_sparse),
+    [MT_OP_adagrad_masked] = MTC(adagrad_masked),
 };
 
 static const mt_impl impl = {
