@@ -26,6 +26,7 @@ FAMILIES = {
     "binary": (r"plain sparse operands: the cuda-emu backend has no kernels for them yet$", 306),
     "reduce": (r"plain sparse input: the cuda-emu backend has no kernels for it yet$", 180),
     "optim": (None, 0),
+    "sparse_optim": (None, 0),
 }
 
 

@@ -18,6 +18,9 @@ cmake_minimum_required(VERSION 3.25)
 set(MEASURED unary:1:887 unary:2:1316 binary:1:530 binary:2:687 reduce:1:522 reduce:2:494)
 # optim: 153 cases (2026-12-02)
 list(APPEND MEASURED optim:1:88 optim:2:103)
+# sparse_optim: 305 cases (2026-12-02); float16/bfloat16 tolerances are absolute
+# and absorb one element's missing step, so fault 1 fails fewer of them
+list(APPEND MEASURED sparse_optim:1:127 sparse_optim:2:159)
 
 foreach(entry IN LISTS MEASURED)
   string(REPLACE ":" ";" parts "${entry}")

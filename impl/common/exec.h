@@ -27,6 +27,9 @@ struct mt_bin_loop; /* common/binary_math.h */
 struct mt_red_par;  /* common/reduce_math.h */
 struct mt_ada_par;  /* common/optim_math.h */
 struct mt_ada_bufs; /* common/optim_math.h */
+struct mt_sadam_par; /* common/sparse_optim_math.h */
+struct mt_sgd_par;   /* common/sparse_optim_math.h */
+struct mt_sgd_bufs;  /* common/sparse_optim_math.h */
 
 typedef struct mt_exec {
   const char *name; /* "cpu", "cuda" */
@@ -48,6 +51,14 @@ typedef struct mt_exec {
    * (common/optim_math.h): mt_ada_elem for each of mt_ada_threads(p, b)
    * threads, after mt_ada_int_init of every element on ADA_INT_COO */
   mt_status (*adagrad)(const struct mt_ada_par *p, const struct mt_ada_bufs *b, mt_error *err);
+  /* sparse_adam: SparseAdam's update of param, exp_avg and exp_avg_sq (p->n
+   * elements each, in place) from the coalesced grad's p->nnz * p->row
+   * values at the entries' dense linear indices lin (common/sparse_optim_math.h) */
+  mt_status (*sparse_adam)(const struct mt_sadam_par *p, const void *grad, const int64_t *lin,
+                           void *param, void *exp_avg, void *exp_avg_sq, mt_error *err);
+  /* sgd: one op of SGD's tensor arithmetic over the host buffers b
+   * (common/sparse_optim_math.h): mt_sgd_elem for each of mt_sgd_threads */
+  mt_status (*sgd)(const struct mt_sgd_par *p, const struct mt_sgd_bufs *b, mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */
@@ -66,6 +77,8 @@ mt_status mt__reduce_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *e
 /* The optim family's kernels (impl/cpu/optim.c): adagrad_dense,
  * adagrad_sparse, adagrad_masked. */
 mt_status mt__optim_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The sparse_optim family's kernels (impl/cpu/sparse_optim.c): sparse_adam, sgd. */
+mt_status mt__sparse_optim_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 #include "common/reduce_math.h"
 #include "common/unary_math.h"
 #include "common/optim_math.h"
+#include "common/sparse_optim_math.h"
 
 static mt_status cpu_unary(const struct mt_un_par *p, const void *in, void *out, int64_t n,
                            mt_error *err) {
@@ -49,10 +50,28 @@ static mt_status cpu_adagrad(const struct mt_ada_par *p, const struct mt_ada_buf
   return MT_OK;
 }
 
+static mt_status cpu_sparse_adam(const struct mt_sadam_par *p, const void *grad,
+                                 const int64_t *lin, void *param, void *exp_avg, void *exp_avg_sq,
+                                 mt_error *err) {
+  (void)err;
+  for (int64_t e = 0; e < p->nnz * p->row; e++)
+    mt_sadam_elem(p, e, grad, lin, param, exp_avg, exp_avg_sq);
+  return MT_OK;
+}
+
+static mt_status cpu_sgd(const struct mt_sgd_par *p, const struct mt_sgd_bufs *b, mt_error *err) {
+  (void)err;
+  int64_t n = mt_sgd_threads(p, b);
+  for (int64_t e = 0; e < n; e++) mt_sgd_elem(p, e, b->t, b->x, b->s, b->lin, b->first, b->order);
+  return MT_OK;
+}
+
 const mt_exec mt_cpu_exec = {
     .name = "cpu",
     .unary = cpu_unary,
     .binary = cpu_binary,
     .reduce = cpu_reduce,
     .adagrad = cpu_adagrad,
+    .sparse_adam = cpu_sparse_adam,
+    .sgd = cpu_sgd,
 };

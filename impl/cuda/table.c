@@ -34,6 +34,11 @@ mt_status MTC(adagrad_exec)(const struct mt_ada_par *p, const struct mt_ada_bufs
 mt_status MTC(adagrad_dense)(mt_call *call, mt_error *err);
 mt_status MTC(adagrad_sparse)(mt_call *call, mt_error *err);
 mt_status MTC(adagrad_masked)(mt_call *call, mt_error *err);
+mt_status MTC(sparse_adam_exec)(const struct mt_sadam_par *p, const void *grad, const int64_t *lin,
+                                void *param, void *exp_avg, void *exp_avg_sq, mt_error *err);
+mt_status MTC(sgd_exec)(const struct mt_sgd_par *p, const struct mt_sgd_bufs *b, mt_error *err);
+mt_status MTC(sparse_adam)(mt_call *call, mt_error *err);
+mt_status MTC(sgd)(mt_call *call, mt_error *err);
 
 const mt_exec MTC(exec) = {
 #ifdef MT_CUDA_EMU
@@ -45,6 +50,8 @@ const mt_exec MTC(exec) = {
     .binary = MTC(binary_exec),
     .reduce = MTC(reduce_exec),
     .adagrad = MTC(adagrad_exec),
+    .sparse_adam = MTC(sparse_adam_exec),
+    .sgd = MTC(sgd_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
@@ -59,6 +66,8 @@ static const mt_kernel_fn kernels[MT_OP__END] = {
     [MT_OP_adagrad_dense] = MTC(adagrad_dense),
     [MT_OP_adagrad_sparse] = MTC(adagrad_sparse),
     [MT_OP_adagrad_masked] = MTC(adagrad_masked),
+    [MT_OP_sparse_adam] = MTC(sparse_adam),
+    [MT_OP_sgd] = MTC(sgd),
 };
 
 static const mt_impl impl = {
