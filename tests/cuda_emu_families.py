@@ -37,6 +37,8 @@ FAMILIES = {
     "grad_masked": (GRAD_GAP, 221),
     "grad_sparse": (GRAD_GAP, 521),
     "masked_fn": (None, 0),
+    "optim": (None, 0),
+    "sparse_optim": (None, 0),
 }
 
 

@@ -29,6 +29,11 @@ struct mt_ew_par;   /* common/grad_ew_math.h */
 struct mt_mfn_par;     /* common/masked_fn_math.h */
 struct mt_mfn_lae_par; /* common/masked_fn_math.h */
 struct mt_mfn_sp_par;  /* common/masked_fn_math.h */
+struct mt_ada_par;  /* common/optim_math.h */
+struct mt_ada_bufs; /* common/optim_math.h */
+struct mt_sadam_par; /* common/sparse_optim_math.h */
+struct mt_sgd_par;   /* common/sparse_optim_math.h */
+struct mt_sgd_bufs;  /* common/sparse_optim_math.h */
 
 typedef struct mt_exec {
   const char *name; /* "cpu", "cuda" */
@@ -82,6 +87,18 @@ typedef struct mt_exec {
   mt_status (*masked_fn_sparse)(const struct mt_mfn_sp_par *p, const void *vals,
                                 const int64_t *off, const int64_t *src, const int64_t *ent_off,
                                 const int64_t *ent_grp, void *out, mt_error *err);
+  /* adagrad: one Adagrad step of p's path over the host buffers b
+   * (common/optim_math.h): mt_ada_elem for each of mt_ada_threads(p, b)
+   * threads, after mt_ada_int_init of every element on ADA_INT_COO */
+  mt_status (*adagrad)(const struct mt_ada_par *p, const struct mt_ada_bufs *b, mt_error *err);
+  /* sparse_adam: SparseAdam's update of param, exp_avg and exp_avg_sq (p->n
+   * elements each, in place) from the coalesced grad's p->nnz * p->row
+   * values at the entries' dense linear indices lin (common/sparse_optim_math.h) */
+  mt_status (*sparse_adam)(const struct mt_sadam_par *p, const void *grad, const int64_t *lin,
+                           void *param, void *exp_avg, void *exp_avg_sq, mt_error *err);
+  /* sgd: one op of SGD's tensor arithmetic over the host buffers b
+   * (common/sparse_optim_math.h): mt_sgd_elem for each of mt_sgd_threads */
+  mt_status (*sgd)(const struct mt_sgd_par *p, const struct mt_sgd_bufs *b, mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */
@@ -124,6 +141,11 @@ mt_status mt__reduce_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *e
 /* The masked_fn family's kernel (impl/cpu/masked_fn.c): op is one of
  * common/masked_fn_ops.h's MFN_OPS. */
 mt_status mt__masked_fn_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The optim family's kernels (impl/cpu/optim.c): adagrad_dense,
+ * adagrad_sparse, adagrad_masked. */
+mt_status mt__optim_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The sparse_optim family's kernels (impl/cpu/sparse_optim.c): sparse_adam, sgd. */
+mt_status mt__sparse_optim_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,14 +1,16 @@
 /* exec.c - the CPU reference's compute hooks (common/exec.h): the shared
  * per-element math in a loop. */
+#include <stdlib.h>
+
 #include "common/binary_math.h"
 #include "common/exec.h"
 #include "common/grad_ew_math.h"
-#include "cpu_util.h"
-#include "common/reduce_math.h"
-#include "common/unary_math.h"
 #include "common/masked_fn_math.h"
-
-#include <stdlib.h>
+#include "common/optim_math.h"
+#include "common/reduce_math.h"
+#include "common/sparse_optim_math.h"
+#include "common/unary_math.h"
+#include "cpu_util.h"
 
 static mt_status cpu_unary(const struct mt_un_par *p, const void *in, void *out, int64_t n,
                            mt_error *err) {
@@ -99,6 +101,35 @@ static mt_status cpu_masked_fn_sparse(const struct mt_mfn_sp_par *p, const void 
   return MT_OK;
 }
 
+static mt_status cpu_adagrad(const struct mt_ada_par *p, const struct mt_ada_bufs *b,
+                             mt_error *err) {
+  (void)err;
+  if (p->path == ADA_INT_COO)
+    for (int64_t i = 0; i < b->n; i++)
+      mt_ada_int_init(p, i, b->param_in, b->state_in, (float *)b->param, b->state);
+  int64_t n = mt_ada_threads(p, b);
+  for (int64_t i = 0; i < n; i++)
+    mt_ada_elem(p, b->param, b->state, b->std, b->param_in, b->state_in, b->grad, b->mask, b->lin,
+                b->src, i);
+  return MT_OK;
+}
+
+static mt_status cpu_sparse_adam(const struct mt_sadam_par *p, const void *grad,
+                                 const int64_t *lin, void *param, void *exp_avg, void *exp_avg_sq,
+                                 mt_error *err) {
+  (void)err;
+  for (int64_t e = 0; e < p->nnz * p->row; e++)
+    mt_sadam_elem(p, e, grad, lin, param, exp_avg, exp_avg_sq);
+  return MT_OK;
+}
+
+static mt_status cpu_sgd(const struct mt_sgd_par *p, const struct mt_sgd_bufs *b, mt_error *err) {
+  (void)err;
+  int64_t n = mt_sgd_threads(p, b);
+  for (int64_t e = 0; e < n; e++) mt_sgd_elem(p, e, b->t, b->x, b->s, b->lin, b->first, b->order);
+  return MT_OK;
+}
+
 const mt_exec mt_cpu_exec = {
     .name = "cpu",
     .coalesce = mt_coo_coalesce,
@@ -109,6 +140,9 @@ const mt_exec mt_cpu_exec = {
     .masked_fn = cpu_masked_fn,
     .masked_logaddexp = cpu_masked_logaddexp,
     .masked_fn_sparse = cpu_masked_fn_sparse,
+    .adagrad = cpu_adagrad,
+    .sparse_adam = cpu_sparse_adam,
+    .sgd = cpu_sgd,
 };
 
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,

@@ -22,9 +22,15 @@
  * torch's order, each line below citing the torch expression it mirrors.
  * Where torch's kernels differ in rounding, so do we: torch's dense
  * add(x, alpha=a) is a fused multiply-add (fmaf), its dense + sparse add is
- * a separate multiply and add, and addcdiv computes (value * t1) / t2. */
-#include <tgmath.h> /* sqrt/fma resolve to sqrtf/fmaf on float operands */
-
+ * a separate multiply and add, and addcdiv computes (value * t1) / t2.
+ *
+ * This file is the family's host plan (checks, torch's messages,
+ * coalescing, which COO entries are kept, output layouts); one element's
+ * update of each path is common/optim_math.h's, run through an mt_exec
+ * (common/exec.h): the CPU's loops here, the CUDA kernels of
+ * impl/cuda/optim.cu there (mt__optim_run). */
+#include "common/exec.h"
+#include "common/optim_math.h"
 #include "cpu_util.h"
 
 /* ---- hyper-parameters (ADA-1, ADA-5) ------------------------------------ */
@@ -64,99 +70,6 @@ static mt_status parse_hparams(const char *name, const mt_kwargs *kw, hparams *h
   hp->clr = hp->lr / (1.0 + (hp->step - 1.0) * hp->lr_decay);
   return MT_OK;
 }
-
-/* ---- the update loops, one per path and dtype ---------------------------- */
-/* float16 (ADA-7): torch computes each tensor op of a half tensor in float
- * and rounds its result to half, so the half loops run in float with
- * ada_half after every op (the float/double loops round nothing extra). */
-#define MT__ADA_ID(x) (x)
-static float ada_half(float x) { return (float)mt__cpu_round(MT_float16, (double)x); }
-/* bfloat16 likewise (torch's opmath for it is float too) */
-static float ada_bf16(float x) { return (float)mt__cpu_round(MT_bfloat16, (double)x); }
-
-/* T is float or double; p/s are the (contiguous) output copies of param and
- * state_sum, updated in place. nclr = (T)(-clr), as torch casts alpha/value
- * scalars to the tensor dtype. */
-
-/* ADA-1, torch's _single_tensor_adagrad, dense branch. */
-#define MT__ADA_DENSE(T, SUF, RND)                                                                 \
-  static void ada_dense_##SUF(int64_t n, T *restrict p, T *restrict s, T *restrict sd,             \
-                            const T *restrict g, T nclr, int use_wd, T wd, T eps, int maximize) {  \
-    for (int64_t i = 0; i < n; i++) {                                                              \
-      /* grad = -grad if maximize */                                                               \
-      T gi = maximize ? -g[i] : g[i];                                                              \
-      /* grad = grad.add(param, alpha=weight_decay): a fused multiply-add */                       \
-      if (use_wd) gi = RND(fma(wd, p[i], gi));                                                     \
-      /* state_sum.addcmul_(grad, grad, value=1) */                                                \
-      s[i] = RND(s[i] + gi * gi);                                                                  \
-      /* std = state_sum.sqrt().add_(eps) */                                                       \
-      T std = RND(RND(sqrt(s[i])) + eps);                                                          \
-      /* param.addcdiv_(grad, std, value=-clr): self + value * t1 / t2 */                          \
-      p[i] = RND(p[i] + nclr * gi / std);                                                          \
-      sd[i] = std;                                                                                 \
-    }                                                                                              \
-  }
-MT__ADA_DENSE(float, float, MT__ADA_ID)
-MT__ADA_DENSE(double, double, MT__ADA_ID)
-MT__ADA_DENSE(float, half, ada_half)
-MT__ADA_DENSE(float, bf16, ada_bf16)
-
-/* ADA-2 / ADA-3 over a coalesced COO gradient (nnz entries of `row`
- * elements at dense offsets lin[k]*row + j). keep[k] == 0 skips entry k
- * (ADA-3's mask); keep NULL keeps all (ADA-2). std of the kept elements is
- * written compactly to sv. The sparse and the tutorial's COO forms round
- * alike: dense + sparse adds are a multiply then an add. */
-#define MT__ADA_COO(T, SUF, RND)                                                                   \
-  static void ada_coo_##SUF(const mt_tensor *g, const T *v, const int64_t *lin,                    \
-                            const uint8_t *keep, T *restrict p, T *restrict s, T *restrict sv,     \
-                            T nclr, T eps, int maximize) {                                         \
-    int64_t row = mt_coo_row_numel(g), w = 0;                                                      \
-    for (int64_t k = 0; k < g->nnz; k++) {                                                         \
-      if (keep && !keep[k]) continue;                                                              \
-      for (int64_t j = 0; j < row; j++) {                                                          \
-        int64_t i = lin[k] * row + j;                                                              \
-        /* grad = -grad if maximize */                                                             \
-        T gi = maximize ? -v[k * row + j] : v[k * row + j];                                        \
-        /* state_sum.add_(_make_sparse(grad, grad_indices, grad_values.pow(2))) */                 \
-        s[i] = RND(s[i] + RND(gi * gi));                                                           \
-        /* std_values = state_sum.sparse_mask(grad)._values().sqrt_().add_(eps) */                 \
-        T std = RND(RND(sqrt(s[i])) + eps);                                                        \
-        /* param.add_(_make_sparse(grad, grad_indices, grad_values / std_values),                  \
-         *            alpha=-clr) */                                                               \
-        p[i] = RND(p[i] + nclr * RND(gi / std));                                                   \
-        sv[w++] = std;                                                                             \
-      }                                                                                            \
-    }                                                                                              \
-  }
-MT__ADA_COO(float, float, MT__ADA_ID)
-MT__ADA_COO(double, double, MT__ADA_ID)
-MT__ADA_COO(float, half, ada_half)
-MT__ADA_COO(float, bf16, ada_bf16)
-
-/* ADA-3 with a dense-storage masked gradient, as the generator's dense form
- * of the tutorial: masked-out grad data is poison and never read. */
-#define MT__ADA_MASKED_DENSE(T, SUF, RND)                                                          \
-  static void ada_masked_dense_##SUF(int64_t n, T *restrict p, T *restrict s, T *restrict sd,      \
-                                   const T *restrict g, const uint8_t *restrict mask, T nclr,      \
-                                   T eps, int maximize) {                                          \
-    for (int64_t i = 0; i < n; i++) {                                                              \
-      T gi = 0;                                                                                    \
-      if (mask[i]) {                                                                               \
-        /* masked_grad = -grad if maximize */                                                      \
-        gi = maximize ? -g[i] : g[i];                                                              \
-        /* state_sum = state_sum + masked_grad.pow(2).to_tensor(0) */                              \
-        s[i] = RND(s[i] + RND(gi * gi));                                                           \
-      }                                                                                            \
-      /* std = masked_tensor(state_sum, mask).sqrt().add(eps) */                                   \
-      T std = RND(RND(sqrt(s[i])) + eps);                                                          \
-      /* param = param.add((masked_grad / std).to_tensor(0), alpha=-clr): an fma */                \
-      if (mask[i]) p[i] = RND(fma(nclr, RND(gi / std), p[i]));                                     \
-      sd[i] = std;                                                                                 \
-    }                                                                                              \
-  }
-MT__ADA_MASKED_DENSE(float, float, MT__ADA_ID)
-MT__ADA_MASKED_DENSE(double, double, MT__ADA_ID)
-MT__ADA_MASKED_DENSE(float, half, ada_half)
 
 /* ---- float16 workspaces (ADA-7) ------------------------------------------ */
 
@@ -293,9 +206,103 @@ static mt_status coo_linear_all(const mt_tensor *g, int64_t **lin, mt_error *err
   return MT_OK;
 }
 
+/* ---- the compute (common/exec.h) --------------------------------------- */
+
+/* The planned path p of the call's arguments a. */
+static mt_ada_par ada_par(mt_ada_path path, const ada_args *a, int64_t row, int64_t nnz) {
+  mt_ada_par p;
+  memset(&p, 0, sizeof p);
+  p.path = path;
+  p.kind = a->dt == MT_float64 ? ADA_DOUBLE
+           : a->dt == MT_float16 ? ADA_HALF
+           : a->dt == MT_bfloat16 ? ADA_BF16
+                                  : ADA_FLOAT;
+  p.dt = a->dt;
+  p.sdt = a->dt == MT_bool ? MT_int64 : a->dt;
+  p.nclr = -a->hp.clr;
+  p.wd = a->hp.weight_decay;
+  p.eps = a->hp.eps;
+  p.use_wd = a->hp.weight_decay != 0.0; /* torch: `if weight_decay != 0` */
+  p.maximize = a->hp.maximize;
+  p.row = row;
+  p.n = mt_numel(a->param);
+  p.nnz = nnz;
+  return p;
+}
+
+/* Runs the planned step on ex. */
+static mt_status ada_run(const mt_exec *ex, const char *name, const mt_ada_par *p,
+                         const mt_ada_bufs *b, mt_error *err) {
+  mt_status st;
+  if (!ex->adagrad)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no optim kernels", name,
+                  ex->name);
+  if (b->n == 0) return MT_OK;
+  if ((st = ex->adagrad(p, b, err)) != MT_OK) return mt_err_prefix(err, "%s", name);
+  return MT_OK;
+}
+
+/* A float path over the outputs param/state (call->out[0], [1]) updated in
+ * place, std written to sdvals (nsd elements), grad values gvals (ng):
+ * float16/bfloat16 (ADA-7) on float workspaces, converted on the host
+ * (exactly, both ways: the results are values of the dtype already). */
+static mt_status ada_float_run(const mt_exec *ex, mt_call *call, const char *name,
+                               const mt_ada_par *p, mt_ada_bufs *b, const void *gvals, void *sdvals,
+                               int64_t nsd, mt_error *err) {
+  mt_status st;
+  if (p->kind == ADA_HALF || p->kind == ADA_BF16) {
+    ada_f16 w = {0};
+    if ((st = f16_open(&w, call, gvals, b->n, b->ng, nsd, err)) != MT_OK) return st;
+    b->param = w.p;
+    b->state = w.s;
+    b->std = w.sd;
+    b->grad = w.g;
+    if ((st = ada_run(ex, name, p, b, err)) != MT_OK) {
+      f16_free(&w);
+      return st;
+    }
+    f16_close(&w, call, sdvals, b->n, nsd);
+    return MT_OK;
+  }
+  b->param = call->out[0]->values;
+  b->state = call->out[1]->values;
+  b->std = sdvals;
+  b->grad = gvals;
+  return ada_run(ex, name, p, b, err);
+}
+
+/* The kept entries of a coalesced COO grad (keep NULL: all): their dense
+ * linear indices (*klin) and their entries in g (*ksrc, NULL when all are
+ * kept), *n_keep of them. */
+static mt_status kept_entries(const mt_tensor *g, const uint8_t *keep, int64_t **klin,
+                              int64_t **ksrc, int64_t *n_keep, mt_error *err) {
+  int64_t n = 0;
+  *ksrc = NULL;
+  if (!keep) {
+    *n_keep = g->nnz;
+    return coo_linear_all(g, klin, err);
+  }
+  for (int64_t k = 0; k < g->nnz; k++) n += keep[k] != 0;
+  *klin = malloc(sizeof **klin * (size_t)(n ? n : 1));
+  *ksrc = malloc(sizeof **ksrc * (size_t)(n ? n : 1));
+  if (!*klin || !*ksrc) {
+    free(*klin);
+    free(*ksrc);
+    *klin = *ksrc = NULL;
+    return mt_err(err, MT_OUT_OF_MEMORY, "out of memory for %lld COO entries", (long long)n);
+  }
+  for (int64_t k = 0, w = 0; k < g->nnz; k++) {
+    if (!keep[k]) continue;
+    (*klin)[w] = mt_coo_linear(g, k);
+    (*ksrc)[w++] = k;
+  }
+  *n_keep = n;
+  return MT_OK;
+}
+
 /* ---- ADA-1: adagrad_dense ----------------------------------------------- */
 
-mt_status mt_cpu_adagrad_dense(mt_call *call, mt_error *err) {
+static mt_status adagrad_dense(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *name = "adagrad_dense";
   const mt_host *h = mt__cpu_host(call);
   ada_args a;
@@ -315,21 +322,11 @@ mt_status mt_cpu_adagrad_dense(mt_call *call, mt_error *err) {
   if ((st = h->dense_new(a.dt, a.param->ndim, a.param->shape, &call->out[2], err)) != MT_OK)
     goto out;
   int64_t n = mt_numel(a.param);
-  int use_wd = a.hp.weight_decay != 0.0; /* torch: `if weight_decay != 0` */
-  if (a.dt == MT_float16 || a.dt == MT_bfloat16) { /* ADA-7: scalars in float (opmath) */
-    ada_f16 w = {0};
-    if ((st = f16_open(&w, call, g->values, n, n, n, err)) != MT_OK) goto out;
-    (a.dt == MT_float16 ? ada_dense_half : ada_dense_bf16)(
-        n, w.p, w.s, w.sd, w.g, (float)-a.hp.clr, use_wd, (float)a.hp.weight_decay,
-        (float)a.hp.eps, a.hp.maximize);
-    f16_close(&w, call, call->out[2]->values, n, n);
-  } else if (a.dt == MT_float32)
-    ada_dense_float(n, call->out[0]->values, call->out[1]->values, call->out[2]->values, g->values,
-                    (float)-a.hp.clr, use_wd, (float)a.hp.weight_decay, (float)a.hp.eps,
-                    a.hp.maximize);
-  else
-    ada_dense_double(n, call->out[0]->values, call->out[1]->values, call->out[2]->values, g->values,
-                     -a.hp.clr, use_wd, a.hp.weight_decay, a.hp.eps, a.hp.maximize);
+  mt_ada_par p = ada_par(ADA_DENSE, &a, 1, 0);
+  mt_ada_bufs b = {.n = n, .ng = n};
+  if ((st = ada_float_run(ex, call, name, &p, &b, g->values, call->out[2]->values, n, err)) !=
+      MT_OK)
+    goto out;
   call->n_out = 3;
 out:
   mt_tensor_free(gtmp);
@@ -339,13 +336,13 @@ out:
 
 /* ---- ADA-2: adagrad_sparse ---------------------------------------------- */
 
-mt_status mt_cpu_adagrad_sparse(mt_call *call, mt_error *err) {
+static mt_status adagrad_sparse(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *name = "adagrad_sparse";
   const mt_host *h = mt__cpu_host(call);
   ada_args a;
   const mt_tensor *g;
   mt_tensor *gtmp = NULL, *std = NULL;
-  int64_t *lin = NULL;
+  int64_t *lin = NULL, *src = NULL, n_keep = 0;
   mt_status st;
 
   mt__cpu_begin(call);
@@ -360,8 +357,8 @@ mt_status mt_cpu_adagrad_sparse(mt_call *call, mt_error *err) {
     return mt_err(err, MT_INVALID_ARGUMENT,
                   "%s: weight_decay option is not compatible with sparse gradients", name);
   /* grad = grad.coalesce(): the update is non-linear, duplicates are summed */
-  if ((st = mt__cpu_coalesced(a.grad, &g, &gtmp, err)) != MT_OK) goto out;
-  if ((st = coo_linear_all(g, &lin, err)) != MT_OK) goto out;
+  if ((st = mt__exec_coalesced(ex, a.grad, &g, &gtmp, err)) != MT_OK) goto out;
+  if ((st = kept_entries(g, NULL, &lin, &src, &n_keep, err)) != MT_OK) goto out;
   if ((st = ada_outputs(call, &a, err)) != MT_OK) goto out;
   /* std: COO over the coalesced grad's indices */
   if ((st = h->coo_new(a.dt, g->ndim, g->shape, g->sparse_dim, g->nnz, &std, err)) != MT_OK)
@@ -370,23 +367,15 @@ mt_status mt_cpu_adagrad_sparse(mt_call *call, mt_error *err) {
   if (g->nnz)
     memcpy(std->indices, g->indices, sizeof(int64_t) * (size_t)g->sparse_dim * (size_t)g->nnz);
   std->coalesced = 1;
-  int64_t nv = g->nnz * mt_coo_row_numel(g);
-  if (a.dt == MT_float16 || a.dt == MT_bfloat16) { /* ADA-7 */
-    ada_f16 w = {0};
-    if ((st = f16_open(&w, call, g->values, mt_numel(a.param), nv, nv, err)) != MT_OK) goto out;
-    (a.dt == MT_float16 ? ada_coo_half : ada_coo_bf16)(g, w.g, lin, NULL, w.p, w.s, w.sd,
-                                                       (float)-a.hp.clr, (float)a.hp.eps,
-                                                       a.hp.maximize);
-    f16_close(&w, call, std->values, mt_numel(a.param), nv);
-  } else if (a.dt == MT_float32)
-    ada_coo_float(g, g->values, lin, NULL, call->out[0]->values, call->out[1]->values, std->values,
-                  (float)-a.hp.clr, (float)a.hp.eps, a.hp.maximize);
-  else
-    ada_coo_double(g, g->values, lin, NULL, call->out[0]->values, call->out[1]->values,
-                   std->values, -a.hp.clr, a.hp.eps, a.hp.maximize);
+  int64_t row = mt_coo_row_numel(g), nv = g->nnz * row;
+  mt_ada_par p = ada_par(ADA_COO, &a, row, g->nnz);
+  mt_ada_bufs b = {.lin = lin, .src = src, .n = mt_numel(a.param), .ng = nv, .nu = n_keep};
+  if ((st = ada_float_run(ex, call, name, &p, &b, g->values, std->values, nv, err)) != MT_OK)
+    goto out;
   call->n_out = 3;
 out:
   free(lin);
+  free(src);
   mt_tensor_free(gtmp);
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   return st;
@@ -397,114 +386,92 @@ out:
 /* The masked path over COO storage: g is the coalesced gradient data,
  * keep[k] its mask per entry. std is a masked tensor with COO data and a
  * COO mask over the kept entries. */
-static mt_status masked_coo(mt_call *call, const ada_args *a, const mt_tensor *g,
-                            const uint8_t *keep, mt_error *err) {
+static mt_status masked_coo(mt_call *call, const mt_exec *ex, const ada_args *a,
+                            const mt_tensor *g, const uint8_t *keep, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   mt_tensor *sdata = NULL, *smask = NULL;
-  int64_t *lin = NULL, n_keep = 0;
+  int64_t *lin = NULL, *src = NULL, n_keep = 0;
   mt_status st;
-  for (int64_t k = 0; k < g->nnz; k++) n_keep += keep[k] != 0;
-  if ((st = coo_linear_all(g, &lin, err)) != MT_OK) goto out;
+  if ((st = kept_entries(g, keep, &lin, &src, &n_keep, err)) != MT_OK) goto out;
   if ((st = ada_outputs(call, a, err)) != MT_OK) goto out;
   if ((st = h->coo_new(a->dt, g->ndim, g->shape, g->sparse_dim, n_keep, &sdata, err)) != MT_OK)
     goto out;
   if ((st = h->coo_new(MT_bool, g->ndim, g->shape, g->sparse_dim, n_keep, &smask, err)) != MT_OK)
     goto out;
-  for (int64_t k = 0, w = 0; k < g->nnz; k++) {
-    if (!keep[k]) continue;
+  for (int64_t w = 0; w < n_keep; w++) {
     for (int d = 0; d < g->sparse_dim; d++) {
-      sdata->indices[d * n_keep + w] = g->indices[d * g->nnz + k];
-      smask->indices[d * n_keep + w] = g->indices[d * g->nnz + k];
+      sdata->indices[d * n_keep + w] = g->indices[d * g->nnz + src[w]];
+      smask->indices[d * n_keep + w] = g->indices[d * g->nnz + src[w]];
     }
     ((uint8_t *)smask->values)[w] = 1;
-    w++;
   }
   sdata->coalesced = smask->coalesced = 1;
   int64_t row = mt_coo_row_numel(g);
-  if (a->dt == MT_float16) { /* ADA-7 */
-    ada_f16 w = {0};
-    if ((st = f16_open(&w, call, g->values, mt_numel(a->param), g->nnz * row, n_keep * row, err)) !=
-        MT_OK)
-      goto out;
-    ada_coo_half(g, w.g, lin, keep, w.p, w.s, w.sd, (float)-a->hp.clr, (float)a->hp.eps,
-                 a->hp.maximize);
-    f16_close(&w, call, sdata->values, mt_numel(a->param), n_keep * row);
-  } else if (a->dt == MT_float32)
-    ada_coo_float(g, g->values, lin, keep, call->out[0]->values, call->out[1]->values,
-                  sdata->values, (float)-a->hp.clr, (float)a->hp.eps, a->hp.maximize);
-  else
-    ada_coo_double(g, g->values, lin, keep, call->out[0]->values, call->out[1]->values,
-                   sdata->values, -a->hp.clr, a->hp.eps, a->hp.maximize);
+  mt_ada_par p = ada_par(ADA_COO, a, row, g->nnz);
+  mt_ada_bufs b = {.lin = lin, .src = src, .n = mt_numel(a->param), .ng = g->nnz * row,
+                   .nu = n_keep};
+  if ((st = ada_float_run(ex, call, "adagrad_masked", &p, &b, g->values, sdata->values,
+                          n_keep * row, err)) != MT_OK)
+    goto out;
   st = h->masked_new(sdata, smask, &call->out[2], err);
   sdata = smask = NULL; /* owned by masked_new, also on failure */
 out:
   free(lin);
+  free(src);
   if (sdata) h->free(sdata);
   if (smask) h->free(smask);
   return st;
 }
 
-/* ADA-7: the masked path of an integer or bool param, in torch.masked's
- * arithmetic: state_sum + grad.pow(2) stays integer (wrapping; bool:
- * bool.pow(2) is int64), std = state_sum.sqrt().add(eps) is float32 (the
- * integer converted to float), masked_grad / std is float32, so param comes
- * back float32: p + (-clr) * x, a multiply then an add for the COO forms
- * (dense + sparse), an fma for dense storage (as the float32 loops). g/gk:
- * the coalesced COO grad data and which entries are kept, or (g NULL) the
+/* ADA-7: the masked path of an integer or bool param (common/optim_math.h's
+ * mt_ada_int_*: integer state_sum, float32 std and param). g/gk: the
+ * coalesced COO grad data and which entries are kept, or (g NULL) the
  * dense-storage view mv. */
-static mt_status masked_int(mt_call *call, const ada_args *a, const mt_tensor *g,
-                            const uint8_t *gk, const mt__cpu_mview *mv, mt_error *err) {
+static mt_status masked_int(mt_call *call, const mt_exec *ex, const ada_args *a,
+                            const mt_tensor *g, const uint8_t *gk, const mt__cpu_mview *mv,
+                            mt_error *err) {
+  static const char *name = "adagrad_masked";
   const mt_host *h = mt__cpu_host(call);
   mt_dtype sdt = a->dt == MT_bool ? MT_int64 : a->dt;
   const mt_tensor *pv = NULL, *sv = NULL;
   mt_tensor *ptmp = NULL, *stmp = NULL, *sdata = NULL, *smask = NULL;
-  int64_t n = mt_numel(a->param), n_keep = 0;
-  float nclr = (float)-a->hp.clr, eps = (float)a->hp.eps;
+  int64_t n = mt_numel(a->param), *lin = NULL, *src = NULL, n_keep = 0;
   mt_status st;
   if (a->hp.maximize && a->dt == MT_bool)
     return mt_err(err, MT_DTYPE_MISMATCH,
                   "%s: Negation, the `-` operator, on a bool tensor is not supported (maximize "
                   "with a bool grad)",
-                  "adagrad_masked");
+                  name);
   if ((st = mt__cpu_contig(a->param, &pv, &ptmp, err)) != MT_OK) goto out;
   if ((st = mt__cpu_contig(a->state_sum, &sv, &stmp, err)) != MT_OK) goto out;
   if ((st = h->dense_new(MT_float32, a->param->ndim, a->param->shape, &call->out[0], err)) != MT_OK)
     goto out;
   if ((st = h->dense_new(sdt, a->param->ndim, a->param->shape, &call->out[1], err)) != MT_OK)
     goto out;
-  float *p = call->out[0]->values;
-  void *s = call->out[1]->values;
-  for (int64_t i = 0; i < n; i++) {
-    p[i] = (float)mt__cpu_ldi(pv->values, a->dt, i);
-    mt__cpu_sti(s, sdt, i, mt__cpu_ldi(sv->values, a->dt, i));
-  }
+  mt_ada_bufs b = {.param = call->out[0]->values, .state = call->out[1]->values,
+                   .param_in = pv->values, .state_in = sv->values, .n = n};
   if (g) {
-    for (int64_t k = 0; k < g->nnz; k++) n_keep += gk[k] != 0;
+    if ((st = kept_entries(g, gk, &lin, &src, &n_keep, err)) != MT_OK) goto out;
     if ((st = h->coo_new(MT_float32, g->ndim, g->shape, g->sparse_dim, n_keep, &sdata, err)) !=
         MT_OK)
       goto out;
     if ((st = h->coo_new(MT_bool, g->ndim, g->shape, g->sparse_dim, n_keep, &smask, err)) != MT_OK)
       goto out;
     sdata->coalesced = smask->coalesced = 1;
-    for (int64_t k = 0, w = 0; k < g->nnz; k++) {
-      if (!gk[k]) continue;
-      int64_t i = mt_coo_linear(g, k), gi = mt__cpu_ldi(g->values, a->dt, k);
+    for (int64_t w = 0; w < n_keep; w++) {
       for (int d = 0; d < g->sparse_dim; d++)
-        sdata->indices[d * n_keep + w] = smask->indices[d * n_keep + w] = g->indices[d * g->nnz + k];
-      if (a->hp.maximize) gi = -gi;
-      /* state_sum = state_sum + masked_grad.pow(2).get_data() */
-      int64_t si = (int64_t)((uint64_t)mt__cpu_ldi(s, sdt, i) + (uint64_t)gi * (uint64_t)gi);
-      mt__cpu_sti(s, sdt, i, si);
-      si = mt__cpu_ldi(s, sdt, i); /* wrapped */
-      /* std = masked_tensor(state_sum.to_sparse(), mask).sqrt().add(eps) */
-      float std = sqrtf((float)si) + eps;
-      /* param.add((masked_grad / std).get_data(), alpha=-clr) */
-      float x = (float)gi / std, u = nclr * x;
-      p[i] = p[i] + u;
-      ((float *)sdata->values)[w] = std;
+        sdata->indices[d * n_keep + w] = smask->indices[d * n_keep + w] =
+            g->indices[d * g->nnz + src[w]];
       ((uint8_t *)smask->values)[w] = 1;
-      w++;
     }
+    mt_ada_par p = ada_par(ADA_INT_COO, a, 1, g->nnz); /* ADA-8: no dense dims */
+    b.std = sdata->values;
+    b.grad = g->values;
+    b.lin = lin;
+    b.src = src;
+    b.ng = g->nnz;
+    b.nu = n_keep;
+    if ((st = ada_run(ex, name, &p, &b, err)) != MT_OK) goto out;
     st = h->masked_new(sdata, smask, &call->out[2], err);
     sdata = smask = NULL; /* owned by masked_new, also on failure */
     goto out;
@@ -513,24 +480,15 @@ static mt_status masked_int(mt_call *call, const ada_args *a, const mt_tensor *g
   if ((st = mt__cpu_new_masked_dense(h, MT_float32, a->param->ndim, a->param->shape, &call->out[2],
                                      &dd, &dm, err)) != MT_OK)
     goto out;
-  const uint8_t *mk = mv->mask->values;
-  if (n) memcpy(dm->values, mk, (size_t)n);
-  for (int64_t i = 0; i < n; i++) {
-    int64_t gi = 0;
-    if (mk[i]) {
-      gi = mt__cpu_ldi(mv->data->values, a->dt, i);
-      if (a->hp.maximize) gi = -gi;
-      /* state_sum = state_sum + masked_grad.pow(2).to_tensor(0) */
-      mt__cpu_sti(s, sdt, i,
-                  (int64_t)((uint64_t)mt__cpu_ldi(s, sdt, i) + (uint64_t)gi * (uint64_t)gi));
-    }
-    /* std = masked_tensor(state_sum, mask).sqrt().add(eps) */
-    float std = sqrtf((float)mt__cpu_ldi(s, sdt, i)) + eps;
-    /* param = param.add((masked_grad / std).to_tensor(0), alpha=-clr): an fma */
-    if (mk[i]) p[i] = fmaf(nclr, (float)gi / std, p[i]);
-    ((float *)dd->values)[i] = std;
-  }
+  if (n) memcpy(dm->values, mv->mask->values, (size_t)n);
+  mt_ada_par p = ada_par(ADA_INT_DENSE, a, 1, 0);
+  b.std = dd->values;
+  b.grad = mv->data->values;
+  b.mask = mv->mask->values;
+  st = ada_run(ex, name, &p, &b, err);
 out:
+  free(lin);
+  free(src);
   if (sdata) h->free(sdata);
   if (smask) h->free(smask);
   mt_tensor_free(ptmp);
@@ -538,7 +496,7 @@ out:
   return st;
 }
 
-mt_status mt_cpu_adagrad_masked(mt_call *call, mt_error *err) {
+static mt_status adagrad_masked(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *name = "adagrad_masked";
   const mt_host *h = mt__cpu_host(call);
   ada_args a;
@@ -571,30 +529,31 @@ mt_status mt_cpu_adagrad_masked(mt_call *call, mt_error *err) {
                   name, a.grad->dense_dim);
       goto out;
     }
-    if ((st = mt__cpu_coalesced(a.grad, &g, &gtmp, err)) != MT_OK) goto out;
+    if ((st = mt__exec_coalesced(ex, a.grad, &g, &gtmp, err)) != MT_OK) goto out;
     keep = malloc((size_t)(g->nnz ? g->nnz : 1));
     if (!keep) {
       st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", name);
       goto out;
     }
     for (int64_t k = 0; k < g->nnz; k++) keep[k] = mt__cpu_ld(g->values, a.dt, k) != 0.0;
-    st = mt__cpu_is_float(a.dt) ? masked_coo(call, &a, g, keep, err)
-                                : masked_int(call, &a, g, keep, NULL, err);
+    st = mt__cpu_is_float(a.dt) ? masked_coo(call, ex, &a, g, keep, err)
+                                : masked_int(call, ex, &a, g, keep, NULL, err);
     goto out;
   }
   if (a.grad->data->kind == MT_KIND_COO) {
     /* COO storage: data and mask share coalesced indices; the mask values
      * say which entries are specified. */
-    if ((st = mt__cpu_coalesced(a.grad->data, &g, &gtmp, err)) != MT_OK) goto out;
-    if ((st = mt__cpu_coalesced(a.grad->mask, &gm, &gmtmp, err)) != MT_OK) goto out;
+    if ((st = mt__exec_coalesced(ex, a.grad->data, &g, &gtmp, err)) != MT_OK) goto out;
+    if ((st = mt__exec_coalesced(ex, a.grad->mask, &gm, &gmtmp, err)) != MT_OK) goto out;
     if (!mt__cpu_coo_same_indices(g, gm) || g->dense_dim != 0) {
       st = mt_err(err, MT_INVALID_ARGUMENT,
                   "%s: inputs/1 (grad) data and mask must share their COO indices (no dense dims)",
                   name);
       goto out;
     }
-    st = mt__cpu_is_float(a.dt) ? masked_coo(call, &a, g, (const uint8_t *)gm->values, err)
-                                : masked_int(call, &a, g, (const uint8_t *)gm->values, NULL, err);
+    st = mt__cpu_is_float(a.dt)
+             ? masked_coo(call, ex, &a, g, (const uint8_t *)gm->values, err)
+             : masked_int(call, ex, &a, g, (const uint8_t *)gm->values, NULL, err);
     goto out;
   }
   if (a.grad->data->kind != MT_KIND_DENSE) {
@@ -605,7 +564,7 @@ mt_status mt_cpu_adagrad_masked(mt_call *call, mt_error *err) {
   /* Dense storage: std is a dense-storage masked tensor with grad's mask. */
   if ((st = mt__cpu_mview_open(a.grad, &mv, err)) != MT_OK) goto out;
   if (!mt__cpu_is_float(a.dt)) {
-    st = masked_int(call, &a, NULL, NULL, &mv, err);
+    st = masked_int(call, ex, &a, NULL, NULL, &mv, err);
     goto out;
   }
   if ((st = ada_outputs(call, &a, err)) != MT_OK) goto out;
@@ -614,19 +573,9 @@ mt_status mt_cpu_adagrad_masked(mt_call *call, mt_error *err) {
     goto out;
   int64_t n = mt_numel(a.param);
   if (n) memcpy(smask->values, mv.mask->values, (size_t)n);
-  if (a.dt == MT_float16) { /* ADA-7 */
-    ada_f16 w = {0};
-    if ((st = f16_open(&w, call, mv.data->values, n, n, n, err)) != MT_OK) goto out;
-    ada_masked_dense_half(n, w.p, w.s, w.sd, w.g, mv.mask->values, (float)-a.hp.clr,
-                          (float)a.hp.eps, a.hp.maximize);
-    f16_close(&w, call, sdata->values, n, n);
-  } else if (a.dt == MT_float32)
-    ada_masked_dense_float(n, call->out[0]->values, call->out[1]->values, sdata->values,
-                           mv.data->values, mv.mask->values, (float)-a.hp.clr, (float)a.hp.eps,
-                           a.hp.maximize);
-  else
-    ada_masked_dense_double(n, call->out[0]->values, call->out[1]->values, sdata->values,
-                            mv.data->values, mv.mask->values, -a.hp.clr, a.hp.eps, a.hp.maximize);
+  mt_ada_par p = ada_par(ADA_MASKED_DENSE, &a, 1, 0);
+  mt_ada_bufs b = {.mask = mv.mask->values, .n = n, .ng = n};
+  st = ada_float_run(ex, call, name, &p, &b, mv.data->values, sdata->values, n, err);
 out:
   if (st == MT_OK) call->n_out = 3;
   mt__cpu_mview_close(&mv);
@@ -635,4 +584,25 @@ out:
   free(keep);
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   return st;
+}
+
+/* ---- the CPU reference's kernels, and the family's on another backend ----- */
+
+mt_status mt_cpu_adagrad_dense(mt_call *call, mt_error *err) {
+  return adagrad_dense(call, &mt_cpu_exec, err);
+}
+mt_status mt_cpu_adagrad_sparse(mt_call *call, mt_error *err) {
+  return adagrad_sparse(call, &mt_cpu_exec, err);
+}
+mt_status mt_cpu_adagrad_masked(mt_call *call, mt_error *err) {
+  return adagrad_masked(call, &mt_cpu_exec, err);
+}
+
+mt_status mt__optim_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  switch (op) {
+  case MT_OP_adagrad_dense: return adagrad_dense(call, ex, err);
+  case MT_OP_adagrad_sparse: return adagrad_sparse(call, ex, err);
+  case MT_OP_adagrad_masked: return adagrad_masked(call, ex, err);
+  default: return mt_err(err, MT_NOT_SUPPORTED, "%s: not an optim op", mt_op_name(op));
+  }
 }

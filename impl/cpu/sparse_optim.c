@@ -21,9 +21,17 @@
  *          does, then rounded); Python-number operands are cast to the op's
  *          compute type (float for every dtype but float64), the step size
  *          is a Python float (double). Each line cites the torch expression
- *          it mirrors. */
+ *          it mirrors.
+ *
+ * This file is the family's host plan (checks, torch's messages,
+ * coalescing, the entry bookkeeping of the sparse adds, outputs); the
+ * arithmetic is common/sparse_optim_math.h's, run through an mt_exec
+ * (common/exec.h): the CPU's loops here, the CUDA kernels of
+ * impl/cuda/sparse_optim.cu there (mt__sparse_optim_run). */
 #include <math.h>
 
+#include "common/exec.h"
+#include "common/sparse_optim_math.h"
 #include "cpu_util.h"
 #include "sparse_arith.h"
 
@@ -144,11 +152,11 @@ static mt_status check_float(mt_dtype dt, mt_error *err) {
 /* ---- SADAM-1/2: the update ---------------------------------------------- */
 
 
-/* A tensor op's result rounded to the dtype (float16 via float, as torch). */
-#define R(x) mt__cpu_round(dt, (x))
-
-static void update(mt_dtype dt, const sadam_hp *hp, const mt_tensor *g, void *p, void *m,
-                   void *v) {
+/* Runs the update (SADAM-1/2) of the coalesced gradient g (non-empty) on
+ * p, m, v (n elements each) on ex: the scalars here, as torch casts them,
+ * each element in common/sparse_optim_math.h's mt_sadam_elem. */
+static mt_status update(const mt_exec *ex, mt_dtype dt, const sadam_hp *hp, const mt_tensor *g,
+                        void *p, void *m, void *v, int64_t n, mt_error *err) {
   double bc1 = 1.0 - pow(hp->beta1, hp->step); /* bias_correction1 = 1 - beta1**step */
   double bc2 = 1.0 - pow(hp->beta2, hp->step); /* bias_correction2 = 1 - beta2**step */
   /* step_size = lr * math.sqrt(bc2) / bc1: Python floats (double); with a
@@ -158,41 +166,43 @@ static void update(mt_dtype dt, const sadam_hp *hp, const mt_tensor *g, void *p,
   if (hp->lr_tensor)
     step_size = (double)(float)((double)(float)(hp->lr * (double)(float)sqrt(bc2)) /
                                 (double)(float)bc1);
-  double c1 = mt__cpu_op_scalar(dt, 1.0 - hp->beta1);
-  double c2 = mt__cpu_op_scalar(dt, 1.0 - hp->beta2);
-  double eps_s = mt__cpu_op_scalar(dt, hp->eps);
-  double nstep = mt__cpu_op_scalar(dt, -step_size); /* a float32 step_size casts exactly */
-  int64_t row = mt_coo_row_numel(g);
-  for (int64_t k = 0; k < g->nnz; k++) {
-    int64_t base = mt_coo_linear(g, k) * row;
-    for (int64_t j = 0; j < row; j++) {
-      int64_t i = base + j;
-      /* grad = -grad if maximize (negation is exact: before or after
-       * coalescing gives the same values) */
-      double gv = mt__cpu_ld(g->values, dt, k * row + j);
-      if (hp->maximize) gv = -gv;
-      double m_old = mt__cpu_ld(m, dt, i), v_old = mt__cpu_ld(v, dt, i);
-      /* exp_avg_update_values = grad_values.sub(old_exp_avg_values).mul_(1 - beta1) */
-      double mu = R(R(gv - m_old) * c1);
-      /* exp_avg.add_(make_sparse(exp_avg_update_values)) */
-      mt__cpu_st(m, dt, i, m_old + mu);
-      /* exp_avg_sq_update_values = grad_values.pow(2).sub_(old).mul_(1 - beta2) */
-      double vu = R(R(R(gv * gv) - v_old) * c2);
-      /* exp_avg_sq.add_(make_sparse(exp_avg_sq_update_values)) */
-      mt__cpu_st(v, dt, i, v_old + vu);
-      /* numer = exp_avg_update_values.add_(old_exp_avg_values) */
-      double numer = R(mu + m_old);
-      /* denom = exp_avg_sq_update_values.add_(old).sqrt_().add_(eps) */
-      double denom = R(R(sqrt(R(vu + v_old))) + eps_s);
-      /* param.add_(make_sparse(-step_size * numer.div_(denom))) */
-      double upd = R(R(numer / denom) * nstep);
-      mt__cpu_st(p, dt, i, mt__cpu_ld(p, dt, i) + upd);
-    }
+  mt_sadam_par q = {
+      .dt = dt,
+      .maximize = hp->maximize,
+      .c1 = 1.0 - hp->beta1,
+      .c2 = 1.0 - hp->beta2,
+      .eps_s = hp->eps,
+      .nstep = -step_size, /* a float32 step_size casts exactly */
+      .row = mt_coo_row_numel(g),
+      .n = n,
+      .nnz = g->nnz,
+  };
+  /* The Python numbers cast to the op's compute type (mt__cpu_op_scalar),
+   * one branch for all four: GCC 12.2 at -O3 miscompiles two adjacent
+   * fields each set by `dt == MT_float64 ? v : (double)(float)v` (its SLP
+   * vectorizer drops the float rounding: c1 came out 1 - 0.9 in double). */
+  if (dt != MT_float64) {
+    q.c1 = (double)(float)q.c1;
+    q.c2 = (double)(float)q.c2;
+    q.eps_s = (double)(float)q.eps_s;
+    q.nstep = (double)(float)q.nstep;
   }
+  int64_t *lin = NULL;
+  mt_status st;
+  if (!ex->sparse_adam)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no sparse_optim kernels", NAME,
+                  ex->name);
+  if (!(lin = malloc(sizeof *lin * (size_t)g->nnz)))
+    return mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory for %lld COO entries", NAME,
+                  (long long)g->nnz);
+  for (int64_t k = 0; k < g->nnz; k++) lin[k] = mt_coo_linear(g, k);
+  if ((st = ex->sparse_adam(&q, g->values, lin, p, m, v, err)) != MT_OK)
+    mt_err_prefix(err, "%s", NAME);
+  free(lin);
+  return st;
 }
-#undef R
 
-mt_status mt_cpu_sparse_adam(mt_call *call, mt_error *err) {
+static mt_status sparse_adam(mt_call *call, const mt_exec *ex, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *in[4], *g = NULL;
   mt_tensor *gtmp = NULL;
@@ -211,14 +221,16 @@ mt_status mt_cpu_sparse_adam(mt_call *call, mt_error *err) {
   if ((st = check_inputs(in, err)) != MT_OK) return st;
   mt_dtype dt = in[0]->dtype;
   /* grad = grad.coalesce(): the update is non-linear, duplicates are summed */
-  if ((st = mt__cpu_coalesced(in[1], &g, &gtmp, err)) != MT_OK) goto out;
+  if ((st = mt__exec_coalesced(ex, in[1], &g, &gtmp, err)) != MT_OK) goto out;
   /* SADAM-3: `if grad_values.numel() == 0: continue` -- before any arithmetic */
   if (g->nnz * mt_coo_row_numel(g) > 0 && (st = check_float(dt, err)) != MT_OK)
     goto out;
   for (int k = 0; k < 3; k++)
     if ((st = mt__cpu_copy(h, in[k == 0 ? 0 : k + 1], &call->out[k], err)) != MT_OK) goto out;
-  if (g->nnz * mt_coo_row_numel(g) > 0)
-    update(dt, &hp, g, call->out[0]->values, call->out[1]->values, call->out[2]->values);
+  if (g->nnz * mt_coo_row_numel(g) > 0 &&
+      (st = update(ex, dt, &hp, g, call->out[0]->values, call->out[1]->values,
+                   call->out[2]->values, mt_numel(in[0]), err)) != MT_OK)
+    goto out;
   call->n_out = 3;
 out:
   mt_tensor_free(gtmp);
@@ -284,54 +296,245 @@ static mt_status sparse_plus_dense(mt_error *err) {
 }
 
 
+/* Runs one planned op of SGD's arithmetic on ex. */
+static mt_status sgd_run(const mt_exec *ex, const mt_sgd_par *p, const mt_sgd_bufs *b,
+                         mt_error *err) {
+  mt_status st;
+  if (!ex->sgd)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no sparse_optim kernels", SGD,
+                  ex->name);
+  if (mt_sgd_threads(p, b) == 0) return MT_OK;
+  if ((st = ex->sgd(p, b, err)) != MT_OK) return mt_err_prefix(err, "%s", SGD);
+  return MT_OK;
+}
+
+/* The n values of t (dense or COO) times a, in place. */
+static mt_status scale_values(const mt_exec *ex, mt_tensor *t, int64_t n, double a, mt_error *err) {
+  mt_sgd_par p = {.code = SGD_SCALE, .dt = t->dtype, .a = a, .nt = n};
+  mt_sgd_bufs b = {.t = t->values, .nt = n};
+  return sgd_run(ex, &p, &b, err);
+}
+
 /* t = t * s, rounded (dense or COO values). torch's in-place mul_ of a COO
  * tensor by a number clears its coalesced flag (so the momentum buffer
  * is uncoalesced from the second step on, and sparse + sparse then
  * concatenates); its negation (maximize) keeps the flag. */
-static void scale(mt_tensor *t, double s) {
+static mt_status scale(const mt_exec *ex, mt_tensor *t, double s, mt_error *err) {
   int64_t n = t->kind == MT_KIND_COO ? t->nnz * mt_coo_row_numel(t) : mt_numel(t);
-  for (int64_t i = 0; i < n; i++)
-    mt__cpu_st(t->values, t->dtype, i,
-               mt__cpu_ld(t->values, t->dtype, i) * mt__cpu_op_scalar(t->dtype, s));
-  if (t->kind == MT_KIND_COO && s != -1.0) t->coalesced = 0;
+  mt_status st = scale_values(ex, t, n, mt__cpu_op_scalar(t->dtype, s), err);
+  if (st == MT_OK && t->kind == MT_KIND_COO && s != -1.0) t->coalesced = 0;
+  return st;
 }
 
 /* dense d += alpha * x (x dense, same shape): torch's add(x, alpha). float
  * and double: one fused multiply-add, alpha in the compute type.
  * float16/bfloat16: alpha cast to the dtype, the product rounded to it,
  * then the sum (300 random cases each, bit for bit). */
-static void dense_axpy(mt_tensor *d, double alpha, const mt_tensor *x) {
+static mt_status dense_axpy(const mt_exec *ex, mt_tensor *d, double alpha, const mt_tensor *x,
+                            mt_error *err) {
   mt_dtype dt = d->dtype;
   int fused = dt == MT_float32 || dt == MT_float64;
-  double a = fused ? mt__cpu_op_scalar(dt, alpha) : mt__cpu_round(dt, alpha);
-  for (int64_t i = 0; i < mt_numel(d); i++) {
-    double v = mt__cpu_ld(x->values, x->dtype, i), r = mt__cpu_ld(d->values, dt, i);
-    mt__cpu_st(d->values, dt, i, fused ? fma(a, v, r) : r + mt__cpu_round(dt, a * v));
+  int64_t n = mt_numel(d);
+  mt_sgd_par p = {.code = SGD_AXPY,
+                  .dt = dt,
+                  .a = fused ? mt__cpu_op_scalar(dt, alpha) : mt__cpu_round(dt, alpha),
+                  .fused = fused,
+                  .nt = n,
+                  .nx = n};
+  mt_sgd_bufs b = {.t = d->values, .x = x->values, .nt = n, .nx = n};
+  return sgd_run(ex, &p, &b, err);
+}
+
+/* A COO entry's dense linear index and its place in stored order. */
+typedef struct {
+  int64_t lin, k;
+} sgd_entry;
+
+static int entry_cmp(const void *pa, const void *pb) {
+  const sgd_entry *a = pa, *b = pb;
+  if (a->lin != b->lin) return a->lin < b->lin ? -1 : 1;
+  return a->k < b->k ? -1 : a->k > b->k;
+}
+
+/* The destinations of s's entries (index bookkeeping for SGD_ADD_COO and
+ * SGD_INT_ADD): b->nd distinct dense linear indices (b->lin), destination
+ * d's entries order[first[d] .. first[d + 1]) in stored order. The arrays
+ * are the caller's to free (lin, first, order). */
+static mt_status group_entries(const mt_tensor *s, mt_sgd_bufs *b, int64_t **lin, int64_t **first,
+                               int64_t **order, mt_error *err) {
+  int64_t nnz = s->nnz, nd = 0;
+  size_t cnt = (size_t)(nnz ? nnz : 1);
+  sgd_entry *e = malloc(sizeof *e * cnt);
+  *lin = malloc(sizeof **lin * cnt);
+  *first = malloc(sizeof **first * (cnt + 1));
+  *order = malloc(sizeof **order * cnt);
+  if (!e || !*lin || !*first || !*order) {
+    free(e);
+    return mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory for %lld COO entries", SGD,
+                  (long long)nnz);
   }
+  for (int64_t k = 0; k < nnz; k++) e[k] = (sgd_entry){mt_coo_linear(s, k), k};
+  qsort(e, (size_t)nnz, sizeof *e, entry_cmp);
+  for (int64_t k = 0; k < nnz; k++) {
+    if (k == 0 || e[k].lin != e[k - 1].lin) {
+      (*lin)[nd] = e[k].lin;
+      (*first)[nd++] = k;
+    }
+    (*order)[k] = e[k].k;
+  }
+  (*first)[nd] = nnz;
+  free(e);
+  b->lin = *lin;
+  b->first = *first;
+  b->order = *order;
+  b->nd = nd;
+  b->nnz = nnz;
+  b->x = s->values;
+  b->nx = nnz * mt_coo_row_numel(s);
+  return MT_OK;
+}
+
+/* dense d += alpha * s (s COO of d's dtype and shape): torch's dense +
+ * sparse add, entry by entry in stored order (duplicates are not summed
+ * first), alpha cast to the dtype (`r[i] += value.to<scalar_t>() * v`).
+ * Whether the product is rounded before the sum depends on torch's path: a
+ * coalesced gradient without dense dims rounds it; an uncoalesced or
+ * hybrid one is one fused multiply-add (float and double). float16/bfloat16
+ * always round both (sparse_arith.c's mt__cpu_dense_add_coo, the same
+ * arithmetic, planned here for an mt_exec). */
+static mt_status dense_add_coo(const mt_exec *ex, mt_tensor *d, double alpha, const mt_tensor *s,
+                               mt_error *err) {
+  mt_dtype dt = d->dtype;
+  int64_t *lin = NULL, *first = NULL, *order = NULL;
+  mt_sgd_bufs b = {.t = d->values, .nt = mt_numel(d)};
+  mt_status st;
+  if ((st = group_entries(s, &b, &lin, &first, &order, err)) == MT_OK) {
+    mt_sgd_par p = {
+        .code = SGD_ADD_COO,
+        .dt = dt,
+        .a = mt__cpu_round(dt, alpha),
+        .fused = (dt == MT_float32 || dt == MT_float64) && (!s->coalesced || s->ndim > s->sparse_dim),
+        .row = mt_coo_row_numel(s),
+        .nt = b.nt,
+        .nx = b.nx,
+        .nnz = b.nnz};
+    st = sgd_run(ex, &p, &b, err);
+  }
+  free(lin);
+  free(first);
+  free(order);
+  return st;
+}
+
+/* *t = t + alpha * s, both COO of one dtype and shape (torch's sparse +
+ * sparse add, sparse_arith.c's mt__cpu_coo_add planned here for an
+ * mt_exec): one two-pointer merge over both entry lists in their stored
+ * order, whatever their coalesced flags: the entry with the smaller linear
+ * index goes first; equal indices give one entry t + alpha * s (a fused
+ * multiply-add); an entry of s alone is alpha * s (rounded). On unsorted
+ * input the merge keeps walking (its output is then neither sorted nor
+ * summed), as torch's does. The result is flagged coalesced only when both
+ * inputs are. An empty operand short-cuts as in torch's
+ * add_out_sparse_cpu: s empty gives t as it is, t empty gives alpha * s
+ * with s's indices and flag (no merge, so no sparse add kernel either:
+ * float16 works then). The host plans the merged entries (indices, and
+ * which entries of t and s each one sums); the values come from ex. */
+static mt_status coo_add(const mt_exec *ex, const mt_host *h, mt_tensor **t, double alpha,
+                         const mt_tensor *s, mt_error *err) {
+  mt_tensor *a = *t, *r = NULL;
+  mt_dtype dt = a->dtype;
+  int64_t row = mt_coo_row_numel(a), nnz = a->nnz + s->nnz, ka = 0, ks = 0, n = 0;
+  int64_t *la = NULL, *ls = NULL;
+  double m = mt__cpu_op_scalar(dt, alpha);
+  mt_status st;
+  if (s->nnz == 0) return MT_OK;
+  if (a->nnz == 0) {
+    if ((st = mt_tensor_clone_host(h, s, &r, err)) != MT_OK) return st;
+    if (alpha != 1.0 && (st = scale_values(ex, r, s->nnz * row, m, err)) != MT_OK) {
+      h->free(r);
+      return st;
+    }
+    h->free(a);
+    *t = r;
+    return MT_OK;
+  }
+  if (dt == MT_float16 || dt == MT_bool)
+    return mt_err(err, MT_DTYPE_MISMATCH, "%s: \"cadd_sparse\" not implemented for '%s'", SGD,
+                  dt == MT_bool ? "Bool" : "Half");
+  if ((st = h->coo_new(dt, a->ndim, a->shape, a->sparse_dim, nnz, &r, err)) != MT_OK) return st;
+  la = malloc(sizeof *la * (size_t)nnz);
+  ls = malloc(sizeof *ls * (size_t)nnz);
+  if (!la || !ls) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory for %lld COO entries", SGD,
+                (long long)nnz);
+    goto out;
+  }
+  /* entries in output order: from a, from s, or both */
+  while (ka < a->nnz || ks < s->nnz) {
+    int64_t lina = ka < a->nnz ? mt_coo_linear(a, ka) : INT64_MAX;
+    int64_t lins = ks < s->nnz ? mt_coo_linear(s, ks) : INT64_MAX;
+    int take_a = lina <= lins, take_s = lins <= lina;
+    const mt_tensor *src = take_a ? a : s;
+    int64_t k = take_a ? ka : ks;
+    for (int d = 0; d < a->sparse_dim; d++)
+      r->indices[d * nnz + n] = src->indices[d * src->nnz + k];
+    la[n] = take_a ? ka : -1;
+    ls[n] = take_s ? ks : -1;
+    ka += take_a;
+    ks += take_s;
+    n++;
+  }
+  mt_sgd_par p = {.code = SGD_MERGE,
+                  .dt = dt,
+                  .a = m,
+                  .copy_s = alpha == 1.0,
+                  .row = row,
+                  .nt = n * row,
+                  .nx = a->nnz * row,
+                  .ns = s->nnz * row};
+  mt_sgd_bufs b = {.t = r->values,
+                   .x = a->values,
+                   .s = s->values,
+                   .lin = la,
+                   .first = ls,
+                   .nt = n * row,
+                   .nx = a->nnz * row,
+                   .ns = s->nnz * row,
+                   .nd = n};
+  if ((st = sgd_run(ex, &p, &b, err)) != MT_OK) goto out;
+  if (n < nnz) { /* merged entries: shrink (indices are [sparse_dim, nnz] rows) */
+    for (int d = 1; d < a->sparse_dim; d++)
+      memmove(r->indices + d * n, r->indices + d * nnz, (size_t)n * sizeof(int64_t));
+    r->nnz = n;
+  }
+  r->coalesced = a->coalesced && s->coalesced;
+  h->free(a);
+  *t = r;
+  r = NULL;
+out:
+  free(la);
+  free(ls);
+  if (r) h->free(r);
+  return st;
 }
 
 /* *t = t + alpha * s for the layouts torch's `t.add_(s, alpha)` meets:
  * dense + dense, dense + COO, COO + COO; COO + dense is refused (SGD-3),
  * and so is float16 COO + COO of two non-empty operands (torch's CPU
  * kernel has none; coo_add). */
-static mt_status add_any(const mt_host *h, mt_tensor **t, double alpha, const mt_tensor *s,
-                         mt_error *err) {
-  if ((*t)->kind == MT_KIND_DENSE && s->kind == MT_KIND_DENSE) {
-    dense_axpy(*t, alpha, s);
-    return MT_OK;
-  }
-  if ((*t)->kind == MT_KIND_DENSE) {
-    mt__cpu_dense_add_coo(*t, alpha, s);
-    return MT_OK;
-  }
+static mt_status add_any(const mt_exec *ex, const mt_host *h, mt_tensor **t, double alpha,
+                         const mt_tensor *s, mt_error *err) {
+  if ((*t)->kind == MT_KIND_DENSE && s->kind == MT_KIND_DENSE)
+    return dense_axpy(ex, *t, alpha, s, err);
+  if ((*t)->kind == MT_KIND_DENSE) return dense_add_coo(ex, *t, alpha, s, err);
   if (s->kind == MT_KIND_DENSE) return sparse_plus_dense(err);
-  return mt__cpu_coo_add(h, SGD, t, alpha, s, err);
+  return coo_add(ex, h, t, alpha, s, err);
 }
 
 /* SGD-1 for an integer or bool param: only `param.add_(sparse, alpha=-lr)`
  * runs without error, alpha cast to the dtype (c10's checked conversion). */
-static mt_status sgd_integer(mt_call *call, const sgd_hp *hp, const mt_tensor *grad,
-                             mt_error *err) {
+static mt_status sgd_integer(mt_call *call, const mt_exec *ex, const sgd_hp *hp,
+                             const mt_tensor *grad, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *param = call->in[0];
   mt_dtype dt = param->dtype;
@@ -362,22 +565,31 @@ static mt_status sgd_integer(mt_call *call, const sgd_hp *hp, const mt_tensor *g
   }
   mt_status st = mt__cpu_copy(h, param, &call->out[0], err);
   if (st != MT_OK) return st;
-  int64_t row = mt_coo_row_numel(grad);
-  void *p = call->out[0]->values;
-  for (int64_t k = 0; k < grad->nnz; k++)
-    for (int64_t j = 0; j < row; j++) {
-      int64_t i = mt_coo_linear(grad, k) * row + j;
-      int64_t v = mt__cpu_ldi(grad->values, dt, k * row + j);
-      if (dt == MT_bool)
-        mt__cpu_sti(p, dt, i, mt__cpu_ldi(p, dt, i) || (ai && v));
-      else
-        mt__cpu_sti(p, dt, i, mt__cpu_ldi(p, dt, i) + ai * v);
-    }
+  /* p[i] += ai * v (bool: p[i] || (ai && v)) for each entry in stored order */
+  int64_t *lin = NULL, *first = NULL, *order = NULL;
+  mt_sgd_bufs b = {.t = call->out[0]->values, .nt = mt_numel(param)};
+  if ((st = group_entries(grad, &b, &lin, &first, &order, err)) == MT_OK) {
+    mt_sgd_par p = {.code = SGD_INT_ADD,
+                    .dt = dt,
+                    .ai = ai,
+                    .row = mt_coo_row_numel(grad),
+                    .nt = b.nt,
+                    .nx = b.nx,
+                    .nnz = b.nnz};
+    st = sgd_run(ex, &p, &b, err);
+  }
+  free(lin);
+  free(first);
+  free(order);
+  if (st != MT_OK) {
+    mt__cpu_drop_outputs(call);
+    return st;
+  }
   call->n_out = 1;
   return MT_OK;
 }
 
-mt_status mt_cpu_sgd(mt_call *call, mt_error *err) {
+static mt_status sgd(mt_call *call, const mt_exec *ex, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *in[3] = {NULL, NULL, NULL};
   mt_tensor *g = NULL, *buf = NULL;
@@ -421,24 +633,24 @@ mt_status mt_cpu_sgd(mt_call *call, mt_error *err) {
                     mt_shape_str(in[k]->ndim, in[k]->shape, sa, sizeof sa),
                     mt_shape_str(param->ndim, param->shape, sb, sizeof sb));
   }
-  if (!mt_dtype_is_float(dt)) return sgd_integer(call, &hp, in[1], err);
+  if (!mt_dtype_is_float(dt)) return sgd_integer(call, ex, &hp, in[1], err);
 
   /* grad = grads[i] if not maximize else -grads[i] (a copy we may change) */
   if ((st = mt__cpu_copy(h, in[1], &g, err)) != MT_OK) goto out;
-  if (hp.maximize) scale(g, -1.0); /* exact */
+  if (hp.maximize && (st = scale(ex, g, -1.0, err)) != MT_OK) goto out; /* exact */
   /* grad = grad.add(param, alpha=weight_decay) */
-  if (hp.weight_decay != 0.0 && (st = add_any(h, &g, hp.weight_decay, param, err)) != MT_OK)
+  if (hp.weight_decay != 0.0 && (st = add_any(ex, h, &g, hp.weight_decay, param, err)) != MT_OK)
     goto out;
   if (hp.momentum != 0.0) {
     if (!in[2]) { /* buf = grad.detach().clone() */
       if ((st = mt__cpu_copy(h, g, &buf, err)) != MT_OK) goto out;
     } else { /* buf.mul_(momentum).add_(grad, alpha=1 - dampening) */
       if ((st = mt__cpu_copy(h, in[2], &buf, err)) != MT_OK) goto out;
-      scale(buf, hp.momentum);
-      if ((st = add_any(h, &buf, 1.0 - hp.dampening, g, err)) != MT_OK) goto out;
+      if ((st = scale(ex, buf, hp.momentum, err)) != MT_OK) goto out;
+      if ((st = add_any(ex, h, &buf, 1.0 - hp.dampening, g, err)) != MT_OK) goto out;
     }
     if (hp.nesterov) { /* grad = grad.add(buf, alpha=momentum) */
-      if ((st = add_any(h, &g, hp.momentum, buf, err)) != MT_OK) goto out;
+      if ((st = add_any(ex, h, &g, hp.momentum, buf, err)) != MT_OK) goto out;
     } else { /* grad = buf */
       h->free(g);
       g = NULL;
@@ -447,7 +659,7 @@ mt_status mt_cpu_sgd(mt_call *call, mt_error *err) {
   }
   /* param.add_(grad, alpha=-lr) */
   if ((st = mt__cpu_copy(h, param, &call->out[0], err)) != MT_OK) goto out;
-  if ((st = add_any(h, &call->out[0], -hp.lr, g, err)) != MT_OK) goto out;
+  if ((st = add_any(ex, h, &call->out[0], -hp.lr, g, err)) != MT_OK) goto out;
   call->n_out = 1;
   if (buf) {
     call->out[1] = buf;
@@ -459,4 +671,19 @@ out:
   if (buf) h->free(buf);
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   return st;
+}
+
+/* ---- the CPU reference's kernels, and the family's on another backend ----- */
+
+mt_status mt_cpu_sparse_adam(mt_call *call, mt_error *err) {
+  return sparse_adam(call, &mt_cpu_exec, err);
+}
+mt_status mt_cpu_sgd(mt_call *call, mt_error *err) { return sgd(call, &mt_cpu_exec, err); }
+
+mt_status mt__sparse_optim_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  switch (op) {
+  case MT_OP_sparse_adam: return sparse_adam(call, ex, err);
+  case MT_OP_sgd: return sgd(call, ex, err);
+  default: return mt_err(err, MT_NOT_SUPPORTED, "%s: not a sparse_optim op", mt_op_name(op));
+  }
 }

@@ -61,6 +61,15 @@ mt_status MTC(masked_fn_sparse_exec)(const struct mt_mfn_sp_par *p, const void *
                                      const int64_t *off, const int64_t *src,
                                      const int64_t *ent_off, const int64_t *ent_grp, void *out,
                                      mt_error *err);
+mt_status MTC(adagrad_exec)(const struct mt_ada_par *p, const struct mt_ada_bufs *b, mt_error *err);
+mt_status MTC(adagrad_dense)(mt_call *call, mt_error *err);
+mt_status MTC(adagrad_sparse)(mt_call *call, mt_error *err);
+mt_status MTC(adagrad_masked)(mt_call *call, mt_error *err);
+mt_status MTC(sparse_adam_exec)(const struct mt_sadam_par *p, const void *grad, const int64_t *lin,
+                                void *param, void *exp_avg, void *exp_avg_sq, mt_error *err);
+mt_status MTC(sgd_exec)(const struct mt_sgd_par *p, const struct mt_sgd_bufs *b, mt_error *err);
+mt_status MTC(sparse_adam)(mt_call *call, mt_error *err);
+mt_status MTC(sgd)(mt_call *call, mt_error *err);
 
 const mt_exec MTC(exec) = {
 #ifdef MT_CUDA_EMU
@@ -77,6 +86,9 @@ const mt_exec MTC(exec) = {
     .masked_fn = MTC(masked_fn_exec),
     .masked_logaddexp = MTC(masked_logaddexp_exec),
     .masked_fn_sparse = MTC(masked_fn_sparse_exec),
+    .adagrad = MTC(adagrad_exec),
+    .sparse_adam = MTC(sparse_adam_exec),
+    .sgd = MTC(sgd_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
@@ -94,6 +106,11 @@ static const mt_kernel_fn kernels[MT_OP__END] = {
     X(masked_tensor)
     X(to_tensor)
 #undef X
+    [MT_OP_adagrad_dense] = MTC(adagrad_dense),
+    [MT_OP_adagrad_sparse] = MTC(adagrad_sparse),
+    [MT_OP_adagrad_masked] = MTC(adagrad_masked),
+    [MT_OP_sparse_adam] = MTC(sparse_adam),
+    [MT_OP_sgd] = MTC(sgd),
 };
 
 /* the backward kernels (golden format 3's gradient cases) */
@@ -102,6 +119,11 @@ static const mt_kernel_fn backward[MT_OP__END] = {
     GU_OPS(X)
     GB_OPS(X)
 #undef X
+    [MT_OP_adagrad_dense] = MTC(adagrad_dense),
+    [MT_OP_adagrad_sparse] = MTC(adagrad_sparse),
+    [MT_OP_adagrad_masked] = MTC(adagrad_masked),
+    [MT_OP_sparse_adam] = MTC(sparse_adam),
+    [MT_OP_sgd] = MTC(sgd),
 };
 
 static const mt_impl impl = {
