@@ -34,11 +34,14 @@ FAMILIES = {
                   r"CSR storage|sparse storage|a copy of sparse storage|a plain tensor): "
                   r"the cuda-emu backend has no kernels for it yet$", 288),
     # backward: the elementwise engine (unary and binary ops) on dense storage
-    "grad_masked": (GRAD_GAP, 221),
+    "grad_masked": (GRAD_GAP, 97),
     "grad_sparse": (GRAD_GAP, 521),
     "masked_fn": (None, 0),
     "optim": (None, 0),
     "sparse_optim": (None, 0),
+    # backward of the reductions, structure ops, to_tensor (grad_masked) and
+    # torch.masked's functional ops on dense storage; their CSR inputs are the gap
+    "grad_masked_fn": (r"sparse storage: the cuda-emu backend has no kernels for it yet$", 6),
 }
 
 

@@ -34,6 +34,9 @@ struct mt_ada_bufs; /* common/optim_math.h */
 struct mt_sadam_par; /* common/sparse_optim_math.h */
 struct mt_sgd_par;   /* common/sparse_optim_math.h */
 struct mt_sgd_bufs;  /* common/sparse_optim_math.h */
+struct mt_gr_par;    /* common/grad_reduce_math.h */
+struct mt_mfg_par;   /* common/grad_masked_fn_math.h */
+struct mt_gsc_par;   /* common/grad_structure_math.h */
 
 typedef struct mt_exec {
   const char *name; /* "cpu", "cuda" */
@@ -99,6 +102,28 @@ typedef struct mt_exec {
   /* sgd: one op of SGD's tensor arithmetic over the host buffers b
    * (common/sparse_optim_math.h): mt_sgd_elem for each of mt_sgd_threads */
   mt_status (*sgd)(const struct mt_sgd_par *p, const struct mt_sgd_bufs *b, mt_error *err);
+  /* grad_reduce: a MaskedTensor reduction's backward (mt_gr_group) for each
+   * of p->n_out groups (off, idx: the input elements of each, increasing)
+   * from the input's p->n values x (as doubles) and mask bits spec and the
+   * upstream gradient's p->n_out values g; data (p->dtype) and mask get
+   * p->n elements */
+  mt_status (*grad_reduce)(const struct mt_gr_par *p, const double *x, const uint8_t *spec,
+                           const double *g, const int64_t *off, const int64_t *idx, void *data,
+                           uint8_t *mask, mt_error *err);
+  /* grad_masked_fn: a torch.masked op's backward (mt_mfg_group) for each of
+   * p->n_grp groups (off, idx as grad_reduce's) from the p->n_ops operands'
+   * p->n values x[k] and masks in[k] and the upstream gradient's n_go
+   * values go; g[k] (NULL: no gradient) gets p->n doubles, each already
+   * rounded to p->dtype[k] */
+  mt_status (*grad_masked_fn)(const struct mt_mfg_par *p, const double *const *x,
+                              const uint8_t *const *in, const double *go, int64_t n_go,
+                              const int64_t *off, const int64_t *idx, double *const *g,
+                              mt_error *err);
+  /* grad_scatter: a structure op's backward (mt_gsc_elem) for each of p->n
+   * gradient elements from the upstream values vals[src[t]], t in off[i] ..
+   * off[i + 1] - 1 (p->n_src values); data (p->dtype) and mask get p->n */
+  mt_status (*grad_scatter)(const struct mt_gsc_par *p, const double *vals, const int64_t *off,
+                            const int64_t *src, void *data, uint8_t *mask, mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */
@@ -146,6 +171,17 @@ mt_status mt__masked_fn_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error
 mt_status mt__optim_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 /* The sparse_optim family's kernels (impl/cpu/sparse_optim.c): sparse_adam, sgd. */
 mt_status mt__sparse_optim_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The MaskedTensor reductions' backward (impl/cpu/grad_reduce.c): sum mean
+ * prod amin amax var std. */
+mt_status mt__grad_reduce_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* torch.masked's functional ops' backward (impl/cpu/grad_masked_fn.c): op
+ * one of common/grad_masked_fn_math.h's MFG_OPS, or masked_logaddexp. */
+mt_status mt__grad_masked_fn_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The structure ops' backward (impl/cpu/grad_structure.c): the view ops,
+ * index, cat, stack, split, where and the layout conversions; to_tensor's
+ * (impl/cpu/grad_masked.c). */
+mt_status mt__grad_structure_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+mt_status mt__grad_to_tensor_run(mt_call *call, const mt_exec *ex, mt_error *err);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,9 @@
 #include "common/binary_math.h"
 #include "common/exec.h"
 #include "common/grad_ew_math.h"
+#include "common/grad_masked_fn_math.h"
+#include "common/grad_reduce_math.h"
+#include "common/grad_structure_math.h"
 #include "common/masked_fn_math.h"
 #include "common/optim_math.h"
 #include "common/reduce_math.h"
@@ -130,6 +133,31 @@ static mt_status cpu_sgd(const struct mt_sgd_par *p, const struct mt_sgd_bufs *b
   return MT_OK;
 }
 
+static mt_status cpu_grad_reduce(const struct mt_gr_par *p, const double *x, const uint8_t *spec,
+                                 const double *g, const int64_t *off, const int64_t *idx,
+                                 void *data, uint8_t *mask, mt_error *err) {
+  (void)err;
+  for (int64_t o = 0; o < p->n_out; o++) mt_gr_group(p, x, spec, g, off, idx, data, mask, o);
+  return MT_OK;
+}
+
+static mt_status cpu_grad_masked_fn(const struct mt_mfg_par *p, const double *const *x,
+                                    const uint8_t *const *in, const double *go, int64_t n_go,
+                                    const int64_t *off, const int64_t *idx, double *const *g,
+                                    mt_error *err) {
+  (void)n_go, (void)err;
+  for (int64_t o = 0; o < p->n_grp; o++) mt_mfg_group(p, x, in, go, off, idx, g, o);
+  return MT_OK;
+}
+
+static mt_status cpu_grad_scatter(const struct mt_gsc_par *p, const double *vals,
+                                  const int64_t *off, const int64_t *src, void *data,
+                                  uint8_t *mask, mt_error *err) {
+  (void)err;
+  for (int64_t i = 0; i < p->n; i++) mt_gsc_elem(p, vals, off, src, data, mask, i);
+  return MT_OK;
+}
+
 const mt_exec mt_cpu_exec = {
     .name = "cpu",
     .coalesce = mt_coo_coalesce,
@@ -143,6 +171,9 @@ const mt_exec mt_cpu_exec = {
     .adagrad = cpu_adagrad,
     .sparse_adam = cpu_sparse_adam,
     .sgd = cpu_sgd,
+    .grad_reduce = cpu_grad_reduce,
+    .grad_masked_fn = cpu_grad_masked_fn,
+    .grad_scatter = cpu_grad_scatter,
 };
 
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,

@@ -28,9 +28,9 @@
  * (the gradient's dtype, also under sum/mean/prod's dtype=). A call
  * without a masked input (torch.sum of a COO tensor) is handed on to
  * the sparse engine (mt__cpu_grad_sparse, grad_sparse.c). */
+#include "common/exec.h"
+#include "common/grad_reduce_math.h"
 #include "grad_util.h"
-
-typedef enum { GR_SUM, GR_MEAN, GR_PROD, GR_AMIN, GR_AMAX, GR_VAR, GR_STD } gr_kind;
 
 /* Which output element each input element reduces into. */
 typedef struct {
@@ -94,117 +94,38 @@ static mt_status geom_of(const char *op, const mt_tensor *x, const mt_kwargs *kw
   return MT_OK;
 }
 
-/* prod's zero-safe path (torch's prod_safe_zeros_backward): ex[i] = the
- * product of the elements of i's slice before it times those after it.
- * The slices run along one dim (len elements `stride` apart), or, for a
- * full reduction, over the whole row-major tensor. */
-static void prod_exclusive(const mt_tensor *x, const gr_geom *gm, const double *v, double *ex) {
-  int d = -1;
-  for (int k = 0; k < x->ndim && !gm->all; k++)
-    if (gm->red[k]) d = k;
-  int64_t len = gm->n, stride = 1, outer = 1;
-  if (d >= 0) {
-    len = x->shape[d];
-    stride = mt_shape_numel(x->ndim - d - 1, x->shape + d + 1);
-    outer = mt_shape_numel(d, x->shape);
-  }
-  for (int64_t a = 0; a < outer; a++)
-    for (int64_t b = 0; b < stride; b++) {
-      int64_t base = a * len * stride + b;
-      double pre = 1.0, suf = 1.0;
-      for (int64_t k = 0; k < len; k++) {
-        ex[base + k * stride] = pre;
-        pre *= v[base + k * stride];
-      }
-      for (int64_t k = len - 1; k >= 0; k--) {
-        ex[base + k * stride] *= suf;
-        suf *= v[base + k * stride];
-      }
-    }
+/* The groups of the reduction: output element o's input elements are
+ * idx[off[o]] .. idx[off[o + 1] - 1], in increasing order (a stable
+ * counting sort of o[]: index bookkeeping, no values). */
+static mt_status groups_of(const char *op, const gr_geom *gm, int64_t **off, int64_t **idx,
+                           mt_error *err) {
+  *off = calloc((size_t)gm->no + 2, sizeof(int64_t));
+  *idx = malloc((size_t)(gm->n > 0 ? gm->n : 1) * sizeof(int64_t));
+  if (!*off || !*idx)
+    return mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory for %lld indices", op,
+                  (long long)gm->n);
+  for (int64_t i = 0; i < gm->n; i++) (*off)[gm->o[i] + 2]++;
+  for (int64_t j = 0; j < gm->no; j++) (*off)[j + 2] += (*off)[j + 1];
+  for (int64_t i = 0; i < gm->n; i++) (*idx)[(*off)[gm->o[i] + 1]++] = i;
+  return MT_OK;
 }
 
-/* acc[i] = the gradient of input element i (masked-in ones; the caller
- * zeroes the rest). v: scratch of n doubles; r, c, s: of no doubles. */
-static void grad_values(gr_kind k, const mt_tensor *x, const mt_tensor *g, const gr_geom *gm,
-                        double *acc, double *v, double *r, double *c, double *s) {
-  int64_t n = gm->n, no = gm->no;
-  const int64_t *o = gm->o;
-  double fill = k == GR_PROD ? 1.0 : k == GR_AMAX ? -INFINITY : k == GR_AMIN ? INFINITY : 0.0;
-  for (int64_t i = 0; i < n; i++) v[i] = mt__grad_spec(x, i) ? mt__grad_at(x, i) : fill;
-  for (int64_t j = 0; j < no; j++) {
-    c[j] = 0.0;
-    s[j] = 0.0;
-    r[j] = k == GR_PROD ? 1.0 : fill;
-  }
-  switch (k) {
-  case GR_SUM:
-    for (int64_t i = 0; i < n; i++) acc[i] = mt__grad_at(g, o[i]);
-    break;
-  case GR_MEAN:
-    for (int64_t i = 0; i < n; i++) c[o[i]] += mt__grad_spec(x, i);
-    for (int64_t i = 0; i < n; i++) acc[i] = mt__grad_at(g, o[i]) / c[o[i]];
-    break;
-  case GR_AMIN:
-  case GR_AMAX:
-    for (int64_t i = 0; i < n; i++) { /* torch's max/min: NaN wins */
-      double *m = &r[o[i]];
-      if (isnan(v[i]) || (!isnan(*m) && (k == GR_AMAX ? v[i] > *m : v[i] < *m))) *m = v[i];
-    }
-    for (int64_t i = 0; i < n; i++) c[o[i]] += v[i] == r[o[i]];
-    for (int64_t i = 0; i < n; i++)
-      acc[i] = mt__grad_at(g, o[i]) / c[o[i]] * (v[i] == r[o[i]] ? 1.0 : 0.0);
-    break;
-  case GR_PROD: {
-    int zeros = 0;
-    for (int64_t i = 0; i < n; i++) zeros |= v[i] == 0.0;
-    if (x->ndim == 0) { /* torch: a 0-d input's gradient is the upstream one */
-      acc[0] = mt__grad_at(g, 0);
-    } else if (!zeros) {
-      for (int64_t i = 0; i < n; i++) r[o[i]] *= v[i];
-      for (int64_t i = 0; i < n; i++) acc[i] = mt__grad_at(g, o[i]) * (r[o[i]] / v[i]);
-    } else {
-      prod_exclusive(x, gm, v, acc);
-      for (int64_t i = 0; i < n; i++) acc[i] *= mt__grad_at(g, o[i]);
-    }
-    break;
-  }
-  case GR_VAR:
-  case GR_STD:
-    for (int64_t i = 0; i < n; i++)
-      if (mt__grad_spec(x, i)) {
-        c[o[i]] += 1.0;
-        s[o[i]] += v[i];
-      }
-    for (int64_t j = 0; j < no; j++) s[j] /= c[j]; /* the mean */
-    for (int64_t i = 0; i < n; i++) v[i] = mt__grad_spec(x, i) ? v[i] - s[o[i]] : 0.0;
-    for (int64_t j = 0; j < no; j++) r[j] = 0.0;
-    for (int64_t i = 0; i < n; i++) r[o[i]] += v[i] * v[i]; /* sum of squares */
-    for (int64_t j = 0; j < no; j++) {
-      double den = c[j] - 1.0 > 0.0 ? c[j] - 1.0 : 0.0, gv = mt__grad_at(g, j);
-      if (k == GR_STD) gv = gv / (2.0 * sqrt(r[j] / den));
-      r[j] = gv / den; /* the gradient of the sum of squares */
-      s[j] = 0.0;
-    }
-    for (int64_t i = 0; i < n; i++)
-      if (mt__grad_spec(x, i)) {
-        acc[i] = r[o[i]] * 2.0 * v[i];
-        s[o[i]] += acc[i];
-      }
-    for (int64_t i = 0; i < n; i++)
-      if (mt__grad_spec(x, i)) acc[i] -= s[o[i]] / c[o[i]];
-    break;
-  }
-}
-
-static mt_status reduce_backward(mt_call *call, mt_op opid, gr_kind k, mt_error *err) {
+static mt_status reduce_backward(mt_call *call, mt_op opid, mt_gr_kind k, const mt_exec *ex,
+                                 mt_error *err) {
   const char *op = mt_op_name(opid);
   const mt_tensor *x, *g;
-  mt_tensor *data = NULL;
+  mt_tensor *out = NULL, *data = NULL, *mask = NULL;
   gr_geom gm = {0};
-  double *acc = NULL, *v = NULL, *r = NULL, *c = NULL, *s = NULL;
+  double *xd = NULL, *gd = NULL;
+  uint8_t *spec = NULL;
+  int64_t *off = NULL, *idx = NULL;
   mt_status st;
   mt__cpu_begin(call);
-  if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, opid, err);
+  if (mt__cpu_grad_sparse_takes(call)) {
+    if (ex == &mt_cpu_exec) return mt__cpu_grad_sparse(call, opid, err);
+    return mt__exec_values_gap(call, ex, mt__cpu_grad_sparse(call, opid, err), op,
+                               "plain sparse input", err);
+  }
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, op, &x, err)) != MT_OK) return st;
   if ((st = mt__grad_masked_dense(x, "inputs/0", op, err)) != MT_OK) return st;
@@ -218,29 +139,59 @@ static mt_status reduce_backward(mt_call *call, mt_op opid, gr_kind k, mt_error 
                 (long long)mt_numel(g), (long long)gm.no);
     goto out;
   }
-  if ((st = mt__grad_doubles(gm.n, op, &acc, err)) != MT_OK ||
-      (st = mt__grad_doubles(gm.n, op, &v, err)) != MT_OK ||
-      (st = mt__grad_doubles(gm.no, op, &r, err)) != MT_OK ||
-      (st = mt__grad_doubles(gm.no, op, &c, err)) != MT_OK ||
-      (st = mt__grad_doubles(gm.no, op, &s, err)) != MT_OK)
+  if (!ex->grad_reduce) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s backward: the %s backend has no kernels for it yet",
+                op, ex->name);
     goto out;
-  grad_values(k, x, g, &gm, acc, v, r, c, s);
-  for (int64_t i = 0; i < gm.n; i++)
-    if (!mt__grad_spec(x, i)) acc[i] = 0.0;
-  if ((st = mt__grad_like_input(mt__cpu_host(call), x, x->data->dtype, &call->out[0], &data,
-                                err)) != MT_OK)
+  }
+  /* the operands as the device reads them: values widened to double, mask bits */
+  if ((st = mt__grad_doubles(gm.n, op, &xd, err)) != MT_OK ||
+      (st = mt__grad_doubles(gm.no, op, &gd, err)) != MT_OK ||
+      (st = groups_of(op, &gm, &off, &idx, err)) != MT_OK)
     goto out;
-  mt__grad_store(data, acc, gm.n);
+  if (!(spec = malloc((size_t)(gm.n > 0 ? gm.n : 1)))) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory for the mask", op);
+    goto out;
+  }
+  for (int64_t i = 0; i < gm.n; i++) {
+    spec[i] = (uint8_t)mt__grad_spec(x, i);
+    xd[i] = mt__grad_at(x, i);
+  }
+  for (int64_t j = 0; j < gm.no; j++) gd[j] = mt__grad_at(g, j);
+  if ((st = mt__cpu_new_masked_dense(mt__cpu_host(call), x->data->dtype, x->ndim, x->shape, &out,
+                                     &data, &mask, err)) != MT_OK)
+    goto out;
+  call->out[0] = out;
+  mt_gr_par p = {k, x->data->dtype, x->ndim == 0, gm.n, gm.no};
+  if ((st = ex->grad_reduce(&p, xd, spec, gd, off, idx, data->values, mask->values, err)) !=
+      MT_OK) {
+    mt_err_prefix(err, "%s backward", op);
+    goto out;
+  }
   mt__grad_done(call);
 out:
   geom_free(&gm);
-  free(acc);
-  free(v);
-  free(r);
-  free(c);
-  free(s);
+  free(xd);
+  free(gd);
+  free(spec);
+  free(off);
+  free(idx);
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   return st;
+}
+
+mt_status mt__grad_reduce_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  switch (op) {
+  case MT_OP_sum: return reduce_backward(call, op, GR_SUM, ex, err);
+  case MT_OP_mean: return reduce_backward(call, op, GR_MEAN, ex, err);
+  case MT_OP_prod: return reduce_backward(call, op, GR_PROD, ex, err);
+  case MT_OP_amin: return reduce_backward(call, op, GR_AMIN, ex, err);
+  case MT_OP_amax: return reduce_backward(call, op, GR_AMAX, ex, err);
+  case MT_OP_var: return reduce_backward(call, op, GR_VAR, ex, err);
+  case MT_OP_std: return reduce_backward(call, op, GR_STD, ex, err);
+  default:
+    return mt_err(err, MT_NOT_SUPPORTED, "%s backward: not a reduction", mt_op_name(op));
+  }
 }
 
 #define GRAD_RED_OPS(X) \
@@ -252,9 +203,9 @@ out:
   X(var, GR_VAR)        \
   X(std, GR_STD)
 
-#define X(name, kind)                                               \
-  mt_status mt_cpu_grad_##name(mt_call *call, mt_error *err) {      \
-    return reduce_backward(call, MT_OP_##name, kind, err);         \
+#define X(name, kind)                                                  \
+  mt_status mt_cpu_grad_##name(mt_call *call, mt_error *err) {         \
+    return mt__grad_reduce_run(call, MT_OP_##name, &mt_cpu_exec, err); \
   }
 GRAD_RED_OPS(X)
 #undef X

@@ -26,6 +26,8 @@
  * golden's error cases, answered here with torch's class and message.
  * A call without a masked input is a plain one (torch.t of a COO tensor):
  * the sparse engine (mt__cpu_grad_sparse, grad_sparse.c) takes it. */
+#include "common/exec.h"
+#include "common/grad_structure_math.h"
 #include "grad_util.h"
 #include "structure_util.h"
 
@@ -46,44 +48,105 @@ static const char no_new_zeros[] =
 
 /* ---- scatter and gather through a view -------------------------------- */
 
-/* A dense-storage masked gradient being built: acc (double) and mask bits
- * over the input's shape, row-major. */
+/* A dense-storage masked gradient being planned: the upstream values it
+ * reads (widened to double, one upstream tensor after another) and pairs
+ * (gradient element tgt[t] takes upstream value src[t]) in the order the
+ * CPU reference's loops visited them; its values come from ex
+ * (common/grad_structure_math.h). */
 typedef struct {
-  int64_t n;
-  double *acc;
-  uint8_t *bits;
+  int64_t n; /* gradient elements */
+  int add;   /* 1: sums (scatter), 0: one value each (gather) */
+  int64_t len, cap, *tgt, *src;
+  int64_t nv, capv;
+  double *vals;
 } gs_grad;
 
 static void gs_grad_free(gs_grad *gr) {
-  free(gr->acc);
-  free(gr->bits);
+  free(gr->tgt);
+  free(gr->src);
+  free(gr->vals);
   memset(gr, 0, sizeof *gr);
 }
 
 static mt_status gs_grad_init(gs_grad *gr, const mt_tensor *x, const char *op, mt_error *err) {
+  (void)op, (void)err;
   memset(gr, 0, sizeof *gr);
   gr->n = mt_numel(x);
-  mt_status st = mt__grad_doubles(gr->n, op, &gr->acc, err);
-  if (st != MT_OK) return st;
-  gr->bits = calloc((size_t)(gr->n > 0 ? gr->n : 1), 1);
-  if (!gr->bits) {
-    gs_grad_free(gr);
-    return mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory for a mask", op);
-  }
+  gr->add = 1;
   return MT_OK;
 }
 
-/* The masked gradient of x (its shape, dtype dt) from gr, into *out. */
-static mt_status gs_grad_emit(const mt_host *h, const gs_grad *gr, const mt_tensor *x,
-                              mt_dtype dt, mt_tensor **out, mt_error *err) {
-  mt_tensor *data, *mask;
-  mt_status st = mt__cpu_new_masked_dense(h, dt, x->ndim, x->shape, out, &data, &mask, err);
-  if (st != MT_OK) return st;
-  for (int64_t i = 0; i < gr->n; i++) {
-    mt__cpu_st(data->values, dt, i, gr->bits[i] ? gr->acc[i] : 0.0);
-    ((uint8_t *)mask->values)[i] = gr->bits[i];
+static mt_status gs_nomem(const char *op, mt_error *err) {
+  return mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory for a gradient's plan", op);
+}
+
+/* g's values appended to gr->vals (row-major); *base: the first one's index */
+static mt_status gs_values(gs_grad *gr, const mt_tensor *g, const char *op, int64_t *base,
+                           mt_error *err) {
+  int64_t n = mt_numel(g);
+  *base = gr->nv;
+  if (gr->nv + n > gr->capv) {
+    int64_t cap = (gr->nv + n) * 2 + 16;
+    double *v = realloc(gr->vals, (size_t)cap * sizeof(double));
+    if (!v) return gs_nomem(op, err);
+    gr->vals = v;
+    gr->capv = cap;
   }
+  for (int64_t j = 0; j < n; j++) gr->vals[gr->nv + j] = mt__grad_at(g, j);
+  gr->nv += n;
   return MT_OK;
+}
+
+static mt_status gs_pair(gs_grad *gr, int64_t tgt, int64_t src, const char *op, mt_error *err) {
+  if (gr->len == gr->cap) {
+    int64_t cap = gr->cap * 2 + 16;
+    int64_t *t = realloc(gr->tgt, (size_t)cap * sizeof(int64_t));
+    if (!t) return gs_nomem(op, err);
+    gr->tgt = t;
+    int64_t *s = realloc(gr->src, (size_t)cap * sizeof(int64_t));
+    if (!s) return gs_nomem(op, err);
+    gr->src = s;
+    gr->cap = cap;
+  }
+  gr->tgt[gr->len] = tgt;
+  gr->src[gr->len++] = src;
+  return MT_OK;
+}
+
+/* The masked gradient of x (its shape, dtype dt) from gr, into *out: the
+ * pairs grouped by gradient element (a stable counting sort: index
+ * bookkeeping), the values computed on ex. */
+static mt_status gs_grad_emit(const mt_host *h, const gs_grad *gr, const mt_tensor *x,
+                              mt_dtype dt, mt_tensor **out, const mt_exec *ex, const char *op,
+                              mt_error *err) {
+  mt_tensor *data, *mask;
+  int64_t *off = NULL, *src = NULL;
+  mt_status st;
+  if (!ex->grad_scatter)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s backward: the %s backend has no kernels for it yet",
+                  op, ex->name);
+  off = calloc((size_t)gr->n + 2, sizeof(int64_t));
+  src = malloc((size_t)(gr->len ? gr->len : 1) * sizeof(int64_t));
+  if (!off || !src) {
+    st = gs_nomem(op, err);
+    goto out;
+  }
+  for (int64_t t = 0; t < gr->len; t++) off[gr->tgt[t] + 2]++;
+  for (int64_t i = 0; i < gr->n; i++) off[i + 2] += off[i + 1];
+  for (int64_t t = 0; t < gr->len; t++) src[off[gr->tgt[t] + 1]++] = gr->src[t];
+  if ((st = mt__cpu_new_masked_dense(h, dt, x->ndim, x->shape, out, &data, &mask, err)) != MT_OK)
+    goto out;
+  mt_gsc_par p = {gr->n, gr->nv, dt, gr->add};
+  if ((st = ex->grad_scatter(&p, gr->vals, off, src, data->values, mask->values, err)) !=
+      MT_OK) {
+    mt_err_prefix(err, "%s backward", op);
+    h->free(*out);
+    *out = NULL;
+  }
+out:
+  free(off);
+  free(src);
+  return st;
 }
 
 /* Element j (row-major over v's shape) of view v: its offset. */
@@ -95,25 +158,29 @@ static int64_t view_off(const st_view *v, const int64_t *idx) {
 
 /* g's specified elements, in row-major order over v's shape (g's shape),
  * added into gr at the offsets v gives; sel (NULL: all) picks which. */
-static void scatter(const st_view *v, const mt_tensor *g, const uint8_t *sel, gs_grad *gr) {
-  int64_t idx[MT_MAX_DIMS] = {0}, n = mt_shape_numel(v->ndim, v->shape);
-  for (int64_t j = 0; j < n; j++, mt__grad_next(idx, v->ndim, v->shape)) {
+static mt_status scatter(const st_view *v, const mt_tensor *g, const uint8_t *sel, gs_grad *gr,
+                         const char *op, mt_error *err) {
+  int64_t idx[MT_MAX_DIMS] = {0}, n = mt_shape_numel(v->ndim, v->shape), base;
+  mt_status st = gs_values(gr, g, op, &base, err);
+  for (int64_t j = 0; st == MT_OK && j < n; j++, mt__grad_next(idx, v->ndim, v->shape)) {
     if (!mt__grad_spec(g, j) || (sel && !sel[j])) continue;
-    int64_t off = view_off(v, idx);
-    gr->acc[off] += mt__grad_at(g, j);
-    gr->bits[off] = 1;
+    st = gs_pair(gr, view_off(v, idx), base + j, op, err);
   }
+  return st;
 }
 
 /* gr (x's shape) read from g at the offsets view v (over g's row-major
  * elements, of x's shape) gives. */
-static void gather(const st_view *v, const mt_tensor *g, gs_grad *gr) {
-  int64_t idx[MT_MAX_DIMS] = {0};
-  for (int64_t i = 0; i < gr->n; i++, mt__grad_next(idx, v->ndim, v->shape)) {
+static mt_status gather(const st_view *v, const mt_tensor *g, gs_grad *gr, const char *op,
+                        mt_error *err) {
+  int64_t idx[MT_MAX_DIMS] = {0}, base;
+  mt_status st = gs_values(gr, g, op, &base, err);
+  gr->add = 0;
+  for (int64_t i = 0; st == MT_OK && i < gr->n; i++, mt__grad_next(idx, v->ndim, v->shape)) {
     int64_t off = view_off(v, idx);
-    gr->bits[i] = (uint8_t)mt__grad_spec(g, off);
-    gr->acc[i] = gr->bits[i] ? mt__grad_at(g, off) : 0.0;
+    if (mt__grad_spec(g, off)) st = gs_pair(gr, i, base + off, op, err);
   }
+  return st;
 }
 
 static int same_shape(int nd, const int64_t *a, int nd2, const int64_t *b) {
@@ -139,6 +206,14 @@ static mt_status forward_on(const mt_call *call, mt_op opid, mt_kernel_fn fn, co
 
 /* ---- view ops ------------------------------------------------------------ */
 
+/* A call without a masked input: the sparse engine's (grad_sparse.c), a
+ * gap on another backend (its values computed on the host). */
+static mt_status plain_input(mt_call *call, mt_op opid, const mt_exec *ex, mt_error *err) {
+  if (ex == &mt_cpu_exec) return mt__cpu_grad_sparse(call, opid, err);
+  return mt__exec_values_gap(call, ex, mt__cpu_grad_sparse(call, opid, err), mt_op_name(opid),
+                             "plain sparse input", err);
+}
+
 /* The inputs and upstream gradient of a one-input op: x masked (else the
  * plain-input route), g validated. */
 static mt_status one_input(const mt_call *call, mt_op opid, const mt_tensor **x,
@@ -157,7 +232,7 @@ static mt_status one_input(const mt_call *call, mt_op opid, const mt_tensor **x,
 
 /* Dense storage: g scattered back through the forward's view of x. */
 static mt_status view_scatter(mt_call *call, mt_op opid, const mt_tensor *x, const mt_tensor *g,
-                              mt_error *err) {
+                              const mt_exec *ex, mt_error *err) {
   const char *op = mt_op_name(opid);
   gs_grad gr = {0};
   st_view v;
@@ -172,22 +247,25 @@ static mt_status view_scatter(mt_call *call, mt_op opid, const mt_tensor *x, con
                   mt_shape_str(g->ndim, g->shape, a, sizeof a),
                   mt_shape_str(v.ndim, v.shape, b, sizeof b));
   if ((st = gs_grad_init(&gr, x, op, err)) != MT_OK) return st;
-  scatter(&v, g, NULL, &gr);
-  st = gs_grad_emit(mt__cpu_host(call), &gr, x, x->data->dtype, &call->out[0], err);
+  if ((st = scatter(&v, g, NULL, &gr, op, err)) == MT_OK)
+    st = gs_grad_emit(mt__cpu_host(call), &gr, x, x->data->dtype, &call->out[0], ex, op, err);
   gs_grad_free(&gr);
   if (st != MT_OK) return st;
   return mt__grad_done(call);
 }
 
-static mt_status view_backward(mt_call *call, mt_op opid, mt_error *err) {
+static mt_status view_backward(mt_call *call, mt_op opid, const mt_exec *ex, mt_error *err) {
   const char *op = mt_op_name(opid);
   const mt_tensor *x = NULL, *g = NULL;
   mt_status st;
   mt__cpu_begin(call);
-  if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, opid, err);
+  if (mt__cpu_grad_sparse_takes(call)) return plain_input(call, opid, ex, err);
   if ((st = one_input(call, opid, &x, &g, err)) != MT_OK) return st;
   if (opid == MT_OP_unsqueeze) return refused(MT_LAYOUT_MISMATCH, op, no_squeeze, err);
-  if (mt__grad_is_masked(x, MT_KIND_DENSE)) return view_scatter(call, opid, x, g, err);
+  if (mt__grad_is_masked(x, MT_KIND_DENSE)) return view_scatter(call, opid, x, g, ex, err);
+  if (ex != &mt_cpu_exec) /* the device's gap: sparse storage */
+    return mt__exec_values_gap(call, ex, view_backward(call, opid, &mt_cpu_exec, err), op,
+                               "sparse storage", err);
   if (opid == MT_OP_clone) { /* the upstream gradient as it is, any storage */
     if ((st = mt_tensor_clone_host(mt__cpu_host(call), g, &call->out[0], err)) != MT_OK)
       return st;
@@ -228,25 +306,26 @@ static mt_status view_backward(mt_call *call, mt_op opid, mt_error *err) {
 
 #define X(name)                                                \
   mt_status mt_cpu_grad_##name(mt_call *call, mt_error *err) { \
-    return view_backward(call, MT_OP_##name, err);            \
+    return view_backward(call, MT_OP_##name, &mt_cpu_exec, err); \
   }
 GRAD_VIEW_OPS(X)
 #undef X
 
 /* ---- index: torch's backward refuses every MaskedTensor ----------------- */
 
-mt_status mt_cpu_grad_index(mt_call *call, mt_error *err) {
+static mt_status index_backward(mt_call *call, const mt_exec *ex, mt_error *err) {
   const mt_tensor *x = NULL, *g = NULL;
   mt_status st;
   mt__cpu_begin(call);
-  if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, MT_OP_index, err);
+  if (mt__cpu_grad_sparse_takes(call)) return plain_input(call, MT_OP_index, ex, err);
   if ((st = one_input(call, MT_OP_index, &x, &g, err)) != MT_OK) return st;
   return refused(MT_LAYOUT_MISMATCH, "index", no_new_zeros, err);
 }
 
 /* ---- cat, stack: each input its piece of the upstream gradient ---------- */
 
-static mt_status cat_backward(mt_call *call, mt_op opid, int stack, mt_error *err) {
+static mt_status cat_backward(mt_call *call, mt_op opid, int stack, const mt_exec *ex,
+                              mt_error *err) {
   const char *op = mt_op_name(opid);
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *g = NULL, *x0 = NULL;
@@ -255,7 +334,7 @@ static mt_status cat_backward(mt_call *call, mt_op opid, int stack, mt_error *er
   int d = 0;
   char a[96];
   mt__cpu_begin(call);
-  if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, opid, err);
+  if (mt__cpu_grad_sparse_takes(call)) return plain_input(call, opid, ex, err);
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, op, &x0, err)) != MT_OK) return st;
   if (call->n_in > GS_MAX_INPUTS)
@@ -274,6 +353,9 @@ static mt_status cat_backward(mt_call *call, mt_op opid, int stack, mt_error *er
   if ((st = mt__grad_out(call, 0, op, &g, err)) != MT_OK) return st;
   if ((st = st_wrap_dim(mt_kw_int(call->kw, "dim", 0), x0->ndim + stack, op, &d, err)) != MT_OK)
     return st;
+  if (mt__grad_is_masked(x0, MT_KIND_COO) && ex != &mt_cpu_exec) /* the device's gap */
+    return mt__exec_values_gap(call, ex, cat_backward(call, opid, stack, &mt_cpu_exec, err), op,
+                               "sparse storage", err);
   if (mt__grad_is_masked(x0, MT_KIND_COO)) {
     if (!stack)
       return refused(MT_LAYOUT_MISMATCH, op,
@@ -319,8 +401,8 @@ static mt_status cat_backward(mt_call *call, mt_op opid, int stack, mt_error *er
       goto fail;
     }
     if ((st = gs_grad_init(&gr, x, op, err)) != MT_OK) goto fail;
-    gather(&v, g, &gr);
-    st = gs_grad_emit(h, &gr, x, x->data->dtype, &call->out[k], err);
+    if ((st = gather(&v, g, &gr, op, err)) == MT_OK)
+      st = gs_grad_emit(h, &gr, x, x->data->dtype, &call->out[k], ex, op, err);
     gs_grad_free(&gr);
     if (st != MT_OK) goto fail;
   }
@@ -330,19 +412,18 @@ fail:
   return st;
 }
 
-mt_status mt_cpu_grad_cat(mt_call *c, mt_error *e) { return cat_backward(c, MT_OP_cat, 0, e); }
-mt_status mt_cpu_grad_stack(mt_call *c, mt_error *e) { return cat_backward(c, MT_OP_stack, 1, e); }
+
 
 /* ---- split: the pieces' upstream gradients put together ----------------- */
 
-mt_status mt_cpu_grad_split(mt_call *call, mt_error *err) {
+static mt_status split_backward(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "split";
   const mt_tensor *x = NULL, *g = NULL;
   gs_grad gr = {0};
   mt_status st;
   int d = 0;
   mt__cpu_begin(call);
-  if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, MT_OP_split, err);
+  if (mt__cpu_grad_sparse_takes(call)) return plain_input(call, MT_OP_split, ex, err);
   if ((st = one_input(call, MT_OP_split, &x, &g, err)) != MT_OK) return st;
   if ((st = mt__grad_masked_dense(x, "inputs/0", op, err)) != MT_OK) return st;
   const mt_kwarg *sz = mt_kw_find(call->kw, "split_size_or_sections");
@@ -378,10 +459,10 @@ mt_status mt_cpu_grad_split(mt_call *call, mt_error *err) {
                   "piece's shape", op, (long long)k);
       goto out;
     }
-    scatter(&v, gk, NULL, &gr);
+    if ((st = scatter(&v, gk, NULL, &gr, op, err)) != MT_OK) goto out;
   }
-  if ((st = gs_grad_emit(mt__cpu_host(call), &gr, x, x->data->dtype, &call->out[0], err)) !=
-      MT_OK)
+  if ((st = gs_grad_emit(mt__cpu_host(call), &gr, x, x->data->dtype, &call->out[0], ex, op,
+                         err)) != MT_OK)
     goto out;
   mt__grad_done(call);
 out:
@@ -391,7 +472,7 @@ out:
 
 /* ---- where(cond, x, y): x where cond holds, y elsewhere ----------------- */
 
-mt_status mt_cpu_grad_where(mt_call *call, mt_error *err) {
+static mt_status where_backward(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "where";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *in[3] = {0}, *g = NULL;
@@ -400,7 +481,7 @@ mt_status mt_cpu_grad_where(mt_call *call, mt_error *err) {
   mt_status st;
   char a[96];
   mt__cpu_begin(call);
-  if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, MT_OP_where, err);
+  if (mt__cpu_grad_sparse_takes(call)) return plain_input(call, MT_OP_where, ex, err);
   if ((st = mt__kw_check(MT_OP_where, call->kw, err)) != MT_OK) return st;
   for (int k = 0; k < 3; k++)
     if ((st = mt__cpu_input(call, k, op, &in[k], err)) != MT_OK) return st;
@@ -449,9 +530,9 @@ mt_status mt_cpu_grad_where(mt_call *call, mt_error *err) {
       sel[j] = (uint8_t)(k == 1 ? c : !c);
     }
     if ((st = gs_grad_init(&gr, x, op, err)) != MT_OK) goto out;
-    scatter(&xv, g, sel, &gr);
-    st = gs_grad_emit(h, &gr, x, x->kind == MT_KIND_MASKED ? x->data->dtype : x->dtype,
-                      &call->out[k], err);
+    if ((st = scatter(&xv, g, sel, &gr, op, err)) == MT_OK)
+      st = gs_grad_emit(h, &gr, x, x->kind == MT_KIND_MASKED ? x->data->dtype : x->dtype,
+                        &call->out[k], ex, op, err);
     gs_grad_free(&gr);
     if (st != MT_OK) goto out;
   }
@@ -464,12 +545,15 @@ out:
 
 /* ---- layout conversions: the upstream gradient converted back ----------- */
 
-static mt_status convert_backward(mt_call *call, mt_op opid, mt_error *err) {
+static mt_status convert_backward(mt_call *call, mt_op opid, const mt_exec *ex, mt_error *err) {
   const char *op = mt_op_name(opid);
   const mt_tensor *x = NULL, *g = NULL;
   mt_kind from;
   mt_status st;
   mt__cpu_begin(call);
+  if (ex != &mt_cpu_exec) /* the device's gap: a sparse input or upstream gradient */
+    return mt__exec_values_gap(call, ex, convert_backward(call, opid, &mt_cpu_exec, err), op,
+                               "sparse storage", err);
   if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, opid, err);
   if ((st = one_input(call, opid, &x, &g, err)) != MT_OK) return st;
   from = x->data->kind;
@@ -502,12 +586,35 @@ static mt_status convert_backward(mt_call *call, mt_op opid, mt_error *err) {
   return mt__grad_done(call);
 }
 
-mt_status mt_cpu_grad_to_dense(mt_call *c, mt_error *e) {
-  return convert_backward(c, MT_OP_to_dense, e);
+mt_status mt__grad_structure_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  switch (op) {
+#define X(name) case MT_OP_##name:
+    GRAD_VIEW_OPS(X)
+#undef X
+    return view_backward(call, op, ex, err);
+  case MT_OP_index: return index_backward(call, ex, err);
+  case MT_OP_cat: return cat_backward(call, op, 0, ex, err);
+  case MT_OP_stack: return cat_backward(call, op, 1, ex, err);
+  case MT_OP_split: return split_backward(call, ex, err);
+  case MT_OP_where: return where_backward(call, ex, err);
+  case MT_OP_to_dense:
+  case MT_OP_to_sparse:
+  case MT_OP_to_sparse_csr: return convert_backward(call, op, ex, err);
+  default:
+    return mt_err(err, MT_NOT_SUPPORTED, "%s backward: not a structure op", mt_op_name(op));
+  }
 }
-mt_status mt_cpu_grad_to_sparse(mt_call *c, mt_error *e) {
-  return convert_backward(c, MT_OP_to_sparse, e);
-}
-mt_status mt_cpu_grad_to_sparse_csr(mt_call *c, mt_error *e) {
-  return convert_backward(c, MT_OP_to_sparse_csr, e);
-}
+
+#define X(name)                                                         \
+  mt_status mt_cpu_grad_##name(mt_call *call, mt_error *err) {          \
+    return mt__grad_structure_run(call, MT_OP_##name, &mt_cpu_exec, err); \
+  }
+X(index)
+X(cat)
+X(stack)
+X(split)
+X(where)
+X(to_dense)
+X(to_sparse)
+X(to_sparse_csr)
+#undef X

@@ -14,6 +14,7 @@
 #include "common/structure_ops.h"
 #include "cuda_compat.h"
 #include "common/masked_fn_ops.h"
+#include "common/grad_masked_fn_math.h"
 
 /* the family files' compute hooks and kernels */
 mt_status MTC(unary_exec)(const struct mt_un_par *p, const void *in, void *out, int64_t n,
@@ -70,6 +71,36 @@ mt_status MTC(sparse_adam_exec)(const struct mt_sadam_par *p, const void *grad, 
 mt_status MTC(sgd_exec)(const struct mt_sgd_par *p, const struct mt_sgd_bufs *b, mt_error *err);
 mt_status MTC(sparse_adam)(mt_call *call, mt_error *err);
 mt_status MTC(sgd)(mt_call *call, mt_error *err);
+mt_status MTC(grad_reduce_exec)(const struct mt_gr_par *p, const double *x, const uint8_t *spec,
+                                const double *g, const int64_t *off, const int64_t *idx,
+                                void *data, uint8_t *mask, mt_error *err);
+mt_status MTC(grad_masked_fn_exec)(const struct mt_mfg_par *p, const double *const *x,
+                                   const uint8_t *const *in, const double *go, int64_t n_go,
+                                   const int64_t *off, const int64_t *idx, double *const *g,
+                                   mt_error *err);
+#define X(name) mt_status MTC(grad_##name)(mt_call * call, mt_error * err);
+X(sum)
+X(mean)
+X(prod)
+X(amin)
+X(amax)
+X(var)
+X(std)
+X(masked_logaddexp)
+#undef X
+#define X(name, code) mt_status MTC(grad_##name)(mt_call * call, mt_error * err);
+MFG_OPS(X)
+#undef X
+mt_status MTC(grad_scatter_exec)(const struct mt_gsc_par *p, const double *vals,
+                                 const int64_t *off, const int64_t *src, void *data,
+                                 uint8_t *mask, mt_error *err);
+#define GRAD_STRUCTURE_OPS(X)                                                                  \
+  X(select) X(slice) X(index) X(transpose) X(t) X(view) X(reshape) X(expand) X(unsqueeze)     \
+  X(split) X(cat) X(stack) X(unfold) X(where) X(contiguous) X(clone) X(to_dense) X(to_sparse) \
+  X(to_sparse_csr) X(to_tensor)
+#define X(name) mt_status MTC(grad_##name)(mt_call * call, mt_error * err);
+GRAD_STRUCTURE_OPS(X)
+#undef X
 
 const mt_exec MTC(exec) = {
 #ifdef MT_CUDA_EMU
@@ -89,6 +120,9 @@ const mt_exec MTC(exec) = {
     .adagrad = MTC(adagrad_exec),
     .sparse_adam = MTC(sparse_adam_exec),
     .sgd = MTC(sgd_exec),
+    .grad_reduce = MTC(grad_reduce_exec),
+    .grad_masked_fn = MTC(grad_masked_fn_exec),
+    .grad_scatter = MTC(grad_scatter_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
@@ -124,6 +158,22 @@ static const mt_kernel_fn backward[MT_OP__END] = {
     [MT_OP_adagrad_masked] = MTC(adagrad_masked),
     [MT_OP_sparse_adam] = MTC(sparse_adam),
     [MT_OP_sgd] = MTC(sgd),
+#define X(name) [MT_OP_##name] = MTC(grad_##name),
+    X(sum)
+    X(mean)
+    X(prod)
+    X(amin)
+    X(amax)
+    X(var)
+    X(std)
+    X(masked_logaddexp)
+#undef X
+#define X(name, code) [MT_OP_##name] = MTC(grad_##name),
+    MFG_OPS(X)
+#undef X
+#define X(name) [MT_OP_##name] = MTC(grad_##name),
+    GRAD_STRUCTURE_OPS(X)
+#undef X
 };
 
 static const mt_impl impl = {
