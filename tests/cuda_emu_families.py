@@ -39,6 +39,7 @@ FAMILIES = {
     "masked_fn": (None, 0),
     "optim": (None, 0),
     "sparse_optim": (None, 0),
+    "sparse_blas": (None, 0),
 }
 
 

@@ -34,6 +34,8 @@ struct mt_ada_bufs; /* common/optim_math.h */
 struct mt_sadam_par; /* common/sparse_optim_math.h */
 struct mt_sgd_par;   /* common/sparse_optim_math.h */
 struct mt_sgd_bufs;  /* common/sparse_optim_math.h */
+struct mt_spb_par;   /* common/sparse_blas_math.h */
+struct mt_spb_bufs;  /* common/sparse_blas_math.h */
 
 typedef struct mt_exec {
   const char *name; /* "cpu", "cuda" */
@@ -99,6 +101,10 @@ typedef struct mt_exec {
   /* sgd: one op of SGD's tensor arithmetic over the host buffers b
    * (common/sparse_optim_math.h): mt_sgd_elem for each of mt_sgd_threads */
   mt_status (*sgd)(const struct mt_sgd_par *p, const struct mt_sgd_bufs *b, mt_error *err);
+  /* sparse_blas: the p->n_out result values of a product planned on the
+   * host (common/sparse_blas_math.h): mt_spb_out for each */
+  mt_status (*sparse_blas)(const struct mt_spb_par *p, const struct mt_spb_bufs *b,
+                           mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */
@@ -146,6 +152,12 @@ mt_status mt__masked_fn_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error
 mt_status mt__optim_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 /* The sparse_optim family's kernels (impl/cpu/sparse_optim.c): sparse_adam, sgd. */
 mt_status mt__sparse_optim_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The sparse_blas family's kernels (impl/cpu/sparse_blas.c): mm, sparse_mm,
+ * spmm, addmm, sparse_addmm, smm, sspaddmm, hspmm, bmm, linear, matmul,
+ * addmv, sparse_sampled_addmm; its CPU compute hook (BLAS's axpy rows). */
+mt_status mt__sparse_blas_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+mt_status mt__cpu_sparse_blas_exec(const struct mt_spb_par *p, const struct mt_spb_bufs *b,
+                                   mt_error *err);
 
 #ifdef __cplusplus
 }

@@ -143,6 +143,7 @@ const mt_exec mt_cpu_exec = {
     .adagrad = cpu_adagrad,
     .sparse_adam = cpu_sparse_adam,
     .sgd = cpu_sgd,
+    .sparse_blas = mt__cpu_sparse_blas_exec,
 };
 
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,

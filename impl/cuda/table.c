@@ -70,6 +70,14 @@ mt_status MTC(sparse_adam_exec)(const struct mt_sadam_par *p, const void *grad, 
 mt_status MTC(sgd_exec)(const struct mt_sgd_par *p, const struct mt_sgd_bufs *b, mt_error *err);
 mt_status MTC(sparse_adam)(mt_call *call, mt_error *err);
 mt_status MTC(sgd)(mt_call *call, mt_error *err);
+mt_status MTC(sparse_blas_exec)(const struct mt_spb_par *p, const struct mt_spb_bufs *b,
+                                mt_error *err);
+#define SPB_OPS(X)                                                                        \
+  X(mm) X(sparse_mm) X(spmm) X(addmm) X(sparse_addmm) X(smm) X(sspaddmm) X(hspmm) X(bmm) \
+  X(linear) X(matmul) X(addmv) X(sparse_sampled_addmm)
+#define X(name) mt_status MTC(name)(mt_call * call, mt_error * err);
+SPB_OPS(X)
+#undef X
 
 const mt_exec MTC(exec) = {
 #ifdef MT_CUDA_EMU
@@ -89,6 +97,7 @@ const mt_exec MTC(exec) = {
     .adagrad = MTC(adagrad_exec),
     .sparse_adam = MTC(sparse_adam_exec),
     .sgd = MTC(sgd_exec),
+    .sparse_blas = MTC(sparse_blas_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
@@ -111,6 +120,9 @@ static const mt_kernel_fn kernels[MT_OP__END] = {
     [MT_OP_adagrad_masked] = MTC(adagrad_masked),
     [MT_OP_sparse_adam] = MTC(sparse_adam),
     [MT_OP_sgd] = MTC(sgd),
+#define X(name) [MT_OP_##name] = MTC(name),
+    SPB_OPS(X)
+#undef X
 };
 
 /* the backward kernels (golden format 3's gradient cases) */
