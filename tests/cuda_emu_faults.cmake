@@ -23,7 +23,7 @@ set(MEASURED unary:1:887 unary:2:1316 binary:1:530 binary:2:687 reduce:1:522 red
     unary:3:30 structure:1:369 structure:2:389 masked:1:39 masked:2:43
     grad_masked:1:148 grad_masked:2:152 masked_fn:1:888 masked_fn:2:857
     optim:1:88 optim:2:103 sparse_optim:1:127 sparse_optim:2:159
-    sparse_blas:1:284 sparse_blas:2:270)
+    sparse_blas:1:284 sparse_blas:2:270 sparse_misc:1:81 sparse_misc:2:82)
 # (sparse_optim: float16/bfloat16 tolerances are absolute and absorb one
 # element's missing step, so fault 1 fails fewer of those cases)
 

@@ -144,6 +144,7 @@ const mt_exec mt_cpu_exec = {
     .sparse_adam = cpu_sparse_adam,
     .sgd = cpu_sgd,
     .sparse_blas = mt__cpu_sparse_blas_exec,
+    .sparse_softmax = mt__cpu_sparse_softmax_exec,
 };
 
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,

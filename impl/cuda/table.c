@@ -78,6 +78,15 @@ mt_status MTC(sparse_blas_exec)(const struct mt_spb_par *p, const struct mt_spb_
 #define X(name) mt_status MTC(name)(mt_call * call, mt_error * err);
 SPB_OPS(X)
 #undef X
+mt_status MTC(sparse_softmax_exec)(const struct mt_smx_par *p, const void *vals,
+                                   const int64_t *ptr, const int64_t *off, const int64_t *sl,
+                                   void *out, mt_error *err);
+#define SMISC_OPS(X)                                                                           \
+  X(zero_) X(t_) X(nonzero) X(narrow) X(narrow_copy) X(index_select) X(sparse_softmax)         \
+  X(sparse_log_softmax) X(sparse_sum) X(max) X(sparse_resize_) X(sparse_resize_and_clear_)
+#define X(name) mt_status MTC(name)(mt_call * call, mt_error * err);
+SMISC_OPS(X)
+#undef X
 
 const mt_exec MTC(exec) = {
 #ifdef MT_CUDA_EMU
@@ -98,6 +107,7 @@ const mt_exec MTC(exec) = {
     .sparse_adam = MTC(sparse_adam_exec),
     .sgd = MTC(sgd_exec),
     .sparse_blas = MTC(sparse_blas_exec),
+    .sparse_softmax = MTC(sparse_softmax_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
@@ -122,6 +132,7 @@ static const mt_kernel_fn kernels[MT_OP__END] = {
     [MT_OP_sgd] = MTC(sgd),
 #define X(name) [MT_OP_##name] = MTC(name),
     SPB_OPS(X)
+    SMISC_OPS(X)
 #undef X
 };
 
