@@ -33,15 +33,20 @@ FAMILIES = {
     "structure": (r"(plain sparse input|a layout conversion|a converting copy|COO storage|"
                   r"CSR storage|sparse storage|a copy of sparse storage|a plain tensor): "
                   r"the cuda-emu backend has no kernels for it yet$", 288),
-    # backward: the elementwise engine (unary and binary ops) on dense storage
+    # backward on dense storage: the elementwise engine (unary, binary), the
+    # reductions, structure ops and to_tensor; sparse storage is the gap
     "grad_masked": (GRAD_GAP, 97),
-    "grad_sparse": (GRAD_GAP, 521),
+    "grad_sparse": (GRAD_GAP, 489),
     "masked_fn": (None, 0),
     "optim": (None, 0),
     "sparse_optim": (None, 0),
-    # backward of the reductions, structure ops, to_tensor (grad_masked) and
-    # torch.masked's functional ops on dense storage; their CSR inputs are the gap
+    # torch.masked's functional ops' backward on dense storage; CSR inputs: the gap
     "grad_masked_fn": (r"sparse storage: the cuda-emu backend has no kernels for it yet$", 6),
+    "sparse_blas": (None, 0),
+    # t_ and torch.sparse.sum run structure's and reduce's plain sparse
+    # kernels (structure_sparse.c, reduce_sparse.c): their gap
+    "sparse_misc": (r"(t_|sparse_sum): plain sparse input: the cuda-emu backend has no kernels "
+                    r"for it yet$", 67),
 }
 
 

@@ -37,6 +37,9 @@ struct mt_sgd_bufs;  /* common/sparse_optim_math.h */
 struct mt_gr_par;    /* common/grad_reduce_math.h */
 struct mt_mfg_par;   /* common/grad_masked_fn_math.h */
 struct mt_gsc_par;   /* common/grad_structure_math.h */
+struct mt_spb_par;   /* common/sparse_blas_math.h */
+struct mt_spb_bufs;  /* common/sparse_blas_math.h */
+struct mt_smx_par;   /* common/sparse_misc_math.h */
 
 typedef struct mt_exec {
   const char *name; /* "cpu", "cuda" */
@@ -124,6 +127,15 @@ typedef struct mt_exec {
    * off[i + 1] - 1 (p->n_src values); data (p->dtype) and mask get p->n */
   mt_status (*grad_scatter)(const struct mt_gsc_par *p, const double *vals, const int64_t *off,
                             const int64_t *src, void *data, uint8_t *mask, mt_error *err);
+  /* sparse_blas: the p->n_out result values of a product planned on the
+   * host (common/sparse_blas_math.h): mt_spb_out for each */
+  mt_status (*sparse_blas)(const struct mt_spb_par *p, const struct mt_spb_bufs *b,
+                           mt_error *err);
+  /* sparse_softmax: out[o] = mt_smx_out for o < p->n_out from the coalesced
+   * input's values (p->n_out of them) and the slices' offset lists
+   * (ptr: p->n_slices + 1, off: p->n_off, sl: p->n_out) */
+  mt_status (*sparse_softmax)(const struct mt_smx_par *p, const void *vals, const int64_t *ptr,
+                              const int64_t *off, const int64_t *sl, void *out, mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */
@@ -182,6 +194,18 @@ mt_status mt__grad_masked_fn_run(mt_call *call, mt_op op, const mt_exec *ex, mt_
  * (impl/cpu/grad_masked.c). */
 mt_status mt__grad_structure_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 mt_status mt__grad_to_tensor_run(mt_call *call, const mt_exec *ex, mt_error *err);
+/* The sparse_blas family's kernels (impl/cpu/sparse_blas.c): mm, sparse_mm,
+ * spmm, addmm, sparse_addmm, smm, sspaddmm, hspmm, bmm, linear, matmul,
+ * addmv, sparse_sampled_addmm; its CPU compute hook (BLAS's axpy rows). */
+mt_status mt__sparse_blas_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+mt_status mt__cpu_sparse_blas_exec(const struct mt_spb_par *p, const struct mt_spb_bufs *b,
+                                   mt_error *err);
+/* The sparse_misc family's kernels (impl/cpu/sparse_misc.c): op is one of
+ * its ops (common/ops.def, 670-681); its CPU softmax compute. */
+mt_status mt__sparse_misc_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+mt_status mt__cpu_sparse_softmax_exec(const struct mt_smx_par *p, const void *vals,
+                                      const int64_t *ptr, const int64_t *off, const int64_t *sl,
+                                      void *out, mt_error *err);
 
 #ifdef __cplusplus
 }

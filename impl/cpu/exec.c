@@ -174,6 +174,8 @@ const mt_exec mt_cpu_exec = {
     .grad_reduce = cpu_grad_reduce,
     .grad_masked_fn = cpu_grad_masked_fn,
     .grad_scatter = cpu_grad_scatter,
+    .sparse_blas = mt__cpu_sparse_blas_exec,
+    .sparse_softmax = mt__cpu_sparse_softmax_exec,
 };
 
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,

@@ -29,189 +29,252 @@
  *        that has a stored entry, hspmm is a hybrid COO of those rows.
  * SPB-5  bmm per batch; linear = input @ weight.T (+ bias); matmul of a
  *        vector. */
+#include "common/exec.h"
+#include "common/sparse_blas_math.h"
 #include "cpu_util.h"
 
 #ifdef MT_HAVE_BLAS
 #include <cblas.h>
 #endif
 
-/* ---- the sparse operand as cells ---------------------------------------- */
+/* ---- the plan: the sparse operand's cells as per-row terms ----------------
+ * The host plan lists the sparse operand's stored cells in stored order
+ * (blocks expanded cell by cell, COO duplicates kept) with the index of
+ * each cell's value, groups them by accumulator row (a stable sort, so each
+ * row keeps stored order), and lists B's elements as offsets into its
+ * values (a sparse B: each element's stored duplicates). Every value is
+ * then computed by the exec (common/sparse_blas_math.h): the CPU's loop
+ * below, or a device kernel (impl/cuda/sparse_blas.cu). */
 
 typedef struct {
-  int64_t rows, cols, n; /* the matrix's shape; stored cells */
-  int64_t *r, *c;        /* cell coordinates, stored order */
-  double *v;             /* float dtypes */
-  int64_t *iv;           /* integer dtypes (exact) */
-} cells;
+  int64_t m, n;             /* the accumulator */
+  int64_t nc, cap;          /* cells collected */
+  int64_t *cr, *ca, *cb;    /* a cell's accumulator row, A value index, B row */
+  int64_t *rptr, *ta, *tb;  /* the terms by row (m + 1, nc, nc) */
+  int64_t nbe, nbo;         /* B's elements (rows * n) and offsets */
+  int64_t *bptr, *boff;     /* b_sum: element e's list; else boff[e] */
+  int b_sum;
+  const mt_tensor *A, *B;   /* the value sources */
+  uint8_t *row_hit;         /* row r has a term */
+  int transposed;           /* the accumulator holds (A @ B)^T */
+} product;
 
-static void cells_free(cells *s) {
-  free(s->r);
-  free(s->c);
-  free(s->v);
-  free(s->iv);
-  memset(s, 0, sizeof *s);
+static void product_free(product *p) {
+  free(p->cr);
+  free(p->ca);
+  free(p->cb);
+  free(p->rptr);
+  free(p->ta);
+  free(p->tb);
+  free(p->bptr);
+  free(p->boff);
+  free(p->row_hit);
+  memset(p, 0, sizeof *p);
 }
 
-static mt_status cells_alloc(cells *s, int64_t n, int is_int, const char *op, mt_error *err) {
-  size_t k = (size_t)(n > 0 ? n : 1);
-  s->n = n;
-  s->r = malloc(k * sizeof *s->r);
-  s->c = malloc(k * sizeof *s->c);
-  if (is_int)
-    s->iv = malloc(k * sizeof *s->iv);
-  else
-    s->v = malloc(k * sizeof *s->v);
-  if (!s->r || !s->c || (!s->iv && !s->v)) {
-    cells_free(s);
-    return mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory for %lld stored cells", op,
-                  (long long)n);
-  }
+static mt_status oom(const char *op, mt_error *err) {
+  return mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory for the product's plan", op);
+}
+
+static mt_status cells_room(product *p, int64_t more, const char *op, mt_error *err) {
+  if (p->nc + more <= p->cap) return MT_OK;
+  int64_t cap = p->nc + more;
+  size_t k = (size_t)(cap > 0 ? cap : 1) * sizeof(int64_t);
+  int64_t *r = realloc(p->cr, k);
+  if (r) p->cr = r;
+  int64_t *a = realloc(p->ca, k);
+  if (a) p->ca = a;
+  int64_t *b = realloc(p->cb, k);
+  if (b) p->cb = b;
+  if (!r || !a || !b) return oom(op, err);
+  p->cap = cap;
   return MT_OK;
 }
 
-static void cell_set(cells *s, int64_t q, int64_t r, int64_t c, const mt_tensor *t, int64_t vi) {
-  s->r[q] = r;
-  s->c[q] = c;
-  if (s->iv)
-    s->iv[q] = mt__cpu_ldi(t->values, t->dtype, vi);
-  else
-    s->v[q] = mt__cpu_ld(t->values, t->dtype, vi);
-}
-
-/* The cells of a 2-d sparse t, or of batch b of a 3-d COO (bmm); with
- * transpose, of t's transpose (linear's weight.T, dense @ sparse). */
-static mt_status cells_of(const mt_tensor *t, int64_t b, int transpose, const char *op,
-                          cells *s, mt_error *err) {
-  int is_int = !mt__cpu_is_float(t->dtype);
+/* The cells of a 2-d sparse t, or of batch b of a 3-d COO (bmm), appended
+ * with accumulator row ro + row and B row bo + col (with transpose, of t's
+ * transpose: linear's weight.T, dense @ sparse). *rows, *cols: the
+ * (transposed) matrix's shape. */
+static mt_status add_cells(product *p, const mt_tensor *t, int64_t b, int transpose, int64_t ro,
+                           int64_t bo, int64_t *rows, int64_t *cols, const char *op,
+                           mt_error *err) {
   mt_status st;
-  memset(s, 0, sizeof *s);
   if (t->kind == MT_KIND_COO) {
     int off = t->sparse_dim == 3 ? 1 : 0; /* bmm: dim 0 is the batch */
-    int64_t n = 0;
-    for (int64_t k = 0; k < t->nnz; k++) n += !off || t->indices[k] == b;
-    if ((st = cells_alloc(s, n, is_int, op, err)) != MT_OK) return st;
-    s->rows = t->shape[off];
-    s->cols = t->shape[off + 1];
-    for (int64_t k = 0, q = 0; k < t->nnz; k++) {
+    if ((st = cells_room(p, t->nnz, op, err)) != MT_OK) return st;
+    *rows = t->shape[off];
+    *cols = t->shape[off + 1];
+    for (int64_t k = 0; k < t->nnz; k++) {
       if (off && t->indices[k] != b) continue;
-      cell_set(s, q++, t->indices[(off) * t->nnz + k], t->indices[(off + 1) * t->nnz + k], t, k);
+      int64_t r = t->indices[off * t->nnz + k], c = t->indices[(off + 1) * t->nnz + k];
+      p->cr[p->nc] = ro + (transpose ? c : r);
+      p->cb[p->nc] = bo + (transpose ? r : c);
+      p->ca[p->nc++] = k;
     }
   } else {
     mt_cgeom g;
     if (!mt_cgeom_of(t, &g) || g.dense != 1)
       return mt_err(err, MT_INVALID_ARGUMENT, "%s: a %s operand with dense dims is not a matrix",
                     op, mt_kind_name(t->kind));
-    if ((st = cells_alloc(s, g.nnz * g.bh * g.bw, is_int, op, err)) != MT_OK) return st;
-    s->rows = g.rows;
-    s->cols = g.cols;
-    int64_t q = 0;
-    MT_CGEOM_FOR_EACH_CELL(t, &g, b, r, c, at) cell_set(s, q++, r, c, t, at);
+    if ((st = cells_room(p, g.nnz * g.bh * g.bw, op, err)) != MT_OK) return st;
+    *rows = g.rows;
+    *cols = g.cols;
+    MT_CGEOM_FOR_EACH_CELL(t, &g, b, r, c, at) {
+      p->cr[p->nc] = ro + (transpose ? c : r);
+      p->cb[p->nc] = bo + (transpose ? r : c);
+      p->ca[p->nc++] = at;
+    }
   }
   if (transpose) {
-    int64_t *tmp = s->r, d = s->rows;
-    s->r = s->c;
-    s->c = tmp;
-    s->rows = s->cols;
-    s->cols = d;
+    int64_t d = *rows;
+    *rows = *cols;
+    *cols = d;
   }
   return MT_OK;
 }
 
-/* ---- dense operands as matrices ------------------------------------------- */
-
-/* A dense operand as a [k, n] row-major matrix (double or int64): a matrix
- * (batch b of a 3-d one), a vector as one column (vec), or, with
- * transpose, the transpose of a [n, k] one (any leading dims flattened
- * into n: linear's input). */
-typedef struct {
-  int64_t k, n;
-  double *d;
-  int64_t *i;
-} dmat;
-
-static void dmat_free(dmat *m) {
-  free(m->d);
-  free(m->i);
-  memset(m, 0, sizeof *m);
-}
-
-static mt_status dmat_of(const mt_tensor *t, int64_t b, int transpose, const char *op, dmat *m,
-                         mt_error *err) {
-  int is_int = !mt__cpu_is_float(t->dtype);
-  memset(m, 0, sizeof *m);
+/* A dense operand as a [k, n] matrix: a matrix (batch b of a 3-d one), a
+ * vector as one column, or, with transpose, the transpose of a [n, k] one
+ * (any leading dims flattened into n: linear's input). */
+static void dmat_dims(const mt_tensor *t, int transpose, int64_t *k, int64_t *n) {
   int64_t last = t->ndim ? t->shape[t->ndim - 1] : 1, numel = mt_numel(t);
-  int64_t base = 0;
   if (t->ndim == 1) {
-    m->k = last;
-    m->n = 1;
+    *k = last;
+    *n = 1;
   } else if (transpose) {
-    m->k = last;
-    m->n = last ? numel / last : 0;
+    *k = last;
+    *n = last ? numel / last : 0;
   } else {
-    m->k = t->shape[t->ndim - 2];
-    m->n = last;
-    base = b * m->k * m->n;
+    *k = t->shape[t->ndim - 2];
+    *n = last;
   }
-  size_t cnt = (size_t)(m->k * m->n > 0 ? m->k * m->n : 1);
-  if (is_int)
-    m->i = malloc(cnt * sizeof *m->i);
-  else
-    m->d = malloc(cnt * sizeof *m->d);
-  if (!m->i && !m->d) return mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", op);
-  for (int64_t r = 0; r < m->k; r++)
-    for (int64_t c = 0; c < m->n; c++) {
-      /* element (r, c) of the matrix: t[base + r * n + c], or t[c, r] transposed */
-      int64_t lin = transpose && t->ndim > 1 ? c * m->k + r : base + r * m->n + c;
-      int64_t off = mt_dense_offset(t, lin);
-      if (is_int)
-        m->i[r * m->n + c] = mt__cpu_ldi(t->values, t->dtype, off);
-      else
-        m->d[r * m->n + c] = mt__cpu_ld(t->values, t->dtype, off);
+}
+
+/* dst[r * n + c]: the offset in t->values of element (r, c) of batch b */
+static void dmat_offsets(const mt_tensor *t, int64_t b, int transpose, int64_t k, int64_t n,
+                         int64_t *dst) {
+  int64_t base = t->ndim > 1 && !transpose ? b * k * n : 0;
+  for (int64_t r = 0; r < k; r++)
+    for (int64_t c = 0; c < n; c++) {
+      int64_t lin = transpose && t->ndim > 1 ? c * k + r : base + r * n + c;
+      dst[r * n + c] = mt_dense_offset(t, lin);
     }
+}
+
+/* B as a dense operand of nb batches of [k, n] (B rows batch * k + r). */
+static mt_status b_dense(product *p, const mt_tensor *t, int64_t nb, int transpose, int64_t *k,
+                         const char *op, mt_error *err) {
+  int64_t n;
+  dmat_dims(t, transpose, k, &n);
+  p->n = n;
+  p->B = t;
+  p->nbe = p->nbo = nb * *k * n;
+  p->boff = malloc((size_t)(p->nbo > 0 ? p->nbo : 1) * sizeof(int64_t));
+  if (!p->boff) return oom(op, err);
+  for (int64_t b = 0; b < nb; b++) dmat_offsets(t, b, transpose, *k, n, p->boff + b * *k * n);
   return MT_OK;
 }
 
-/* ---- the accumulation ------------------------------------------------------- */
-
-/* acc [m, n]: the product; hit[i * n + j] = 1 where a stored cell of A met a
- * stored entry of B (the structural pattern of SPB-2; every column of a row
- * with a stored cell when B is dense); row_hit[i]: row i of A stores a cell. */
-typedef struct {
-  int64_t m, n;
-  double *d;
-  int64_t *i;
-  uint8_t *hit, *row_hit;
-} acc_t;
-
-static void acc_free(acc_t *a) {
-  free(a->d);
-  free(a->i);
-  free(a->hit);
-  free(a->row_hit);
-  memset(a, 0, sizeof *a);
-}
-
-static mt_status acc_new(acc_t *a, int64_t m, int64_t n, int is_int, const char *op,
-                         mt_error *err) {
-  size_t cnt = (size_t)(m * n > 0 ? m * n : 1);
-  memset(a, 0, sizeof *a);
-  a->m = m;
-  a->n = n;
-  if (is_int)
-    a->i = calloc(cnt, sizeof *a->i);
-  else
-    a->d = calloc(cnt, sizeof *a->d);
-  a->hit = calloc(cnt, 1);
-  a->row_hit = calloc((size_t)(m > 0 ? m : 1), 1);
-  if ((!a->i && !a->d) || !a->hit || !a->row_hit) {
-    acc_free(a);
-    return mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory for a %lld x %lld result", op,
-                  (long long)m, (long long)n);
+/* B a sparse matrix: element (r, c)'s stored duplicates, in stored order
+ * (summed from zero by the exec; SPB-2's structure: an element without
+ * one is no term). */
+static mt_status b_sparse(product *p, const mt_tensor *t, int64_t *k, const char *op,
+                          mt_error *err) {
+  product s = {0};
+  int64_t rows = 0, cols = 0;
+  mt_status st = add_cells(&s, t, 0, 0, 0, 0, &rows, &cols, op, err);
+  if (st != MT_OK) goto out;
+  *k = rows;
+  p->n = cols;
+  p->B = t;
+  p->b_sum = 1;
+  p->nbe = rows * cols;
+  p->nbo = s.nc;
+  p->bptr = calloc((size_t)(p->nbe + 2), sizeof(int64_t)); /* + 1: the fill's cursors */
+  p->boff = malloc((size_t)(s.nc > 0 ? s.nc : 1) * sizeof(int64_t));
+  if (!p->bptr || !p->boff) {
+    st = oom(op, err);
+    goto out;
   }
+  for (int64_t q = 0; q < s.nc; q++) p->bptr[s.cr[q] * cols + s.cb[q] + 2]++;
+  for (int64_t e = 0; e < p->nbe; e++) p->bptr[e + 2] += p->bptr[e + 1];
+  for (int64_t q = 0; q < s.nc; q++) p->boff[p->bptr[s.cr[q] * cols + s.cb[q] + 1]++] = s.ca[q];
+out:
+  product_free(&s);
+  return st;
+}
+
+/* The collected cells grouped by accumulator row, stored order kept. */
+static mt_status terms(product *p, int64_t m, const char *op, mt_error *err) {
+  p->m = m;
+  p->rptr = calloc((size_t)(m + 2), sizeof(int64_t));
+  p->ta = malloc((size_t)(p->nc > 0 ? p->nc : 1) * sizeof(int64_t));
+  p->tb = malloc((size_t)(p->nc > 0 ? p->nc : 1) * sizeof(int64_t));
+  p->row_hit = calloc((size_t)(m > 0 ? m : 1), 1);
+  if (!p->rptr || !p->ta || !p->tb || !p->row_hit) return oom(op, err);
+  for (int64_t q = 0; q < p->nc; q++) p->rptr[p->cr[q] + 2]++;
+  for (int64_t r = 0; r < m; r++) p->rptr[r + 2] += p->rptr[r + 1];
+  for (int64_t q = 0; q < p->nc; q++) {
+    int64_t t = p->rptr[p->cr[q] + 1]++;
+    p->ta[t] = p->ca[q];
+    p->tb[t] = p->cb[q];
+  }
+  for (int64_t r = 0; r < m; r++) p->row_hit[r] = p->rptr[r + 1] > p->rptr[r];
   return MT_OK;
 }
 
-/* y += v * x over n doubles: BLAS's axpy */
+/* ---- running the plan on an exec --------------------------------------------- */
+
+static int64_t max_plus1(const int64_t *v, int64_t n) {
+  int64_t m = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (v[i] + 1 > m) m = v[i] + 1;
+  return m;
+}
+
+/* The result values out (n_out of dtype dt): output o is alpha * acc[oq[o]]
+ * + beta * C's value oc[o] (either -1: absent), computed on ex. */
+static mt_status run_plan(const mt_exec *ex, const product *p, mt_dtype dt, double alpha,
+                          double beta, const mt_tensor *c, const int64_t *oq, const int64_t *oc,
+                          int64_t n_out, void *out, const char *op, mt_error *err) {
+  if (!ex->sparse_blas)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no sparse_blas compute", op,
+                  ex->name);
+  mt_spb_par par = {.dt = dt,
+                    .is_int = !mt__cpu_is_float(dt),
+                    .b_sum = p->b_sum,
+                    .alpha = alpha,
+                    .beta = beta,
+                    .ialpha = (int64_t)alpha,
+                    .ibeta = (int64_t)beta,
+                    .m = p->m,
+                    .n = p->n,
+                    .n_out = n_out};
+  int64_t nt = p->rptr ? p->rptr[p->m] : 0;
+  mt_spb_bufs b = {.a = p->A ? p->A->values : NULL,
+                   .b = p->B ? p->B->values : NULL,
+                   .c = c ? c->values : NULL,
+                   .rptr = p->rptr,
+                   .ta = p->ta,
+                   .tb = p->tb,
+                   .bptr = p->bptr,
+                   .boff = p->boff,
+                   .oq = oq,
+                   .oc = oc,
+                   .out = out,
+                   .na = max_plus1(p->ta, nt),
+                   .nb = max_plus1(p->boff, p->nbo),
+                   .nc = max_plus1(oc, n_out),
+                   .nt = nt,
+                   .nbe = p->nbe,
+                   .nbo = p->nbo};
+  if (!n_out) return MT_OK;
+  return ex->sparse_blas(&par, &b, err);
+}
+
+/* The CPU's compute: mt_spb_out for every output; a float product with a
+ * dense B runs its rows through BLAS's axpy (acc[r, :] += v * B[c, :], the
+ * accumulation order of mt_spb_acc_f), as the CPU reference always has. */
 static void axpy(int64_t n, double v, const double *x, double *y) {
 #ifdef MT_HAVE_BLAS
   cblas_daxpy((int)n, v, x, 1, y, 1);
@@ -220,30 +283,31 @@ static void axpy(int64_t n, double v, const double *x, double *y) {
 #endif
 }
 
-/* acc (+)= A @ B, A as cells [m, k], B [k, n] dense (present = NULL) or the
- * densified sparse B with its stored-entry map `present` (SPB-2). Row
- * offset `ro` places A's rows in acc (bmm's batches). */
-static void accumulate(acc_t *a, int64_t ro, const cells *A, const dmat *B,
-                       const uint8_t *present) {
-  int64_t n = a->n;
-  for (int64_t q = 0; q < A->n; q++) {
-    int64_t r = ro + A->r[q], c = A->c[q];
-    a->row_hit[r] = 1;
-    if (!present && a->d) {
-      axpy(n, A->v[q], B->d + c * n, a->d + r * n);
-      memset(a->hit + r * n, 1, (size_t)n);
-      continue;
-    }
-    for (int64_t j = 0; j < n; j++) {
-      if (present && !present[c * n + j]) continue;
-      a->hit[r * n + j] = 1;
-      if (a->i)
-        a->i[r * n + j] = (int64_t)((uint64_t)a->i[r * n + j] +
-                                    (uint64_t)A->iv[q] * (uint64_t)B->i[c * n + j]);
-      else
-        a->d[r * n + j] += A->v[q] * B->d[c * n + j];
-    }
+mt_status mt__cpu_sparse_blas_exec(const struct mt_spb_par *p, const struct mt_spb_bufs *b,
+                                   mt_error *err) {
+  if (p->is_int || p->b_sum || p->m * p->n == 0) {
+    for (int64_t o = 0; o < p->n_out; o++) mt_spb_out(p, b, o);
+    return MT_OK;
   }
+  int64_t n = p->n;
+  double *acc = calloc((size_t)(p->m * n), sizeof *acc), *row = malloc((size_t)n * sizeof *row);
+  if (!acc || !row) {
+    free(acc);
+    free(row);
+    return mt_err(err, MT_OUT_OF_MEMORY, "sparse_blas: out of memory for a %lld x %lld result",
+                  (long long)p->m, (long long)n);
+  }
+  for (int64_t r = 0; r < p->m; r++)
+    for (int64_t t = b->rptr[r]; t < b->rptr[r + 1]; t++) {
+      for (int64_t j = 0; j < n; j++)
+        row[j] = mt_hd_get_f64(b->b, p->dt, b->boff[b->tb[t] * n + j]);
+      axpy(n, mt_hd_get_f64(b->a, p->dt, b->ta[t]), row, acc + r * n);
+    }
+  for (int64_t o = 0; o < p->n_out; o++)
+    mt_spb_store(p, b, o, b->oq[o] >= 0 ? acc[b->oq[o]] : 0.0, 0);
+  free(acc);
+  free(row);
+  return MT_OK;
 }
 
 /* ---- argument checks (SPB-1) ------------------------------------------------- */
@@ -362,174 +426,159 @@ static mt_status check_bcast(const mt_tensor *c, int64_t m, int64_t n, int vec, 
 /* A dense result of shape (ndim, shape) = beta * C + alpha * acc, or acc's
  * transpose (transpose_out: linear, dense @ sparse). beta = 0 ignores C
  * (SPB-3); C NULL: no input term. */
-static mt_status dense_result(const mt_host *h, mt_dtype dt, int ndim, const int64_t *shape,
-                              const acc_t *a, int transpose_out, const mt_tensor *c, int vec,
-                              double beta, double alpha, mt_tensor **out, mt_error *err) {
+/* A dense result of shape (ndim, shape) = beta * C + alpha * acc, or acc's
+ * transpose (transpose_out: linear, dense @ sparse). beta = 0 ignores C
+ * (SPB-3); C NULL: no input term. The host lays out which accumulator and
+ * C element each output takes; ex computes the values. */
+static mt_status dense_result(const mt_exec *ex, const mt_host *h, mt_dtype dt, int ndim,
+                              const int64_t *shape, const product *p, int transpose_out,
+                              const mt_tensor *c, int vec, double beta, double alpha,
+                              mt_tensor **out, const char *op, mt_error *err) {
   mt_status st = h->dense_new(dt, ndim, shape, out, err);
   if (st != MT_OK) return st;
-  int is_int = a->i != NULL;
-  int64_t rm = transpose_out ? a->n : a->m, rn = transpose_out ? a->m : a->n;
+  int64_t rm = transpose_out ? p->n : p->m, rn = transpose_out ? p->m : p->n, no = rm * rn;
+  int64_t *oq = malloc((size_t)(no > 0 ? no : 1) * sizeof *oq);
+  int64_t *oc = malloc((size_t)(no > 0 ? no : 1) * sizeof *oc);
+  if (!oq || !oc) {
+    st = oom(op, err);
+    goto out;
+  }
+  int use_c = c && beta != 0.0;
   for (int64_t i = 0; i < rm; i++)
     for (int64_t j = 0; j < rn; j++) {
-      int64_t q = transpose_out ? j * a->n + i : i * a->n + j, o = i * rn + j;
-      int use_c = c && beta != 0.0;
-      if (is_int) {
-        uint64_t v = (uint64_t)((int64_t)alpha) * (uint64_t)a->i[q];
-        if (use_c)
-          v += (uint64_t)((int64_t)beta) *
-               (uint64_t)mt__cpu_ldi(c->values, dt, mt_dense_offset(c, bcast_index(c, i, j, vec)));
-        mt__cpu_sti((*out)->values, dt, o, (int64_t)v);
-      } else {
-        double v = alpha * a->d[q];
-        if (use_c) v += beta * mt_dense_get(c, bcast_index(c, i, j, vec));
-        mt__cpu_st((*out)->values, dt, o, v);
-      }
+      int64_t o = i * rn + j;
+      oq[o] = transpose_out ? j * p->n + i : i * p->n + j;
+      oc[o] = use_c ? mt_dense_offset(c, bcast_index(c, i, j, vec)) : -1;
     }
-  return MT_OK;
+  st = run_plan(ex, p, dt, alpha, beta, use_c ? c : NULL, oq, oc, no, (*out)->values, op, err);
+out:
+  free(oq);
+  free(oc);
+  return st;
 }
 
-static double acc_get(const acc_t *a, int64_t q) { return a->i ? (double)a->i[q] : a->d[q]; }
-
-static void store_scaled(void *buf, mt_dtype dt, int64_t o, const acc_t *a, int64_t q,
-                         double alpha) {
-  if (a->i)
-    mt__cpu_sti(buf, dt, o, (int64_t)((uint64_t)(int64_t)alpha * (uint64_t)a->i[q]));
-  else
-    mt__cpu_st(buf, dt, o, alpha * acc_get(a, q));
+/* SPB-2's structure: accumulator element (r, j) is hit when a term of row
+ * r meets a stored entry of B (every column of the row for a dense B). */
+static int hit(const product *p, int64_t r, int64_t j) {
+  if (!p->b_sum) return p->row_hit[r];
+  for (int64_t t = p->rptr[r]; t < p->rptr[r + 1]; t++) {
+    int64_t e = p->tb[t] * p->n + j;
+    if (p->bptr[e + 1] > p->bptr[e]) return 1;
+  }
+  return 0;
 }
 
 /* sparse @ sparse (SPB-2): the hit pattern in `kind`, row-major for COO
  * (coalesced) and CSR, column-major for CSC. */
-static mt_status sparse_result(const mt_host *h, mt_dtype dt, mt_kind kind, const acc_t *a,
-                               mt_tensor **out, mt_error *err) {
-  int64_t nnz = 0, shape[2] = {a->m, a->n};
-  for (int64_t q = 0; q < a->m * a->n; q++) nnz += a->hit[q];
-  mt_status st;
+static mt_status sparse_result(const mt_exec *ex, const mt_host *h, mt_dtype dt, mt_kind kind,
+                               const product *p, mt_tensor **out, const char *op,
+                               mt_error *err) {
+  int64_t nnz = 0, shape[2] = {p->m, p->n}, mn = p->m * p->n;
+  uint8_t *hm = malloc((size_t)(mn > 0 ? mn : 1));
+  int64_t *oq = NULL, *oc = NULL;
+  mt_status st = MT_OK;
+  if (!hm) return oom(op, err);
+  for (int64_t q = 0; q < mn; q++) nnz += hm[q] = (uint8_t)hit(p, q / p->n, q % p->n);
+  oq = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *oq);
+  oc = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *oc);
+  if (!oq || !oc) {
+    st = oom(op, err);
+    goto out;
+  }
+  for (int64_t k = 0; k < nnz; k++) oc[k] = -1;
   if (kind == MT_KIND_COO) {
-    if ((st = h->coo_new(dt, 2, shape, 2, nnz, out, err)) != MT_OK) return st;
+    if ((st = h->coo_new(dt, 2, shape, 2, nnz, out, err)) != MT_OK) goto out;
     int64_t k = 0;
-    for (int64_t q = 0; q < a->m * a->n; q++) {
-      if (!a->hit[q]) continue;
-      (*out)->indices[k] = q / a->n;
-      (*out)->indices[nnz + k] = q % a->n;
-      store_scaled((*out)->values, dt, k++, a, q, 1.0);
+    for (int64_t q = 0; q < mn; q++) {
+      if (!hm[q]) continue;
+      (*out)->indices[k] = q / p->n;
+      (*out)->indices[nnz + k] = q % p->n;
+      oq[k++] = q;
     }
     (*out)->coalesced = 1;
-    return MT_OK;
-  }
-  if (h->struct_size < offsetof(mt_host, compressed_new) + sizeof h->compressed_new ||
-      !h->compressed_new)
-    return mt_err(err, MT_NOT_SUPPORTED, "the host cannot allocate %s results",
+  } else {
+    if (h->struct_size < offsetof(mt_host, compressed_new) + sizeof h->compressed_new ||
+        !h->compressed_new) {
+      st = mt_err(err, MT_NOT_SUPPORTED, "the host cannot allocate %s results",
                   mt_kind_name(kind));
-  if ((st = h->compressed_new(kind, dt, 2, shape, 0, NULL, nnz, out, err)) != MT_OK) return st;
-  int by_col = kind == MT_KIND_CSC;
-  int64_t outer = by_col ? a->n : a->m, inner = by_col ? a->m : a->n, k = 0;
-  (*out)->crow_indices[0] = 0;
-  for (int64_t o = 0; o < outer; o++) {
-    for (int64_t p = 0; p < inner; p++) {
-      int64_t q = by_col ? p * a->n + o : o * a->n + p;
-      if (!a->hit[q]) continue;
-      (*out)->col_indices[k] = p;
-      store_scaled((*out)->values, dt, k++, a, q, 1.0);
+      goto out;
     }
-    (*out)->crow_indices[o + 1] = k;
+    if ((st = h->compressed_new(kind, dt, 2, shape, 0, NULL, nnz, out, err)) != MT_OK) goto out;
+    int by_col = kind == MT_KIND_CSC;
+    int64_t outer = by_col ? p->n : p->m, inner = by_col ? p->m : p->n, k = 0;
+    (*out)->crow_indices[0] = 0;
+    for (int64_t o = 0; o < outer; o++) {
+      for (int64_t i = 0; i < inner; i++) {
+        int64_t q = by_col ? i * p->n + o : o * p->n + i;
+        if (!hm[q]) continue;
+        (*out)->col_indices[k] = i;
+        oq[k++] = q;
+      }
+      (*out)->crow_indices[o + 1] = k;
+    }
   }
-  return MT_OK;
+  st = run_plan(ex, p, dt, 1.0, 0.0, NULL, oq, oc, nnz, (*out)->values, op, err);
+out:
+  free(hm);
+  free(oq);
+  free(oc);
+  return st;
 }
 
 /* smm / sspaddmm's product part (SPB-4): every column of each row of A
- * that stores a cell, row-major, times alpha, after `lead` entries the
- * caller fills. */
-static int64_t rows_hit(const acc_t *a) {
+ * that stores a cell, row-major, after `lead` entries (whose oq is -1). */
+static int64_t rows_hit(const product *p) {
   int64_t n = 0;
-  for (int64_t i = 0; i < a->m; i++) n += a->row_hit[i];
+  for (int64_t i = 0; i < p->m; i++) n += p->row_hit[i];
   return n;
 }
 
-static void fill_rows(mt_tensor *o, int64_t lead, const acc_t *a, double alpha) {
+static void fill_rows(mt_tensor *o, int64_t lead, const product *p, int64_t *oq) {
   int64_t k = lead;
-  for (int64_t i = 0; i < a->m; i++) {
-    if (!a->row_hit[i]) continue;
-    for (int64_t j = 0; j < a->n; j++) {
+  for (int64_t i = 0; i < p->m; i++) {
+    if (!p->row_hit[i]) continue;
+    for (int64_t j = 0; j < p->n; j++) {
       o->indices[k] = i;
       o->indices[o->nnz + k] = j;
-      store_scaled(o->values, o->dtype, k++, a, i * a->n + j, alpha);
+      oq[k++] = i * p->n + j;
     }
   }
+}
+
+/* Output arrays of n entries: oq -1 and oc -1 (filled by the caller). */
+static mt_status out_maps(int64_t n, int64_t **oq, int64_t **oc, const char *op, mt_error *err) {
+  *oq = malloc((size_t)(n > 0 ? n : 1) * sizeof **oq);
+  *oc = malloc((size_t)(n > 0 ? n : 1) * sizeof **oc);
+  if (!*oq || !*oc) {
+    free(*oq);
+    free(*oc);
+    *oq = *oc = NULL;
+    return oom(op, err);
+  }
+  for (int64_t k = 0; k < n; k++) (*oq)[k] = (*oc)[k] = -1;
+  return MT_OK;
 }
 
 /* ---- the shared driver: acc = A @ B for a 2-d sparse A and 2-d dense or
  * sparse B, or dense A and sparse B (transposed into B^T @ A^T) ---------- */
 
-typedef struct {
-  acc_t acc;
-  int transposed; /* acc holds (A @ B)^T */
-} product;
-
-static void product_free(product *p) { acc_free(&p->acc); }
-
-/* A dense copy of sparse b as a dmat plus its stored-entry map. */
-static mt_status densify(const mt_tensor *b, const char *op, dmat *m, uint8_t **present,
-                         mt_error *err) {
-  cells s;
-  mt_status st = cells_of(b, 0, 0, op, &s, err);
-  if (st != MT_OK) return st;
-  int is_int = s.iv != NULL;
-  size_t cnt = (size_t)(s.rows * s.cols > 0 ? s.rows * s.cols : 1);
-  memset(m, 0, sizeof *m);
-  m->k = s.rows;
-  m->n = s.cols;
-  if (is_int)
-    m->i = calloc(cnt, sizeof *m->i);
-  else
-    m->d = calloc(cnt, sizeof *m->d);
-  *present = calloc(cnt, 1);
-  if ((!m->i && !m->d) || !*present) {
-    cells_free(&s);
-    dmat_free(m);
-    free(*present);
-    *present = NULL;
-    return mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", op);
-  }
-  for (int64_t q = 0; q < s.n; q++) { /* duplicates summed */
-    int64_t o = s.r[q] * s.cols + s.c[q];
-    if (is_int)
-      m->i[o] = (int64_t)((uint64_t)m->i[o] + (uint64_t)s.iv[q]);
-    else
-      m->d[o] += s.v[q];
-    (*present)[o] = 1;
-  }
-  cells_free(&s);
-  return MT_OK;
-}
-
 static mt_status product_of(const mt_tensor *a, const mt_tensor *b, const char *op, product *p,
                             mt_error *err) {
-  cells A = {0};
-  dmat B = {0};
-  uint8_t *present = NULL;
+  int64_t rows = 0, cols = 0, k = 0;
   mt_status st;
   memset(p, 0, sizeof *p);
-  int is_int = !mt__cpu_is_float(a->dtype);
   if (is_sparse(a)) {
-    if ((st = cells_of(a, 0, 0, op, &A, err)) != MT_OK) goto out;
-    if (is_sparse(b))
-      st = densify(b, op, &B, &present, err);
-    else
-      st = dmat_of(b, 0, 0, op, &B, err);
+    p->A = a;
+    if ((st = add_cells(p, a, 0, 0, 0, 0, &rows, &cols, op, err)) != MT_OK) return st;
+    st = is_sparse(b) ? b_sparse(p, b, &k, op, err) : b_dense(p, b, 1, 0, &k, op, err);
   } else { /* dense @ sparse = (sparse^T @ dense^T)^T */
     p->transposed = 1;
-    if ((st = cells_of(b, 0, 1, op, &A, err)) != MT_OK) goto out;
-    st = dmat_of(a, 0, 1, op, &B, err);
+    p->A = b;
+    if ((st = add_cells(p, b, 0, 1, 0, 0, &rows, &cols, op, err)) != MT_OK) return st;
+    st = b_dense(p, a, 1, 1, &k, op, err);
   }
-  if (st != MT_OK) goto out;
-  if ((st = acc_new(&p->acc, A.rows, B.n, is_int, op, err)) != MT_OK) goto out;
-  accumulate(&p->acc, 0, &A, &B, present);
-out:
-  cells_free(&A);
-  dmat_free(&B);
-  free(present);
-  return st;
+  if (st != MT_OK) return st;
+  return terms(p, rows, op, err);
 }
 
 /* ---- mm, sparse_mm ------------------------------------------------------------------ */
@@ -569,7 +618,7 @@ static mt_status mm_check(const mt_tensor *a, const mt_tensor *b, const char *op
 }
 
 static mt_status mm_common(mt_call *call, mt_op opid, const char *op, int namespaced,
-                           mt_error *err) {
+                           const mt_exec *ex, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *in[2];
   product p = {0};
@@ -584,11 +633,11 @@ static mt_status mm_common(mt_call *call, mt_op opid, const char *op, int namesp
     /* SPB-2: torch.mm(CSC, CSC) is CSR, torch.sparse.mm keeps CSC */
     mt_kind k = in[0]->kind;
     if (k == MT_KIND_CSC && !(namespaced && in[1]->kind == MT_KIND_CSC)) k = MT_KIND_CSR;
-    st = sparse_result(h, dt, k, &p.acc, &call->out[0], err);
+    st = sparse_result(ex, h, dt, k, &p, &call->out[0], op, err);
   } else {
     int64_t shape[2] = {in[0]->shape[0], in[1]->shape[1]};
-    st = dense_result(h, dt, 2, shape, &p.acc, p.transposed, NULL, 0, 0.0, 1.0, &call->out[0],
-                      err);
+    st = dense_result(ex, h, dt, 2, shape, &p, p.transposed, NULL, 0, 0.0, 1.0, &call->out[0],
+                      op, err);
   }
   if (st == MT_OK) call->n_out = 1;
 out:
@@ -598,21 +647,22 @@ out:
 }
 
 mt_status mt_cpu_mm(mt_call *call, mt_error *err) {
-  return mm_common(call, MT_OP_mm, "mm", 0, err);
+  return mm_common(call, MT_OP_mm, "mm", 0, &mt_cpu_exec, err);
 }
 
 mt_status mt_cpu_sparse_mm(mt_call *call, mt_error *err) {
-  return mm_common(call, MT_OP_sparse_mm, "sparse_mm", 1, err);
+  return mm_common(call, MT_OP_sparse_mm, "sparse_mm", 1, &mt_cpu_exec, err);
 }
 
 /* torch.spmm: torch.mm's code path (not torch.sparse.mm's: CSC x CSC is CSR) */
 mt_status mt_cpu_spmm(mt_call *call, mt_error *err) {
-  return mm_common(call, MT_OP_spmm, "spmm", 0, err);
+  return mm_common(call, MT_OP_spmm, "spmm", 0, &mt_cpu_exec, err);
 }
 
 /* ---- addmm, sparse_addmm: beta * input + alpha * (mat1 @ mat2) (SPB-3) ---- */
 
-static mt_status addmm_common(mt_call *call, mt_op opid, const char *op, mt_error *err) {
+static mt_status addmm_common(mt_call *call, mt_op opid, const char *op, const mt_exec *ex,
+                              mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *in[3];
   product p = {0};
@@ -638,8 +688,8 @@ static mt_status addmm_common(mt_call *call, mt_op opid, const char *op, mt_erro
   if ((st = check_bcast(c, a->shape[0], b->shape[1], 0, op, err)) != MT_OK) return st;
   if ((st = product_of(a, b, op, &p, err)) != MT_OK) goto out;
   int64_t shape[2] = {a->shape[0], b->shape[1]};
-  st = dense_result(h, a->dtype, 2, shape, &p.acc, p.transposed, c, 0, beta, alpha,
-                    &call->out[0], err);
+  st = dense_result(ex, h, a->dtype, 2, shape, &p, p.transposed, c, 0, beta, alpha,
+                    &call->out[0], op, err);
   if (st == MT_OK) call->n_out = 1;
 out:
   product_free(&p);
@@ -648,11 +698,11 @@ out:
 }
 
 mt_status mt_cpu_addmm(mt_call *call, mt_error *err) {
-  return addmm_common(call, MT_OP_addmm, "addmm", err);
+  return addmm_common(call, MT_OP_addmm, "addmm", &mt_cpu_exec, err);
 }
 
 mt_status mt_cpu_sparse_addmm(mt_call *call, mt_error *err) {
-  return addmm_common(call, MT_OP_sparse_addmm, "sparse_addmm", err);
+  return addmm_common(call, MT_OP_sparse_addmm, "sparse_addmm", &mt_cpu_exec, err);
 }
 
 /* ---- smm, sspaddmm, hspmm: COO @ dense with a sparse result (SPB-4) -------- */
@@ -676,34 +726,40 @@ static mt_status coo_dense_check(const mt_tensor *a, const mt_tensor *b, const c
   return MT_OK;
 }
 
-mt_status mt_cpu_smm(mt_call *call, mt_error *err) {
+static mt_status smm_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *in[2];
   product p = {0};
+  int64_t *oq = NULL, *oc = NULL;
   mt_status st;
   mt__cpu_begin(call);
   if ((st = mt__kw_check(MT_OP_smm, call->kw, err)) != MT_OK) return st;
   if ((st = inputs(call, 2, 2, "smm", in, err)) != MT_OK) return st;
   if ((st = coo_dense_check(in[0], in[1], "smm", "sspmm", 0, err)) != MT_OK) return st;
   if ((st = product_of(in[0], in[1], "smm", &p, err)) != MT_OK) goto out;
-  int64_t shape[2] = {p.acc.m, p.acc.n};
-  if ((st = h->coo_new(in[0]->dtype, 2, shape, 2, rows_hit(&p.acc) * p.acc.n, &call->out[0],
-                       err)) != MT_OK)
+  int64_t shape[2] = {p.m, p.n}, no = rows_hit(&p) * p.n;
+  if ((st = out_maps(no, &oq, &oc, "smm", err)) != MT_OK) goto out;
+  if ((st = h->coo_new(in[0]->dtype, 2, shape, 2, no, &call->out[0], err)) != MT_OK) goto out;
+  fill_rows(call->out[0], 0, &p, oq);
+  if ((st = run_plan(ex, &p, in[0]->dtype, 1.0, 0.0, NULL, oq, oc, no, call->out[0]->values, "smm",
+                     err)) != MT_OK)
     goto out;
-  fill_rows(call->out[0], 0, &p.acc, 1.0);
   /* torch flags it uncoalesced, even sorted; empty results are coalesced */
   call->out[0]->coalesced = call->out[0]->nnz == 0;
   call->n_out = 1;
 out:
   product_free(&p);
+  free(oq);
+  free(oc);
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   return st;
 }
 
-mt_status mt_cpu_sspaddmm(mt_call *call, mt_error *err) {
+static mt_status sspaddmm_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *in[3];
   product p = {0};
+  int64_t *oq = NULL, *oc = NULL;
   mt_status st;
   mt__cpu_begin(call);
   if ((st = mt__kw_check(MT_OP_sspaddmm, call->kw, err)) != MT_OK) return st;
@@ -722,35 +778,35 @@ mt_status mt_cpu_sspaddmm(mt_call *call, mt_error *err) {
                   (long long)c->shape[0], (long long)c->shape[1], (long long)in[1]->shape[0],
                   (long long)in[2]->shape[1]);
   if ((st = product_of(in[1], in[2], "sspaddmm", &p, err)) != MT_OK) goto out;
-  int64_t shape[2] = {p.acc.m, p.acc.n}, lead = c->nnz;
+  int64_t shape[2] = {p.m, p.n}, lead = c->nnz, no = lead + rows_hit(&p) * p.n;
   mt_dtype dt = c->dtype;
-  if ((st = h->coo_new(dt, 2, shape, 2, lead + rows_hit(&p.acc) * p.acc.n, &call->out[0], err)) !=
-      MT_OK)
-    goto out;
+  if ((st = out_maps(no, &oq, &oc, "sspaddmm", err)) != MT_OK) goto out;
+  if ((st = h->coo_new(dt, 2, shape, 2, no, &call->out[0], err)) != MT_OK) goto out;
   mt_tensor *o = call->out[0];
   /* beta * input: its entries as stored, every one multiplied (0 * inf = NaN) */
   for (int64_t k = 0; k < lead; k++) {
     o->indices[k] = c->indices[k];
     o->indices[o->nnz + k] = c->indices[c->nnz + k];
-    if (mt__cpu_is_float(dt))
-      mt__cpu_st(o->values, dt, k, beta * mt__cpu_ld(c->values, dt, k));
-    else
-      mt__cpu_sti(o->values, dt, k,
-                  (int64_t)((uint64_t)(int64_t)beta * (uint64_t)mt__cpu_ldi(c->values, dt, k)));
+    oc[k] = k;
   }
-  fill_rows(o, lead, &p.acc, alpha);
+  fill_rows(o, lead, &p, oq); /* alpha * the product */
+  if ((st = run_plan(ex, &p, dt, alpha, beta, c, oq, oc, no, o->values, "sspaddmm", err)) != MT_OK)
+    goto out;
   o->coalesced = o->nnz == 0;
   call->n_out = 1;
 out:
   product_free(&p);
+  free(oq);
+  free(oc);
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   return st;
 }
 
-mt_status mt_cpu_hspmm(mt_call *call, mt_error *err) {
+static mt_status hspmm_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *in[2];
   product p = {0};
+  int64_t *oq = NULL, *oc = NULL;
   mt_status st;
   mt__cpu_begin(call);
   if ((st = mt__kw_check(MT_OP_hspmm, call->kw, err)) != MT_OK) return st;
@@ -760,32 +816,35 @@ mt_status mt_cpu_hspmm(mt_call *call, mt_error *err) {
   if ((st = product_of(in[0], in[1], "hspmm", &p, err)) != MT_OK) goto out;
   /* a hybrid COO: sparse_dim 1 over the rows that store a cell (sorted),
    * each value a dense row of n */
-  int64_t shape[2] = {p.acc.m, p.acc.n}, nr = rows_hit(&p.acc);
+  int64_t shape[2] = {p.m, p.n}, nr = rows_hit(&p);
+  if ((st = out_maps(nr * p.n, &oq, &oc, "hspmm", err)) != MT_OK) goto out;
   if ((st = h->coo_new(in[0]->dtype, 2, shape, 1, nr, &call->out[0], err)) != MT_OK) goto out;
   mt_tensor *o = call->out[0];
-  for (int64_t i = 0, k = 0; i < p.acc.m; i++) {
-    if (!p.acc.row_hit[i]) continue;
+  for (int64_t i = 0, k = 0; i < p.m; i++) {
+    if (!p.row_hit[i]) continue;
     o->indices[k] = i;
-    for (int64_t j = 0; j < p.acc.n; j++)
-      store_scaled(o->values, o->dtype, k * p.acc.n + j, &p.acc, i * p.acc.n + j, 1.0);
+    for (int64_t j = 0; j < p.n; j++) oq[k * p.n + j] = i * p.n + j;
     k++;
   }
+  if ((st = run_plan(ex, &p, o->dtype, 1.0, 0.0, NULL, oq, oc, nr * p.n, o->values, "hspmm",
+                     err)) != MT_OK)
+    goto out;
   o->coalesced = nr == 0;
   call->n_out = 1;
 out:
   product_free(&p);
+  free(oq);
+  free(oc);
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   return st;
 }
 
 /* ---- bmm: a 3-d COO (sparse_dim 3) @ a 3-d dense, batch by batch (SPB-5) -- */
 
-mt_status mt_cpu_bmm(mt_call *call, mt_error *err) {
+static mt_status bmm_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *in[2];
-  cells A = {0};
-  dmat B = {0};
-  acc_t acc = {0};
+  product p = {0};
   mt_status st;
   mt__cpu_begin(call);
   if ((st = mt__kw_check(MT_OP_bmm, call->kw, err)) != MT_OK) return st;
@@ -811,35 +870,30 @@ mt_status mt_cpu_bmm(mt_call *call, mt_error *err) {
     return mt_err(err, MT_SHAPE_MISMATCH, "bmm: 'self.size(0)' and 'mat2.size(0)' must match");
   if (a->shape[2] != b->shape[1])
     return mt_err(err, MT_SHAPE_MISMATCH, "bmm: 'self.size(2)' and 'mat2.size(1)' must match");
-  int64_t nb = a->shape[0], m = a->shape[1], n = b->shape[2];
-  if ((st = acc_new(&acc, nb * m, n, !mt__cpu_is_float(a->dtype), "bmm", err)) != MT_OK) goto out;
-  for (int64_t bi = 0; bi < nb; bi++) {
-    if ((st = cells_of(a, bi, 0, "bmm", &A, err)) != MT_OK) goto out;
-    if ((st = dmat_of(b, bi, 0, "bmm", &B, err)) != MT_OK) goto out;
-    accumulate(&acc, bi * m, &A, &B, NULL);
-    cells_free(&A);
-    dmat_free(&B);
-  }
+  int64_t nb = a->shape[0], m = a->shape[1], n = b->shape[2], kb = 0, rows, cols;
+  /* batch bi's rows are accumulator rows bi * m + r, its B rows bi * k + c */
+  p.A = a;
+  if ((st = b_dense(&p, b, nb, 0, &kb, "bmm", err)) != MT_OK) goto out;
+  for (int64_t bi = 0; bi < nb; bi++)
+    if ((st = add_cells(&p, a, bi, 0, bi * m, bi * kb, &rows, &cols, "bmm", err)) != MT_OK)
+      goto out;
+  if ((st = terms(&p, nb * m, "bmm", err)) != MT_OK) goto out;
   int64_t shape[3] = {nb, m, n};
-  if ((st = dense_result(h, a->dtype, 3, shape, &acc, 0, NULL, 0, 0.0, 1.0, &call->out[0], err)) ==
-      MT_OK)
+  if ((st = dense_result(ex, h, a->dtype, 3, shape, &p, 0, NULL, 0, 0.0, 1.0, &call->out[0], "bmm",
+                         err)) == MT_OK)
     call->n_out = 1;
 out:
-  cells_free(&A);
-  dmat_free(&B);
-  acc_free(&acc);
+  product_free(&p);
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   return st;
 }
 
 /* ---- linear: input @ weight.T (+ bias), a sparse weight (SPB-5) ----------- */
 
-mt_status mt_cpu_linear(mt_call *call, mt_error *err) {
+static mt_status linear_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *in[3] = {NULL, NULL, NULL};
-  cells W = {0};
-  dmat X = {0};
-  acc_t acc = {0};
+  product p = {0};
   mt_status st;
   mt__cpu_begin(call);
   if ((st = mt__kw_check(MT_OP_linear, call->kw, err)) != MT_OK) return st;
@@ -877,20 +931,19 @@ mt_status mt_cpu_linear(mt_call *call, mt_error *err) {
   if (w->shape[1] != k) return inner_mismatch("linear", k, w->shape[1], err);
   if (bias && (st = check_bcast(bias, 1, nout, 0, "linear", err)) != MT_OK) return st;
   /* out^T [nout, rows] = W [nout, k] @ X^T [k, rows] */
-  if ((st = cells_of(w, 0, 0, "linear", &W, err)) != MT_OK) goto out;
-  if ((st = dmat_of(x, 0, 1, "linear", &X, err)) != MT_OK) goto out;
-  if ((st = acc_new(&acc, nout, X.n, !mt__cpu_is_float(w->dtype), "linear", err)) != MT_OK)
-    goto out;
-  accumulate(&acc, 0, &W, &X, NULL);
+  int64_t rows, cols, kx;
+  p.A = w;
+  if ((st = add_cells(&p, w, 0, 0, 0, 0, &rows, &cols, "linear", err)) != MT_OK) goto out;
+  if ((st = b_dense(&p, x, 1, 1, &kx, "linear", err)) != MT_OK) goto out;
+  if ((st = terms(&p, nout, "linear", err)) != MT_OK) goto out;
   int64_t shape[MT_MAX_DIMS];
   memcpy(shape, x->shape, sizeof shape);
   shape[x->ndim - 1] = nout;
-  st = dense_result(h, w->dtype, x->ndim, shape, &acc, 1, bias, 0, 1.0, 1.0, &call->out[0], err);
+  st = dense_result(ex, h, w->dtype, x->ndim, shape, &p, 1, bias, 0, 1.0, 1.0, &call->out[0],
+                    "linear", err);
   if (st == MT_OK) call->n_out = 1;
 out:
-  cells_free(&W);
-  dmat_free(&X);
-  acc_free(&acc);
+  product_free(&p);
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   return st;
 }
@@ -899,7 +952,8 @@ out:
 
 /* beta * c + alpha * (a @ v), a sparse [m, k], v dense [k]; c NULL for matmul */
 static mt_status mv(mt_call *call, const char *op, const mt_tensor *c, const mt_tensor *a,
-                    const mt_tensor *v, double beta, double alpha, mt_error *err) {
+                    const mt_tensor *v, double beta, double alpha, const mt_exec *ex,
+                    mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   product p = {0};
   mt_status st;
@@ -921,14 +975,14 @@ static mt_status mv(mt_call *call, const char *op, const mt_tensor *c, const mt_
   if (c && (st = check_bcast(c, a->shape[0], 1, 1, op, err)) != MT_OK) return st;
   if ((st = product_of(a, v, op, &p, err)) != MT_OK) goto out;
   int64_t shape[1] = {a->shape[0]};
-  st = dense_result(h, a->dtype, 1, shape, &p.acc, 0, c, 1, beta, alpha, &call->out[0], err);
+  st = dense_result(ex, h, a->dtype, 1, shape, &p, 0, c, 1, beta, alpha, &call->out[0], op, err);
   if (st == MT_OK) call->n_out = 1;
 out:
   product_free(&p);
   return st;
 }
 
-mt_status mt_cpu_matmul(mt_call *call, mt_error *err) {
+static mt_status matmul_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   const mt_tensor *in[2];
   mt_status st;
   mt__cpu_begin(call);
@@ -936,9 +990,9 @@ mt_status mt_cpu_matmul(mt_call *call, mt_error *err) {
   if ((st = inputs(call, 2, 2, "matmul", in, err)) != MT_OK) return st;
   const mt_tensor *a = in[0], *b = in[1];
   if (is_sparse(a) && b->kind == MT_KIND_DENSE && b->ndim == 1) {
-    st = mv(call, "matmul", NULL, a, b, 0.0, 1.0, err);
+    st = mv(call, "matmul", NULL, a, b, 0.0, 1.0, ex, err);
   } else if ((is_sparse(a) || is_sparse(b)) && a->ndim == 2 && b->ndim == 2) {
-    return mm_common(call, MT_OP_mm, "matmul", 0, err); /* no kwargs either way */
+    return mm_common(call, MT_OP_mm, "matmul", 0, ex, err); /* no kwargs either way */
   } else if (is_sparse(a) && b->kind == MT_KIND_DENSE && b->ndim > 2) {
     return mt_err(err, MT_LAYOUT_MISMATCH, "matmul: expand is unsupported for %s tensors",
                   mt_kind_name(a->kind));
@@ -951,7 +1005,7 @@ mt_status mt_cpu_matmul(mt_call *call, mt_error *err) {
   return st;
 }
 
-mt_status mt_cpu_addmv(mt_call *call, mt_error *err) {
+static mt_status addmv_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   const mt_tensor *in[3];
   mt_status st;
   mt__cpu_begin(call);
@@ -963,7 +1017,7 @@ mt_status mt_cpu_addmv(mt_call *call, mt_error *err) {
   if (in[2]->ndim != 1)
     return mt_err(err, MT_INVALID_ARGUMENT, "addmv: vec must be 1-d, got %d dims", in[2]->ndim);
   st = mv(call, "addmv", in[0], in[1], in[2], mt_kw_float(call->kw, "beta", 1.0),
-          mt_kw_float(call->kw, "alpha", 1.0), err);
+          mt_kw_float(call->kw, "alpha", 1.0), ex, err);
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   return st;
 }
@@ -1011,7 +1065,7 @@ static mt_status sampled_check(const mt_tensor *c, const mt_tensor *m1, const mt
   return MT_OK;
 }
 
-mt_status mt_cpu_sparse_sampled_addmm(mt_call *call, mt_error *err) {
+static mt_status sparse_sampled_addmm_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *const op = "sparse_sampled_addmm";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *in[3];
@@ -1034,19 +1088,104 @@ mt_status mt_cpu_sparse_sampled_addmm(mt_call *call, mt_error *err) {
   memcpy(o->crow_indices, c->crow_indices, (size_t)(g.batches * (g.ncomp + 1)) * sizeof(int64_t));
   if (g.nnz)
     memcpy(o->col_indices, c->col_indices, (size_t)(g.batches * g.nnz) * sizeof(int64_t));
-  int64_t kk = m1->shape[m1->ndim - 1];
+  /* the plan: output q (entry k of batch b at (i, j)) is accumulator row q
+   * (n = 1) with the terms mat1[b, i, t] * mat2[b, t, j], t < kk, summed
+   * from zero in t's order; mat2's elements are B's rows (one-entry lists,
+   * b_sum, whose sum from zero is the element: the zero's sign cannot reach
+   * the dot product) */
+  int64_t kk = m1->shape[m1->ndim - 1], no = g.batches * g.nnz, n2 = mt_numel(m2);
+  product p = {0};
+  int64_t *oq = NULL, *oc = NULL;
+  p.A = m1;
+  p.B = m2;
+  p.m = no;
+  p.n = 1;
+  p.b_sum = 1;
+  p.nbe = p.nbo = n2;
+  p.rptr = malloc((size_t)(no + 1) * sizeof(int64_t));
+  p.ta = malloc((size_t)(no * kk > 0 ? no * kk : 1) * sizeof(int64_t));
+  p.tb = malloc((size_t)(no * kk > 0 ? no * kk : 1) * sizeof(int64_t));
+  p.bptr = malloc((size_t)(n2 + 1) * sizeof(int64_t));
+  p.boff = malloc((size_t)(n2 > 0 ? n2 : 1) * sizeof(int64_t));
+  if (!p.rptr || !p.ta || !p.tb || !p.bptr || !p.boff) {
+    st = oom(op, err);
+    goto out;
+  }
+  if ((st = out_maps(no, &oq, &oc, op, err)) != MT_OK) goto out;
+  for (int64_t e = 0; e <= n2; e++) p.bptr[e] = e;
+  for (int64_t e = 0; e < n2; e++) p.boff[e] = mt_dense_offset(m2, e);
+  p.rptr[0] = 0;
   for (int64_t b = 0; b < g.batches; b++) {
     const int64_t *crow = c->crow_indices + b * (g.ncomp + 1), *col = c->col_indices + b * g.nnz;
     for (int64_t i = 0; i < g.rows; i++)
       for (int64_t k = crow[i]; k < crow[i + 1]; k++) {
         int64_t j = col[k], q = b * g.nnz + k;
-        double dot = 0.0;
-        for (int64_t t = 0; t < kk; t++) /* mat1[b, i, t] * mat2[b, t, j] */
-          dot += mt_dense_get(m1, (b * g.rows + i) * kk + t) *
-                 mt_dense_get(m2, (b * kk + t) * g.cols + j);
-        mt__cpu_st(o->values, o->dtype, q, beta * mt__cpu_ld(c->values, c->dtype, q) + alpha * dot);
+        for (int64_t t = 0; t < kk; t++) { /* mat1[b, i, t] * mat2[b, t, j] */
+          p.ta[q * kk + t] = mt_dense_offset(m1, (b * g.rows + i) * kk + t);
+          p.tb[q * kk + t] = (b * kk + t) * g.cols + j;
+        }
+        p.rptr[q + 1] = (q + 1) * kk;
+        oq[q] = q;
+        oc[q] = q;
       }
   }
-  call->n_out = 1;
-  return MT_OK;
+  if ((st = run_plan(ex, &p, o->dtype, alpha, beta, c, oq, oc, no, o->values, op, err)) == MT_OK)
+    call->n_out = 1;
+out:
+  product_free(&p);
+  free(oq);
+  free(oc);
+  if (st != MT_OK) mt__cpu_drop_outputs(call);
+  return st;
+}
+
+mt_status mt__sparse_blas_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  switch (op) {
+  case MT_OP_mm: return mm_common(call, MT_OP_mm, "mm", 0, ex, err);
+  case MT_OP_sparse_mm: return mm_common(call, MT_OP_sparse_mm, "sparse_mm", 1, ex, err);
+  case MT_OP_spmm: return mm_common(call, MT_OP_spmm, "spmm", 0, ex, err);
+  case MT_OP_addmm: return addmm_common(call, MT_OP_addmm, "addmm", ex, err);
+  case MT_OP_sparse_addmm: return addmm_common(call, MT_OP_sparse_addmm, "sparse_addmm", ex, err);
+  case MT_OP_smm: return smm_run(call, ex, err);
+  case MT_OP_sspaddmm: return sspaddmm_run(call, ex, err);
+  case MT_OP_hspmm: return hspmm_run(call, ex, err);
+  case MT_OP_bmm: return bmm_run(call, ex, err);
+  case MT_OP_linear: return linear_run(call, ex, err);
+  case MT_OP_matmul: return matmul_run(call, ex, err);
+  case MT_OP_addmv: return addmv_run(call, ex, err);
+  case MT_OP_sparse_sampled_addmm: return sparse_sampled_addmm_run(call, ex, err);
+  default: return mt_err(err, MT_NOT_SUPPORTED, "%s: not a sparse_blas op", mt_op_name(op));
+  }
+}
+
+mt_status mt_cpu_smm(mt_call *call, mt_error *err) {
+  return smm_run(call, &mt_cpu_exec, err);
+}
+
+mt_status mt_cpu_sspaddmm(mt_call *call, mt_error *err) {
+  return sspaddmm_run(call, &mt_cpu_exec, err);
+}
+
+mt_status mt_cpu_hspmm(mt_call *call, mt_error *err) {
+  return hspmm_run(call, &mt_cpu_exec, err);
+}
+
+mt_status mt_cpu_bmm(mt_call *call, mt_error *err) {
+  return bmm_run(call, &mt_cpu_exec, err);
+}
+
+mt_status mt_cpu_linear(mt_call *call, mt_error *err) {
+  return linear_run(call, &mt_cpu_exec, err);
+}
+
+mt_status mt_cpu_matmul(mt_call *call, mt_error *err) {
+  return matmul_run(call, &mt_cpu_exec, err);
+}
+
+mt_status mt_cpu_addmv(mt_call *call, mt_error *err) {
+  return addmv_run(call, &mt_cpu_exec, err);
+}
+
+mt_status mt_cpu_sparse_sampled_addmm(mt_call *call, mt_error *err) {
+  return sparse_sampled_addmm_run(call, &mt_cpu_exec, err);
 }

@@ -5,7 +5,39 @@
  * sparse_resize_and_clear_, as torch 2.15 runs them on COO and on the
  * compressed layouts. A dense input is not these ops' business here
  * (NOT_SUPPORTED). */
+#include "common/exec.h"
+#include "common/sparse_misc_math.h"
 #include "sps_util.h"
+
+/* The values of out (n elements): element i is element off[i] of x's
+ * values, copied by ex (the device's gather; the CPU copies them here). */
+static mt_status misc_gather(const mt_exec *ex, const mt_tensor *x, mt_tensor *out,
+                             const int64_t *off, int64_t n, const char *op, mt_error *err) {
+  size_t es = mt_dtype_size(x->dtype);
+  if (!n) return MT_OK;
+  if (ex == &mt_cpu_exec) {
+    for (int64_t i = 0; i < n; i++)
+      memcpy((char *)out->values + (size_t)i * es, (const char *)x->values + (size_t)off[i] * es,
+             es);
+    return MT_OK;
+  }
+  if (!ex->gather)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no gather kernel", op, ex->name);
+  int *src = calloc((size_t)n, sizeof *src);
+  if (!src) return mt_err(err, MT_OUT_OF_MEMORY, "%s: a gather of %lld values", op, (long long)n);
+  const void *srcs[1] = {x->values};
+  int64_t len = x->nnz * mt_coo_row_numel(x);
+  mt_status st = ex->gather(src, off, n, 1, srcs, &len, es, out->values, err);
+  free(src);
+  return st;
+}
+
+/* n offsets for a gather plan */
+static mt_status misc_offsets(int64_t n, int64_t **off, const char *op, mt_error *err) {
+  *off = malloc((size_t)(n > 0 ? n : 1) * sizeof **off);
+  if (!*off) return mt_err(err, MT_OUT_OF_MEMORY, "%s: a gather of %lld values", op, (long long)n);
+  return MT_OK;
+}
 
 /* input 0 of a sparse_misc op: a valid plain sparse tensor */
 static mt_status misc_begin(mt_call *call, mt_op op, const mt_tensor **x, mt_error *err) {
@@ -86,10 +118,11 @@ mt_status mt_cpu_max(mt_call *call, mt_error *err) {
  * dim lies in [start, start + length), shifted by -start, or every entry's
  * values sliced along a dense dim; the coalesced flag kept. torch does not
  * wrap a negative start here. */
-mt_status mt_cpu_narrow_copy(mt_call *call, mt_error *err) {
+static mt_status narrow_copy(mt_call *call, const mt_exec *ex, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *x = NULL;
   mt_tensor *out = NULL;
+  int64_t *off = NULL;
   mt_status st;
   if ((st = misc_begin(call, MT_OP_narrow_copy, &x, err)) != MT_OK) return st;
   if (x->kind != MT_KIND_COO)
@@ -118,28 +151,32 @@ mt_status mt_cpu_narrow_copy(mt_call *call, mt_error *err) {
   }
   if ((st = sps_coo_new(h, x->dtype, x->ndim, shape, sd, nnz, &out, err)) != MT_OK) return st;
   int64_t outer = 1, inner = 1, orow = mt_coo_row_numel(out), row = mt_coo_row_numel(x);
-  size_t es = mt_dtype_size(x->dtype);
   for (int q = sd; q < d; q++) outer *= x->shape[q];
   for (int q = (int)d + 1; q < x->ndim; q++) inner *= x->shape[q];
+  /* the values: a gather plan (which element of x each one copies) */
+  if ((st = misc_offsets(nnz * orow, &off, "narrow_copy", err)) != MT_OK) goto out;
   for (int64_t e = 0, k = 0; e < x->nnz; e++) {
     if (d < sd) {
       int64_t i = x->indices[d * x->nnz + e];
       if (i < start || i >= start + len) continue;
       for (int r = 0; r < sd; r++)
         out->indices[(int64_t)r * nnz + k] = x->indices[(int64_t)r * x->nnz + e] - (r == d ? start : 0);
-      sps_copy_row(out, k, x, e);
+      for (int64_t t = 0; t < row; t++) off[k * orow + t] = e * row + t;
     } else {
       for (int r = 0; r < sd; r++) out->indices[(int64_t)r * nnz + k] = x->indices[(int64_t)r * x->nnz + e];
       for (int64_t o = 0; o < outer; o++)
-        if (len * inner != 0)
-          memcpy((char *)out->values + (size_t)(k * orow + o * len * inner) * es,
-                 (const char *)x->values + (size_t)(e * row + (o * x->shape[d] + start) * inner) * es,
-                 (size_t)(len * inner) * es);
+        for (int64_t t = 0; t < len * inner; t++)
+          off[k * orow + o * len * inner + t] = e * row + (o * x->shape[d] + start) * inner + t;
     }
     k++;
   }
+  if ((st = misc_gather(ex, x, out, off, nnz * orow, "narrow_copy", err)) != MT_OK) goto out;
   out->coalesced = x->coalesced;
-  return sps_out(call, &out);
+  st = sps_out(call, &out);
+out:
+  free(off);
+  if (out) h->free(out);
+  return st;
 }
 
 /* index_select(S, index, dim) (SPS-6): COO only, index a 1-d int64 dense
@@ -148,7 +185,7 @@ mt_status mt_cpu_narrow_copy(mt_call *call, mt_error *err) {
  * repeated as often as the index names it); along a dense dim: every
  * entry, its values gathered. Coalesced only when fewer than 2 entries
  * are stored (SPS-2). */
-mt_status mt_cpu_index_select(mt_call *call, mt_error *err) {
+static mt_status index_select(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "index_select";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *x = NULL, *ix = NULL;
@@ -164,7 +201,7 @@ mt_status mt_cpu_index_select(mt_call *call, mt_error *err) {
                   "1-D strided (non-sparse) long-tensor (inputs/1: %s %s)", mt_kind_name(ix->kind),
                   mt_dtype_name(ix->dtype));
   if ((st = sps_wrap_dim(op, mt_kw_int(call->kw, "dim", 0), x->ndim, &d, err)) != MT_OK) return st;
-  int64_t m = mt_numel(ix), *idx = NULL, nnz = 0;
+  int64_t m = mt_numel(ix), *idx = NULL, nnz = 0, *off = NULL;
   if (m && !(idx = malloc((size_t)m * sizeof *idx)))
     return mt_err(err, MT_OUT_OF_MEMORY, "index_select: %lld indices", (long long)m);
   for (int64_t j = 0; j < m; j++) {
@@ -190,6 +227,9 @@ mt_status mt_cpu_index_select(mt_call *call, mt_error *err) {
   memcpy(shape, x->shape, sizeof shape);
   shape[d] = m;
   if ((st = sps_coo_new(h, x->dtype, x->ndim, shape, sd, nnz, &out, err)) != MT_OK) goto out;
+  int64_t orow = mt_coo_row_numel(out), row = mt_coo_row_numel(x);
+  /* the values: a gather plan (which element of x each one copies) */
+  if ((st = misc_offsets(nnz * orow, &off, op, err)) != MT_OK) goto out;
   if (d < sd) {
     int64_t k = 0;
     for (int64_t j = 0; j < m; j++)
@@ -197,26 +237,28 @@ mt_status mt_cpu_index_select(mt_call *call, mt_error *err) {
         if (x->indices[(int64_t)d * x->nnz + e] != idx[j]) continue;
         for (int r = 0; r < sd; r++)
           out->indices[(int64_t)r * nnz + k] = r == d ? j : x->indices[(int64_t)r * x->nnz + e];
-        sps_copy_row(out, k++, x, e);
+        for (int64_t t = 0; t < row; t++) off[k * orow + t] = e * row + t;
+        k++;
       }
   } else {
-    int64_t outer = 1, inner = 1, orow = mt_coo_row_numel(out), row = mt_coo_row_numel(x);
-    size_t es = mt_dtype_size(x->dtype);
+    int64_t outer = 1, inner = 1;
     for (int q = sd; q < d; q++) outer *= x->shape[q];
     for (int q = d + 1; q < x->ndim; q++) inner *= x->shape[q];
     for (int64_t e = 0; e < x->nnz; e++) {
       for (int r = 0; r < sd; r++) out->indices[(int64_t)r * nnz + e] = x->indices[(int64_t)r * x->nnz + e];
       for (int64_t o = 0; o < outer; o++)
         for (int64_t j = 0; j < m; j++)
-          memcpy((char *)out->values + (size_t)(e * orow + (o * m + j) * inner) * es,
-                 (const char *)x->values + (size_t)(e * row + (o * x->shape[d] + idx[j]) * inner) * es,
-                 (size_t)inner * es);
+          for (int64_t t = 0; t < inner; t++)
+            off[e * orow + (o * m + j) * inner + t] =
+                e * row + (o * x->shape[d] + idx[j]) * inner + t;
     }
   }
+  if ((st = misc_gather(ex, x, out, off, nnz * orow, op, err)) != MT_OK) goto out;
   out->coalesced = sps_built_flag(nnz);
   st = sps_out(call, &out);
 out:
   free(idx);
+  free(off);
   if (out) h->free(out);
   return st;
 }
@@ -229,12 +271,13 @@ out:
  * only (an unstored element is -inf, not 0: it gets nothing and is not
  * stored); along a dense dim, each entry's values. The result keeps the
  * coalesced indices. */
-static mt_status sparse_softmax(mt_call *call, mt_op opid, int log_, mt_error *err) {
+static mt_status sparse_softmax(mt_call *call, mt_op opid, int log_, const mt_exec *ex,
+                                mt_error *err) {
   const char *op = mt_op_name(opid);
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *x = NULL, *c = NULL;
   mt_tensor *ctmp = NULL, *out = NULL;
-  int64_t *grp = NULL;
+  int64_t *grp = NULL, *ptr = NULL, *off = NULL, *sl = NULL;
   mt_status st;
   int d = 0;
   if ((st = misc_begin(call, opid, &x, err)) != MT_OK) return st;
@@ -247,17 +290,26 @@ static mt_status sparse_softmax(mt_call *call, mt_op opid, int log_, mt_error *e
     return mt_err(err, MT_DTYPE_MISMATCH, "%s: \"%s\" not implemented for '%s'", op,
                   log_ ? "log_softmax" : "softmax", mt__cpu_torch_type(odt));
   if ((st = sps_wrap_dim(op, mt_kw_int(call->kw, "dim", 0), x->ndim, &d, err)) != MT_OK) return st;
-  if ((st = mt__cpu_coalesced(x, &c, &ctmp, err)) != MT_OK) return st;
+  if ((st = mt__exec_coalesced(ex, x, &c, &ctmp, err)) != MT_OK) goto out;
   int sd = c->sparse_dim;
-  int64_t nnz = c->nnz, row = mt_coo_row_numel(c);
+  int64_t nnz = c->nnz, row = mt_coo_row_numel(c), nv = nnz * row;
   if ((st = sps_coo_new(h, odt, c->ndim, c->shape, sd, nnz, &out, err)) != MT_OK) goto out;
   if (nnz) memcpy(out->indices, c->indices, (size_t)sd * (size_t)nnz * sizeof(int64_t));
   out->coalesced = 1;
-  /* slices: (group of entries, stride within the row, count, start offsets) */
-  if (nnz && !(grp = malloc((size_t)nnz * sizeof *grp))) {
+  /* the plan: each result value's slice (sl), each slice's input values in
+   * the CPU's order (ptr, off); the exec computes every value
+   * (common/sparse_misc_math.h) */
+  size_t k8 = (size_t)(nv > 0 ? nv : 1) * sizeof(int64_t);
+  grp = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *grp);
+  ptr = malloc(k8 + sizeof(int64_t));
+  off = malloc(k8);
+  sl = malloc(k8);
+  if (!grp || !ptr || !off || !sl) {
     st = mt_err(err, MT_OUT_OF_MEMORY, "%s: %lld entries", op, (long long)nnz);
     goto out;
   }
+  int64_t ns = 0, no = 0;
+  ptr[0] = 0;
   if (d < sd) {
     /* entries e, f in one slice when every sparse index but d agrees: the
      * first such entry names the slice (quadratic: reference, small n) */
@@ -275,20 +327,13 @@ static mt_status sparse_softmax(mt_call *call, mt_op opid, int log_, mt_error *e
     }
     for (int64_t e = 0; e < nnz; e++) {
       if (grp[e] != e) continue;
-      for (int64_t j = 0; j < row; j++) { /* one dense position of slice e */
-        double mx = -INFINITY, s = 0;
+      for (int64_t j = 0; j < row; j++, ns++) { /* one dense position of slice e */
         for (int64_t f = e; f < nnz; f++)
           if (grp[f] == e) {
-            double v = mt__cpu_ld(c->values, c->dtype, f * row + j);
-            if (v > mx || isnan(v)) mx = v;
+            off[no++] = f * row + j;
+            sl[f * row + j] = ns;
           }
-        for (int64_t f = e; f < nnz; f++)
-          if (grp[f] == e) s += exp(mt__cpu_ld(c->values, c->dtype, f * row + j) - mx);
-        for (int64_t f = e; f < nnz; f++)
-          if (grp[f] == e) {
-            double v = mt__cpu_ld(c->values, c->dtype, f * row + j) - mx;
-            mt__cpu_st(out->values, odt, f * row + j, log_ ? v - log(s) : exp(v) / s);
-          }
+        ptr[ns + 1] = no;
       }
     }
   } else {
@@ -297,33 +342,49 @@ static mt_status sparse_softmax(mt_call *call, mt_op opid, int log_, mt_error *e
     for (int q = d + 1; q < c->ndim; q++) inner *= c->shape[q];
     for (int64_t e = 0; e < nnz; e++)
       for (int64_t o = 0; o < outer; o++)
-        for (int64_t i = 0; i < inner; i++) {
+        for (int64_t i = 0; i < inner; i++, ns++) {
           int64_t b = e * row + o * n * inner + i;
-          double mx = -INFINITY, s = 0;
           for (int64_t k = 0; k < n; k++) {
-            double v = mt__cpu_ld(c->values, c->dtype, b + k * inner);
-            if (v > mx || isnan(v)) mx = v;
+            off[no++] = b + k * inner;
+            sl[b + k * inner] = ns;
           }
-          for (int64_t k = 0; k < n; k++) s += exp(mt__cpu_ld(c->values, c->dtype, b + k * inner) - mx);
-          for (int64_t k = 0; k < n; k++) {
-            double v = mt__cpu_ld(c->values, c->dtype, b + k * inner) - mx;
-            mt__cpu_st(out->values, odt, b + k * inner, log_ ? v - log(s) : exp(v) / s);
-          }
+          ptr[ns + 1] = no;
         }
+  }
+  if (nv) {
+    if (!ex->sparse_softmax) {
+      st = mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no sparse softmax", op, ex->name);
+      goto out;
+    }
+    mt_smx_par p = {.in_dt = c->dtype, .out_dt = odt, .log_ = log_, .n_out = nv, .n_slices = ns,
+                    .n_off = no};
+    if ((st = ex->sparse_softmax(&p, c->values, ptr, off, sl, out->values, err)) != MT_OK) goto out;
   }
   st = sps_out(call, &out);
 out:
   free(grp);
+  free(ptr);
+  free(off);
+  free(sl);
   mt_tensor_free(ctmp);
   if (out) h->free(out);
   return st;
 }
 
+/* The CPU's compute of the softmax plan: mt_smx_out for every value. */
+mt_status mt__cpu_sparse_softmax_exec(const struct mt_smx_par *p, const void *vals,
+                                      const int64_t *ptr, const int64_t *off, const int64_t *sl,
+                                      void *out, mt_error *err) {
+  (void)err;
+  for (int64_t o = 0; o < p->n_out; o++) mt_smx_out(p, vals, ptr, off, sl, out, o);
+  return MT_OK;
+}
+
 mt_status mt_cpu_sparse_softmax(mt_call *c, mt_error *e) {
-  return sparse_softmax(c, MT_OP_sparse_softmax, 0, e);
+  return sparse_softmax(c, MT_OP_sparse_softmax, 0, &mt_cpu_exec, e);
 }
 mt_status mt_cpu_sparse_log_softmax(mt_call *c, mt_error *e) {
-  return sparse_softmax(c, MT_OP_sparse_log_softmax, 1, e);
+  return sparse_softmax(c, MT_OP_sparse_log_softmax, 1, &mt_cpu_exec, e);
 }
 
 /* ---- torch.sparse.sum --------------------------------------------------------- */
@@ -337,7 +398,8 @@ mt_status mt_cpu_sparse_sum(mt_call *call, mt_error *err) {
 
 /* ---- sparse_resize_, sparse_resize_and_clear_ (SPS-7) ------------------------- */
 
-static mt_status sparse_resize(mt_call *call, mt_op opid, int clear, mt_error *err) {
+static mt_status sparse_resize(mt_call *call, mt_op opid, int clear, const mt_exec *ex,
+                               mt_error *err) {
   const char *op = mt_op_name(opid);
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *x = NULL;
@@ -365,15 +427,60 @@ static mt_status sparse_resize(mt_call *call, mt_op opid, int clear, mt_error *e
       return mt_err(err, MT_NOT_SUPPORTED, "%s: growing a dense dim of a non-empty tensor (torch "
                     "leaves the new values uninitialized)", op);
     }
-    memcpy(out->values, x->values, (size_t)(nnz * row) * mt_dtype_size(x->dtype));
+    int64_t *off = NULL;
+    if ((st = misc_offsets(nnz * row, &off, op, err)) == MT_OK) {
+      for (int64_t i = 0; i < nnz * row; i++) off[i] = i; /* the values as stored */
+      st = misc_gather(ex, x, out, off, nnz * row, op, err);
+      free(off);
+    }
+    if (st != MT_OK) {
+      h->free(out);
+      return st;
+    }
   }
   out->coalesced = clear ? 1 : x->coalesced;
   return sps_out(call, &out);
 }
 
 mt_status mt_cpu_sparse_resize_(mt_call *c, mt_error *e) {
-  return sparse_resize(c, MT_OP_sparse_resize_, 0, e);
+  return sparse_resize(c, MT_OP_sparse_resize_, 0, &mt_cpu_exec, e);
 }
 mt_status mt_cpu_sparse_resize_and_clear_(mt_call *c, mt_error *e) {
-  return sparse_resize(c, MT_OP_sparse_resize_and_clear_, 1, e);
+  return sparse_resize(c, MT_OP_sparse_resize_and_clear_, 1, &mt_cpu_exec, e);
+}
+
+mt_status mt_cpu_narrow_copy(mt_call *call, mt_error *err) {
+  return narrow_copy(call, &mt_cpu_exec, err);
+}
+mt_status mt_cpu_index_select(mt_call *call, mt_error *err) {
+  return index_select(call, &mt_cpu_exec, err);
+}
+
+/* The family's kernels with their compute on ex (the CUDA backend's slots):
+ * zero_, nonzero, narrow and max store no values (or refuse, as torch);
+ * narrow_copy, index_select and sparse_resize_ copy values through ex's
+ * gather; the softmaxes compute on ex. t_ and torch.sparse.sum run the
+ * structure and reduce families' plain sparse kernels (structure_sparse.c,
+ * reduce_sparse.c), which have no device compute yet: a declared gap. */
+mt_status mt__sparse_misc_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  switch (op) {
+  case MT_OP_zero_: return mt_cpu_zero_(call, err);
+  case MT_OP_nonzero: return mt_cpu_nonzero(call, err);
+  case MT_OP_narrow: return mt_cpu_narrow(call, err);
+  case MT_OP_max: return mt_cpu_max(call, err);
+  case MT_OP_narrow_copy: return narrow_copy(call, ex, err);
+  case MT_OP_index_select: return index_select(call, ex, err);
+  case MT_OP_sparse_softmax: return sparse_softmax(call, op, 0, ex, err);
+  case MT_OP_sparse_log_softmax: return sparse_softmax(call, op, 1, ex, err);
+  case MT_OP_sparse_resize_: return sparse_resize(call, op, 0, ex, err);
+  case MT_OP_sparse_resize_and_clear_: return sparse_resize(call, op, 1, ex, err);
+  case MT_OP_t_:
+    if (ex == &mt_cpu_exec) return mt_cpu_t_(call, err);
+    return mt__exec_values_gap(call, ex, mt_cpu_t_(call, err), "t_", "plain sparse input", err);
+  case MT_OP_sparse_sum:
+    if (ex == &mt_cpu_exec) return mt_cpu_sparse_sum(call, err);
+    return mt__exec_values_gap(call, ex, mt_cpu_sparse_sum(call, err), "sparse_sum",
+                               "plain sparse input", err);
+  default: return mt_err(err, MT_NOT_SUPPORTED, "%s: not a sparse_misc op", mt_op_name(op));
+  }
 }

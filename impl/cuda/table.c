@@ -102,6 +102,24 @@ mt_status MTC(grad_scatter_exec)(const struct mt_gsc_par *p, const double *vals,
 GRAD_STRUCTURE_OPS(X)
 #undef X
 
+mt_status MTC(sparse_blas_exec)(const struct mt_spb_par *p, const struct mt_spb_bufs *b,
+                                mt_error *err);
+#define SPB_OPS(X)                                                                        \
+  X(mm) X(sparse_mm) X(spmm) X(addmm) X(sparse_addmm) X(smm) X(sspaddmm) X(hspmm) X(bmm) \
+  X(linear) X(matmul) X(addmv) X(sparse_sampled_addmm)
+#define X(name) mt_status MTC(name)(mt_call * call, mt_error * err);
+SPB_OPS(X)
+#undef X
+mt_status MTC(sparse_softmax_exec)(const struct mt_smx_par *p, const void *vals,
+                                   const int64_t *ptr, const int64_t *off, const int64_t *sl,
+                                   void *out, mt_error *err);
+#define SMISC_OPS(X)                                                                           \
+  X(zero_) X(t_) X(nonzero) X(narrow) X(narrow_copy) X(index_select) X(sparse_softmax)         \
+  X(sparse_log_softmax) X(sparse_sum) X(max) X(sparse_resize_) X(sparse_resize_and_clear_)
+#define X(name) mt_status MTC(name)(mt_call * call, mt_error * err);
+SMISC_OPS(X)
+#undef X
+
 const mt_exec MTC(exec) = {
 #ifdef MT_CUDA_EMU
     .name = "cuda-emu",
@@ -123,6 +141,8 @@ const mt_exec MTC(exec) = {
     .grad_reduce = MTC(grad_reduce_exec),
     .grad_masked_fn = MTC(grad_masked_fn_exec),
     .grad_scatter = MTC(grad_scatter_exec),
+    .sparse_blas = MTC(sparse_blas_exec),
+    .sparse_softmax = MTC(sparse_softmax_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
@@ -145,6 +165,10 @@ static const mt_kernel_fn kernels[MT_OP__END] = {
     [MT_OP_adagrad_masked] = MTC(adagrad_masked),
     [MT_OP_sparse_adam] = MTC(sparse_adam),
     [MT_OP_sgd] = MTC(sgd),
+#define X(name) [MT_OP_##name] = MTC(name),
+    SPB_OPS(X)
+    SMISC_OPS(X)
+#undef X
 };
 
 /* the backward kernels (golden format 3's gradient cases) */
