@@ -31,6 +31,7 @@
  *        vector. */
 #include "common/exec.h"
 #include "common/sparse_blas_math.h"
+#include "common/sparse_blas_ops.h"
 #include "cpu_util.h"
 
 #ifdef MT_HAVE_BLAS
@@ -646,19 +647,6 @@ out:
   return st;
 }
 
-mt_status mt_cpu_mm(mt_call *call, mt_error *err) {
-  return mm_common(call, MT_OP_mm, "mm", 0, &mt_cpu_exec, err);
-}
-
-mt_status mt_cpu_sparse_mm(mt_call *call, mt_error *err) {
-  return mm_common(call, MT_OP_sparse_mm, "sparse_mm", 1, &mt_cpu_exec, err);
-}
-
-/* torch.spmm: torch.mm's code path (not torch.sparse.mm's: CSC x CSC is CSR) */
-mt_status mt_cpu_spmm(mt_call *call, mt_error *err) {
-  return mm_common(call, MT_OP_spmm, "spmm", 0, &mt_cpu_exec, err);
-}
-
 /* ---- addmm, sparse_addmm: beta * input + alpha * (mat1 @ mat2) (SPB-3) ---- */
 
 static mt_status addmm_common(mt_call *call, mt_op opid, const char *op, const mt_exec *ex,
@@ -695,14 +683,6 @@ out:
   product_free(&p);
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   return st;
-}
-
-mt_status mt_cpu_addmm(mt_call *call, mt_error *err) {
-  return addmm_common(call, MT_OP_addmm, "addmm", &mt_cpu_exec, err);
-}
-
-mt_status mt_cpu_sparse_addmm(mt_call *call, mt_error *err) {
-  return addmm_common(call, MT_OP_sparse_addmm, "sparse_addmm", &mt_cpu_exec, err);
 }
 
 /* ---- smm, sspaddmm, hspmm: COO @ dense with a sparse result (SPB-4) -------- */
@@ -1143,6 +1123,7 @@ mt_status mt__sparse_blas_run(mt_call *call, mt_op op, const mt_exec *ex, mt_err
   switch (op) {
   case MT_OP_mm: return mm_common(call, MT_OP_mm, "mm", 0, ex, err);
   case MT_OP_sparse_mm: return mm_common(call, MT_OP_sparse_mm, "sparse_mm", 1, ex, err);
+  /* torch.spmm: torch.mm's code path (not torch.sparse.mm's: CSC x CSC is CSR) */
   case MT_OP_spmm: return mm_common(call, MT_OP_spmm, "spmm", 0, ex, err);
   case MT_OP_addmm: return addmm_common(call, MT_OP_addmm, "addmm", ex, err);
   case MT_OP_sparse_addmm: return addmm_common(call, MT_OP_sparse_addmm, "sparse_addmm", ex, err);
@@ -1158,34 +1139,9 @@ mt_status mt__sparse_blas_run(mt_call *call, mt_op op, const mt_exec *ex, mt_err
   }
 }
 
-mt_status mt_cpu_smm(mt_call *call, mt_error *err) {
-  return smm_run(call, &mt_cpu_exec, err);
-}
-
-mt_status mt_cpu_sspaddmm(mt_call *call, mt_error *err) {
-  return sspaddmm_run(call, &mt_cpu_exec, err);
-}
-
-mt_status mt_cpu_hspmm(mt_call *call, mt_error *err) {
-  return hspmm_run(call, &mt_cpu_exec, err);
-}
-
-mt_status mt_cpu_bmm(mt_call *call, mt_error *err) {
-  return bmm_run(call, &mt_cpu_exec, err);
-}
-
-mt_status mt_cpu_linear(mt_call *call, mt_error *err) {
-  return linear_run(call, &mt_cpu_exec, err);
-}
-
-mt_status mt_cpu_matmul(mt_call *call, mt_error *err) {
-  return matmul_run(call, &mt_cpu_exec, err);
-}
-
-mt_status mt_cpu_addmv(mt_call *call, mt_error *err) {
-  return addmv_run(call, &mt_cpu_exec, err);
-}
-
-mt_status mt_cpu_sparse_sampled_addmm(mt_call *call, mt_error *err) {
-  return sparse_sampled_addmm_run(call, &mt_cpu_exec, err);
-}
+#define X(name)                                                   \
+  mt_status mt_cpu_##name(mt_call *call, mt_error *err) {         \
+    return mt__sparse_blas_run(call, MT_OP_##name, &mt_cpu_exec, err); \
+  }
+SPB_OPS(X)
+#undef X

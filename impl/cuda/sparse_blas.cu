@@ -12,6 +12,7 @@
  * its SpMM/SpGEMM/SpMV sum in their own order (it is for the benchmarks). */
 #include "common/exec.h"
 #include "common/sparse_blas_math.h"
+#include "common/sparse_blas_ops.h"
 #include "cuda_compat.h"
 
 MTC_KERNEL void spb_kernel(mt_spb_par p, mt_spb_bufs b, int64_t n) {
@@ -69,16 +70,4 @@ out:
   extern "C" mt_status MTC(name)(mt_call * call, mt_error * err) {     \
     return mt__sparse_blas_run(call, MT_OP_##name, &MTC(exec), err);   \
   }
-SPB_OP(mm)
-SPB_OP(sparse_mm)
-SPB_OP(spmm)
-SPB_OP(addmm)
-SPB_OP(sparse_addmm)
-SPB_OP(smm)
-SPB_OP(sspaddmm)
-SPB_OP(hspmm)
-SPB_OP(bmm)
-SPB_OP(linear)
-SPB_OP(matmul)
-SPB_OP(addmv)
-SPB_OP(sparse_sampled_addmm)
+SPB_OPS(SPB_OP)

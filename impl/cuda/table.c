@@ -11,6 +11,7 @@
 #include "common/exec.h"
 #include "common/grad_ew_ops.h"
 #include "common/reduce_ops.h"
+#include "common/sparse_blas_ops.h"
 #include "common/structure_ops.h"
 #include "cuda_compat.h"
 #include "common/masked_fn_ops.h"
@@ -104,9 +105,6 @@ GRAD_STRUCTURE_OPS(X)
 
 mt_status MTC(sparse_blas_exec)(const struct mt_spb_par *p, const struct mt_spb_bufs *b,
                                 mt_error *err);
-#define SPB_OPS(X)                                                                        \
-  X(mm) X(sparse_mm) X(spmm) X(addmm) X(sparse_addmm) X(smm) X(sspaddmm) X(hspmm) X(bmm) \
-  X(linear) X(matmul) X(addmv) X(sparse_sampled_addmm)
 #define X(name) mt_status MTC(name)(mt_call * call, mt_error * err);
 SPB_OPS(X)
 #undef X
