@@ -10,6 +10,7 @@
  * layout conversions' backward have no device compute yet: NOT_SUPPORTED. */
 #include "common/exec.h"
 #include "common/grad_structure_math.h"
+#include "common/grad_structure_ops.h"
 #include "cuda_compat.h"
 
 MTC_KERNEL void grad_scatter_kernel(mt_gsc_par p, const double *vals, const int64_t *off,
@@ -49,10 +50,6 @@ out:
   return st;
 }
 
-#define GRAD_STRUCTURE_OPS(X)                                                                  \
-  X(select) X(slice) X(index) X(transpose) X(t) X(view) X(reshape) X(expand) X(unsqueeze)     \
-  X(split) X(cat) X(stack) X(unfold) X(where) X(contiguous) X(clone) X(to_dense) X(to_sparse) \
-  X(to_sparse_csr)
 #define X(name)                                                            \
   extern "C" mt_status MTC(grad_##name)(mt_call * call, mt_error * err) {  \
     return mt__grad_structure_run(call, MT_OP_##name, &MTC(exec), err);    \

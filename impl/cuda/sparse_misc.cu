@@ -9,6 +9,7 @@
  * plain sparse kernels: a declared gap until those families port them. */
 #include "common/exec.h"
 #include "common/sparse_misc_math.h"
+#include "common/sparse_misc_ops.h"
 #include "cuda_compat.h"
 
 MTC_KERNEL void smx_kernel(mt_smx_par p, const void *vals, const int64_t *ptr, const int64_t *off,
@@ -52,15 +53,4 @@ out:
   extern "C" mt_status MTC(name)(mt_call * call, mt_error * err) {     \
     return mt__sparse_misc_run(call, MT_OP_##name, &MTC(exec), err);   \
   }
-SMISC_OP(zero_)
-SMISC_OP(t_)
-SMISC_OP(nonzero)
-SMISC_OP(narrow)
-SMISC_OP(narrow_copy)
-SMISC_OP(index_select)
-SMISC_OP(sparse_softmax)
-SMISC_OP(sparse_log_softmax)
-SMISC_OP(sparse_sum)
-SMISC_OP(max)
-SMISC_OP(sparse_resize_)
-SMISC_OP(sparse_resize_and_clear_)
+SMISC_OPS(SMISC_OP)

@@ -11,7 +11,9 @@
 #include "common/exec.h"
 #include "common/grad_ew_ops.h"
 #include "common/reduce_ops.h"
+#include "common/grad_structure_ops.h"
 #include "common/sparse_blas_ops.h"
+#include "common/sparse_misc_ops.h"
 #include "common/structure_ops.h"
 #include "cuda_compat.h"
 #include "common/masked_fn_ops.h"
@@ -95,12 +97,9 @@ MFG_OPS(X)
 mt_status MTC(grad_scatter_exec)(const struct mt_gsc_par *p, const double *vals,
                                  const int64_t *off, const int64_t *src, void *data,
                                  uint8_t *mask, mt_error *err);
-#define GRAD_STRUCTURE_OPS(X)                                                                  \
-  X(select) X(slice) X(index) X(transpose) X(t) X(view) X(reshape) X(expand) X(unsqueeze)     \
-  X(split) X(cat) X(stack) X(unfold) X(where) X(contiguous) X(clone) X(to_dense) X(to_sparse) \
-  X(to_sparse_csr) X(to_tensor)
 #define X(name) mt_status MTC(grad_##name)(mt_call * call, mt_error * err);
 GRAD_STRUCTURE_OPS(X)
+X(to_tensor)
 #undef X
 
 mt_status MTC(sparse_blas_exec)(const struct mt_spb_par *p, const struct mt_spb_bufs *b,
@@ -111,9 +110,6 @@ SPB_OPS(X)
 mt_status MTC(sparse_softmax_exec)(const struct mt_smx_par *p, const void *vals,
                                    const int64_t *ptr, const int64_t *off, const int64_t *sl,
                                    void *out, mt_error *err);
-#define SMISC_OPS(X)                                                                           \
-  X(zero_) X(t_) X(nonzero) X(narrow) X(narrow_copy) X(index_select) X(sparse_softmax)         \
-  X(sparse_log_softmax) X(sparse_sum) X(max) X(sparse_resize_) X(sparse_resize_and_clear_)
 #define X(name) mt_status MTC(name)(mt_call * call, mt_error * err);
 SMISC_OPS(X)
 #undef X
@@ -195,6 +191,7 @@ static const mt_kernel_fn backward[MT_OP__END] = {
 #undef X
 #define X(name) [MT_OP_##name] = MTC(grad_##name),
     GRAD_STRUCTURE_OPS(X)
+    X(to_tensor)
 #undef X
 };
 
