@@ -6,6 +6,8 @@
  * same other segments):
  *   adagrad/impl:c/path:<path>/dev:<cpu1|cpuN|cuda>/dtype:<f32|f64>/n:<elements>/
  *     density:<percent %g>/cache:<warm|cold>
+ *   adagrad/impl:cusparse/path:sparse_coo/dev:cuda/...   (the cuSPARSE gather/scatter
+ *     pipeline, kernels/adagrad_gs.cu: the fused step's baseline, listed with a device)
  *   stream/impl:c/dev:<cpu1|cpuN|cuda>/dtype:<f32|f64>/n:<elements>/cache:<warm|cold>
  *   touch/impl:c/dev:<cpu1|cpuN>/dtype:<f32|f64>/n:<elements>/density:<percent %g>/
  *     cache:<warm|cold>
@@ -238,6 +240,8 @@ typedef struct {
   bc_opt opt; /* the optimizer (adagrad for stream, touch) */
   int f64, threads, cold;
   int cuda; /* on the device (threads unused) */
+  int gs;   /* device sparse_coo through the cuSPARSE gather/scatter pipeline
+             * (impl:cusparse): the baseline of the fused step (impl:c) */
   int64_t n;
   double dens_pct;
   int probe;           /* a probe case (kind, gap; path unused) */
@@ -373,10 +377,11 @@ static void prepare(bench_ctx *cx, bcase *c) {
    * another case's data by now */
   const bcase *k = c->passed && !c->cuda ? c : cx->checked;
   if (k && k->path == c->path && k->opt == c->opt && k->f64 == c->f64 && k->n == c->n &&
-      k->dens_pct == c->dens_pct && k->threads == c->threads && k->cuda == c->cuda) {
+      k->dens_pct == c->dens_pct && k->threads == c->threads && k->cuda == c->cuda &&
+      k->gs == c->gs) {
     mt_error err = {0};
     double sec;
-    if ((c->cuda ? bc_dev_step(cx->dev, c->path, &sec, &err)
+    if ((c->cuda ? bc_dev_step(cx->dev, c->path, c->gs, &sec, &err)
                  : bc_step(&cx->base, &cx->grad, c->threads, &err)) != MT_OK) {
       snprintf(cx->msg, sizeof cx->msg, "step failed: %.400s", err.msg);
       cx->errors++;
@@ -389,7 +394,7 @@ static void prepare(bench_ctx *cx, bcase *c) {
   }
   cx->checked = NULL;
   if (c->cuda ? bc_dev_load(&cx->dev, &cx->base, &cx->grad, cx->msg, sizeof cx->msg) ||
-                    bc_dev_check(cx->dev, &cx->base, &cx->grad, &cx->verified, cx->msg,
+                    bc_dev_check(cx->dev, &cx->base, &cx->grad, c->gs, &cx->verified, cx->msg,
                                  sizeof cx->msg)
               : bc_check(&cx->base, &cx->grad, c->threads, &cx->verified, cx->msg,
                          sizeof cx->msg)) {
@@ -428,12 +433,13 @@ static bc_path pair_of(bc_opt o, bc_path p) {
 }
 
 /* One step of g's path for case c, in seconds: wall time on the CPU (after
- * an eviction for cold cases), event time on the device. */
+ * an eviction for cold cases), event time on the device (the cuSPARSE
+ * pipeline for an impl:cusparse case's own path, not for its pair). */
 static double timed_step(bench_ctx *cx, const bcase *c, const bc_grad *g, mt_status *s,
                          mt_error *err) {
   if (c->cuda) {
     double sec = 0;
-    *s |= bc_dev_step(cx->dev, g->path, &sec, err);
+    *s |= bc_dev_step(cx->dev, g->path, c->gs && g->path == c->path, &sec, err);
     return sec;
   }
   if (c->cold) evict(cx);
@@ -520,8 +526,9 @@ static void case_name(bcase *c, int max_threads) {
   if (c->path != BC_STREAM && c->path != BC_TOUCH)
     snprintf(path, sizeof path, "/path:%s", bc_path_name(c->path));
   if (c->path != BC_STREAM) snprintf(dens, sizeof dens, "/density:%g", c->dens_pct);
-  snprintf(c->name, sizeof c->name, "%s/impl:c%s/dev:%s/dtype:%s/n:%lld%s/cache:%s", fam, path,
-           dev, c->f64 ? "f64" : "f32", (long long)c->n, dens, c->cold ? "cold" : "warm");
+  snprintf(c->name, sizeof c->name, "%s/impl:%s%s/dev:%s/dtype:%s/n:%lld%s/cache:%s", fam,
+           c->gs ? "cusparse" : "c", path, dev, c->f64 ? "f64" : "f32", (long long)c->n, dens,
+           c->cold ? "cold" : "warm");
 }
 
 static int enumerate_probes(const options *o, int si, int ti, int max_threads, bcase *out,
@@ -562,7 +569,10 @@ static int enumerate(const options *o, int max_threads, int dev_ok, bcase *out) 
             if (!cuda && gpu_extra && si == n_sizes - 1) continue; /* 256M: device only */
             if (cuda && (opt != BC_OPT_ADAGRAD || !bc_dev_path_ok(path) || (!dev_ok && !dense_like)))
               continue;
-            for (int ci = 0; ci < o->n_caches; ci++) {
+            /* device sparse_coo: the fused step (c) and the cuSPARSE pipeline */
+            int n_gs = cuda && dev_ok && path == BC_SPARSE_COO ? 2 : 1;
+            for (int ci = 0; ci < o->n_caches; ci++)
+            for (int gs = 0; gs < n_gs; gs++) {
               if (o->cold[ci] && ((o->quick && !dense_like) || cuda)) continue;
               if (out) {
                 bcase *c = &out[n];
@@ -573,6 +583,7 @@ static int enumerate(const options *o, int max_threads, int dev_ok, bcase *out) 
                 c->n = sizes[si];
                 c->dens_pct = dense_like ? 100.0 : o->dens[di];
                 c->cuda = cuda;
+                c->gs = gs;
                 c->threads = cuda ? 1 : threads == 0 ? max_threads : 1;
                 c->cold = o->cold[ci];
                 case_name(c, max_threads);
@@ -904,7 +915,35 @@ static int probe(const char *spec) {
 
 /* ---- main ------------------------------------------------------------------ */
 
+static const char USAGE[] =
+    "mtcs_bench - the Adagrad (and SparseAdam, sparse SGD) steps under Google Benchmark\n"
+    "\n"
+    "usage: mtcs_bench [options] [--benchmark_* flags of Google Benchmark]\n"
+    "  --quick               the CI smoke's matrix (small sizes, fewer densities)\n"
+    "  --sizes=1M,16M        param sizes (K, M, G suffixes: powers of 2)\n"
+    "  --dtypes=f32,f64      element types\n"
+    "  --paths=dense,sparse_coo,sparse_csr,masked_dense,masked_sparse,hybrid_coo,stream,touch,probe\n"
+    "  --opts=adagrad,sparse_adam,sgd,sgd_momentum\n"
+    "  --densities=0.1,1,100 percent of the elements the grad holds (sparse paths)\n"
+    "  --devs=cpu1,cpuN,cuda one thread, all threads, the CUDA device (with a device,\n"
+    "                        sparse_coo runs twice: the fused step, impl:c, and the\n"
+    "                        cuSPARSE gather/scatter pipeline, impl:cusparse)\n"
+    "  --caches=warm,cold    cold: the caches evicted before each CPU step\n"
+    "  --no-pair             do not time each case's paired step (its ratio target)\n"
+    "  --list                print the selected cases' names and exit\n"
+    "  --callgrind-probe=[<opt>/]<path>:<dtype>:<n>:<density>\n"
+    "                        one step under callgrind (perf/callgrind_check.sh)\n"
+    "Every case's first step is checked bit for bit against the reference op\n"
+    "before it is timed; a mismatch is an error row and exit status 1.\n"
+    "Names, methods and the report: perf/README.md. Google Benchmark's flags:\n"
+    "--benchmark_help.\n";
+
 int main(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      fputs(USAGE, stdout);
+      return 0;
+    }
   options o;
   memset(&o, 0, sizeof o);
   /* our flags out, the rest (argv[0] + --benchmark_*) for Google Benchmark */
@@ -914,8 +953,12 @@ int main(int argc, char **argv) {
   rest[n_rest++] = argv[0];
   for (int i = 1; i < argc; i++) {
     int r = parse_opt(&o, argv[i]);
+    /* not ours: Google Benchmark's only (it would run the cases anyway) */
+    if (r > 0 && strncmp(argv[i], "--benchmark_", 12) != 0 && strcmp(argv[i], "--v") != 0 &&
+        strncmp(argv[i], "--v=", 4) != 0)
+      r = -1;
     if (r < 0) {
-      fprintf(stderr, "mtcs_bench: bad option %s\n", argv[i]);
+      fprintf(stderr, "mtcs_bench: bad option %s (try --help)\n", argv[i]);
       free(rest);
       return 2;
     }

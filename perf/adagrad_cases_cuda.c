@@ -21,14 +21,14 @@ int bc_dev_load(bc_dev **d, const bc_base *b, const bc_grad *g, char *why, size_
   return bc_dev_probe(why, len);
 }
 void bc_dev_free(bc_dev *d) { (void)d; }
-mt_status bc_dev_step(bc_dev *d, bc_path path, double *seconds, mt_error *err) {
-  (void)d, (void)path;
+mt_status bc_dev_step(bc_dev *d, bc_path path, int gs, double *seconds, mt_error *err) {
+  (void)d, (void)path, (void)gs;
   *seconds = 0;
   return mt_err(err, MT_NOT_SUPPORTED, "not built with CUDA");
 }
-int bc_dev_check(bc_dev *d, const bc_base *b, const bc_grad *g, bc_verified *v, char *why,
-                 size_t len) {
-  (void)d, (void)b, (void)g;
+int bc_dev_check(bc_dev *d, const bc_base *b, const bc_grad *g, int gs, bc_verified *v,
+                 char *why, size_t len) {
+  (void)d, (void)b, (void)g, (void)gs;
   memset(v, 0, sizeof *v);
   return bc_dev_probe(why, len);
 }
@@ -52,12 +52,16 @@ struct bc_dev {
   int64_t *idx;      /* COO entries */
   void *vals;
   uint8_t *mask;     /* masked_dense */
+  mt_cuda_gs *gs;    /* the cuSPARSE pipeline on p, s, idx (made at its first step) */
   mt_cuda_timer *timer;
 };
 
 int bc_dev_probe(char *info, size_t len) { return mt_cuda_probe(info, len); }
 
+/* (always before free_base: the pipeline holds p and s too) */
 static void free_grad(bc_dev *d) {
+  mt_cuda_gs_free(d->gs);
+  d->gs = NULL;
   mt_cuda_free(d->idx);
   mt_cuda_free(d->vals);
   mt_cuda_free(d->mask);
@@ -139,11 +143,22 @@ fail:
   return -1;
 }
 
-/* The step of `path` on explicit device arrays (n elements, entries). */
-static mt_status dev_step_on(bc_dev *d, bc_path path, void *p, void *s, int64_t n,
+/* The step of `path` on explicit device arrays (n elements, entries); gs:
+ * the COO paths through the cuSPARSE gather/scatter pipeline instead. */
+static mt_status dev_step_on(bc_dev *d, bc_path path, int gs, void *p, void *s, int64_t n,
                              int64_t entries, mt_error *err) {
   mt_adagrad_hparams hp = bc_hparams(1);
   int f64 = d->f64;
+  if (gs) {
+    if (path != BC_SPARSE_COO && path != BC_MASKED_SPARSE)
+      return mt_err(err, MT_NOT_SUPPORTED, "bench: path %s has no cuSPARSE pipeline",
+                    bc_path_name(path));
+    if (!d->idx) return mt_err(err, MT_INVALID_ARGUMENT, "bench: no COO grad on the device");
+    mt_status st;
+    if (!d->gs && (st = mt_cuda_gs_new(&d->gs, p, s, n, d->idx, entries, f64, err)) != MT_OK)
+      return st;
+    return mt_cuda_adagrad_coo_gs(d->gs, d->vals, path == BC_MASKED_SPARSE, &hp, err);
+  }
   switch (path) {
   case BC_STREAM:
     return f64 ? mt_cuda_stream_f64(p, s, d->g, n, BC_STREAM_K, err)
@@ -167,16 +182,16 @@ static mt_status dev_step_on(bc_dev *d, bc_path path, void *p, void *s, int64_t 
   }
 }
 
-mt_status bc_dev_step(bc_dev *d, bc_path path, double *seconds, mt_error *err) {
+mt_status bc_dev_step(bc_dev *d, bc_path path, int gs, double *seconds, mt_error *err) {
   *seconds = 0;
   mt_cuda_timer_start(d->timer);
-  mt_status st = dev_step_on(d, path, d->p, d->s, d->base_n, d->grad_entries, err);
+  mt_status st = dev_step_on(d, path, gs, d->p, d->s, d->base_n, d->grad_entries, err);
   if (st != MT_OK) return st;
   return mt_cuda_timer_stop(d->timer, seconds, err);
 }
 
-int bc_dev_check(bc_dev *d, const bc_base *b, const bc_grad *g, bc_verified *v, char *why,
-                 size_t len) {
+int bc_dev_check(bc_dev *d, const bc_base *b, const bc_grad *g, int gs, bc_verified *v,
+                 char *why, size_t len) {
   mt_error err = {0};
   size_t bytes = (size_t)b->n * (b->f64 ? 8 : 4);
   bc_expect e;
@@ -194,11 +209,11 @@ int bc_dev_check(bc_dev *d, const bc_base *b, const bc_grad *g, bc_verified *v, 
   if (bc_expect_make(&e, hp, hs, b, g, BC_VERIFY_ALL_N, BC_VERIFY_SEED ^ (uint64_t)b->n, why, len))
     goto out;
   double sec;
-  if (bc_dev_step(d, g->path, &sec, &err) != MT_OK || mt_cuda_sync(&err) != MT_OK ||
+  if (bc_dev_step(d, g->path, gs, &sec, &err) != MT_OK || mt_cuda_sync(&err) != MT_OK ||
       mt_cuda_download(hp, d->p, bytes, &err) || mt_cuda_download(hs, d->s, bytes, &err))
     goto fail;
   char what[64];
-  snprintf(what, sizeof what, "device %s", bc_path_name(g->path));
+  snprintf(what, sizeof what, "device %s%s", bc_path_name(g->path), gs ? " (cuSPARSE)" : "");
   rc = bc_verify(&e, hp, hs, what, why, len);
   bc_expect_summary(&e, v);
   goto out;

@@ -1,7 +1,8 @@
 /* adagrad_cases_cuda.h - the device side of a benchmark case (dev:cuda):
  * the case's data on the GPU, the timed device step, and its check against
  * the reference op (bc_verify, as on the CPU). Paths on the device: stream,
- * dense, sparse_coo, masked_dense, masked_sparse. Without a CUDA build every
+ * dense, sparse_coo, masked_dense, masked_sparse; the COO ones also through
+ * the cuSPARSE gather/scatter pipeline (the fused step's baseline). Without a CUDA build every
  * call reports "no device" with the reason. */
 #ifndef MTB_ADAGRAD_CASES_CUDA_H
 #define MTB_ADAGRAD_CASES_CUDA_H
@@ -23,8 +24,10 @@ int bc_dev_load(bc_dev **d, const bc_base *b, const bc_grad *g, char *why, size_
 void bc_dev_free(bc_dev *d);
 
 /* One step of g's path (or `path`, for a paired step: its grad arrays are
- * g's) on the device, timed with events: *seconds. */
-mt_status bc_dev_step(bc_dev *d, bc_path path, double *seconds, mt_error *err);
+ * g's) on the device, timed with events: *seconds. gs: the COO paths
+ * (sparse_coo, masked_sparse) through the cuSPARSE gather/scatter pipeline
+ * (mt_cuda_adagrad_coo_gs, impl:cusparse rows) instead of the fused step. */
+mt_status bc_dev_step(bc_dev *d, bc_path path, int gs, double *seconds, mt_error *err);
 
 /* The device's first step of the case, verified as bc_check verifies the
  * CPU's: its current param and state_sum copied back, the expected values
@@ -32,8 +35,8 @@ mt_status bc_dev_step(bc_dev *d, bc_path path, double *seconds, mt_error *err);
  * the others unchanged), one device step on the whole problem, the result
  * copied back and compared bit for bit (bc_verify). 0 = same; -1 with the
  * first differing element in why. *v: what was compared. */
-int bc_dev_check(bc_dev *d, const bc_base *b, const bc_grad *g, bc_verified *v, char *why,
-                 size_t len);
+int bc_dev_check(bc_dev *d, const bc_base *b, const bc_grad *g, int gs, bc_verified *v,
+                 char *why, size_t len);
 
 /* Device-to-device memcpy bandwidth (read + write bytes per second) over
  * `bytes`, or 0 when it cannot be measured. */

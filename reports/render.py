@@ -783,6 +783,20 @@ def compute_targets(res, torch_loaded, duels=None, facts=None):
             t.add(combo(r), r.time_ns / c.time_ns)
     gpu_status(t, res)
     T.append(t)
+
+    # 9. GPU: the fused sparse step (C sparse_coo, one kernel) >= 1.6x the cuSPARSE
+    # gather/scatter pipeline (impl:cusparse, perf/kernels/adagrad_gs.cu) on the
+    # same grad, in the same run
+    t = Target("gpu_gs", "GPU: C fused sparse_coo vs cuSPARSE gather/scatter",
+               ">= 1.6x faster", True, 1.6)
+    for r in res.find(family="adagrad", impl="cusparse", path="sparse_coo", dev="cuda",
+                      cache="warm"):
+        c = res.find(family="adagrad", impl="c", path="sparse_coo", dev="cuda",
+                     dtype=r.dtype, n=r.n, density=r.density, cache="warm")
+        if c:
+            t.add(combo(r, True), r.time_ns / c[0].time_ns)
+    gpu_status(t, res)
+    T.append(t)
     return T
 
 

@@ -262,6 +262,43 @@ expect_in("${W}/paired/report.md"
   "| cpu1 | f32 | 16M | 1 | 0.17 | 0.16 | 1.05 |"
   "| cpu1 | f32 | 16M | 10 | 0.34 | 0.32 | 1.05 |")
 
+# ---- a device run: the fused sparse step vs the cuSPARSE gather/scatter pipeline ----
+# (render.py target gpu_gs, >= 1.6x). The fixture's cuda rows replaced by a run that
+# had a device: cuda f32 16M sparse_coo, d=1%: C (fused) 0.5 ms, cuSPARSE 1.0 ms ->
+# 2.00x (PASS); d=10%: C 2 ms, cuSPARSE 2.8 ms -> 1.40x (MISS); worst 1.40x: MISS,
+# median (2.0 + 1.4) / 2 = 1.70. With the 10% pipeline at 3.6 ms (1.80x): PASS.
+set(G "${W}/device.json")
+set(G2 "${W}/device_pass.json")
+execute_process(COMMAND "${PY}" -c "
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc['benchmarks'] = [b for b in doc['benchmarks'] if '/dev:cuda/' not in b['name']]
+base = 'adagrad/impl:{}/path:sparse_coo/dev:cuda/dtype:f32/n:16777216/density:{}/cache:warm'
+for slow10, out in ((2.8e6, sys.argv[2]), (3.6e6, sys.argv[3])):
+    rows = [dict(name=base.format(impl, d), run_type='iteration', iterations=100, real_time=t,
+                 cpu_time=t, time_unit='ns', elements=16777216)
+            for impl, d, t in (('c', 1, 5e5), ('cusparse', 1, 1e6), ('c', 10, 2e6),
+                               ('cusparse', 10, slow10))]
+    json.dump(dict(doc, benchmarks=doc['benchmarks'] + rows), open(out, 'w'))
+" "${D}/bench_c.json" "${G}" "${G2}" RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "could not write the device fixture")
+endif()
+run_expect(0 "MISS +GPU: C fused sparse_coo vs cuSPARSE gather/scatter" out
+  "${PY}" "${RENDER}" --c "${G}" --out "${W}/device" --no-plots)
+expect_in("${W}/device/report.md"
+  "| GPU: C fused sparse_coo vs cuSPARSE gather/scatter | >= 1.6x faster | worst 1.40x (cuda f32 n=16M d=10%; 2 configs) | MISS |"
+  "| cuda f32 n=16M d=1% | 2.00x |"
+  "| cuda f32 n=16M d=10% | 1.40x |"
+  "| adagrad | cusparse | sparse_coo | cuda | f32 | 16M | 10 | warm | 2.8 ms |")
+run_expect(0 "PASS +GPU: C fused sparse_coo vs cuSPARSE gather/scatter" out
+  "${PY}" "${RENDER}" --c "${G2}" --out "${W}/device_pass" --no-plots)
+expect_in("${W}/device_pass/report.md"
+  "| GPU: C fused sparse_coo vs cuSPARSE gather/scatter | >= 1.6x faster | worst 1.80x (cuda f32 n=16M d=10%; 2 configs) | PASS |")
+# the fixture itself has no device: the target says so
+expect_in("${O}/report.md"
+  "| GPU: C fused sparse_coo vs cuSPARSE gather/scatter | >= 1.6x faster | no device | no device |")
+
 # ---- bad inputs: exit 2, the file and the problem named, no report ------------------
 file(WRITE "${W}/broken.json" "{\"benchmarks\": [")
 file(WRITE "${W}/notgb.json" "{\"rows\": []}\n")

@@ -4,7 +4,8 @@
  * and without weight decay), element COO, masked COO (zero values skipped),
  * masked dense storage (masked-out data poisoned with NaN) and the stream
  * kernel, f32 and f64, maximize on and off, sizes that are not multiples of
- * a block. Exits 77 (ctest SKIP) when the build has no CUDA or the machine
+ * a block; and so is the cuSPARSE gather/scatter pipeline (adagrad_gs.cu,
+ * the fused step's baseline) on the COO paths. Exits 77 (ctest SKIP) when the build has no CUDA or the machine
  * no device: CI never runs it, the GPU machine does. */
 #include <stdint.h>
 #include <stdio.h>
@@ -42,8 +43,20 @@ static mt_adagrad_hparams hparams(int h) {
   return hp;
 }
 
-enum { P_DENSE, P_COO, P_MCOO, P_MDENSE, P_STREAM, P__N };
-static const char *PNAME[] = {"dense", "coo", "masked_coo", "masked_dense", "stream"};
+enum { P_DENSE, P_COO, P_MCOO, P_MDENSE, P_STREAM, P_GS_COO, P_GS_MCOO, P__N };
+static const char *PNAME[] = {"dense",  "coo",         "masked_coo",         "masked_dense",
+                              "stream", "cusparse coo", "cusparse masked_coo"};
+
+/* the pipeline on the device arrays: made, stepped, synchronised, freed */
+static mt_status gs_step(void *dp, void *ds, int64_t n, void *di, const void *dv, int64_t nnz,
+                         int f64, int masked, const mt_adagrad_hparams *hp, mt_error *err) {
+  mt_cuda_gs *gs = NULL;
+  mt_status st = mt_cuda_gs_new(&gs, dp, ds, n, (int64_t *)di, nnz, f64, err);
+  if (st == MT_OK) st = mt_cuda_adagrad_coo_gs(gs, dv, masked, hp, err);
+  if (st == MT_OK) st = mt_cuda_sync(err);
+  mt_cuda_gs_free(gs);
+  return st;
+}
 
 /* One path on one size: the device result against the CPU kernel's. */
 #define CASE(T, SFX)                                                                               \
@@ -93,6 +106,13 @@ static const char *PNAME[] = {"dense", "coo", "masked_coo", "masked_dense", "str
       a = mt_adagrad_step_masked_dense_##SFX(p, s, g, mask, n, &hp, &err);                         \
       b = mt_cuda_adagrad_masked_dense_##SFX(dp, ds, dg, dm, n, &hp, &err);                        \
       break;                                                                                       \
+    case P_GS_COO:                                                                                 \
+    case P_GS_MCOO:                                                                                \
+      a = path == P_GS_COO ? mt_adagrad_step_coo_##SFX(p, s, idx, vals, nnz, 1, &hp, &err)         \
+                           : mt_adagrad_step_masked_coo_##SFX(p, s, idx, vals, nnz, &hp, &err);    \
+      if (nnz > 0) /* the pipeline needs an entry */                                              \
+        b = gs_step(dp, ds, n, di, dv, nnz, es == 8, path == P_GS_MCOO, &hp, &err);               \
+      break;                                                                                       \
     default:                                                                                       \
       mt_stream_step_##SFX(p, s, g, n, (T)-0.01, 1, MT_ADAGRAD_ISA_AUTO);                          \
       b = mt_cuda_stream_##SFX(dp, ds, dg, n, (T)-0.01, &err);                                     \
@@ -135,6 +155,10 @@ TEST(device_sparse_paths_reject_weight_decay_like_torch) {
   CHECK_HAS(err.msg, "weight_decay");
   CHECK_STATUS(mt_cuda_adagrad_dense_f32(NULL, NULL, NULL, -1, &hp, &err), MT_INVALID_ARGUMENT);
   CHECK_HAS(err.msg, "negative size");
+  mt_cuda_gs *gs = NULL;
+  CHECK_STATUS(mt_cuda_gs_new(&gs, NULL, NULL, 10, NULL, 0, 0, &err), MT_INVALID_ARGUMENT);
+  CHECK_HAS(err.msg, "nnz 0");
+  CHECK(gs == NULL);
 }
 
 TEST(device_copy_bandwidth_is_measured) {

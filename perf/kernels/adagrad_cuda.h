@@ -75,6 +75,20 @@ mt_status mt_cuda_stream_f32(float *p, float *s, const float *g, int64_t n, floa
 mt_status mt_cuda_stream_f64(double *p, double *s, const double *g, int64_t n, double k,
                              mt_error *err);
 
+/* The cuSPARSE gather/scatter pipeline (adagrad_gs.cu): the sparse COO step
+ * (masked: ADA-3's COO form) as cusparseGather of s and p at the entries,
+ * one kernel on the compact values, cusparseScatter of both back. The
+ * baseline the fused step (mt_cuda_adagrad_coo_*) is measured against;
+ * bit-identical to it. mt_cuda_gs_new binds the device arrays p and s (n
+ * elements, f32 or f64) and the coalesced linear indices idx (nnz >= 1) and
+ * allocates the compact buffers; each step reads vals (nnz). */
+typedef struct mt_cuda_gs mt_cuda_gs;
+mt_status mt_cuda_gs_new(mt_cuda_gs **gs, void *p, void *s, int64_t n, int64_t *idx, int64_t nnz,
+                         int f64, mt_error *err);
+void mt_cuda_gs_free(mt_cuda_gs *gs); /* NULL is fine */
+mt_status mt_cuda_adagrad_coo_gs(mt_cuda_gs *gs, const void *vals, int masked,
+                                 const mt_adagrad_hparams *hp, mt_error *err);
+
 #ifdef __cplusplus
 }
 #endif
