@@ -163,6 +163,13 @@ if [ -f "$dir/bin/mtcs_bench" ]; then
   bench bench.256M 200 --devs=cuda --sizes=256M --dtypes=f32 --paths=stream,dense,sparse_coo \\
     --densities=1,100 --caches=warm $json/bench-256M.json\""
 fi
+# the peers in the same job (perf/torch_peers.py on the device's own torch: fused, default
+# and sparse-gradient Adagrad on the 256M run's device configurations), then the report
+# (reports/render.py, standard library only: --no-plots)
+peers="  check peers.torch_cuda 150 python3 perf/torch_peers.py --c-json \"\$OUT/bench-256M.json\" \\
+    --filter /dev:cuda/ --min-time 0.1 --out \"\$OUT/torch-cuda.json\"
+  check report 60 python3 reports/render.py --c \"\$OUT/bench-256M.json\" \\
+    --torch \"\$OUT/torch-cuda.json\" --out \"\$OUT/report\" --no-plots"
 
 script=$dir/run-gpu-checks.sh
 {
@@ -334,10 +341,15 @@ EOF
   echo "benches() {"
   printf '%s\n' "${bench:-  :}"
   echo "}"
+  echo "peers() {"
+  printf '%s\n' "${bench:+$peers}"
+  echo "  :"
+  echo "}"
   cat <<'EOF'
 cuda_tests
 memcheck
 benches
+peers
 say "total $((SECONDS - T0)) s; ran $nrun, failed/not run $nfail, skipped $nskip (results in $OUT)"
 if [ "$nrun" -eq 0 ]; then say "no check ran (MTCS_GPU_ONLY='$ONLY' matches none?)"; exit 2; fi
 [ "$nfail" -eq 0 ] || exit 1

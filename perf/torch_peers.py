@@ -105,7 +105,7 @@ def c_matrix(path):
     except (OSError, ValueError, KeyError, TypeError) as e:
         sys.exit(f"torch_peers: {path}: cannot read the C benchmark JSON: {e}")
     configs, model = set(), {}
-    cuda = set()
+    cuda, cuda_sparse = set(), set()
     for b in benches:
         if not isinstance(b, dict) or not isinstance(b.get("name"), str):
             continue
@@ -122,6 +122,8 @@ def c_matrix(path):
             continue
         if dev == "cuda":
             cuda.add((dtype, n))
+            if fam == "adagrad" and kv.get("path") == "sparse_coo":
+                cuda_sparse.add((dtype, n, density))
         elif re.fullmatch(r"cpu\d+", dev) and kv.get("cache", "warm") == "warm":
             configs.add((dev, dtype, n, density))
         key = (kv.get("path"), dev, dtype, n, density) if fam == "adagrad" else \
@@ -132,7 +134,7 @@ def c_matrix(path):
                 info[c] = b[c]
         if info:
             model[key] = info
-    return configs, model, cuda
+    return configs, model, cuda, cuda_sparse
 
 
 def default_matrix(mode, threads):
@@ -467,9 +469,9 @@ def main(argv=None):
         return 2
     warnings.filterwarnings("ignore", category=UserWarning)  # MaskedTensor prototype
 
-    model, cuda_cfgs = {}, set()
+    model, cuda_cfgs, cuda_sparse = {}, set(), set()
     if a.c_json:
-        configs, model, cuda_cfgs = c_matrix(a.c_json)
+        configs, model, cuda_cfgs, cuda_sparse = c_matrix(a.c_json)
         if not configs:
             log(f"{a.c_json}: no impl:c adagrad cpu rows: using the default matrix")
             configs = default_matrix(mode, a.threads)
@@ -477,6 +479,8 @@ def main(argv=None):
         configs = default_matrix(mode, a.threads)
     if not cuda_cfgs:
         cuda_cfgs = {(dt, n) for (_, dt, n, _) in configs}
+    if not cuda_sparse:  # the C run's device sparse_coo cases, else the CPU matrix's
+        cuda_sparse = {(dt, n, den) for (_, dt, n, den) in configs if den < 100}
 
     from torch.optim.optimizer import _default_to_fused_or_foreach
     probe = torch.zeros(1)
@@ -638,6 +642,25 @@ def main(argv=None):
                 dict(base, nnz=n, model_bytes=5 * SIZEOF[dt] * n), warmup=3,
                 sync=torch.cuda.synchronize)
             del prob, grad
+
+    # CUDA peer of the fused sparse step: the sparse-gradient (_make_sparse) path on the
+    # device, on the C run's device sparse_coo configurations (its nnz)
+    for dt, n, den in sorted(cuda_sparse):
+        name = bench_name("torch_sparse", "sparse_coo", "cuda", dt, n, den)
+        if not want(name):
+            continue
+        base = dict(elements=n, threads=1)
+        if not torch.cuda.is_available():
+            out.append(entry(name, None, error="no device", **base))
+            continue
+        info = model.get(("sparse_coo", "cuda", dt, n, den), {})
+        prob = Problem(torch, dt, n, den, device="cuda", nnz=info.get("nnz"))
+        g = prob.coo_grad()
+        run(name, f"sparse-gradient Adagrad, COO grad, on {torch.cuda.get_device_name(0)}",
+            lambda g=g: optim_step(torch, prob, g),
+            dict(base, nnz=prob.nnz, model_bytes=info.get("model_bytes")), warmup=3,
+            sync=torch.cuda.synchronize)
+        del prob, g
 
     threads = max((int(d[3:]) for d in ncpu_dev), default=1)
     doc = {"context": host_context(torch, threads, default_impl, a.quick), "benchmarks": out}

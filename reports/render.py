@@ -797,6 +797,19 @@ def compute_targets(res, torch_loaded, duels=None, facts=None):
             t.add(combo(r, True), r.time_ns / c[0].time_ns)
     gpu_status(t, res)
     T.append(t)
+
+    # 10. GPU: C sparse_coo (the fused step) vs torch's sparse-gradient Adagrad on CUDA
+    # (perf/torch_peers.py, the same configurations), separate runs of one job
+    t = Target("gpu_sparse", "GPU: C sparse_coo vs torch sparse CUDA", ">= 1.0x faster",
+               True, 1.0)
+    for r in res.find(family="adagrad", impl="torch_sparse", path="sparse_coo", dev="cuda",
+                      cache="warm"):
+        c = res.find(family="adagrad", impl="c", path="sparse_coo", dev="cuda",
+                     dtype=r.dtype, n=r.n, density=r.density, cache="warm")
+        if c:
+            t.add(combo(r, True), r.time_ns / c[0].time_ns)
+    gpu_status(t, res)
+    T.append(t)
     return T
 
 

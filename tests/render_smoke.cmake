@@ -267,26 +267,34 @@ expect_in("${W}/paired/report.md"
 # had a device: cuda f32 16M sparse_coo, d=1%: C (fused) 0.5 ms, cuSPARSE 1.0 ms ->
 # 2.00x (PASS); d=10%: C 2 ms, cuSPARSE 2.8 ms -> 1.40x (MISS); worst 1.40x: MISS,
 # median (2.0 + 1.4) / 2 = 1.70. With the 10% pipeline at 3.6 ms (1.80x): PASS.
+# torch's sparse-gradient Adagrad on the device (target gpu_sparse, >= 1x): 5 ms at 1%
+# (10.0x), 1 ms at 10% (0.50x): worst 0.50x, MISS.
 set(G "${W}/device.json")
 set(G2 "${W}/device_pass.json")
+set(GT "${W}/device_torch.json")
 execute_process(COMMAND "${PY}" -c "
 import json, sys
+def rows(fam_impl_d_t):
+    base = 'adagrad/impl:{}/path:sparse_coo/dev:cuda/dtype:f32/n:16777216/density:{}/cache:warm'
+    return [dict(name=base.format(impl, d), run_type='iteration', iterations=100, real_time=t,
+                 cpu_time=t, time_unit='ns', elements=16777216) for impl, d, t in fam_impl_d_t]
 doc = json.load(open(sys.argv[1]))
 doc['benchmarks'] = [b for b in doc['benchmarks'] if '/dev:cuda/' not in b['name']]
-base = 'adagrad/impl:{}/path:sparse_coo/dev:cuda/dtype:f32/n:16777216/density:{}/cache:warm'
 for slow10, out in ((2.8e6, sys.argv[2]), (3.6e6, sys.argv[3])):
-    rows = [dict(name=base.format(impl, d), run_type='iteration', iterations=100, real_time=t,
-                 cpu_time=t, time_unit='ns', elements=16777216)
-            for impl, d, t in (('c', 1, 5e5), ('cusparse', 1, 1e6), ('c', 10, 2e6),
-                               ('cusparse', 10, slow10))]
-    json.dump(dict(doc, benchmarks=doc['benchmarks'] + rows), open(out, 'w'))
-" "${D}/bench_c.json" "${G}" "${G2}" RESULT_VARIABLE rc)
+    new = rows((('c', 1, 5e5), ('cusparse', 1, 1e6), ('c', 10, 2e6), ('cusparse', 10, slow10)))
+    json.dump(dict(doc, benchmarks=doc['benchmarks'] + new), open(out, 'w'))
+doc = json.load(open(sys.argv[4]))
+doc['benchmarks'] = [b for b in doc['benchmarks'] if '/dev:cuda/' not in b['name']]
+doc['benchmarks'] += rows((('torch_sparse', 1, 5e6), ('torch_sparse', 10, 1e6)))
+json.dump(doc, open(sys.argv[5], 'w'))
+" "${D}/bench_c.json" "${G}" "${G2}" "${D}/bench_torch.json" "${GT}" RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "could not write the device fixture")
 endif()
 run_expect(0 "MISS +GPU: C fused sparse_coo vs cuSPARSE gather/scatter" out
-  "${PY}" "${RENDER}" --c "${G}" --out "${W}/device" --no-plots)
+  "${PY}" "${RENDER}" --c "${G}" --torch "${GT}" --out "${W}/device" --no-plots)
 expect_in("${W}/device/report.md"
+  "| GPU: C sparse_coo vs torch sparse CUDA | >= 1.0x faster | worst 0.50x (cuda f32 n=16M d=10%; 2 configs) | MISS |"
   "| GPU: C fused sparse_coo vs cuSPARSE gather/scatter | >= 1.6x faster | worst 1.40x (cuda f32 n=16M d=10%; 2 configs) | MISS |"
   "| cuda f32 n=16M d=1% | 2.00x |"
   "| cuda f32 n=16M d=10% | 1.40x |"
@@ -297,7 +305,8 @@ expect_in("${W}/device_pass/report.md"
   "| GPU: C fused sparse_coo vs cuSPARSE gather/scatter | >= 1.6x faster | worst 1.80x (cuda f32 n=16M d=10%; 2 configs) | PASS |")
 # the fixture itself has no device: the target says so
 expect_in("${O}/report.md"
-  "| GPU: C fused sparse_coo vs cuSPARSE gather/scatter | >= 1.6x faster | no device | no device |")
+  "| GPU: C fused sparse_coo vs cuSPARSE gather/scatter | >= 1.6x faster | no device | no device |"
+  "| GPU: C sparse_coo vs torch sparse CUDA | >= 1.0x faster | no device | no device |")
 
 # ---- bad inputs: exit 2, the file and the problem named, no report ------------------
 file(WRITE "${W}/broken.json" "{\"benchmarks\": [")
