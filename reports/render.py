@@ -644,6 +644,19 @@ def gpu_status(t, res):
             t.note = "cuda rows: " + "; ".join(msgs)
 
 
+def gpu_sparse_target(res, t, other):
+    """t judged on the device's sparse_coo configurations: other's time (impl other)
+    over the C fused step's on the same (dtype, n, density)."""
+    for r in res.find(family="adagrad", impl=other, path="sparse_coo", dev="cuda",
+                      cache="warm"):
+        c = res.find(family="adagrad", impl="c", path="sparse_coo", dev="cuda",
+                     dtype=r.dtype, n=r.n, density=r.density, cache="warm")
+        if c:
+            t.add(combo(r, True), r.time_ns / c[0].time_ns)
+    gpu_status(t, res)
+    return t
+
+
 def physics_note(t, res, rows, density):
     """Where a sparse-vs-dense target is missed on one of rows (the C sparse_coo
     rows it judged), what the prefetch-aware model (reports/model.py: the probes
@@ -787,29 +800,14 @@ def compute_targets(res, torch_loaded, duels=None, facts=None):
     # 9. GPU: the fused sparse step (C sparse_coo, one kernel) >= 1.6x the cuSPARSE
     # gather/scatter pipeline (impl:cusparse, perf/kernels/adagrad_gs.cu) on the
     # same grad, in the same run
-    t = Target("gpu_gs", "GPU: C fused sparse_coo vs cuSPARSE gather/scatter",
-               ">= 1.6x faster", True, 1.6)
-    for r in res.find(family="adagrad", impl="cusparse", path="sparse_coo", dev="cuda",
-                      cache="warm"):
-        c = res.find(family="adagrad", impl="c", path="sparse_coo", dev="cuda",
-                     dtype=r.dtype, n=r.n, density=r.density, cache="warm")
-        if c:
-            t.add(combo(r, True), r.time_ns / c[0].time_ns)
-    gpu_status(t, res)
-    T.append(t)
-
+    T.append(gpu_sparse_target(res, Target(
+        "gpu_gs", "GPU: C fused sparse_coo vs cuSPARSE gather/scatter", ">= 1.6x faster",
+        True, 1.6), "cusparse"))
     # 10. GPU: C sparse_coo (the fused step) vs torch's sparse-gradient Adagrad on CUDA
     # (perf/torch_peers.py, the same configurations), separate runs of one job
-    t = Target("gpu_sparse", "GPU: C sparse_coo vs torch sparse CUDA", ">= 1.0x faster",
-               True, 1.0)
-    for r in res.find(family="adagrad", impl="torch_sparse", path="sparse_coo", dev="cuda",
-                      cache="warm"):
-        c = res.find(family="adagrad", impl="c", path="sparse_coo", dev="cuda",
-                     dtype=r.dtype, n=r.n, density=r.density, cache="warm")
-        if c:
-            t.add(combo(r, True), r.time_ns / c[0].time_ns)
-    gpu_status(t, res)
-    T.append(t)
+    T.append(gpu_sparse_target(res, Target(
+        "gpu_sparse", "GPU: C sparse_coo vs torch sparse CUDA", ">= 1.0x faster", True, 1.0),
+        "torch_sparse"))
     return T
 
 

@@ -6,8 +6,8 @@
  *   one kernel on the nnz compact values:  sv += g*g; pv += nclr * (g / (sqrt(sv) + eps))
  *   cusparseScatter  sv -> s[idx]          cusparseScatter  pv -> p[idx]
  * against the fused step (adagrad_step.cu, coo_k: one launch, each entry's
- * p and s read and written once). Same arithmetic as coo_k, operation for
- * operation (this file is compiled with -fmad=false too), so on the same
+ * p and s read and written once). The same arithmetic as coo_k, its very
+ * function (adagrad_entry.cuh; -fmad=false here too), so on the same
  * coalesced grad both are bit-identical to the CPU reference: the
  * benchmark checks the pipeline like every other device step.
  *
@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "adagrad_cuda.h"
+#include "adagrad_entry.cuh"
 
 struct mt_cuda_gs {
   cusparseHandle_t h;
@@ -100,22 +101,13 @@ fail:
   return st;
 }
 
-#define GS_STRIDE(i, n)                                                                            \
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                        \
-       i += (int64_t)gridDim.x * blockDim.x)
-
-/* coo_k's arithmetic on the compact values (masked: zero values skipped,
- * their gathered p and s scattered back unchanged) */
+/* coo_k's arithmetic (adagrad_entry.cuh) on the compact values (masked: zero
+ * values skipped, their gathered p and s scattered back unchanged) */
 template <typename T>
 __global__ void gs_k(T *pv, T *sv, const T *v, int64_t nnz, T nclr, T eps, int max, int masked) {
-  GS_STRIDE(k, nnz) {
+  MT_GRID_STRIDE(k, nnz) {
     if (masked && !(v[k] != 0)) continue;
-    T gi = max ? -v[k] : v[k];
-    T sn = sv[k] + gi * gi;
-    T sd = sqrt(sn) + eps;
-    T pn = pv[k] + nclr * (gi / sd);
-    sv[k] = sn;
-    pv[k] = pn;
+    mt_ada_entry(&pv[k], &sv[k], v[k], nclr, eps, max);
   }
 }
 
@@ -123,8 +115,7 @@ extern "C" mt_status mt_cuda_adagrad_coo_gs(mt_cuda_gs *g, const void *vals, int
                                             const mt_adagrad_hparams *hp, mt_error *err) {
   mt_status st = mt_adagrad_check("cuda_adagrad_coo_gs", hp, g->nnz, 0, err);
   if (st != MT_OK) return st;
-  int64_t b = (g->nnz + 255) / 256;
-  unsigned grid = (unsigned)(b > 65536 ? 65536 : b);
+  unsigned grid = mt_grid_for(g->nnz);
   GS_SP(cusparseGather(g->h, g->s, g->sv), "cusparseGather (state_sum)");
   GS_SP(cusparseGather(g->h, g->p, g->pv), "cusparseGather (param)");
   if (g->f64)

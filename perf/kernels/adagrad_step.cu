@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "adagrad_cuda.h"
+#include "adagrad_entry.cuh"
 
 /* ---- errors ------------------------------------------------------------- */
 
@@ -134,15 +135,11 @@ out:
 
 /* ---- kernels ------------------------------------------------------------- */
 
-#define GRID_STRIDE(i, n)                                                                          \
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                        \
-       i += (int64_t)gridDim.x * blockDim.x)
-
 /* ADA-1 */
 template <typename T>
 __global__ void dense_k(T *p, T *s, const T *g, int64_t n, T nclr, T eps, T wd, int max,
                         int use_wd) {
-  GRID_STRIDE(i, n) {
+  MT_GRID_STRIDE(i, n) {
     T gi = max ? -g[i] : g[i];
     if (use_wd) gi = fma(wd, p[i], gi); /* grad.add(param, alpha=weight_decay) */
     T sn = s[i] + gi * gi;              /* state_sum.addcmul_(grad, grad) */
@@ -156,15 +153,10 @@ __global__ void dense_k(T *p, T *s, const T *g, int64_t n, T nclr, T eps, T wd, 
 template <typename T>
 __global__ void coo_k(T *p, T *s, const int64_t *idx, const T *v, int64_t nnz, T nclr, T eps,
                       int max, int masked) {
-  GRID_STRIDE(k, nnz) {
+  MT_GRID_STRIDE(k, nnz) {
     if (masked && !(v[k] != 0)) continue;
     int64_t j = idx[k];
-    T gi = max ? -v[k] : v[k];
-    T sn = s[j] + gi * gi;
-    T sd = sqrt(sn) + eps;
-    T pn = p[j] + nclr * (gi / sd);
-    s[j] = sn;
-    p[j] = pn;
+    mt_ada_entry(&p[j], &s[j], v[k], nclr, eps, max);
   }
 }
 
@@ -172,7 +164,7 @@ __global__ void coo_k(T *p, T *s, const int64_t *idx, const T *v, int64_t nnz, T
 template <typename T>
 __global__ void masked_k(T *p, T *s, const T *g, const uint8_t *mask, int64_t n, T nclr, T eps,
                          int max) {
-  GRID_STRIDE(i, n) {
+  MT_GRID_STRIDE(i, n) {
     if (!mask[i]) continue;
     T gi = max ? -g[i] : g[i];
     T sn = s[i] + gi * gi;
@@ -183,19 +175,13 @@ __global__ void masked_k(T *p, T *s, const T *g, const uint8_t *mask, int64_t n,
 }
 
 template <typename T> __global__ void stream_k(T *p, T *s, const T *g, int64_t n, T k) {
-  GRID_STRIDE(i, n) {
+  MT_GRID_STRIDE(i, n) {
     p[i] = p[i] + g[i] * k;
     s[i] = s[i] + g[i];
   }
 }
 
 /* ---- launches ------------------------------------------------------------ */
-
-static unsigned grid_for(int64_t work) {
-  /* enough blocks to fill any current GPU several times; grid-stride above */
-  int64_t b = (work + 255) / 256;
-  return (unsigned)(b < 1 ? 1 : b > 65536 ? 65536 : b);
-}
 
 static mt_status launched(const char *what, mt_error *err) {
   CU_TRY(cudaGetLastError(), what);
@@ -208,7 +194,7 @@ static mt_status launched(const char *what, mt_error *err) {
                                                    const mt_adagrad_hparams *hp, mt_error *err) {  \
     mt_status st = mt_adagrad_check("cuda_adagrad_dense_" #SFX, hp, n, 1, err);                            \
     if (st != MT_OK || n == 0) return st;                                                          \
-    dense_k<T><<<grid_for(n), 256>>>(p, s, g, n, (T)-hp->clr, (T)hp->eps, (T)hp->weight_decay,     \
+    dense_k<T><<<mt_grid_for(n), 256>>>(p, s, g, n, (T)-hp->clr, (T)hp->eps, (T)hp->weight_decay,     \
                                      hp->maximize != 0, hp->weight_decay != 0.0);                  \
     return launched("dense step", err);                                                            \
   }                                                                                                \
@@ -217,7 +203,7 @@ static mt_status launched(const char *what, mt_error *err) {
                                                  const mt_adagrad_hparams *hp, mt_error *err) {    \
     mt_status st = mt_adagrad_check("cuda_adagrad_coo_" #SFX, hp, nnz, 0, err);                            \
     if (st != MT_OK || nnz == 0) return st;                                                        \
-    coo_k<T><<<grid_for(nnz), 256>>>(p, s, idx, vals, nnz, (T)-hp->clr, (T)hp->eps,                \
+    coo_k<T><<<mt_grid_for(nnz), 256>>>(p, s, idx, vals, nnz, (T)-hp->clr, (T)hp->eps,                \
                                      hp->maximize != 0, masked != 0);                              \
     return launched("coo step", err);                                                              \
   }                                                                                                \
@@ -227,14 +213,14 @@ static mt_status launched(const char *what, mt_error *err) {
                                                           mt_error *err) {                         \
     mt_status st = mt_adagrad_check("cuda_adagrad_masked_dense_" #SFX, hp, n, 0, err);                     \
     if (st != MT_OK || n == 0) return st;                                                          \
-    masked_k<T><<<grid_for(n), 256>>>(p, s, g, mask, n, (T)-hp->clr, (T)hp->eps,                   \
+    masked_k<T><<<mt_grid_for(n), 256>>>(p, s, g, mask, n, (T)-hp->clr, (T)hp->eps,                   \
                                       hp->maximize != 0);                                          \
     return launched("masked dense step", err);                                                     \
   }                                                                                                \
   extern "C" mt_status mt_cuda_stream_##SFX(T *p, T *s, const T *g, int64_t n, T k,                \
                                             mt_error *err) {                                       \
     if (n <= 0) return MT_OK;                                                                      \
-    stream_k<T><<<grid_for(n), 256>>>(p, s, g, n, k);                                              \
+    stream_k<T><<<mt_grid_for(n), 256>>>(p, s, g, n, k);                                              \
     return launched("stream kernel", err);                                                         \
   }
 
