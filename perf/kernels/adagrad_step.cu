@@ -192,18 +192,18 @@ static mt_status launched(const char *what, mt_error *err) {
 #define MT__CUDA_ENTRIES(T, SFX)                                                                   \
   extern "C" mt_status mt_cuda_adagrad_dense_##SFX(T *p, T *s, const T *g, int64_t n,              \
                                                    const mt_adagrad_hparams *hp, mt_error *err) {  \
-    mt_status st = mt_adagrad_check("cuda_adagrad_dense_" #SFX, hp, n, 1, err);                            \
+    mt_status st = mt_adagrad_check("cuda_adagrad_dense_" #SFX, hp, n, 1, err);                    \
     if (st != MT_OK || n == 0) return st;                                                          \
-    dense_k<T><<<mt_grid_for(n), 256>>>(p, s, g, n, (T)-hp->clr, (T)hp->eps, (T)hp->weight_decay,     \
+    dense_k<T><<<mt_grid_for(n), 256>>>(p, s, g, n, (T)-hp->clr, (T)hp->eps, (T)hp->weight_decay,  \
                                      hp->maximize != 0, hp->weight_decay != 0.0);                  \
     return launched("dense step", err);                                                            \
   }                                                                                                \
   extern "C" mt_status mt_cuda_adagrad_coo_##SFX(T *p, T *s, const int64_t *idx, const T *vals,    \
                                                  int64_t nnz, int masked,                          \
                                                  const mt_adagrad_hparams *hp, mt_error *err) {    \
-    mt_status st = mt_adagrad_check("cuda_adagrad_coo_" #SFX, hp, nnz, 0, err);                            \
+    mt_status st = mt_adagrad_check("cuda_adagrad_coo_" #SFX, hp, nnz, 0, err);                    \
     if (st != MT_OK || nnz == 0) return st;                                                        \
-    coo_k<T><<<mt_grid_for(nnz), 256>>>(p, s, idx, vals, nnz, (T)-hp->clr, (T)hp->eps,                \
+    coo_k<T><<<mt_grid_for(nnz), 256>>>(p, s, idx, vals, nnz, (T)-hp->clr, (T)hp->eps,             \
                                      hp->maximize != 0, masked != 0);                              \
     return launched("coo step", err);                                                              \
   }                                                                                                \
@@ -211,16 +211,16 @@ static mt_status launched(const char *what, mt_error *err) {
                                                           const uint8_t *mask, int64_t n,          \
                                                           const mt_adagrad_hparams *hp,            \
                                                           mt_error *err) {                         \
-    mt_status st = mt_adagrad_check("cuda_adagrad_masked_dense_" #SFX, hp, n, 0, err);                     \
+    mt_status st = mt_adagrad_check("cuda_adagrad_masked_dense_" #SFX, hp, n, 0, err);             \
     if (st != MT_OK || n == 0) return st;                                                          \
-    masked_k<T><<<mt_grid_for(n), 256>>>(p, s, g, mask, n, (T)-hp->clr, (T)hp->eps,                   \
+    masked_k<T><<<mt_grid_for(n), 256>>>(p, s, g, mask, n, (T)-hp->clr, (T)hp->eps,                \
                                       hp->maximize != 0);                                          \
     return launched("masked dense step", err);                                                     \
   }                                                                                                \
   extern "C" mt_status mt_cuda_stream_##SFX(T *p, T *s, const T *g, int64_t n, T k,                \
                                             mt_error *err) {                                       \
     if (n <= 0) return MT_OK;                                                                      \
-    stream_k<T><<<mt_grid_for(n), 256>>>(p, s, g, n, k);                                              \
+    stream_k<T><<<mt_grid_for(n), 256>>>(p, s, g, n, k);                                           \
     return launched("stream kernel", err);                                                         \
   }
 
