@@ -42,6 +42,10 @@ extern "C" mt_status MTC(arena_open)(mtc_arena *a, size_t size, const char *what
   memset(a, 0, sizeof *a);
   a->what = what;
   if (size == 0) return MT_OK;
+#if MT_CUDA_EMU_FAULT == 4 /* tests/cuda_emu_faults.cmake: the device out of memory */
+  return mt_err(err, MT_OUT_OF_MEMORY, "%s: emulated cudaMalloc of %zu bytes: out of memory (fault 4)",
+                what, size);
+#endif
   if (!(a->base = (char *)malloc(size)))
     return mt_err(err, MT_OUT_OF_MEMORY, "%s: emulated cudaMalloc of %zu bytes failed", what, size);
   memset(a->base, 0xff, size);
@@ -69,8 +73,12 @@ extern "C" mt_status MTC(download)(const mtc_arena *a, void *host, const void *d
   return MT_OK;
 }
 extern "C" mt_status MTC(launched)(const mtc_arena *a, const char *kernel, mt_error *err) {
+#if MT_CUDA_EMU_FAULT == 5 /* tests/cuda_emu_faults.cmake: every launch fails */
+  return mt_err(err, MT_DEVICE_ERROR, "%s: %s: emulated launch failure (fault 5)", a->what, kernel);
+#else
   (void)a, (void)kernel, (void)err;
   return MT_OK;
+#endif
 }
 extern "C" int MTC(unavailable)(char *why, size_t why_len) {
   (void)why, (void)why_len;
