@@ -141,6 +141,10 @@ typedef struct mt_exec {
    * run elements) is nonzero, the cells a dense input stores (SPC-1) */
   mt_status (*nonzero)(mt_dtype dt, const void *x, int64_t n, int64_t run, uint8_t *flags,
                        mt_error *err);
+  /* convert: y[i] = mt_spc_convert of element off[i] of x (dtype in, n_x
+   * elements) to dtype out, for i < n (a converting copy) */
+  mt_status (*convert)(mt_dtype in, const void *x, int64_t n_x, const int64_t *off, mt_dtype out,
+                       void *y, int64_t n, mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */

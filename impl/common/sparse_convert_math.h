@@ -23,4 +23,16 @@ MT_HD uint8_t mt_spc_nonzero(mt_dtype dt, const void *x, int64_t run, int64_t c)
   return 0;
 }
 
+/* y[i] = element from of x converted from dtype in to out, as torch's
+ * copy_ converts: integers and bool exactly (wrapping to the width), floats
+ * rounded once, float -> integer truncated toward zero, anything -> bool
+ * is != 0 */
+MT_HD void mt_spc_convert(mt_dtype in, const void *x, int64_t from, mt_dtype out, void *y,
+                          int64_t i) {
+  if (!mt_hd_is_float(in) && !mt_hd_is_float(out))
+    mt_hd_sti(y, out, i, mt_hd_ldi(x, in, from));
+  else
+    mt_hd_set_f64(y, out, i, mt_hd_get_f64(x, in, from));
+}
+
 #endif /* MT_SPARSE_CONVERT_MATH_H */

@@ -166,6 +166,13 @@ static mt_status cpu_nonzero(mt_dtype dt, const void *x, int64_t n, int64_t run,
   return MT_OK;
 }
 
+static mt_status cpu_convert(mt_dtype in, const void *x, int64_t n_x, const int64_t *off,
+                             mt_dtype out, void *y, int64_t n, mt_error *err) {
+  (void)n_x, (void)err;
+  for (int64_t i = 0; i < n; i++) mt_spc_convert(in, x, off[i], out, y, i);
+  return MT_OK;
+}
+
 const mt_exec mt_cpu_exec = {
     .name = "cpu",
     .coalesce = mt_coo_coalesce,
@@ -185,6 +192,7 @@ const mt_exec mt_cpu_exec = {
     .sparse_blas = mt__cpu_sparse_blas_exec,
     .sparse_softmax = mt__cpu_sparse_softmax_exec,
     .nonzero = cpu_nonzero,
+    .convert = cpu_convert,
 };
 
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,

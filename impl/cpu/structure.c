@@ -1371,16 +1371,28 @@ static mt_status copy__run(mt_call *call, const mt_exec *ex, mt_error *err) {
                 mt_shape_str(src->ndim, src->shape, b, sizeof b));
     goto out;
   }
-  if (ex != &mt_cpu_exec) {
-    st = gap(ex, op, "a converting copy", err);
-    goto out;
-  }
   if ((st = st_plan_alloc(&plan, mt_numel(dst), op, err)) != MT_OK) goto out;
   plan_view(&plan, 0, &v, 0);
   mt_tensor *data = NULL, *mask = NULL;
   if ((st = mt__cpu_new_masked_dense(h, ddt, dst->ndim, dst->shape, &call->out[0], &data, &mask,
                                      err)) != MT_OK)
     goto out;
+  if (ex != &mt_cpu_exec) {
+    /* another backend: src's elements through the broadcast plan, copied
+     * (one dtype) or converted on ex; dst's mask by the identity gather */
+    int64_t n_src = mt_numel(src), n = mt_numel(mask);
+    if (sdt == ddt)
+      st = gather_one(ex, plan.off, plan.n, sdata, n_src, mt_dtype_size(sdt), data->values, op,
+                      err);
+    else if (!ex->convert)
+      st = gap(ex, op, "a converting copy", err);
+    else if (plan.n > 0)
+      st = ex->convert(sdt, sdata, n_src, plan.off, ddt, data->values, plan.n, err);
+    if (st == MT_OK)
+      st = gather_one(ex, NULL, n, mv.mask->values, n, 1, mask->values, op, err);
+    if (st == MT_OK) call->n_out = 1;
+    goto out;
+  }
   if (sdt == ddt) {
     const void *ds[1] = {sdata};
     plan_copy(&plan, ds, data->values, mt_dtype_size(sdt));

@@ -116,6 +116,8 @@ SMISC_OPS(X)
 #undef X
 mt_status MTC(nonzero_exec)(mt_dtype dt, const void *x, int64_t n, int64_t run, uint8_t *flags,
                             mt_error *err);
+mt_status MTC(convert_exec)(mt_dtype in, const void *x, int64_t n_x, const int64_t *off,
+                            mt_dtype out, void *y, int64_t n, mt_error *err);
 #define X(name) mt_status MTC(name)(mt_call * call, mt_error * err);
 SPC_OPS(X)
 #undef X
@@ -144,6 +146,7 @@ const mt_exec MTC(exec) = {
     .sparse_blas = MTC(sparse_blas_exec),
     .sparse_softmax = MTC(sparse_softmax_exec),
     .nonzero = MTC(nonzero_exec),
+    .convert = MTC(convert_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
