@@ -1269,10 +1269,53 @@ out:
   return st;
 }
 
+/* A copy of COO or CSR storage t with its values converted to dtype dt,
+ * allocated by h: the structure (indices, coalesced flag) on the host, the
+ * values copied (one dtype) or converted on ex. */
+static mt_status storage_copy(const mt_host *h, const mt_exec *ex, const mt_tensor *t,
+                              mt_dtype dt, mt_tensor **out, mt_error *err) {
+  mt_cgeom g = {0};
+  int64_t n, *off = NULL;
+  mt_status st;
+  *out = NULL;
+  if (t->kind == MT_KIND_COO) {
+    if ((st = h->coo_new(dt, t->ndim, t->shape, t->sparse_dim, t->nnz, out, err)) != MT_OK)
+      return st;
+    if (t->nnz)
+      memcpy((*out)->indices, t->indices, (size_t)(t->sparse_dim * t->nnz) * sizeof(int64_t));
+    (*out)->coalesced = t->coalesced;
+    n = t->nnz * mt_coo_row_numel(t);
+  } else {
+    if ((st = mt__cpu_compressed_like(h, t, dt, out, err)) != MT_OK) return st;
+    mt_cgeom_of(t, &g);
+    n = g.batches * g.nnz * g.entry;
+  }
+  if (t->dtype == dt) {
+    st = gather_one(ex, NULL, n, t->values, n, mt_dtype_size(dt), (*out)->values, "copy_", err);
+  } else if (!ex->convert) {
+    st = gap(ex, "copy_", "sparse storage", err);
+  } else if (n > 0) {
+    if (!(off = malloc((size_t)n * sizeof *off))) {
+      st = mt_err(err, MT_OUT_OF_MEMORY, "copy_: %lld values", (long long)n);
+    } else {
+      for (int64_t i = 0; i < n; i++) off[i] = i;
+      st = ex->convert(t->dtype, t->values, n, off, dt, (*out)->values, n, err);
+    }
+  }
+  free(off);
+  if (st != MT_OK) {
+    h->free(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
 /* SP-4: copy_ of sparse storage: torch copies src's data into dst's
  * (aten copy_ of two sparse tensors); src of dst's storage and structure
- * here: src's stored values converted to dst's dtype, dst's mask. */
-static mt_status sparse_copy_(mt_call *call, const mt_tensor *dst, mt_error *err) {
+ * here: src's stored values converted to dst's dtype, dst's mask. On
+ * another backend: coalesced on ex, the values converted on ex. */
+static mt_status sparse_copy_(mt_call *call, const mt_tensor *dst, const mt_exec *ex,
+                              mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *src = NULL, *dd, *sd;
   mt_tensor *td = NULL, *ts = NULL, *data = NULL, *mask = NULL;
@@ -1286,8 +1329,8 @@ static mt_status sparse_copy_(mt_call *call, const mt_tensor *dst, mt_error *err
                   "backend");
   int coo = dst->data->kind == MT_KIND_COO;
   if (coo) {
-    if ((st = mt__cpu_coalesced(dst->data, &dd, &td, err)) != MT_OK) goto out;
-    if ((st = mt__cpu_coalesced(src->data, &sd, &ts, err)) != MT_OK) goto out;
+    if ((st = mt__exec_coalesced(ex, dst->data, &dd, &td, err)) != MT_OK) goto out;
+    if ((st = mt__exec_coalesced(ex, src->data, &sd, &ts, err)) != MT_OK) goto out;
   } else {
     dd = dst->data;
     sd = src->data;
@@ -1300,6 +1343,12 @@ static mt_status sparse_copy_(mt_call *call, const mt_tensor *dst, mt_error *err
     goto out;
   }
   mt_dtype ddt = dd->dtype, sdt = sd->dtype;
+  if (ex != &mt_cpu_exec) { /* sd has dd's structure: its copy in dst's dtype */
+    if ((st = storage_copy(h, ex, sd, ddt, &data, err)) != MT_OK) goto out;
+    if ((st = storage_copy(h, ex, dst->mask, MT_bool, &mask, err)) != MT_OK) goto out;
+    st = set_out(call, &data, &mask, err);
+    goto out;
+  }
   if (coo) {
     if ((st = mt_tensor_clone_host(h, dd, &data, err)) != MT_OK) goto out;
   } else if ((st = mt__cpu_compressed_like(h, dd, ddt, &data, err)) != MT_OK) {
@@ -1343,9 +1392,7 @@ static mt_status copy__run(mt_call *call, const mt_exec *ex, mt_error *err) {
   if ((st = mt__kw_check(MT_OP_copy_, call->kw, err)) != MT_OK) return st;
   if (mt__cpu_input(call, 0, op, &dst, err) == MT_OK && dst->kind == MT_KIND_MASKED &&
       dst->data && (dst->data->kind == MT_KIND_COO || dst->data->kind == MT_KIND_CSR))
-    return ex == &mt_cpu_exec ? sparse_copy_(call, dst, err)
-                              : mt__exec_values_gap(call, ex, sparse_copy_(call, dst, err), op,
-                                                    "sparse storage", err);
+    return sparse_copy_(call, dst, ex, err);
   if ((st = masked_dense_input(call, 0, op, &dst, &mv, err)) != MT_OK) goto out;
   if ((st = mt__cpu_input(call, 1, op, &src, err)) != MT_OK) goto out;
   const void *sdata;
