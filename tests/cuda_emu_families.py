@@ -32,7 +32,7 @@ FAMILIES = {
     "reduce": (r"plain sparse input: the cuda-emu backend has no kernels for it yet$", 135),
     "structure": (r"(plain sparse input|a layout conversion|a converting copy|COO storage|"
                   r"CSR storage|sparse storage|a copy of sparse storage|a plain tensor): "
-                  r"the cuda-emu backend has no kernels for it yet$", 288),
+                  r"the cuda-emu backend has no kernels for it yet$", 229),
     # backward on dense storage: the elementwise engine (unary, binary), the
     # reductions, structure ops and to_tensor; sparse storage is the gap
     "grad_masked": (GRAD_GAP, 97),
@@ -47,6 +47,9 @@ FAMILIES = {
     # kernels (structure_sparse.c, reduce_sparse.c): their gap
     "sparse_misc": (r"(t_|sparse_sum): plain sparse input: the cuda-emu backend has no kernels "
                     r"for it yet$", 67),
+    # every conversion, accessor and constructor: values copied by the
+    # device's gather, a dense input's stored cells found by its nonzero kernel
+    "sparse_convert": (None, 0),
 }
 
 

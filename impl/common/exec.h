@@ -136,6 +136,15 @@ typedef struct mt_exec {
    * (ptr: p->n_slices + 1, off: p->n_off, sl: p->n_out) */
   mt_status (*sparse_softmax)(const struct mt_smx_par *p, const void *vals, const int64_t *ptr,
                               const int64_t *off, const int64_t *sl, void *out, mt_error *err);
+  /* nonzero: flags[c] = mt_spc_nonzero (common/sparse_convert_math.h) for
+   * c < n: whether one of the run elements c * run .. of x (dtype dt, n *
+   * run elements) is nonzero, the cells a dense input stores (SPC-1) */
+  mt_status (*nonzero)(mt_dtype dt, const void *x, int64_t n, int64_t run, uint8_t *flags,
+                       mt_error *err);
+  /* convert: y[i] = mt_spc_convert of element off[i] of x (dtype in, n_x
+   * elements) to dtype out, for i < n (a converting copy) */
+  mt_status (*convert)(mt_dtype in, const void *x, int64_t n_x, const int64_t *off, mt_dtype out,
+                       void *y, int64_t n, mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */
@@ -206,6 +215,9 @@ mt_status mt__sparse_misc_run(mt_call *call, mt_op op, const mt_exec *ex, mt_err
 mt_status mt__cpu_sparse_softmax_exec(const struct mt_smx_par *p, const void *vals,
                                       const int64_t *ptr, const int64_t *off, const int64_t *sl,
                                       void *out, mt_error *err);
+/* The sparse_convert family's kernels (impl/cpu/sparse_convert.c): op is
+ * one of common/sparse_convert_ops.h's SPC_OPS. */
+mt_status mt__sparse_convert_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 
 #ifdef __cplusplus
 }

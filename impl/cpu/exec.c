@@ -13,6 +13,7 @@
 #include "common/reduce_math.h"
 #include "common/sparse_optim_math.h"
 #include "common/unary_math.h"
+#include "common/sparse_convert_math.h"
 #include "cpu_util.h"
 
 static mt_status cpu_unary(const struct mt_un_par *p, const void *in, void *out, int64_t n,
@@ -158,6 +159,20 @@ static mt_status cpu_grad_scatter(const struct mt_gsc_par *p, const double *vals
   return MT_OK;
 }
 
+static mt_status cpu_nonzero(mt_dtype dt, const void *x, int64_t n, int64_t run, uint8_t *flags,
+                             mt_error *err) {
+  (void)err;
+  for (int64_t c = 0; c < n; c++) flags[c] = mt_spc_nonzero(dt, x, run, c);
+  return MT_OK;
+}
+
+static mt_status cpu_convert(mt_dtype in, const void *x, int64_t n_x, const int64_t *off,
+                             mt_dtype out, void *y, int64_t n, mt_error *err) {
+  (void)n_x, (void)err;
+  for (int64_t i = 0; i < n; i++) mt_spc_convert(in, x, off[i], out, y, i);
+  return MT_OK;
+}
+
 const mt_exec mt_cpu_exec = {
     .name = "cpu",
     .coalesce = mt_coo_coalesce,
@@ -176,6 +191,8 @@ const mt_exec mt_cpu_exec = {
     .grad_scatter = cpu_grad_scatter,
     .sparse_blas = mt__cpu_sparse_blas_exec,
     .sparse_softmax = mt__cpu_sparse_softmax_exec,
+    .nonzero = cpu_nonzero,
+    .convert = cpu_convert,
 };
 
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,

@@ -16,9 +16,17 @@
  * the call's host; temporaries are freed on every path (goto out).
  *
  * torch's refusals (SPC-5, SPC-8, SPC-9, SPC-10) give the status its
- * golden records, with torch's message where one exists. */
+ * golden records, with torch's message where one exists.
+ *
+ * Values move on an mt_exec (common/exec.h): the index structure (entries,
+ * sorting, compressed and plain indices) is host bookkeeping; every value
+ * of a result is a copy planned here (which input element each output
+ * element is, or a zero) and run by the exec's gather (the CPU copies it
+ * here); which cells of a dense input are stored (SPC-1) is the exec's
+ * nonzero hook; a COO input is coalesced by the exec. */
 #include "sparse_convert.h"
 
+#include "common/exec.h"
 #include "cpu_util.h"
 #include "mt/kwargs.h"
 
@@ -56,11 +64,174 @@ static mt_status plain_input(const mt_call *call, int i, const char *op, const m
   return MT_OK;
 }
 
+/* ---- value copies on the exec ---------------------------------------------- */
+
+/* A copy plan: output element i is element off[i] of the plan's source
+ * (src[i] 0) or a zero (src[i] 1: every dtype's zero is all zero bytes). */
+typedef struct {
+  int *src;
+  int64_t *off;
+  int64_t n;
+} spc_plan;
+
+static const unsigned char spc_zero[16];
+
+static void plan_free(spc_plan *p) {
+  free(p->src);
+  free(p->off);
+  p->src = NULL;
+  p->off = NULL;
+}
+
+/* n entries, each a zero */
+static mt_status plan_alloc(spc_plan *p, int64_t n, mt_error *err) {
+  p->n = n;
+  p->src = malloc((size_t)(n > 0 ? n : 1) * sizeof *p->src);
+  p->off = calloc((size_t)(n > 0 ? n : 1), sizeof *p->off);
+  if (!p->src || !p->off) {
+    plan_free(p);
+    return mt_err(err, MT_OUT_OF_MEMORY, "sparse conversion: a copy plan of %lld values",
+                  (long long)n);
+  }
+  for (int64_t i = 0; i < n; i++) p->src[i] = 1;
+  return MT_OK;
+}
+
+static void plan_set(spc_plan *p, int64_t i, int64_t off) {
+  p->src[i] = 0;
+  p->off[i] = off;
+}
+
+/* dst (p->n elements of es bytes) from the plan over base (len elements):
+ * ex's gather, a device copy (the CPU reference copies here) */
+static mt_status plan_run(const mt_exec *ex, const spc_plan *p, const void *base, int64_t len,
+                          size_t es, void *dst, mt_error *err) {
+  if (p->n == 0) return MT_OK;
+  if (ex == &mt_cpu_exec) {
+    for (int64_t i = 0; i < p->n; i++)
+      memcpy((char *)dst + (size_t)i * es,
+             p->src[i] ? (const void *)spc_zero : (const char *)base + (size_t)p->off[i] * es, es);
+    return MT_OK;
+  }
+  if (!ex->gather)
+    return mt_err(err, MT_NOT_SUPPORTED, "sparse conversion: the %s backend has no gather kernel",
+                  ex->name);
+  if (len <= 0 || !base) base = spc_zero, len = 1; /* no entry reads it */
+  const void *srcs[2] = {base, spc_zero};
+  int64_t lens[2] = {len, 1};
+  return ex->gather(p->src, p->off, p->n, 2, srcs, lens, es, dst, err);
+}
+
+/* dst = the n elements of src (a copy on ex) */
+static mt_status copy_values(const mt_exec *ex, const void *src, int64_t n, size_t es, void *dst,
+                             mt_error *err) {
+  spc_plan p = {0};
+  mt_status st;
+  if (n == 0) return MT_OK;
+  if (ex == &mt_cpu_exec) {
+    memcpy(dst, src, (size_t)n * es);
+    return MT_OK;
+  }
+  if ((st = plan_alloc(&p, n, err)) != MT_OK) return st;
+  for (int64_t i = 0; i < n; i++) plan_set(&p, i, i);
+  st = plan_run(ex, &p, src, n, es, dst, err);
+  plan_free(&p);
+  return st;
+}
+
+/* The element offsets of a dense tensor's elements in row-major order
+ * (its strides) into p's entries at .. at + numel - 1; *len: the extent. */
+static void plan_strided(spc_plan *p, int64_t at, const mt_tensor *t, int64_t *len) {
+  int64_t n = mt_numel(t), idx[MT_MAX_DIMS] = {0};
+  *len = 0;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t off = 0;
+    for (int d = 0; d < t->ndim; d++) off += idx[d] * t->strides[d];
+    plan_set(p, at + i, off);
+    if (off + 1 > *len) *len = off + 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+      if (++idx[d] < t->shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+/* A contiguous view of t (mt__cpu_contig), its copy made on ex. */
+static mt_status spc_contig(const mt_exec *ex, const mt_tensor *t, const mt_tensor **view,
+                            mt_tensor **tmp, mt_error *err) {
+  spc_plan p = {0};
+  int64_t len = 0;
+  mt_status st;
+  if (ex == &mt_cpu_exec || t->kind != MT_KIND_DENSE || mt_is_contiguous(t))
+    return mt__cpu_contig(t, view, tmp, err);
+  *tmp = NULL;
+  *view = NULL;
+  if ((st = plan_alloc(&p, mt_numel(t), err)) != MT_OK) return st;
+  plan_strided(&p, 0, t, &len);
+  if ((st = mt_dense_new(t->dtype, t->ndim, t->shape, tmp, err)) == MT_OK)
+    st = plan_run(ex, &p, t->values, len, mt_dtype_size(t->dtype), (*tmp)->values, err);
+  plan_free(&p);
+  if (st != MT_OK) {
+    mt_tensor_free(*tmp);
+    *tmp = NULL;
+    return st;
+  }
+  *view = *tmp;
+  return MT_OK;
+}
+
+/* *flags (n bytes, free()): cell c of the contiguous x (run elements from
+ * c * run) holds a nonzero (SPC-1), computed by ex */
+static mt_status nonzero_flags(const mt_exec *ex, const mt_tensor *x, int64_t n, int64_t run,
+                               uint8_t **flags, mt_error *err) {
+  *flags = calloc((size_t)(n > 0 ? n : 1), 1);
+  if (!*flags)
+    return mt_err(err, MT_OUT_OF_MEMORY, "sparse conversion: %lld cells", (long long)n);
+  if (n == 0 || run == 0) return MT_OK;
+  if (!ex->nonzero)
+    return mt_err(err, MT_NOT_SUPPORTED, "sparse conversion: the %s backend has no nonzero kernel",
+                  ex->name);
+  return ex->nonzero(x->dtype, x->values, n, run, *flags, err);
+}
+
+/* A coalesced view of a COO tensor, coalesced by ex (mt__exec_coalesced);
+ * another backend's result is checked before the host indexes by it (a
+ * device fault must come out as an error, not a wild write). */
+mt_status mt__spc_exec_coalesced(const mt_exec *ex, const mt_tensor *coo,
+                                 const mt_tensor **view, mt_tensor **tmp, mt_error *err) {
+  mt_status st = mt__exec_coalesced(ex, coo, view, tmp, err);
+  if (st != MT_OK || ex == &mt_cpu_exec || !*tmp) return st;
+  if (mt_tensor_validate(*tmp, "coalesced", NULL) == MT_OK) return MT_OK;
+  mt_tensor_free(*tmp);
+  *tmp = NULL;
+  *view = NULL;
+  return mt_err(err, MT_DEVICE_ERROR, "coalesce: the %s backend's coalesced copy is malformed",
+                ex->name);
+}
+
+/* A copy of a COO tensor (its coalesced flag kept), allocated by h: the
+ * indices copied on the host, the values on ex. */
+static mt_status copy_coo(const mt_host *h, const mt_exec *ex, const mt_tensor *x,
+                          mt_tensor **out, mt_error *err) {
+  mt_status st = h->coo_new(x->dtype, x->ndim, x->shape, x->sparse_dim, x->nnz, out, err);
+  if (st != MT_OK) return st;
+  if (x->nnz)
+    memcpy((*out)->indices, x->indices, (size_t)(x->sparse_dim * x->nnz) * sizeof(int64_t));
+  if ((st = copy_values(ex, x->values, x->nnz * mt_coo_row_numel(x), mt_dtype_size(x->dtype),
+                        (*out)->values, err)) != MT_OK) {
+    h->free(*out);
+    *out = NULL;
+    return st;
+  }
+  (*out)->coalesced = x->coalesced;
+  return MT_OK;
+}
+
 /* ---- entries ------------------------------------------------------------- */
 
 typedef struct {
-  int64_t b, r, c;  /* batch (flat), row, col (elements) */
-  const char *src;  /* the element's `dense` values */
+  int64_t b, r, c; /* batch (flat), row, col (elements) */
+  int64_t at;      /* the element's `dense` values: from element `at` of the source's values */
 } spc_entry;
 
 typedef struct {
@@ -68,7 +239,7 @@ typedef struct {
   int64_t n, cap;
 } spc_list;
 
-static mt_status list_push(spc_list *l, int64_t b, int64_t r, int64_t c, const char *src,
+static mt_status list_push(spc_list *l, int64_t b, int64_t r, int64_t c, int64_t at,
                            mt_error *err) {
   if (l->n == l->cap) {
     int64_t cap = l->cap ? 2 * l->cap : 64;
@@ -78,59 +249,48 @@ static mt_status list_push(spc_list *l, int64_t b, int64_t r, int64_t c, const c
     l->e = e;
     l->cap = cap;
   }
-  l->e[l->n++] = (spc_entry){b, r, c, src};
+  l->e[l->n++] = (spc_entry){b, r, c, at};
   return MT_OK;
-}
-
-/* SPC-1: an element is stored when one of its `dense` values is nonzero
- * (NaN is nonzero, -0.0 is zero). */
-static int nonzero_run(const char *p, mt_dtype dt, int64_t n) {
-  for (int64_t j = 0; j < n; j++) {
-    if (mt__cpu_is_int(dt) || dt == MT_bool) {
-      if (mt__cpu_ldi(p, dt, j) != 0) return 1;
-    } else if (mt__cpu_ld(p, dt, j) != 0.0 || isnan(mt__cpu_ld(p, dt, j))) {
-      return 1;
-    }
-  }
-  return 0;
 }
 
 /* A dense (contiguous) tensor of nb batch dims, 2 sparse dims, dd dense
  * dims, cut in bh x bw blocks (1 x 1: elements): every cell of each block
- * that holds a nonzero, the block's zeros (-0.0 too) as the dense holds them. */
-static mt_status entries_from_dense(const mt_tensor *x, int nb, int dd, int64_t bh, int64_t bw,
-                                    spc_list *l, mt_error *err) {
+ * that holds a nonzero (SPC-1: an element is stored when one of its `dense`
+ * values is nonzero, NaN too, -0.0 not; ex's nonzero flags), the block's
+ * zeros (-0.0 too) as the dense holds them. */
+static mt_status entries_from_dense(const mt_exec *ex, const mt_tensor *x, int nb, int dd,
+                                    int64_t bh, int64_t bw, spc_list *l, mt_error *err) {
   int64_t batches = mt_shape_numel(nb, x->shape), rows = x->shape[nb], cols = x->shape[nb + 1];
   int64_t dense = mt_shape_numel(dd, x->shape + nb + 2);
-  size_t es = mt_dtype_size(x->dtype);
+  uint8_t *nz = NULL;
   mt_status st;
-#define SPC_CELL(b, r, c)                                                                          \
-  ((const char *)x->values + (size_t)((((b) * rows + (r)) * cols + (c)) * dense) * es)
+  if ((st = nonzero_flags(ex, x, batches * rows * cols, dense, &nz, err)) != MT_OK) goto out;
+#define SPC_CELL(b, r, c) (((b) * rows + (r)) * cols + (c))
   for (int64_t b = 0; b < batches; b++)
     for (int64_t br = 0; br < rows / bh; br++)
       for (int64_t bc = 0; bc < cols / bw; bc++) {
         int any = 0;
         for (int64_t u = 0; u < bh && !any; u++)
           for (int64_t v = 0; v < bw && !any; v++)
-            any = nonzero_run(SPC_CELL(b, br * bh + u, bc * bw + v), x->dtype, dense);
+            any = nz[SPC_CELL(b, br * bh + u, bc * bw + v)] != 0;
         for (int64_t u = 0; any && u < bh; u++)
           for (int64_t v = 0; v < bw; v++) {
             int64_t r = br * bh + u, c = bc * bw + v;
-            if ((st = list_push(l, b, r, c, SPC_CELL(b, r, c), err)) != MT_OK) return st;
+            if ((st = list_push(l, b, r, c, SPC_CELL(b, r, c) * dense, err)) != MT_OK) goto out;
           }
       }
 #undef SPC_CELL
-  return MT_OK;
+out:
+  free(nz);
+  return st;
 }
 
 /* A coalesced COO tensor of sparse_dim 2: every entry (stored zeros too). */
 static mt_status entries_from_coo(const mt_tensor *x, spc_list *l, mt_error *err) {
   int64_t row = mt_coo_row_numel(x);
-  size_t es = mt_dtype_size(x->dtype);
   mt_status st;
   for (int64_t k = 0; k < x->nnz; k++)
-    if ((st = list_push(l, 0, x->indices[k], x->indices[x->nnz + k],
-                        (const char *)x->values + (size_t)(k * row) * es, err)) != MT_OK)
+    if ((st = list_push(l, 0, x->indices[k], x->indices[x->nnz + k], k * row, err)) != MT_OK)
       return st;
   return MT_OK;
 }
@@ -139,15 +299,13 @@ static mt_status entries_from_coo(const mt_tensor *x, spc_list *l, mt_error *err
  * (batch, compressed slot, entry, cell row-major). */
 static mt_status entries_from_compressed(const mt_tensor *x, spc_list *l, mt_error *err) {
   mt_cgeom g = {0};
-  size_t es = mt_dtype_size(x->dtype);
   mt_status st;
   if (!mt_cgeom_of(x, &g))
     return mt_err(err, MT_INVALID_ARGUMENT, "sparse conversion: a malformed %s input",
                   mt_kind_name(x->kind));
   for (int64_t b = 0; b < g.batches; b++)
     MT_CGEOM_FOR_EACH_CELL(x, &g, b, r, c, at)
-      if ((st = list_push(l, b, r, c, (const char *)x->values + (size_t)at * es, err)) != MT_OK)
-        return st;
+      if ((st = list_push(l, b, r, c, at, err)) != MT_OK) return st;
   return MT_OK;
 }
 
@@ -155,7 +313,7 @@ static mt_status entries_from_compressed(const mt_tensor *x, spc_list *l, mt_err
 
 typedef struct {
   int64_t b, comp, plain, r, c;
-  const char *src;
+  int64_t at;
 } spc_key;
 
 static int key_cmp(const void *pa, const void *pb) {
@@ -168,11 +326,14 @@ static int key_cmp(const void *pa, const void *pb) {
 }
 
 /* A compressed result of kind (bh x bw blocks; 1 x 1 for CSR/CSC) holding
- * the entries of l: blocks sorted by batch, compressed, plain index. */
-static mt_status build_compressed(const mt_host *h, mt_kind kind, mt_dtype dt, int ndim,
-                                  const int64_t *shape, int dd, int64_t bh, int64_t bw,
-                                  const spc_list *l, mt_tensor **out, mt_error *err) {
+ * the entries of l (their values in base, len elements; copied on ex):
+ * blocks sorted by batch, compressed, plain index. */
+static mt_status build_compressed(const mt_host *h, const mt_exec *ex, mt_kind kind, mt_dtype dt,
+                                  int ndim, const int64_t *shape, int dd, int64_t bh, int64_t bw,
+                                  const spc_list *l, const void *base, int64_t len,
+                                  mt_tensor **out, mt_error *err) {
   mt_status st = MT_OK;
+  spc_plan plan = {0};
   spc_key *keys = NULL;
   int64_t *per_batch = NULL;
   int nb = ndim - 2 - dd;
@@ -190,7 +351,7 @@ static mt_status build_compressed(const mt_host *h, mt_kind kind, mt_dtype dt, i
   for (int64_t k = 0; k < l->n; k++) {
     const spc_entry *e = &l->e[k];
     int64_t br = e->r / bh, bc = e->c / bw;
-    keys[k] = (spc_key){e->b, by_col ? bc : br, by_col ? br : bc, e->r, e->c, e->src};
+    keys[k] = (spc_key){e->b, by_col ? bc : br, by_col ? br : bc, e->r, e->c, e->at};
   }
   qsort(keys, (size_t)l->n, sizeof *keys, key_cmp);
   for (int64_t k = 0; k < l->n; k++)
@@ -212,6 +373,7 @@ static mt_status build_compressed(const mt_host *h, mt_kind kind, mt_dtype dt, i
     goto out;
   mt_cgeom g = {0};
   mt_cgeom_of(*out, &g);
+  if ((st = plan_alloc(&plan, batches * nnz * g.entry, err)) != MT_OK) goto out;
   for (int64_t k = 0, slot = -1; k < l->n; k++) {
     const spc_key *q = &keys[k];
     if (k == 0 || q->b != keys[k - 1].b) slot = -1;
@@ -222,15 +384,16 @@ static mt_status build_compressed(const mt_host *h, mt_kind kind, mt_dtype dt, i
       (*out)->col_indices[q->b * nnz + slot] = q->plain;
     }
     int64_t u = q->r % bh, v = q->c % bw;
-    memcpy((char *)(*out)->values +
-               (size_t)((q->b * nnz + slot) * g.entry + (u * bw + v) * dense) * es,
-           q->src, (size_t)dense * es);
+    for (int64_t j = 0; j < dense; j++)
+      plan_set(&plan, (q->b * nnz + slot) * g.entry + (u * bw + v) * dense + j, q->at + j);
   }
+  if ((st = plan_run(ex, &plan, base, len, es, (*out)->values, err)) != MT_OK) goto out;
   for (int64_t b = 0; b < batches; b++)
     for (int64_t i = 0; i < g.ncomp; i++)
       (*out)->crow_indices[b * (g.ncomp + 1) + i + 1] +=
           (*out)->crow_indices[b * (g.ncomp + 1) + i];
 out:
+  plan_free(&plan);
   free(keys);
   free(per_batch);
   if (st != MT_OK && *out) {
@@ -242,44 +405,60 @@ out:
 
 /* ---- COO results (SPC-1, SPC-3) ------------------------------------------- */
 
-/* SPC-1: a dense tensor with sparse_dim sparse dims: the positions whose
- * value row holds a nonzero, row-major, coalesced. */
-static mt_status dense_to_coo(const mt_host *h, const mt_tensor *x, int sd, mt_tensor **out,
-                              mt_error *err) {
+/* SPC-1: a dense (contiguous) tensor with sparse_dim sparse dims: the
+ * positions whose value row holds a nonzero (ex's flags), row-major,
+ * coalesced; the rows copied on ex. */
+static mt_status dense_to_coo(const mt_host *h, const mt_exec *ex, const mt_tensor *x, int sd,
+                              mt_tensor **out, mt_error *err) {
   int64_t npos = mt_shape_numel(sd, x->shape), row = mt_shape_numel(x->ndim - sd, x->shape + sd);
-  size_t es = mt_dtype_size(x->dtype);
   int64_t nnz = 0;
+  uint8_t *nz = NULL;
+  spc_plan plan = {0};
   mt_status st;
-  for (int64_t p = 0; p < npos; p++)
-    nnz += nonzero_run((const char *)x->values + (size_t)(p * row) * es, x->dtype, row);
-  if ((st = h->coo_new(x->dtype, x->ndim, x->shape, sd, nnz, out, err)) != MT_OK) return st;
+  *out = NULL;
+  if ((st = nonzero_flags(ex, x, npos, row, &nz, err)) != MT_OK) goto out;
+  for (int64_t p = 0; p < npos; p++) nnz += nz[p] != 0; /* a flag read as a bool */
+  if ((st = h->coo_new(x->dtype, x->ndim, x->shape, sd, nnz, out, err)) != MT_OK) goto out;
+  if ((st = plan_alloc(&plan, nnz * row, err)) != MT_OK) goto out;
   for (int64_t p = 0, k = 0; p < npos; p++) {
-    const char *src = (const char *)x->values + (size_t)(p * row) * es;
-    if (!nonzero_run(src, x->dtype, row)) continue;
+    if (!nz[p]) continue;
     int64_t rem = p;
     for (int d = sd - 1; d >= 0; d--) {
       (*out)->indices[d * nnz + k] = rem % x->shape[d];
       rem /= x->shape[d];
     }
-    memcpy((char *)(*out)->values + (size_t)(k * row) * es, src, (size_t)row * es);
+    for (int64_t j = 0; j < row; j++) plan_set(&plan, k * row + j, p * row + j);
     k++;
   }
+  if ((st = plan_run(ex, &plan, x->values, mt_numel(x), mt_dtype_size(x->dtype), (*out)->values,
+                     err)) != MT_OK)
+    goto out;
   (*out)->coalesced = 1;
-  return MT_OK;
+out:
+  free(nz);
+  plan_free(&plan);
+  if (st != MT_OK && *out) {
+    h->free(*out);
+    *out = NULL;
+  }
+  return st;
 }
 
 /* SPC-3: a compressed tensor as COO: every cell of every stored block in
  * storage order; coalesced only from CSR (row-major order). */
-static mt_status compressed_to_coo(const mt_host *h, const mt_tensor *x, mt_tensor **out,
-                                   mt_error *err) {
+static mt_status compressed_to_coo(const mt_host *h, const mt_exec *ex, const mt_tensor *x,
+                                   mt_tensor **out, mt_error *err) {
   spc_list l = {0};
+  spc_plan plan = {0};
   mt_status st;
   mt_cgeom g = {0};
   size_t es = mt_dtype_size(x->dtype);
+  *out = NULL;
   if ((st = entries_from_compressed(x, &l, err)) != MT_OK) goto out;
   mt_cgeom_of(x, &g);
   int sd = g.nb + 2;
   if ((st = h->coo_new(x->dtype, x->ndim, x->shape, sd, l.n, out, err)) != MT_OK) goto out;
+  if ((st = plan_alloc(&plan, l.n * g.dense, err)) != MT_OK) goto out;
   for (int64_t k = 0; k < l.n; k++) {
     const spc_entry *e = &l.e[k];
     int64_t rem = e->b;
@@ -289,8 +468,11 @@ static mt_status compressed_to_coo(const mt_host *h, const mt_tensor *x, mt_tens
     }
     (*out)->indices[g.nb * l.n + k] = e->r;
     (*out)->indices[(g.nb + 1) * l.n + k] = e->c;
-    memcpy((char *)(*out)->values + (size_t)(k * g.dense) * es, e->src, (size_t)g.dense * es);
+    for (int64_t j = 0; j < g.dense; j++) plan_set(&plan, k * g.dense + j, e->at + j);
   }
+  if ((st = plan_run(ex, &plan, x->values, g.batches * g.nnz * g.entry, es, (*out)->values,
+                     err)) != MT_OK)
+    goto out;
   /* torch's flag: true from CSR, from BSR with one-row blocks (both row-major)
    * and from at most one stored block; false otherwise, though no index
    * repeats (SPC-3) */
@@ -298,22 +480,84 @@ static mt_status compressed_to_coo(const mt_host *h, const mt_tensor *x, mt_tens
                       g.batches * g.nnz <= 1;
 out:
   free(l.e);
+  plan_free(&plan);
+  if (st != MT_OK && *out) {
+    h->free(*out);
+    *out = NULL;
+  }
   return st;
 }
 
 /* ---- dense results (SPC-11) ----------------------------------------------- */
 
-/* A dense contiguous core copy of any plain layout (COO duplicates summed). */
-static mt_status densify(const mt_tensor *x, mt_tensor **out, mt_error *err) {
-  return mt_to_dense(x, out, err);
+/* The dense form of plain x (SPC-11; mt_to_dense's) as a copy plan *p
+ * over *base (*len elements): a dense tensor's own elements (its strides),
+ * a COO tensor's coalesced values (duplicates summed by ex: *tmp, free it
+ * with mt_tensor_free), a compressed tensor's values; absent cells zero. */
+static mt_status dense_plan(const mt_exec *ex, const mt_tensor *x, spc_plan *p,
+                            const void **base, int64_t *len, mt_tensor **tmp, mt_error *err) {
+  mt_status st;
+  *tmp = NULL;
+  *base = x->values;
+  *len = 0;
+  if ((st = plan_alloc(p, mt_numel(x), err)) != MT_OK) return st;
+  if (x->kind == MT_KIND_DENSE) {
+    plan_strided(p, 0, x, len);
+    return MT_OK;
+  }
+  if (x->kind == MT_KIND_COO) {
+    const mt_tensor *c;
+    if ((st = mt__spc_exec_coalesced(ex, x, &c, tmp, err)) != MT_OK) {
+      plan_free(p);
+      return st;
+    }
+    int64_t row = mt_coo_row_numel(c);
+    for (int64_t k = 0; k < c->nnz; k++)
+      for (int64_t j = 0, lin = mt_coo_linear(c, k); j < row; j++)
+        plan_set(p, lin * row + j, k * row + j);
+    *base = c->values;
+    *len = c->nnz * row;
+    return MT_OK;
+  }
+  mt_cgeom g = {0};
+  if (!mt_kind_is_compressed(x->kind) || !mt_cgeom_of(x, &g)) {
+    plan_free(p);
+    return mt_err(err, MT_INVALID_ARGUMENT, "to_dense: a malformed %s input",
+                  mt_kind_name(x->kind));
+  }
+  for (int64_t b = 0; b < g.batches; b++)
+    MT_CGEOM_FOR_EACH_CELL(x, &g, b, r, c, at)
+      for (int64_t j = 0; j < g.dense; j++)
+        plan_set(p, ((b * g.rows + r) * g.cols + c) * g.dense + j, at + j);
+  *len = g.batches * g.nnz * g.entry;
+  return MT_OK;
 }
 
-static mt_status to_dense_out(mt_call *call, const mt_tensor *x, mt_error *err) {
-  mt_tensor *d = NULL;
-  mt_status st = densify(x, &d, err);
-  if (st == MT_OK) st = mt_tensor_clone_host(mt__cpu_host(call), d, &call->out[0], err);
+/* A dense contiguous copy of any plain layout (COO duplicates summed),
+ * allocated by h, its values copied on ex. */
+static mt_status densify(const mt_host *h, const mt_exec *ex, const mt_tensor *x,
+                         mt_tensor **out, mt_error *err) {
+  spc_plan p = {0};
+  mt_tensor *tmp = NULL;
+  const void *base;
+  int64_t len;
+  mt_status st;
+  *out = NULL;
+  if ((st = dense_plan(ex, x, &p, &base, &len, &tmp, err)) != MT_OK) return st;
+  if ((st = h->dense_new(x->dtype, x->ndim, x->shape, out, err)) == MT_OK &&
+      (st = plan_run(ex, &p, base, len, mt_dtype_size(x->dtype), (*out)->values, err)) != MT_OK) {
+    h->free(*out);
+    *out = NULL;
+  }
+  plan_free(&p);
+  mt_tensor_free(tmp);
+  return st;
+}
+
+static mt_status to_dense_out(mt_call *call, const mt_exec *ex, const mt_tensor *x,
+                              mt_error *err) {
+  mt_status st = densify(mt__cpu_host(call), ex, x, &call->out[0], err);
   if (st == MT_OK) call->n_out = 1;
-  mt_tensor_free(d);
   return st;
 }
 
@@ -338,7 +582,7 @@ static mt_status read_blocksize(const char *op, const mt_kwargs *kw, spc_args *a
 
 /* COO result (SPC-1, SPC-3). */
 static mt_status convert_to_coo(mt_call *call, const char *op, const mt_tensor *x,
-                                const spc_args *a, mt_error *err) {
+                                const spc_args *a, const mt_exec *ex, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   mt_status st;
   if (a->has_blocksize)
@@ -364,8 +608,8 @@ static mt_status convert_to_coo(mt_call *call, const char *op, const mt_tensor *
                     "%s: sparse_dim argument must be in >0 when self.dim()>0", op);
     const mt_tensor *v;
     mt_tensor *tmp = NULL;
-    if ((st = mt__cpu_contig(x, &v, &tmp, err)) == MT_OK)
-      st = dense_to_coo(h, v, (int)sd, &call->out[0], err);
+    if ((st = spc_contig(ex, x, &v, &tmp, err)) == MT_OK)
+      st = dense_to_coo(h, ex, v, (int)sd, &call->out[0], err);
     mt_tensor_free(tmp);
     if (st == MT_OK) call->n_out = 1;
     return st;
@@ -381,7 +625,7 @@ static mt_status convert_to_coo(mt_call *call, const char *op, const mt_tensor *
                     "!=self.sparse_dim() is not supported (%lld != %d)",
                     op, (long long)a->sparse_dim, x->sparse_dim);
     /* SPC-3: the tensor itself (a copy), its coalesced flag kept */
-    st = mt__cpu_copy(h, x, &call->out[0], err);
+    st = copy_coo(h, ex, x, &call->out[0], err);
     if (st == MT_OK) call->n_out = 1;
     return st;
   }
@@ -389,14 +633,14 @@ static mt_status convert_to_coo(mt_call *call, const char *op, const mt_tensor *
     return mt_err(err, MT_INVALID_ARGUMENT,
                   "%s: conversion from %s to Sparse with sparse_dim argument !=2 is not supported",
                   op, torch_layout(x->kind));
-  st = compressed_to_coo(h, x, &call->out[0], err);
+  st = compressed_to_coo(h, ex, x, &call->out[0], err);
   if (st == MT_OK) call->n_out = 1;
   return st;
 }
 
 /* Compressed result (SPC-1, SPC-2, SPC-4, SPC-5). */
 static mt_status convert_to_compressed(mt_call *call, const char *op, const mt_tensor *x,
-                                       const spc_args *a, mt_error *err) {
+                                       const spc_args *a, const mt_exec *ex, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   const char *tl = torch_layout(a->target);
   int blocked = mt_kind_is_blocked(a->target);
@@ -466,18 +710,28 @@ static mt_status convert_to_compressed(mt_call *call, const char *op, const mt_t
                   "%s: tensor sparse size (%lld,%lld) must be divisible by given blocksize "
                   "(%lld,%lld)",
                   op, (long long)rows, (long long)cols, (long long)bh, (long long)bw);
+  const void *base = x->values;
+  int64_t len = 0;
   if (x->kind == MT_KIND_DENSE) {
-    if ((st = mt__cpu_contig(x, &v, &tmp, err)) != MT_OK) goto out;
-    st = entries_from_dense(v, nb, dd, bh, bw, &l, err);
+    if ((st = spc_contig(ex, x, &v, &tmp, err)) != MT_OK) goto out;
+    st = entries_from_dense(ex, v, nb, dd, bh, bw, &l, err);
+    base = v->values;
+    len = mt_numel(v);
   } else if (x->kind == MT_KIND_COO) {
-    if ((st = mt__cpu_coalesced(x, &v, &tmp, err)) != MT_OK) goto out; /* SPC-2: summed first */
+    /* SPC-2: summed first */
+    if ((st = mt__spc_exec_coalesced(ex, x, &v, &tmp, err)) != MT_OK) goto out;
     st = entries_from_coo(v, &l, err);
+    base = v->values;
+    len = v->nnz * mt_coo_row_numel(v);
   } else {
+    mt_cgeom g = {0};
     st = entries_from_compressed(x, &l, err);
+    mt_cgeom_of(x, &g);
+    len = g.batches * g.nnz * g.entry;
   }
   if (st != MT_OK) goto out;
-  if ((st = build_compressed(h, a->target, x->dtype, x->ndim, x->shape, dd, bh, bw, &l,
-                             &call->out[0], err)) == MT_OK)
+  if ((st = build_compressed(h, ex, a->target, x->dtype, x->ndim, x->shape, dd, bh, bw, &l, base,
+                             len, &call->out[0], err)) == MT_OK)
     call->n_out = 1;
 out:
   free(l.e);
@@ -486,7 +740,8 @@ out:
 }
 
 /* Every conversion op: target = the op's layout (to_sparse: its layout=). */
-static mt_status convert(mt_call *call, mt_op opid, mt_kind target, mt_error *err) {
+static mt_status convert(mt_call *call, mt_op opid, mt_kind target, const mt_exec *ex,
+                         mt_error *err) {
   const char *op = mt_op_name(opid);
   const mt_tensor *x;
   spc_args a = {.target = target};
@@ -495,7 +750,8 @@ static mt_status convert(mt_call *call, mt_op opid, mt_kind target, mt_error *er
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
   if (opid == MT_OP_to_sparse_coo && call->n_in > 0 && call->in && call->in[0] &&
       call->in[0]->kind == MT_KIND_MASKED)
-    return mt_cpu_to_sparse(call, err); /* torch.masked: to_sparse_coo is to_sparse (STR-6) */
+    /* torch.masked: to_sparse_coo is to_sparse (STR-6) */
+    return mt__structure_run(call, MT_OP_to_sparse, ex, err);
   if ((st = plain_input(call, 0, op, &x, err)) != MT_OK) return st;
   const mt_kwarg *lay = mt_kw_find(call->kw, "layout"), *sd = mt_kw_find(call->kw, "sparse_dim"),
                  *dd = mt_kw_find(call->kw, "dense_dim");
@@ -507,44 +763,50 @@ static mt_status convert(mt_call *call, mt_op opid, mt_kind target, mt_error *er
   if (sd) a.has_sparse_dim = 1, a.sparse_dim = sd->i;
   if (dd) a.has_dense_dim = 1, a.dense_dim = dd->i;
   if ((st = read_blocksize(op, call->kw, &a, err)) != MT_OK) return st;
-  if (a.target == MT_KIND_DENSE) return to_dense_out(call, x, err);
-  if (a.target == MT_KIND_COO) return convert_to_coo(call, op, x, &a, err);
-  return convert_to_compressed(call, op, x, &a, err);
+  if (a.target == MT_KIND_DENSE) return to_dense_out(call, ex, x, err);
+  if (a.target == MT_KIND_COO) return convert_to_coo(call, op, x, &a, ex, err);
+  return convert_to_compressed(call, op, x, &a, ex, err);
 }
 
 mt_status mt_cpu_to_sparse_coo(mt_call *c, mt_error *e) {
-  return convert(c, MT_OP_to_sparse_coo, MT_KIND_COO, e);
+  return convert(c, MT_OP_to_sparse_coo, MT_KIND_COO, &mt_cpu_exec, e);
 }
 mt_status mt_cpu_to_sparse_csc(mt_call *c, mt_error *e) {
-  return convert(c, MT_OP_to_sparse_csc, MT_KIND_CSC, e);
+  return convert(c, MT_OP_to_sparse_csc, MT_KIND_CSC, &mt_cpu_exec, e);
 }
 mt_status mt_cpu_to_sparse_bsr(mt_call *c, mt_error *e) {
-  return convert(c, MT_OP_to_sparse_bsr, MT_KIND_BSR, e);
+  return convert(c, MT_OP_to_sparse_bsr, MT_KIND_BSR, &mt_cpu_exec, e);
 }
 mt_status mt_cpu_to_sparse_bsc(mt_call *c, mt_error *e) {
-  return convert(c, MT_OP_to_sparse_bsc, MT_KIND_BSC, e);
+  return convert(c, MT_OP_to_sparse_bsc, MT_KIND_BSC, &mt_cpu_exec, e);
 }
-mt_status mt__spc_to_sparse(mt_call *c, mt_error *e) {
-  return convert(c, MT_OP_to_sparse, MT_KIND_COO, e);
+mt_status mt__spc_to_sparse(mt_call *c, const mt_exec *ex, mt_error *e) {
+  return convert(c, MT_OP_to_sparse, MT_KIND_COO, ex, e);
 }
-mt_status mt__spc_to_sparse_csr(mt_call *c, mt_error *e) {
-  return convert(c, MT_OP_to_sparse_csr, MT_KIND_CSR, e);
+mt_status mt__spc_to_sparse_csr(mt_call *c, const mt_exec *ex, mt_error *e) {
+  return convert(c, MT_OP_to_sparse_csr, MT_KIND_CSR, ex, e);
 }
 
 /* SPC-11: to_dense of every layout (COO duplicates summed). */
-mt_status mt__spc_to_dense(mt_call *call, mt_error *err) {
+mt_status mt__spc_to_dense(mt_call *call, const mt_exec *ex, mt_error *err) {
   const mt_tensor *x;
   mt_status st;
   mt__cpu_begin(call);
   if ((st = mt__kw_check(MT_OP_to_dense, call->kw, err)) != MT_OK) return st;
   if ((st = plain_input(call, 0, "to_dense", &x, err)) != MT_OK) return st;
-  return to_dense_out(call, x, err);
+  return to_dense_out(call, ex, x, err);
+}
+
+mt_status mt__spc_densify(const mt_host *h, const mt_exec *ex, const mt_tensor *x,
+                          mt_tensor **out, mt_error *err) {
+  return densify(h, ex, x, out, err);
 }
 
 /* ---- coalesce (SPC-6) ------------------------------------------------------ */
 
-mt_status mt_cpu_coalesce(mt_call *call, mt_error *err) {
-  const mt_tensor *x;
+static mt_status coalesce(mt_call *call, const mt_exec *ex, mt_error *err) {
+  const mt_tensor *x, *v;
+  mt_tensor *tmp = NULL;
   mt_status st;
   mt__cpu_begin(call);
   if ((st = mt__kw_check(MT_OP_coalesce, call->kw, err)) != MT_OK) return st;
@@ -553,17 +815,22 @@ mt_status mt_cpu_coalesce(mt_call *call, mt_error *err) {
     return mt_err(err, MT_LAYOUT_MISMATCH,
                   "coalesce: coalesce expected sparse coordinate tensor layout but got %s",
                   torch_layout(x->kind));
-  st = mt__cpu_coalesced_copy(mt__cpu_host(call), x, &call->out[0], err);
-  if (st == MT_OK) call->n_out = 1;
+  if ((st = mt__spc_exec_coalesced(ex, x, &v, &tmp, err)) == MT_OK &&
+      (st = copy_coo(mt__cpu_host(call), ex, v, &call->out[0], err)) == MT_OK)
+    call->n_out = 1;
+  mt_tensor_free(tmp);
   return st;
+}
+mt_status mt_cpu_coalesce(mt_call *call, mt_error *err) {
+  return coalesce(call, &mt_cpu_exec, err);
 }
 
 /* ---- sparse_mask (SPC-7) ---------------------------------------------------- */
 
 /* SPC-7, a compressed self: its blocks that the mask (same layout, same
  * blocksize) also stores, with self's values: an intersection. */
-static mt_status compressed_intersection(mt_call *call, const mt_tensor *x, const mt_tensor *m,
-                                         mt_error *err) {
+static mt_status compressed_intersection(mt_call *call, const mt_exec *ex, const mt_tensor *x,
+                                         const mt_tensor *m, mt_error *err) {
   mt_cgeom gx = {0}, gm = {0};
   spc_list lx = {0}, lm = {0}, keep = {0};
   uint8_t *in_mask = NULL;
@@ -589,11 +856,12 @@ static mt_status compressed_intersection(mt_call *call, const mt_tensor *x, cons
   for (int64_t k = 0; k < lm.n; k++) in_mask[SPC_BLOCK(&lm.e[k])] = 1;
   for (int64_t k = 0; k < lx.n; k++)
     if (in_mask[SPC_BLOCK(&lx.e[k])] &&
-        (st = list_push(&keep, lx.e[k].b, lx.e[k].r, lx.e[k].c, lx.e[k].src, err)) != MT_OK)
+        (st = list_push(&keep, lx.e[k].b, lx.e[k].r, lx.e[k].c, lx.e[k].at, err)) != MT_OK)
       goto out;
 #undef SPC_BLOCK
-  if ((st = build_compressed(mt__cpu_host(call), x->kind, x->dtype, x->ndim, x->shape,
-                             x->dense_dim, gx.bh, gx.bw, &keep, &call->out[0], err)) == MT_OK)
+  if ((st = build_compressed(mt__cpu_host(call), ex, x->kind, x->dtype, x->ndim, x->shape,
+                             x->dense_dim, gx.bh, gx.bw, &keep, x->values,
+                             gx.batches * gx.nnz * gx.entry, &call->out[0], err)) == MT_OK)
     call->n_out = 1;
 out:
   free(in_mask);
@@ -605,11 +873,14 @@ out:
 
 /* x.sparse_mask(mask): mask's structure as stored (its indices, its
  * coalesced flag, its blocks), x's values there (x coalesced first). */
-mt_status mt_cpu_sparse_mask(mt_call *call, mt_error *err) {
+static mt_status sparse_mask(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "sparse_mask";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *x, *m;
   mt_tensor *xd = NULL, *o = NULL;
+  spc_plan dp = {0}, plan = {0};
+  const void *base = NULL;
+  int64_t len = 0;
   spc_list l = {0};
   char a[96], b[96];
   mt_status st;
@@ -630,7 +901,7 @@ mt_status mt_cpu_sparse_mask(mt_call *call, mt_error *err) {
                   mt_shape_str(m->ndim, m->shape, a, sizeof a),
                   mt_shape_str(x->ndim, x->shape, b, sizeof b));
   if (mt_kind_is_compressed(x->kind)) {
-    st = compressed_intersection(call, x, m, err);
+    st = compressed_intersection(call, ex, x, m, err);
     goto out;
   }
   if (x->kind == MT_KIND_COO && mt_kind_is_compressed(m->kind) && !mt_dtype_is_float(x->dtype)) {
@@ -647,50 +918,69 @@ mt_status mt_cpu_sparse_mask(mt_call *call, mt_error *err) {
                 op, x->sparse_dim, m->sparse_dim);
     goto out;
   }
-  if ((st = densify(x, &xd, err)) != MT_OK) goto out;
+  /* x densified (dp: each dense element's source in x's values, or a
+   * zero), then the mask's elements picked from it: one copy plan */
+  if ((st = dense_plan(ex, x, &dp, &base, &len, &xd, err)) != MT_OK) goto out;
   size_t es = mt_dtype_size(x->dtype);
   if (m->kind == MT_KIND_COO) {
     int64_t row = mt_coo_row_numel(m);
     if ((st = h->coo_new(x->dtype, m->ndim, m->shape, m->sparse_dim, m->nnz, &o, err)) != MT_OK)
       goto out;
     if (m->nnz) memcpy(o->indices, m->indices, (size_t)(m->sparse_dim * m->nnz) * sizeof(int64_t));
+    if ((st = plan_alloc(&plan, m->nnz * row, err)) != MT_OK) goto out;
     for (int64_t k = 0; k < m->nnz; k++)
-      memcpy((char *)o->values + (size_t)(k * row) * es,
-             (const char *)xd->values + (size_t)(mt_coo_linear(m, k) * row) * es, (size_t)row * es);
+      for (int64_t j = 0, d = mt_coo_linear(m, k) * row; j < row; j++) {
+        plan.src[k * row + j] = dp.src[d + j];
+        plan.off[k * row + j] = dp.off[d + j];
+      }
     o->coalesced = m->coalesced;
   } else {
     mt_cgeom g = {0};
     if ((st = entries_from_compressed(m, &l, err)) != MT_OK) goto out;
     mt_cgeom_of(m, &g);
     if ((st = mt__cpu_compressed_like(h, m, x->dtype, &o, err)) != MT_OK) goto out;
+    if ((st = plan_alloc(&plan, l.n * g.dense, err)) != MT_OK) goto out;
     /* entries come in storage order: entry k is cell k of the values */
     for (int64_t k = 0; k < l.n; k++) {
       const spc_entry *e = &l.e[k];
-      memcpy((char *)o->values + (size_t)(k * g.dense) * es,
-             (const char *)xd->values +
-                 (size_t)(((e->b * g.rows + e->r) * g.cols + e->c) * g.dense) * es,
-             (size_t)g.dense * es);
+      for (int64_t j = 0, d = ((e->b * g.rows + e->r) * g.cols + e->c) * g.dense; j < g.dense;
+           j++) {
+        plan.src[k * g.dense + j] = dp.src[d + j];
+        plan.off[k * g.dense + j] = dp.off[d + j];
+      }
     }
   }
+  if ((st = plan_run(ex, &plan, base, len, es, o->values, err)) != MT_OK) goto out;
   call->out[0] = o;
   call->n_out = 1;
   o = NULL;
 out:
   free(l.e);
+  plan_free(&dp);
+  plan_free(&plan);
   mt_tensor_free(xd);
   if (o) h->free(o);
   return st;
 }
+mt_status mt_cpu_sparse_mask(mt_call *call, mt_error *err) {
+  return sparse_mask(call, &mt_cpu_exec, err);
+}
 
 /* ---- accessors (SPC-8) ------------------------------------------------------ */
 
-/* A dense result of dtype dt and shape (ndim, shape) holding n bytes of src. */
-static mt_status dense_out(mt_call *call, mt_dtype dt, int ndim, const int64_t *shape,
-                           const void *src, mt_error *err) {
-  mt_status st = mt__cpu_host(call)->dense_new(dt, ndim, shape, &call->out[0], err);
+/* A dense result of dtype dt and shape (ndim, shape) holding the elements
+ * of src, copied on ex. */
+static mt_status dense_out(mt_call *call, const mt_exec *ex, mt_dtype dt, int ndim,
+                           const int64_t *shape, const void *src, mt_error *err) {
+  const mt_host *h = mt__cpu_host(call);
+  mt_status st = h->dense_new(dt, ndim, shape, &call->out[0], err);
   if (st != MT_OK) return st;
-  size_t n = (size_t)mt_shape_numel(ndim, shape) * mt_dtype_size(dt);
-  if (n) memcpy(call->out[0]->values, src, n);
+  if ((st = copy_values(ex, src, mt_shape_numel(ndim, shape), mt_dtype_size(dt),
+                        call->out[0]->values, err)) != MT_OK) {
+    h->free(call->out[0]);
+    call->out[0] = NULL;
+    return st;
+  }
   call->n_out = 1;
   return MT_OK;
 }
@@ -698,7 +988,8 @@ static mt_status dense_out(mt_call *call, mt_dtype dt, int ndim, const int64_t *
 typedef enum { ACC_VALUES, ACC_INDICES, ACC_RAW_INDICES, ACC_RAW_VALUES, ACC_CROW, ACC_COL,
                ACC_CCOL, ACC_ROW } spc_acc;
 
-static mt_status accessor(mt_call *call, mt_op opid, spc_acc what, mt_error *err) {
+static mt_status accessor(mt_call *call, mt_op opid, spc_acc what, const mt_exec *ex,
+                          mt_error *err) {
   const char *op = mt_op_name(opid);
   const mt_tensor *x;
   int64_t shape[MT_MAX_DIMS];
@@ -719,14 +1010,14 @@ static mt_status accessor(mt_call *call, mt_op opid, spc_acc what, mt_error *err
       if (idx) {
         shape[0] = x->sparse_dim;
         shape[1] = x->nnz;
-        return dense_out(call, MT_int64, 2, shape, x->indices, err);
+        return dense_out(call, ex, MT_int64, 2, shape, x->indices, err);
       }
       if (1 + x->ndim - x->sparse_dim > MT_MAX_DIMS)
         return mt_err(err, MT_NOT_SUPPORTED, "%s: values would have %d dims (at most %d)", op,
                       1 + x->ndim - x->sparse_dim, MT_MAX_DIMS);
       shape[0] = x->nnz;
       for (int d = x->sparse_dim; d < x->ndim; d++) shape[1 + d - x->sparse_dim] = x->shape[d];
-      return dense_out(call, x->dtype, 1 + x->ndim - x->sparse_dim, shape, x->values, err);
+      return dense_out(call, ex, x->dtype, 1 + x->ndim - x->sparse_dim, shape, x->values, err);
     }
     if (what == ACC_VALUES && mt_kind_is_compressed(k)) {
       mt_cgeom g = {0};
@@ -739,7 +1030,7 @@ static mt_status accessor(mt_call *call, mt_op opid, spc_acc what, mt_error *err
       shape[n++] = x->nnz;
       if (mt_kind_is_blocked(k)) shape[n++] = g.bh, shape[n++] = g.bw;
       for (int d = g.nb + 2; d < x->ndim; d++) shape[n++] = x->shape[d];
-      return dense_out(call, x->dtype, n, shape, x->values, err);
+      return dense_out(call, ex, x->dtype, n, shape, x->values, err);
     }
     if (raw)
       return mt_err(err, MT_LAYOUT_MISMATCH,
@@ -761,32 +1052,32 @@ static mt_status accessor(mt_call *call, mt_op opid, spc_acc what, mt_error *err
   for (int d = 0; d < g.nb; d++) shape[d] = x->shape[d];
   int comp = what == ACC_CROW || what == ACC_CCOL;
   shape[g.nb] = comp ? g.ncomp + 1 : x->nnz;
-  return dense_out(call, MT_int64, g.nb + 1, shape, comp ? x->crow_indices : x->col_indices, err);
+  return dense_out(call, ex, MT_int64, g.nb + 1, shape, comp ? x->crow_indices : x->col_indices, err);
 }
 
 mt_status mt_cpu_values(mt_call *c, mt_error *e) {
-  return accessor(c, MT_OP_values, ACC_VALUES, e);
+  return accessor(c, MT_OP_values, ACC_VALUES, &mt_cpu_exec, e);
 }
 mt_status mt_cpu_indices(mt_call *c, mt_error *e) {
-  return accessor(c, MT_OP_indices, ACC_INDICES, e);
+  return accessor(c, MT_OP_indices, ACC_INDICES, &mt_cpu_exec, e);
 }
 mt_status mt_cpu__indices(mt_call *c, mt_error *e) {
-  return accessor(c, MT_OP__indices, ACC_RAW_INDICES, e);
+  return accessor(c, MT_OP__indices, ACC_RAW_INDICES, &mt_cpu_exec, e);
 }
 mt_status mt_cpu__values(mt_call *c, mt_error *e) {
-  return accessor(c, MT_OP__values, ACC_RAW_VALUES, e);
+  return accessor(c, MT_OP__values, ACC_RAW_VALUES, &mt_cpu_exec, e);
 }
 mt_status mt_cpu_crow_indices(mt_call *c, mt_error *e) {
-  return accessor(c, MT_OP_crow_indices, ACC_CROW, e);
+  return accessor(c, MT_OP_crow_indices, ACC_CROW, &mt_cpu_exec, e);
 }
 mt_status mt_cpu_col_indices(mt_call *c, mt_error *e) {
-  return accessor(c, MT_OP_col_indices, ACC_COL, e);
+  return accessor(c, MT_OP_col_indices, ACC_COL, &mt_cpu_exec, e);
 }
 mt_status mt_cpu_ccol_indices(mt_call *c, mt_error *e) {
-  return accessor(c, MT_OP_ccol_indices, ACC_CCOL, e);
+  return accessor(c, MT_OP_ccol_indices, ACC_CCOL, &mt_cpu_exec, e);
 }
 mt_status mt_cpu_row_indices(mt_call *c, mt_error *e) {
-  return accessor(c, MT_OP_row_indices, ACC_ROW, e);
+  return accessor(c, MT_OP_row_indices, ACC_ROW, &mt_cpu_exec, e);
 }
 
 /* ---- constructors (SPC-9, SPC-10) ------------------------------------------- */
@@ -806,7 +1097,7 @@ static int64_t idx_at(const mt_tensor *t, int64_t i) { return mt__cpu_ldi(t->val
 
 /* SPC-9: torch.sparse_coo_tensor(indices, values, size, is_coalesced=,
  * check_invariants=True). */
-mt_status mt_cpu_sparse_coo_tensor(mt_call *call, mt_error *err) {
+static mt_status sparse_coo_tensor(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "sparse_coo_tensor";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *ind = NULL, *iv = NULL, *val = NULL, *vv = NULL;
@@ -818,7 +1109,7 @@ mt_status mt_cpu_sparse_coo_tensor(mt_call *call, mt_error *err) {
   if ((st = mt__kw_check(MT_OP_sparse_coo_tensor, call->kw, err)) != MT_OK) return st;
   if ((st = index_input(call, 0, op, &ind, &iv, &itmp, err)) != MT_OK) goto out;
   if ((st = plain_input(call, 1, op, &val, err)) != MT_OK) goto out;
-  if ((st = mt__cpu_contig(val, &vv, &vtmp, err)) != MT_OK) goto out;
+  if ((st = spc_contig(ex, val, &vv, &vtmp, err)) != MT_OK) goto out;
   if (!mt__cpu_is_int(ind->dtype)) { /* torch casts float indices; no case does */
     st = mt_err(err, MT_NOT_SUPPORTED, "%s: indices of dtype %s (the CPU backend takes integer "
                 "indices)", op, mt_dtype_name(ind->dtype));
@@ -886,8 +1177,9 @@ mt_status mt_cpu_sparse_coo_tensor(mt_call *call, mt_error *err) {
     }
   if ((st = h->coo_new(vv->dtype, ndim, shape, sd, nnz, &o, err)) != MT_OK) goto out;
   for (int64_t q = 0; q < (int64_t)sd * nnz; q++) o->indices[q] = idx_at(iv, q);
-  size_t nb = (size_t)(mt_numel(vv)) * mt_dtype_size(vv->dtype);
-  if (nb) memcpy(o->values, vv->values, nb);
+  if ((st = copy_values(ex, vv->values, mt_numel(vv), mt_dtype_size(vv->dtype), o->values,
+                        err)) != MT_OK)
+    goto out;
   const mt_kwarg *ic = mt_kw_find(call->kw, "is_coalesced");
   o->coalesced = ic ? (int)ic->i : nnz <= 1;
   if (ic && ic->i)
@@ -908,10 +1200,14 @@ out:
   if (o) h->free(o);
   return st;
 }
+mt_status mt_cpu_sparse_coo_tensor(mt_call *call, mt_error *err) {
+  return sparse_coo_tensor(call, &mt_cpu_exec, err);
+}
 
 /* SPC-10: torch.sparse_{csr,csc,bsr,bsc}_tensor(compressed, plain, values,
  * size, check_invariants=True), torch's checks in its order. */
-static mt_status compressed_ctor(mt_call *call, mt_op opid, mt_kind kind, mt_error *err) {
+static mt_status compressed_ctor(mt_call *call, mt_op opid, mt_kind kind, const mt_exec *ex,
+                                 mt_error *err) {
   const char *op = mt_op_name(opid);
   const mt_host *h = mt__cpu_host(call);
   const char *cn = mt_compressed_name(kind), *pn = mt_plain_name(kind);
@@ -925,7 +1221,7 @@ static mt_status compressed_ctor(mt_call *call, mt_op opid, mt_kind kind, mt_err
   if ((st = index_input(call, 0, op, &ci, &cv, &ctmp, err)) != MT_OK) goto out;
   if ((st = index_input(call, 1, op, &pi, &pv, &ptmp, err)) != MT_OK) goto out;
   if ((st = plain_input(call, 2, op, &val, err)) != MT_OK) goto out;
-  if ((st = mt__cpu_contig(val, &vv, &vtmp, err)) != MT_OK) goto out;
+  if ((st = spc_contig(ex, val, &vv, &vtmp, err)) != MT_OK) goto out;
   if (ci->dtype != pi->dtype || (ci->dtype != MT_int64 && ci->dtype != MT_int32)) {
     st = mt_err(err, MT_INVALID_ARGUMENT,
                 "%s: %s and %s must have the same dtype, int32 or int64, got %s and %s", op, cn,
@@ -1050,8 +1346,9 @@ static mt_status compressed_ctor(mt_call *call, mt_op opid, mt_kind kind, mt_err
     goto out;
   for (int64_t q = 0; q < batches * (ncomp + 1); q++) o->crow_indices[q] = idx_at(cv, q);
   for (int64_t q = 0; q < batches * nnz; q++) o->col_indices[q] = idx_at(pv, q);
-  size_t nbytes = (size_t)mt_numel(vv) * mt_dtype_size(vv->dtype);
-  if (nbytes) memcpy(o->values, vv->values, nbytes);
+  if ((st = copy_values(ex, vv->values, mt_numel(vv), mt_dtype_size(vv->dtype), o->values,
+                        err)) != MT_OK)
+    goto out;
   call->out[0] = o;
   call->n_out = 1;
   o = NULL;
@@ -1064,14 +1361,44 @@ out:
 }
 
 mt_status mt_cpu_sparse_csr_tensor(mt_call *c, mt_error *e) {
-  return compressed_ctor(c, MT_OP_sparse_csr_tensor, MT_KIND_CSR, e);
+  return compressed_ctor(c, MT_OP_sparse_csr_tensor, MT_KIND_CSR, &mt_cpu_exec, e);
 }
 mt_status mt_cpu_sparse_csc_tensor(mt_call *c, mt_error *e) {
-  return compressed_ctor(c, MT_OP_sparse_csc_tensor, MT_KIND_CSC, e);
+  return compressed_ctor(c, MT_OP_sparse_csc_tensor, MT_KIND_CSC, &mt_cpu_exec, e);
 }
 mt_status mt_cpu_sparse_bsr_tensor(mt_call *c, mt_error *e) {
-  return compressed_ctor(c, MT_OP_sparse_bsr_tensor, MT_KIND_BSR, e);
+  return compressed_ctor(c, MT_OP_sparse_bsr_tensor, MT_KIND_BSR, &mt_cpu_exec, e);
 }
 mt_status mt_cpu_sparse_bsc_tensor(mt_call *c, mt_error *e) {
-  return compressed_ctor(c, MT_OP_sparse_bsc_tensor, MT_KIND_BSC, e);
+  return compressed_ctor(c, MT_OP_sparse_bsc_tensor, MT_KIND_BSC, &mt_cpu_exec, e);
+}
+
+/* ---- the family's kernels (common/sparse_convert_ops.h) --------------------- */
+
+/* The family's kernels with their values copied on ex (its gather), the
+ * stored cells of a dense input found by ex (its nonzero hook) and COO
+ * inputs coalesced by ex: the CUDA backend's slots. */
+mt_status mt__sparse_convert_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  switch (op) {
+  case MT_OP_to_sparse_coo: return convert(call, op, MT_KIND_COO, ex, err);
+  case MT_OP_to_sparse_csc: return convert(call, op, MT_KIND_CSC, ex, err);
+  case MT_OP_to_sparse_bsr: return convert(call, op, MT_KIND_BSR, ex, err);
+  case MT_OP_to_sparse_bsc: return convert(call, op, MT_KIND_BSC, ex, err);
+  case MT_OP_coalesce: return coalesce(call, ex, err);
+  case MT_OP_sparse_mask: return sparse_mask(call, ex, err);
+  case MT_OP_values: return accessor(call, op, ACC_VALUES, ex, err);
+  case MT_OP_indices: return accessor(call, op, ACC_INDICES, ex, err);
+  case MT_OP__indices: return accessor(call, op, ACC_RAW_INDICES, ex, err);
+  case MT_OP__values: return accessor(call, op, ACC_RAW_VALUES, ex, err);
+  case MT_OP_crow_indices: return accessor(call, op, ACC_CROW, ex, err);
+  case MT_OP_col_indices: return accessor(call, op, ACC_COL, ex, err);
+  case MT_OP_ccol_indices: return accessor(call, op, ACC_CCOL, ex, err);
+  case MT_OP_row_indices: return accessor(call, op, ACC_ROW, ex, err);
+  case MT_OP_sparse_coo_tensor: return sparse_coo_tensor(call, ex, err);
+  case MT_OP_sparse_csr_tensor: return compressed_ctor(call, op, MT_KIND_CSR, ex, err);
+  case MT_OP_sparse_csc_tensor: return compressed_ctor(call, op, MT_KIND_CSC, ex, err);
+  case MT_OP_sparse_bsr_tensor: return compressed_ctor(call, op, MT_KIND_BSR, ex, err);
+  case MT_OP_sparse_bsc_tensor: return compressed_ctor(call, op, MT_KIND_BSC, ex, err);
+  default: return mt_err(err, MT_NOT_SUPPORTED, "%s: not a sparse_convert op", mt_op_name(op));
+  }
 }

@@ -102,6 +102,28 @@ static mt_status gap(const mt_exec *ex, const char *op, const char *what, mt_err
                 what, ex->name);
 }
 
+/* dst[k] = element off[k] of src (len elements) for k < n, es bytes each;
+ * off NULL: element k, or element 0 of a one-element src (a fill). ex's
+ * gather: the values of the layout conversions and sparse-storage copies
+ * (the CPU reference copies them itself). */
+static mt_status gather_one(const mt_exec *ex, const int64_t *off, int64_t n, const void *src,
+                            int64_t len, size_t es, void *dst, const char *op, mt_error *err) {
+  st_plan p = {0};
+  mt_status st;
+  if (n == 0) return MT_OK;
+  if (!ex->gather)
+    return mt_err(err, MT_NOT_SUPPORTED, "the %s backend has no gather kernel", ex->name);
+  if ((st = st_plan_alloc(&p, n, op, err)) != MT_OK) return st;
+  for (int64_t i = 0; i < n; i++) {
+    p.src[i] = 0;
+    p.off[i] = off ? off[i] : len == 1 ? 0 : i;
+  }
+  const void *srcs[1] = {src};
+  st = ex->gather(p.src, p.off, n, 1, srcs, &len, es, dst, err);
+  st_plan_free(&p);
+  return st;
+}
+
 /* ---- input helpers ------------------------------------------------------ */
 
 /* STR-6: the ops whose torch.masked path refuses COO storage, with torch's
@@ -1177,6 +1199,35 @@ out:
   return st;
 }
 
+/* SP-4 on another backend: CSR storage's structure and mask's structure
+ * kept (host bookkeeping), every stored data value gathered from one
+ * element holding 1, the mask's values by the identity gather. */
+static mt_status ones_like_csr(mt_call *call, const mt_exec *ex, const mt_tensor *m,
+                               mt_error *err) {
+  const mt_host *h = mt__cpu_host(call);
+  mt_tensor *data = NULL, *mask = NULL;
+  mt_cgeom gd = {0}, gm = {0};
+  unsigned char v1[8];
+  mt_status st;
+  if (!mt_cgeom_of(m->data, &gd) || !mt_cgeom_of(m->mask, &gm))
+    return mt_err(err, MT_INVALID_ARGUMENT, "ones_like: inconsistent CSR geometry");
+  mt__cpu_sti(v1, m->data->dtype, 0, 1);
+  if ((st = mt__cpu_compressed_like(h, m->data, m->data->dtype, &data, err)) != MT_OK) goto out;
+  if ((st = mt__cpu_compressed_like(h, m->mask, MT_bool, &mask, err)) != MT_OK) goto out;
+  int64_t nd = gd.batches * gd.nnz * gd.entry, nm = gm.batches * gm.nnz * gm.entry;
+  if ((st = gather_one(ex, NULL, nd, v1, 1, mt_dtype_size(data->dtype), data->values, "ones_like",
+                       err)) != MT_OK)
+    goto out;
+  if ((st = gather_one(ex, NULL, nm, m->mask->values, nm, 1, mask->values, "ones_like", err)) !=
+      MT_OK)
+    goto out;
+  return set_out(call, &data, &mask, err);
+out:
+  if (data) h->free(data);
+  if (mask) h->free(mask);
+  return st;
+}
+
 /* ones_like: data all ones (masked-out elements too), the input's mask. */
 static mt_status ones_like_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "ones_like";
@@ -1191,7 +1242,7 @@ static mt_status ones_like_run(mt_call *call, const mt_exec *ex, mt_error *err) 
       m->data->kind == MT_KIND_CSR) {
     /* SP-4: CSR storage: every stored value 1, the structure and mask kept */
     if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
-    if (ex != &mt_cpu_exec) return gap(ex, op, "CSR storage", err);
+    if (ex != &mt_cpu_exec) return ones_like_csr(call, ex, m, err);
     if ((st = mt__cpu_compressed_like(h, m->data, m->data->dtype, &data, err)) != MT_OK) return st;
     for (int64_t i = 0; i < data->nnz; i++) mt__cpu_sti(data->values, data->dtype, i, 1);
     if ((st = mt_tensor_clone_host(h, m->mask, &mask, err)) != MT_OK) {
@@ -1218,10 +1269,53 @@ out:
   return st;
 }
 
+/* A copy of COO or CSR storage t with its values converted to dtype dt,
+ * allocated by h: the structure (indices, coalesced flag) on the host, the
+ * values copied (one dtype) or converted on ex. */
+static mt_status storage_copy(const mt_host *h, const mt_exec *ex, const mt_tensor *t,
+                              mt_dtype dt, mt_tensor **out, mt_error *err) {
+  mt_cgeom g = {0};
+  int64_t n, *off = NULL;
+  mt_status st;
+  *out = NULL;
+  if (t->kind == MT_KIND_COO) {
+    if ((st = h->coo_new(dt, t->ndim, t->shape, t->sparse_dim, t->nnz, out, err)) != MT_OK)
+      return st;
+    if (t->nnz)
+      memcpy((*out)->indices, t->indices, (size_t)(t->sparse_dim * t->nnz) * sizeof(int64_t));
+    (*out)->coalesced = t->coalesced;
+    n = t->nnz * mt_coo_row_numel(t);
+  } else {
+    if ((st = mt__cpu_compressed_like(h, t, dt, out, err)) != MT_OK) return st;
+    mt_cgeom_of(t, &g);
+    n = g.batches * g.nnz * g.entry;
+  }
+  if (t->dtype == dt) {
+    st = gather_one(ex, NULL, n, t->values, n, mt_dtype_size(dt), (*out)->values, "copy_", err);
+  } else if (!ex->convert) {
+    st = gap(ex, "copy_", "sparse storage", err);
+  } else if (n > 0) {
+    if (!(off = malloc((size_t)n * sizeof *off))) {
+      st = mt_err(err, MT_OUT_OF_MEMORY, "copy_: %lld values", (long long)n);
+    } else {
+      for (int64_t i = 0; i < n; i++) off[i] = i;
+      st = ex->convert(t->dtype, t->values, n, off, dt, (*out)->values, n, err);
+    }
+  }
+  free(off);
+  if (st != MT_OK) {
+    h->free(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
 /* SP-4: copy_ of sparse storage: torch copies src's data into dst's
  * (aten copy_ of two sparse tensors); src of dst's storage and structure
- * here: src's stored values converted to dst's dtype, dst's mask. */
-static mt_status sparse_copy_(mt_call *call, const mt_tensor *dst, mt_error *err) {
+ * here: src's stored values converted to dst's dtype, dst's mask. On
+ * another backend: coalesced on ex, the values converted on ex. */
+static mt_status sparse_copy_(mt_call *call, const mt_tensor *dst, const mt_exec *ex,
+                              mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *src = NULL, *dd, *sd;
   mt_tensor *td = NULL, *ts = NULL, *data = NULL, *mask = NULL;
@@ -1235,8 +1329,8 @@ static mt_status sparse_copy_(mt_call *call, const mt_tensor *dst, mt_error *err
                   "backend");
   int coo = dst->data->kind == MT_KIND_COO;
   if (coo) {
-    if ((st = mt__cpu_coalesced(dst->data, &dd, &td, err)) != MT_OK) goto out;
-    if ((st = mt__cpu_coalesced(src->data, &sd, &ts, err)) != MT_OK) goto out;
+    if ((st = mt__spc_exec_coalesced(ex, dst->data, &dd, &td, err)) != MT_OK) goto out;
+    if ((st = mt__spc_exec_coalesced(ex, src->data, &sd, &ts, err)) != MT_OK) goto out;
   } else {
     dd = dst->data;
     sd = src->data;
@@ -1249,6 +1343,12 @@ static mt_status sparse_copy_(mt_call *call, const mt_tensor *dst, mt_error *err
     goto out;
   }
   mt_dtype ddt = dd->dtype, sdt = sd->dtype;
+  if (ex != &mt_cpu_exec) { /* sd has dd's structure: its copy in dst's dtype */
+    if ((st = storage_copy(h, ex, sd, ddt, &data, err)) != MT_OK) goto out;
+    if ((st = storage_copy(h, ex, dst->mask, MT_bool, &mask, err)) != MT_OK) goto out;
+    st = set_out(call, &data, &mask, err);
+    goto out;
+  }
   if (coo) {
     if ((st = mt_tensor_clone_host(h, dd, &data, err)) != MT_OK) goto out;
   } else if ((st = mt__cpu_compressed_like(h, dd, ddt, &data, err)) != MT_OK) {
@@ -1292,9 +1392,7 @@ static mt_status copy__run(mt_call *call, const mt_exec *ex, mt_error *err) {
   if ((st = mt__kw_check(MT_OP_copy_, call->kw, err)) != MT_OK) return st;
   if (mt__cpu_input(call, 0, op, &dst, err) == MT_OK && dst->kind == MT_KIND_MASKED &&
       dst->data && (dst->data->kind == MT_KIND_COO || dst->data->kind == MT_KIND_CSR))
-    return ex == &mt_cpu_exec ? sparse_copy_(call, dst, err)
-                              : mt__exec_values_gap(call, ex, sparse_copy_(call, dst, err), op,
-                                                    "sparse storage", err);
+    return sparse_copy_(call, dst, ex, err);
   if ((st = masked_dense_input(call, 0, op, &dst, &mv, err)) != MT_OK) goto out;
   if ((st = mt__cpu_input(call, 1, op, &src, err)) != MT_OK) goto out;
   const void *sdata;
@@ -1320,16 +1418,28 @@ static mt_status copy__run(mt_call *call, const mt_exec *ex, mt_error *err) {
                 mt_shape_str(src->ndim, src->shape, b, sizeof b));
     goto out;
   }
-  if (ex != &mt_cpu_exec) {
-    st = gap(ex, op, "a converting copy", err);
-    goto out;
-  }
   if ((st = st_plan_alloc(&plan, mt_numel(dst), op, err)) != MT_OK) goto out;
   plan_view(&plan, 0, &v, 0);
   mt_tensor *data = NULL, *mask = NULL;
   if ((st = mt__cpu_new_masked_dense(h, ddt, dst->ndim, dst->shape, &call->out[0], &data, &mask,
                                      err)) != MT_OK)
     goto out;
+  if (ex != &mt_cpu_exec) {
+    /* another backend: src's elements through the broadcast plan, copied
+     * (one dtype) or converted on ex; dst's mask by the identity gather */
+    int64_t n_src = mt_numel(src), n = mt_numel(mask);
+    if (sdt == ddt)
+      st = gather_one(ex, plan.off, plan.n, sdata, n_src, mt_dtype_size(sdt), data->values, op,
+                      err);
+    else if (!ex->convert)
+      st = gap(ex, op, "a converting copy", err);
+    else if (plan.n > 0)
+      st = ex->convert(sdt, sdata, n_src, plan.off, ddt, data->values, plan.n, err);
+    if (st == MT_OK)
+      st = gather_one(ex, NULL, n, mv.mask->values, n, 1, mask->values, op, err);
+    if (st == MT_OK) call->n_out = 1;
+    goto out;
+  }
   if (sdt == ddt) {
     const void *ds[1] = {sdata};
     plan_copy(&plan, ds, data->values, mt_dtype_size(sdt));
@@ -1404,35 +1514,53 @@ static mt_status to_dense_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "to_dense";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *m = NULL;
-  mt_tensor *td = NULL, *tm = NULL, *data = NULL, *mask = NULL;
+  mt_tensor *data = NULL, *mask = NULL;
   mt_status st;
   mt__cpu_begin(call);
   if ((st = mt__kw_check(MT_OP_to_dense, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, op, &m, err)) != MT_OK) return st;
-  if (m->kind != MT_KIND_MASKED) /* plain: SPC-11 */
-    return ex == &mt_cpu_exec ? mt__spc_to_dense(call, err)
-                              : mt__exec_values_gap(call, ex, mt__spc_to_dense(call, err), op,
-                                                    "a plain tensor", err);
+  if (m->kind != MT_KIND_MASKED) /* plain: SPC-11, its values copied on ex */
+    return mt__spc_to_dense(call, ex, err);
   if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
-  if (ex != &mt_cpu_exec) return gap(ex, op, "a layout conversion", err);
   /* dense storage: a copy; COO/CSR: both densified (absent entries: data 0,
-   * mask false) */
-  if ((st = mt_to_dense(m->data, &td, err)) != MT_OK) goto out;
-  if ((st = mt_to_dense(m->mask, &tm, err)) != MT_OK) goto out;
-  if ((st = mt__cpu_copy(h, td, &data, err)) != MT_OK) goto out;
-  if ((st = mt__cpu_copy(h, tm, &mask, err)) != MT_OK) goto out;
+   * mask false; COO duplicates summed, the mask's or-ed): sparse_convert's
+   * densify, its values copied on ex */
+  if ((st = mt__spc_densify(h, ex, m->data, &data, err)) != MT_OK) goto out;
+  if ((st = mt__spc_densify(h, ex, m->mask, &mask, err)) != MT_OK) goto out;
   st = set_out(call, &data, &mask, err);
 out:
-  mt_tensor_free(td);
-  mt_tensor_free(tm);
   if (data) h->free(data);
   if (mask) h->free(mask);
   return st;
 }
 
+/* A CSR copy of a coalesced 2-d COO tensor, allocated by h: its structure
+ * on the host, its values (in the same order) copied on ex. */
+static mt_status coo_to_csr(const mt_host *h, const mt_exec *ex, const mt_tensor *coo,
+                            mt_tensor **out, mt_error *err) {
+  if (ex == &mt_cpu_exec) return mt__cpu_coo_to_csr(h, coo, out, err);
+  mt_status st = h->csr_new(coo->dtype, coo->shape[0], coo->shape[1], coo->nnz, out, err);
+  if (st != MT_OK) return st;
+  memset((*out)->crow_indices, 0, (size_t)(coo->shape[0] + 1) * sizeof(int64_t));
+  for (int64_t k = 0; k < coo->nnz; k++) {
+    (*out)->crow_indices[coo->indices[k] + 1]++;
+    (*out)->col_indices[k] = coo->indices[coo->nnz + k];
+  }
+  for (int64_t r = 0; r < coo->shape[0]; r++)
+    (*out)->crow_indices[r + 1] += (*out)->crow_indices[r];
+  st = gather_one(ex, NULL, coo->nnz, coo->values, coo->nnz, mt_dtype_size(coo->dtype),
+                  (*out)->values, "to_sparse_csr", err);
+  if (st != MT_OK) {
+    h->free(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
 /* SP-4: to_sparse_csr of COO storage: data and mask converted alike (every
- * stored entry kept, masked-out ones too). */
-static mt_status coo_to_csr_storage(mt_call *call, const mt_tensor *m, mt_error *err) {
+ * stored entry kept, masked-out ones too), coalesced on ex first. */
+static mt_status coo_to_csr_storage(mt_call *call, const mt_tensor *m, const mt_exec *ex,
+                                    mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *cd, *cm;
   mt_tensor *td = NULL, *tm = NULL, *data = NULL, *mask = NULL;
@@ -1443,10 +1571,10 @@ static mt_status coo_to_csr_storage(mt_call *call, const mt_tensor *m, mt_error 
                   "to_sparse_csr: Only 2D tensors can be converted to the SparseCsr layout but "
                   "got shape: %s",
                   mt_shape_str(m->ndim, m->shape, sh, sizeof sh));
-  if ((st = mt__cpu_coalesced(m->data, &cd, &td, err)) != MT_OK) goto out;
-  if ((st = mt__cpu_coalesced(m->mask, &cm, &tm, err)) != MT_OK) goto out;
-  if ((st = mt__cpu_coo_to_csr(h, cd, &data, err)) != MT_OK) goto out;
-  if ((st = mt__cpu_coo_to_csr(h, cm, &mask, err)) != MT_OK) goto out;
+  if ((st = mt__spc_exec_coalesced(ex, m->data, &cd, &td, err)) != MT_OK) goto out;
+  if ((st = mt__spc_exec_coalesced(ex, m->mask, &cm, &tm, err)) != MT_OK) goto out;
+  if ((st = coo_to_csr(h, ex, cd, &data, err)) != MT_OK) goto out;
+  if ((st = coo_to_csr(h, ex, cm, &mask, err)) != MT_OK) goto out;
   st = set_out(call, &data, &mask, err);
 out:
   mt_tensor_free(td);
@@ -1465,21 +1593,17 @@ static mt_status to_sparse(mt_call *call, mt_op opid, int csr, const mt_exec *ex
   const mt_tensor *m = NULL;
   mt__cpu_mview mv = {0};
   mt_tensor *data = NULL, *mask = NULL;
+  int64_t *kept = NULL;
   mt_status st;
   char sh[96];
   mt__cpu_begin(call);
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, op, &m, err)) != MT_OK) return st;
-  if (m->kind != MT_KIND_MASKED) { /* plain: SPC-1 .. SPC-5 */
-    st = csr ? mt__spc_to_sparse_csr(call, err) : mt__spc_to_sparse(call, err);
-    return ex == &mt_cpu_exec ? st : mt__exec_values_gap(call, ex, st, op, "a plain tensor", err);
-  }
+  if (m->kind != MT_KIND_MASKED) /* plain: SPC-1 .. SPC-5, its values copied on ex */
+    return csr ? mt__spc_to_sparse_csr(call, ex, err) : mt__spc_to_sparse(call, ex, err);
   if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
   if ((st = csr_refused(m, op, "inputs/0", err)) != MT_OK) return st;
-  if (m->data->kind == MT_KIND_COO && csr)
-    return ex == &mt_cpu_exec ? coo_to_csr_storage(call, m, err)
-                              : mt__exec_values_gap(call, ex, coo_to_csr_storage(call, m, err), op,
-                                                    "a layout conversion", err);
+  if (m->data->kind == MT_KIND_COO && csr) return coo_to_csr_storage(call, m, ex, err);
   if (m->data->kind == MT_KIND_COO)
     /* torch's _MaskedToSparse views the COO data: NotImplementedError */
     return mt_err(err, MT_LAYOUT_MISMATCH,
@@ -1491,10 +1615,15 @@ static mt_status to_sparse(mt_call *call, mt_op opid, int csr, const mt_exec *ex
     return mt_err(err, MT_INVALID_ARGUMENT,
                   "%s: Only 2D tensors can be converted to the SparseCsr layout but got shape: %s",
                   op, mt_shape_str(m->ndim, m->shape, sh, sizeof sh));
-  if (ex != &mt_cpu_exec) return gap(ex, op, "a layout conversion", err);
   if ((st = mt__cpu_mview_open(m, &mv, err)) != MT_OK) goto out;
   int64_t n = mt_numel(m), nnz = 0;
   for (int64_t i = 0; i < n; i++) nnz += mt__cpu_ldb(mv.mask->values, i);
+  /* another backend: which elements are kept (the mask: bookkeeping) here,
+   * their values gathered on ex, the mask's trues from one element 1 */
+  if (ex != &mt_cpu_exec && !(kept = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *kept))) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: %lld entries", op, (long long)nnz);
+    goto out;
+  }
   mt_dtype dt = m->data->dtype;
   size_t es = mt_dtype_size(dt);
   if (csr) {
@@ -1509,9 +1638,13 @@ static mt_status to_sparse(mt_call *call, mt_op opid, int csr, const mt_exec *ex
   int64_t k = 0;
   for (int64_t i = 0; i < n; i++) {
     if (!mt__cpu_ldb(mv.mask->values, i)) continue;
-    memcpy((char *)data->values + (size_t)k * es, (const char *)mv.data->values + (size_t)i * es,
-           es);
-    ((uint8_t *)mask->values)[k] = 1;
+    if (kept) {
+      kept[k] = i;
+    } else {
+      memcpy((char *)data->values + (size_t)k * es,
+             (const char *)mv.data->values + (size_t)i * es, es);
+      ((uint8_t *)mask->values)[k] = 1;
+    }
     if (csr) {
       int64_t r = i / m->shape[1], c = i % m->shape[1];
       data->col_indices[k] = mask->col_indices[k] = c;
@@ -1530,8 +1663,15 @@ static mt_status to_sparse(mt_call *call, mt_op opid, int csr, const mt_exec *ex
     for (int64_t r = 0; r < m->shape[0]; r++) data->crow_indices[r + 1] += data->crow_indices[r];
     memcpy(mask->crow_indices, data->crow_indices, (size_t)(m->shape[0] + 1) * sizeof(int64_t));
   }
+  if (kept) {
+    static const uint8_t one = 1;
+    if ((st = gather_one(ex, kept, nnz, mv.data->values, n, es, data->values, op, err)) != MT_OK ||
+        (st = gather_one(ex, NULL, nnz, &one, 1, 1, mask->values, op, err)) != MT_OK)
+      goto out;
+  }
   st = set_out(call, &data, &mask, err);
 out:
+  free(kept);
   mt__cpu_mview_close(&mv);
   if (data) h->free(data);
   if (mask) h->free(mask);

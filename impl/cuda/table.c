@@ -18,6 +18,7 @@
 #include "cuda_compat.h"
 #include "common/masked_fn_ops.h"
 #include "common/grad_masked_fn_math.h"
+#include "common/sparse_convert_ops.h"
 
 /* the family files' compute hooks and kernels */
 mt_status MTC(unary_exec)(const struct mt_un_par *p, const void *in, void *out, int64_t n,
@@ -113,6 +114,13 @@ mt_status MTC(sparse_softmax_exec)(const struct mt_smx_par *p, const void *vals,
 #define X(name) mt_status MTC(name)(mt_call * call, mt_error * err);
 SMISC_OPS(X)
 #undef X
+mt_status MTC(nonzero_exec)(mt_dtype dt, const void *x, int64_t n, int64_t run, uint8_t *flags,
+                            mt_error *err);
+mt_status MTC(convert_exec)(mt_dtype in, const void *x, int64_t n_x, const int64_t *off,
+                            mt_dtype out, void *y, int64_t n, mt_error *err);
+#define X(name) mt_status MTC(name)(mt_call * call, mt_error * err);
+SPC_OPS(X)
+#undef X
 
 const mt_exec MTC(exec) = {
 #ifdef MT_CUDA_EMU
@@ -137,6 +145,8 @@ const mt_exec MTC(exec) = {
     .grad_scatter = MTC(grad_scatter_exec),
     .sparse_blas = MTC(sparse_blas_exec),
     .sparse_softmax = MTC(sparse_softmax_exec),
+    .nonzero = MTC(nonzero_exec),
+    .convert = MTC(convert_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
@@ -162,6 +172,7 @@ static const mt_kernel_fn kernels[MT_OP__END] = {
 #define X(name) [MT_OP_##name] = MTC(name),
     SPB_OPS(X)
     SMISC_OPS(X)
+    SPC_OPS(X)
 #undef X
 };
 
