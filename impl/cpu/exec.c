@@ -176,6 +176,7 @@ const mt_exec mt_cpu_exec = {
     .grad_scatter = cpu_grad_scatter,
     .sparse_blas = mt__cpu_sparse_blas_exec,
     .sparse_softmax = mt__cpu_sparse_softmax_exec,
+    .sparse_vals = mt__cpu_sparse_vals_exec,
 };
 
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,

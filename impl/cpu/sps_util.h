@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/exec.h"
 #include "cpu_util.h"
 #include "mt/compressed.h"
 #include "mt/kwargs.h"
@@ -147,6 +148,28 @@ static inline mt_status sps_dims(const char *op, const mt_kwargs *kw, int ndim, 
     (*n)++;
   }
   return MT_OK;
+}
+
+/* dst[i] = element off[i] (es bytes) of srcs[src[i]] for i < n: a pure
+ * copy on ex, the device's gather on the CUDA path (each source uploaded
+ * to its extent in the plan); the CPU reference, which has no gather
+ * hook, copies on the host. */
+static inline mt_status sps_gather(const mt_exec *ex, const int *src, const int64_t *off, int64_t n,
+                                   int n_src, const void *const *srcs, size_t es, void *dst,
+                                   mt_error *err) {
+  int64_t len[16] = {0};
+  if (n <= 0) return MT_OK;
+  if (ex == &mt_cpu_exec) {
+    for (int64_t i = 0; i < n; i++)
+      memcpy((char *)dst + (size_t)i * es, (const char *)srcs[src[i]] + (size_t)off[i] * es, es);
+    return MT_OK;
+  }
+  if (!ex->gather || n_src > 16)
+    return mt_err(err, MT_NOT_SUPPORTED, "the %s backend has no gather kernel for this copy",
+                  ex->name);
+  for (int64_t i = 0; i < n; i++)
+    if (off[i] + 1 > len[src[i]]) len[src[i]] = off[i] + 1;
+  return ex->gather(src, off, n, n_src, srcs, len, es, dst, err);
 }
 
 #endif /* MT_CPU_SPS_UTIL_H */

@@ -113,6 +113,9 @@ mt_status MTC(sparse_softmax_exec)(const struct mt_smx_par *p, const void *vals,
 #define X(name) mt_status MTC(name)(mt_call * call, mt_error * err);
 SMISC_OPS(X)
 #undef X
+mt_status MTC(sparse_vals_exec)(const struct mt_spv_par *p, const void *a, const void *b,
+                                const int64_t *ia, const int64_t *off, const int64_t *ib,
+                                void *out, mt_error *err);
 
 const mt_exec MTC(exec) = {
 #ifdef MT_CUDA_EMU
@@ -137,6 +140,7 @@ const mt_exec MTC(exec) = {
     .grad_scatter = MTC(grad_scatter_exec),
     .sparse_blas = MTC(sparse_blas_exec),
     .sparse_softmax = MTC(sparse_softmax_exec),
+    .sparse_vals = MTC(sparse_vals_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
