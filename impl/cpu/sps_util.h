@@ -172,4 +172,55 @@ static inline mt_status sps_gather(const mt_exec *ex, const int *src, const int6
   return ex->gather(src, off, n, n_src, srcs, len, es, dst, err);
 }
 
+/* dst[i] = src[i] for i < n values of es bytes: a copy on ex (sps_gather) */
+static inline mt_status sps_copy_vals(const mt_exec *ex, void *dst, const void *src, int64_t n,
+                                      size_t es, mt_error *err) {
+  int *s0 = NULL;
+  int64_t *off = NULL;
+  mt_status st;
+  if (n <= 0) return MT_OK;
+  s0 = (int *)calloc((size_t)n, sizeof *s0);
+  off = (int64_t *)malloc((size_t)n * sizeof *off);
+  if (!s0 || !off) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "out of memory for a copy of %lld values", (long long)n);
+  } else {
+    const void *srcs[1] = {src};
+    for (int64_t i = 0; i < n; i++) off[i] = i;
+    st = sps_gather(ex, s0, off, n, 1, srcs, es, dst, err);
+  }
+  free(s0);
+  free(off);
+  return st;
+}
+
+/* The number of values a COO or compressed tensor stores. */
+static inline int64_t sps_n_values(const mt_tensor *t) {
+  mt_cgeom g;
+  if (t->kind == MT_KIND_COO) return t->nnz * mt_coo_row_numel(t);
+  return mt_cgeom_of(t, &g) ? g.batches * t->nnz * g.entry : 0;
+}
+
+/* A copy of the COO or compressed tensor x allocated by h (indices and
+ * flag on the host, values copied on ex). */
+static inline mt_status sps_clone(const mt_host *h, const mt_exec *ex, const mt_tensor *x,
+                                  mt_tensor **out, mt_error *err) {
+  mt_status st;
+  *out = NULL;
+  if (x->kind == MT_KIND_COO) {
+    if ((st = h->coo_new(x->dtype, x->ndim, x->shape, x->sparse_dim, x->nnz, out, err)) != MT_OK)
+      return st;
+    if (x->nnz && x->sparse_dim)
+      memcpy((*out)->indices, x->indices, (size_t)x->sparse_dim * (size_t)x->nnz * sizeof(int64_t));
+    (*out)->coalesced = x->coalesced;
+  } else if ((st = mt__cpu_compressed_like(h, x, x->dtype, out, err)) != MT_OK) {
+    return st;
+  }
+  st = sps_copy_vals(ex, (*out)->values, x->values, sps_n_values(x), mt_dtype_size(x->dtype), err);
+  if (st != MT_OK) {
+    h->free(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
 #endif /* MT_CPU_SPS_UTIL_H */

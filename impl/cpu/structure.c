@@ -560,16 +560,12 @@ static mt_status slice_run(mt_call *c, const mt_exec *ex, mt_error *e) {
 }
 static mt_status transpose_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
-    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_transpose, e)
-                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_transpose, e),
-                                                    "transpose", "plain sparse input", e);
+    return mt__sps_structure_run(c, MT_OP_transpose, ex, e);
   return view_op(c, MT_OP_transpose, v_transpose, ex, e);
 }
 static mt_status t_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
-    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_t, e)
-                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_t, e),
-                                                    "t", "plain sparse input", e);
+    return mt__sps_structure_run(c, MT_OP_t, ex, e);
   return view_op(c, MT_OP_t, v_t, ex, e);
 }
 static mt_status view_run(mt_call *c, const mt_exec *ex, mt_error *e) {
@@ -577,9 +573,7 @@ static mt_status view_run(mt_call *c, const mt_exec *ex, mt_error *e) {
 }
 static mt_status reshape_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
-    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_reshape, e)
-                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_reshape, e),
-                                                    "reshape", "plain sparse input", e);
+    return mt__sps_structure_run(c, MT_OP_reshape, ex, e);
   return view_op(c, MT_OP_reshape, v_reshape, ex, e);
 }
 static mt_status expand_run(mt_call *c, const mt_exec *ex, mt_error *e) {
@@ -587,9 +581,7 @@ static mt_status expand_run(mt_call *c, const mt_exec *ex, mt_error *e) {
 }
 static mt_status unsqueeze_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
-    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_unsqueeze, e)
-                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_unsqueeze, e),
-                                                    "unsqueeze", "plain sparse input", e);
+    return mt__sps_structure_run(c, MT_OP_unsqueeze, ex, e);
   return view_op(c, MT_OP_unsqueeze, v_unsqueeze, ex, e);
 }
 static mt_status unfold_run(mt_call *c, const mt_exec *ex, mt_error *e) {
@@ -947,9 +939,7 @@ out:
 
 static mt_status cat_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
-    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_cat, e)
-                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_cat, e),
-                                                    "cat", "plain sparse input", e);
+    return mt__sps_structure_run(c, MT_OP_cat, ex, e);
   return cat_views(c, MT_OP_cat, 0, ex, e);
 }
 static mt_status stack_run(mt_call *c, const mt_exec *ex, mt_error *e) {
@@ -1133,9 +1123,7 @@ out:
 }
 static mt_status clone_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
-    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_clone, e)
-                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_clone, e),
-                                                    "clone", "plain sparse input", e);
+    return mt__sps_structure_run(c, MT_OP_clone, ex, e);
   return copy_both(c, MT_OP_clone, ex, e);
 }
 static mt_status detach_run(mt_call *c, const mt_exec *ex, mt_error *e) {
