@@ -32,7 +32,7 @@ FAMILIES = {
     "reduce": (None, 0),
     "structure": (r"(plain sparse input|a layout conversion|a converting copy|COO storage|"
                   r"CSR storage|sparse storage|a copy of sparse storage|a plain tensor): "
-                  r"the cuda-emu backend has no kernels for it yet$", 126),
+                  r"the cuda-emu backend has no kernels for it yet$", 104),
     # backward on dense storage: the elementwise engine (unary, binary), the
     # reductions, structure ops and to_tensor; sparse storage is the gap
     "grad_masked": (GRAD_GAP, 97),
