@@ -27,7 +27,6 @@
 #include "common/exec.h"
 #include "common/sparse_vals_math.h"
 #include "cpu_util.h"
-#include "sparse_arith.h"
 #include "sps_util.h"
 
 typedef enum { K_ADD, K_SUB, K_MUL, K_DIV } bs_kind;
