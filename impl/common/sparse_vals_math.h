@@ -24,7 +24,8 @@ typedef enum {
   SPV_DENSE_COO, /* dense a (cast to ot) += alpha * each term (b cast to ot), stored each step */
   SPV_DENSE_CSR, /* dense a (cast to ot) + round(alpha * b) per term */
   SPV_SUM,       /* the terms' sum in double (float ot) or int64, rounded once */
-  SPV_NORM       /* the terms' vector p-norm, |b| in double */
+  SPV_NORM,      /* the terms' vector p-norm, |b| in double */
+  SPV_CONVERT    /* out = a[ia] converted as torch's copy_/to() (sps_convert) */
 } mt_spv_op;
 
 /* One call, planned on the host. */
@@ -74,12 +75,35 @@ MT_HD void mt_spv_put(void *out, mt_dtype rt, int64_t i, int div, const void *a,
   }
 }
 
+/* out[i] = in[j] converted as torch's copy_ / to(): to bool by != 0,
+ * float to integer toward zero, integers exactly, one dtype bytewise,
+ * floats rounded once (structure_sparse.c's copy_, sps_util.h's
+ * sps_convert) */
+MT_HD void mt_spv_convert(void *out, mt_dtype ot, int64_t i, const void *in, mt_dtype it,
+                          int64_t j) {
+  if (ot == MT_bool) {
+    ((uint8_t *)out)[i] = mt_hd_is_float(it) ? mt_hd_get_f64(in, it, j) != 0.0
+                                             : mt_hd_ldi(in, it, j) != 0;
+  } else if (ot == MT_int64 || ot == MT_int32 || ot == MT_int8 || ot == MT_uint8) {
+    mt_hd_sti(out, ot, i,
+              mt_hd_is_float(it) ? (int64_t)trunc(mt_hd_get_f64(in, it, j)) : mt_hd_ldi(in, it, j));
+  } else if (it == ot) {
+    int es = ot == MT_float64 ? 8 : ot == MT_float32 ? 4 : 2;
+    for (int b = 0; b < es; b++)
+      ((unsigned char *)out)[i * es + b] = ((const unsigned char *)in)[j * es + b];
+  } else {
+    mt_hd_set_f64(out, ot, i,
+                  mt_hd_is_float(it) ? mt_hd_get_f64(in, it, j) : (double)mt_hd_ldi(in, it, j));
+  }
+}
+
 /* Result value o. */
 MT_HD void mt_spv_out(const mt_spv_par *p, const void *a, const void *b, const int64_t *ia,
                       const int64_t *off, const int64_t *ib, void *out, int64_t o) {
   mt_dtype ot = p->ot;
   switch (p->op) {
   case SPV_CAST: mt_spv_cast(out, ot, o, a, p->at, ia[o]); break;
+  case SPV_CONVERT: mt_spv_convert(out, ot, o, a, p->at, ia[o]); break;
   case SPV_MUL:
   case SPV_DIV:
     mt_spv_put(out, ot, o, p->op == SPV_DIV, a, p->at, ia[o], b, p->bt, ib[off[o]]);

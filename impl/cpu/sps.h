@@ -20,7 +20,7 @@ static inline int mt__sps_call(const mt_call *call) {
 
 /* clone, copy_, t, transpose, unsqueeze, reshape, cat (the CPU reference) */
 mt_status mt__sps_structure(mt_call *call, mt_op op, mt_error *err);
-/* the same with the values moved on ex (copy_ stays the CPU reference's) */
+/* the same with the values moved or converted on ex */
 mt_status mt__sps_structure_run(mt_call *call, mt_op op, const struct mt_exec *ex, mt_error *err);
 /* sum, amax, norm, the values computed on ex */
 mt_status mt__sps_reduce(mt_call *call, mt_op op, const struct mt_exec *ex, mt_error *err);

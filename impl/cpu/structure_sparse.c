@@ -6,6 +6,7 @@
  * COO results keep every stored entry as stored (duplicates and explicit
  * zeros), in the input's entry order; t, transpose, unsqueeze and cat
  * clear the coalesced flag (torch's, even on a coalesced input; SPS-2). */
+#include "common/sparse_vals_math.h"
 #include "sps_util.h"
 
 /* ---- clone, copy_ ----------------------------------------------------- */
@@ -57,11 +58,34 @@ mt_status mt__sps_resize_check(const char *op, const mt_tensor *x, int ndim, con
   return MT_OK;
 }
 
+/* dst[i] = src[i] converted from it to ot for i < n (sps_convert's rules), on ex */
+static mt_status convert_vals(const mt_exec *ex, void *dst, mt_dtype ot, const void *src,
+                              mt_dtype it, int64_t n, mt_error *err) {
+  int64_t *ia = NULL;
+  mt_spv_par p;
+  mt_status st;
+  if (n <= 0) return MT_OK;
+  if (!ex->sparse_vals)
+    return mt_err(err, MT_NOT_SUPPORTED, "copy_: the %s backend has no plain sparse kernels",
+                  ex->name);
+  if (!(ia = malloc((size_t)n * sizeof *ia)))
+    return mt_err(err, MT_OUT_OF_MEMORY, "copy_: %lld values", (long long)n);
+  for (int64_t i = 0; i < n; i++) ia[i] = i;
+  memset(&p, 0, sizeof p);
+  p.op = SPV_CONVERT;
+  p.at = p.bt = it;
+  p.ot = ot;
+  p.n_out = p.na = n;
+  st = ex->sparse_vals(&p, src, NULL, ia, NULL, NULL, dst, err);
+  free(ia);
+  return st;
+}
+
 /* copy_(dst, src) (SPS-2): dst takes src's shape, indices and coalesced
  * flag, and src's values converted to dst's dtype. COO: torch resizes dst
  * as src first (a non-empty dst keeps its sparse/dense dims and does not
  * shrink: SPS-7); compressed: the same layout and nnz only. */
-static mt_status sps_copy_(mt_call *call, mt_error *err) {
+static mt_status sps_copy_(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "copy_";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *dst = NULL, *src = NULL;
@@ -91,9 +115,12 @@ static mt_status sps_copy_(mt_call *call, mt_error *err) {
       return st;
     if (src->nnz)
       memcpy(out->indices, src->indices, (size_t)src->sparse_dim * (size_t)src->nnz * sizeof(int64_t));
-    int64_t n = src->nnz * mt_coo_row_numel(src);
-    for (int64_t i = 0; i < n; i++) sps_convert(out->values, dst->dtype, i, src->values, src->dtype, i);
     out->coalesced = src->coalesced;
+    if ((st = convert_vals(ex, out->values, dst->dtype, src->values, src->dtype,
+                           src->nnz * mt_coo_row_numel(src), err)) != MT_OK) {
+      h->free(out);
+      return st;
+    }
     return sps_out(call, &out);
   }
   mt_cgeom gd, gs;
@@ -107,15 +134,11 @@ static mt_status sps_copy_(mt_call *call, mt_error *err) {
   if (!mt_shape_equal(dst, src) || dst->blocksize[0] != src->blocksize[0] ||
       dst->blocksize[1] != src->blocksize[1])
     return mt_err(err, MT_SHAPE_MISMATCH, "copy_: the shapes or block sizes of dst and src differ");
-  if ((st = mt_tensor_clone_host(h, src, &out, err)) != MT_OK) return st;
-  if (out->dtype != dst->dtype) { /* the values in dst's dtype */
-    mt_tensor *conv = NULL;
-    if ((st = mt__cpu_compressed_like(h, src, dst->dtype, &conv, err)) != MT_OK) goto out;
-    int64_t n = gs.batches * src->nnz * gs.entry;
-    for (int64_t i = 0; i < n; i++) sps_convert(conv->values, dst->dtype, i, src->values, src->dtype, i);
-    h->free(out);
-    out = conv;
-  }
+  /* src's structure, its values in dst's dtype (one dtype: bytes) */
+  if ((st = mt__cpu_compressed_like(h, src, dst->dtype, &out, err)) != MT_OK) return st;
+  if ((st = convert_vals(ex, out->values, dst->dtype, src->values, src->dtype,
+                         gs.batches * src->nnz * gs.entry, err)) != MT_OK)
+    goto out;
   st = sps_out(call, &out);
 out:
   if (out) h->free(out);
@@ -434,7 +457,7 @@ mt_status mt__sps_structure(mt_call *call, mt_op op, mt_error *err) {
 mt_status mt__sps_structure_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
   switch (op) {
     case MT_OP_clone: return sps_clone_op(call, ex, err);
-    case MT_OP_copy_: return sps_copy_(call, err); /* the CPU reference's (a conversion) */
+    case MT_OP_copy_: return sps_copy_(call, ex, err);
     case MT_OP_t: return mt__sps_t(call, op, 0, ex, err);
     case MT_OP_transpose: return sps_transpose(call, ex, err);
     case MT_OP_unsqueeze: return sps_unsqueeze(call, ex, err);
