@@ -3,7 +3,7 @@
  * (spec/SEMANTICS.md "Plain sparse pointwise", SPP-2 .. SPP-6).
  *
  * SPP-2  add/sub(S, S, alpha): one merge of both entry lists in stored
- *        order (sparse_arith.c), explicit zeros kept, the result flagged
+ *        order (as sparse_arith.c's), explicit zeros kept, the result flagged
  *        coalesced only when both operands are; CSR + CSR: the sorted union
  *        per row, a + round(alpha * b).
  * SPP-3  add/sub(D, S, alpha) -> dense (CSR too, on either side); S + D and
@@ -19,7 +19,12 @@
  * Values are computed in double from operands rounded to the compute type
  * (float for float32/float16/bfloat16, double for float64) and rounded once,
  * half types through float; integers wrap. The CPU reference is CSR-only
- * among the compressed layouts: CSC/BSR/BSC operands are NOT_SUPPORTED. */
+ * among the compressed layouts: CSC/BSR/BSC operands are NOT_SUPPORTED.
+ *
+ * The merges, intersections and unions are host bookkeeping; every value
+ * is computed on the call's exec (common/sparse_vals_math.h: the CPU loop,
+ * or sparse_vals.cu's kernel), from a plan of the operand elements each
+ * result value reads, in the CPU's order. */
 #include "binary_sparse.h"
 
 #include <inttypes.h>
