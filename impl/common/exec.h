@@ -40,6 +40,7 @@ struct mt_gsc_par;   /* common/grad_structure_math.h */
 struct mt_spb_par;   /* common/sparse_blas_math.h */
 struct mt_spb_bufs;  /* common/sparse_blas_math.h */
 struct mt_smx_par;   /* common/sparse_misc_math.h */
+struct mt_spv_par;   /* common/sparse_vals_math.h */
 
 typedef struct mt_exec {
   const char *name; /* "cpu", "cuda" */
@@ -145,6 +146,14 @@ typedef struct mt_exec {
    * elements) to dtype out, for i < n (a converting copy) */
   mt_status (*convert)(mt_dtype in, const void *x, int64_t n_x, const int64_t *off, mt_dtype out,
                        void *y, int64_t n, mt_error *err);
+  /* sparse_vals: out[o] = mt_spv_out for o < p->n_out (the plain sparse
+   * kernels' values, common/sparse_vals_math.h) from the operands a (p->na
+   * elements, NULL: none) and b (p->nb), each output's element ia[o] of a
+   * (ia NULL: none used) and its terms ib[off[o] .. off[o + 1] - 1] of b
+   * (off NULL: none) */
+  mt_status (*sparse_vals)(const struct mt_spv_par *p, const void *a, const void *b,
+                           const int64_t *ia, const int64_t *off, const int64_t *ib, void *out,
+                           mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */
@@ -218,6 +227,11 @@ mt_status mt__cpu_sparse_softmax_exec(const struct mt_smx_par *p, const void *va
 /* The sparse_convert family's kernels (impl/cpu/sparse_convert.c): op is
  * one of common/sparse_convert_ops.h's SPC_OPS. */
 mt_status mt__sparse_convert_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The plain sparse kernels' CPU values (impl/cpu/binary_sparse.c: the loop
+ * over mt_spv_out). */
+mt_status mt__cpu_sparse_vals_exec(const struct mt_spv_par *p, const void *a, const void *b,
+                                   const int64_t *ia, const int64_t *off, const int64_t *ib,
+                                   void *out, mt_error *err);
 
 #ifdef __cplusplus
 }

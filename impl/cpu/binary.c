@@ -516,13 +516,10 @@ static mt_status broadcast(const operand *o, const char *name, int *ndim, int64_
   return MT_OK;
 }
 
-/* Plain sparse operands (SPP-2 .. SPP-6, binary_sparse.c): the CPU
- * reference's own merge kernels; another backend has no device compute for
- * them yet: torch's refusals, else NOT_SUPPORTED (mt__exec_values_gap). */
+/* Plain sparse operands (SPP-2 .. SPP-6, binary_sparse.c): the merges
+ * and intersections planned on the host, every value on ex (sparse_vals). */
 static mt_status plain_sparse(mt_call *call, mt_op opid, const mt_exec *ex, mt_error *err) {
-  mt_status st = mt__cpu_binary_sparse(call, opid, err);
-  if (ex == &mt_cpu_exec) return st;
-  return mt__exec_values_gap(call, ex, st, mt_op_name(opid), "plain sparse operands", err);
+  return mt__cpu_binary_sparse(call, opid, ex, err);
 }
 
 static mt_status binary(mt_call *call, mt_op opid, mt_op base, const mt_exec *ex,

@@ -3,7 +3,7 @@
  * (spec/SEMANTICS.md "Plain sparse pointwise", SPP-2 .. SPP-6).
  *
  * SPP-2  add/sub(S, S, alpha): one merge of both entry lists in stored
- *        order (sparse_arith.c), explicit zeros kept, the result flagged
+ *        order (as sparse_arith.c's), explicit zeros kept, the result flagged
  *        coalesced only when both operands are; CSR + CSR: the sorted union
  *        per row, a + round(alpha * b).
  * SPP-3  add/sub(D, S, alpha) -> dense (CSR too, on either side); S + D and
@@ -19,13 +19,20 @@
  * Values are computed in double from operands rounded to the compute type
  * (float for float32/float16/bfloat16, double for float64) and rounded once,
  * half types through float; integers wrap. The CPU reference is CSR-only
- * among the compressed layouts: CSC/BSR/BSC operands are NOT_SUPPORTED. */
+ * among the compressed layouts: CSC/BSR/BSC operands are NOT_SUPPORTED.
+ *
+ * The merges, intersections and unions are host bookkeeping; every value
+ * is computed on the call's exec (common/sparse_vals_math.h: the CPU loop,
+ * or sparse_vals.cu's kernel), from a plan of the operand elements each
+ * result value reads, in the CPU's order. */
 #include "binary_sparse.h"
 
 #include <inttypes.h>
 
+#include "common/exec.h"
+#include "common/sparse_vals_math.h"
 #include "cpu_util.h"
-#include "sparse_arith.h"
+#include "sps_util.h"
 
 typedef enum { K_ADD, K_SUB, K_MUL, K_DIV } bs_kind;
 
@@ -122,27 +129,80 @@ static mt_dtype result_type(const mt_tensor *a, const mt_tensor *b) {
 /* ---- elements ------------------------------------------------------------ */
 
 /* v rounded to the compute type of result dtype rt */
-static double ct(mt_dtype rt, double v) { return rt == MT_float64 ? v : (double)(float)v; }
+static double ct(mt_dtype rt, double v) { return mt_spv_ct(rt, v); }
 
-static void cast_elem(void *out, mt_dtype ot, int64_t i, const void *in, mt_dtype it, int64_t j) {
-  if (mt_dtype_is_float(ot))
-    mt__cpu_st(out, ot, i, mt__cpu_ld(in, it, j));
-  else
-    mt__cpu_sti(out, ot, i, mt__cpu_ldi(in, it, j));
+/* ---- value plans (common/sparse_vals_math.h) ------------------------------ */
+
+/* Every value of a result comes from the exec (the CPU loop, or a device
+ * kernel): the host plans, per output value o, the element ia[o] of operand
+ * a and the terms ib[off[o] .. off[o + 1] - 1] of operand b. */
+typedef struct {
+  int64_t *ia, *off, *ib;
+  int64_t n, nt; /* outputs, terms */
+} vplan;
+
+static void vp_free(vplan *v) {
+  free(v->ia);
+  free(v->off);
+  free(v->ib);
+  memset(v, 0, sizeof *v);
 }
 
-/* out[i] = a[ia] * b[ib] (or /) in result dtype rt */
-static void put(void *out, mt_dtype rt, int64_t i, bs_kind k, const void *a, mt_dtype at,
-                int64_t ia, const void *b, mt_dtype bt, int64_t ib) {
-  if (mt_dtype_is_float(rt)) {
-    double x = ct(rt, mt__cpu_ld(a, at, ia)), y = ct(rt, mt__cpu_ld(b, bt, ib));
-    mt__cpu_st(out, rt, i, ct(rt, k == K_DIV ? x / y : x * y));
-  } else if (rt == MT_bool) {
-    mt__cpu_sti(out, rt, i, mt__cpu_ldi(a, at, ia) && mt__cpu_ldi(b, bt, ib));
-  } else {
-    uint64_t x = (uint64_t)mt__cpu_ldi(a, at, ia), y = (uint64_t)mt__cpu_ldi(b, bt, ib);
-    mt__cpu_sti(out, rt, i, (int64_t)(x * y));
+/* room for n outputs (ia, off) and cap terms */
+static mt_status vp_new(vplan *v, int64_t n, int64_t cap, mt_error *err) {
+  memset(v, 0, sizeof *v);
+  v->n = n;
+  v->ia = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+  v->off = calloc((size_t)n + 1, sizeof(int64_t));
+  v->ib = malloc((size_t)(cap > 0 ? cap : 1) * sizeof(int64_t));
+  if (!v->ia || !v->off || !v->ib) {
+    vp_free(v);
+    return mt_err(err, MT_OUT_OF_MEMORY, "out of memory for a plan of %lld values", (long long)n);
   }
+  return MT_OK;
+}
+
+/* output o's element of a (-1: none) and at most one term of b (-1: none);
+ * call in order of o */
+static void vp_one(vplan *v, int64_t o, int64_t ia, int64_t ib) {
+  v->ia[o] = ia;
+  if (ib >= 0) v->ib[v->nt++] = ib;
+  v->off[o + 1] = v->nt;
+}
+
+/* runs p over the plan: out gets v->n values */
+static mt_status vp_run(const mt_exec *ex, mt_spv_par *p, const void *a, const void *b,
+                        const vplan *v, void *out, mt_error *err) {
+  int64_t na = 0, nb = 0;
+  if (!v->n) return MT_OK;
+  if (!ex->sparse_vals)
+    return mt_err(err, MT_NOT_SUPPORTED, "the %s backend has no plain sparse kernels", ex->name);
+  for (int64_t o = 0; o < v->n; o++)
+    if (v->ia[o] + 1 > na) na = v->ia[o] + 1;
+  for (int64_t t = 0; t < v->nt; t++)
+    if (v->ib[t] + 1 > nb) nb = v->ib[t] + 1;
+  p->n_out = v->n;
+  p->n_terms = v->nt;
+  p->na = na;
+  p->nb = nb;
+  return ex->sparse_vals(p, na ? a : NULL, nb ? b : NULL, v->ia, v->off, v->ib, out, err);
+}
+
+static void vp_par(mt_spv_par *p, int op, mt_dtype at, mt_dtype bt, mt_dtype ot) {
+  memset(p, 0, sizeof *p);
+  p->op = op;
+  p->at = at;
+  p->bt = bt;
+  p->ot = ot;
+}
+
+/* the CPU reference's hook (common/exec.h) */
+mt_status mt__cpu_sparse_vals_exec(const struct mt_spv_par *p, const void *a, const void *b,
+                                   const int64_t *ia, const int64_t *off, const int64_t *ib,
+                                   void *out, mt_error *err) {
+  (void)err;
+  for (int64_t o = 0; o < p->n_out; o++) mt_spv_out(p, a, b, ia, off, ib, out, o);
+  return MT_OK;
 }
 
 static int64_t n_values(const mt_tensor *t) {
@@ -152,11 +212,12 @@ static int64_t n_values(const mt_tensor *t) {
 }
 
 
-/* A copy of t (COO, CSR or dense) with its values cast to dt, allocated by h. */
-static mt_status cast_copy(const mt_host *h, const mt_tensor *t, mt_dtype dt, mt_tensor **out,
-                           mt_error *err) {
-  const mt_tensor *v = t;
-  mt_tensor *tmp = NULL;
+/* A copy of t (COO, CSR or dense) with its values cast to dt, allocated by
+ * h (the values on ex; a strided dense t read in place). */
+static mt_status cast_copy(const mt_host *h, const mt_exec *ex, const mt_tensor *t, mt_dtype dt,
+                           mt_tensor **out, mt_error *err) {
+  vplan v = {0};
+  mt_spv_par p;
   mt_status st;
   *out = NULL;
   if (t->kind == MT_KIND_COO) {
@@ -167,22 +228,29 @@ static mt_status cast_copy(const mt_host *h, const mt_tensor *t, mt_dtype dt, mt
   } else if (mt_kind_is_compressed(t->kind)) {
     st = mt__cpu_compressed_like(h, t, dt, out, err);
   } else {
-    if ((st = mt__cpu_contig(t, &v, &tmp, err)) == MT_OK)
-      st = h->dense_new(dt, t->ndim, t->shape, out, err);
+    st = h->dense_new(dt, t->ndim, t->shape, out, err);
   }
-  if (st != MT_OK) goto out;
-  for (int64_t i = 0; i < n_values(v); i++)
-    cast_elem((*out)->values, dt, i, v->values, v->dtype, i);
-out:
-  mt_tensor_free(tmp);
+  int64_t n = n_values(t);
+  if (st == MT_OK && (st = vp_new(&v, n, 0, err)) == MT_OK) {
+    for (int64_t i = 0; i < n; i++)
+      vp_one(&v, i, t->kind == MT_KIND_DENSE ? mt_dense_offset(t, i) : i, -1);
+    vp_par(&p, SPV_CAST, t->dtype, t->dtype, dt);
+    st = vp_run(ex, &p, t->values, NULL, &v, (*out)->values, err);
+    vp_free(&v);
+  }
+  if (st != MT_OK && *out) {
+    h->free(*out);
+    *out = NULL;
+  }
   return st;
 }
 
 /* *t cast to dt in place of itself (the in-place forms keep self's dtype) */
-static mt_status recast(const mt_host *h, mt_tensor **t, mt_dtype dt, mt_error *err) {
+static mt_status recast(const mt_host *h, const mt_exec *ex, mt_tensor **t, mt_dtype dt,
+                        mt_error *err) {
   if ((*t)->dtype == dt) return MT_OK;
   mt_tensor *r = NULL;
-  mt_status st = cast_copy(h, *t, dt, &r, err);
+  mt_status st = cast_copy(h, ex, *t, dt, &r, err);
   if (st != MT_OK) return st;
   h->free(*t);
   *t = r;
@@ -203,9 +271,75 @@ static mt_status layout_refused(const char *name, const char *why, mt_error *err
 
 /* ---- add / sub (SPP-2, SPP-3) ------------------------------------------------ */
 
-static mt_status coo_coo_add(const mt_host *h, const char *name, const mt_tensor *a,
-                             const mt_tensor *b, double alpha, mt_dtype rt, mt_tensor **out,
-                             mt_error *err) {
+/* *t = t + alpha * s, both COO of one dtype and shape: torch's merge, as
+ * sparse_arith.c's mt__cpu_coo_add plans it (one two-pointer walk over
+ * both entry lists in stored order; the empty short-cuts), the values on
+ * ex. *t is freed through h and replaced by the result. */
+static mt_status coo_add_exec(const mt_host *h, const mt_exec *ex, const char *name,
+                              mt_tensor **t, double alpha, const mt_tensor *s, mt_error *err) {
+  mt_tensor *a = *t, *r = NULL;
+  mt_dtype dt = a->dtype;
+  int64_t row = mt_coo_row_numel(a), nnz = a->nnz + s->nnz, ka = 0, ks = 0, n = 0;
+  vplan v = {0};
+  mt_spv_par p;
+  mt_status st;
+  if (s->nnz == 0) return MT_OK;
+  vp_par(&p, SPV_COO_ADD, dt, dt, dt);
+  p.alpha = alpha;
+  p.m = ct(dt, alpha);
+  if (a->nnz == 0) { /* alpha * s, s's indices and flag (alpha 1: s's values exactly) */
+    if ((st = h->coo_new(dt, s->ndim, s->shape, s->sparse_dim, s->nnz, &r, err)) != MT_OK)
+      return st;
+    if (s->sparse_dim)
+      memcpy(r->indices, s->indices, (size_t)s->sparse_dim * (size_t)s->nnz * sizeof(int64_t));
+    r->coalesced = s->coalesced;
+    if ((st = vp_new(&v, s->nnz * row, s->nnz * row, err)) != MT_OK) goto fail;
+    for (int64_t i = 0; i < s->nnz * row; i++) vp_one(&v, i, alpha == 1.0 ? i : -1, i);
+    if (alpha == 1.0) p.op = SPV_CAST;
+    if ((st = vp_run(ex, &p, s->values, s->values, &v, r->values, err)) != MT_OK) goto fail;
+    goto done;
+  }
+  if (dt == MT_float16 || dt == MT_bool)
+    return mt_err(err, MT_DTYPE_MISMATCH, "%s: \"cadd_sparse\" not implemented for '%s'", name,
+                  dt == MT_bool ? "Bool" : "Half");
+  if ((st = h->coo_new(dt, a->ndim, a->shape, a->sparse_dim, nnz, &r, err)) != MT_OK) return st;
+  if ((st = vp_new(&v, nnz * row, nnz * row, err)) != MT_OK) goto fail;
+  while (ka < a->nnz || ks < s->nnz) {
+    int64_t la = ka < a->nnz ? mt_coo_linear(a, ka) : INT64_MAX;
+    int64_t ls = ks < s->nnz ? mt_coo_linear(s, ks) : INT64_MAX;
+    int take_a = la <= ls, take_s = ls <= la;
+    const mt_tensor *src = take_a ? a : s;
+    int64_t k = take_a ? ka : ks;
+    for (int d = 0; d < a->sparse_dim; d++)
+      r->indices[d * nnz + n] = src->indices[d * src->nnz + k];
+    for (int64_t j = 0; j < row; j++)
+      vp_one(&v, n * row + j, take_a ? ka * row + j : -1, take_s ? ks * row + j : -1);
+    ka += take_a;
+    ks += take_s;
+    n++;
+  }
+  v.n = n * row;
+  if ((st = vp_run(ex, &p, a->values, s->values, &v, r->values, err)) != MT_OK) goto fail;
+  if (n < nnz) { /* merged entries: shrink (indices are [sparse_dim, nnz] rows) */
+    for (int d = 1; d < a->sparse_dim; d++)
+      memmove(r->indices + d * n, r->indices + d * nnz, (size_t)n * sizeof(int64_t));
+    r->nnz = n;
+  }
+  r->coalesced = a->coalesced && s->coalesced;
+done:
+  vp_free(&v);
+  h->free(a);
+  *t = r;
+  return MT_OK;
+fail:
+  vp_free(&v);
+  h->free(r);
+  return st;
+}
+
+static mt_status coo_coo_add(const mt_host *h, const mt_exec *ex, const char *name,
+                             const mt_tensor *a, const mt_tensor *b, double alpha, mt_dtype rt,
+                             mt_tensor **out, mt_error *err) {
   char s0[64], s1[64];
   mt_tensor *s = NULL;
   mt_status st;
@@ -219,9 +353,9 @@ static mt_status coo_coo_add(const mt_host *h, const char *name, const mt_tensor
                   "%s: expected 'self' and 'other' to have same density, but 'self' has %d sparse "
                   "dimensions while 'other' has %d sparse dimensions",
                   name, a->sparse_dim, b->sparse_dim);
-  if ((st = cast_copy(h, a, rt, out, err)) != MT_OK) return st;
-  if ((st = cast_copy(h, b, rt, &s, err)) != MT_OK) goto out;
-  st = mt__cpu_coo_add(h, name, out, alpha, s, err); /* float16/bool: refused unless empty */
+  if ((st = cast_copy(h, ex, a, rt, out, err)) != MT_OK) return st;
+  if ((st = cast_copy(h, ex, b, rt, &s, err)) != MT_OK) goto out;
+  st = coo_add_exec(h, ex, name, out, alpha, s, err); /* float16/bool: refused unless empty */
 out:
   if (s) h->free(s);
   return st;
@@ -232,9 +366,12 @@ out:
  * entries of both give a + round(alpha * b) (each value of a block or
  * dense row), of b alone round(alpha * b) (torch's CPU kernel, float and
  * double only, one dtype). */
-static mt_status cmp_add(const mt_host *h, const char *name, const mt_tensor *a, const mt_tensor *b,
-                         double alpha, mt_tensor **out, mt_error *err) {
+static mt_status cmp_add(const mt_host *h, const mt_exec *ex, const char *name, const mt_tensor *a,
+                         const mt_tensor *b, double alpha, mt_tensor **out, mt_error *err) {
   char s0[64], s1[64];
+  vplan v = {0};
+  mt_spv_par p;
+  mt_status st;
   mt_dtype dt = a->dtype;
   mt_cgeom ga, gb;
   if (!same_shape(a, b) || !mt_cgeom_of(a, &ga) || !mt_cgeom_of(b, &gb) || ga.bh != gb.bh ||
@@ -252,7 +389,9 @@ static mt_status cmp_add(const mt_host *h, const char *name, const mt_tensor *a,
     return mt_err(err, MT_DTYPE_MISMATCH, "%s: expected scalar type %s but found %s", name,
                   mt__cpu_torch_type(b->dtype), mt__cpu_torch_type(a->dtype));
   int64_t E = ga.entry, nnz = 0;
-  double m = ct(dt, alpha);
+  vp_par(&p, SPV_CMP_ADD, dt, dt, dt);
+  p.alpha = alpha;
+  p.m = ct(dt, alpha);
   for (int pass = 0; pass < 2; pass++) {
     int64_t most = 0;
     for (int64_t bt = 0; bt < ga.batches; bt++) {
@@ -269,10 +408,8 @@ static mt_status cmp_add(const mt_host *h, const char *name, const mt_tensor *a,
             int64_t o = bt * nnz + n;
             (*out)->col_indices[o] = ta ? xa : xb;
             for (int64_t e = 0; e < E; e++) {
-              double va = ta ? mt__cpu_ld(a->values, dt, (bt * a->nnz + i) * E + e) : 0.0;
-              double vb =
-                  tb ? ct(dt, m * mt__cpu_ld(b->values, dt, (bt * b->nnz + j) * E + e)) : 0.0;
-              mt__cpu_st((*out)->values, dt, o * E + e, !tb ? va : !ta ? vb : va + vb);
+              v.ia[o * E + e] = ta ? (bt * a->nnz + i) * E + e : -1;
+              v.ib[o * E + e] = tb ? (bt * b->nnz + j) * E + e : -1;
             }
           }
           i += ta;
@@ -288,20 +425,36 @@ static mt_status cmp_add(const mt_host *h, const char *name, const mt_tensor *a,
       /* torch's batches share one nnz: the union has it per batch here (the
        * batches of one pattern give one count) */
       nnz = most;
-      mt_status st = h->compressed_new(a->kind, dt, a->ndim, a->shape, a->dense_dim, a->blocksize,
-                                       nnz, out, err);
+      st = h->compressed_new(a->kind, dt, a->ndim, a->shape, a->dense_dim, a->blocksize, nnz, out,
+                             err);
       if (st != MT_OK) return st;
+      /* every value slot planned: a slot no entry fills is 0 */
+      if ((st = vp_new(&v, ga.batches * nnz * E, ga.batches * nnz * E, err)) != MT_OK) return st;
+      for (int64_t o = 0; o < v.n; o++) v.ia[o] = v.ib[o] = -1;
     }
   }
-  return MT_OK;
+  { /* the terms in order: one or none per slot */
+    int64_t n = v.n;
+    for (int64_t o = 0; o < n; o++) vp_one(&v, o, v.ia[o], v.ib[o]);
+  }
+  st = vp_run(ex, &p, a->values, b->values, &v, (*out)->values, err);
+  vp_free(&v);
+  return st;
 }
 
-/* dense d + alpha * s, s COO or CSR of d's shape: dense (SPP-3) */
-static mt_status dense_add_sparse(const mt_host *h, const char *name, const mt_tensor *d,
-                                  const mt_tensor *s, double alpha, mt_dtype rt, mt_tensor **out,
-                                  mt_error *err) {
+/* dense d + alpha * s, s COO or CSR of d's shape: dense (SPP-3). Each
+ * dense element is d's, cast to rt, then each stored value of s at its
+ * coordinates (cast to rt) added in stored order: COO as torch's dense +
+ * sparse add (sparse_arith.c's mt__cpu_dense_add_coo: the fused
+ * multiply-add or the rounded product), CSR r + round(alpha * v). */
+static mt_status dense_add_sparse(const mt_host *h, const mt_exec *ex, const char *name,
+                                  const mt_tensor *d, const mt_tensor *s, double alpha, mt_dtype rt,
+                                  mt_tensor **out, mt_error *err) {
   char s0[64], s1[64];
-  mt_tensor *sc = NULL;
+  int64_t *cnt = NULL, nd = mt_numel(d);
+  vplan v = {0};
+  mt_spv_par p;
+  mt_cgeom g;
   mt_status st;
   if (!same_shape(d, s))
     return mt_err(err, MT_SHAPE_MISMATCH,
@@ -310,39 +463,58 @@ static mt_status dense_add_sparse(const mt_host *h, const char *name, const mt_t
                   "broadcasting)",
                   name, mt_shape_str(d->ndim, d->shape, s0, sizeof s0),
                   mt_shape_str(s->ndim, s->shape, s1, sizeof s1));
-  if ((st = cast_copy(h, d, rt, out, err)) != MT_OK) return st;
-  if ((st = cast_copy(h, s, rt, &sc, err)) != MT_OK) goto out;
-  if (s->kind == MT_KIND_COO) {
-    mt__cpu_dense_add_coo(*out, alpha, sc);
-  } else {
-    /* CSR, CSC, batched (torch refuses BSR/BSC before): r + round(alpha *
-     * v), entry by entry; dense elements d of an entry are contiguous */
-    double m = ct(rt, alpha);
-    mt_cgeom g;
-    if (!mt_cgeom_of(sc, &g)) goto out;
+  if ((st = h->dense_new(rt, d->ndim, d->shape, out, err)) != MT_OK) return st;
+  int coo = s->kind == MT_KIND_COO, geom = coo || mt_cgeom_of(s, &g);
+  int64_t nv = geom ? n_values(s) : 0, row = coo ? mt_coo_row_numel(s) : 0;
+  /* the dense element of each stored value (-1: none) */
+  int64_t *dst = malloc((size_t)(nv > 0 ? nv : 1) * sizeof(int64_t));
+  cnt = calloc((size_t)nd + 1, sizeof(int64_t));
+  if (!dst || !cnt) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory for %lld values", name, (long long)nv);
+    goto out;
+  }
+  if (coo) {
+    for (int64_t k = 0; k < s->nnz; k++)
+      for (int64_t j = 0; j < row; j++) dst[k * row + j] = mt_coo_linear(s, k) * row + j;
+  } else if (geom) {
+    for (int64_t i = 0; i < nv; i++) dst[i] = -1;
     for (int64_t bt = 0; bt < g.batches; bt++)
       for (int64_t r = 0; r < g.ncomp; r++) {
-        const int64_t *crow = sc->crow_indices + bt * (g.ncomp + 1);
+        const int64_t *crow = s->crow_indices + bt * (g.ncomp + 1);
         for (int64_t k = crow[r]; k < crow[r + 1]; k++) {
-          int64_t plain = sc->col_indices[bt * sc->nnz + k];
-          int64_t row = g.by_col ? plain : r, col = g.by_col ? r : plain;
-          for (int64_t e = 0; e < g.dense; e++) {
-            int64_t i = ((bt * g.rows + row) * g.cols + col) * g.dense + e;
-            int64_t iv = (bt * sc->nnz + k) * g.dense + e;
-            if (mt_dtype_is_float(rt))
-              mt__cpu_st((*out)->values, rt, i,
-                         ct(rt, mt__cpu_ld((*out)->values, rt, i) +
-                                    ct(rt, m * mt__cpu_ld(sc->values, rt, iv))));
-            else
-              mt__cpu_sti((*out)->values, rt, i,
-                          mt__cpu_ldi((*out)->values, rt, i) +
-                              (int64_t)alpha * mt__cpu_ldi(sc->values, rt, iv));
-          }
+          int64_t plain = s->col_indices[bt * s->nnz + k];
+          int64_t rw = g.by_col ? plain : r, col = g.by_col ? r : plain;
+          for (int64_t e = 0; e < g.dense; e++)
+            dst[(bt * s->nnz + k) * g.dense + e] = ((bt * g.rows + rw) * g.cols + col) * g.dense + e;
         }
       }
   }
+  /* terms grouped by dense element, each group in stored order (the CPU's) */
+  for (int64_t i = 0; i < nv; i++)
+    if (dst[i] >= 0) cnt[dst[i] + 1]++;
+  if ((st = vp_new(&v, nd, nv, err)) != MT_OK) goto out;
+  for (int64_t o = 0; o < nd; o++) {
+    v.ia[o] = mt_dense_offset(d, o);
+    v.off[o + 1] = v.off[o] + cnt[o + 1];
+    cnt[o + 1] = v.off[o];
+  }
+  v.nt = v.off[nd];
+  for (int64_t i = 0; i < nv; i++)
+    if (dst[i] >= 0) v.ib[cnt[dst[i] + 1]++] = i;
+  if (coo) {
+    vp_par(&p, SPV_DENSE_COO, d->dtype, s->dtype, rt);
+    p.m = mt__cpu_round(rt, alpha);
+    p.fused = (rt == MT_float32 || rt == MT_float64) && (!s->coalesced || s->ndim > s->sparse_dim);
+  } else {
+    vp_par(&p, SPV_DENSE_CSR, d->dtype, s->dtype, rt);
+    p.m = ct(rt, alpha);
+    p.alpha_i = (int64_t)alpha;
+  }
+  st = vp_run(ex, &p, d->values, s->values, &v, (*out)->values, err);
 out:
-  if (sc) h->free(sc);
+  free(dst);
+  free(cnt);
+  vp_free(&v);
   return st;
 }
 
@@ -356,9 +528,11 @@ out:
  * pc are kept (the result is coalesced). Otherwise every source entry is
  * kept, uncoalesced: found ones get source * (sum of pc's matches), the
  * others 0. */
-static mt_status coo_mul(const mt_host *h, const char *name, const mt_tensor *x, const mt_tensor *y,
-                         mt_dtype rt, mt_tensor **out, mt_error *err) {
-  mt_tensor *xc = NULL, *yc = NULL, *acc = NULL;
+static mt_status coo_mul(const mt_host *h, const mt_exec *ex, const char *name, const mt_tensor *x,
+                         const mt_tensor *y, mt_dtype rt, mt_tensor **out, mt_error *err) {
+  mt_tensor *xc = NULL, *yc = NULL;
+  vplan v = {0};
+  mt_spv_par p;
   mt_status st;
   if (!same_shape(x, y) || x->sparse_dim != y->sparse_dim)
     return mt_err(err, MT_SHAPE_MISMATCH,
@@ -375,8 +549,8 @@ static mt_status coo_mul(const mt_host *h, const char *name, const mt_tensor *x,
       (*out)->coalesced = 1;
     return st;
   }
-  if ((st = cast_copy(h, x, rt, &xc, err)) != MT_OK) goto out;
-  if ((st = cast_copy(h, y, rt, &yc, err)) != MT_OK) goto out;
+  if ((st = cast_copy(h, ex, x, rt, &xc, err)) != MT_OK) goto out;
+  if ((st = cast_copy(h, ex, y, rt, &yc, err)) != MT_OK) goto out;
   int both = x->coalesced && y->coalesced;
   const mt_tensor *pc, *src;
   if (x->coalesced != y->coalesced) {
@@ -385,39 +559,34 @@ static mt_status coo_mul(const mt_host *h, const char *name, const mt_tensor *x,
     pc = x->nnz >= y->nnz ? xc : yc;
   }
   src = pc == xc ? yc : xc;
-  int64_t row = mt_coo_row_numel(src), n = 0;
-  if ((st = h->dense_new(rt, 1, &row, &acc, err)) != MT_OK) goto out;
+  int64_t row = mt_coo_row_numel(src), n = 0, nm = 0;
   int64_t cap = src->nnz;
+  /* the matches of every source entry in pc, in pc's order */
+  for (int64_t k = 0; k < src->nnz; k++) {
+    int64_t lin = mt_coo_linear(src, k);
+    for (int64_t q = 0; q < pc->nnz; q++) nm += mt_coo_linear(pc, q) == lin;
+  }
   if ((st = h->coo_new(rt, src->ndim, src->shape, src->sparse_dim, cap, out, err)) != MT_OK)
     goto out;
+  if ((st = vp_new(&v, cap * row, nm * row, err)) != MT_OK) goto out;
   for (int64_t k = 0; k < src->nnz; k++) {
     int64_t lin = mt_coo_linear(src, k), found = 0;
-    for (int64_t j = 0; j < row; j++) mt__cpu_st(acc->values, rt, j, 0.0);
-    for (int64_t q = 0; q < pc->nnz; q++) {
-      if (mt_coo_linear(pc, q) != lin) continue;
-      for (int64_t j = 0; j < row; j++) {
-        if (mt_dtype_is_float(rt))
-          mt__cpu_st(
-              acc->values, rt, j,
-              ct(rt, mt__cpu_ld(acc->values, rt, j) + mt__cpu_ld(pc->values, rt, q * row + j)));
-        else
-          mt__cpu_sti(acc->values, rt, j,
-                      mt__cpu_ldi(acc->values, rt, j) + mt__cpu_ldi(pc->values, rt, q * row + j));
-      }
-      found = 1;
-    }
+    for (int64_t q = 0; q < pc->nnz; q++) found += mt_coo_linear(pc, q) == lin;
     if (!found && both) continue;
     for (int d = 0; d < src->sparse_dim; d++)
       (*out)->indices[(int64_t)d * cap + n] = src->indices[(int64_t)d * src->nnz + k];
     for (int64_t j = 0; j < row; j++) {
-      if (found)
-        put((*out)->values, rt, n * row + j, K_MUL, src->values, rt, k * row + j, acc->values, rt,
-            j);
-      else
-        mt__cpu_st((*out)->values, rt, n * row + j, 0.0);
+      v.ia[n * row + j] = k * row + j;
+      for (int64_t q = 0; q < pc->nnz; q++)
+        if (mt_coo_linear(pc, q) == lin) v.ib[v.nt++] = q * row + j;
+      v.off[n * row + j + 1] = v.nt;
     }
     n++;
   }
+  /* each value: src * (the sum of pc's matches), or 0 when none matches */
+  v.n = n * row;
+  vp_par(&p, SPV_MUL_ACC, rt, rt, rt);
+  if ((st = vp_run(ex, &p, src->values, pc->values, &v, (*out)->values, err)) != MT_OK) goto out;
   if (n < cap) { /* filtered: shrink (indices are [sparse_dim, nnz] rows) */
     for (int d = 1; d < src->sparse_dim; d++)
       memmove((*out)->indices + (int64_t)d * n, (*out)->indices + (int64_t)d * cap,
@@ -428,7 +597,7 @@ static mt_status coo_mul(const mt_host *h, const char *name, const mt_tensor *x,
 out:
   if (xc) h->free(xc);
   if (yc) h->free(yc);
-  if (acc) h->free(acc);
+  vp_free(&v);
   return st;
 }
 
@@ -467,55 +636,79 @@ static mt_status check_bcast(const char *name, const mt_tensor *s, const mt_tens
 
 /* mul(S, D) / mul(D, S) with S COO: S's indices in stored order, values
  * S * D at each entry's coordinates. dense_out: D.mul_(S), the dense
- * tensor D becomes (zero where S stores nothing, duplicates summed). */
-static mt_status coo_mul_dense(const mt_host *h, const char *name, const mt_tensor *s,
-                               const mt_tensor *d, mt_dtype rt, int dense_out, mt_tensor **out,
-                               mt_error *err) {
-  const mt_tensor *dv = NULL;
-  mt_tensor *dtmp = NULL, *r = NULL;
+ * tensor D becomes (zero where S stores nothing, duplicates summed: the
+ * exec's coalesce, then a copy). */
+static mt_status coo_mul_dense(const mt_host *h, const mt_exec *ex, const char *name,
+                               const mt_tensor *s, const mt_tensor *d, mt_dtype rt, int dense_out,
+                               mt_tensor **out, mt_error *err) {
+  mt_tensor *r = NULL, *ctmp = NULL;
+  const mt_tensor *c = NULL;
+  int *gsrc = NULL;
+  int64_t *goff = NULL;
+  vplan v = {0};
+  mt_spv_par p;
   mt_status st;
   if ((st = check_bcast(name, s, d, err)) != MT_OK) return st;
-  if ((st = mt__cpu_contig(d, &dv, &dtmp, err)) != MT_OK) return st;
   if ((st = h->coo_new(rt, s->ndim, s->shape, s->sparse_dim, s->nnz, &r, err)) != MT_OK) goto out;
   if (s->nnz && s->sparse_dim)
     memcpy(r->indices, s->indices, (size_t)s->sparse_dim * (size_t)s->nnz * sizeof(int64_t));
   r->coalesced = s->coalesced;
-  int64_t row = mt_coo_row_numel(s), c[MT_MAX_DIMS] = {0};
+  int64_t row = mt_coo_row_numel(s), c_[MT_MAX_DIMS] = {0};
+  if ((st = vp_new(&v, s->nnz * row, s->nnz * row, err)) != MT_OK) goto out;
   for (int64_t k = 0; k < s->nnz; k++)
     for (int64_t j = 0; j < row; j++) {
-      for (int q = 0; q < s->sparse_dim; q++) c[q] = s->indices[(int64_t)q * s->nnz + k];
+      for (int q = 0; q < s->sparse_dim; q++) c_[q] = s->indices[(int64_t)q * s->nnz + k];
       int64_t rem = j;
       for (int q = s->ndim - 1; q >= s->sparse_dim; q--) {
-        c[q] = rem % s->shape[q];
+        c_[q] = rem % s->shape[q];
         rem /= s->shape[q];
       }
-      put(r->values, rt, k * row + j, K_MUL, s->values, s->dtype, k * row + j, dv->values,
-          dv->dtype, bcast_index(dv, s->ndim, c));
+      vp_one(&v, k * row + j, k * row + j, mt_dense_offset(d, bcast_index(d, s->ndim, c_)));
     }
-  if (dense_out) {
-    st = mt_to_dense(r, out, err); /* core-allocated: re-home it through h */
-    if (st == MT_OK) {
-      mt_tensor *hd = NULL;
-      st = cast_copy(h, *out, rt, &hd, err);
-      mt_tensor_free(*out);
-      *out = hd;
-    }
-    h->free(r);
-    r = NULL;
-  } else {
+  vp_par(&p, SPV_MUL, s->dtype, d->dtype, rt);
+  if ((st = vp_run(ex, &p, s->values, d->values, &v, r->values, err)) != MT_OK) goto out;
+  if (!dense_out) {
     *out = r;
     r = NULL;
+    goto out;
+  }
+  /* to dense: the coalesced entries' rows at their places, zeros elsewhere */
+  if ((st = mt__exec_coalesced(ex, r, &c, &ctmp, err)) != MT_OK) goto out;
+  if ((st = h->dense_new(rt, s->ndim, s->shape, out, err)) != MT_OK) goto out;
+  int64_t nd = mt_numel(s), crow = mt_coo_row_numel(c), zero = 0;
+  if (!nd) goto out;
+  gsrc = malloc((size_t)nd * sizeof *gsrc);
+  goff = malloc((size_t)nd * sizeof *goff);
+  if (!gsrc || !goff) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory for %lld elements", name, (long long)nd);
+    goto out;
+  }
+  for (int64_t i = 0; i < nd; i++) gsrc[i] = 1, goff[i] = 0;
+  for (int64_t k = 0; k < c->nnz; k++)
+    for (int64_t j = 0; j < crow; j++) {
+      gsrc[mt_coo_linear(c, k) * crow + j] = 0;
+      goff[mt_coo_linear(c, k) * crow + j] = k * crow + j;
+    }
+  {
+    const void *srcs[2] = {c->values, &zero};
+    st = sps_gather(ex, gsrc, goff, nd, 2, srcs, mt_dtype_size(rt), (*out)->values, err);
   }
 out:
-  mt_tensor_free(dtmp);
+  free(gsrc);
+  free(goff);
+  mt_tensor_free(ctmp);
   if (r) h->free(r);
+  vp_free(&v);
   return st;
 }
 
 /* mul of two CSR tensors: per row the columns both store (torch's
  * intersection; CSR is always coalesced). */
-static mt_status csr_mul(const mt_host *h, const char *name, const mt_tensor *a, const mt_tensor *b,
-                         mt_dtype rt, mt_tensor **out, mt_error *err) {
+static mt_status csr_mul(const mt_host *h, const mt_exec *ex, const char *name, const mt_tensor *a,
+                         const mt_tensor *b, mt_dtype rt, mt_tensor **out, mt_error *err) {
+  vplan v = {0};
+  mt_spv_par p;
+  mt_status st = MT_OK;
   if (!same_shape(a, b))
     return mt_err(err, MT_SHAPE_MISMATCH,
                   "%s: sparse_binary_op_intersection_cpu(): expects sparse inputs with equal "
@@ -533,28 +726,32 @@ static mt_status csr_mul(const mt_host *h, const char *name, const mt_tensor *a,
           if (a->col_indices[i] != b->col_indices[j]) continue;
           if (pass) {
             (*out)->col_indices[n] = a->col_indices[i];
-            put((*out)->values, rt, n, K_MUL, a->values, a->dtype, i, b->values, b->dtype, j);
+            vp_one(&v, n, i, j);
           }
           n++;
         }
       if (pass) (*out)->crow_indices[r + 1] = n;
     }
     if (!pass) {
-      mt_status st = h->csr_new(rt, rows, a->shape[1], n, out, err);
-      if (st != MT_OK) return st;
+      if ((st = h->csr_new(rt, rows, a->shape[1], n, out, err)) != MT_OK) return st;
       (*out)->crow_indices[0] = 0;
+      if ((st = vp_new(&v, n, n, err)) != MT_OK) return st;
     }
   }
-  return MT_OK;
+  vp_par(&p, SPV_MUL, a->dtype, b->dtype, rt);
+  st = vp_run(ex, &p, a->values, b->values, &v, (*out)->values, err);
+  vp_free(&v);
+  return st;
 }
 
 /* mul(CSR, D) / mul(D, CSR): the CSR structure, values times D at each
  * entry (D of the CSR's shape: torch's sparse_mask refuses others). */
-static mt_status csr_mul_dense(const mt_host *h, const char *name, const mt_tensor *s,
-                               const mt_tensor *d, mt_dtype rt, mt_tensor **out, mt_error *err) {
-  const mt_tensor *dv = NULL;
-  mt_tensor *dtmp = NULL;
+static mt_status csr_mul_dense(const mt_host *h, const mt_exec *ex, const char *name,
+                               const mt_tensor *s, const mt_tensor *d, mt_dtype rt,
+                               mt_tensor **out, mt_error *err) {
   char s0[64], s1[64];
+  vplan v = {0};
+  mt_spv_par p;
   mt_status st;
   if (!same_shape(s, d))
     return mt_err(err, MT_SHAPE_MISMATCH,
@@ -562,22 +759,25 @@ static mt_status csr_mul_dense(const mt_host *h, const char *name, const mt_tens
                   "has size %s",
                   name, mt_shape_str(d->ndim, d->shape, s0, sizeof s0),
                   mt_shape_str(s->ndim, s->shape, s1, sizeof s1));
-  if ((st = mt__cpu_contig(d, &dv, &dtmp, err)) != MT_OK) return st;
-  if ((st = mt__cpu_compressed_like(h, s, rt, out, err)) != MT_OK) goto out;
+  if ((st = mt__cpu_compressed_like(h, s, rt, out, err)) != MT_OK) return st;
+  int64_t nnz = s->crow_indices[s->shape[0]];
+  if ((st = vp_new(&v, nnz, nnz, err)) != MT_OK) return st;
   for (int64_t r = 0; r < s->shape[0]; r++)
     for (int64_t k = s->crow_indices[r]; k < s->crow_indices[r + 1]; k++)
-      put((*out)->values, rt, k, K_MUL, s->values, s->dtype, k, dv->values, dv->dtype,
-          r * s->shape[1] + s->col_indices[k]);
-out:
-  mt_tensor_free(dtmp);
+      vp_one(&v, k, k, mt_dense_offset(d, r * s->shape[1] + s->col_indices[k]));
+  vp_par(&p, SPV_MUL, s->dtype, d->dtype, rt);
+  st = vp_run(ex, &p, s->values, d->values, &v, (*out)->values, err);
+  vp_free(&v);
   return st;
 }
 
 /* ---- by a number (SPP-5) ------------------------------------------------------ */
 
 /* S (op) number, or a 0-d tensor: the structure kept, each value mapped. */
-static mt_status scale(const mt_host *h, const mt_tensor *s, bs_kind k, const mt_tensor *num,
-                       mt_dtype rt, mt_tensor **out, mt_error *err) {
+static mt_status scale(const mt_host *h, const mt_exec *ex, const mt_tensor *s, bs_kind k,
+                       const mt_tensor *num, mt_dtype rt, mt_tensor **out, mt_error *err) {
+  vplan v = {0};
+  mt_spv_par p;
   mt_status st;
   if (mt_kind_is_compressed(s->kind)) {
     st = mt__cpu_compressed_like(h, s, rt, out, err);
@@ -588,9 +788,13 @@ static mt_status scale(const mt_host *h, const mt_tensor *s, bs_kind k, const mt
     if (st == MT_OK) (*out)->coalesced = s->coalesced;
   }
   if (st != MT_OK) return st;
-  for (int64_t i = 0; i < n_values(s); i++)
-    put((*out)->values, rt, i, k, s->values, s->dtype, i, num->values, num->dtype, 0);
-  return MT_OK;
+  int64_t n = n_values(s);
+  if ((st = vp_new(&v, n, n, err)) != MT_OK) return st;
+  for (int64_t i = 0; i < n; i++) vp_one(&v, i, i, 0);
+  vp_par(&p, k == K_DIV ? SPV_DIV : SPV_MUL, s->dtype, num->dtype, rt);
+  st = vp_run(ex, &p, s->values, num->values, &v, (*out)->values, err);
+  vp_free(&v);
+  return st;
 }
 
 /* ---- the kernel ------------------------------------------------------------------ */
@@ -599,7 +803,7 @@ static int is_number(const mt_tensor *t) {
   return t->kind == MT_KIND_SCALAR || (t->kind == MT_KIND_DENSE && t->ndim == 0);
 }
 
-mt_status mt__cpu_binary_sparse(mt_call *call, mt_op op, mt_error *err) {
+mt_status mt__cpu_binary_sparse(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
   const char *name = mt_op_name(op);
   const mt_host *h = mt__cpu_host(call);
   mt_tensor *out = NULL;
@@ -674,7 +878,7 @@ mt_status mt__cpu_binary_sparse(mt_call *call, mt_op op, mt_error *err) {
           return mt_err(err, MT_NOT_SUPPORTED,
                         "%s: CSR + alpha * dense, alpha != 1: not implemented by the CPU backend",
                         name);
-        st = dense_add_sparse(h, name, b, a, 1.0, rt, &out, err);
+        st = dense_add_sparse(h, ex, name, b, a, 1.0, rt, &out, err);
         goto done;
       }
       return layout_refused(name,
@@ -687,7 +891,7 @@ mt_status mt__cpu_binary_sparse(mt_call *call, mt_op op, mt_error *err) {
     if (k == K_SUB && (a->kind == MT_KIND_CSR || b->kind == MT_KIND_CSR))
       return layout_refused(name, CSR_LAYOUT, err);
     if (a->kind == MT_KIND_COO)
-      st = coo_coo_add(h, name, a, b, alpha, rt, &out, err);
+      st = coo_coo_add(h, ex, name, a, b, alpha, rt, &out, err);
     else if (mt_kind_is_compressed(a->kind) && a->kind != MT_KIND_CSR)
       /* SPP-7: two CSC/BSR/BSC tensors take torch's CSR-only MKL path
        * ("crow_indices expected sparse row compressed tensor layout", an
@@ -695,27 +899,27 @@ mt_status mt__cpu_binary_sparse(mt_call *call, mt_op op, mt_error *err) {
       return layout_refused(name, "add of two CSC/BSR/BSC tensors: torch's add path is CSR only",
                             err);
     else if (mt_kind_is_compressed(a->kind))
-      st = cmp_add(h, name, a, b, alpha, &out, err);
+      st = cmp_add(h, ex, name, a, b, alpha, &out, err);
     else
-      st = dense_add_sparse(h, name, a, b, alpha, rt, &out, err);
+      st = dense_add_sparse(h, ex, name, a, b, alpha, rt, &out, err);
   } else if (k == K_MUL) {
     if (sa && sb) {
-      st = a->kind == MT_KIND_COO ? coo_mul(h, name, a, b, rt, &out, err)
-                                  : csr_mul(h, name, a, b, rt, &out, err);
+      st = a->kind == MT_KIND_COO ? coo_mul(h, ex, name, a, b, rt, &out, err)
+                                  : csr_mul(h, ex, name, a, b, rt, &out, err);
     } else if (is_number(b) && sa) {
       if (ip && rt != a->dtype)
         return mt_err(err, MT_DTYPE_MISMATCH,
                       "%s: dtype of values (%s) must match dtype of sparse tensor (%s)", name,
                       mt__cpu_torch_type(rt), mt__cpu_torch_type(a->dtype));
-      st = scale(h, a, K_MUL, b, rt, &out, err);
+      st = scale(h, ex, a, K_MUL, b, rt, &out, err);
     } else if (is_number(a) && sb) {
-      st = scale(h, b, K_MUL, a, rt, &out, err);
+      st = scale(h, ex, b, K_MUL, a, rt, &out, err);
     } else {
       const mt_tensor *s = sa ? a : b, *d = sa ? b : a;
       if (cmp && ip && !sa)
         return layout_refused(name, "Expected result Tensor to be of format CSR", err);
-      st = s->kind == MT_KIND_COO ? coo_mul_dense(h, name, s, d, rt, ip && !sa, &out, err)
-                                  : csr_mul_dense(h, name, s, d, rt, &out, err);
+      st = s->kind == MT_KIND_COO ? coo_mul_dense(h, ex, name, s, d, rt, ip && !sa, &out, err)
+                                  : csr_mul_dense(h, ex, name, s, d, rt, &out, err);
     }
     /* SPP-5: S.mul_ leaves self flagged uncoalesced (torch's in-place
      * sparse mul rebuilds self without the flag) */
@@ -723,11 +927,11 @@ mt_status mt__cpu_binary_sparse(mt_call *call, mt_op op, mt_error *err) {
   } else { /* K_DIV */
     if (!sa || !is_number(b)) return layout_refused(name, DIV_SD, err);
     if (a->kind == MT_KIND_CSR) return layout_refused(name, CSR_LAYOUT, err);
-    st = scale(h, a, K_DIV, b, rt, &out, err);
+    st = scale(h, ex, a, K_DIV, b, rt, &out, err);
   }
 done:
   if (st != MT_OK) goto fail;
-  if (ip && (st = recast(h, &out, a->dtype, err)) != MT_OK) goto fail;
+  if (ip && (st = recast(h, ex, &out, a->dtype, err)) != MT_OK) goto fail;
   call->out[0] = out;
   call->n_out = 1;
   return MT_OK;

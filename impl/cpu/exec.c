@@ -193,6 +193,7 @@ const mt_exec mt_cpu_exec = {
     .sparse_softmax = mt__cpu_sparse_softmax_exec,
     .nonzero = cpu_nonzero,
     .convert = cpu_convert,
+    .sparse_vals = mt__cpu_sparse_vals_exec,
 };
 
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,

@@ -300,10 +300,8 @@ static mt_status reduce(mt_call *call, mt_op op, const red_spec *s, const mt_exe
   mt_status st;
 
   if (mt__sps_call(call) && (op == MT_OP_sum || op == MT_OP_amax || op == MT_OP_norm)) {
-    /* plain sparse: reduce_sparse.c (SPS-3, SPS-4), the CPU reference's own */
-    st = mt__sps_reduce(call, op, err);
-    return ex == &mt_cpu_exec ? st
-                              : mt__exec_values_gap(call, ex, st, name, "plain sparse input", err);
+    /* plain sparse: reduce_sparse.c (SPS-3, SPS-4), the values on ex */
+    return mt__sps_reduce(call, op, ex, err);
   }
   mt__cpu_begin(call);
   if ((st = mt__kw_check(op, call->kw, err)) != MT_OK) return st;

@@ -76,12 +76,14 @@ mt_status mt_cpu_zero_(mt_call *call, mt_error *err) {
   return sps_out(call, &out);
 }
 
-mt_status mt_cpu_t_(mt_call *call, mt_error *err) {
+static mt_status t_(mt_call *call, const mt_exec *ex, mt_error *err) {
   const mt_tensor *x = NULL;
   mt_status st;
   if ((st = misc_begin(call, MT_OP_t_, &x, err)) != MT_OK) return st;
-  return mt__sps_t(call, MT_OP_t_, 1, err);
+  return mt__sps_t(call, MT_OP_t_, 1, ex, err);
 }
+
+mt_status mt_cpu_t_(mt_call *call, mt_error *err) { return t_(call, &mt_cpu_exec, err); }
 
 /* ---- the ops torch refuses on every plain sparse layout (SPS-0) ------------- */
 
@@ -389,11 +391,15 @@ mt_status mt_cpu_sparse_log_softmax(mt_call *c, mt_error *e) {
 
 /* ---- torch.sparse.sum --------------------------------------------------------- */
 
-mt_status mt_cpu_sparse_sum(mt_call *call, mt_error *err) {
+static mt_status sparse_sum(mt_call *call, const mt_exec *ex, mt_error *err) {
   const mt_tensor *x = NULL;
   mt_status st;
   if ((st = misc_begin(call, MT_OP_sparse_sum, &x, err)) != MT_OK) return st;
-  return mt__sps_sum(call, MT_OP_sparse_sum, 1, err);
+  return mt__sps_sum(call, MT_OP_sparse_sum, 1, ex, err);
+}
+
+mt_status mt_cpu_sparse_sum(mt_call *call, mt_error *err) {
+  return sparse_sum(call, &mt_cpu_exec, err);
 }
 
 /* ---- sparse_resize_, sparse_resize_and_clear_ (SPS-7) ------------------------- */
@@ -461,7 +467,7 @@ mt_status mt_cpu_index_select(mt_call *call, mt_error *err) {
  * narrow_copy, index_select and sparse_resize_ copy values through ex's
  * gather; the softmaxes compute on ex. t_ and torch.sparse.sum run the
  * structure and reduce families' plain sparse kernels (structure_sparse.c,
- * reduce_sparse.c), which have no device compute yet: a declared gap. */
+ * reduce_sparse.c) with their values on ex. */
 mt_status mt__sparse_misc_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
   switch (op) {
   case MT_OP_zero_: return mt_cpu_zero_(call, err);
@@ -474,13 +480,8 @@ mt_status mt__sparse_misc_run(mt_call *call, mt_op op, const mt_exec *ex, mt_err
   case MT_OP_sparse_log_softmax: return sparse_softmax(call, op, 1, ex, err);
   case MT_OP_sparse_resize_: return sparse_resize(call, op, 0, ex, err);
   case MT_OP_sparse_resize_and_clear_: return sparse_resize(call, op, 1, ex, err);
-  case MT_OP_t_:
-    if (ex == &mt_cpu_exec) return mt_cpu_t_(call, err);
-    return mt__exec_values_gap(call, ex, mt_cpu_t_(call, err), "t_", "plain sparse input", err);
-  case MT_OP_sparse_sum:
-    if (ex == &mt_cpu_exec) return mt_cpu_sparse_sum(call, err);
-    return mt__exec_values_gap(call, ex, mt_cpu_sparse_sum(call, err), "sparse_sum",
-                               "plain sparse input", err);
+  case MT_OP_t_: return t_(call, ex, err);
+  case MT_OP_sparse_sum: return sparse_sum(call, ex, err);
   default: return mt_err(err, MT_NOT_SUPPORTED, "%s: not a sparse_misc op", mt_op_name(op));
   }
 }

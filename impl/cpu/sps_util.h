@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/exec.h"
 #include "cpu_util.h"
 #include "mt/compressed.h"
 #include "mt/kwargs.h"
@@ -147,6 +148,79 @@ static inline mt_status sps_dims(const char *op, const mt_kwargs *kw, int ndim, 
     (*n)++;
   }
   return MT_OK;
+}
+
+/* dst[i] = element off[i] (es bytes) of srcs[src[i]] for i < n: a pure
+ * copy on ex, the device's gather on the CUDA path (each source uploaded
+ * to its extent in the plan); the CPU reference, which has no gather
+ * hook, copies on the host. */
+static inline mt_status sps_gather(const mt_exec *ex, const int *src, const int64_t *off, int64_t n,
+                                   int n_src, const void *const *srcs, size_t es, void *dst,
+                                   mt_error *err) {
+  int64_t len[16] = {0};
+  if (n <= 0) return MT_OK;
+  if (ex == &mt_cpu_exec) {
+    for (int64_t i = 0; i < n; i++)
+      memcpy((char *)dst + (size_t)i * es, (const char *)srcs[src[i]] + (size_t)off[i] * es, es);
+    return MT_OK;
+  }
+  if (!ex->gather || n_src > 16)
+    return mt_err(err, MT_NOT_SUPPORTED, "the %s backend has no gather kernel for this copy",
+                  ex->name);
+  for (int64_t i = 0; i < n; i++)
+    if (off[i] + 1 > len[src[i]]) len[src[i]] = off[i] + 1;
+  return ex->gather(src, off, n, n_src, srcs, len, es, dst, err);
+}
+
+/* dst[i] = src[i] for i < n values of es bytes: a copy on ex (sps_gather) */
+static inline mt_status sps_copy_vals(const mt_exec *ex, void *dst, const void *src, int64_t n,
+                                      size_t es, mt_error *err) {
+  int *s0 = NULL;
+  int64_t *off = NULL;
+  mt_status st;
+  if (n <= 0) return MT_OK;
+  s0 = (int *)calloc((size_t)n, sizeof *s0);
+  off = (int64_t *)malloc((size_t)n * sizeof *off);
+  if (!s0 || !off) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "out of memory for a copy of %lld values", (long long)n);
+  } else {
+    const void *srcs[1] = {src};
+    for (int64_t i = 0; i < n; i++) off[i] = i;
+    st = sps_gather(ex, s0, off, n, 1, srcs, es, dst, err);
+  }
+  free(s0);
+  free(off);
+  return st;
+}
+
+/* The number of values a COO or compressed tensor stores. */
+static inline int64_t sps_n_values(const mt_tensor *t) {
+  mt_cgeom g;
+  if (t->kind == MT_KIND_COO) return t->nnz * mt_coo_row_numel(t);
+  return mt_cgeom_of(t, &g) ? g.batches * t->nnz * g.entry : 0;
+}
+
+/* A copy of the COO or compressed tensor x allocated by h (indices and
+ * flag on the host, values copied on ex). */
+static inline mt_status sps_clone(const mt_host *h, const mt_exec *ex, const mt_tensor *x,
+                                  mt_tensor **out, mt_error *err) {
+  mt_status st;
+  *out = NULL;
+  if (x->kind == MT_KIND_COO) {
+    if ((st = h->coo_new(x->dtype, x->ndim, x->shape, x->sparse_dim, x->nnz, out, err)) != MT_OK)
+      return st;
+    if (x->nnz && x->sparse_dim)
+      memcpy((*out)->indices, x->indices, (size_t)x->sparse_dim * (size_t)x->nnz * sizeof(int64_t));
+    (*out)->coalesced = x->coalesced;
+  } else if ((st = mt__cpu_compressed_like(h, x, x->dtype, out, err)) != MT_OK) {
+    return st;
+  }
+  st = sps_copy_vals(ex, (*out)->values, x->values, sps_n_values(x), mt_dtype_size(x->dtype), err);
+  if (st != MT_OK) {
+    h->free(*out);
+    *out = NULL;
+  }
+  return st;
 }
 
 #endif /* MT_CPU_SPS_UTIL_H */

@@ -16,13 +16,16 @@
  * The plans are host bookkeeping; the copies they drive run where the
  * mt_exec says (common/exec.h, its gather hook): here for the CPU
  * reference, on the device for the CUDA backend (impl/cuda/structure.c).
- * The paths that move values without a plan (COO/CSR storage, clone,
- * ones_like, copy_, the layout conversions, plain sparse inputs) are the
- * CPU reference's only: NOT_SUPPORTED on another backend (gap()). */
+ * COO/CSR storage and plain sparse inputs (structure_sparse.c) plan their
+ * indices on the host and move their values through the exec's gather too
+ * (sps_gather); the paths that move values without a plan (copy_, the
+ * layout conversions) are the CPU reference's only: NOT_SUPPORTED on
+ * another backend (gap()). */
 #include "common/exec.h"
 #include "common/structure_ops.h"
 #include "structure_util.h"
 #include "sps.h" /* plain sparse inputs: structure_sparse.c (SPS-*) */
+#include "sps_util.h" /* sps_gather: COO storage's copies on the exec */
 
 #include "sparse_convert.h"
 
@@ -276,9 +279,11 @@ static coo_map coo_map_of(mt_op op) {
 /* A COO-storage masked input (data and mask with the same indices, no dense
  * dims): the op's view function checks the arguments and gives the output
  * shape; each entry's indices go through one map, and the data's and the
- * mask's values of the kept entries are copied alike. */
+ * mask's values of the kept entries are copied alike, on ex. dv, mv: the
+ * buffers entry e's data and mask values are read from (NULL: m's own; CSR
+ * storage's, whose entries m holds in the same order). */
 static mt_status coo_view_op(mt_call *call, const mt_tensor *m, mt_op opid, view_fn fn,
-                             mt_error *err) {
+                             const mt_exec *ex, const void *dv, const void *mv, mt_error *err) {
   const char *op = mt_op_name(opid);
   const mt_host *h = mt__cpu_host(call);
   mt_tensor *data = NULL, *mask = NULL;
@@ -305,14 +310,24 @@ static mt_status coo_view_op(mt_call *call, const mt_tensor *m, mt_op opid, view
   }
   if ((st = h->coo_new(d->dtype, v.ndim, v.shape, v.ndim, n, &data, err)) != MT_OK) goto out;
   if ((st = h->coo_new(MT_bool, v.ndim, v.shape, v.ndim, n, &mask, err)) != MT_OK) goto out;
-  size_t es = mt_dtype_size(d->dtype);
   for (int64_t j = 0; j < n; j++) {
     int64_t e = keep[j];
     for (int i = 0; i < d->ndim; i++) in_idx[i] = d->indices[i * d->nnz + e];
     map(call, d->ndim, d->shape, in_idx, out_idx);
     for (int i = 0; i < v.ndim; i++) data->indices[i * n + j] = mask->indices[i * n + j] = out_idx[i];
-    memcpy((char *)data->values + (size_t)j * es, (const char *)d->values + (size_t)e * es, es);
-    ((uint8_t *)mask->values)[j] = ((const uint8_t *)k->values)[e];
+  }
+  { /* the kept entries' data and mask values, one plan for both (STR-1) */
+    int *src = calloc((size_t)(n > 0 ? n : 1), sizeof *src);
+    const void *ds[1] = {dv ? dv : d->values}, *ms[1] = {mv ? mv : k->values};
+    if (!src) {
+      st = mt_err(err, MT_OUT_OF_MEMORY, "%s: no memory", op);
+      goto out;
+    }
+    if ((st = sps_gather(ex, src, keep, n, 1, ds, mt_dtype_size(d->dtype), data->values, err)) ==
+        MT_OK)
+      st = sps_gather(ex, src, keep, n, 1, ms, 1, mask->values, err);
+    free(src);
+    if (st != MT_OK) goto out;
   }
   /* entry order: kept by unsqueeze and by select (of a coalesced input) */
   data->coalesced = mask->coalesced =
@@ -328,7 +343,7 @@ out:
 
 /* SP-4: select of CSR storage: torch gives COO data and mask (the row's or
  * the column's entries), as select of the same entries in COO storage. */
-static mt_status csr_select(mt_call *call, view_fn fn, mt_error *err) {
+static mt_status csr_select(mt_call *call, view_fn fn, const mt_exec *ex, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *m = call->in[0];
   mt_tensor *d = NULL, *k = NULL, *coo = NULL;
@@ -340,7 +355,10 @@ static mt_status csr_select(mt_call *call, view_fn fn, mt_error *err) {
   if ((st = mt__cpu_csr_to_coo(h, m->mask, &k, err)) != MT_OK) goto out;
   st = h->masked_new(d, k, &coo, err);
   d = k = NULL; /* taken */
-  if (st == MT_OK) st = coo_view_op(call, coo, MT_OP_select, fn, err);
+  /* the values straight from the CSR storage (mt__cpu_csr_to_coo keeps the
+   * entries' order) */
+  if (st == MT_OK)
+    st = coo_view_op(call, coo, MT_OP_select, fn, ex, m->data->values, m->mask->values, err);
 out:
   if (d) h->free(d);
   if (k) h->free(k);
@@ -365,16 +383,11 @@ static mt_status view_op(mt_call *call, mt_op opid, view_fn fn, const mt_exec *e
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
   if (call->n_in > 0 && call->in && call->in[0] && call->in[0]->kind == MT_KIND_MASKED &&
       call->in[0]->data && call->in[0]->data->kind == MT_KIND_COO && coo_map_of(opid))
-    return ex == &mt_cpu_exec ? coo_view_op(call, call->in[0], opid, fn, err)
-                              : mt__exec_values_gap(call, ex,
-                                                    coo_view_op(call, call->in[0], opid, fn, err),
-                                                    op, "COO storage", err);
+    return coo_view_op(call, call->in[0], opid, fn, ex, NULL, NULL, err);
   if (opid == MT_OP_select && call->n_in > 0 && call->in && call->in[0] &&
       call->in[0]->kind == MT_KIND_MASKED && call->in[0]->data &&
       call->in[0]->data->kind == MT_KIND_CSR)
-    return ex == &mt_cpu_exec ? csr_select(call, fn, err)
-                              : mt__exec_values_gap(call, ex, csr_select(call, fn, err), op,
-                                                    "CSR storage", err);
+    return csr_select(call, fn, ex, err);
   if ((st = masked_dense_input(call, 0, op, &m, &mv, err)) != MT_OK) goto out;
   st_view_init(&v, m->ndim, m->shape);
   if ((st = fn(call, op, &v, err)) != MT_OK) goto out;
@@ -582,16 +595,12 @@ static mt_status slice_run(mt_call *c, const mt_exec *ex, mt_error *e) {
 }
 static mt_status transpose_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
-    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_transpose, e)
-                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_transpose, e),
-                                                    "transpose", "plain sparse input", e);
+    return mt__sps_structure_run(c, MT_OP_transpose, ex, e);
   return view_op(c, MT_OP_transpose, v_transpose, ex, e);
 }
 static mt_status t_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
-    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_t, e)
-                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_t, e),
-                                                    "t", "plain sparse input", e);
+    return mt__sps_structure_run(c, MT_OP_t, ex, e);
   return view_op(c, MT_OP_t, v_t, ex, e);
 }
 static mt_status view_run(mt_call *c, const mt_exec *ex, mt_error *e) {
@@ -599,9 +608,7 @@ static mt_status view_run(mt_call *c, const mt_exec *ex, mt_error *e) {
 }
 static mt_status reshape_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
-    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_reshape, e)
-                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_reshape, e),
-                                                    "reshape", "plain sparse input", e);
+    return mt__sps_structure_run(c, MT_OP_reshape, ex, e);
   return view_op(c, MT_OP_reshape, v_reshape, ex, e);
 }
 static mt_status expand_run(mt_call *c, const mt_exec *ex, mt_error *e) {
@@ -609,9 +616,7 @@ static mt_status expand_run(mt_call *c, const mt_exec *ex, mt_error *e) {
 }
 static mt_status unsqueeze_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
-    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_unsqueeze, e)
-                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_unsqueeze, e),
-                                                    "unsqueeze", "plain sparse input", e);
+    return mt__sps_structure_run(c, MT_OP_unsqueeze, ex, e);
   return view_op(c, MT_OP_unsqueeze, v_unsqueeze, ex, e);
 }
 static mt_status unfold_run(mt_call *c, const mt_exec *ex, mt_error *e) {
@@ -804,18 +809,27 @@ out:
  * inputs before it (stack: a new index d = k); data and mask entries move
  * alike. */
 static mt_status coo_cat(mt_call *call, int d, int stack, int ndim, const int64_t *shape,
-                         mt_error *err) {
+                         const mt_exec *ex, mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
   mt_tensor *data = NULL, *mask = NULL;
   mt_dtype dt = call->in[0]->data->dtype;
-  size_t es = mt_dtype_size(dt);
-  int64_t nnz = 0, at = 0, base = 0;
+  int64_t nnz = 0, at = 0, base = 0, *goff = NULL;
+  int *gsrc = NULL;
+  const void *ds[ST_MAX_INPUTS], *ms[ST_MAX_INPUTS];
   mt_status st;
   for (int k = 0; k < call->n_in; k++) nnz += call->in[k]->data->nnz;
   if ((st = h->coo_new(dt, ndim, shape, ndim, nnz, &data, err)) != MT_OK) goto out;
   if ((st = h->coo_new(MT_bool, ndim, shape, ndim, nnz, &mask, err)) != MT_OK) goto out;
+  gsrc = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *gsrc);
+  goff = malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof *goff);
+  if (!gsrc || !goff) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: no memory", stack ? "stack" : "cat");
+    goto out;
+  }
   for (int k = 0; k < call->n_in; k++) {
     const mt_tensor *x = call->in[k]->data, *xm = call->in[k]->mask;
+    ds[k] = x->values;
+    ms[k] = xm->values;
     for (int64_t e = 0; e < x->nnz; e++, at++) {
       for (int i = 0, j = 0; i < ndim; i++) {
         int64_t idx;
@@ -825,14 +839,21 @@ static mt_status coo_cat(mt_call *call, int d, int stack, int ndim, const int64_
           idx = x->indices[(j++) * x->nnz + e] + (!stack && i == d ? base : 0);
         data->indices[i * nnz + at] = mask->indices[i * nnz + at] = idx;
       }
-      memcpy((char *)data->values + (size_t)at * es, (const char *)x->values + (size_t)e * es, es);
-      ((uint8_t *)mask->values)[at] = ((const uint8_t *)xm->values)[e];
+      gsrc[at] = k;
+      goff[at] = e;
     }
     if (!stack) base += x->shape[d];
   }
+  /* data and mask values through one plan, on ex (STR-1) */
+  if ((st = sps_gather(ex, gsrc, goff, nnz, call->n_in, ds, mt_dtype_size(dt), data->values,
+                       err)) != MT_OK ||
+      (st = sps_gather(ex, gsrc, goff, nnz, call->n_in, ms, 1, mask->values, err)) != MT_OK)
+    goto out;
   data->coalesced = mask->coalesced = 0;
   st = set_out(call, &data, &mask, err);
 out:
+  free(gsrc);
+  free(goff);
   if (data) h->free(data);
   if (mask) h->free(mask);
   return st;
@@ -936,8 +957,7 @@ static mt_status cat_views(mt_call *call, mt_op opid, int stack, const mt_exec *
   shape[d] = 0;
   for (int k = 0; k < n; k++) shape[d] += v[k].shape[d];
   if (coo) {
-    st = coo_cat(call, d, stack, ndim, shape, err);
-    if (ex != &mt_cpu_exec) st = mt__exec_values_gap(call, ex, st, op, "COO storage", err);
+    st = coo_cat(call, d, stack, ndim, shape, ex, err);
     goto out;
   }
   if ((st = st_plan_alloc(&plan, mt_shape_numel(ndim, shape), op, err)) != MT_OK) goto out;
@@ -969,9 +989,7 @@ out:
 
 static mt_status cat_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
-    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_cat, e)
-                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_cat, e),
-                                                    "cat", "plain sparse input", e);
+    return mt__sps_structure_run(c, MT_OP_cat, ex, e);
   return cat_views(c, MT_OP_cat, 0, ex, e);
 }
 static mt_status stack_run(mt_call *c, const mt_exec *ex, mt_error *e) {
@@ -1140,10 +1158,16 @@ static mt_status copy_both(mt_call *call, mt_op opid, const mt_exec *ex, mt_erro
                   op, mt_kind_name(m->kind));
   if ((st = mt_tensor_validate(m, "inputs/0", err)) != MT_OK) return st;
   if (ex != &mt_cpu_exec) {
-    /* dense storage: the identity gather on the device; others: the gap */
-    if (m->data->kind != MT_KIND_DENSE || m->mask->kind != MT_KIND_DENSE)
+    /* dense storage: the identity gather on the device; COO/compressed:
+     * indices on the host, values through the gather (sps_clone) */
+    if (m->data->kind == MT_KIND_DENSE && m->mask->kind == MT_KIND_DENSE)
+      return view_op(call, opid, v_identity, ex, err);
+    if (!mt__sps_is_plain(m->data) || !mt__sps_is_plain(m->mask))
       return gap(ex, op, "a copy of sparse storage", err);
-    return view_op(call, opid, v_identity, ex, err);
+    if ((st = sps_clone(h, ex, m->data, &data, err)) != MT_OK) goto out;
+    if ((st = sps_clone(h, ex, m->mask, &mask, err)) != MT_OK) goto out;
+    st = set_out(call, &data, &mask, err);
+    goto out;
   }
   if ((st = mt_tensor_clone_host(h, m->data, &data, err)) != MT_OK) goto out; /* any storage */
   if ((st = mt_tensor_clone_host(h, m->mask, &mask, err)) != MT_OK) goto out;
@@ -1155,9 +1179,7 @@ out:
 }
 static mt_status clone_run(mt_call *c, const mt_exec *ex, mt_error *e) {
   if (mt__sps_call(c))
-    return ex == &mt_cpu_exec ? mt__sps_structure(c, MT_OP_clone, e)
-                              : mt__exec_values_gap(c, ex, mt__sps_structure(c, MT_OP_clone, e),
-                                                    "clone", "plain sparse input", e);
+    return mt__sps_structure_run(c, MT_OP_clone, ex, e);
   return copy_both(c, MT_OP_clone, ex, e);
 }
 static mt_status detach_run(mt_call *c, const mt_exec *ex, mt_error *e) {
@@ -1374,11 +1396,7 @@ out:
  * converted to dst's dtype), dst's mask kept; src's mask is not compared
  * with dst's (torch does not). */
 static mt_status copy__run(mt_call *call, const mt_exec *ex, mt_error *err) {
-  if (mt__sps_call(call))
-    return ex == &mt_cpu_exec ? mt__sps_structure(call, MT_OP_copy_, err)
-                              : mt__exec_values_gap(call, ex,
-                                                    mt__sps_structure(call, MT_OP_copy_, err),
-                                                    "copy_", "plain sparse input", err);
+  if (mt__sps_call(call)) return mt__sps_structure_run(call, MT_OP_copy_, ex, err);
   static const char *op = "copy_";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *dst = NULL, *src = NULL;

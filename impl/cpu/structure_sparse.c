@@ -6,16 +6,17 @@
  * COO results keep every stored entry as stored (duplicates and explicit
  * zeros), in the input's entry order; t, transpose, unsqueeze and cat
  * clear the coalesced flag (torch's, even on a coalesced input; SPS-2). */
+#include "common/sparse_vals_math.h"
 #include "sps_util.h"
 
 /* ---- clone, copy_ ----------------------------------------------------- */
 
-static mt_status sps_clone(mt_call *call, mt_error *err) {
+static mt_status sps_clone_op(mt_call *call, const mt_exec *ex, mt_error *err) {
   const mt_tensor *x = NULL;
   mt_tensor *out = NULL;
   mt_status st;
   if ((st = sps_begin(call, MT_OP_clone, &x, err)) != MT_OK) return st;
-  if ((st = mt_tensor_clone_host(mt__cpu_host(call), x, &out, err)) != MT_OK) return st;
+  if ((st = sps_clone(mt__cpu_host(call), ex, x, &out, err)) != MT_OK) return st;
   return sps_out(call, &out);
 }
 
@@ -57,11 +58,34 @@ mt_status mt__sps_resize_check(const char *op, const mt_tensor *x, int ndim, con
   return MT_OK;
 }
 
+/* dst[i] = src[i] converted from it to ot for i < n (sps_convert's rules), on ex */
+static mt_status convert_vals(const mt_exec *ex, void *dst, mt_dtype ot, const void *src,
+                              mt_dtype it, int64_t n, mt_error *err) {
+  int64_t *ia = NULL;
+  mt_spv_par p;
+  mt_status st;
+  if (n <= 0) return MT_OK;
+  if (!ex->sparse_vals)
+    return mt_err(err, MT_NOT_SUPPORTED, "copy_: the %s backend has no plain sparse kernels",
+                  ex->name);
+  if (!(ia = malloc((size_t)n * sizeof *ia)))
+    return mt_err(err, MT_OUT_OF_MEMORY, "copy_: %lld values", (long long)n);
+  for (int64_t i = 0; i < n; i++) ia[i] = i;
+  memset(&p, 0, sizeof p);
+  p.op = SPV_CONVERT;
+  p.at = p.bt = it;
+  p.ot = ot;
+  p.n_out = p.na = n;
+  st = ex->sparse_vals(&p, src, NULL, ia, NULL, NULL, dst, err);
+  free(ia);
+  return st;
+}
+
 /* copy_(dst, src) (SPS-2): dst takes src's shape, indices and coalesced
  * flag, and src's values converted to dst's dtype. COO: torch resizes dst
  * as src first (a non-empty dst keeps its sparse/dense dims and does not
  * shrink: SPS-7); compressed: the same layout and nnz only. */
-static mt_status sps_copy_(mt_call *call, mt_error *err) {
+static mt_status sps_copy_(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "copy_";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *dst = NULL, *src = NULL;
@@ -91,9 +115,12 @@ static mt_status sps_copy_(mt_call *call, mt_error *err) {
       return st;
     if (src->nnz)
       memcpy(out->indices, src->indices, (size_t)src->sparse_dim * (size_t)src->nnz * sizeof(int64_t));
-    int64_t n = src->nnz * mt_coo_row_numel(src);
-    for (int64_t i = 0; i < n; i++) sps_convert(out->values, dst->dtype, i, src->values, src->dtype, i);
     out->coalesced = src->coalesced;
+    if ((st = convert_vals(ex, out->values, dst->dtype, src->values, src->dtype,
+                           src->nnz * mt_coo_row_numel(src), err)) != MT_OK) {
+      h->free(out);
+      return st;
+    }
     return sps_out(call, &out);
   }
   mt_cgeom gd, gs;
@@ -107,15 +134,11 @@ static mt_status sps_copy_(mt_call *call, mt_error *err) {
   if (!mt_shape_equal(dst, src) || dst->blocksize[0] != src->blocksize[0] ||
       dst->blocksize[1] != src->blocksize[1])
     return mt_err(err, MT_SHAPE_MISMATCH, "copy_: the shapes or block sizes of dst and src differ");
-  if ((st = mt_tensor_clone_host(h, src, &out, err)) != MT_OK) return st;
-  if (out->dtype != dst->dtype) { /* the values in dst's dtype */
-    mt_tensor *conv = NULL;
-    if ((st = mt__cpu_compressed_like(h, src, dst->dtype, &conv, err)) != MT_OK) goto out;
-    int64_t n = gs.batches * src->nnz * gs.entry;
-    for (int64_t i = 0; i < n; i++) sps_convert(conv->values, dst->dtype, i, src->values, src->dtype, i);
-    h->free(out);
-    out = conv;
-  }
+  /* src's structure, its values in dst's dtype (one dtype: bytes) */
+  if ((st = mt__cpu_compressed_like(h, src, dst->dtype, &out, err)) != MT_OK) return st;
+  if ((st = convert_vals(ex, out->values, dst->dtype, src->values, src->dtype,
+                         gs.batches * src->nnz * gs.entry, err)) != MT_OK)
+    goto out;
   st = sps_out(call, &out);
 out:
   if (out) h->free(out);
@@ -127,8 +150,8 @@ out:
 /* A COO tensor with sparse dims a and b swapped: indices rows and shape;
  * entries in the input's order, coalesced flag cleared (SPS-2) unless
  * nothing is stored. */
-static mt_status coo_swap(const mt_host *h, const mt_tensor *x, int a, int b, mt_tensor **out,
-                          mt_error *err) {
+static mt_status coo_swap(const mt_host *h, const mt_exec *ex, const mt_tensor *x, int a, int b,
+                         mt_tensor **out, mt_error *err) {
   int64_t shape[MT_MAX_DIMS];
   mt_status st;
   memcpy(shape, x->shape, sizeof shape);
@@ -141,18 +164,20 @@ static mt_status coo_swap(const mt_host *h, const mt_tensor *x, int a, int b, mt
     if (x->nnz) memcpy((*out)->indices + (int64_t)d * x->nnz, x->indices + (int64_t)s * x->nnz,
                        (size_t)x->nnz * sizeof(int64_t));
   }
-  if (x->nnz)
-    memcpy((*out)->values, x->values,
-           (size_t)(x->nnz * mt_coo_row_numel(x)) * mt_dtype_size(x->dtype));
   (*out)->coalesced = x->nnz == 0; /* torch: cleared even for one entry (SPS-2) */
-  return MT_OK;
+  if ((st = sps_copy_vals(ex, (*out)->values, x->values, x->nnz * mt_coo_row_numel(x),
+                          mt_dtype_size(x->dtype), err)) != MT_OK) {
+    h->free(*out);
+    *out = NULL;
+  }
+  return st;
 }
 
 /* The two sparse dims of a compressed tensor swapped (SPS-2): CSR <-> CSC,
  * BSR <-> BSC over the same index arrays, shape and blocksize swapped,
  * each block's cells transposed. */
-static mt_status compressed_swap(const mt_host *h, const mt_tensor *x, mt_tensor **out,
-                                 mt_error *err) {
+static mt_status compressed_swap(const mt_host *h, const mt_exec *ex, const mt_tensor *x,
+                                 mt_tensor **out, mt_error *err) {
   static const mt_kind flip[MT_KIND__COUNT] = {
       [MT_KIND_CSR] = MT_KIND_CSC, [MT_KIND_CSC] = MT_KIND_CSR,
       [MT_KIND_BSR] = MT_KIND_BSC, [MT_KIND_BSC] = MT_KIND_BSR};
@@ -170,20 +195,34 @@ static mt_status compressed_swap(const mt_host *h, const mt_tensor *x, mt_tensor
   memcpy((*out)->crow_indices, x->crow_indices, (size_t)(g.batches * (g.ncomp + 1)) * sizeof(int64_t));
   if (g.batches * x->nnz != 0)
     memcpy((*out)->col_indices, x->col_indices, (size_t)(g.batches * x->nnz) * sizeof(int64_t));
-  size_t es = mt_dtype_size(x->dtype), cell = (size_t)g.dense * es;
-  for (int64_t e = 0; e < g.batches * x->nnz; e++) /* block e: cell (r, c) -> (c, r) */
-    for (int64_t r = 0; r < g.bh; r++)
-      for (int64_t c = 0; c < g.bw; c++)
-        memcpy((char *)(*out)->values + ((size_t)(e * g.entry) + (size_t)(c * g.bh + r) * (size_t)g.dense) * es,
-               (const char *)x->values + ((size_t)(e * g.entry) + (size_t)(r * g.bw + c) * (size_t)g.dense) * es,
-               cell);
-  return MT_OK;
+  /* block e: cell (r, c) -> (c, r): a copy plan, the values moved on ex */
+  int64_t n = g.batches * x->nnz * g.entry;
+  int *src = calloc((size_t)(n > 0 ? n : 1), sizeof *src);
+  int64_t *off = malloc((size_t)(n > 0 ? n : 1) * sizeof *off);
+  if (!src || !off) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "transpose: out of memory for %lld values", (long long)n);
+  } else {
+    for (int64_t e = 0; e < g.batches * x->nnz; e++)
+      for (int64_t r = 0; r < g.bh; r++)
+        for (int64_t c = 0; c < g.bw; c++)
+          for (int64_t k = 0; k < g.dense; k++)
+            off[e * g.entry + (c * g.bh + r) * g.dense + k] = e * g.entry + (r * g.bw + c) * g.dense + k;
+    const void *srcs[1] = {x->values};
+    st = sps_gather(ex, src, off, n, 1, srcs, mt_dtype_size(x->dtype), (*out)->values, err);
+  }
+  free(src);
+  free(off);
+  if (st != MT_OK) {
+    h->free(*out);
+    *out = NULL;
+  }
+  return st;
 }
 
 /* t / t_ (SPS-2): a COO tensor of at most 2 sparse and no dense dims, a
  * compressed one of 2 dims; fewer than 2 dims: itself. t_ on a compressed
  * tensor is refused (torch has no in-place transposition for it). */
-mt_status mt__sps_t(mt_call *call, mt_op opid, int inplace, mt_error *err) {
+mt_status mt__sps_t(mt_call *call, mt_op opid, int inplace, const mt_exec *ex, mt_error *err) {
   const char *op = mt_op_name(opid), *tn = inplace ? "t_()" : "t()";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *x = NULL;
@@ -195,7 +234,7 @@ mt_status mt__sps_t(mt_call *call, mt_op opid, int inplace, mt_error *err) {
       return mt_err(err, MT_INVALID_ARGUMENT,
                     "%s: %s expects a tensor with <= 2 sparse and 0 dense dimensions, but got %d "
                     "sparse and %d dense dimensions", op, tn, x->sparse_dim, x->ndim - x->sparse_dim);
-    st = x->ndim < 2 ? mt_tensor_clone_host(h, x, &out, err) : coo_swap(h, x, 0, 1, &out, err);
+    st = x->ndim < 2 ? sps_clone(h, ex, x, &out, err) : coo_swap(h, ex, x, 0, 1, &out, err);
   } else {
     if (x->ndim > 2)
       return mt_err(err, MT_INVALID_ARGUMENT, "%s: %s expects a tensor with <= 2 dimensions, but "
@@ -203,13 +242,13 @@ mt_status mt__sps_t(mt_call *call, mt_op opid, int inplace, mt_error *err) {
     if (inplace)
       return mt_err(err, MT_LAYOUT_MISMATCH, "%s: torch.transpose_: in-place transposition is not "
                     "supported for %s layout", op, sps_layout(x));
-    st = compressed_swap(h, x, &out, err);
+    st = compressed_swap(h, ex, x, &out, err);
   }
   if (st != MT_OK) return st;
   return sps_out(call, &out);
 }
 
-static mt_status sps_transpose(mt_call *call, mt_error *err) {
+static mt_status sps_transpose(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "transpose";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *x = NULL;
@@ -221,12 +260,12 @@ static mt_status sps_transpose(mt_call *call, mt_error *err) {
       (st = sps_wrap_dim(op, mt_kw_int(call->kw, "dim1", 0), x->ndim, &b, err)) != MT_OK)
     return st;
   if (a == b) {
-    st = mt_tensor_clone_host(h, x, &out, err);
+    st = sps_clone(h, ex, x, &out, err);
   } else if (x->kind == MT_KIND_COO) {
     if (a >= x->sparse_dim || b >= x->sparse_dim)
       return mt_err(err, MT_INVALID_ARGUMENT, "transpose: sparse transpose: transposed dimensions "
                     "must be sparse Got sparse_dim: %d, d0: %d, d1: %d", x->sparse_dim, a, b);
-    st = coo_swap(h, x, a, b, &out, err);
+    st = coo_swap(h, ex, x, a, b, &out, err);
   } else {
     mt_cgeom g;
     if (!mt_cgeom_of(x, &g))
@@ -240,7 +279,7 @@ static mt_status sps_transpose(mt_call *call, mt_error *err) {
     if (ta != 1)
       return mt_err(err, MT_NOT_SUPPORTED, "transpose: of two %s dims of a %s tensor", type[ta],
                     sps_layout(x));
-    st = compressed_swap(h, x, &out, err);
+    st = compressed_swap(h, ex, x, &out, err);
   }
   if (st != MT_OK) return st;
   return sps_out(call, &out);
@@ -251,8 +290,8 @@ static mt_status sps_transpose(mt_call *call, mt_error *err) {
 /* A size-1 dim at d: a sparse dim (index 0 in every entry) when d <=
  * sparse_dim, else a dense dim (the values gain a 1); coalesced only when
  * fewer than 2 entries are stored (SPS-2). */
-mt_status mt__sps_unsqueeze_coo(const mt_host *h, const mt_tensor *x, int d, mt_tensor **out,
-                                mt_error *err) {
+mt_status mt__sps_unsqueeze_coo(const mt_host *h, const mt_exec *ex, const mt_tensor *x, int d,
+                                mt_tensor **out, mt_error *err) {
   int64_t shape[MT_MAX_DIMS];
   int sd = x->sparse_dim + (d <= x->sparse_dim);
   mt_status st;
@@ -266,14 +305,16 @@ mt_status mt__sps_unsqueeze_coo(const mt_host *h, const mt_tensor *x, int d, mt_
                        (size_t)x->nnz * sizeof(int64_t));
     j++;
   }
-  if (x->nnz)
-    memcpy((*out)->values, x->values,
-           (size_t)(x->nnz * mt_coo_row_numel(x)) * mt_dtype_size(x->dtype));
   (*out)->coalesced = sps_built_flag(x->nnz);
-  return MT_OK;
+  if ((st = sps_copy_vals(ex, (*out)->values, x->values, x->nnz * mt_coo_row_numel(x),
+                          mt_dtype_size(x->dtype), err)) != MT_OK) {
+    h->free(*out);
+    *out = NULL;
+  }
+  return st;
 }
 
-static mt_status sps_unsqueeze(mt_call *call, mt_error *err) {
+static mt_status sps_unsqueeze(mt_call *call, const mt_exec *ex, mt_error *err) {
   const mt_tensor *x = NULL;
   mt_tensor *out = NULL;
   mt_status st;
@@ -284,7 +325,7 @@ static mt_status sps_unsqueeze(mt_call *call, mt_error *err) {
                   sps_upper(x));
   if ((st = sps_wrap_dim("unsqueeze", mt_kw_int(call->kw, "dim", 0), x->ndim + 1, &d, err)) != MT_OK)
     return st;
-  if ((st = mt__sps_unsqueeze_coo(mt__cpu_host(call), x, d, &out, err)) != MT_OK) return st;
+  if ((st = mt__sps_unsqueeze_coo(mt__cpu_host(call), ex, x, d, &out, err)) != MT_OK) return st;
   return sps_out(call, &out);
 }
 
@@ -305,7 +346,7 @@ static mt_status sps_reshape(mt_call *call, mt_error *err) {
  * dim each input's values land in their own slice of the wider values
  * (zeros elsewhere). Every input stays as stored: duplicates and explicit
  * zeros kept; coalesced only when fewer than 2 entries are stored. */
-static mt_status sps_cat(mt_call *call, mt_error *err) {
+static mt_status sps_cat(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "cat";
   const mt_host *h = mt__cpu_host(call);
   const mt_tensor *x0 = NULL;
@@ -361,39 +402,67 @@ static mt_status sps_cat(mt_call *call, mt_error *err) {
   int64_t outer = 1, inner = 1;
   for (int q = sd; q < d; q++) outer *= shape[q];
   for (int q = d + 1; q < x0->ndim; q++) inner *= shape[q];
-  int64_t orow = mt_coo_row_numel(out);
+  int64_t orow = mt_coo_row_numel(out), nv = nnz * orow, zero = 0;
+  /* the values' copy plan: input k's value, or (source n_in) a zero */
+  int *gs = calloc((size_t)(nv > 0 ? nv : 1), sizeof *gs);
+  int64_t *go = calloc((size_t)(nv > 0 ? nv : 1), sizeof *go);
+  const void *srcs[17];
+  if (!gs || !go || call->n_in > 16) {
+    st = !gs || !go ? mt_err(err, MT_OUT_OF_MEMORY, "cat: out of memory for %lld values",
+                             (long long)nv)
+                    : mt_err(err, MT_NOT_SUPPORTED, "cat: more than 16 sparse inputs");
+    goto out;
+  }
+  for (int64_t i = 0; i < nv; i++) gs[i] = call->n_in;
   for (int k = 0; k < call->n_in; k++) {
     const mt_tensor *x = call->in[k];
+    int64_t xrow = mt_coo_row_numel(x);
+    srcs[k] = x->values;
     for (int64_t e = 0; e < x->nnz; e++) {
       for (int r = 0; r < sd; r++)
         out->indices[(int64_t)r * nnz + at + e] = x->indices[(int64_t)r * x->nnz + e] + (r == d ? off : 0);
       if (d < sd) {
-        sps_copy_row(out, at + e, x, e);
+        for (int64_t j = 0; j < xrow; j++)
+          gs[(at + e) * orow + j] = k, go[(at + e) * orow + j] = e * xrow + j;
       } else {
         for (int64_t o = 0; o < outer; o++)
-          memcpy((char *)out->values + (size_t)((at + e) * orow + (o * shape[d] + off) * inner) * es,
-                 (const char *)x->values + (size_t)(e * mt_coo_row_numel(x) + o * x->shape[d] * inner) * es,
-                 (size_t)(x->shape[d] * inner) * es);
+          for (int64_t j = 0; j < x->shape[d] * inner; j++) {
+            int64_t i = (at + e) * orow + (o * shape[d] + off) * inner + j;
+            gs[i] = k;
+            go[i] = e * xrow + o * x->shape[d] * inner + j;
+          }
       }
     }
     at += x->nnz;
     off += x->shape[d];
   }
+  srcs[call->n_in] = &zero;
+  if ((st = sps_gather(ex, gs, go, nv, call->n_in + 1, srcs, es, out->values, err)) != MT_OK)
+    goto out;
   out->coalesced = sps_built_flag(nnz);
-  return sps_out(call, &out);
+  st = sps_out(call, &out);
+out:
+  free(gs);
+  free(go);
+  if (out) h->free(out);
+  return st;
 }
 
 /* ---- the entry ------------------------------------------------------------ */
 
 mt_status mt__sps_structure(mt_call *call, mt_op op, mt_error *err) {
+  return mt__sps_structure_run(call, op, &mt_cpu_exec, err);
+}
+
+mt_status mt__sps_structure_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
   switch (op) {
-    case MT_OP_clone: return sps_clone(call, err);
-    case MT_OP_copy_: return sps_copy_(call, err);
-    case MT_OP_t: return mt__sps_t(call, op, 0, err);
-    case MT_OP_transpose: return sps_transpose(call, err);
-    case MT_OP_unsqueeze: return sps_unsqueeze(call, err);
+    case MT_OP_clone: return sps_clone_op(call, ex, err);
+    case MT_OP_copy_: return sps_copy_(call, ex, err);
+    case MT_OP_t: return mt__sps_t(call, op, 0, ex, err);
+    case MT_OP_transpose: return sps_transpose(call, ex, err);
+    case MT_OP_unsqueeze: return sps_unsqueeze(call, ex, err);
     case MT_OP_reshape: return sps_reshape(call, err);
-    case MT_OP_cat: return sps_cat(call, err);
+    case MT_OP_cat: return sps_cat(call, ex, err);
     default:
       mt__cpu_begin(call);
       return mt_err(err, MT_NOT_SUPPORTED, "%s: not a plain sparse structure op", mt_op_name(op));

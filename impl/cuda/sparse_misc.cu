@@ -6,7 +6,8 @@
  * slices. This file is the softmaxes' compute: one thread per result value
  * (common/sparse_misc_math.h) takes its slice's max and sum in the CPU's
  * order. t_ and torch.sparse.sum are the structure and reduce families'
- * plain sparse kernels: a declared gap until those families port them. */
+ * plain sparse kernels: their values move through the gather (structure.cu)
+ * and sum through sparse_vals.cu. */
 #include "common/exec.h"
 #include "common/sparse_misc_math.h"
 #include "common/sparse_misc_ops.h"

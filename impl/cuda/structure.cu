@@ -4,8 +4,10 @@
  * host plan (impl/cpu/structure.c: argument checks, the gather plan of
  * every output element's source and offset) drives one copy kernel, run
  * once for the data and once for the mask, so both move alike (STR-1).
- * COO/CSR storage, clone/detach, ones_like, copy_, the layout conversions
- * and plain sparse inputs have no device compute yet: NOT_SUPPORTED. */
+ * COO/CSR storage and plain sparse inputs (clone, t, transpose, unsqueeze,
+ * cat, select) move their values through the same gather, planned on the
+ * host; copy_ and the layout conversions have no device compute yet:
+ * NOT_SUPPORTED. */
 #include <string.h>
 
 #include "common/exec.h"

@@ -121,6 +121,9 @@ mt_status MTC(convert_exec)(mt_dtype in, const void *x, int64_t n_x, const int64
 #define X(name) mt_status MTC(name)(mt_call * call, mt_error * err);
 SPC_OPS(X)
 #undef X
+mt_status MTC(sparse_vals_exec)(const struct mt_spv_par *p, const void *a, const void *b,
+                                const int64_t *ia, const int64_t *off, const int64_t *ib,
+                                void *out, mt_error *err);
 
 const mt_exec MTC(exec) = {
 #ifdef MT_CUDA_EMU
@@ -147,6 +150,7 @@ const mt_exec MTC(exec) = {
     .sparse_softmax = MTC(sparse_softmax_exec),
     .nonzero = MTC(nonzero_exec),
     .convert = MTC(convert_exec),
+    .sparse_vals = MTC(sparse_vals_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
