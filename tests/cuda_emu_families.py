@@ -36,7 +36,7 @@ FAMILIES = {
     # backward on dense storage: the elementwise engine (unary, binary), the
     # reductions, structure ops and to_tensor; sparse storage is the gap
     "grad_masked": (GRAD_GAP, 97),
-    "grad_sparse": (GRAD_GAP, 489),
+    "grad_sparse": (None, 0),
     "masked_fn": (None, 0),
     "optim": (None, 0),
     "sparse_optim": (None, 0),

@@ -7,6 +7,7 @@
 #include "common/grad_ew_math.h"
 #include "common/grad_masked_fn_math.h"
 #include "common/grad_reduce_math.h"
+#include "common/grad_sparse_math.h"
 #include "common/grad_structure_math.h"
 #include "common/masked_fn_math.h"
 #include "common/optim_math.h"
@@ -158,6 +159,13 @@ static mt_status cpu_grad_scatter(const struct mt_gsc_par *p, const double *vals
   return MT_OK;
 }
 
+static mt_status cpu_grad_sparse(const struct mt_gsp_par *p, const struct mt_gsp_bufs *b,
+                                 double *g, mt_error *err) {
+  (void)err;
+  for (int64_t i = 0; i < p->n; i++) mt_gsp_elem(p, b, g, i);
+  return MT_OK;
+}
+
 const mt_exec mt_cpu_exec = {
     .name = "cpu",
     .coalesce = mt_coo_coalesce,
@@ -176,6 +184,7 @@ const mt_exec mt_cpu_exec = {
     .grad_scatter = cpu_grad_scatter,
     .sparse_blas = mt__cpu_sparse_blas_exec,
     .sparse_softmax = mt__cpu_sparse_softmax_exec,
+    .grad_sparse = cpu_grad_sparse,
 };
 
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,

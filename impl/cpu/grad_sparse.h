@@ -11,6 +11,7 @@
 #ifndef MT_CPU_GRAD_SPARSE_H
 #define MT_CPU_GRAD_SPARSE_H
 
+#include "common/exec.h"
 #include "cpu_util.h"
 
 /* The ops whose backward slot the MaskedTensor kernels own (grad_unary.c,
@@ -61,6 +62,7 @@ typedef struct mt__gs_ctx {
   const mt_tensor *gt[MT_MAX_OUTPUTS];
   double *go[MT_MAX_OUTPUTS]; /* dense copies of the upstream gradients */
   double *g[MT__GS_MAX_IN];   /* dense gradient of input k; NULL = torch gives none */
+  const mt_exec *ex;          /* where the gradients are computed (grad_sparse.c) */
 } mt__gs_ctx;
 
 /* Opens the call: kwargs checked against op, inputs and upstream gradients

@@ -206,12 +206,10 @@ static mt_status forward_on(const mt_call *call, mt_op opid, mt_kernel_fn fn, co
 
 /* ---- view ops ------------------------------------------------------------ */
 
-/* A call without a masked input: the sparse engine's (grad_sparse.c), a
- * gap on another backend (its values computed on the host). */
+/* A call without a masked input: the sparse engine's (grad_sparse.c), its
+ * compute on ex. */
 static mt_status plain_input(mt_call *call, mt_op opid, const mt_exec *ex, mt_error *err) {
-  if (ex == &mt_cpu_exec) return mt__cpu_grad_sparse(call, opid, err);
-  return mt__exec_values_gap(call, ex, mt__cpu_grad_sparse(call, opid, err), mt_op_name(opid),
-                             "plain sparse input", err);
+  return mt__grad_sparse_run(call, opid, ex, err);
 }
 
 /* The inputs and upstream gradient of a one-input op: x masked (else the
@@ -551,10 +549,11 @@ static mt_status convert_backward(mt_call *call, mt_op opid, const mt_exec *ex, 
   mt_kind from;
   mt_status st;
   mt__cpu_begin(call);
-  if (ex != &mt_cpu_exec) /* the device's gap: a sparse input or upstream gradient */
+  /* a plain (sparse or dense) input: the sparse engine's */
+  if (mt__cpu_grad_sparse_takes(call)) return mt__grad_sparse_run(call, opid, ex, err);
+  if (ex != &mt_cpu_exec) /* the device's gap: a masked input's conversion */
     return mt__exec_values_gap(call, ex, convert_backward(call, opid, &mt_cpu_exec, err), op,
                                "sparse storage", err);
-  if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, opid, err);
   if ((st = one_input(call, opid, &x, &g, err)) != MT_OK) return st;
   from = x->data->kind;
   if (opid == MT_OP_to_dense && from == MT_KIND_DENSE)

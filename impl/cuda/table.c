@@ -18,6 +18,7 @@
 #include "cuda_compat.h"
 #include "common/masked_fn_ops.h"
 #include "common/grad_masked_fn_math.h"
+#include "common/grad_sparse_ops.h"
 
 /* the family files' compute hooks and kernels */
 mt_status MTC(unary_exec)(const struct mt_un_par *p, const void *in, void *out, int64_t n,
@@ -113,6 +114,11 @@ mt_status MTC(sparse_softmax_exec)(const struct mt_smx_par *p, const void *vals,
 #define X(name) mt_status MTC(name)(mt_call * call, mt_error * err);
 SMISC_OPS(X)
 #undef X
+mt_status MTC(grad_sparse_exec)(const struct mt_gsp_par *p, const struct mt_gsp_bufs *b,
+                                double *g, mt_error *err);
+#define X(name) mt_status MTC(grad_##name)(mt_call * call, mt_error * err);
+GRAD_SPARSE_OWN_OPS(X)
+#undef X
 
 const mt_exec MTC(exec) = {
 #ifdef MT_CUDA_EMU
@@ -137,6 +143,7 @@ const mt_exec MTC(exec) = {
     .grad_scatter = MTC(grad_scatter_exec),
     .sparse_blas = MTC(sparse_blas_exec),
     .sparse_softmax = MTC(sparse_softmax_exec),
+    .grad_sparse = MTC(grad_sparse_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
@@ -192,6 +199,9 @@ static const mt_kernel_fn backward[MT_OP__END] = {
 #define X(name) [MT_OP_##name] = MTC(grad_##name),
     GRAD_STRUCTURE_OPS(X)
     X(to_tensor)
+#undef X
+#define X(name) [MT_OP_##name] = MTC(grad_##name),
+    GRAD_SPARSE_OWN_OPS(X)
 #undef X
 };
 
