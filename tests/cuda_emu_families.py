@@ -35,7 +35,7 @@ FAMILIES = {
                   r"the cuda-emu backend has no kernels for it yet$", 288),
     # backward on dense storage: the elementwise engine (unary, binary), the
     # reductions, structure ops and to_tensor; sparse storage is the gap
-    "grad_masked": (GRAD_GAP, 97),
+    "grad_masked": (GRAD_GAP, 17),
     "grad_sparse": (None, 0),
     "masked_fn": (None, 0),
     "optim": (None, 0),
