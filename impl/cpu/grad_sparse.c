@@ -74,8 +74,8 @@ void mt__gs_close(mt__gs_ctx *c) {
   memset(c, 0, sizeof *c);
 }
 
-static mt_status gs_open_on(mt__gs_ctx *c, mt_call *call, mt_op op, const mt_exec *ex,
-                            mt_error *err) {
+mt_status mt__gs_open_on(mt__gs_ctx *c, mt_call *call, mt_op op, const mt_exec *ex,
+                         mt_error *err) {
   mt_status st;
   char what[32];
   memset(c, 0, sizeof *c);
@@ -117,7 +117,7 @@ fail:
 }
 
 mt_status mt__gs_open(mt__gs_ctx *c, mt_call *call, mt_op op, mt_error *err) {
-  return gs_open_on(c, call, op, &mt_cpu_exec, err);
+  return mt__gs_open_on(c, call, op, &mt_cpu_exec, err);
 }
 
 mt_status mt__gs_want(mt__gs_ctx *c, int k, mt_error *err) {
@@ -1241,7 +1241,7 @@ static mt_status grad_sparse(mt_call *call, mt_op op, int shared, const mt_exec 
     return mt_err(err, MT_NOT_SUPPORTED, "%s backward: a masked input is not the sparse "
                   "backward's (grad_sparse.c)", mt_op_name(op));
   }
-  if ((st = gs_open_on(&c, call, op, ex, err)) != MT_OK) return st;
+  if ((st = mt__gs_open_on(&c, call, op, ex, err)) != MT_OK) return st;
   const char *why = refusal(&c, row->flags);
   if (why) {
     st = mt_err(err, MT_LAYOUT_MISMATCH, "%s backward: %s", c.name, why);

@@ -68,6 +68,10 @@ typedef struct mt__gs_ctx {
 /* Opens the call: kwargs checked against op, inputs and upstream gradients
  * validated and densified. */
 mt_status mt__gs_open(mt__gs_ctx *c, mt_call *call, mt_op op, mt_error *err);
+/* The same for a host plan computing on ex: a COO tensor's duplicates are
+ * summed by ex's coalesce (mt__gs_open: the CPU's). */
+mt_status mt__gs_open_on(mt__gs_ctx *c, mt_call *call, mt_op op, const mt_exec *ex,
+                         mt_error *err);
 void mt__gs_close(mt__gs_ctx *c);
 /* c->g[k] = a zero-filled gradient buffer of input k's numel. */
 mt_status mt__gs_want(mt__gs_ctx *c, int k, mt_error *err);
