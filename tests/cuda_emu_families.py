@@ -33,9 +33,12 @@ FAMILIES = {
     "structure": (r"(plain sparse input|a layout conversion|a converting copy|COO storage|"
                   r"CSR storage|sparse storage|a copy of sparse storage|a plain tensor): "
                   r"the cuda-emu backend has no kernels for it yet$", 288),
-    # backward on dense storage: the elementwise engine (unary, binary), the
-    # reductions, structure ops and to_tensor; sparse storage is the gap
-    "grad_masked": (GRAD_GAP, 17),
+    # the elementwise engine (unary, binary; every storage), the reductions,
+    # structure ops and to_tensor; the gap: the backward of t/transpose/stack
+    # of COO storage and of the masked layout conversions, which run the
+    # structure family's forward kernels (structure_sparse.c, the
+    # conversions) on the upstream gradient
+    "grad_masked": (GRAD_GAP, 15),
     "grad_sparse": (None, 0),
     "masked_fn": (None, 0),
     "optim": (None, 0),
