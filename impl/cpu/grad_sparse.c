@@ -287,20 +287,52 @@ static mt_status emit_compressed(const mt_host *h, const char *name, const mt_te
 
 /* A masked gradient of masked input x (dense storage): x's mask, the
  * gradient under it, 0 elsewhere. */
-static mt_status emit_masked(const mt_host *h, const char *name, const mt_tensor *x, mt_dtype dt,
-                             const double *g, mt_tensor **out, mt_error *err) {
+static mt_status emit_masked(const mt_exec *ex, const mt_host *h, const char *name,
+                             const mt_tensor *x, mt_dtype dt, const double *g, mt_tensor **out,
+                             mt_error *err) {
   mt_tensor *data, *mask;
   double *m = NULL;
   mt_status st;
-  if (x->data->kind != MT_KIND_DENSE)
+  if (x->data->kind != MT_KIND_DENSE || x->mask->kind != MT_KIND_DENSE)
     return mt_err(err, MT_NOT_SUPPORTED, "%s backward: a masked input of %s storage is not "
                   "implemented by the CPU backend", name, mt_kind_name(x->data->kind));
   if ((st = dense_f64(x->mask, &m, err)) != MT_OK) return st;
-  if ((st = mt__cpu_new_masked_dense(h, dt, x->ndim, x->shape, out, &data, &mask, err)) == MT_OK)
-    for (int64_t i = 0, n = mt_numel(x); i < n; i++) {
+  if ((st = mt__cpu_new_masked_dense(h, dt, x->ndim, x->shape, out, &data, &mask, err)) != MT_OK) {
+    free(m);
+    return st;
+  }
+  int64_t n = mt_numel(x);
+  if (ex == &mt_cpu_exec) {
+    for (int64_t i = 0; i < n; i++) {
       mt__cpu_st(mask->values, MT_bool, i, m[i] != 0.0);
       mt__cpu_st(data->values, dt, i, m[i] != 0.0 ? g[i] : 0.0);
     }
+  } else if (n > 0) {
+    /* the device's gradient (0 where masked out: grad_to_sparse_coo), and
+     * the input's mask copied by ex's gather */
+    for (int64_t i = 0; i < n; i++) mt__cpu_st(data->values, dt, i, g[i]);
+    int *src = calloc((size_t)n, sizeof *src);
+    int64_t *off = malloc((size_t)n * sizeof *off), len = 0;
+    if (!src || !off) {
+      st = mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory for a copy plan", name);
+    } else if (!ex->gather) {
+      st = mt_err(err, MT_NOT_SUPPORTED, "%s backward: the %s backend has no gather kernel", name,
+                  ex->name);
+    } else {
+      for (int64_t i = 0; i < n; i++) {
+        off[i] = mt_dense_offset(x->mask, i);
+        if (off[i] + 1 > len) len = off[i] + 1;
+      }
+      const void *srcs[1] = {x->mask->values};
+      st = ex->gather(src, off, n, 1, srcs, &len, 1, mask->values, err);
+    }
+    free(src);
+    free(off);
+    if (st != MT_OK) {
+      h->free(*out);
+      *out = NULL;
+    }
+  }
   free(m);
   return st;
 }
@@ -383,7 +415,7 @@ mt_status mt__gs_emit(mt__gs_ctx *c, const mt__gs_pattern *pattern, mt_error *er
     mt_dtype dt = x->kind == MT_KIND_MASKED ? x->data->dtype : x->dtype;
     mt__gs_pattern p = pattern[k];
     if (x->kind == MT_KIND_MASKED) {
-      if ((st = emit_masked(h, c->name, x, dt, c->g[k], &c->call->out[k], err)) != MT_OK)
+      if ((st = emit_masked(c->ex, h, c->name, x, dt, c->g[k], &c->call->out[k], err)) != MT_OK)
         goto fail;
       continue;
     }
@@ -569,7 +601,7 @@ typedef mt_status (*gs_grad_fn)(mt__gs_ctx *c, mt_error *err);
   X(neg, GSP_U_NEG)                                                                       \
   X(positive, GSP_U_GO) X(conj_physical, GSP_U_GO) X(clone, GSP_U_GO)                     \
   X(coalesce, GSP_U_GO) X(to_dense, GSP_U_GO) X(to_sparse, GSP_U_GO)                      \
-  X(to_sparse_coo, GSP_U_GO) X(to_sparse_csr, GSP_U_GO) X(to_sparse_csc, GSP_U_GO)        \
+  X(to_sparse_csr, GSP_U_GO) X(to_sparse_csc, GSP_U_GO)        \
   X(to_sparse_bsr, GSP_U_GO) X(to_sparse_bsc, GSP_U_GO) X(frac, GSP_U_GO)                 \
   X(deg2rad, GSP_U_D2R)                                                                   \
   X(rad2deg, GSP_U_R2D)                                                                   \
@@ -587,6 +619,24 @@ typedef mt_status (*gs_grad_fn)(mt__gs_ctx *c, mt_error *err);
   }
 GS_UNARY(GS_X)
 #undef GS_X
+
+/* to_sparse_coo: go; a MaskedTensor input (dense storage) gets it where its
+ * mask is, 0 elsewhere (emit_masked lays it out) */
+static mt_status grad_to_sparse_coo(mt__gs_ctx *c, mt_error *err) {
+  mt_status st = mt__gs_go_numel(c, c->n[0], err);
+  if (st == MT_OK) st = mt__gs_want(c, 0, err);
+  if (st != MT_OK) return st;
+  const mt_tensor *x = c->in[0];
+  if (x->kind != MT_KIND_MASKED || x->mask->kind != MT_KIND_DENSE)
+    return gs_ew(c, 0, GSP_U_GO, 0.0, err);
+  gs_pairs q = {0};
+  for (int64_t i = 0; i < c->n[0]; i++)
+    if (mt_get_f64(x->mask->values, x->mask->dtype, mt_dense_offset(x->mask, i)) != 0.0)
+      pairs_add(&q, i, i);
+  st = gs_list(c, 0, &q, GSP_T_GO, 0, 0.0, 0.0, NULL, NULL, err);
+  pairs_free(&q);
+  return st;
+}
 
 /* pow(x, e): e * x^(e-1) * go; 0 for e = 0 (torch's pow_backward) */
 static mt_status grad_pow(mt__gs_ctx *c, mt_error *err) {
