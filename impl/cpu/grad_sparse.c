@@ -12,7 +12,14 @@
  * pattern for mm of two sparse matrices. Values are rounded once to the
  * input's dtype. The backward refusals of torch (SPG-2: a derivative that
  * runs an op with no sparse kernel, CSC/BSR/BSC inputs, batched CSR ...)
- * are LAYOUT_MISMATCH with torch's message. */
+ * are LAYOUT_MISMATCH with torch's message.
+ *
+ * The host plan here (refusals, densifying, which upstream elements reach
+ * each gradient element in this file's order, the layout) hands each
+ * gradient's values to its exec (mt__grad_sparse_run; the CPU reference's
+ * mt__cpu_grad_sparse): common/grad_sparse_math.h's mt_gsp_elem, one
+ * gradient element at a time, rounded once (CUDA: impl/cuda/grad_sparse.cu).
+ * On another exec a COO tensor's duplicates are summed by its coalesce. */
 #include "grad_sparse.h"
 
 #include "common/grad_sparse_math.h"
