@@ -189,8 +189,8 @@ static int same_shape(int nd, const int64_t *a, int nd2, const int64_t *b) {
 
 /* ---- the forward kernels, reused on the upstream gradient -------------- */
 
-/* Runs the CPU forward kernel fn on the one input t with kwargs kw; its
- * first output goes to *out (allocated by the call's host). */
+/* Runs the structure family's forward op opid on ex on the one input t with
+ * kwargs kw; its first output goes to *out (allocated by the call's host). */
 static mt_status forward_on(const mt_call *call, mt_op opid, const mt_exec *ex,
                             const mt_tensor *t, const mt_kwargs *kw, mt_tensor **out,
                             mt_error *err) {
