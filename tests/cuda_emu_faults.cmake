@@ -5,8 +5,9 @@
 #      the arena's 0xff poison reaches the output)
 #   2  uploads forgotten (kernels read the poison instead of the inputs)
 #   3  the device coalesce keeps the first of each group of duplicate COO
-#      entries instead of summing them (only unary's goldens hold
-#      uncoalesced COO inputs with duplicates that reach a device: 30 cases)
+#      entries instead of summing them (unary's goldens hold 30 cases of
+#      uncoalesced COO inputs with duplicates that reach a device,
+#      grad_sparse's 27)
 # On each family with device compute, each fault must exit 1 and fail at
 # least 60% of the cases it failed when this test was written (the counts
 # below, of the cases the emulation executes in each family: README "CUDA
@@ -21,7 +22,7 @@ cmake_minimum_required(VERSION 3.25)
 # family:fault:cases caught, measured (2026-12-01) on the cases cuda-emu executes
 set(MEASURED
     unary:1:887 unary:2:1316 unary:3:30 binary:1:530 binary:2:687 reduce:1:522 reduce:2:494
-    structure:1:369 structure:2:389 masked:1:39 masked:2:43 masked_fn:1:888 masked_fn:2:857
+    structure:1:369 structure:2:389 masked:1:45 masked:2:49 masked_fn:1:888 masked_fn:2:857
     optim:1:88 optim:2:103
     # sparse_optim: float16/bfloat16 tolerances are absolute and absorb one
     # element's missing step, so fault 1 catches fewer of those cases
@@ -42,6 +43,11 @@ list(APPEND MEASURED sparse_convert:1:455 sparse_convert:2:481 sparse_convert:3:
 list(APPEND MEASURED
     binary:1:743 binary:2:903 binary:3:2 reduce:1:649 reduce:2:605 reduce:3:5
     structure:1:511 structure:2:537 sparse_misc:1:139 sparse_misc:2:131)
+    # the backward kernels: grad_masked's 446 and grad_masked_fn's 95 executed cases
+    grad_masked:1:328 grad_masked:2:317 grad_masked_fn:1:84 grad_masked_fn:2:84
+    # grad_sparse's 588 (fault 3: the 27 whose COO inputs or upstream gradients
+    # hold duplicates; a coalesce's poisoned indices are an ERROR: validated)
+    grad_sparse:1:344 grad_sparse:2:391 grad_sparse:3:27)
 
 foreach(entry IN LISTS MEASURED)
   string(REPLACE ":" ";" parts "${entry}")

@@ -202,10 +202,10 @@ MT_HD double mt__bin_ld_f(const mt_bin_par *p, int k, const void *vals, int64_t 
   return mt_hd_round(p->ct, mt_hd_get_f64(vals, p->dt[k], off));
 }
 MT_HD int64_t mt__bin_ld_i(const mt_bin_par *p, int k, const void *vals, int64_t off) {
-  unsigned char tmp[8];
+  mt_hd_slot tmp;
   int64_t v = p->number[k] ? p->i[k] : mt_hd_ldi(vals, p->dt[k], off);
-  mt_hd_sti(tmp, p->ct, 0, v); /* wrap to the computation dtype */
-  return mt_hd_ldi(tmp, p->ct, 0);
+  mt_hd_sti(&tmp, p->ct, 0, v); /* wrap to the computation dtype */
+  return mt_hd_ldi(&tmp, p->ct, 0);
 }
 
 /* Storage offset of result element i along strides s (row-major index). */

@@ -41,6 +41,8 @@ struct mt_spb_par;   /* common/sparse_blas_math.h */
 struct mt_spb_bufs;  /* common/sparse_blas_math.h */
 struct mt_smx_par;   /* common/sparse_misc_math.h */
 struct mt_spv_par;   /* common/sparse_vals_math.h */
+struct mt_gsp_par;   /* common/grad_sparse_math.h */
+struct mt_gsp_bufs;  /* common/grad_sparse_math.h */
 
 typedef struct mt_exec {
   const char *name; /* "cpu", "cuda" */
@@ -154,6 +156,11 @@ typedef struct mt_exec {
   mt_status (*sparse_vals)(const struct mt_spv_par *p, const void *a, const void *b,
                            const int64_t *ia, const int64_t *off, const int64_t *ib, void *out,
                            mt_error *err);
+  /* grad_sparse: one gradient of a plain (sparse or dense) call's backward
+   * planned on the host (common/grad_sparse_math.h): g[i] = mt_gsp_elem
+   * for i < p->n, doubles rounded to p->dtype */
+  mt_status (*grad_sparse)(const struct mt_gsp_par *p, const struct mt_gsp_bufs *b, double *g,
+                           mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */
@@ -232,6 +239,12 @@ mt_status mt__sparse_convert_run(mt_call *call, mt_op op, const mt_exec *ex, mt_
 mt_status mt__cpu_sparse_vals_exec(const struct mt_spv_par *p, const void *a, const void *b,
                                    const int64_t *ia, const int64_t *off, const int64_t *ib,
                                    void *out, mt_error *err);
+/* The plain (sparse or dense) calls' backward (impl/cpu/grad_sparse.c) with
+ * its compute on ex: op one of its ops (mt__cpu_grad_sparse's). */
+mt_status mt__grad_sparse_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The same for the ops only grad_sparse.c has a backward of (its slot
+ * kernels: a masked input allowed where the op takes one). */
+mt_status mt__grad_sparse_own_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 
 #ifdef __cplusplus
 }

@@ -138,16 +138,16 @@ MT_HD int64_t mt__mfn_index_of(const mt_mfn_par *p, int64_t so, int64_t k) {
 /* MFN-8, CAST_PRE: a filled element cast to dtype= `to` (a float dtype
  * rounds; an integer one truncates floats and wraps integers). */
 MT_HD void mt__mfn_cast(int in_int, mt_dtype to, double *xd, int64_t *xi) {
-  unsigned char tmp[8];
+  mt_hd_slot tmp;
   if (mt_hd_is_float(to)) {
     *xd = mt_hd_round(to, *xd);
     return;
   }
   if (in_int)
-    mt_hd_sti(tmp, to, 0, *xi);
+    mt_hd_sti(&tmp, to, 0, *xi);
   else
-    mt_hd_set_f64(tmp, to, 0, *xd);
-  *xi = mt_hd_ldi(tmp, to, 0);
+    mt_hd_set_f64(&tmp, to, 0, *xd);
+  *xi = mt_hd_ldi(&tmp, to, 0);
   *xd = (double)*xi;
 }
 
@@ -317,9 +317,9 @@ MT_HD void mt__mfn_var_std(const mt_mfn_par *p, const double *v, const uint8_t *
   }
   double out = mt_hd_round(C, mt_hd_round(C, sq) / n);
   if (!fD) { /* .to(D) truncates; std: sqrt of the integer in float32 */
-    unsigned char tmp[8];
-    mt_hd_set_f64(tmp, D, 0, out);
-    oi[0] = mt_hd_ldi(tmp, D, 0);
+    mt_hd_slot tmp;
+    mt_hd_set_f64(&tmp, D, 0, out);
+    oi[0] = mt_hd_ldi(&tmp, D, 0);
     out = (double)oi[0];
     od[0] = take_sqrt ? mt_hd_round(MT_float32, sqrt(out)) : out;
     return;

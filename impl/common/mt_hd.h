@@ -156,12 +156,22 @@ MT_HD void mt_hd_sti(void *buf, mt_dtype d, int64_t i, int64_t v) {
 /* v rounded to dtype d and read back (the "cast to the tensor dtype first"
  * of scalar operands): exact for the integer dtypes' wrap, once-rounded for
  * the floats. */
+/* One element of any dtype, 8-byte aligned, for a value stored in one dtype
+ * and read back in the same (a local char array is not aligned: an int64 or
+ * double stored into one can fault on a device; an int64_t declared and
+ * read as float breaks type-based aliasing). */
+typedef union {
+  double f64;
+  int64_t i64;
+  unsigned char b[8];
+} mt_hd_slot;
+
 MT_HD double mt_hd_round(mt_dtype d, double v) {
   if (d == MT_float64) return v;
   if (d == MT_float32) return (double)(float)v;
-  unsigned char tmp[8];
-  mt_hd_set_f64(tmp, d, 0, v);
-  return mt_hd_get_f64(tmp, d, 0);
+  mt_hd_slot tmp;
+  mt_hd_set_f64(&tmp, d, 0, v);
+  return mt_hd_get_f64(&tmp, d, 0);
 }
 
 MT_HD int mt_hd_is_float(mt_dtype d) {

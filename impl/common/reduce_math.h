@@ -163,9 +163,9 @@ MT_HD void mt_red_convert(mt_dtype from, mt_dtype to, double *fv, int64_t *iv) {
     v = (isfinite(*fv) && fabs(*fv) < 9.2e18) ? (int64_t)trunc(*fv) : 0;
   else
     v = *iv;
-  unsigned char tmp[8];
-  mt_hd_sti(tmp, to, 0, v);
-  *iv = mt_hd_ldi(tmp, to, 0);
+  mt_hd_slot tmp;
+  mt_hd_sti(&tmp, to, 0, v);
+  *iv = mt_hd_ldi(&tmp, to, 0);
   *fv = (double)*iv;
 }
 

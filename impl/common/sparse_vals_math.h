@@ -55,7 +55,7 @@ MT_HD void mt_spv_cast(void *out, mt_dtype ot, int64_t i, const void *in, mt_dty
 
 /* in[j] converted to ot, read back as double */
 MT_HD double mt_spv_ldc(const void *in, mt_dtype it, int64_t j, mt_dtype ot) {
-  int64_t slot = 0;
+  mt_hd_slot slot;
   mt_spv_cast(&slot, ot, 0, in, it, j);
   return mt_hd_get_f64(&slot, ot, 0);
 }
@@ -113,7 +113,7 @@ MT_HD void mt_spv_out(const mt_spv_par *p, const void *a, const void *b, const i
       mt_hd_set_f64(out, ot, o, 0.0);
       break;
     }
-    int64_t slot = 0; /* the sum, in ot */
+    mt_hd_slot slot; /* the sum, in ot */
     mt_hd_set_f64(&slot, ot, 0, 0.0);
     for (int64_t t = off[o]; t < off[o + 1]; t++) {
       if (mt_hd_is_float(ot))
@@ -152,7 +152,7 @@ MT_HD void mt_spv_out(const mt_spv_par *p, const void *a, const void *b, const i
         mt_hd_set_f64(out, ot, o,
                       mt_spv_ct(ot, mt_hd_get_f64(out, ot, o) + mt_spv_ct(ot, p->m * v)));
       } else {
-        int64_t slot = 0;
+        mt_hd_slot slot;
         mt_spv_cast(&slot, ot, 0, b, p->bt, ib[t]);
         mt_hd_sti(out, ot, o, mt_hd_ldi(out, ot, o) + p->alpha_i * mt_hd_ldi(&slot, ot, 0));
       }

@@ -7,6 +7,7 @@
 #include "common/grad_ew_math.h"
 #include "common/grad_masked_fn_math.h"
 #include "common/grad_reduce_math.h"
+#include "common/grad_sparse_math.h"
 #include "common/grad_structure_math.h"
 #include "common/masked_fn_math.h"
 #include "common/optim_math.h"
@@ -173,6 +174,13 @@ static mt_status cpu_convert(mt_dtype in, const void *x, int64_t n_x, const int6
   return MT_OK;
 }
 
+static mt_status cpu_grad_sparse(const struct mt_gsp_par *p, const struct mt_gsp_bufs *b,
+                                 double *g, mt_error *err) {
+  (void)err;
+  for (int64_t i = 0; i < p->n; i++) mt_gsp_elem(p, b, g, i);
+  return MT_OK;
+}
+
 const mt_exec mt_cpu_exec = {
     .name = "cpu",
     .coalesce = mt_coo_coalesce,
@@ -194,6 +202,7 @@ const mt_exec mt_cpu_exec = {
     .nonzero = cpu_nonzero,
     .convert = cpu_convert,
     .sparse_vals = mt__cpu_sparse_vals_exec,
+    .grad_sparse = cpu_grad_sparse,
 };
 
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,

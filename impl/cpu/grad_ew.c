@@ -31,10 +31,26 @@ static void opnd_free(ew_opnd *o) {
 
 static void *alloc_n(size_t n, size_t size) { return calloc(n ? n : 1, size); }
 
+/* t densified (a masked tensor's data): a COO tensor's duplicates summed by
+ * ex's coalesce, the densifying then a copy */
+static mt_status dense_on(const mt_exec *ex, const mt_tensor *t, mt_tensor **d, mt_error *err) {
+  const mt_tensor *v = t->kind == MT_KIND_MASKED ? t->data : t;
+  mt_tensor *tmp = NULL;
+  mt_status st;
+  if (ex == &mt_cpu_exec || v->kind != MT_KIND_COO) return mt_to_dense(t, d, err);
+  *d = NULL;
+  /* the device's indices are checked before the host follows them */
+  if ((st = mt__exec_coalesced(ex, v, &v, &tmp, err)) == MT_OK &&
+      (st = mt_tensor_validate(v, "a coalesced input", err)) == MT_OK)
+    st = mt_to_dense(v, d, err);
+  mt_tensor_free(tmp);
+  return st;
+}
+
 /* t's values (a masked tensor's data) densified into a new double array. */
-static mt_status load_values(const mt_tensor *t, double **x, mt_error *err) {
+static mt_status load_values(const mt_exec *ex, const mt_tensor *t, double **x, mt_error *err) {
   mt_tensor *d = NULL;
-  mt_status st = mt_to_dense(t, &d, err);
+  mt_status st = dense_on(ex, t, &d, err);
   if (st != MT_OK) return st;
   int64_t n = mt_numel(d);
   if (!(*x = alloc_n((size_t)n, sizeof **x))) {
@@ -47,9 +63,10 @@ static mt_status load_values(const mt_tensor *t, double **x, mt_error *err) {
 }
 
 /* A bool tensor (a mask, any storage) densified into a new byte array. */
-static mt_status load_mask(const mt_tensor *mask, uint8_t **m, mt_error *err) {
+static mt_status load_mask(const mt_exec *ex, const mt_tensor *mask, uint8_t **m,
+                           mt_error *err) {
   mt_tensor *d = NULL;
-  mt_status st = mt_to_dense(mask, &d, err);
+  mt_status st = dense_on(ex, mask, &d, err);
   if (st != MT_OK) return st;
   int64_t n = mt_numel(d);
   if (!(*m = alloc_n((size_t)n, 1))) {
@@ -63,8 +80,8 @@ static mt_status load_mask(const mt_tensor *mask, uint8_t **m, mt_error *err) {
 }
 
 /* Operand k of the call: kinds, broadcast strides against g, values. */
-static mt_status opnd_open(const mt_call *call, int k, const mt__ew_spec *s, const mt_tensor *g,
-                           ew_opnd *o, mt_error *err) {
+static mt_status opnd_open(const mt_exec *ex, const mt_call *call, int k, const mt__ew_spec *s,
+                           const mt_tensor *g, ew_opnd *o, mt_error *err) {
   char what[24], sh[64], gsh[64];
   const mt_tensor *t;
   mt_status st;
@@ -104,7 +121,7 @@ static mt_status opnd_open(const mt_call *call, int k, const mt__ew_spec *s, con
       goto mismatch;
     stride *= t->shape[od];
   }
-  if ((st = load_values(t, &o->x, err)) != MT_OK) return st;
+  if ((st = load_values(ex, t, &o->x, err)) != MT_OK) return st;
   if (o->grad && (!(o->acc = alloc_n((size_t)o->n, mt_dtype_size(o->dtype))) ||
                   !(o->gm = alloc_n((size_t)o->n, 1)))) {
     opnd_free(o);
@@ -134,8 +151,8 @@ static mt_status out_dense(const mt_host *h, const ew_opnd *o, mt_tensor **out, 
 /* The gradient of operand o (g's shape) as a COO-storage masked tensor,
  * stored where g's coalesced mask stores (GRAD-8: torch's unary and binary
  * helpers rebuild the data on those indices); hybrid COO (dense dims) too. */
-static mt_status out_coo(const mt_host *h, const ew_opnd *o, const mt_tensor *g, const char *op,
-                         mt_tensor **out, mt_error *err) {
+static mt_status out_coo(const mt_exec *ex, const mt_host *h, const ew_opnd *o,
+                         const mt_tensor *g, const char *op, mt_tensor **out, mt_error *err) {
   const mt_tensor *cm = NULL;
   mt_tensor *tmp = NULL, *data = NULL, *mask = NULL;
   mt_status st;
@@ -143,7 +160,11 @@ static mt_status out_coo(const mt_host *h, const ew_opnd *o, const mt_tensor *g,
   if (g->mask->kind != MT_KIND_COO)
     return mt_err(err, MT_NOT_SUPPORTED, "%s backward: a COO-storage gradient needs a COO upstream "
                   "gradient, got %s storage", op, mt_kind_name(g->mask->kind));
-  if ((st = mt__cpu_coalesced(g->mask, &cm, &tmp, err)) != MT_OK) return st;
+  if ((st = ex == &mt_cpu_exec ? mt__cpu_coalesced(g->mask, &cm, &tmp, err)
+                               : mt__exec_coalesced(ex, g->mask, &cm, &tmp, err)) != MT_OK) {
+    mt_tensor_free(tmp);
+    return st;
+  }
   if ((st = h->coo_new(o->dtype, o->ndim, o->shape, cm->sparse_dim, cm->nnz, &data, err)) != MT_OK)
     goto out;
   if ((st = h->coo_new(MT_bool, o->ndim, o->shape, cm->sparse_dim, cm->nnz, &mask, err)) != MT_OK)
@@ -199,23 +220,17 @@ static mt_status out_compressed(const mt_host *h, const ew_opnd *o, const mt_ten
   return h->masked_new(data, mask, out, err);
 }
 
-static mt_status out_grad(const mt_host *h, const ew_opnd *o, const mt_tensor *g, const char *op,
-                          int k, mt_tensor **out, mt_error *err) {
+static mt_status out_grad(const mt_exec *ex, const mt_host *h, const ew_opnd *o,
+                          const mt_tensor *g, const char *op, int k, mt_tensor **out,
+                          mt_error *err) {
   mt_kind kind = o->t->kind == MT_KIND_MASKED ? o->t->data->kind : o->t->kind;
   if (kind == MT_KIND_DENSE) return out_dense(h, o, out, err);
   if (!mt_shape_equal(o->t, g) || g->data->kind != kind)
     return mt_err(err, MT_NOT_SUPPORTED, "%s backward: inputs/%d has %s storage and the upstream "
                   "gradient %s storage of %s shape", op, k, mt_kind_name(kind),
                   mt_kind_name(g->data->kind), mt_shape_equal(o->t, g) ? "the same" : "another");
-  return kind == MT_KIND_COO ? out_coo(h, o, g, op, out, err)
+  return kind == MT_KIND_COO ? out_coo(ex, h, o, g, op, out, err)
                              : out_compressed(h, o, g, op, out, err);
-}
-
-/* 1 when t (an operand or the upstream gradient) has dense storage. */
-static int dense_storage(const mt_tensor *t) {
-  return t->kind == MT_KIND_SCALAR || t->kind == MT_KIND_DENSE ||
-         (t->kind == MT_KIND_MASKED && t->data->kind == MT_KIND_DENSE &&
-          t->mask->kind == MT_KIND_DENSE);
 }
 
 mt_status mt__cpu_grad_ew(mt_call *call, const mt__ew_spec *s, const mt_exec *ex, mt_error *err) {
@@ -238,16 +253,15 @@ mt_status mt__cpu_grad_ew(mt_call *call, const mt__ew_spec *s, const mt_exec *ex
                   mt_kind_name(g->kind));
   if ((st = mt__cpu_require_float(g, "grad_outputs/0", s->op, err)) != MT_OK) return st;
   for (; opened < s->n_in; opened++)
-    if ((st = opnd_open(call, opened, s, g, &o[opened], err)) != MT_OK) goto out;
-  if ((st = load_values(g, &gx, err)) != MT_OK) goto out;
-  if ((st = load_mask(g->mask, &gmask, err)) != MT_OK) goto out;
+    if ((st = opnd_open(ex, call, opened, s, g, &o[opened], err)) != MT_OK) goto out;
+  if ((st = load_values(ex, g, &gx, err)) != MT_OK) goto out;
+  if ((st = load_mask(ex, g->mask, &gmask, err)) != MT_OK) goto out;
 
-  /* another backend computes dense storage only: the rest is its gap (the
-   * reference's checks, its values dropped) */
+  /* another backend without the hook: its gap (the reference's checks, its
+   * values dropped); sparse storage is densified on the host (a COO
+   * tensor's duplicates summed by ex's coalesce) and computed on ex */
   if (ex != &mt_cpu_exec) {
-    int dense = dense_storage(g);
-    for (int k = 0; k < s->n_in; k++) dense = dense && dense_storage(o[k].t);
-    if (!dense || !ex->grad_ew) {
+    if (!ex->grad_ew) {
       for (int k = 0; k < opened; k++) opnd_free(&o[k]);
       free(gx);
       free(gmask);
@@ -284,7 +298,7 @@ mt_status mt__cpu_grad_ew(mt_call *call, const mt__ew_spec *s, const mt_exec *ex
   }
   for (int k = 0; k < s->n_in; k++)
     if (o[k].grad &&
-        (st = out_grad(mt__cpu_host(call), &o[k], g, s->op, k, &call->out[k], err)) != MT_OK)
+        (st = out_grad(ex, mt__cpu_host(call), &o[k], g, s->op, k, &call->out[k], err)) != MT_OK)
       goto out;
   call->n_out = call->n_in;
 out:

@@ -62,10 +62,10 @@ static void mfg_close(mfg *f) {
 /* The call of a one-input op: [input] or [input, mask]; dims from the
  * dim kwarg (reductions: absent or () = all; dim_default: the dim of an
  * op that takes one, INT64_MIN = required). */
-static mt_status mfg_open(mfg *f, mt_call *call, mt_op op, mt_error *err) {
+static mt_status mfg_open(mfg *f, mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
   mt_status st;
   memset(f, 0, sizeof *f);
-  if ((st = mt__gs_open(&f->c, call, op, err)) != MT_OK) return st;
+  if ((st = mt__gs_open_on(&f->c, call, op, ex, err)) != MT_OK) return st;
   f->x = f->c.in[0];
   f->v = f->c.x[0];
   f->go = f->c.go[0];
@@ -216,7 +216,7 @@ static mt_status mfg_run(mt_call *call, mt_op op, mt_mfg_code code, const mt_exe
                          mt_error *err) {
   int csr_ok = csr_ok_of(code);
   mfg f;
-  mt_status st = mfg_open(&f, call, op, err);
+  mt_status st = mfg_open(&f, call, op, ex, err);
   if (st != MT_OK) return st;
   if (mt__sps_is_plain(f.x) && !(csr_ok && f.x->kind == MT_KIND_CSR)) {
     if (f.x->kind == MT_KIND_CSR && (op == MT_OP_masked_sum || op == MT_OP_masked_prod))
@@ -226,11 +226,6 @@ static mt_status mfg_run(mt_call *call, mt_op op, mt_mfg_code code, const mt_exe
       st = mt_err(err, MT_NOT_SUPPORTED, "%s backward: a %s input is not implemented by the CPU "
                   "backend", f.c.name, mt_kind_name(f.x->kind));
     goto out;
-  }
-  if (ex != &mt_cpu_exec && f.x->kind == MT_KIND_CSR) { /* the device's gap */
-    mfg_close(&f);
-    return mt__exec_values_gap(call, ex, mfg_run(call, op, code, &mt_cpu_exec, err),
-                               mt_op_name(op), "sparse storage", err);
   }
   if ((st = mfg_compute(&f, code, NULL, ex, err)) != MT_OK) goto out;
   st = mfg_emit(&f, err);
@@ -245,7 +240,7 @@ out:
 static mt_status logaddexp_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   mt__gs_ctx c;
   uint8_t *in[2] = {NULL, NULL};
-  mt_status st = mt__gs_open(&c, call, MT_OP_masked_logaddexp, err);
+  mt_status st = mt__gs_open_on(&c, call, MT_OP_masked_logaddexp, ex, err);
   if (st != MT_OK) return st;
   if (!mt__cpu_grad_sparse_takes(call)) {
     mt__gs_close(&c);

@@ -122,9 +122,7 @@ static mt_status reduce_backward(mt_call *call, mt_op opid, mt_gr_kind k, const 
   mt_status st;
   mt__cpu_begin(call);
   if (mt__cpu_grad_sparse_takes(call)) {
-    if (ex == &mt_cpu_exec) return mt__cpu_grad_sparse(call, opid, err);
-    return mt__exec_values_gap(call, ex, mt__cpu_grad_sparse(call, opid, err), op,
-                               "plain sparse input", err);
+    return mt__grad_sparse_run(call, opid, ex, err);
   }
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
   if ((st = mt__cpu_input(call, 0, op, &x, err)) != MT_OK) return st;

@@ -12,9 +12,18 @@
  * pattern for mm of two sparse matrices. Values are rounded once to the
  * input's dtype. The backward refusals of torch (SPG-2: a derivative that
  * runs an op with no sparse kernel, CSC/BSR/BSC inputs, batched CSR ...)
- * are LAYOUT_MISMATCH with torch's message. */
+ * are LAYOUT_MISMATCH with torch's message.
+ *
+ * The host plan here (refusals, densifying, which upstream elements reach
+ * each gradient element in this file's order, the layout) hands each
+ * gradient's values to its exec (mt__grad_sparse_run; the CPU reference's
+ * mt__cpu_grad_sparse): common/grad_sparse_math.h's mt_gsp_elem, one
+ * gradient element at a time, rounded once (CUDA: impl/cuda/grad_sparse.cu).
+ * On another exec a COO tensor's duplicates are summed by its coalesce. */
 #include "grad_sparse.h"
 
+#include "common/grad_sparse_math.h"
+#include "common/grad_sparse_ops.h"
 #include "mt/compressed.h"
 #include "sps_util.h"
 
@@ -38,6 +47,27 @@ static mt_status dense_f64(const mt_tensor *t, double **out, mt_error *err) {
   return MT_OK;
 }
 
+/* dense_f64 for a host plan computing on ex: a COO tensor's duplicates are
+ * summed by ex's coalesce (the densifying is then a copy) */
+static mt_status dense_f64_on(const mt_exec *ex, const mt_tensor *t, double **out,
+                              mt_error *err) {
+  const mt_tensor *v = t;
+  mt_tensor *tmp = NULL;
+  mt_status st;
+  if (ex != &mt_cpu_exec && t->kind == MT_KIND_MASKED) v = t->data;
+  if (ex == &mt_cpu_exec || v->kind != MT_KIND_COO) return dense_f64(t, out, err);
+  *out = NULL;
+  /* the device's indices are checked before the host follows them */
+  if ((st = mt__exec_coalesced(ex, v, &v, &tmp, err)) != MT_OK ||
+      (st = mt_tensor_validate(v, "a coalesced input", err)) != MT_OK) {
+    mt_tensor_free(tmp);
+    return st;
+  }
+  st = dense_f64(v, out, err);
+  mt_tensor_free(tmp);
+  return st;
+}
+
 int mt__cpu_grad_sparse_takes(const mt_call *call) {
   for (int k = 0; k < call->n_in; k++)
     if (call->in && call->in[k] && call->in[k]->kind == MT_KIND_MASKED) return 0;
@@ -53,10 +83,12 @@ void mt__gs_close(mt__gs_ctx *c) {
   memset(c, 0, sizeof *c);
 }
 
-mt_status mt__gs_open(mt__gs_ctx *c, mt_call *call, mt_op op, mt_error *err) {
+mt_status mt__gs_open_on(mt__gs_ctx *c, mt_call *call, mt_op op, const mt_exec *ex,
+                         mt_error *err) {
   mt_status st;
   char what[32];
   memset(c, 0, sizeof *c);
+  c->ex = ex;
   c->call = call;
   c->op = op;
   c->name = mt_op_name(op);
@@ -75,7 +107,7 @@ mt_status mt__gs_open(mt__gs_ctx *c, mt_call *call, mt_op op, mt_error *err) {
     if ((st = mt_tensor_validate(c->in[k], mt__cpu_in_name(k, what, sizeof what), err)) != MT_OK)
       goto fail;
     c->n[k] = mt_numel(c->in[k]);
-    if ((st = dense_f64(c->in[k], &c->x[k], err)) != MT_OK) goto fail;
+    if ((st = dense_f64_on(ex, c->in[k], &c->x[k], err)) != MT_OK) goto fail;
   }
   for (int j = 0; j < c->n_go; j++) {
     c->gt[j] = call->grad_out[j];
@@ -85,12 +117,16 @@ mt_status mt__gs_open(mt__gs_ctx *c, mt_call *call, mt_op op, mt_error *err) {
     }
     snprintf(what, sizeof what, "grad_outputs/%d", j);
     if ((st = mt_tensor_validate(c->gt[j], what, err)) != MT_OK) goto fail;
-    if ((st = dense_f64(c->gt[j], &c->go[j], err)) != MT_OK) goto fail;
+    if ((st = dense_f64_on(ex, c->gt[j], &c->go[j], err)) != MT_OK) goto fail;
   }
   return MT_OK;
 fail:
   mt__gs_close(c);
   return st;
+}
+
+mt_status mt__gs_open(mt__gs_ctx *c, mt_call *call, mt_op op, mt_error *err) {
+  return mt__gs_open_on(c, call, op, &mt_cpu_exec, err);
 }
 
 mt_status mt__gs_want(mt__gs_ctx *c, int k, mt_error *err) {
@@ -260,20 +296,52 @@ static mt_status emit_compressed(const mt_host *h, const char *name, const mt_te
 
 /* A masked gradient of masked input x (dense storage): x's mask, the
  * gradient under it, 0 elsewhere. */
-static mt_status emit_masked(const mt_host *h, const char *name, const mt_tensor *x, mt_dtype dt,
-                             const double *g, mt_tensor **out, mt_error *err) {
+static mt_status emit_masked(const mt_exec *ex, const mt_host *h, const char *name,
+                             const mt_tensor *x, mt_dtype dt, const double *g, mt_tensor **out,
+                             mt_error *err) {
   mt_tensor *data, *mask;
   double *m = NULL;
   mt_status st;
-  if (x->data->kind != MT_KIND_DENSE)
+  if (x->data->kind != MT_KIND_DENSE || x->mask->kind != MT_KIND_DENSE)
     return mt_err(err, MT_NOT_SUPPORTED, "%s backward: a masked input of %s storage is not "
                   "implemented by the CPU backend", name, mt_kind_name(x->data->kind));
   if ((st = dense_f64(x->mask, &m, err)) != MT_OK) return st;
-  if ((st = mt__cpu_new_masked_dense(h, dt, x->ndim, x->shape, out, &data, &mask, err)) == MT_OK)
-    for (int64_t i = 0, n = mt_numel(x); i < n; i++) {
+  if ((st = mt__cpu_new_masked_dense(h, dt, x->ndim, x->shape, out, &data, &mask, err)) != MT_OK) {
+    free(m);
+    return st;
+  }
+  int64_t n = mt_numel(x);
+  if (ex == &mt_cpu_exec) {
+    for (int64_t i = 0; i < n; i++) {
       mt__cpu_st(mask->values, MT_bool, i, m[i] != 0.0);
       mt__cpu_st(data->values, dt, i, m[i] != 0.0 ? g[i] : 0.0);
     }
+  } else if (n > 0) {
+    /* the device's gradient (0 where masked out: grad_to_sparse_coo), and
+     * the input's mask copied by ex's gather */
+    for (int64_t i = 0; i < n; i++) mt__cpu_st(data->values, dt, i, g[i]);
+    int *src = calloc((size_t)n, sizeof *src);
+    int64_t *off = malloc((size_t)n * sizeof *off), len = 0;
+    if (!src || !off) {
+      st = mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory for a copy plan", name);
+    } else if (!ex->gather) {
+      st = mt_err(err, MT_NOT_SUPPORTED, "%s backward: the %s backend has no gather kernel", name,
+                  ex->name);
+    } else {
+      for (int64_t i = 0; i < n; i++) {
+        off[i] = mt_dense_offset(x->mask, i);
+        if (off[i] + 1 > len) len = off[i] + 1;
+      }
+      const void *srcs[1] = {x->mask->values};
+      st = ex->gather(src, off, n, 1, srcs, &len, 1, mask->values, err);
+    }
+    free(src);
+    free(off);
+    if (st != MT_OK) {
+      h->free(*out);
+      *out = NULL;
+    }
+  }
   free(m);
   return st;
 }
@@ -356,7 +424,7 @@ mt_status mt__gs_emit(mt__gs_ctx *c, const mt__gs_pattern *pattern, mt_error *er
     mt_dtype dt = x->kind == MT_KIND_MASKED ? x->data->dtype : x->dtype;
     mt__gs_pattern p = pattern[k];
     if (x->kind == MT_KIND_MASKED) {
-      if ((st = emit_masked(h, c->name, x, dt, c->g[k], &c->call->out[k], err)) != MT_OK)
+      if ((st = emit_masked(c->ex, h, c->name, x, dt, c->g[k], &c->call->out[k], err)) != MT_OK)
         goto fail;
       continue;
     }
@@ -391,24 +459,146 @@ fail:
   return st;
 }
 
-/* ---- index helpers ------------------------------------------------------------ */
+/* ---- the compute: one gradient at a time on c->ex (common/grad_sparse_math.h) ---- */
 
-/* g (shape of x) += sum over the broadcast of f[i] (shape of go) */
-static void sum_to(double *g, const mt_tensor *x, const double *f, const mt_tensor *go) {
+/* (gradient element, upstream element) pairs in the CPU reference's order */
+typedef struct gs_pairs {
+  int64_t *dst, *src;
+  int64_t n, cap;
+  int oom;
+} gs_pairs;
+
+static void pairs_add(gs_pairs *q, int64_t d, int64_t s) {
+  if (q->oom) return;
+  if (q->n == q->cap) {
+    int64_t cap = q->cap ? 2 * q->cap : 64;
+    int64_t *nd = realloc(q->dst, sizeof *nd * (size_t)cap);
+    if (nd) q->dst = nd;
+    int64_t *ns = nd ? realloc(q->src, sizeof *ns * (size_t)cap) : NULL;
+    if (ns) q->src = ns;
+    if (!nd || !ns) {
+      q->oom = 1;
+      return;
+    }
+    q->cap = cap;
+  }
+  q->dst[q->n] = d;
+  q->src[q->n++] = s;
+}
+
+static void pairs_free(gs_pairs *q) {
+  free(q->dst);
+  free(q->src);
+  memset(q, 0, sizeof *q);
+}
+
+/* Runs gradient k's compute (p, b) on c->ex into c->g[k]: every value
+ * comes from the exec's kernel (a non-float input's gradient, dropped by
+ * the emit, is not computed). */
+static mt_status gs_exec(mt__gs_ctx *c, int k, mt_gsp_par *p, mt_gsp_bufs *b, mt_error *err) {
+  const mt_tensor *x = c->in[k];
+  p->n = c->n[k];
+  p->dtype = x->kind == MT_KIND_MASKED ? x->data->dtype : x->dtype;
+  if (!b->go) {
+    b->go = c->go[0];
+    b->n_go = mt_numel(c->gt[0]);
+  }
+  if (p->n == 0 || !c->g[k] || !mt__gs_float_input(c, k)) return MT_OK;
+  if (!c->ex->grad_sparse)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s backward: the %s backend has no kernels for it yet",
+                  c->name, c->ex->name);
+  mt_status st = c->ex->grad_sparse(p, b, c->g[k], err);
+  if (st != MT_OK) mt_err_prefix(err, "%s backward", c->name);
+  return st;
+}
+
+/* An elementwise gradient of input 0: f(x[i], go[i]) */
+static mt_status gs_ew(mt__gs_ctx *c, int k, int sub, double s1, mt_error *err) {
+  mt_gsp_par p;
+  mt_gsp_bufs b;
+  memset(&p, 0, sizeof p);
+  memset(&b, 0, sizeof b);
+  p.code = GSP_EW;
+  p.sub = sub;
+  p.s1 = s1;
+  b.xa = c->x[k];
+  b.n_xa = c->n[k];
+  return gs_exec(c, k, &p, &b, err);
+}
+
+/* Gradient k from the pairs q (bucketed by gradient element, each bucket in
+ * q's order): the terms sub of its upstream elements summed from 0.0
+ * (add), or the last one's */
+static mt_status gs_list(mt__gs_ctx *c, int k, gs_pairs *q, int sub, int add, double s1,
+                         double s2, const int64_t *ia, const int64_t *ib, mt_error *err) {
+  int64_t n = c->n[k];
+  mt_status st;
+  if (q->oom) return mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory for a plan", c->name);
+  int64_t *off = calloc((size_t)n + 2, sizeof *off);
+  int64_t *src = malloc(sizeof *src * (size_t)(q->n ? q->n : 1));
+  if (!off || !src) {
+    free(off);
+    free(src);
+    return mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory for a plan", c->name);
+  }
+  for (int64_t t = 0; t < q->n; t++) off[q->dst[t] + 2]++;
+  for (int64_t i = 0; i < n; i++) off[i + 2] += off[i + 1];
+  for (int64_t t = 0; t < q->n; t++) src[off[q->dst[t] + 1]++] = q->src[t];
+  /* off[i] .. off[i + 1]: element i's */
+  mt_gsp_par p;
+  mt_gsp_bufs b;
+  memset(&p, 0, sizeof p);
+  memset(&b, 0, sizeof b);
+  p.code = GSP_LIST;
+  p.sub = sub;
+  p.k = k;
+  p.add = add;
+  p.s1 = s1;
+  p.s2 = s2;
+  b.off = off;
+  b.src = src;
+  b.n_src = q->n;
+  b.ia = ia;
+  b.ib = ib;
+  if (sub == GSP_T_SGN) {
+    b.xa = c->x[k];
+    b.n_xa = c->n[k];
+  }
+  if (sub == GSP_T_MUL || sub == GSP_T_DIV) {
+    b.xa = c->x[0];
+    b.n_xa = c->n[0];
+    b.xb = c->x[1];
+    b.n_xb = c->n[1];
+  }
+  st = gs_exec(c, k, &p, &b, err);
+  free(off);
+  free(src);
+  return st;
+}
+
+/* the pairs of a sum over the broadcast: (the element of x that element i
+ * of go reads, i) */
+static void pairs_sum_to(gs_pairs *q, const mt_tensor *x, const mt_tensor *go) {
   for (int64_t i = 0, n = mt_numel(go); i < n; i++)
-    g[mt__gs_bcast_src(i, go->ndim, go->shape, x->ndim, x->shape)] += f[i];
+    pairs_add(q, mt__gs_bcast_src(i, go->ndim, go->shape, x->ndim, x->shape), i);
 }
 
-/* The value of input t (dense copy v) at element i of the broadcast shape
- * (nd, sd); a Python number everywhere. */
-static double at_bcast(const mt_tensor *t, const double *v, int64_t i, int nd, const int64_t *sd) {
-  if (t->kind == MT_KIND_SCALAR) return v[0];
-  return v[mt__gs_bcast_src(i, nd, sd, t->ndim, t->shape)];
+/* g[k] = the terms sub of go summed over the broadcast to input k's shape */
+static mt_status gs_sum_to(mt__gs_ctx *c, int k, int sub, double s1, double s2,
+                           const int64_t *ia, const int64_t *ib, mt_error *err) {
+  gs_pairs q = {0};
+  pairs_sum_to(&q, c->in[k], c->gt[0]);
+  mt_status st = gs_list(c, k, &q, sub, 1, s1, s2, ia, ib, err);
+  pairs_free(&q);
+  return st;
 }
 
-#define GS_PI 3.14159265358979323846
-
-static double sgn(double v) { return v > 0 ? 1.0 : v < 0 ? -1.0 : v == v ? 0.0 : v; }
+/* The element of input t that element i of the broadcast shape (nd, sd)
+ * reads; a Python number's one value everywhere. */
+static int64_t at_bcast(const mt_tensor *t, int64_t i, int nd, const int64_t *sd) {
+  if (t->kind == MT_KIND_SCALAR) return 0;
+  return mt__gs_bcast_src(i, nd, sd, t->ndim, t->shape);
+}
 
 /* ---- per-op dense gradients ----------------------------------------------------- */
 
@@ -416,32 +606,46 @@ typedef mt_status (*gs_grad_fn)(mt__gs_ctx *c, mt_error *err);
 
 /* Input 0 of a unary op gets f'(x) * go, elementwise (same shapes). */
 #define GS_UNARY(X)                                                                       \
-  X(abs, go * sgn(x))                                                                     \
-  X(neg, -go)                                                                             \
-  X(positive, go) X(conj_physical, go) X(clone, go) X(coalesce, go) X(to_dense, go)        \
-  X(to_sparse, go) X(to_sparse_coo, go) X(to_sparse_csr, go) X(to_sparse_csc, go)          \
-  X(to_sparse_bsr, go) X(to_sparse_bsc, go) X(frac, go)                                   \
-  X(deg2rad, go * (GS_PI / 180.0))                                                         \
-  X(rad2deg, go * (180.0 / GS_PI))                                                         \
-  X(log1p, go / (1.0 + x))                                                                \
-  X(square, 2.0 * x * go)                                                                 \
-  X(ceil, 0.0) X(floor, 0.0) X(round, 0.0) X(sign, 0.0) X(trunc, 0.0) X(angle, 0.0)
+  X(abs, GSP_U_ABS)                                                                       \
+  X(neg, GSP_U_NEG)                                                                       \
+  X(positive, GSP_U_GO) X(conj_physical, GSP_U_GO) X(clone, GSP_U_GO)                     \
+  X(coalesce, GSP_U_GO) X(to_dense, GSP_U_GO) X(to_sparse, GSP_U_GO)                      \
+  X(to_sparse_csr, GSP_U_GO) X(to_sparse_csc, GSP_U_GO)        \
+  X(to_sparse_bsr, GSP_U_GO) X(to_sparse_bsc, GSP_U_GO) X(frac, GSP_U_GO)                 \
+  X(deg2rad, GSP_U_D2R)                                                                   \
+  X(rad2deg, GSP_U_R2D)                                                                   \
+  X(log1p, GSP_U_LOG1P)                                                                   \
+  X(square, GSP_U_SQUARE)                                                                 \
+  X(ceil, GSP_U_ZERO) X(floor, GSP_U_ZERO) X(round, GSP_U_ZERO) X(sign, GSP_U_ZERO)       \
+  X(trunc, GSP_U_ZERO) X(angle, GSP_U_ZERO)
 
-#define GS_X(name, expr)                                                            \
+#define GS_X(name, sub)                                                             \
   static mt_status grad_##name(mt__gs_ctx *c, mt_error *err) {                      \
     mt_status st = mt__gs_go_numel(c, c->n[0], err);                                \
     if (st == MT_OK) st = mt__gs_want(c, 0, err);                                   \
     if (st != MT_OK) return st;                                                     \
-    for (int64_t i = 0; i < c->n[0]; i++) {                                         \
-      double x = c->x[0][i], go = c->go[0][i];                                      \
-      (void)x;                                                                      \
-      (void)go;                                                                     \
-      c->g[0][i] = (expr);                                                          \
-    }                                                                               \
-    return MT_OK;                                                                   \
+    return gs_ew(c, 0, sub, 0.0, err);                                              \
   }
 GS_UNARY(GS_X)
 #undef GS_X
+
+/* to_sparse_coo: go; a MaskedTensor input (dense storage) gets it where its
+ * mask is, 0 elsewhere (emit_masked lays it out) */
+static mt_status grad_to_sparse_coo(mt__gs_ctx *c, mt_error *err) {
+  mt_status st = mt__gs_go_numel(c, c->n[0], err);
+  if (st == MT_OK) st = mt__gs_want(c, 0, err);
+  if (st != MT_OK) return st;
+  const mt_tensor *x = c->in[0];
+  if (x->kind != MT_KIND_MASKED || x->mask->kind != MT_KIND_DENSE)
+    return gs_ew(c, 0, GSP_U_GO, 0.0, err);
+  gs_pairs q = {0};
+  for (int64_t i = 0; i < c->n[0]; i++)
+    if (mt_get_f64(x->mask->values, x->mask->dtype, mt_dense_offset(x->mask, i)) != 0.0)
+      pairs_add(&q, i, i);
+  st = gs_list(c, 0, &q, GSP_T_GO, 0, 0.0, 0.0, NULL, NULL, err);
+  pairs_free(&q);
+  return st;
+}
 
 /* pow(x, e): e * x^(e-1) * go; 0 for e = 0 (torch's pow_backward) */
 static mt_status grad_pow(mt__gs_ctx *c, mt_error *err) {
@@ -450,10 +654,7 @@ static mt_status grad_pow(mt__gs_ctx *c, mt_error *err) {
                      : mt__gs_go_numel(c, c->n[0], err);
   if (st == MT_OK) st = mt__gs_want(c, 0, err);
   if (st != MT_OK) return st;
-  double e = c->x[1][0];
-  for (int64_t i = 0; i < c->n[0]; i++)
-    c->g[0][i] = e == 0.0 ? 0.0 : e * pow(c->x[0][i], e - 1.0) * c->go[0][i];
-  return MT_OK;
+  return gs_ew(c, 0, GSP_U_POW, c->x[1][0], err);
 }
 
 /* A binary op's two operands, each broadcasting to the upstream gradient. */
@@ -471,21 +672,13 @@ static mt_status two_operands(const mt__gs_ctx *c, mt_error *err) {
 static mt_status grad_addsub(mt__gs_ctx *c, double sign, mt_error *err) {
   mt_status st;
   double alpha = mt_kw_float(c->call->kw, "alpha", 1.0);
-  const mt_tensor *go = c->gt[0];
   if ((st = two_operands(c, err)) != MT_OK) return st;
   for (int k = 0; k < 2; k++) {
     if (!mt__gs_float_input(c, k)) continue;
     if ((st = mt__gs_want(c, k, err)) != MT_OK) return st;
-    if (k == 0) {
-      sum_to(c->g[0], c->in[0], c->go[0], go);
-      continue;
-    }
-    int64_t n = mt_numel(go);
-    double *f = malloc(sizeof *f * (size_t)(n ? n : 1));
-    if (!f) return mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory", c->name);
-    for (int64_t i = 0; i < n; i++) f[i] = sign * alpha * c->go[0][i];
-    sum_to(c->g[1], c->in[1], f, go);
-    free(f);
+    if ((st = gs_sum_to(c, k, k == 0 ? GSP_T_GO : GSP_T_SCALED, sign, alpha, NULL, NULL, err)) !=
+        MT_OK)
+      return st;
   }
   return MT_OK;
 }
@@ -498,24 +691,25 @@ static mt_status grad_muldiv(mt__gs_ctx *c, int div, mt_error *err) {
   const mt_tensor *go = c->gt[0];
   if ((st = two_operands(c, err)) != MT_OK) return st;
   int64_t n = mt_numel(go);
-  double *f = malloc(sizeof *f * (size_t)(n ? n : 1));
-  if (!f) return mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory", c->name);
-  for (int k = 0; k < 2; k++) {
-    if (!mt__gs_float_input(c, k)) continue;
-    if ((st = mt__gs_want(c, k, err)) != MT_OK) {
-      free(f);
-      return st;
-    }
-    for (int64_t i = 0; i < n; i++) {
-      double a = at_bcast(c->in[0], c->x[0], i, go->ndim, go->shape);
-      double b = at_bcast(c->in[1], c->x[1], i, go->ndim, go->shape);
-      double g = c->go[0][i];
-      f[i] = !div ? g * (k == 0 ? b : a) : k == 0 ? g / b : -g * a / (b * b);
-    }
-    sum_to(c->g[k], c->in[k], f, go);
+  int64_t *ia = malloc(sizeof *ia * (size_t)(n ? n : 1)), *ib = malloc(sizeof *ib * (size_t)(n ? n : 1));
+  if (!ia || !ib) {
+    free(ia);
+    free(ib);
+    return mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory", c->name);
   }
-  free(f);
-  return MT_OK;
+  for (int64_t i = 0; i < n; i++) {
+    ia[i] = at_bcast(c->in[0], i, go->ndim, go->shape);
+    ib[i] = at_bcast(c->in[1], i, go->ndim, go->shape);
+  }
+  st = MT_OK;
+  for (int k = 0; k < 2 && st == MT_OK; k++) {
+    if (!mt__gs_float_input(c, k)) continue;
+    if ((st = mt__gs_want(c, k, err)) != MT_OK) break;
+    st = gs_sum_to(c, k, div ? GSP_T_DIV : GSP_T_MUL, 0.0, 0.0, ia, ib, err);
+  }
+  free(ia);
+  free(ib);
+  return st;
 }
 static mt_status grad_mul(mt__gs_ctx *c, mt_error *err) { return grad_muldiv(c, 0, err); }
 static mt_status grad_div(mt__gs_ctx *c, mt_error *err) { return grad_muldiv(c, 1, err); }
@@ -527,23 +721,26 @@ static mt_status grad_swap(mt__gs_ctx *c, int d0, int d1, mt_error *err) {
   if (st != MT_OK) return st;
   const mt_tensor *x = c->in[0];
   int64_t gs[MT_MAX_DIMS], co[MT_MAX_DIMS];
+  gs_pairs q = {0};
   memcpy(gs, x->shape, sizeof gs);
   gs[d0] = x->shape[d1];
   gs[d1] = x->shape[d0];
   for (int64_t i = 0; i < c->n[0]; i++) {
-    int64_t q = i;
+    int64_t r = i;
     for (int d = x->ndim - 1; d >= 0; d--) {
-      co[d] = q % x->shape[d];
-      q /= x->shape[d];
+      co[d] = r % x->shape[d];
+      r /= x->shape[d];
     }
     int64_t tmp = co[d0];
     co[d0] = co[d1];
     co[d1] = tmp;
     int64_t j = 0;
     for (int d = 0; d < x->ndim; d++) j = j * gs[d] + co[d];
-    c->g[0][i] = c->go[0][j];
+    pairs_add(&q, i, j);
   }
-  return MT_OK;
+  st = gs_list(c, 0, &q, GSP_T_GO, 0, 0.0, 0.0, NULL, NULL, err);
+  pairs_free(&q);
+  return st;
 }
 static mt_status grad_t(mt__gs_ctx *c, mt_error *err) {
   return grad_swap(c, 0, c->in[0]->ndim > 1 ? 1 : 0, err);
@@ -571,35 +768,16 @@ static mt_status grad_reduce(mt__gs_ctx *c, int l1, mt_error *err) {
   for (int d = 0; d < x->ndim; d++) nout *= red[d] ? 1 : x->shape[d];
   if ((st = mt__gs_go_numel(c, nout, err)) != MT_OK) return st;
   if ((st = mt__gs_want(c, 0, err)) != MT_OK) return st;
-  for (int64_t i = 0; i < c->n[0]; i++) {
-    double g = c->go[0][mt__gs_reduced_index(i, x->ndim, x->shape, red)];
-    c->g[0][i] = l1 ? sgn(c->x[0][i]) * g : g;
-  }
-  return MT_OK;
+  gs_pairs q = {0};
+  for (int64_t i = 0; i < c->n[0]; i++)
+    pairs_add(&q, i, mt__gs_reduced_index(i, x->ndim, x->shape, red));
+  st = gs_list(c, 0, &q, l1 ? GSP_T_SGN : GSP_T_GO, 0, 0.0, 0.0, NULL, NULL, err);
+  pairs_free(&q);
+  return st;
 }
 static mt_status grad_sum(mt__gs_ctx *c, mt_error *err) { return grad_reduce(c, 0, err); }
 static mt_status grad_sparse_sum(mt__gs_ctx *c, mt_error *err) { return grad_reduce(c, 0, err); }
 static mt_status grad_norm(mt__gs_ctx *c, mt_error *err) { return grad_reduce(c, 1, err); }
-
-/* c->g[ka] += s * A @ B^T-style products over row-major matrices:
- * ga (m x q) += s * go (m x n) @ B^T (n x q); gb (q x n) += s * A^T (q x m) @ go */
-static void mm_back(const double *a, const double *b, const double *go, int64_t m, int64_t q,
-                    int64_t n, double s, double *ga, double *gb) {
-  if (ga)
-    for (int64_t i = 0; i < m; i++)
-      for (int64_t p = 0; p < q; p++) {
-        double acc = 0;
-        for (int64_t j = 0; j < n; j++) acc += go[i * n + j] * b[p * n + j];
-        ga[i * q + p] += s * acc;
-      }
-  if (gb)
-    for (int64_t p = 0; p < q; p++)
-      for (int64_t j = 0; j < n; j++) {
-        double acc = 0;
-        for (int64_t i = 0; i < m; i++) acc += a[i * q + p] * go[i * n + j];
-        gb[p * n + j] += s * acc;
-      }
-}
 
 /* the gradient buffers of inputs k0.. that are floating tensors */
 static mt_status want_floats(mt__gs_ctx *c, int k0, mt_error *err) {
@@ -610,7 +788,8 @@ static mt_status want_floats(mt__gs_ctx *c, int k0, mt_error *err) {
 }
 
 /* mm(A, B) (also sparse_mm, and matmul / bmm of matrices): batched over
- * A's leading dims; B a vector for matmul's matrix-vector case */
+ * A's leading dims; B a vector for matmul's matrix-vector case;
+ * ga = s * go @ B^T, gb = s * A^T @ go */
 static mt_status grad_mm_at(mt__gs_ctx *c, int ia, double s, mt_error *err) {
   if (c->n_in < ia + 2 || c->in[ia]->ndim < 2 || c->in[ia + 1]->ndim < 1)
     return mt_err(err, MT_INVALID_ARGUMENT, "%s backward: expected a matrix times a matrix or "
@@ -624,9 +803,23 @@ static mt_status grad_mm_at(mt__gs_ctx *c, int ia, double s, mt_error *err) {
                   c->name, ia, ia + 1);
   mt_status st = mt__gs_go_numel(c, batches * m * n, err);
   if (st != MT_OK) return st;
-  for (int64_t t = 0; t < batches; t++)
-    mm_back(c->x[ia] + t * m * q, c->x[ia + 1] + t * q * n, c->go[0] + t * m * n, m, q, n, s,
-            c->g[ia] ? c->g[ia] + t * m * q : NULL, c->g[ia + 1] ? c->g[ia + 1] + t * q * n : NULL);
+  for (int side = 0; side < 2; side++) {
+    mt_gsp_par p;
+    mt_gsp_bufs bf;
+    memset(&p, 0, sizeof p);
+    memset(&bf, 0, sizeof bf);
+    p.code = side ? GSP_MM_B : GSP_MM_A;
+    p.s1 = s;
+    p.batches = batches;
+    p.m = m;
+    p.q = q;
+    p.nn = n;
+    bf.xa = c->x[ia];
+    bf.n_xa = c->n[ia];
+    bf.xb = c->x[ia + 1];
+    bf.n_xb = c->n[ia + 1];
+    if ((st = gs_exec(c, ia + side, &p, &bf, err)) != MT_OK) return st;
+  }
   return MT_OK;
 }
 static mt_status grad_mm(mt__gs_ctx *c, mt_error *err) {
@@ -641,15 +834,9 @@ static mt_status grad_addmm(mt__gs_ctx *c, mt_error *err) {
   if (st != MT_OK) return st;
   double beta = mt_kw_float(c->call->kw, "beta", 1.0);
   double alpha = mt_kw_float(c->call->kw, "alpha", 1.0);
-  int64_t n = mt_numel(c->gt[0]);
   if ((st = bcast_to_go(c, 0, err)) != MT_OK) return st;
-  if (c->g[0]) {
-    double *f = malloc(sizeof *f * (size_t)(n ? n : 1));
-    if (!f) return mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory", c->name);
-    for (int64_t i = 0; i < n; i++) f[i] = beta == 0.0 ? 0.0 : beta * c->go[0][i];
-    sum_to(c->g[0], c->in[0], f, c->gt[0]);
-    free(f);
-  }
+  if (c->g[0] && (st = gs_sum_to(c, 0, GSP_T_BETA, beta, 0.0, NULL, NULL, err)) != MT_OK)
+    return st;
   return grad_mm_at(c, 1, alpha, err);
 }
 
@@ -664,15 +851,22 @@ static mt_status grad_linear(mt__gs_ctx *c, mt_error *err) {
                   "in) and the bias (out) do not fit");
   int64_t o = w->shape[0], q = w->shape[1], rows = c->n[0] / (q ? q : 1);
   if ((st = mt__gs_go_numel(c, rows * o, err)) != MT_OK) return st;
-  for (int64_t r = 0; r < rows; r++)
-    for (int64_t j = 0; j < o; j++) {
-      double g = c->go[0][r * o + j];
-      for (int64_t p = 0; p < q; p++) {
-        if (c->g[0]) c->g[0][r * q + p] += g * c->x[1][j * q + p];
-        if (c->g[1]) c->g[1][j * q + p] += g * c->x[0][r * q + p];
-      }
-      if (c->n_in > 2 && c->g[2]) c->g[2][c->n[2] > 1 ? j : 0] += g;
-    }
+  for (int k = 0; k < c->n_in && k < 3; k++) {
+    mt_gsp_par p;
+    mt_gsp_bufs bf;
+    memset(&p, 0, sizeof p);
+    memset(&bf, 0, sizeof bf);
+    p.code = k == 0 ? GSP_LIN_X : k == 1 ? GSP_LIN_W : GSP_LIN_B;
+    p.m = rows;
+    p.q = q;
+    p.nn = o;
+    p.b_all = k == 2 && c->n[2] <= 1;
+    bf.xa = c->x[0];
+    bf.n_xa = c->n[0];
+    bf.xb = c->x[1];
+    bf.n_xb = c->n[1];
+    if ((st = gs_exec(c, k, &p, &bf, err)) != MT_OK) return st;
+  }
   return MT_OK;
 }
 
@@ -684,8 +878,7 @@ static mt_status grad_sampled_addmm(mt__gs_ctx *c, mt_error *err) {
   double beta = mt_kw_float(c->call->kw, "beta", 1.0);
   double alpha = mt_kw_float(c->call->kw, "alpha", 1.0);
   if ((st = mt__gs_go_numel(c, c->n[0], err)) != MT_OK) return st;
-  if (c->g[0])
-    for (int64_t i = 0; i < c->n[0]; i++) c->g[0][i] = beta * c->go[0][i];
+  if (c->g[0] && (st = gs_ew(c, 0, GSP_U_S1, beta, err)) != MT_OK) return st;
   return grad_mm_at(c, 1, alpha, err);
 }
 
@@ -697,42 +890,30 @@ static mt_status grad_softmax_any(mt__gs_ctx *c, int logsm, mt_error *err) {
   int64_t dim_kw = mt_kw_int(c->call->kw, "dim", 0);
   mt_status st = sps_wrap_dim(c->name, dim_kw, x->ndim, &dim, err);
   if (st != MT_OK) return st;
-  /* torch 2.15's backward does not wrap a negative dim: its pools then
-   * hold one stored element each, so the sums over the line are the
-   * element's own term (the forward's line is right) */
-  int own = dim_kw < 0;
   if ((st = mt__gs_go_numel(c, c->n[0], err)) != MT_OK) return st;
   if ((st = mt__gs_want(c, 0, err)) != MT_OK) return st;
   uint8_t *pat = malloc((size_t)(c->n[0] ? c->n[0] : 1));
   if (!pat) return mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory", c->name);
   mt__gs_stored(x, pat);
-  int64_t outer = mt__gs_span(x->shape, 0, dim), len = x->shape[dim],
-          inner = mt__gs_span(x->shape, dim + 1, x->ndim);
-  for (int64_t o = 0; o < outer; o++)
-    for (int64_t in = 0; in < inner; in++) {
-      int64_t base = o * len * inner + in;
-      double mx = -INFINITY, se = 0, sg = 0, sgy = 0;
-      for (int64_t j = 0; j < len; j++)
-        if (pat[base + j * inner] && c->x[0][base + j * inner] > mx) mx = c->x[0][base + j * inner];
-      for (int64_t j = 0; j < len; j++)
-        if (pat[base + j * inner]) se += exp(c->x[0][base + j * inner] - mx);
-      for (int64_t j = 0; j < len; j++) {
-        int64_t i = base + j * inner;
-        if (!pat[i]) continue;
-        double y = exp(c->x[0][i] - mx) / se;
-        sg += c->go[0][i];
-        sgy += c->go[0][i] * y;
-      }
-      for (int64_t j = 0; j < len; j++) {
-        int64_t i = base + j * inner;
-        if (!pat[i]) continue;
-        double y = exp(c->x[0][i] - mx) / se;
-        double s1 = own ? c->go[0][i] : sg, sy = own ? c->go[0][i] * y : sgy;
-        c->g[0][i] = logsm ? c->go[0][i] - y * s1 : y * (c->go[0][i] - sy);
-      }
-    }
+  mt_gsp_par p;
+  mt_gsp_bufs b;
+  memset(&p, 0, sizeof p);
+  memset(&b, 0, sizeof b);
+  p.code = GSP_SOFTMAX;
+  p.logsm = logsm;
+  /* torch 2.15's backward does not wrap a negative dim: its pools then
+   * hold one stored element each, so the sums over the line are the
+   * element's own term (the forward's line is right) */
+  p.own = dim_kw < 0;
+  p.outer = mt__gs_span(x->shape, 0, dim);
+  p.len = x->shape[dim];
+  p.inner = mt__gs_span(x->shape, dim + 1, x->ndim);
+  b.xa = c->x[0];
+  b.n_xa = c->n[0];
+  b.pat = pat;
+  st = gs_exec(c, 0, &p, &b, err);
   free(pat);
-  return MT_OK;
+  return st;
 }
 static mt_status grad_sparse_softmax(mt__gs_ctx *c, mt_error *err) {
   return grad_softmax_any(c, 0, err);
@@ -751,20 +932,21 @@ static mt_status grad_sparse_mask(mt__gs_ctx *c, mt_error *err) {
                      : mt__gs_go_numel(c, c->n[0], err);
   if (st == MT_OK) st = mt__gs_want(c, 0, err);
   if (st != MT_OK) return st;
-  if (c->in[0]->kind != MT_KIND_DENSE || mask->kind != MT_KIND_COO) {
-    memcpy(c->g[0], c->go[0], sizeof(double) * (size_t)c->n[0]);
-    return MT_OK;
-  }
+  if (c->in[0]->kind != MT_KIND_DENSE || mask->kind != MT_KIND_COO)
+    return gs_ew(c, 0, GSP_U_GO, 0.0, err);
   /* a dense input: torch masks the densified upstream gradient with the
    * mask as stored and densifies again, so an element the mask stores m
    * times gets m times the (duplicates summed) upstream gradient */
   int64_t row = mt_coo_row_numel(mask);
+  gs_pairs q = {0};
   for (int64_t k = 0; k < mask->nnz; k++)
     for (int64_t j = 0; j < row; j++) {
       int64_t i = mt_coo_linear(mask, k) * row + j;
-      c->g[0][i] += c->go[0][i];
+      pairs_add(&q, i, i);
     }
-  return MT_OK;
+  st = gs_list(c, 0, &q, GSP_T_GO, 1, 0.0, 0.0, NULL, NULL, err);
+  pairs_free(&q);
+  return st;
 }
 
 /* copy_(self, src): self is overwritten (a zero gradient), src gets go */
@@ -774,7 +956,8 @@ static mt_status grad_copy_(mt__gs_ctx *c, mt_error *err) {
                              : bcast_to_go(c, 1, err);
   if (st == MT_OK) st = want_floats(c, 0, err);
   if (st != MT_OK) return st;
-  if (c->g[1]) sum_to(c->g[1], c->in[1], c->go[0], c->gt[0]);
+  if (c->g[0] && (st = gs_ew(c, 0, GSP_U_ZERO, 0.0, err)) != MT_OK) return st;
+  if (c->g[1]) return gs_sum_to(c, 1, GSP_T_GO, 0.0, 0.0, NULL, NULL, err);
   return MT_OK;
 }
 
@@ -799,10 +982,15 @@ static mt_status grad_cat(mt__gs_ctx *c, mt_error *err) {
   off = 0;
   for (int k = 0; k < c->n_in; k++) {
     int64_t len = c->in[k]->ndim > dim ? c->in[k]->shape[dim] : 0;
-    if (c->g[k])
+    if (c->g[k]) {
+      gs_pairs q = {0};
       for (int64_t o = 0; o < outer; o++)
         for (int64_t j = 0; j < len * inner; j++)
-          c->g[k][o * len * inner + j] = c->go[0][(o * go->shape[dim] + off) * inner + j];
+          pairs_add(&q, o * len * inner + j, (o * go->shape[dim] + off) * inner + j);
+      st = gs_list(c, k, &q, GSP_T_GO, 0, 0.0, 0.0, NULL, NULL, err);
+      pairs_free(&q);
+      if (st != MT_OK) return st;
+    }
     off += len;
   }
   return MT_OK;
@@ -812,25 +1000,27 @@ static mt_status grad_cat(mt__gs_ctx *c, mt_error *err) {
 static mt_status grad_values(mt__gs_ctx *c, mt_error *err) {
   const mt_tensor *x = c->in[0];
   mt_status st = mt__gs_want(c, 0, err);
+  gs_pairs q = {0};
   if (st != MT_OK) return st;
   if (x->kind == MT_KIND_COO) {
     int64_t row = mt_coo_row_numel(x);
     if ((st = mt__gs_go_numel(c, x->nnz * row, err)) != MT_OK) return st;
     for (int64_t k = 0; k < x->nnz; k++)
-      for (int64_t j = 0; j < row; j++)
-        c->g[0][mt_coo_linear(x, k) * row + j] += c->go[0][k * row + j];
-    return MT_OK;
+      for (int64_t j = 0; j < row; j++) pairs_add(&q, mt_coo_linear(x, k) * row + j, k * row + j);
+  } else {
+    mt_cgeom g;
+    if (!mt_cgeom_of(x, &g))
+      return mt_err(err, MT_INVALID_ARGUMENT, "%s backward: inconsistent geometry", c->name);
+    if ((st = mt__gs_go_numel(c, g.batches * g.nnz * g.entry, err)) != MT_OK) return st;
+    for (int64_t b = 0; b < g.batches; b++)
+      MT_CGEOM_FOR_EACH_CELL(x, &g, b, row, col, at) {
+        for (int64_t d = 0; d < g.dense; d++)
+          pairs_add(&q, ((b * g.rows + row) * g.cols + col) * g.dense + d, at + d);
+      }
   }
-  mt_cgeom g;
-  if (!mt_cgeom_of(x, &g))
-    return mt_err(err, MT_INVALID_ARGUMENT, "%s backward: inconsistent geometry", c->name);
-  if ((st = mt__gs_go_numel(c, g.batches * g.nnz * g.entry, err)) != MT_OK) return st;
-  for (int64_t b = 0; b < g.batches; b++)
-    MT_CGEOM_FOR_EACH_CELL(x, &g, b, row, col, at) {
-      for (int64_t d = 0; d < g.dense; d++)
-        c->g[0][((b * g.rows + row) * g.cols + col) * g.dense + d] += c->go[0][at + d];
-    }
-  return MT_OK;
+  st = gs_list(c, 0, &q, GSP_T_GO, 1, 0.0, 0.0, NULL, NULL, err);
+  pairs_free(&q);
+  return st;
 }
 
 /* sparse_coo_tensor(indices, values) and the compressed constructors
@@ -840,25 +1030,26 @@ static mt_status grad_sparse_ctor(mt__gs_ctx *c, mt_error *err) {
   const mt_tensor *go = c->gt[0];
   int kv = c->n_in - 1;
   mt_status st = mt__gs_want(c, kv, err);
+  gs_pairs q = {0};
   if (st != MT_OK) return st;
   if (go->kind == MT_KIND_COO) {
     int64_t row = mt_coo_row_numel(go);
     for (int64_t k = 0; k < go->nnz && k * row < c->n[kv]; k++)
-      for (int64_t j = 0; j < row; j++)
-        c->g[kv][k * row + j] = c->go[0][mt_coo_linear(go, k) * row + j];
-    return MT_OK;
+      for (int64_t j = 0; j < row; j++) pairs_add(&q, k * row + j, mt_coo_linear(go, k) * row + j);
+  } else {
+    mt_cgeom g;
+    if (!mt_cgeom_of(go, &g))
+      return mt_err(err, MT_INVALID_ARGUMENT, "%s backward: grad_outputs/0 is not sparse", c->name);
+    for (int64_t b = 0; b < g.batches; b++)
+      MT_CGEOM_FOR_EACH_CELL(go, &g, b, row, col, at) {
+        for (int64_t d = 0; d < g.dense && at + d < c->n[kv]; d++)
+          pairs_add(&q, at + d, ((b * g.rows + row) * g.cols + col) * g.dense + d);
+      }
   }
-  mt_cgeom g;
-  if (!mt_cgeom_of(go, &g))
-    return mt_err(err, MT_INVALID_ARGUMENT, "%s backward: grad_outputs/0 is not sparse", c->name);
-  for (int64_t b = 0; b < g.batches; b++)
-    MT_CGEOM_FOR_EACH_CELL(go, &g, b, row, col, at) {
-      for (int64_t d = 0; d < g.dense && at + d < c->n[kv]; d++)
-        c->g[kv][at + d] = c->go[0][((b * g.rows + row) * g.cols + col) * g.dense + d];
-    }
-  return MT_OK;
+  st = gs_list(c, kv, &q, GSP_T_GO, 0, 0.0, 0.0, NULL, NULL, err);
+  pairs_free(&q);
+  return st;
 }
-
 /* ---- refusals (SPG-2) ----------------------------------------------------------- */
 
 static int is_sparse(const mt_tensor *t) { return mt__sps_is_plain(t); }
@@ -1092,7 +1283,8 @@ static const gs_op gs_ops[] = {
 };
 
 /* The backward of op on a plain (sparse or dense) call. */
-static mt_status grad_sparse(mt_call *call, mt_op op, int shared, mt_error *err) {
+static mt_status grad_sparse(mt_call *call, mt_op op, int shared, const mt_exec *ex,
+                             mt_error *err) {
   const gs_op *row = NULL;
   for (size_t i = 0; i < sizeof gs_ops / sizeof gs_ops[0]; i++)
     if (gs_ops[i].op == op) row = &gs_ops[i];
@@ -1108,7 +1300,7 @@ static mt_status grad_sparse(mt_call *call, mt_op op, int shared, mt_error *err)
     return mt_err(err, MT_NOT_SUPPORTED, "%s backward: a masked input is not the sparse "
                   "backward's (grad_sparse.c)", mt_op_name(op));
   }
-  if ((st = mt__gs_open(&c, call, op, err)) != MT_OK) return st;
+  if ((st = mt__gs_open_on(&c, call, op, ex, err)) != MT_OK) return st;
   const char *why = refusal(&c, row->flags);
   if (why) {
     st = mt_err(err, MT_LAYOUT_MISMATCH, "%s backward: %s", c.name, why);
@@ -1135,29 +1327,29 @@ out:
 }
 
 mt_status mt__cpu_grad_sparse(mt_call *call, mt_op op, mt_error *err) {
-  return grad_sparse(call, op, 1, err);
+  return grad_sparse(call, op, 1, &mt_cpu_exec, err);
+}
+
+mt_status mt__grad_sparse_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  return grad_sparse(call, op, 1, ex, err);
+}
+
+mt_status mt__grad_sparse_own_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  return grad_sparse(call, op, 0, ex, err);
 }
 
 /* the ops the MaskedTensor kernels share: mt__cpu_grad_<op>_sparse */
 #define GS_SHARED(name)                                                       \
   mt_status mt__cpu_grad_##name##_sparse(mt_call *call, mt_error *err) {      \
-    return grad_sparse(call, MT_OP_##name, 1, err);                           \
+    return grad_sparse(call, MT_OP_##name, 1, &mt_cpu_exec, err);                           \
   }
 MT__GRAD_SPARSE_SHARED(GS_SHARED)
 #undef GS_SHARED
 
-/* the ops only this file has: mt_cpu_grad_<op> (grad_ops.def's grad_sparse.c section) */
-#define GS_OWN(X)                                                                          \
-  X(coalesce) X(norm) X(narrow_copy) X(index_select) X(hspmm) X(smm) X(sspaddmm)            \
-  X(sparse_sum) X(mm) X(matmul) X(bmm) X(sparse_mm) X(addmm) X(addmv) X(sparse_addmm)       \
-  X(spmm)                                                                                   \
-  X(sparse_sampled_addmm) X(linear) X(sparse_softmax) X(sparse_log_softmax) X(sparse_mask)  \
-  X(copy_) X(values) X(to_sparse_coo) X(to_sparse_csc) X(to_sparse_bsr) X(to_sparse_bsc)    \
-  X(sparse_coo_tensor) X(sparse_csr_tensor) X(sparse_csc_tensor) X(sparse_bsr_tensor)       \
-  X(sparse_bsc_tensor)
+/* the ops only this file has: mt_cpu_grad_<op> (common/grad_sparse_ops.h) */
 #define GS_DEF(name)                                                    \
   mt_status mt_cpu_grad_##name(mt_call *call, mt_error *err) {          \
-    return grad_sparse(call, MT_OP_##name, 0, err);                     \
+    return grad_sparse(call, MT_OP_##name, 0, &mt_cpu_exec, err);                     \
   }
-GS_OWN(GS_DEF)
+GRAD_SPARSE_OWN_OPS(GS_DEF)
 #undef GS_DEF

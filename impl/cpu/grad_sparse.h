@@ -11,6 +11,7 @@
 #ifndef MT_CPU_GRAD_SPARSE_H
 #define MT_CPU_GRAD_SPARSE_H
 
+#include "common/exec.h"
 #include "cpu_util.h"
 
 /* The ops whose backward slot the MaskedTensor kernels own (grad_unary.c,
@@ -61,11 +62,16 @@ typedef struct mt__gs_ctx {
   const mt_tensor *gt[MT_MAX_OUTPUTS];
   double *go[MT_MAX_OUTPUTS]; /* dense copies of the upstream gradients */
   double *g[MT__GS_MAX_IN];   /* dense gradient of input k; NULL = torch gives none */
+  const mt_exec *ex;          /* where the gradients are computed (grad_sparse.c) */
 } mt__gs_ctx;
 
 /* Opens the call: kwargs checked against op, inputs and upstream gradients
  * validated and densified. */
 mt_status mt__gs_open(mt__gs_ctx *c, mt_call *call, mt_op op, mt_error *err);
+/* The same for a host plan computing on ex: a COO tensor's duplicates are
+ * summed by ex's coalesce (mt__gs_open: the CPU's). */
+mt_status mt__gs_open_on(mt__gs_ctx *c, mt_call *call, mt_op op, const mt_exec *ex,
+                         mt_error *err);
 void mt__gs_close(mt__gs_ctx *c);
 /* c->g[k] = a zero-filled gradient buffer of input k's numel. */
 mt_status mt__gs_want(mt__gs_ctx *c, int k, mt_error *err);

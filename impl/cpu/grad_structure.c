@@ -189,14 +189,19 @@ static int same_shape(int nd, const int64_t *a, int nd2, const int64_t *b) {
 
 /* ---- the forward kernels, reused on the upstream gradient -------------- */
 
-/* Runs the CPU forward kernel fn on the one input t with kwargs kw; its
- * first output goes to *out (allocated by the call's host). */
-static mt_status forward_on(const mt_call *call, mt_op opid, mt_kernel_fn fn, const mt_tensor *t,
-                            const mt_kwargs *kw, mt_tensor **out, mt_error *err) {
+/* Runs the structure family's forward op opid on ex on the one input t with
+ * kwargs kw; its first output goes to *out (allocated by the call's host). */
+static mt_status forward_on(const mt_call *call, mt_op opid, const mt_exec *ex,
+                            const mt_tensor *t, const mt_kwargs *kw, mt_tensor **out,
+                            mt_error *err) {
   const mt_tensor *in[1] = {t};
   mt_call sub = {.host = call->host, .op = opid, .n_in = 1, .in = in, .kw = kw};
   *out = NULL;
-  mt_status st = fn(&sub, err);
+  /* the structure family's kernel on ex (mt_cpu_<op> on the CPU's) */
+  mt_status st = mt__structure_run(&sub, opid, ex, err);
+  if (st == MT_NOT_SUPPORTED && ex != &mt_cpu_exec) /* the forward's gap on ex: ours too */
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: sparse storage: the %s backend has no kernels for "
+                "it yet", mt_op_name(call->op), ex->name);
   if (st != MT_OK) return st;
   *out = sub.out[0];
   sub.out[0] = NULL;
@@ -204,14 +209,65 @@ static mt_status forward_on(const mt_call *call, mt_op opid, mt_kernel_fn fn, co
   return MT_OK;
 }
 
+/* A copy of t (any storage) for the call's result: on the CPU's exec
+ * mt_tensor_clone_host; on another, t's structure cloned on the host and
+ * every stored value (a masked tensor's data and mask alike) copied by ex's
+ * gather. */
+static mt_status regather(const mt_exec *ex, const mt_tensor *t, mt_tensor *o, const char *op,
+                          mt_error *err) {
+  int64_t n = 0;
+  mt_cgeom cg;
+  if (t->kind == MT_KIND_COO)
+    n = t->nnz * mt_coo_row_numel(t);
+  else if (mt_kind_is_compressed(t->kind) && mt_cgeom_of(t, &cg))
+    n = cg.batches * t->nnz * cg.entry;
+  else
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: sparse storage: the %s backend has no kernels for "
+                  "it yet", op, ex->name);
+  if (n == 0) return MT_OK;
+  if (!ex->gather)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no gather kernel", op, ex->name);
+  int *src = calloc((size_t)n, sizeof *src);
+  int64_t *off = malloc((size_t)n * sizeof *off);
+  mt_status st;
+  if (!src || !off) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory for a copy plan of %lld elements", op,
+                (long long)n);
+  } else {
+    for (int64_t i = 0; i < n; i++) off[i] = i;
+    const void *srcs[1] = {t->values};
+    size_t es = mt_dtype_size(t->dtype);
+    memset(o->values, 0xff, (size_t)n * es); /* the host's copy is not the result */
+    st = ex->gather(src, off, n, 1, srcs, &n, es, o->values, err);
+  }
+  free(src);
+  free(off);
+  return st;
+}
+
+static mt_status clone_on(const mt_exec *ex, const mt_host *h, const mt_tensor *t,
+                          const char *op, mt_tensor **out, mt_error *err) {
+  mt_status st = mt_tensor_clone_host(h, t, out, err);
+  if (st != MT_OK || ex == &mt_cpu_exec) return st;
+  if (t->kind == MT_KIND_MASKED) {
+    if ((st = regather(ex, t->data, (*out)->data, op, err)) == MT_OK)
+      st = regather(ex, t->mask, (*out)->mask, op, err);
+  } else {
+    st = regather(ex, t, *out, op, err);
+  }
+  if (st != MT_OK) {
+    h->free(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
 /* ---- view ops ------------------------------------------------------------ */
 
-/* A call without a masked input: the sparse engine's (grad_sparse.c), a
- * gap on another backend (its values computed on the host). */
+/* A call without a masked input: the sparse engine's (grad_sparse.c), its
+ * compute on ex. */
 static mt_status plain_input(mt_call *call, mt_op opid, const mt_exec *ex, mt_error *err) {
-  if (ex == &mt_cpu_exec) return mt__cpu_grad_sparse(call, opid, err);
-  return mt__exec_values_gap(call, ex, mt__cpu_grad_sparse(call, opid, err), mt_op_name(opid),
-                             "plain sparse input", err);
+  return mt__grad_sparse_run(call, opid, ex, err);
 }
 
 /* The inputs and upstream gradient of a one-input op: x masked (else the
@@ -263,11 +319,8 @@ static mt_status view_backward(mt_call *call, mt_op opid, const mt_exec *ex, mt_
   if ((st = one_input(call, opid, &x, &g, err)) != MT_OK) return st;
   if (opid == MT_OP_unsqueeze) return refused(MT_LAYOUT_MISMATCH, op, no_squeeze, err);
   if (mt__grad_is_masked(x, MT_KIND_DENSE)) return view_scatter(call, opid, x, g, ex, err);
-  if (ex != &mt_cpu_exec) /* the device's gap: sparse storage */
-    return mt__exec_values_gap(call, ex, view_backward(call, opid, &mt_cpu_exec, err), op,
-                               "sparse storage", err);
   if (opid == MT_OP_clone) { /* the upstream gradient as it is, any storage */
-    if ((st = mt_tensor_clone_host(mt__cpu_host(call), g, &call->out[0], err)) != MT_OK)
+    if ((st = clone_on(ex, mt__cpu_host(call), g, op, &call->out[0], err)) != MT_OK)
       return st;
     return mt__grad_done(call);
   }
@@ -280,8 +333,7 @@ static mt_status view_backward(mt_call *call, mt_op opid, const mt_exec *ex, mt_
       if (!mt__grad_is_masked(g, MT_KIND_COO))
         return mt_err(err, MT_INVALID_ARGUMENT,
                       "%s backward: the upstream gradient of COO storage must be COO", op);
-      if ((st = forward_on(call, opid, opid == MT_OP_t ? mt_cpu_t : mt_cpu_transpose, g,
-                           call->kw, &call->out[0], err)) != MT_OK)
+      if ((st = forward_on(call, opid, ex, g, call->kw, &call->out[0], err)) != MT_OK)
         return st;
       return mt__grad_done(call);
     }
@@ -353,9 +405,6 @@ static mt_status cat_backward(mt_call *call, mt_op opid, int stack, const mt_exe
   if ((st = mt__grad_out(call, 0, op, &g, err)) != MT_OK) return st;
   if ((st = st_wrap_dim(mt_kw_int(call->kw, "dim", 0), x0->ndim + stack, op, &d, err)) != MT_OK)
     return st;
-  if (mt__grad_is_masked(x0, MT_KIND_COO) && ex != &mt_cpu_exec) /* the device's gap */
-    return mt__exec_values_gap(call, ex, cat_backward(call, opid, stack, &mt_cpu_exec, err), op,
-                               "sparse storage", err);
   if (mt__grad_is_masked(x0, MT_KIND_COO)) {
     if (!stack)
       return refused(MT_LAYOUT_MISMATCH, op,
@@ -368,8 +417,7 @@ static mt_status cat_backward(mt_call *call, mt_op opid, int stack, const mt_exe
       mt_kwarg items[2] = {{.name = "dim", .type = MT_KW_INT, .i = d, .f = d},
                            {.name = "index", .type = MT_KW_INT, .i = k, .f = k}};
       mt_kwargs kw = {.n = 2, .items = items};
-      if ((st = forward_on(call, MT_OP_select, mt_cpu_select, g, &kw, &call->out[k], err)) !=
-          MT_OK)
+      if ((st = forward_on(call, MT_OP_select, ex, g, &kw, &call->out[k], err)) != MT_OK)
         goto fail;
     }
     return mt__grad_done(call);
@@ -551,10 +599,8 @@ static mt_status convert_backward(mt_call *call, mt_op opid, const mt_exec *ex, 
   mt_kind from;
   mt_status st;
   mt__cpu_begin(call);
-  if (ex != &mt_cpu_exec) /* the device's gap: a sparse input or upstream gradient */
-    return mt__exec_values_gap(call, ex, convert_backward(call, opid, &mt_cpu_exec, err), op,
-                               "sparse storage", err);
-  if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, opid, err);
+  /* a plain (sparse or dense) input: the sparse engine's */
+  if (mt__cpu_grad_sparse_takes(call)) return mt__grad_sparse_run(call, opid, ex, err);
   if ((st = one_input(call, opid, &x, &g, err)) != MT_OK) return st;
   from = x->data->kind;
   if (opid == MT_OP_to_dense && from == MT_KIND_DENSE)
@@ -567,22 +613,21 @@ static mt_status convert_backward(mt_call *call, mt_op opid, const mt_exec *ex, 
                    "ValueError: MaskedTensors with sparse data do not have "
                    "is_non_overlapping_and_dense", err);
   mt_op back = MT_OP__END;
-  mt_kernel_fn fn = NULL;
   if (opid == MT_OP_to_dense && from == MT_KIND_COO) {
-    back = MT_OP_to_sparse, fn = mt_cpu_to_sparse;
+    back = MT_OP_to_sparse;
   } else if (opid == MT_OP_to_dense && from == MT_KIND_CSR) {
-    back = MT_OP_to_sparse_csr, fn = mt_cpu_to_sparse_csr;
+    back = MT_OP_to_sparse_csr;
   } else if ((opid == MT_OP_to_sparse || opid == MT_OP_to_sparse_csr) && from == MT_KIND_DENSE) {
-    back = MT_OP_to_dense, fn = mt_cpu_to_dense;
+    back = MT_OP_to_dense;
   }
-  if (!fn)
+  if (back == MT_OP__END)
     return mt_err(err, MT_NOT_SUPPORTED, "%s backward: inputs/0 has %s storage; not implemented "
                   "by the CPU backend", op, mt_kind_name(from));
   if (g->kind != MT_KIND_MASKED)
     return mt_err(err, MT_INVALID_ARGUMENT, "%s backward: the upstream gradient must be masked",
                   op);
   mt_kwargs none = {0};
-  if ((st = forward_on(call, back, fn, g, &none, &call->out[0], err)) != MT_OK) return st;
+  if ((st = forward_on(call, back, ex, g, &none, &call->out[0], err)) != MT_OK) return st;
   return mt__grad_done(call);
 }
 

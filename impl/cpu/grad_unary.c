@@ -134,10 +134,7 @@ static mt_status grad_unary(mt_call *call, mt_op op, gu_base base, const mt_exec
                             mt_error *err) {
   /* plain sparse operands (grad_sparse.h5): the sparse engine */
   if (mt__cpu_grad_sparse_takes(call)) {
-    mt_status sst = mt__cpu_grad_sparse(call, op, err);
-    return ex == &mt_cpu_exec ? sst
-                              : mt__exec_values_gap(call, ex, sst, mt_op_name(op),
-                                                    "plain sparse input", err);
+    return mt__grad_sparse_run(call, op, ex, err);
   }
   const gu_row *r = &ROWS[base];
   const char *name = mt_op_name(op);

@@ -48,17 +48,69 @@ static int masked_data_dtype_ok(mt_dtype d) {
          d == MT_int32 || d == MT_int64;
 }
 
+/* ---- sparse storage on an exec: the host builds the structure, ex's gather
+ * copies every stored value ---------------------------------------------------- */
+
+/* a copy plan of n value elements, each -1 (the where's fill 0) until set */
+static mt_status plan_new(int64_t **plan, int64_t n, mt_error *err) {
+  if (!(*plan = malloc(sizeof **plan * (size_t)(n ? n : 1))))
+    return mt_err(err, MT_OUT_OF_MEMORY, "masked_tensor: out of memory for a copy plan");
+  for (int64_t i = 0; i < n; i++) (*plan)[i] = -1;
+  return MT_OK;
+}
+
+/* the stored value elements of a COO or compressed tensor */
+static int64_t n_stored(const mt_tensor *t) {
+  mt_cgeom g;
+  if (t->kind == MT_KIND_COO) return t->nnz * mt_coo_row_numel(t);
+  if (mt_kind_is_compressed(t->kind) && mt_cgeom_of(t, &g)) return g.batches * t->nnz * g.entry;
+  return 0;
+}
+
+/* o's values (its structure built on the host) = from's value elements
+ * plan[i] (plan NULL: i; -1: a zero), copied by ex's gather */
+static mt_status refill(const mt_exec *ex, mt_tensor *o, const mt_tensor *from,
+                        const int64_t *plan, mt_error *err) {
+  int64_t n = n_stored(o), len[2] = {n_stored(from), 1};
+  size_t es = mt_dtype_size(o->dtype);
+  unsigned char zero[8] = {0};
+  mt_status st = MT_OK;
+  if (n == 0) return MT_OK;
+  if (!ex->gather)
+    return mt_err(err, MT_NOT_SUPPORTED, "masked_tensor: the %s backend has no gather kernel",
+                  ex->name);
+  int *src = malloc((size_t)n * sizeof *src);
+  int64_t *off = malloc((size_t)n * sizeof *off);
+  if (!src || !off) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "masked_tensor: out of memory for a copy plan of %lld "
+                "elements", (long long)n);
+  } else {
+    for (int64_t i = 0; i < n; i++) {
+      int64_t p = plan ? plan[i] : i;
+      src[i] = p < 0;
+      off[i] = p < 0 ? 0 : p;
+    }
+    const void *srcs[2] = {from->values, zero};
+    memset(o->values, 0xff, (size_t)n * es); /* the host's copy is not the result */
+    st = ex->gather(src, off, n, 2, srcs, len, es, o->values, err);
+  }
+  free(src);
+  free(off);
+  return st;
+}
+
 /* The same for CSR (torch's where for sparse CSR, as masked_tensor applies
  * it when data and mask differ in nnz): a CSR tensor of the mask's true
  * entries holding data's value there, 0 where data stores none. */
 static mt_status csr_where(const mt_host *h, const mt_tensor *mask, const mt_tensor *data,
-                           mt_tensor **out, mt_error *err) {
+                           mt_tensor **out, int64_t **plan, mt_error *err) {
   mt_status st;
   int64_t rows = mask->shape[0], n_true = 0;
   size_t es = mt_dtype_size(data->dtype);
   *out = NULL;
   for (int64_t k = 0; k < mask->nnz; k++) n_true += mt__cpu_ldb(mask->values, k);
   if ((st = h->csr_new(data->dtype, rows, mask->shape[1], n_true, out, err)) != MT_OK) return st;
+  if (plan && (st = plan_new(plan, n_true, err)) != MT_OK) return st;
   mt_tensor *o = *out;
   int64_t w = 0;
   o->crow_indices[0] = 0;
@@ -69,8 +121,11 @@ static mt_status csr_where(const mt_host *h, const mt_tensor *mask, const mt_ten
       o->col_indices[w] = c;
       for (int64_t p = data->crow_indices[r]; p < data->crow_indices[r + 1]; p++)
         if (data->col_indices[p] == c) { /* else: zero-filled by csr_new, the fill 0 */
-          memcpy((char *)o->values + (size_t)w * es, (const char *)data->values + (size_t)p * es,
-                 es);
+          if (plan)
+            (*plan)[w] = p;
+          else
+            memcpy((char *)o->values + (size_t)w * es,
+                   (const char *)data->values + (size_t)p * es, es);
           break;
         }
       w++;
@@ -84,7 +139,7 @@ static mt_status csr_where(const mt_host *h, const mt_tensor *mask, const mt_ten
  * tensor whose entries are exactly the mask's true entries, holding data's
  * value there (0 where data has no entry). Allocated by h. */
 static mt_status coo_where(const mt_host *h, const mt_tensor *mask, const mt_tensor *data,
-                           mt_tensor **out, mt_error *err) {
+                           mt_tensor **out, int64_t **plan, mt_error *err) {
   mt_status st;
   int64_t row = mt_coo_row_numel(data);
   size_t es = mt_dtype_size(data->dtype);
@@ -99,6 +154,7 @@ static mt_status coo_where(const mt_host *h, const mt_tensor *mask, const mt_ten
   if ((st = h->coo_new(data->dtype, data->ndim, data->shape, data->sparse_dim, n_true, out, err)) !=
       MT_OK)
     return st;
+  if (plan && (st = plan_new(plan, n_true * row, err)) != MT_OK) return st;
   mt_tensor *o = *out;
   int64_t w = 0, p = 0; /* p walks data's (sorted) entries alongside mask's */
   for (int64_t k = 0; k < mask->nnz; k++) {
@@ -110,8 +166,12 @@ static mt_status coo_where(const mt_host *h, const mt_tensor *mask, const mt_ten
     for (int d = 0; d < mask->sparse_dim; d++)
       o->indices[d * n_true + w] = mask->indices[d * mask->nnz + k];
     char *dst = (char *)o->values + (size_t)(w * row) * es;
-    if (p < data->nnz && mt_coo_linear(data, p) == lin)
-      memcpy(dst, (const char *)data->values + (size_t)(p * row) * es, (size_t)row * es);
+    if (p < data->nnz && mt_coo_linear(data, p) == lin) {
+      if (plan)
+        for (int64_t j = 0; j < row; j++) (*plan)[w * row + j] = p * row + j;
+      else
+        memcpy(dst, (const char *)data->values + (size_t)(p * row) * es, (size_t)row * es);
+    }
     /* else: zero-filled by coo_new, the where's fill value 0 */
     w++;
   }
@@ -125,6 +185,8 @@ static mt_status masked_tensor_run(mt_call *call, const mt_exec *ex, mt_error *e
   const mt_tensor *data = NULL, *mask = NULL;
   mt_tensor *cdata_tmp = NULL, *cmask_tmp = NULL, *where = NULL;
   mt_tensor *out_data = NULL, *out_mask = NULL, *out = NULL;
+  int64_t *plan = NULL; /* on_ex: a where's copy plan (refill) */
+  int on_ex = ex != &mt_cpu_exec;
   char sa[64], sb[64];
   mt_status st;
 
@@ -178,17 +240,13 @@ static mt_status masked_tensor_run(mt_call *call, const mt_exec *ex, mt_error *e
   } else if (data->kind == MT_KIND_DENSE) {
     if ((st = mt__cpu_copy(h, data, &out_data, err)) != MT_OK) goto out;
     if ((st = mt__cpu_copy(h, mask, &out_mask, err)) != MT_OK) goto out;
-  } else if (ex != &mt_cpu_exec) {
-    /* sparse storage: the reference's checks, its values dropped (a gap) */
-    return mt__exec_values_gap(call, ex, masked_tensor_run(call, &mt_cpu_exec, err), op,
-                               "sparse storage", err);
   } else if (data->kind == MT_KIND_CSR) {
     /* MASK-1, CSR storage: as COO, data restricted to the mask's true
      * entries when the nnz differ; then one structure, or torch's
      * ValueError */
     const mt_tensor *cdata = data;
     if (data->nnz != mask->nnz) {
-      if ((st = csr_where(h, mask, data, &where, err)) != MT_OK) goto out;
+      if ((st = csr_where(h, mask, data, &where, on_ex ? &plan : NULL, err)) != MT_OK) goto out;
       cdata = where;
     }
     if (!mt__cpu_csr_same_structure(cdata, mask)) {
@@ -205,6 +263,9 @@ static mt_status masked_tensor_run(mt_call *call, const mt_exec *ex, mt_error *e
       goto out;
     }
     if ((st = mt_tensor_clone_host(h, mask, &out_mask, err)) != MT_OK) goto out;
+    if (on_ex && ((st = refill(ex, out_data, data, plan, err)) != MT_OK ||
+                  (st = refill(ex, out_mask, mask, NULL, err)) != MT_OK))
+      goto out;
   } else {
     /* MASK-1, COO storage: both coalesced; when the nnz differ, data is
      * restricted to the mask's true entries (torch's _sparse_coo_where). */
@@ -215,10 +276,15 @@ static mt_status masked_tensor_run(mt_call *call, const mt_exec *ex, mt_error *e
                   data->sparse_dim, mask->sparse_dim);
       goto out;
     }
-    if ((st = mt__cpu_coalesced(data, &cdata, &cdata_tmp, err)) != MT_OK) goto out;
-    if ((st = mt__cpu_coalesced(mask, &cmask, &cmask_tmp, err)) != MT_OK) goto out;
+    if ((st = on_ex ? mt__exec_coalesced(ex, data, &cdata, &cdata_tmp, err)
+                    : mt__cpu_coalesced(data, &cdata, &cdata_tmp, err)) != MT_OK)
+      goto out;
+    if ((st = on_ex ? mt__exec_coalesced(ex, mask, &cmask, &cmask_tmp, err)
+                    : mt__cpu_coalesced(mask, &cmask, &cmask_tmp, err)) != MT_OK)
+      goto out;
+    const mt_tensor *vsrc = cdata; /* where the result's values are copied from */
     if (cdata->nnz != cmask->nnz) {
-      if ((st = coo_where(h, cmask, cdata, &where, err)) != MT_OK) goto out;
+      if ((st = coo_where(h, cmask, cdata, &where, on_ex ? &plan : NULL, err)) != MT_OK) goto out;
       cdata = where;
     }
     if (!mt__cpu_coo_same_indices(cdata, cmask)) {
@@ -236,6 +302,9 @@ static mt_status masked_tensor_run(mt_call *call, const mt_exec *ex, mt_error *e
     }
     if ((st = mt__cpu_copy(h, cmask, &out_mask, err)) != MT_OK) goto out;
     out_data->coalesced = out_mask->coalesced = 1;
+    if (on_ex && ((st = refill(ex, out_data, vsrc, plan, err)) != MT_OK ||
+                  (st = refill(ex, out_mask, cmask, NULL, err)) != MT_OK))
+      goto out;
   }
   st = h->masked_new(out_data, out_mask, &out, err);
   out_data = out_mask = NULL; /* owned by masked_new, also on failure */
@@ -246,6 +315,7 @@ out:
   if (out_data) h->free(out_data);
   if (out_mask) h->free(out_mask);
   if (where) h->free(where);
+  free(plan);
   mt_tensor_free(cdata_tmp);
   mt_tensor_free(cmask_tmp);
   return st;

@@ -19,6 +19,7 @@
 #include "common/masked_fn_ops.h"
 #include "common/grad_masked_fn_math.h"
 #include "common/sparse_convert_ops.h"
+#include "common/grad_sparse_ops.h"
 
 /* the family files' compute hooks and kernels */
 mt_status MTC(unary_exec)(const struct mt_un_par *p, const void *in, void *out, int64_t n,
@@ -124,6 +125,11 @@ SPC_OPS(X)
 mt_status MTC(sparse_vals_exec)(const struct mt_spv_par *p, const void *a, const void *b,
                                 const int64_t *ia, const int64_t *off, const int64_t *ib,
                                 void *out, mt_error *err);
+mt_status MTC(grad_sparse_exec)(const struct mt_gsp_par *p, const struct mt_gsp_bufs *b,
+                                double *g, mt_error *err);
+#define X(name) mt_status MTC(grad_##name)(mt_call * call, mt_error * err);
+GRAD_SPARSE_OWN_OPS(X)
+#undef X
 
 const mt_exec MTC(exec) = {
 #ifdef MT_CUDA_EMU
@@ -151,6 +157,7 @@ const mt_exec MTC(exec) = {
     .nonzero = MTC(nonzero_exec),
     .convert = MTC(convert_exec),
     .sparse_vals = MTC(sparse_vals_exec),
+    .grad_sparse = MTC(grad_sparse_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
@@ -207,6 +214,9 @@ static const mt_kernel_fn backward[MT_OP__END] = {
 #define X(name) [MT_OP_##name] = MTC(grad_##name),
     GRAD_STRUCTURE_OPS(X)
     X(to_tensor)
+#undef X
+#define X(name) [MT_OP_##name] = MTC(grad_##name),
+    GRAD_SPARSE_OWN_OPS(X)
 #undef X
 };
 
