@@ -15,12 +15,11 @@
  *
  * The plans are host bookkeeping; the copies they drive run where the
  * mt_exec says (common/exec.h, its gather hook): here for the CPU
- * reference, on the device for the CUDA backend (impl/cuda/structure.c).
+ * reference, on the device for the CUDA backend (impl/cuda/structure.cu).
  * COO/CSR storage and plain sparse inputs (structure_sparse.c) plan their
  * indices on the host and move their values through the exec's gather too
- * (sps_gather); the paths that move values without a plan (copy_, the
- * layout conversions) are the CPU reference's only: NOT_SUPPORTED on
- * another backend (gap()). */
+ * (sps_gather); copy_'s dtype conversion through its convert hook, the
+ * layout conversions through sparse_convert.c's, on the same exec. */
 #include "common/exec.h"
 #include "common/structure_ops.h"
 #include "structure_util.h"

@@ -5,9 +5,9 @@
  * every output element's source and offset) drives one copy kernel, run
  * once for the data and once for the mask, so both move alike (STR-1).
  * COO/CSR storage and plain sparse inputs (clone, t, transpose, unsqueeze,
- * cat, select) move their values through the same gather, planned on the
- * host; copy_ and the layout conversions have no device compute yet:
- * NOT_SUPPORTED. */
+ * cat, select, copy_) move their values through the same gather, planned on
+ * the host; copy_'s dtype conversion and the layout conversions run
+ * sparse_convert.cu's kernels. */
 #include <string.h>
 
 #include "common/exec.h"
