@@ -63,7 +63,6 @@ typedef enum {
   SGD_SCALE,   /* t = t * a: mul_ by a number (a cast to the op's compute type) */
   SGD_AXPY,    /* dense t += alpha * x (x dense): add(x, alpha) */
   SGD_ADD_COO, /* dense t += alpha * s (s COO), entry by entry in stored order */
-  SGD_MERGE,   /* COO t + alpha * s: the values of the merged entries */
   SGD_INT_ADD  /* SGD_ADD_COO on an integer or bool param, alpha as the dtype */
 } mt_sgd_code;
 
@@ -71,29 +70,24 @@ typedef enum {
 typedef struct mt_sgd_par {
   mt_sgd_code code;
   mt_dtype dt;
-  double a;    /* SCALE: the factor; AXPY, ADD_COO: alpha as the CPU casts it; MERGE: alpha
-                  in the compute type */
+  double a;    /* SCALE: the factor; AXPY, ADD_COO: alpha as the CPU casts it */
   int fused;   /* AXPY, ADD_COO: one fused multiply-add (else the product is rounded first) */
-  int copy_s;  /* MERGE: alpha == 1: an entry of s alone is copied, not multiplied */
   int64_t ai;  /* INT_ADD: alpha converted to the dtype (bool: 0/1) */
-  int64_t row; /* ADD_COO, MERGE, INT_ADD: elements per COO entry */
-  /* bounds: elements of t, x and s; entries of x/s */
-  int64_t nt, nx, ns, nnz;
+  int64_t row; /* ADD_COO, INT_ADD: elements per COO entry */
+  /* bounds: elements of t and x; entries of s */
+  int64_t nt, nx, nnz;
 } mt_sgd_par;
 
 /* The buffers of one op (host memory; common/exec.h's sgd hook). */
 typedef struct mt_sgd_bufs {
-  void *t;              /* updated in place (SCALE, AXPY, ADD_COO, INT_ADD); MERGE: written */
-  const void *x;        /* AXPY: the dense operand; ADD_COO, INT_ADD: s's values; MERGE: t's */
-  const void *s;        /* MERGE: s's values */
-  const int64_t *lin;   /* ADD_COO, INT_ADD: destination d's dense linear index (of nd);
-                           MERGE: output entry d's entry of t, or -1 */
+  void *t;              /* updated in place */
+  const void *x;        /* AXPY: the dense operand; ADD_COO, INT_ADD: s's values */
+  const int64_t *lin;   /* ADD_COO, INT_ADD: destination d's dense linear index (of nd) */
   const int64_t *first; /* ADD_COO, INT_ADD: destination d's entries are
-                           order[first[d] .. first[d + 1]) (nd + 1);
-                           MERGE: output entry d's entry of s, or -1 */
+                           order[first[d] .. first[d + 1]) (nd + 1) */
   const int64_t *order; /* ADD_COO, INT_ADD: s's entries by destination, in stored order */
-  int64_t nt, nx, ns;   /* elements of t, x, s */
-  int64_t nd;           /* ADD_COO, INT_ADD: destinations; MERGE: output entries */
+  int64_t nt, nx;       /* elements of t, x */
+  int64_t nd;           /* ADD_COO, INT_ADD: destinations */
   int64_t nnz;          /* ADD_COO, INT_ADD: s's entries */
 } mt_sgd_bufs;
 
@@ -103,7 +97,7 @@ MT_HD double mt__sgd_axpy1(mt_dtype dt, int fused, double a, double v, double r)
 }
 
 /* Thread e of an op (mt_sgd_threads of them). */
-MT_HD void mt_sgd_elem(const mt_sgd_par *q, int64_t e, void *t, const void *x, const void *s,
+MT_HD void mt_sgd_elem(const mt_sgd_par *q, int64_t e, void *t, const void *x,
                        const int64_t *lin, const int64_t *first, const int64_t *order) {
   mt_dtype dt = q->dt;
   switch (q->code) {
@@ -140,22 +134,10 @@ MT_HD void mt_sgd_elem(const mt_sgd_par *q, int64_t e, void *t, const void *x, c
     }
     break;
   }
-  case SGD_MERGE: {
-    /* one output entry of torch's sparse + sparse merge: t's entry, s's
-     * entry, or both at one index (t + alpha * s, a fused multiply-add) */
-    int64_t d = e / q->row, j = e % q->row, ka = lin[d], ks = first[d];
-    if ((ka < 0 && ks < 0) || ka * q->row >= q->nx || ks * q->row >= q->ns) return;
-    double va = ka >= 0 ? mt_hd_get_f64(x, dt, ka * q->row + j) : 0.0;
-    double vs = ks >= 0 ? mt_hd_get_f64(s, dt, ks * q->row + j) : 0.0;
-    double v = ks < 0 ? va : ka < 0 ? (q->copy_s ? vs : vs * q->a) : fma(q->a, vs, va);
-    mt_hd_set_f64(t, dt, e, v);
-    break;
-  }
   }
 }
 
-/* Threads of an op: elements of t, or destinations (output entries) times
- * the row. */
+/* Threads of an op: elements of t, or destinations times the row. */
 MT_HD int64_t mt_sgd_threads(const mt_sgd_par *q, const mt_sgd_bufs *b) {
   return q->code == SGD_SCALE || q->code == SGD_AXPY ? b->nt : b->nd * q->row;
 }

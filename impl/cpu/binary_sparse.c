@@ -3,7 +3,7 @@
  * (spec/SEMANTICS.md "Plain sparse pointwise", SPP-2 .. SPP-6).
  *
  * SPP-2  add/sub(S, S, alpha): one merge of both entry lists in stored
- *        order (as sparse_arith.c's), explicit zeros kept, the result flagged
+ *        order (mt__sps_coo_add), explicit zeros kept, the result flagged
  *        coalesced only when both operands are; CSR + CSR: the sorted union
  *        per row, a + round(alpha * b).
  * SPP-3  add/sub(D, S, alpha) -> dense (CSR too, on either side); S + D and
@@ -271,12 +271,10 @@ static mt_status layout_refused(const char *name, const char *why, mt_error *err
 
 /* ---- add / sub (SPP-2, SPP-3) ------------------------------------------------ */
 
-/* *t = t + alpha * s, both COO of one dtype and shape: torch's merge, as
- * sparse_arith.c's mt__cpu_coo_add plans it (one two-pointer walk over
- * both entry lists in stored order; the empty short-cuts), the values on
- * ex. *t is freed through h and replaced by the result. */
-static mt_status coo_add_exec(const mt_host *h, const mt_exec *ex, const char *name,
-                              mt_tensor **t, double alpha, const mt_tensor *s, mt_error *err) {
+/* binary_sparse.h: torch's sparse + sparse merge (one two-pointer walk over
+ * both entry lists in stored order; the empty short-cuts), the values on ex */
+mt_status mt__sps_coo_add(const mt_host *h, const mt_exec *ex, const char *name, mt_tensor **t,
+                          double alpha, const mt_tensor *s, mt_error *err) {
   mt_tensor *a = *t, *r = NULL;
   mt_dtype dt = a->dtype;
   int64_t row = mt_coo_row_numel(a), nnz = a->nnz + s->nnz, ka = 0, ks = 0, n = 0;
@@ -355,7 +353,7 @@ static mt_status coo_coo_add(const mt_host *h, const mt_exec *ex, const char *na
                   name, a->sparse_dim, b->sparse_dim);
   if ((st = cast_copy(h, ex, a, rt, out, err)) != MT_OK) return st;
   if ((st = cast_copy(h, ex, b, rt, &s, err)) != MT_OK) goto out;
-  st = coo_add_exec(h, ex, name, out, alpha, s, err); /* float16/bool: refused unless empty */
+  st = mt__sps_coo_add(h, ex, name, out, alpha, s, err); /* float16/bool: refused unless empty */
 out:
   if (s) h->free(s);
   return st;
@@ -445,8 +443,8 @@ static mt_status cmp_add(const mt_host *h, const mt_exec *ex, const char *name, 
 /* dense d + alpha * s, s COO or CSR of d's shape: dense (SPP-3). Each
  * dense element is d's, cast to rt, then each stored value of s at its
  * coordinates (cast to rt) added in stored order: COO as torch's dense +
- * sparse add (sparse_arith.c's mt__cpu_dense_add_coo: the fused
- * multiply-add or the rounded product), CSR r + round(alpha * v). */
+ * sparse add (the fused multiply-add or the rounded
+ * product, as sparse_optim.c's SGD step adds a COO grad: SGD-1), CSR r + round(alpha * v). */
 static mt_status dense_add_sparse(const mt_host *h, const mt_exec *ex, const char *name,
                                   const mt_tensor *d, const mt_tensor *s, double alpha, mt_dtype rt,
                                   mt_tensor **out, mt_error *err) {

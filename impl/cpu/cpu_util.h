@@ -126,6 +126,12 @@ static inline bool mt__cpu_ldb(const void *buf, int64_t i) {
   return ((const uint8_t *)buf)[i] != 0;
 }
 
+/* A Python number in a tensor op (add/sub/mul): cast to the op's compute
+ * type, float for float32 and the half types, double for float64. */
+static inline double mt__cpu_op_scalar(mt_dtype dt, double v) {
+  return dt == MT_float64 ? v : (double)(float)v;
+}
+
 /* Rounds a double to the dtype (the "cast to the tensor dtype first" of
  * scalar operands and hyper-parameters). */
 static inline double mt__cpu_round(mt_dtype d, double v) {

@@ -131,7 +131,7 @@ static mt_status cpu_sparse_adam(const struct mt_sadam_par *p, const void *grad,
 static mt_status cpu_sgd(const struct mt_sgd_par *p, const struct mt_sgd_bufs *b, mt_error *err) {
   (void)err;
   int64_t n = mt_sgd_threads(p, b);
-  for (int64_t e = 0; e < n; e++) mt_sgd_elem(p, e, b->t, b->x, b->s, b->lin, b->first, b->order);
+  for (int64_t e = 0; e < n; e++) mt_sgd_elem(p, e, b->t, b->x, b->lin, b->first, b->order);
   return MT_OK;
 }
 

@@ -33,7 +33,7 @@
 #include "common/exec.h"
 #include "common/sparse_optim_math.h"
 #include "cpu_util.h"
-#include "sparse_arith.h"
+#include "binary_sparse.h"
 
 static const char *const NAME = "sparse_adam";
 
@@ -400,8 +400,7 @@ static mt_status group_entries(const mt_tensor *s, mt_sgd_bufs *b, int64_t **lin
  * Whether the product is rounded before the sum depends on torch's path: a
  * coalesced gradient without dense dims rounds it; an uncoalesced or
  * hybrid one is one fused multiply-add (float and double). float16/bfloat16
- * always round both (sparse_arith.c's mt__cpu_dense_add_coo, the same
- * arithmetic, planned here for an mt_exec). */
+ * always round both. */
 static mt_status dense_add_coo(const mt_exec *ex, mt_tensor *d, double alpha, const mt_tensor *s,
                                mt_error *err) {
   mt_dtype dt = d->dtype;
@@ -426,97 +425,6 @@ static mt_status dense_add_coo(const mt_exec *ex, mt_tensor *d, double alpha, co
   return st;
 }
 
-/* *t = t + alpha * s, both COO of one dtype and shape (torch's sparse +
- * sparse add, sparse_arith.c's mt__cpu_coo_add planned here for an
- * mt_exec): one two-pointer merge over both entry lists in their stored
- * order, whatever their coalesced flags: the entry with the smaller linear
- * index goes first; equal indices give one entry t + alpha * s (a fused
- * multiply-add); an entry of s alone is alpha * s (rounded). On unsorted
- * input the merge keeps walking (its output is then neither sorted nor
- * summed), as torch's does. The result is flagged coalesced only when both
- * inputs are. An empty operand short-cuts as in torch's
- * add_out_sparse_cpu: s empty gives t as it is, t empty gives alpha * s
- * with s's indices and flag (no merge, so no sparse add kernel either:
- * float16 works then). The host plans the merged entries (indices, and
- * which entries of t and s each one sums); the values come from ex. */
-static mt_status coo_add(const mt_exec *ex, const mt_host *h, mt_tensor **t, double alpha,
-                         const mt_tensor *s, mt_error *err) {
-  mt_tensor *a = *t, *r = NULL;
-  mt_dtype dt = a->dtype;
-  int64_t row = mt_coo_row_numel(a), nnz = a->nnz + s->nnz, ka = 0, ks = 0, n = 0;
-  int64_t *la = NULL, *ls = NULL;
-  double m = mt__cpu_op_scalar(dt, alpha);
-  mt_status st;
-  if (s->nnz == 0) return MT_OK;
-  if (a->nnz == 0) {
-    if ((st = mt_tensor_clone_host(h, s, &r, err)) != MT_OK) return st;
-    if (alpha != 1.0 && (st = scale_values(ex, r, s->nnz * row, m, err)) != MT_OK) {
-      h->free(r);
-      return st;
-    }
-    h->free(a);
-    *t = r;
-    return MT_OK;
-  }
-  if (dt == MT_float16 || dt == MT_bool)
-    return mt_err(err, MT_DTYPE_MISMATCH, "%s: \"cadd_sparse\" not implemented for '%s'", SGD,
-                  dt == MT_bool ? "Bool" : "Half");
-  if ((st = h->coo_new(dt, a->ndim, a->shape, a->sparse_dim, nnz, &r, err)) != MT_OK) return st;
-  la = malloc(sizeof *la * (size_t)nnz);
-  ls = malloc(sizeof *ls * (size_t)nnz);
-  if (!la || !ls) {
-    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory for %lld COO entries", SGD,
-                (long long)nnz);
-    goto out;
-  }
-  /* entries in output order: from a, from s, or both */
-  while (ka < a->nnz || ks < s->nnz) {
-    int64_t lina = ka < a->nnz ? mt_coo_linear(a, ka) : INT64_MAX;
-    int64_t lins = ks < s->nnz ? mt_coo_linear(s, ks) : INT64_MAX;
-    int take_a = lina <= lins, take_s = lins <= lina;
-    const mt_tensor *src = take_a ? a : s;
-    int64_t k = take_a ? ka : ks;
-    for (int d = 0; d < a->sparse_dim; d++)
-      r->indices[d * nnz + n] = src->indices[d * src->nnz + k];
-    la[n] = take_a ? ka : -1;
-    ls[n] = take_s ? ks : -1;
-    ka += take_a;
-    ks += take_s;
-    n++;
-  }
-  mt_sgd_par p = {.code = SGD_MERGE,
-                  .dt = dt,
-                  .a = m,
-                  .copy_s = alpha == 1.0,
-                  .row = row,
-                  .nt = n * row,
-                  .nx = a->nnz * row,
-                  .ns = s->nnz * row};
-  mt_sgd_bufs b = {.t = r->values,
-                   .x = a->values,
-                   .s = s->values,
-                   .lin = la,
-                   .first = ls,
-                   .nt = n * row,
-                   .nx = a->nnz * row,
-                   .ns = s->nnz * row,
-                   .nd = n};
-  if ((st = sgd_run(ex, &p, &b, err)) != MT_OK) goto out;
-  if (n < nnz) { /* merged entries: shrink (indices are [sparse_dim, nnz] rows) */
-    for (int d = 1; d < a->sparse_dim; d++)
-      memmove(r->indices + d * n, r->indices + d * nnz, (size_t)n * sizeof(int64_t));
-    r->nnz = n;
-  }
-  r->coalesced = a->coalesced && s->coalesced;
-  h->free(a);
-  *t = r;
-  r = NULL;
-out:
-  free(la);
-  free(ls);
-  if (r) h->free(r);
-  return st;
-}
 
 /* *t = t + alpha * s for the layouts torch's `t.add_(s, alpha)` meets:
  * dense + dense, dense + COO, COO + COO; COO + dense is refused (SGD-3),
@@ -528,7 +436,7 @@ static mt_status add_any(const mt_exec *ex, const mt_host *h, mt_tensor **t, dou
     return dense_axpy(ex, *t, alpha, s, err);
   if ((*t)->kind == MT_KIND_DENSE) return dense_add_coo(ex, *t, alpha, s, err);
   if (s->kind == MT_KIND_DENSE) return sparse_plus_dense(err);
-  return coo_add(ex, h, t, alpha, s, err);
+  return mt__sps_coo_add(h, ex, SGD, t, alpha, s, err);
 }
 
 /* SGD-1 for an integer or bool param: only `param.add_(sparse, alpha=-lr)`

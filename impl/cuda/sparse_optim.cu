@@ -54,40 +54,38 @@ out:
   return st;
 }
 
-MTC_KERNEL void sgd_kernel(mt_sgd_par p, void *t, const void *x, const void *s, const int64_t *lin,
+MTC_KERNEL void sgd_kernel(mt_sgd_par p, void *t, const void *x, const int64_t *lin,
                            const int64_t *first, const int64_t *order, int64_t n) {
-  MTC_FOR(e, n) mt_sgd_elem(&p, e, t, x, s, lin, first, order);
+  MTC_FOR(e, n) mt_sgd_elem(&p, e, t, x, lin, first, order);
 }
 
 extern "C" mt_status MTC(sgd_exec)(const struct mt_sgd_par *p, const struct mt_sgd_bufs *b,
                                    mt_error *err) {
   size_t es = mt_dtype_size(p->dt), total = 0;
-  int merge = p->code == SGD_MERGE, grouped = p->code == SGD_ADD_COO || p->code == SGD_INT_ADD;
-  int64_t nt = b->nt, nx = b->x ? b->nx : 0, ns = b->s ? b->ns : 0;
-  int64_t nl = merge || grouped ? b->nd : 0, nf = merge ? b->nd : grouped ? b->nd + 1 : 0;
+  int grouped = p->code == SGD_ADD_COO || p->code == SGD_INT_ADD;
+  int64_t nt = b->nt, nx = b->x ? b->nx : 0;
+  int64_t nl = grouped ? b->nd : 0, nf = grouped ? b->nd + 1 : 0;
   int64_t no = grouped ? b->nnz : 0, n = mt_sgd_threads(p, b);
   mtc_arena a;
   mt_status st;
   if (MTC(arena_add)(&total, nt, es) || MTC(arena_add)(&total, nx, es) ||
-      MTC(arena_add)(&total, ns, es) || MTC(arena_add)(&total, nl, sizeof(int64_t)) ||
+      MTC(arena_add)(&total, nl, sizeof(int64_t)) ||
       MTC(arena_add)(&total, nf, sizeof(int64_t)) || MTC(arena_add)(&total, no, sizeof(int64_t)))
     return mt_err(err, MT_OUT_OF_MEMORY, "sparse_optim: %lld elements do not fit one device buffer",
                   (long long)nt);
   if ((st = MTC(arena_open)(&a, total, "sparse_optim", err)) != MT_OK) return st;
   void *dtv = MTC(arena_take)(&a, nt, es), *dx = MTC(arena_take)(&a, nx, es);
-  void *ds = MTC(arena_take)(&a, ns, es);
   int64_t *dl = (int64_t *)MTC(arena_take)(&a, nl, sizeof(int64_t));
   int64_t *df = (int64_t *)MTC(arena_take)(&a, nf, sizeof(int64_t));
   int64_t *dor = (int64_t *)MTC(arena_take)(&a, no, sizeof(int64_t));
-  /* t is updated in place, except by a merge, which writes it whole */
-  if ((!merge && (st = MTC(upload)(&a, dtv, b->t, (size_t)nt * es, err)) != MT_OK) ||
+  /* t is updated in place */
+  if ((st = MTC(upload)(&a, dtv, b->t, (size_t)nt * es, err)) != MT_OK ||
       (st = MTC(upload)(&a, dx, b->x, (size_t)nx * es, err)) != MT_OK ||
-      (st = MTC(upload)(&a, ds, b->s, (size_t)ns * es, err)) != MT_OK ||
       (st = MTC(upload)(&a, dl, b->lin, (size_t)nl * sizeof(int64_t), err)) != MT_OK ||
       (st = MTC(upload)(&a, df, b->first, (size_t)nf * sizeof(int64_t), err)) != MT_OK ||
       (st = MTC(upload)(&a, dor, b->order, (size_t)no * sizeof(int64_t), err)) != MT_OK)
     goto out;
-  if ((st = MTC_LAUNCH(&a, sgd_kernel, n, *p, dtv, nx ? dx : NULL, ns ? ds : NULL, nl ? dl : NULL,
+  if ((st = MTC_LAUNCH(&a, sgd_kernel, n, *p, dtv, nx ? dx : NULL, nl ? dl : NULL,
                        nf ? df : NULL, no ? dor : NULL, n)) != MT_OK)
     goto out;
   st = MTC(download)(&a, b->t, dtv, (size_t)nt * es, err);
