@@ -30,6 +30,7 @@
  * the sparse engine (mt__cpu_grad_sparse, grad_sparse.c). */
 #include "common/exec.h"
 #include "common/grad_reduce_math.h"
+#include "common/grad_reduce_ops.h"
 #include "grad_util.h"
 
 /* Which output element each input element reduces into. */
@@ -180,26 +181,14 @@ out:
 
 mt_status mt__grad_reduce_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
   switch (op) {
-  case MT_OP_sum: return reduce_backward(call, op, GR_SUM, ex, err);
-  case MT_OP_mean: return reduce_backward(call, op, GR_MEAN, ex, err);
-  case MT_OP_prod: return reduce_backward(call, op, GR_PROD, ex, err);
-  case MT_OP_amin: return reduce_backward(call, op, GR_AMIN, ex, err);
-  case MT_OP_amax: return reduce_backward(call, op, GR_AMAX, ex, err);
-  case MT_OP_var: return reduce_backward(call, op, GR_VAR, ex, err);
-  case MT_OP_std: return reduce_backward(call, op, GR_STD, ex, err);
+#define X(name, kind) \
+  case MT_OP_##name: return reduce_backward(call, op, kind, ex, err);
+    GRAD_RED_OPS(X)
+#undef X
   default:
     return mt_err(err, MT_NOT_SUPPORTED, "%s backward: not a reduction", mt_op_name(op));
   }
 }
-
-#define GRAD_RED_OPS(X) \
-  X(sum, GR_SUM)        \
-  X(mean, GR_MEAN)      \
-  X(prod, GR_PROD)      \
-  X(amin, GR_AMIN)      \
-  X(amax, GR_AMAX)      \
-  X(var, GR_VAR)        \
-  X(std, GR_STD)
 
 #define X(name, kind)                                                  \
   mt_status mt_cpu_grad_##name(mt_call *call, mt_error *err) {         \

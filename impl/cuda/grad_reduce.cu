@@ -9,6 +9,7 @@
  * NOT_SUPPORTED. */
 #include "common/exec.h"
 #include "common/grad_reduce_math.h"
+#include "common/grad_reduce_ops.h"
 #include "cuda_compat.h"
 
 MTC_KERNEL void grad_reduce_kernel(mt_gr_par p, const double *x, const uint8_t *spec,
@@ -55,15 +56,9 @@ out:
   return st;
 }
 
-#define X(name)                                                            \
+#define X(name, kind)                                                      \
   extern "C" mt_status MTC(grad_##name)(mt_call * call, mt_error * err) {  \
     return mt__grad_reduce_run(call, MT_OP_##name, &MTC(exec), err);       \
   }
-X(sum)
-X(mean)
-X(prod)
-X(amin)
-X(amax)
-X(var)
-X(std)
+GRAD_RED_OPS(X)
 #undef X

@@ -10,6 +10,7 @@
 #include "common/binary_ops.h"
 #include "common/exec.h"
 #include "common/grad_ew_ops.h"
+#include "common/grad_reduce_ops.h"
 #include "common/reduce_ops.h"
 #include "common/grad_structure_ops.h"
 #include "common/sparse_blas_ops.h"
@@ -83,15 +84,9 @@ mt_status MTC(grad_masked_fn_exec)(const struct mt_mfg_par *p, const double *con
                                    const uint8_t *const *in, const double *go, int64_t n_go,
                                    const int64_t *off, const int64_t *idx, double *const *g,
                                    mt_error *err);
-#define X(name) mt_status MTC(grad_##name)(mt_call * call, mt_error * err);
-X(sum)
-X(mean)
-X(prod)
-X(amin)
-X(amax)
-X(var)
-X(std)
-X(masked_logaddexp)
+#define X(name, kind) mt_status MTC(grad_##name)(mt_call * call, mt_error * err);
+GRAD_RED_OPS(X)
+X(masked_logaddexp, MFG_LOGADDEXP)
 #undef X
 #define X(name, code) mt_status MTC(grad_##name)(mt_call * call, mt_error * err);
 MFG_OPS(X)
@@ -198,15 +193,9 @@ static const mt_kernel_fn backward[MT_OP__END] = {
     [MT_OP_adagrad_masked] = MTC(adagrad_masked),
     [MT_OP_sparse_adam] = MTC(sparse_adam),
     [MT_OP_sgd] = MTC(sgd),
-#define X(name) [MT_OP_##name] = MTC(grad_##name),
-    X(sum)
-    X(mean)
-    X(prod)
-    X(amin)
-    X(amax)
-    X(var)
-    X(std)
-    X(masked_logaddexp)
+#define X(name, kind) [MT_OP_##name] = MTC(grad_##name),
+    GRAD_RED_OPS(X)
+    X(masked_logaddexp, MFG_LOGADDEXP)
 #undef X
 #define X(name, code) [MT_OP_##name] = MTC(grad_##name),
     MFG_OPS(X)
