@@ -33,9 +33,12 @@ function(expect_run want_rc want_re)
   endif()
 endfunction()
 
-# A copy of the golden directory passes as it is.
+# A copy of the golden directory passes as it is. (Every file's sha256 is
+# checked when the directory is read, before any case runs: --filter keeps
+# the run to a few cases; the whole conformance is conformance.*'s.)
+set(few --filter "neg.masked.f32.*")
 file(COPY ${goldens} "${SRC}/golden/MANIFEST" DESTINATION "${W}/gd")
-expect_run(0 "" "${MTCS}" run --golden-dir "${W}/gd")
+expect_run(0 "" "${MTCS}" run --golden-dir "${W}/gd" ${few})
 
 # One byte changed: exit 2 naming the file, both hashes and what to do.
 file(READ "${SRC}/golden/MANIFEST" manifest)
@@ -68,7 +71,7 @@ file(REMOVE "${W}/gd/extra.h5")
 # No MANIFEST (a third party's directory): a warning, and the run goes on.
 file(REMOVE "${W}/gd/MANIFEST")
 expect_run(0 "warning: .*MANIFEST does not exist: the sha256 of the golden files is not checked"
-           "${MTCS}" run --golden-dir "${W}/gd")
+           "${MTCS}" run --golden-dir "${W}/gd" ${few})
 
 # Files that crash or hang libhdf5 itself (found by fuzz_golden): exit 2.
 file(GLOB crashers "${SRC}/tests/fuzz/regressions/hdf5-crash/*")

@@ -17,15 +17,15 @@ include("${CMAKE_CURRENT_LIST_DIR}/lib/expect_run.cmake")
 
 # Every selected case NOT_SUPPORTED: nothing checked, so not green (77) ...
 expect_run(77 "SKIP: no case executed \\(2 not supported by backend"
-  run --backend "${plugin}" --filter "exp.masked.f*.basic")
+  run --backend "${plugin}" --filter "exp.masked.f*.basic" --golden "${SRC}/golden/unary.h5")
 # ... and a failure under --require-all, each case printed as such.
 expect_run(1 "NOT_SUPPORTED  exp.masked.f32.basic\n[^\n]*a failure under --require-all.*0 passed, 2 failed, 0 skipped"
-  run --backend "${plugin}" --filter "exp.masked.f*.basic" --require-all)
+  run --backend "${plugin}" --filter "exp.masked.f*.basic" --require-all --golden "${SRC}/golden/unary.h5")
 # Some executed and passed, others not supported: green without, red with --require-all.
 expect_run(0 "executed 1 of 2 cases; not supported 1, skipped 0.*1 passed, 0 failed, 1 skipped"
-  run --backend "${plugin}" --filter "neg.masked.f*.basic")
+  run --backend "${plugin}" --filter "neg.masked.f*.basic" --golden "${SRC}/golden/unary.h5")
 expect_run(1 "1 passed, 1 failed, 0 skipped"
-  run --backend "${plugin}" --filter "neg.masked.f*.basic" --require-all)
+  run --backend "${plugin}" --filter "neg.masked.f*.basic" --require-all --golden "${SRC}/golden/unary.h5")
 # The reference executes every case of its profile (here of one file: the
 # conformance.<family>.cpu tests run every file with --require-all, and a
 # whole run here cost 4.5 of the ASan preset's 9.5 minutes).
@@ -35,21 +35,23 @@ expect_run(0 "executed [0-9]+ of [0-9]+ cases; not supported 0, skipped 0.*[0-9]
 # case NOT_SUPPORTED (nothing executed: 77; a failure under --require-all);
 # a misspelled profile is a usage error (2).
 expect_run(77 "SKIP: no case executed \\([0-9]+ not supported by backend"
-  run --backend "${plugin}" --profile numpy_ma --filter "neg.*")
+  run --backend "${plugin}" --profile numpy_ma --filter "neg.*" --golden "${SRC}/golden/numpy_ma.h5")
 expect_run(1 "NOT_SUPPORTED  neg\\.masked\\.[a-z0-9]+\\.npma_[a-z_]+\n[^\n]*profile numpy_ma is not implemented"
-  run --backend "${plugin}" --profile numpy_ma --filter "neg.*" --require-all)
+  run --backend "${plugin}" --profile numpy_ma --filter "neg.*" --require-all --golden "${SRC}/golden/numpy_ma.h5")
 expect_run(2 "unknown profile 'numpy-ma' \\(expected one of: torch, numpy_ma, all\\)" run --profile numpy-ma)
-expect_run(0 "profile all, .*[0-9]+ passed, 0 failed" run --profile all --filter "neg.*")
+expect_run(0 "profile all, .*[0-9]+ passed, 0 failed" run --profile all --filter "neg.*" --golden "${SRC}/golden/unary.h5" --golden "${SRC}/golden/numpy_ma.h5")
 expect_run(2 "unknown profile" list --profile torchh)
 # Poison re-runs: on by default, counted in the summary, off with --no-poison.
-expect_run(0 "poison re-runs: 7 per case" run --filter "amin.*")
-expect_run(0 "poison re-runs: 0 per case" run --filter "amin.*" --no-poison)
-expect_run(0 "poison re-runs: 3 per case" run --filter "amin.*" --poison-runs 3)
+# (Each run reads one golden file: a run over all of them costs 8 s, 25 s
+# under ASan, and says nothing more here.)
+expect_run(0 "poison re-runs: 7 per case" run --filter "amin.*" --golden "${SRC}/golden/reduce.h5")
+expect_run(0 "poison re-runs: 0 per case" run --filter "amin.*" --no-poison --golden "${SRC}/golden/reduce.h5")
+expect_run(0 "poison re-runs: 3 per case" run --filter "amin.*" --poison-runs 3 --golden "${SRC}/golden/reduce.h5")
 expect_run(2 "--poison-runs needs a count from 0 to 7" run --poison-runs 8)
 
 # The JSON report of a --require-all run says so and counts what executed.
 execute_process(COMMAND "${MTCS}" run --backend "${plugin}" --filter "neg.masked.f*.basic"
-  --require-all --report-json "${W}/r.json" --junit "${W}/j.xml" RESULT_VARIABLE rc
+  --golden "${SRC}/golden/unary.h5" --require-all --report-json "${W}/r.json" --junit "${W}/j.xml" RESULT_VARIABLE rc
   OUTPUT_QUIET ERROR_QUIET)
 file(READ "${W}/r.json" json)
 string(JSON req GET "${json}" require_all)
