@@ -14,9 +14,12 @@
  * Its own file: only executables that time the baseline need libcusparse
  * (linked shared: CUDA 13 ships no static archive; spec/gpu-machine.md says
  * how the GPU bundle finds it). */
-#include <cuda_runtime.h>
-#include <cusparse.h>
 #include <stdlib.h>
+
+#include "cuda_emu_runtime.h" /* CUDA's runtime, or its emulation (MT_CUDA_EMU) */
+#ifndef MT_CUDA_EMU
+#include <cusparse.h>
+#endif
 
 #include "adagrad_cuda.h"
 #include "adagrad_entry.cuh"
@@ -119,11 +122,11 @@ extern "C" mt_status mt_cuda_adagrad_coo_gs(mt_cuda_gs *g, const void *vals, int
   GS_SP(cusparseGather(g->h, g->s, g->sv), "cusparseGather (state_sum)");
   GS_SP(cusparseGather(g->h, g->p, g->pv), "cusparseGather (param)");
   if (g->f64)
-    gs_k<double><<<grid, 256>>>((double *)g->pbuf, (double *)g->sbuf, (const double *)vals,
-                                g->nnz, -hp->clr, hp->eps, hp->maximize != 0, masked != 0);
+    MT_KLAUNCH(gs_k<double>, grid, 256, (double *)g->pbuf, (double *)g->sbuf,
+               (const double *)vals, g->nnz, -hp->clr, hp->eps, hp->maximize != 0, masked != 0);
   else
-    gs_k<float><<<grid, 256>>>((float *)g->pbuf, (float *)g->sbuf, (const float *)vals, g->nnz,
-                               (float)-hp->clr, (float)hp->eps, hp->maximize != 0, masked != 0);
+    MT_KLAUNCH(gs_k<float>, grid, 256, (float *)g->pbuf, (float *)g->sbuf, (const float *)vals,
+               g->nnz, (float)-hp->clr, (float)hp->eps, hp->maximize != 0, masked != 0);
   GS_CU(cudaGetLastError(), "pipeline step kernel");
   GS_SP(cusparseScatter(g->h, g->sv, g->s), "cusparseScatter (state_sum)");
   GS_SP(cusparseScatter(g->h, g->pv, g->p), "cusparseScatter (param)");

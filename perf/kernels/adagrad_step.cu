@@ -4,8 +4,10 @@
  * perf/kernels/adagrad_step.c, and this file is compiled with -fmad=false so
  * that a * b + c is never fused where the CPU reference does not fuse it.
  * Rule ids: ADA-1 (dense), ADA-2 (sparse), ADA-3 (masked). */
-#include <cuda_runtime.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#include "cuda_emu_runtime.h" /* CUDA's runtime, or its emulation (MT_CUDA_EMU) */
 
 #include "adagrad_cuda.h"
 #include "adagrad_entry.cuh"
@@ -194,8 +196,8 @@ static mt_status launched(const char *what, mt_error *err) {
                                                    const mt_adagrad_hparams *hp, mt_error *err) {  \
     mt_status st = mt_adagrad_check("cuda_adagrad_dense_" #SFX, hp, n, 1, err);                    \
     if (st != MT_OK || n == 0) return st;                                                          \
-    dense_k<T><<<mt_grid_for(n), 256>>>(p, s, g, n, (T)-hp->clr, (T)hp->eps, (T)hp->weight_decay,  \
-                                     hp->maximize != 0, hp->weight_decay != 0.0);                  \
+    MT_KLAUNCH(dense_k<T>, mt_grid_for(n), 256, p, s, g, n, (T)-hp->clr, (T)hp->eps,               \
+               (T)hp->weight_decay, hp->maximize != 0, hp->weight_decay != 0.0);                   \
     return launched("dense step", err);                                                            \
   }                                                                                                \
   extern "C" mt_status mt_cuda_adagrad_coo_##SFX(T *p, T *s, const int64_t *idx, const T *vals,    \
@@ -203,8 +205,8 @@ static mt_status launched(const char *what, mt_error *err) {
                                                  const mt_adagrad_hparams *hp, mt_error *err) {    \
     mt_status st = mt_adagrad_check("cuda_adagrad_coo_" #SFX, hp, nnz, 0, err);                    \
     if (st != MT_OK || nnz == 0) return st;                                                        \
-    coo_k<T><<<mt_grid_for(nnz), 256>>>(p, s, idx, vals, nnz, (T)-hp->clr, (T)hp->eps,             \
-                                     hp->maximize != 0, masked != 0);                              \
+    MT_KLAUNCH(coo_k<T>, mt_grid_for(nnz), 256, p, s, idx, vals, nnz, (T)-hp->clr, (T)hp->eps,     \
+               hp->maximize != 0, masked != 0);                                                    \
     return launched("coo step", err);                                                              \
   }                                                                                                \
   extern "C" mt_status mt_cuda_adagrad_masked_dense_##SFX(T *p, T *s, const T *g,                  \
@@ -213,14 +215,14 @@ static mt_status launched(const char *what, mt_error *err) {
                                                           mt_error *err) {                         \
     mt_status st = mt_adagrad_check("cuda_adagrad_masked_dense_" #SFX, hp, n, 0, err);             \
     if (st != MT_OK || n == 0) return st;                                                          \
-    masked_k<T><<<mt_grid_for(n), 256>>>(p, s, g, mask, n, (T)-hp->clr, (T)hp->eps,                \
-                                      hp->maximize != 0);                                          \
+    MT_KLAUNCH(masked_k<T>, mt_grid_for(n), 256, p, s, g, mask, n, (T)-hp->clr, (T)hp->eps,        \
+               hp->maximize != 0);                                                                 \
     return launched("masked dense step", err);                                                     \
   }                                                                                                \
   extern "C" mt_status mt_cuda_stream_##SFX(T *p, T *s, const T *g, int64_t n, T k,                \
                                             mt_error *err) {                                       \
     if (n <= 0) return MT_OK;                                                                      \
-    stream_k<T><<<mt_grid_for(n), 256>>>(p, s, g, n, k);                                           \
+    MT_KLAUNCH(stream_k<T>, mt_grid_for(n), 256, p, s, g, n, k);                                   \
     return launched("stream kernel", err);                                                         \
   }
 

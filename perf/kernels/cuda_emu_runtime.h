@@ -1,0 +1,312 @@
+/* cuda_emu_runtime.h - what the benchmarks' device kernels (adagrad_step.cu,
+ * adagrad_gs.cu) use of CUDA, so that the same sources build twice:
+ *
+ *  - with nvcc: CUDA's own runtime (and cuSPARSE where the file includes
+ *    it); MT_KLAUNCH(k, grid, block, args...) is k<<<grid, block>>>(args...);
+ *  - as the emulation (MT_CUDA_EMU, any C++ compiler: the library
+ *    mtfast_emu, test unit.test_cuda_adagrad_emu): device memory is host
+ *    memory, a kernel a host function, and MT_KLAUNCH calls it once for
+ *    every (block, thread) of the grid in order, with blockIdx, threadIdx,
+ *    gridDim and blockDim set, so each kernel's own grid-stride indexing and
+ *    launch shape run in CI; sqrt and fma are the host's (correctly rounded,
+ *    like the device's with --prec-sqrt=true and fma()); the few cuSPARSE
+ *    calls of adagrad_gs.cu are plain host loops; events read the host clock.
+ *
+ * What the emulation cannot check (races, device-only faults, host pointers
+ * handed to a kernel, the real cuSPARSE) is for the GPU run of
+ * test_cuda_adagrad. impl/cuda/cuda_compat.h is the conformance backend's
+ * counterpart (that one hides the launch shape; these kernels keep theirs). */
+#ifndef MT_CUDA_EMU_RUNTIME_H
+#define MT_CUDA_EMU_RUNTIME_H
+
+#ifndef MT_CUDA_EMU
+
+#include <cuda_runtime.h>
+#define MT_KLAUNCH(kern, grid, block, ...) kern<<<(grid), (block)>>>(__VA_ARGS__)
+
+#else /* the emulation */
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmath>
+
+/* sqrt(float) and fma(float, float, float) as CUDA's overloads: sqrtf, fmaf */
+using std::fma;
+using std::sqrt;
+
+#define __global__
+#define __device__
+#define __host__
+
+/* ---- errors ------------------------------------------------------------- */
+typedef enum cudaError {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInvalidConfiguration = 9,
+  cudaErrorInvalidResourceHandle = 400,
+} cudaError_t;
+
+/* the error of the last launch, as cudaGetLastError returns and resets it */
+inline cudaError_t mt_emu_last_error = cudaSuccess;
+
+static inline const char *cudaGetErrorString(cudaError_t e) {
+  switch (e) {
+  case cudaSuccess: return "no error";
+  case cudaErrorInvalidValue: return "invalid argument";
+  case cudaErrorMemoryAllocation: return "out of memory";
+  case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+  case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+  }
+  return "unknown error";
+}
+static inline cudaError_t cudaGetLastError(void) {
+  cudaError_t e = mt_emu_last_error;
+  mt_emu_last_error = cudaSuccess;
+  return e;
+}
+/* every launch has run to its end when MT_KLAUNCH returns */
+static inline cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+
+/* ---- the device --------------------------------------------------------- */
+typedef struct cudaDeviceProp {
+  char name[256];
+  size_t totalGlobalMem;
+  int multiProcessorCount, l2CacheSize, major, minor;
+} cudaDeviceProp;
+
+static inline cudaError_t cudaGetDeviceCount(int *n) {
+  *n = 1;
+  return cudaSuccess;
+}
+static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *pr, int dev) {
+  if (dev != 0) return cudaErrorInvalidValue;
+  memset(pr, 0, sizeof *pr);
+  strcpy(pr->name, "cuda-emu (host emulation)");
+  pr->totalGlobalMem = (size_t)1 << 30;
+  pr->multiProcessorCount = 1;
+  return cudaSuccess;
+}
+
+/* ---- memory: host memory ------------------------------------------------ */
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4
+};
+
+/* filled with 0xff (every float NaN, every index -1), so that an element no
+ * upload or kernel wrote cannot pass for a right one */
+static inline cudaError_t cudaMalloc(void **p, size_t bytes) {
+  *p = malloc(bytes ? bytes : 1);
+  if (!*p) return cudaErrorMemoryAllocation;
+  memset(*p, 0xff, bytes);
+  return cudaSuccess;
+}
+template <typename T> static inline cudaError_t cudaMalloc(T **p, size_t bytes) {
+  return cudaMalloc((void **)p, bytes);
+}
+static inline cudaError_t cudaFree(void *p) {
+  free(p);
+  return cudaSuccess;
+}
+static inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes,
+                                     enum cudaMemcpyKind kind) {
+  if (bytes && (!dst || !src)) return cudaErrorInvalidValue;
+  (void)kind;
+  if (bytes) memmove(dst, src, bytes);
+  return cudaSuccess;
+}
+static inline cudaError_t cudaMemset(void *dst, int v, size_t bytes) {
+  if (bytes && !dst) return cudaErrorInvalidValue;
+  if (bytes) memset(dst, v, bytes);
+  return cudaSuccess;
+}
+
+/* ---- events: the host's monotonic clock --------------------------------- */
+typedef struct mt_emu_event {
+  double t; /* seconds */
+  int recorded;
+} *cudaEvent_t;
+typedef void *cudaStream_t;
+
+static inline cudaError_t cudaEventCreate(cudaEvent_t *e) {
+  *e = (cudaEvent_t)calloc(1, sizeof **e);
+  return *e ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+static inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  free(e);
+  return cudaSuccess;
+}
+static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+  struct timespec ts;
+  (void)s;
+  if (!e) return cudaErrorInvalidResourceHandle;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  e->t = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+  e->recorded = 1;
+  return cudaSuccess;
+}
+static inline cudaError_t cudaEventRecord(cudaEvent_t e, int s) {
+  (void)s;
+  return cudaEventRecord(e, (cudaStream_t)NULL);
+}
+static inline cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+  return e ? cudaSuccess : cudaErrorInvalidResourceHandle;
+}
+static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
+  if (!a || !b || !a->recorded || !b->recorded) return cudaErrorInvalidResourceHandle;
+  *ms = (float)((b->t - a->t) * 1e3);
+  return cudaSuccess;
+}
+
+/* ---- the grid ------------------------------------------------------------ */
+struct mt_emu_dim {
+  unsigned x, y, z;
+};
+inline mt_emu_dim blockIdx, threadIdx, gridDim, blockDim;
+
+/* A launch: CUDA's limits on its shape checked (a grid of 0 blocks or more
+ * than 1024 threads a block fails as on the device, at cudaGetLastError),
+ * then the kernel called for every block, and in it every thread, in order.
+ * The arguments are evaluated once per thread (they are expressions of the
+ * caller's scalars). */
+#define MT_KLAUNCH(kern, grid, block, ...)                                                         \
+  do {                                                                                             \
+    unsigned mt_g_ = (unsigned)(grid), mt_b_ = (unsigned)(block);                                  \
+    if (mt_g_ == 0 || mt_b_ == 0 || mt_b_ > 1024) {                                                \
+      mt_emu_last_error = cudaErrorInvalidConfiguration;                                           \
+      break;                                                                                       \
+    }                                                                                              \
+    gridDim = mt_emu_dim{mt_g_, 1, 1}, blockDim = mt_emu_dim{mt_b_, 1, 1};                         \
+    for (unsigned mt_bi_ = 0; mt_bi_ < mt_g_; mt_bi_++)                                            \
+      for (unsigned mt_ti_ = 0; mt_ti_ < mt_b_; mt_ti_++) {                                        \
+        blockIdx = mt_emu_dim{mt_bi_, 0, 0}, threadIdx = mt_emu_dim{mt_ti_, 0, 0};                 \
+        kern(__VA_ARGS__);                                                                         \
+      }                                                                                            \
+  } while (0)
+
+/* ---- cuSPARSE: the calls adagrad_gs.cu makes ----------------------------- */
+typedef enum {
+  CUSPARSE_STATUS_SUCCESS = 0,
+  CUSPARSE_STATUS_NOT_INITIALIZED = 1,
+  CUSPARSE_STATUS_ALLOC_FAILED = 2,
+  CUSPARSE_STATUS_INVALID_VALUE = 3,
+} cusparseStatus_t;
+typedef enum { CUDA_R_32F = 0, CUDA_R_64F = 1 } cudaDataType;
+typedef enum { CUSPARSE_INDEX_32I = 2, CUSPARSE_INDEX_64I = 3 } cusparseIndexType_t;
+typedef enum { CUSPARSE_INDEX_BASE_ZERO = 0, CUSPARSE_INDEX_BASE_ONE = 1 } cusparseIndexBase_t;
+
+typedef struct mt_emu_sparse_handle {
+  int live;
+} *cusparseHandle_t;
+typedef struct mt_emu_spvec {
+  int64_t size, nnz;
+  void *idx, *vals;
+  cusparseIndexType_t it;
+  cusparseIndexBase_t base;
+  cudaDataType vt;
+} *cusparseSpVecDescr_t;
+typedef struct mt_emu_dnvec {
+  int64_t size;
+  void *vals;
+  cudaDataType vt;
+} *cusparseDnVecDescr_t;
+
+static inline const char *cusparseGetErrorString(cusparseStatus_t e) {
+  switch (e) {
+  case CUSPARSE_STATUS_SUCCESS: return "success";
+  case CUSPARSE_STATUS_NOT_INITIALIZED: return "initialization error";
+  case CUSPARSE_STATUS_ALLOC_FAILED: return "out of memory";
+  case CUSPARSE_STATUS_INVALID_VALUE: return "invalid value";
+  }
+  return "unknown error";
+}
+static inline cusparseStatus_t cusparseCreate(cusparseHandle_t *h) {
+  *h = (cusparseHandle_t)calloc(1, sizeof **h);
+  if (!*h) return CUSPARSE_STATUS_ALLOC_FAILED;
+  (*h)->live = 1;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+static inline cusparseStatus_t cusparseDestroy(cusparseHandle_t h) {
+  free(h);
+  return CUSPARSE_STATUS_SUCCESS;
+}
+static inline cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *d, int64_t size,
+                                                   int64_t nnz, void *idx, void *vals,
+                                                   cusparseIndexType_t it,
+                                                   cusparseIndexBase_t base, cudaDataType vt) {
+  *d = NULL;
+  if (size < 0 || nnz < 0 || nnz > size || (nnz > 0 && (!idx || !vals)))
+    return CUSPARSE_STATUS_INVALID_VALUE;
+  *d = (cusparseSpVecDescr_t)calloc(1, sizeof **d);
+  if (!*d) return CUSPARSE_STATUS_ALLOC_FAILED;
+  **d = mt_emu_spvec{size, nnz, idx, vals, it, base, vt};
+  return CUSPARSE_STATUS_SUCCESS;
+}
+static inline cusparseStatus_t cusparseDestroySpVec(cusparseSpVecDescr_t d) {
+  free(d);
+  return CUSPARSE_STATUS_SUCCESS;
+}
+static inline cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *d, int64_t size,
+                                                   void *vals, cudaDataType vt) {
+  *d = NULL;
+  if (size < 0 || (size > 0 && !vals)) return CUSPARSE_STATUS_INVALID_VALUE;
+  *d = (cusparseDnVecDescr_t)calloc(1, sizeof **d);
+  if (!*d) return CUSPARSE_STATUS_ALLOC_FAILED;
+  **d = mt_emu_dnvec{size, vals, vt};
+  return CUSPARSE_STATUS_SUCCESS;
+}
+static inline cusparseStatus_t cusparseDestroyDnVec(cusparseDnVecDescr_t d) {
+  free(d);
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+/* the k-th entry's position in the dense vector, or -1 when out of range */
+static inline int64_t mt_emu_sp_at(const mt_emu_spvec *sp, int64_t k) {
+  int64_t j = sp->it == CUSPARSE_INDEX_64I ? ((const int64_t *)sp->idx)[k]
+                                           : (int64_t)((const int32_t *)sp->idx)[k];
+  j -= sp->base == CUSPARSE_INDEX_BASE_ONE;
+  return j >= 0 && j < sp->size ? j : -1;
+}
+static inline cusparseStatus_t mt_emu_sp_check(cusparseHandle_t h, const mt_emu_spvec *sp,
+                                               const mt_emu_dnvec *dn) {
+  if (!h || !h->live) return CUSPARSE_STATUS_NOT_INITIALIZED;
+  if (!sp || !dn || sp->size != dn->size || sp->vt != dn->vt) return CUSPARSE_STATUS_INVALID_VALUE;
+  for (int64_t k = 0; k < sp->nnz; k++)
+    if (mt_emu_sp_at(sp, k) < 0) return CUSPARSE_STATUS_INVALID_VALUE;
+  return CUSPARSE_STATUS_SUCCESS;
+}
+/* sp.vals[k] = dn[idx[k]] */
+static inline cusparseStatus_t cusparseGather(cusparseHandle_t h, cusparseDnVecDescr_t dn,
+                                              cusparseSpVecDescr_t sp) {
+  cusparseStatus_t st = mt_emu_sp_check(h, sp, dn);
+  if (st != CUSPARSE_STATUS_SUCCESS) return st;
+  size_t es = sp->vt == CUDA_R_64F ? 8 : 4;
+  for (int64_t k = 0; k < sp->nnz; k++)
+    memcpy((char *)sp->vals + (size_t)k * es, (const char *)dn->vals + (size_t)mt_emu_sp_at(sp, k) * es,
+           es);
+  return CUSPARSE_STATUS_SUCCESS;
+}
+/* dn[idx[k]] = sp.vals[k] */
+static inline cusparseStatus_t cusparseScatter(cusparseHandle_t h, cusparseSpVecDescr_t sp,
+                                               cusparseDnVecDescr_t dn) {
+  cusparseStatus_t st = mt_emu_sp_check(h, sp, dn);
+  if (st != CUSPARSE_STATUS_SUCCESS) return st;
+  size_t es = sp->vt == CUDA_R_64F ? 8 : 4;
+  for (int64_t k = 0; k < sp->nnz; k++)
+    memcpy((char *)dn->vals + (size_t)mt_emu_sp_at(sp, k) * es, (const char *)sp->vals + (size_t)k * es,
+           es);
+  return CUSPARSE_STATUS_SUCCESS;
+}
+
+#endif /* MT_CUDA_EMU */
+
+#endif /* MT_CUDA_EMU_RUNTIME_H */
