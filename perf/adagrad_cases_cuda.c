@@ -10,7 +10,9 @@ int bc_dev_path_ok(bc_path path) {
          path == BC_MASKED_DENSE || path == BC_MASKED_SPARSE;
 }
 
-#ifndef MT_HAVE_CUDA
+/* MT_CUDA_EMU: the device flow over the emulated kernels (perf/kernels/
+ * cuda_emu_runtime.h, mtfast_emu; library mtbcases_emu) */
+#if !defined(MT_HAVE_CUDA) && !defined(MT_CUDA_EMU)
 
 int bc_dev_probe(char *info, size_t len) {
   snprintf(info, len, "not built with CUDA (nvcc was not found at configure time)");
@@ -37,7 +39,7 @@ double bc_dev_copy_bandwidth(size_t bytes) {
   return 0;
 }
 
-#else /* MT_HAVE_CUDA */
+#else /* MT_HAVE_CUDA or MT_CUDA_EMU */
 
 #include "adagrad_cuda.h"
 
@@ -232,4 +234,4 @@ double bc_dev_copy_bandwidth(size_t bytes) {
   return mt_cuda_copy_bandwidth(bytes, 5, &bw, &err) == MT_OK ? bw : 0;
 }
 
-#endif /* MT_HAVE_CUDA */
+#endif /* MT_HAVE_CUDA or MT_CUDA_EMU */
