@@ -37,7 +37,9 @@ static const int64_t SIZES[] = {1, 1000, 100003};
 static const struct {
   int max;
   double wd, eps;
-} HP[] = {{0, 0.0, 1e-10}, {1, 0.0, 1e-10}, {0, 0.25, 1e-3}, {1, 0.25, 0.0}};
+} HP[] = {{0, 0.0, 1e-10}, {1, 0.0, 1e-10}, {0, 0.25, 1e-3}, {1, 0.25, 0.0},
+          /* not a power of two: fma(wd, p, g) differs from wd * p + g */
+          {0, 0.3, 1e-3}};
 #define N_HP ((int)(sizeof HP / sizeof HP[0]))
 
 static mt_adagrad_hparams hparams(int h) {
