@@ -43,6 +43,7 @@ struct mt_smx_par;   /* common/sparse_misc_math.h */
 struct mt_spv_par;   /* common/sparse_vals_math.h */
 struct mt_gsp_par;   /* common/grad_sparse_math.h */
 struct mt_gsp_bufs;  /* common/grad_sparse_math.h */
+struct mt_npu_par;   /* common/npma_unary_math.h */
 
 typedef struct mt_exec {
   const char *name; /* "cpu", "cuda" */
@@ -161,6 +162,10 @@ typedef struct mt_exec {
    * for i < p->n, doubles rounded to p->dtype */
   mt_status (*grad_sparse)(const struct mt_gsp_par *p, const struct mt_gsp_bufs *b, double *g,
                            mt_error *err);
+  /* npma_unary: the numpy_ma profile's unary family (mt_npu_elem): out[i]
+   * and mask_out[i] for i < n from the input's contiguous data and mask */
+  mt_status (*npma_unary)(const struct mt_npu_par *p, const void *in, const uint8_t *mask,
+                          void *out, uint8_t *mask_out, int64_t n, mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */
@@ -245,6 +250,9 @@ mt_status mt__grad_sparse_run(mt_call *call, mt_op op, const mt_exec *ex, mt_err
 /* The same for the ops only grad_sparse.c has a backward of (its slot
  * kernels: a masked input allowed where the op takes one). */
 mt_status mt__grad_sparse_own_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The numpy_ma profile's unary family (impl/cpu/npma_unary.c): op one of
+ * its ops (neg .. ceil, pow, pow_, clamp, clip, round, angle, conj_physical). */
+mt_status mt__npma_unary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,7 @@
 #include "common/sparse_optim_math.h"
 #include "common/unary_math.h"
 #include "common/sparse_convert_math.h"
+#include "common/npma_unary_math.h"
 #include "cpu_util.h"
 
 static mt_status cpu_unary(const struct mt_un_par *p, const void *in, void *out, int64_t n,
@@ -181,6 +182,13 @@ static mt_status cpu_grad_sparse(const struct mt_gsp_par *p, const struct mt_gsp
   return MT_OK;
 }
 
+static mt_status cpu_npma_unary(const struct mt_npu_par *p, const void *in, const uint8_t *mask,
+                                void *out, uint8_t *mask_out, int64_t n, mt_error *err) {
+  (void)err;
+  for (int64_t i = 0; i < n; i++) mt_npu_elem(p, in, mask, out, mask_out, i);
+  return MT_OK;
+}
+
 const mt_exec mt_cpu_exec = {
     .name = "cpu",
     .coalesce = mt_coo_coalesce,
@@ -203,6 +211,7 @@ const mt_exec mt_cpu_exec = {
     .convert = cpu_convert,
     .sparse_vals = mt__cpu_sparse_vals_exec,
     .grad_sparse = cpu_grad_sparse,
+    .npma_unary = cpu_npma_unary,
 };
 
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,
