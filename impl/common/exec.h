@@ -44,6 +44,7 @@ struct mt_spv_par;   /* common/sparse_vals_math.h */
 struct mt_gsp_par;   /* common/grad_sparse_math.h */
 struct mt_gsp_bufs;  /* common/grad_sparse_math.h */
 struct mt_npu_par;   /* common/npma_unary_math.h */
+struct mt_npb_par;   /* common/npma_binary_math.h */
 
 typedef struct mt_exec {
   const char *name; /* "cpu", "cuda" */
@@ -166,6 +167,12 @@ typedef struct mt_exec {
    * and mask_out[i] for i < n from the input's contiguous data and mask */
   mt_status (*npma_unary)(const struct mt_npu_par *p, const void *in, const uint8_t *mask,
                           void *out, uint8_t *mask_out, int64_t n, mt_error *err);
+  /* npma_binary: the numpy_ma profile's binary family (mt_npb_elem): out[i]
+   * and mask_out[i] for i < n from the operands a and b (na, nb elements:
+   * 1 for a number) and their masks ma, mb (NULL: all specified) */
+  mt_status (*npma_binary)(const struct mt_npb_par *p, const void *a, int64_t na,
+                           const uint8_t *ma, const void *b, int64_t nb, const uint8_t *mb,
+                           void *out, uint8_t *mask_out, int64_t n, mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */
@@ -253,6 +260,9 @@ mt_status mt__grad_sparse_own_run(mt_call *call, mt_op op, const mt_exec *ex, mt
 /* The numpy_ma profile's unary family (impl/cpu/npma_unary.c): op one of
  * its ops (neg .. ceil, pow, pow_, clamp, clip, round, angle, conj_physical). */
 mt_status mt__npma_unary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The numpy_ma profile's binary family (impl/cpu/npma_binary.c): op one of
+ * common/npma_binary_math.h's NPMA_BINARY_OPS (in place too). */
+mt_status mt__npma_binary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 
 #ifdef __cplusplus
 }

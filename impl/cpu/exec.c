@@ -16,6 +16,7 @@
 #include "common/unary_math.h"
 #include "common/sparse_convert_math.h"
 #include "common/npma_unary_math.h"
+#include "common/npma_binary_math.h"
 #include "cpu_util.h"
 
 static mt_status cpu_unary(const struct mt_un_par *p, const void *in, void *out, int64_t n,
@@ -189,6 +190,14 @@ static mt_status cpu_npma_unary(const struct mt_npu_par *p, const void *in, cons
   return MT_OK;
 }
 
+static mt_status cpu_npma_binary(const struct mt_npb_par *p, const void *a, int64_t na,
+                                 const uint8_t *ma, const void *b, int64_t nb, const uint8_t *mb,
+                                 void *out, uint8_t *mask_out, int64_t n, mt_error *err) {
+  (void)na, (void)nb, (void)err;
+  for (int64_t i = 0; i < n; i++) mt_npb_elem(p, a, ma, b, mb, out, mask_out, i);
+  return MT_OK;
+}
+
 const mt_exec mt_cpu_exec = {
     .name = "cpu",
     .coalesce = mt_coo_coalesce,
@@ -212,6 +221,7 @@ const mt_exec mt_cpu_exec = {
     .sparse_vals = mt__cpu_sparse_vals_exec,
     .grad_sparse = cpu_grad_sparse,
     .npma_unary = cpu_npma_unary,
+    .npma_binary = cpu_npma_binary,
 };
 
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,

@@ -22,6 +22,7 @@
 #include "common/sparse_convert_ops.h"
 #include "common/grad_sparse_ops.h"
 #include "common/npma_unary_math.h"
+#include "common/npma_binary_math.h"
 
 /* the family files' compute hooks and kernels */
 mt_status MTC(unary_exec)(const struct mt_un_par *p, const void *in, void *out, int64_t n,
@@ -131,6 +132,12 @@ mt_status MTC(npma_unary_exec)(const struct mt_npu_par *p, const void *in, const
 #define X(name) mt_status MTC(npma_##name)(mt_call * call, mt_error * err);
 NPMA_UNARY_OPS(X)
 #undef X
+mt_status MTC(npma_binary_exec)(const struct mt_npb_par *p, const void *a, int64_t na,
+                                const uint8_t *ma, const void *b, int64_t nb, const uint8_t *mb,
+                                void *out, uint8_t *mask_out, int64_t n, mt_error *err);
+#define X(name) mt_status MTC(npma_##name)(mt_call * call, mt_error * err);
+NPMA_BINARY_OPS(X)
+#undef X
 
 const mt_exec MTC(exec) = {
 #ifdef MT_CUDA_EMU
@@ -160,6 +167,7 @@ const mt_exec MTC(exec) = {
     .sparse_vals = MTC(sparse_vals_exec),
     .grad_sparse = MTC(grad_sparse_exec),
     .npma_unary = MTC(npma_unary_exec),
+    .npma_binary = MTC(npma_binary_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
@@ -221,6 +229,7 @@ static const mt_kernel_fn backward[MT_OP__END] = {
 static const mt_kernel_fn npma_kernels[MT_OP__END] = {
 #define X(name) [MT_OP_##name] = MTC(npma_##name),
     NPMA_UNARY_OPS(X)
+    NPMA_BINARY_OPS(X)
 #undef X
 };
 
