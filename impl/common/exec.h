@@ -45,6 +45,7 @@ struct mt_gsp_par;   /* common/grad_sparse_math.h */
 struct mt_gsp_bufs;  /* common/grad_sparse_math.h */
 struct mt_npu_par;   /* common/npma_unary_math.h */
 struct mt_npb_par;   /* common/npma_binary_math.h */
+struct mt_npr_par;   /* common/npma_reduce_math.h */
 
 typedef struct mt_exec {
   const char *name; /* "cpu", "cuda" */
@@ -173,6 +174,13 @@ typedef struct mt_exec {
   mt_status (*npma_binary)(const struct mt_npb_par *p, const void *a, int64_t na,
                            const uint8_t *ma, const void *b, int64_t nb, const uint8_t *mb,
                            void *out, uint8_t *mask_out, int64_t n, mt_error *err);
+  /* npma_reduce: the numpy_ma profile's reductions (mt_npr_out): out[o] and
+   * mask_out[o] (NULL: a plain output) for o < n_grp from the input's n
+   * contiguous elements x and mask, output o's inputs idx[off[o] ..
+   * off[o + 1] - 1] (row-major order) */
+  mt_status (*npma_reduce)(const struct mt_npr_par *p, const void *x, const uint8_t *mask,
+                           int64_t n, const int64_t *off, const int64_t *idx, int64_t n_grp,
+                           void *out, uint8_t *mask_out, mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */
@@ -263,6 +271,9 @@ mt_status mt__npma_unary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_erro
 /* The numpy_ma profile's binary family (impl/cpu/npma_binary.c): op one of
  * common/npma_binary_math.h's NPMA_BINARY_OPS (in place too). */
 mt_status mt__npma_binary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The numpy_ma profile's reductions (impl/cpu/npma_reduce.c): op one of
+ * common/npma_reduce_math.h's NPMA_REDUCE_OPS. */
+mt_status mt__npma_reduce_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 
 #ifdef __cplusplus
 }

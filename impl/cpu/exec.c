@@ -17,6 +17,7 @@
 #include "common/sparse_convert_math.h"
 #include "common/npma_unary_math.h"
 #include "common/npma_binary_math.h"
+#include "common/npma_reduce_math.h"
 #include "cpu_util.h"
 
 static mt_status cpu_unary(const struct mt_un_par *p, const void *in, void *out, int64_t n,
@@ -198,6 +199,14 @@ static mt_status cpu_npma_binary(const struct mt_npb_par *p, const void *a, int6
   return MT_OK;
 }
 
+static mt_status cpu_npma_reduce(const struct mt_npr_par *p, const void *x, const uint8_t *mask,
+                                 int64_t n, const int64_t *off, const int64_t *idx, int64_t n_grp,
+                                 void *out, uint8_t *mask_out, mt_error *err) {
+  (void)n, (void)err;
+  for (int64_t o = 0; o < n_grp; o++) mt_npr_out(p, x, mask, off, idx, out, mask_out, o);
+  return MT_OK;
+}
+
 const mt_exec mt_cpu_exec = {
     .name = "cpu",
     .coalesce = mt_coo_coalesce,
@@ -222,6 +231,7 @@ const mt_exec mt_cpu_exec = {
     .grad_sparse = cpu_grad_sparse,
     .npma_unary = cpu_npma_unary,
     .npma_binary = cpu_npma_binary,
+    .npma_reduce = cpu_npma_reduce,
 };
 
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,

@@ -26,6 +26,7 @@
  *   masked out, data 0.
  * norm, logsumexp, softmax, log_softmax, softmin, normalize and logaddexp
  * have no numpy.ma analogue (SEMANTICS, "Which ops the profile has"). */
+#include "common/exec.h"
 #include "npma_util.h"
 
 typedef enum { MFN_REDUCE, MFN_REDUCE2, MFN_SCAN, MFN_MEDIAN } npma_mfn_kind;
@@ -209,14 +210,14 @@ static mt_status npma_mfn(mt_call *call, mt_op op, mt_op base, npma_mfn_kind kin
   if ((st = npma_begin(call, op, err)) != MT_OK) return st;
   if ((st = mfn_open(call, name, &a, &flags, err)) != MT_OK) goto out;
   if (kind == MFN_REDUCE) {
-    st = mt__npma_reduce(call, base, name, &a, err);
+    st = mt__npma_reduce(call, base, name, &a, &mt_cpu_exec, err);
   } else if (kind == MFN_REDUCE2) {
     /* torch's unbiased / correction as numpy's ddof (default 1) */
     int64_t ddof = mt_kw_int(call->kw, "unbiased", 1) ? 1 : 0;
     const mt_kwarg *c = mt_kw_find(call->kw, "correction");
     if (c) ddof = (int64_t)c->f;
     if (base != MT_OP_var && base != MT_OP_std) ddof = 0;
-    st = mt__npma_reduce2(call, base, name, &a, ddof, err);
+    st = mt__npma_reduce2(call, base, name, &a, ddof, &mt_cpu_exec, err);
   } else if (kind == MFN_MEDIAN) {
     st = mfn_median(call, name, &a, err);
   } else {

@@ -315,12 +315,13 @@ static inline mt_status npma_begin(mt_call *call, mt_op op, mt_error *err) {
 
 /* The reductions of numpy.ma on the operand a (its mask must be set,
  * one flag per element; a->t gives the shape) with the call's kwargs `dim`
- * and `keepdim`; kwargs already checked. mt__npma_reduce: sum mean prod
+ * and `keepdim`; kwargs already checked; the values computed on ex. mt__npma_reduce: sum mean prod
  * amin amax (NPMA-5); mt__npma_reduce2: all argmin argmax var std (NPMA-12..14),
  * var/std dividing by count - ddof (NPMA-17). `name` names the op in errors. */
+struct mt_exec;
 mt_status mt__npma_reduce(mt_call *call, mt_op op, const char *name, const npma_arg *a,
-                          mt_error *err);
+                          const struct mt_exec *ex, mt_error *err);
 mt_status mt__npma_reduce2(mt_call *call, mt_op op, const char *name, const npma_arg *a,
-                           int64_t ddof, mt_error *err);
+                           int64_t ddof, const struct mt_exec *ex, mt_error *err);
 
 #endif /* MT_NPMA_UTIL_H */

@@ -23,6 +23,7 @@
 #include "common/grad_sparse_ops.h"
 #include "common/npma_unary_math.h"
 #include "common/npma_binary_math.h"
+#include "common/npma_reduce_math.h"
 
 /* the family files' compute hooks and kernels */
 mt_status MTC(unary_exec)(const struct mt_un_par *p, const void *in, void *out, int64_t n,
@@ -138,6 +139,12 @@ mt_status MTC(npma_binary_exec)(const struct mt_npb_par *p, const void *a, int64
 #define X(name) mt_status MTC(npma_##name)(mt_call * call, mt_error * err);
 NPMA_BINARY_OPS(X)
 #undef X
+mt_status MTC(npma_reduce_exec)(const struct mt_npr_par *p, const void *x, const uint8_t *mask,
+                                int64_t n, const int64_t *off, const int64_t *idx, int64_t n_grp,
+                                void *out, uint8_t *mask_out, mt_error *err);
+#define X(name) mt_status MTC(npma_##name)(mt_call * call, mt_error * err);
+NPMA_REDUCE_OPS(X)
+#undef X
 
 const mt_exec MTC(exec) = {
 #ifdef MT_CUDA_EMU
@@ -168,6 +175,7 @@ const mt_exec MTC(exec) = {
     .grad_sparse = MTC(grad_sparse_exec),
     .npma_unary = MTC(npma_unary_exec),
     .npma_binary = MTC(npma_binary_exec),
+    .npma_reduce = MTC(npma_reduce_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
@@ -230,6 +238,7 @@ static const mt_kernel_fn npma_kernels[MT_OP__END] = {
 #define X(name) [MT_OP_##name] = MTC(npma_##name),
     NPMA_UNARY_OPS(X)
     NPMA_BINARY_OPS(X)
+    NPMA_REDUCE_OPS(X)
 #undef X
 };
 
