@@ -46,6 +46,7 @@ struct mt_gsp_bufs;  /* common/grad_sparse_math.h */
 struct mt_npu_par;   /* common/npma_unary_math.h */
 struct mt_npb_par;   /* common/npma_binary_math.h */
 struct mt_npr_par;   /* common/npma_reduce_math.h */
+struct mt_npm_par;   /* common/npma_masked_fn_math.h */
 
 typedef struct mt_exec {
   const char *name; /* "cpu", "cuda" */
@@ -181,6 +182,13 @@ typedef struct mt_exec {
   mt_status (*npma_reduce)(const struct mt_npr_par *p, const void *x, const uint8_t *mask,
                            int64_t n, const int64_t *off, const int64_t *idx, int64_t n_grp,
                            void *out, uint8_t *mask_out, mt_error *err);
+  /* npma_masked_fn: the numpy_ma profile's scans and medians
+   * (mt_npm_slice): each of n_slices slices from the input's n contiguous
+   * elements x and mask flags into out and mask_out (a scan: n elements, a
+   * median: one per slice) */
+  mt_status (*npma_masked_fn)(const struct mt_npm_par *p, const void *x, const uint8_t *mask,
+                              int64_t n, void *out, uint8_t *mask_out, int64_t n_slices,
+                              mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */
@@ -274,6 +282,9 @@ mt_status mt__npma_binary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_err
 /* The numpy_ma profile's reductions (impl/cpu/npma_reduce.c): op one of
  * common/npma_reduce_math.h's NPMA_REDUCE_OPS. */
 mt_status mt__npma_reduce_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The numpy_ma profile's masked_fn family (impl/cpu/npma_masked_fn.c): op
+ * one of common/npma_masked_fn_math.h's NPMA_MASKED_FN_OPS. */
+mt_status mt__npma_masked_fn_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,7 @@
 #include "common/npma_unary_math.h"
 #include "common/npma_binary_math.h"
 #include "common/npma_reduce_math.h"
+#include "common/npma_masked_fn_math.h"
 #include "cpu_util.h"
 
 static mt_status cpu_unary(const struct mt_un_par *p, const void *in, void *out, int64_t n,
@@ -207,6 +208,17 @@ static mt_status cpu_npma_reduce(const struct mt_npr_par *p, const void *x, cons
   return MT_OK;
 }
 
+static mt_status cpu_npma_masked_fn(const struct mt_npm_par *p, const void *x,
+                                    const uint8_t *mask, int64_t n, void *out, uint8_t *mask_out,
+                                    int64_t n_slices, mt_error *err) {
+  double *scratch = NULL;
+  if (p->kind == NPM_MEDIAN && !(scratch = malloc(sizeof *scratch * (size_t)(n ? n : 1))))
+    return mt_err(err, MT_OUT_OF_MEMORY, "out of memory for %lld elements", (long long)n);
+  for (int64_t s = 0; s < n_slices; s++) mt_npm_slice(p, x, mask, out, mask_out, scratch, s);
+  free(scratch);
+  return MT_OK;
+}
+
 const mt_exec mt_cpu_exec = {
     .name = "cpu",
     .coalesce = mt_coo_coalesce,
@@ -232,6 +244,7 @@ const mt_exec mt_cpu_exec = {
     .npma_unary = cpu_npma_unary,
     .npma_binary = cpu_npma_binary,
     .npma_reduce = cpu_npma_reduce,
+    .npma_masked_fn = cpu_npma_masked_fn,
 };
 
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,

@@ -24,6 +24,7 @@
 #include "common/npma_unary_math.h"
 #include "common/npma_binary_math.h"
 #include "common/npma_reduce_math.h"
+#include "common/npma_masked_fn_math.h"
 
 /* the family files' compute hooks and kernels */
 mt_status MTC(unary_exec)(const struct mt_un_par *p, const void *in, void *out, int64_t n,
@@ -145,6 +146,12 @@ mt_status MTC(npma_reduce_exec)(const struct mt_npr_par *p, const void *x, const
 #define X(name) mt_status MTC(npma_##name)(mt_call * call, mt_error * err);
 NPMA_REDUCE_OPS(X)
 #undef X
+mt_status MTC(npma_masked_fn_exec)(const struct mt_npm_par *p, const void *x,
+                                   const uint8_t *mask, int64_t n, void *out, uint8_t *mask_out,
+                                   int64_t n_slices, mt_error *err);
+#define X(name) mt_status MTC(npma_##name)(mt_call * call, mt_error * err);
+NPMA_MASKED_FN_OPS(X)
+#undef X
 
 const mt_exec MTC(exec) = {
 #ifdef MT_CUDA_EMU
@@ -176,6 +183,7 @@ const mt_exec MTC(exec) = {
     .npma_unary = MTC(npma_unary_exec),
     .npma_binary = MTC(npma_binary_exec),
     .npma_reduce = MTC(npma_reduce_exec),
+    .npma_masked_fn = MTC(npma_masked_fn_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
@@ -239,6 +247,7 @@ static const mt_kernel_fn npma_kernels[MT_OP__END] = {
     NPMA_UNARY_OPS(X)
     NPMA_BINARY_OPS(X)
     NPMA_REDUCE_OPS(X)
+    NPMA_MASKED_FN_OPS(X)
 #undef X
 };
 
