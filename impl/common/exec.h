@@ -47,6 +47,8 @@ struct mt_npu_par;   /* common/npma_unary_math.h */
 struct mt_npb_par;   /* common/npma_binary_math.h */
 struct mt_npr_par;   /* common/npma_reduce_math.h */
 struct mt_npm_par;   /* common/npma_masked_fn_math.h */
+struct mt_npw_par;   /* common/npma_structure_math.h */
+struct mt_npk_par;   /* common/npma_structure_math.h */
 
 typedef struct mt_exec {
   const char *name; /* "cpu", "cuda" */
@@ -189,6 +191,19 @@ typedef struct mt_exec {
   mt_status (*npma_masked_fn)(const struct mt_npm_par *p, const void *x, const uint8_t *mask,
                               int64_t n, void *out, uint8_t *mask_out, int64_t n_slices,
                               mt_error *err);
+  /* npma_where: np.ma.where (mt_npw_elem): out[i] and mask_out[i] for i < n
+   * from cond c, x and y (nc, nx, ny elements: 1 for a number) and their
+   * masks (NULL: all specified) */
+  mt_status (*npma_where)(const struct mt_npw_par *p, const void *c, int64_t nc,
+                          const uint8_t *mc, const void *x, int64_t nx, const uint8_t *mx,
+                          const void *y, int64_t ny, const uint8_t *my, void *out,
+                          uint8_t *mask_out, int64_t n, mt_error *err);
+  /* npma_masked: masked_tensor and to_tensor (mt_npk_elem): out[i] (and
+   * masked_tensor's mask_out[i]) for i < n from the n data elements and the
+   * mask (mask_bytes bytes) */
+  mt_status (*npma_masked)(const struct mt_npk_par *p, const void *data, const void *mask,
+                           int64_t mask_bytes, void *out, uint8_t *mask_out, int64_t n,
+                           mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */
@@ -285,6 +300,12 @@ mt_status mt__npma_reduce_run(mt_call *call, mt_op op, const mt_exec *ex, mt_err
 /* The numpy_ma profile's masked_fn family (impl/cpu/npma_masked_fn.c): op
  * one of common/npma_masked_fn_math.h's NPMA_MASKED_FN_OPS. */
 mt_status mt__npma_masked_fn_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The numpy_ma profile's structure family (impl/cpu/npma_structure.c: torch's
+ * structure kernels on ex, np.ma.where) and masked family (npma_masked.c):
+ * op one of common/npma_structure_math.h's NPMA_STRUCTURE_OPS /
+ * NPMA_MASKED_OPS. */
+mt_status mt__npma_structure_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+mt_status mt__npma_masked_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,7 @@
 #include "common/npma_binary_math.h"
 #include "common/npma_reduce_math.h"
 #include "common/npma_masked_fn_math.h"
+#include "common/npma_structure_math.h"
 #include "cpu_util.h"
 
 static mt_status cpu_unary(const struct mt_un_par *p, const void *in, void *out, int64_t n,
@@ -219,6 +220,23 @@ static mt_status cpu_npma_masked_fn(const struct mt_npm_par *p, const void *x,
   return MT_OK;
 }
 
+static mt_status cpu_npma_where(const struct mt_npw_par *p, const void *c, int64_t nc,
+                                const uint8_t *mc, const void *x, int64_t nx, const uint8_t *mx,
+                                const void *y, int64_t ny, const uint8_t *my, void *out,
+                                uint8_t *mask_out, int64_t n, mt_error *err) {
+  (void)nc, (void)nx, (void)ny, (void)err;
+  for (int64_t i = 0; i < n; i++) mt_npw_elem(p, c, mc, x, mx, y, my, out, mask_out, i);
+  return MT_OK;
+}
+
+static mt_status cpu_npma_masked(const struct mt_npk_par *p, const void *data, const void *mask,
+                                 int64_t mask_bytes, void *out, uint8_t *mask_out, int64_t n,
+                                 mt_error *err) {
+  (void)mask_bytes, (void)err;
+  for (int64_t i = 0; i < n; i++) mt_npk_elem(p, data, mask, out, mask_out, i);
+  return MT_OK;
+}
+
 const mt_exec mt_cpu_exec = {
     .name = "cpu",
     .coalesce = mt_coo_coalesce,
@@ -245,6 +263,8 @@ const mt_exec mt_cpu_exec = {
     .npma_binary = cpu_npma_binary,
     .npma_reduce = cpu_npma_reduce,
     .npma_masked_fn = cpu_npma_masked_fn,
+    .npma_where = cpu_npma_where,
+    .npma_masked = cpu_npma_masked,
 };
 
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,

@@ -25,6 +25,7 @@
 #include "common/npma_binary_math.h"
 #include "common/npma_reduce_math.h"
 #include "common/npma_masked_fn_math.h"
+#include "common/npma_structure_math.h"
 
 /* the family files' compute hooks and kernels */
 mt_status MTC(unary_exec)(const struct mt_un_par *p, const void *in, void *out, int64_t n,
@@ -152,6 +153,17 @@ mt_status MTC(npma_masked_fn_exec)(const struct mt_npm_par *p, const void *x,
 #define X(name) mt_status MTC(npma_##name)(mt_call * call, mt_error * err);
 NPMA_MASKED_FN_OPS(X)
 #undef X
+mt_status MTC(npma_where_exec)(const struct mt_npw_par *p, const void *c, int64_t nc,
+                               const uint8_t *mc, const void *x, int64_t nx, const uint8_t *mx,
+                               const void *y, int64_t ny, const uint8_t *my, void *out,
+                               uint8_t *mask_out, int64_t n, mt_error *err);
+mt_status MTC(npma_masked_exec)(const struct mt_npk_par *p, const void *data, const void *mask,
+                                int64_t mask_bytes, void *out, uint8_t *mask_out, int64_t n,
+                                mt_error *err);
+#define X(name) mt_status MTC(npma_##name)(mt_call * call, mt_error * err);
+NPMA_STRUCTURE_OPS(X)
+NPMA_MASKED_OPS(X)
+#undef X
 
 const mt_exec MTC(exec) = {
 #ifdef MT_CUDA_EMU
@@ -184,6 +196,8 @@ const mt_exec MTC(exec) = {
     .npma_binary = MTC(npma_binary_exec),
     .npma_reduce = MTC(npma_reduce_exec),
     .npma_masked_fn = MTC(npma_masked_fn_exec),
+    .npma_where = MTC(npma_where_exec),
+    .npma_masked = MTC(npma_masked_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
@@ -248,6 +262,8 @@ static const mt_kernel_fn npma_kernels[MT_OP__END] = {
     NPMA_BINARY_OPS(X)
     NPMA_REDUCE_OPS(X)
     NPMA_MASKED_FN_OPS(X)
+    NPMA_STRUCTURE_OPS(X)
+    NPMA_MASKED_OPS(X)
 #undef X
 };
 
