@@ -32,17 +32,6 @@
 #include "common/npma_binary_math.h"
 #include "npma_util.h"
 
-/* An operand's part of the call's parameters */
-static void opnd_of(const npma_arg *a, mt_npb_opnd *o) {
-  memset(o, 0, sizeof *o);
-  o->dt = a->dt;
-  o->is_number = a->is_number;
-  o->bcast = a->bcast;
-  o->bndim = a->bndim;
-  memcpy(o->bshape, a->bshape, sizeof o->bshape);
-  memcpy(o->bstride, a->bstride, sizeof o->bstride);
-}
-
 /* The n elements of the call on ex (p's operands a and b: their data and
  * masks, a number's one element). */
 static mt_status run_elems(const mt_exec *ex, const char *name, mt_npb_par *p,
@@ -52,10 +41,10 @@ static mt_status run_elems(const mt_exec *ex, const char *name, mt_npb_par *p,
     return mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no numpy_ma binary kernels",
                   name, ex->name);
   if (n == 0) return MT_OK;
-  opnd_of(a, &p->a);
-  opnd_of(b, &p->b);
-  int64_t na = a->is_number ? 1 : mt_numel(a->t), nb = b->is_number ? 1 : mt_numel(b->t);
-  return ex->npma_binary(p, a->data, na, a->mask, b->data, nb, b->mask, od, om, n, err);
+  npma_opnd_of(a, &p->a);
+  npma_opnd_of(b, &p->b);
+  return ex->npma_binary(p, a->data, npma_opnd_len(a), a->mask, b->data, npma_opnd_len(b),
+                         b->mask, od, om, n, err);
 }
 
 /* How numpy.ma builds each op's result: common/npma_binary_math.h's NPB_* */
@@ -165,9 +154,7 @@ static mt_status binary(mt_call *call, mt_op alias, const mt_exec *ex, mt_error 
   if (fn->dt_rule == 'f') rt = ct = npma_float_of(rt);
   if ((fn->dt_rule == '8' || fn->kind == K_SHIFT) && rt == MT_bool) rt = ct = MT_int8;
   if (fn->dt_rule == 'b') rt = MT_bool;
-  int is_int = npma_kind(ct) != 'f';
   if ((st = npma_new_out(call, rt, ndim, shape, &od, &om, err)) != MT_OK) goto out;
-  (void)is_int;
   mt_npb_par p = {.op = op, .kind = fn->kind, .rt = rt, .ct = ct};
   st = run_elems(ex, name, &p, &a, &b, od, om, mt_shape_numel(ndim, shape), err);
 out:
@@ -241,7 +228,6 @@ static mt_status inplace(mt_call *call, mt_op alias, const mt_exec *ex, mt_error
   case MT_OP_floor_divide_: op = MT_OP_floor_divide; break;
   default: op = MT_OP_div; break;
   }
-  int is_div = op == MT_OP_div || op == MT_OP_floor_divide;
   npma_arg a = {0}, b = {0};
   void *od = NULL;
   uint8_t *om = NULL;
@@ -277,9 +263,7 @@ static mt_status inplace(mt_call *call, mt_op alias, const mt_exec *ex, mt_error
     goto out;
   }
   mt_dtype rt = a.dt;
-  int is_int = npma_kind(pt) != 'f';
   if ((st = npma_new_out(call, rt, t->ndim, t->shape, &od, &om, err)) != MT_OK) goto out;
-  (void)is_int, (void)is_div;
   mt_npb_par p = {.op = op, .kind = K_ARITH, .inplace = 1, .rt = rt, .ct = pt};
   st = run_elems(ex, name, &p, &a, &b, od, om, mt_numel(t), err);
 out:

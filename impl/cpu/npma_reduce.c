@@ -215,7 +215,6 @@ mt_status mt__npma_reduce2(mt_call *call, mt_op op, const char *name, const npma
   red_plan p;
   mt_status st;
   int is_arg = op == MT_OP_argmin || op == MT_OP_argmax;
-  int is_var = op == MT_OP_var || op == MT_OP_std;
 
   const mt_tensor *t = a.t;
   if ((st = plan_dims(call, name, t, &p, err)) != MT_OK) goto out;
@@ -228,7 +227,6 @@ mt_status mt__npma_reduce2(mt_call *call, mt_op op, const char *name, const npma
                 name);
     goto out;
   }
-  (void)is_var;
   mt_npr_par pp = {.op = op, .in = a.dt, .rdim = rdim, .ddof = ddof};
   if (is_arg && !p.all) {
     mt_tensor *o = NULL;

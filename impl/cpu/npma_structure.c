@@ -110,18 +110,6 @@ mt_status mt_npma_stack(mt_call *call, mt_error *err) {
   return mt__npma_structure_run(call, MT_OP_stack, &mt_cpu_exec, err);
 }
 
-static void opnd_of(const npma_arg *a, mt_npb_opnd *o) {
-  memset(o, 0, sizeof *o);
-  o->dt = a->dt;
-  o->is_number = a->is_number;
-  o->bcast = a->bcast;
-  o->bndim = a->bndim;
-  memcpy(o->bshape, a->bshape, sizeof o->bshape);
-  memcpy(o->bstride, a->bstride, sizeof o->bstride);
-}
-
-static int64_t opnd_len(const npma_arg *a) { return a->is_number ? 1 : mt_numel(a->t); }
-
 /* NPMA-19: np.ma.where(cond, x, y). */
 static mt_status npma_where(mt_call *call, const mt_exec *ex, mt_error *err) {
   npma_arg c = {0}, x = {0}, y = {0};
@@ -157,11 +145,11 @@ static mt_status npma_where(mt_call *call, const mt_exec *ex, mt_error *err) {
   }
   if (n > 0) {
     mt_npw_par p = {.rt = rt};
-    opnd_of(&c, &p.c);
-    opnd_of(&x, &p.x);
-    opnd_of(&y, &p.y);
-    st = ex->npma_where(&p, c.data, opnd_len(&c), c.mask, x.data, opnd_len(&x), x.mask, y.data,
-                        opnd_len(&y), y.mask, od, om, n, err);
+    npma_opnd_of(&c, &p.c);
+    npma_opnd_of(&x, &p.x);
+    npma_opnd_of(&y, &p.y);
+    st = ex->npma_where(&p, c.data, npma_opnd_len(&c), c.mask, x.data, npma_opnd_len(&x),
+                        x.mask, y.data, npma_opnd_len(&y), y.mask, od, om, n, err);
   }
 out:
   if (st != MT_OK) mt__cpu_drop_outputs(call);

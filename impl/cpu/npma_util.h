@@ -16,6 +16,7 @@
 
 #include <float.h>
 
+#include "common/npma_binary_math.h"
 #include "cpu_util.h"
 #include "npma.h"
 
@@ -253,6 +254,22 @@ static inline void npma_arg_bcast(npma_arg *a, int ndim, const int64_t *shape) {
     stride *= s;
   }
 }
+/* An operand's part of a device call's parameters (common/npma_binary_math.h's
+ * mt_npb_opnd: its dtype, whether a number, its broadcast strides), and the
+ * elements its buffer holds (a number: 1). */
+static inline void npma_opnd_of(const npma_arg *a, mt_npb_opnd *o) {
+  memset(o, 0, sizeof *o);
+  o->dt = a->dt;
+  o->is_number = a->is_number;
+  o->bcast = a->bcast;
+  o->bndim = a->bndim;
+  memcpy(o->bshape, a->bshape, sizeof o->bshape);
+  memcpy(o->bstride, a->bstride, sizeof o->bstride);
+}
+static inline int64_t npma_opnd_len(const npma_arg *a) {
+  return a->is_number ? 1 : mt_numel(a->t);
+}
+
 static inline double npma_ld(const npma_arg *a, int64_t i) {
   return mt__cpu_ld(a->data, a->dt, npma_idx(a, i));
 }
