@@ -200,7 +200,7 @@ typedef struct mt_exec {
                           uint8_t *mask_out, int64_t n, mt_error *err);
   /* npma_masked: masked_tensor and to_tensor (mt_npk_elem): out[i] (and
    * masked_tensor's mask_out[i]) for i < n from the n data elements and the
-   * mask (mask_bytes bytes) */
+   * mask (mask_bytes bytes); masked_fn's mask flags: data NULL */
   mt_status (*npma_masked)(const struct mt_npk_par *p, const void *data, const void *mask,
                            int64_t mask_bytes, void *out, uint8_t *mask_out, int64_t n,
                            mt_error *err);

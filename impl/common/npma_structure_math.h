@@ -43,7 +43,9 @@ MT_HD void mt_npw_elem(const mt_npw_par *p, const void *c, const uint8_t *mc, co
   mask_out[i] = (uint8_t)(cs && (!mw || mw[iw]));
 }
 
-enum { NPK_MASKED_TENSOR, NPK_TO_TENSOR };
+/* NPK_FLAGS: masked_fn's mask input broadcast to the input's shape as
+ * flags (npma_masked_fn.c: NPMA-17's np.broadcast_to(m, x.shape)) */
+enum { NPK_MASKED_TENSOR, NPK_TO_TENSOR, NPK_FLAGS };
 
 /* masked_tensor / to_tensor, planned on the host */
 typedef struct mt_npk_par {
@@ -54,12 +56,18 @@ typedef struct mt_npk_par {
   int64_t nm;        /* masked_tensor: the mask's size (1: every element) */
   double v;          /* to_tensor: the fill value */
   int64_t vi;        /* to_tensor: the fill value of an integer dtype */
+  mt_npb_opnd m;     /* NPK_FLAGS: the mask operand (its broadcast strides) */
 } mt_npk_par;
 
 /* Element i: masked_tensor's data (a copy) and mask (nonzero = specified,
- * NaN too); to_tensor's m.filled(value) (mask_out unused). */
+ * NaN too); to_tensor's m.filled(value) (mask_out unused); NPK_FLAGS's
+ * flag out[i] (one byte; data and mask_out unused). */
 MT_HD void mt_npk_elem(const mt_npk_par *p, const void *data, const void *mask, void *out,
                        uint8_t *mask_out, int64_t i) {
+  if (p->kind == NPK_FLAGS) {
+    ((uint8_t *)out)[i] = (uint8_t)(mt_hd_ldi(mask, p->m.dt, mt_npb_idx(&p->m, i)) != 0);
+    return;
+  }
   size_t es = (size_t)p->es;
   const unsigned char *src = (const unsigned char *)data + (size_t)i * es;
   unsigned char *dst = (unsigned char *)out + (size_t)i * es;

@@ -28,6 +28,7 @@
  * have no numpy.ma analogue (SEMANTICS, "Which ops the profile has"). */
 #include "common/exec.h"
 #include "common/npma_masked_fn_math.h"
+#include "common/npma_structure_math.h"
 #include "npma_util.h"
 
 typedef enum { MFN_REDUCE, MFN_REDUCE2, MFN_SCAN, MFN_MEDIAN } npma_mfn_kind;
@@ -48,9 +49,10 @@ typedef enum { MFN_REDUCE, MFN_REDUCE2, MFN_SCAN, MFN_MEDIAN } npma_mfn_kind;
   X(masked_median, masked_median, MFN_MEDIAN)
 
 /* Opens inputs [x] or [x, mask] as a masked operand: a->mask points into
- * *flags (numel(x) flags, owned by the caller). */
+ * *flags (numel(x) flags, owned by the caller: all set without a mask, numpy's
+ * nomask, else the mask broadcast to x's shape by ex's npma_masked). */
 static mt_status mfn_open(const mt_call *call, const char *name, npma_arg *a, uint8_t **flags,
-                          mt_error *err) {
+                          const mt_exec *ex, mt_error *err) {
   npma_arg m = {0};
   mt_status st;
   if ((st = npma_arg_open(call, 0, name, a, err)) != MT_OK) return st;
@@ -77,7 +79,17 @@ static mt_status mfn_open(const mt_call *call, const char *name, npma_arg *a, ui
       goto out;
     }
     npma_arg_bcast(&m, ndim, shape);
-    for (int64_t i = 0; i < n; i++) (*flags)[i] = npma_ldi(&m, i) != 0;
+    if (!ex->npma_masked) {
+      st = mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no numpy_ma masked kernels",
+                  name, ex->name);
+      goto out;
+    }
+    mt_npk_par p = {.kind = NPK_FLAGS, .dt = MT_bool, .es = 1};
+    npma_opnd_of(&m, &p.m);
+    if (n > 0 &&
+        (st = ex->npma_masked(&p, NULL, m.data, npma_opnd_len(&m) * (int64_t)mt_dtype_size(m.dt),
+                              *flags, NULL, n, err)) != MT_OK)
+      goto out;
   }
   a->is_masked = 1;
   a->mask = *flags;
@@ -168,7 +180,7 @@ static mt_status npma_mfn(mt_call *call, mt_op op, mt_op base, npma_mfn_kind kin
   uint8_t *flags = NULL;
   mt_status st;
   if ((st = npma_begin(call, op, err)) != MT_OK) return st;
-  if ((st = mfn_open(call, name, &a, &flags, err)) != MT_OK) goto out;
+  if ((st = mfn_open(call, name, &a, &flags, ex, err)) != MT_OK) goto out;
   if (kind == MFN_REDUCE) {
     st = mt__npma_reduce(call, base, name, &a, ex, err);
   } else if (kind == MFN_REDUCE2) {

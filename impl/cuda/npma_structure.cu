@@ -2,7 +2,7 @@
  * on the device. select .. ones_like, cat and stack are torch's structure
  * kernels on the exec (structure.cu's gather, through the host plan
  * mt__structure_run) after numpy.ma's checks; np.ma.where, masked_tensor
- * and to_tensor are this file's: one thread per element running
+ * and to_tensor (and masked_fn's mask flags) are this file's: one thread per element running
  * common/npma_structure_math.h's mt_npw_elem / mt_npk_elem. The host plans
  * are impl/cpu/npma_structure.c's (mt__npma_structure_run) and
  * npma_masked.c's (mt__npma_masked_run). */
@@ -67,19 +67,19 @@ extern "C" mt_status MTC(npma_masked_exec)(const struct mt_npk_par *p, const voi
                                            const void *mask, int64_t mask_bytes, void *out,
                                            uint8_t *mask_out, int64_t n, mt_error *err) {
   size_t es = (size_t)p->es, total = 0;
-  int64_t nmo = mask_out ? n : 0;
+  int64_t nmo = mask_out ? n : 0, nd = data ? n : 0; /* NPK_FLAGS: no data */
   mtc_arena a;
   mt_status st;
-  if (MTC(arena_add)(&total, n, es) || MTC(arena_add)(&total, mask_bytes, 1) ||
+  if (MTC(arena_add)(&total, nd, es) || MTC(arena_add)(&total, mask_bytes, 1) ||
       MTC(arena_add)(&total, n, es) || MTC(arena_add)(&total, nmo, 1))
     return mt_err(err, MT_OUT_OF_MEMORY,
                   "npma_masked: %lld elements do not fit one device buffer", (long long)n);
   if ((st = MTC(arena_open)(&a, total, "npma_masked", err)) != MT_OK) return st;
-  void *dd = MTC(arena_take)(&a, n, es);
+  void *dd = data ? MTC(arena_take)(&a, nd, es) : NULL;
   void *dm = MTC(arena_take)(&a, mask_bytes, 1);
   void *dout = MTC(arena_take)(&a, n, es);
   uint8_t *dmo = mask_out ? (uint8_t *)MTC(arena_take)(&a, nmo, 1) : NULL;
-  if ((st = MTC(upload)(&a, dd, data, (size_t)n * es, err)) != MT_OK ||
+  if ((data && (st = MTC(upload)(&a, dd, data, (size_t)nd * es, err)) != MT_OK) ||
       (st = MTC(upload)(&a, dm, mask, (size_t)mask_bytes, err)) != MT_OK)
     goto out;
   if ((st = MTC_LAUNCH(&a, npma_masked_kernel, n, *p, dd, dm, dout, dmo, n)) != MT_OK) goto out;
