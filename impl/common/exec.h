@@ -43,6 +43,12 @@ struct mt_smx_par;   /* common/sparse_misc_math.h */
 struct mt_spv_par;   /* common/sparse_vals_math.h */
 struct mt_gsp_par;   /* common/grad_sparse_math.h */
 struct mt_gsp_bufs;  /* common/grad_sparse_math.h */
+struct mt_npu_par;   /* common/npma_unary_math.h */
+struct mt_npb_par;   /* common/npma_binary_math.h */
+struct mt_npr_par;   /* common/npma_reduce_math.h */
+struct mt_npm_par;   /* common/npma_masked_fn_math.h */
+struct mt_npw_par;   /* common/npma_structure_math.h */
+struct mt_npk_par;   /* common/npma_structure_math.h */
 
 typedef struct mt_exec {
   const char *name; /* "cpu", "cuda" */
@@ -161,6 +167,43 @@ typedef struct mt_exec {
    * for i < p->n, doubles rounded to p->dtype */
   mt_status (*grad_sparse)(const struct mt_gsp_par *p, const struct mt_gsp_bufs *b, double *g,
                            mt_error *err);
+  /* npma_unary: the numpy_ma profile's unary family (mt_npu_elem): out[i]
+   * and mask_out[i] for i < n from the input's contiguous data and mask */
+  mt_status (*npma_unary)(const struct mt_npu_par *p, const void *in, const uint8_t *mask,
+                          void *out, uint8_t *mask_out, int64_t n, mt_error *err);
+  /* npma_binary: the numpy_ma profile's binary family (mt_npb_elem): out[i]
+   * and mask_out[i] for i < n from the operands a and b (na, nb elements:
+   * 1 for a number) and their masks ma, mb (NULL: all specified) */
+  mt_status (*npma_binary)(const struct mt_npb_par *p, const void *a, int64_t na,
+                           const uint8_t *ma, const void *b, int64_t nb, const uint8_t *mb,
+                           void *out, uint8_t *mask_out, int64_t n, mt_error *err);
+  /* npma_reduce: the numpy_ma profile's reductions (mt_npr_out): out[o] and
+   * mask_out[o] (NULL: a plain output) for o < n_grp from the input's n
+   * contiguous elements x and mask, output o's inputs idx[off[o] ..
+   * off[o + 1] - 1] (row-major order) */
+  mt_status (*npma_reduce)(const struct mt_npr_par *p, const void *x, const uint8_t *mask,
+                           int64_t n, const int64_t *off, const int64_t *idx, int64_t n_grp,
+                           void *out, uint8_t *mask_out, mt_error *err);
+  /* npma_masked_fn: the numpy_ma profile's scans and medians
+   * (mt_npm_slice): each of n_slices slices from the input's n contiguous
+   * elements x and mask flags into out and mask_out (a scan: n elements, a
+   * median: one per slice) */
+  mt_status (*npma_masked_fn)(const struct mt_npm_par *p, const void *x, const uint8_t *mask,
+                              int64_t n, void *out, uint8_t *mask_out, int64_t n_slices,
+                              mt_error *err);
+  /* npma_where: np.ma.where (mt_npw_elem): out[i] and mask_out[i] for i < n
+   * from cond c, x and y (nc, nx, ny elements: 1 for a number) and their
+   * masks (NULL: all specified) */
+  mt_status (*npma_where)(const struct mt_npw_par *p, const void *c, int64_t nc,
+                          const uint8_t *mc, const void *x, int64_t nx, const uint8_t *mx,
+                          const void *y, int64_t ny, const uint8_t *my, void *out,
+                          uint8_t *mask_out, int64_t n, mt_error *err);
+  /* npma_masked: masked_tensor and to_tensor (mt_npk_elem): out[i] (and
+   * masked_tensor's mask_out[i]) for i < n from the n data elements and the
+   * mask (mask_bytes bytes); masked_fn's mask flags: data NULL */
+  mt_status (*npma_masked)(const struct mt_npk_par *p, const void *data, const void *mask,
+                           int64_t mask_bytes, void *out, uint8_t *mask_out, int64_t n,
+                           mt_error *err);
 } mt_exec;
 
 /* The CPU reference's compute (impl/cpu/exec.c). */
@@ -245,6 +288,24 @@ mt_status mt__grad_sparse_run(mt_call *call, mt_op op, const mt_exec *ex, mt_err
 /* The same for the ops only grad_sparse.c has a backward of (its slot
  * kernels: a masked input allowed where the op takes one). */
 mt_status mt__grad_sparse_own_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The numpy_ma profile's unary family (impl/cpu/npma_unary.c): op one of
+ * its ops (neg .. ceil, pow, pow_, clamp, clip, round, angle, conj_physical). */
+mt_status mt__npma_unary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The numpy_ma profile's binary family (impl/cpu/npma_binary.c): op one of
+ * common/npma_binary_math.h's NPMA_BINARY_OPS (in place too). */
+mt_status mt__npma_binary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The numpy_ma profile's reductions (impl/cpu/npma_reduce.c): op one of
+ * common/npma_reduce_math.h's NPMA_REDUCE_OPS. */
+mt_status mt__npma_reduce_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The numpy_ma profile's masked_fn family (impl/cpu/npma_masked_fn.c): op
+ * one of common/npma_masked_fn_math.h's NPMA_MASKED_FN_OPS. */
+mt_status mt__npma_masked_fn_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+/* The numpy_ma profile's structure family (impl/cpu/npma_structure.c: torch's
+ * structure kernels on ex, np.ma.where) and masked family (npma_masked.c):
+ * op one of common/npma_structure_math.h's NPMA_STRUCTURE_OPS /
+ * NPMA_MASKED_OPS. */
+mt_status mt__npma_structure_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
+mt_status mt__npma_masked_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 
 #ifdef __cplusplus
 }

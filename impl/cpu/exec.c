@@ -15,6 +15,11 @@
 #include "common/sparse_optim_math.h"
 #include "common/unary_math.h"
 #include "common/sparse_convert_math.h"
+#include "common/npma_unary_math.h"
+#include "common/npma_binary_math.h"
+#include "common/npma_reduce_math.h"
+#include "common/npma_masked_fn_math.h"
+#include "common/npma_structure_math.h"
 #include "cpu_util.h"
 
 static mt_status cpu_unary(const struct mt_un_par *p, const void *in, void *out, int64_t n,
@@ -181,6 +186,57 @@ static mt_status cpu_grad_sparse(const struct mt_gsp_par *p, const struct mt_gsp
   return MT_OK;
 }
 
+static mt_status cpu_npma_unary(const struct mt_npu_par *p, const void *in, const uint8_t *mask,
+                                void *out, uint8_t *mask_out, int64_t n, mt_error *err) {
+  (void)err;
+  for (int64_t i = 0; i < n; i++) mt_npu_elem(p, in, mask, out, mask_out, i);
+  return MT_OK;
+}
+
+static mt_status cpu_npma_binary(const struct mt_npb_par *p, const void *a, int64_t na,
+                                 const uint8_t *ma, const void *b, int64_t nb, const uint8_t *mb,
+                                 void *out, uint8_t *mask_out, int64_t n, mt_error *err) {
+  (void)na, (void)nb, (void)err;
+  for (int64_t i = 0; i < n; i++) mt_npb_elem(p, a, ma, b, mb, out, mask_out, i);
+  return MT_OK;
+}
+
+static mt_status cpu_npma_reduce(const struct mt_npr_par *p, const void *x, const uint8_t *mask,
+                                 int64_t n, const int64_t *off, const int64_t *idx, int64_t n_grp,
+                                 void *out, uint8_t *mask_out, mt_error *err) {
+  (void)n, (void)err;
+  for (int64_t o = 0; o < n_grp; o++) mt_npr_out(p, x, mask, off, idx, out, mask_out, o);
+  return MT_OK;
+}
+
+static mt_status cpu_npma_masked_fn(const struct mt_npm_par *p, const void *x,
+                                    const uint8_t *mask, int64_t n, void *out, uint8_t *mask_out,
+                                    int64_t n_slices, mt_error *err) {
+  double *scratch = NULL;
+  if (p->kind == NPM_MEDIAN && !(scratch = malloc(sizeof *scratch * (size_t)(n ? n : 1))))
+    return mt_err(err, MT_OUT_OF_MEMORY, "out of memory for %lld elements", (long long)n);
+  for (int64_t s = 0; s < n_slices; s++) mt_npm_slice(p, x, mask, out, mask_out, scratch, s);
+  free(scratch);
+  return MT_OK;
+}
+
+static mt_status cpu_npma_where(const struct mt_npw_par *p, const void *c, int64_t nc,
+                                const uint8_t *mc, const void *x, int64_t nx, const uint8_t *mx,
+                                const void *y, int64_t ny, const uint8_t *my, void *out,
+                                uint8_t *mask_out, int64_t n, mt_error *err) {
+  (void)nc, (void)nx, (void)ny, (void)err;
+  for (int64_t i = 0; i < n; i++) mt_npw_elem(p, c, mc, x, mx, y, my, out, mask_out, i);
+  return MT_OK;
+}
+
+static mt_status cpu_npma_masked(const struct mt_npk_par *p, const void *data, const void *mask,
+                                 int64_t mask_bytes, void *out, uint8_t *mask_out, int64_t n,
+                                 mt_error *err) {
+  (void)mask_bytes, (void)err;
+  for (int64_t i = 0; i < n; i++) mt_npk_elem(p, data, mask, out, mask_out, i);
+  return MT_OK;
+}
+
 const mt_exec mt_cpu_exec = {
     .name = "cpu",
     .coalesce = mt_coo_coalesce,
@@ -203,6 +259,12 @@ const mt_exec mt_cpu_exec = {
     .convert = cpu_convert,
     .sparse_vals = mt__cpu_sparse_vals_exec,
     .grad_sparse = cpu_grad_sparse,
+    .npma_unary = cpu_npma_unary,
+    .npma_binary = cpu_npma_binary,
+    .npma_reduce = cpu_npma_reduce,
+    .npma_masked_fn = cpu_npma_masked_fn,
+    .npma_where = cpu_npma_where,
+    .npma_masked = cpu_npma_masked,
 };
 
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,

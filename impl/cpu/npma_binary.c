@@ -28,20 +28,28 @@
  * NPMA-7 (strict): under a masked-out output add/sub/mul leave a's data (cast
  *   to the result dtype), divide 0 + a's data; divide's specified results
  *   are q + 0 * a (so 0 / -2 is +0.0). */
+#include "common/exec.h"
+#include "common/npma_binary_math.h"
 #include "npma_util.h"
 
-static int both_spec(const npma_arg *a, const npma_arg *b, int64_t i) {
-  return npma_spec(a, i) && npma_spec(b, i);
+/* The n elements of the call on ex (p's operands a and b: their data and
+ * masks, a number's one element). */
+static mt_status run_elems(const mt_exec *ex, const char *name, mt_npb_par *p,
+                           const npma_arg *a, const npma_arg *b, void *od, uint8_t *om,
+                           int64_t n, mt_error *err) {
+  if (!ex->npma_binary)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no numpy_ma binary kernels",
+                  name, ex->name);
+  if (n == 0) return MT_OK;
+  npma_opnd_of(a, &p->a);
+  npma_opnd_of(b, &p->b);
+  return ex->npma_binary(p, a->data, npma_opnd_len(a), a->mask, b->data, npma_opnd_len(b),
+                         b->mask, od, om, n, err);
 }
 
-/* How numpy.ma builds each op's result (np.ma's operation classes). */
-enum {
-  K_ARITH,   /* _MaskedBinaryOperation: add sub mul arctan2 bitwise_*: a's data */
-  K_CMP,     /* comparisons: bool, bool(a's data) under masked-out elements */
-  K_DOMAIN,  /* _DomainedBinaryOperation: div floor_divide remainder fmod */
-  K_EXTREMA, /* _extrema_operation: where(compare(a, b), a, b) */
-  K_SHIFT    /* np.ma.left_shift/right_shift: plain functions of filled(a, 0) */
-};
+/* How numpy.ma builds each op's result: common/npma_binary_math.h's NPB_* */
+enum { K_ARITH = NPB_ARITH, K_CMP = NPB_CMP, K_DOMAIN = NPB_DOMAIN, K_EXTREMA = NPB_EXTREMA,
+       K_SHIFT = NPB_SHIFT };
 
 /* What an op computes. `dt_rule`: the result dtype from numpy 2's promotion
  * rt: 0 = rt, 'f' = a float (npma_float_of; true_divide of integers is
@@ -73,106 +81,12 @@ static const npma_binary_fn BINARY_FNS[] = {
     {MT_OP_divide, K_DOMAIN, 'd'},     {MT_OP_true_divide, K_DOMAIN, 'd'},
 };
 
-/* numpy's npy_lshift/npy_rshift in a dtype of `bits` bits: a shift by a
- * negative amount or by the width or more gives 0 (right: -1 for a < 0). */
-static int64_t shift_i(mt_op op, int64_t x, int64_t n, int bits) {
-  if ((uint64_t)n >= (uint64_t)bits) return op == MT_OP_bitwise_left_shift ? 0 : (x < 0 ? -1 : 0);
-  return op == MT_OP_bitwise_left_shift ? (int64_t)((uint64_t)x << n) : x >> n;
-}
-
-static int bits_of(mt_dtype d) {
-  switch (d) {
-  case MT_bool:
-  case MT_int8:
-  case MT_uint8: return 8;
-  case MT_int32: return 32;
-  default: return 64;
-  }
-}
-
 static const npma_binary_fn *binary_fn(mt_op op) {
   for (size_t i = 0; i < sizeof BINARY_FNS / sizeof BINARY_FNS[0]; i++)
     if (BINARY_FNS[i].op == op) return &BINARY_FNS[i];
   return NULL;
 }
 
-/* The comparison x OP y (on exact values: numpy compares in the promoted
- * dtype, which holds both); NaN compares false except for ne. */
-static int cmp(mt_op op, double x, double y) {
-  switch (op) {
-  case MT_OP_eq: return x == y;
-  case MT_OP_ne:
-  case MT_OP_not_equal: return x != y;
-  case MT_OP_lt:
-  case MT_OP_less:
-  case MT_OP_minimum: return x < y;
-  case MT_OP_le:
-  case MT_OP_less_equal: return x <= y;
-  case MT_OP_gt:
-  case MT_OP_greater:
-  case MT_OP_maximum: return x > y;
-  default: return x >= y;
-  }
-}
-
-static int cmp_i(mt_op op, int64_t x, int64_t y) {
-  return cmp(op, x < y ? -1.0 : x > y ? 1.0 : 0.0, 0.0);
-}
-
-/* numpy's npy_divmod (Python's floor division and modulo for floats), in
- * double or float (float16/float32). */
-static double divmod_f(double a, double b, double *mod, int f) {
-  double m = f ? (double)fmodf((float)a, (float)b) : fmod(a, b);
-  if (b == 0.0) {
-    *mod = m;
-    return f ? (double)((float)a / (float)b) : a / b;
-  }
-  double div = f ? (double)(((float)a - (float)m) / (float)b) : (a - m) / b;
-  if (m != 0.0) {
-    if ((b < 0) != (m < 0)) {
-      m = f ? (double)((float)m + (float)b) : m + b;
-      div -= 1.0;
-    }
-  } else {
-    m = copysign(0.0, b);
-  }
-  double fd;
-  if (div != 0.0) {
-    fd = floor(div);
-    if (div - fd > 0.5) fd += 1.0;
-  } else {
-    fd = copysign(0.0, f ? (double)((float)a / (float)b) : a / b);
-  }
-  *mod = m;
-  return fd;
-}
-
-/* The elementwise op in the float result dtype rt. */
-static double op_f(mt_op op, mt_dtype rt, double x, double y) {
-  int f = rt != MT_float64;
-  double r, mod;
-  if (f) {
-    x = (double)(float)x;
-    y = (double)(float)y;
-  }
-  switch (op) {
-  case MT_OP_add: r = x + y; break;
-  case MT_OP_sub: r = x - y; break;
-  case MT_OP_mul: r = x * y; break;
-  case MT_OP_atan2:
-  case MT_OP_arctan2: r = f ? (double)atan2f((float)x, (float)y) : atan2(x, y); break;
-  case MT_OP_fmod: r = f ? (double)fmodf((float)x, (float)y) : fmod(x, y); break;
-  case MT_OP_floor_divide: r = divmod_f(x, y, &mod, f); break;
-  case MT_OP_remainder:
-    (void)divmod_f(x, y, &mod, f);
-    r = mod;
-    break;
-  default: r = x / y; break;
-  }
-  return mt__cpu_round(rt, npma_calc(rt, r));
-}
-
-/* Integers (wrapping) and bool; division by 0 is 0 (masked anyway). */
 /* An alias's op (subtract -> sub, ...): one arithmetic for both names. */
 static mt_op base_op(mt_op op) {
   switch (op) {
@@ -184,35 +98,7 @@ static mt_op base_op(mt_op op) {
   }
 }
 
-static int64_t op_i(mt_op op, mt_dtype rt, int64_t x, int64_t y) {
-  if (rt == MT_bool) {
-    switch (op) {
-    case MT_OP_add:
-    case MT_OP_bitwise_or: return x || y;
-    case MT_OP_bitwise_xor: return (x != 0) != (y != 0);
-    default: return x && y;
-    }
-  }
-  uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
-  switch (op) {
-  case MT_OP_add: return (int64_t)(ux + uy);
-  case MT_OP_sub: return (int64_t)(ux - uy);
-  case MT_OP_bitwise_and: return x & y;
-  case MT_OP_bitwise_or: return x | y;
-  case MT_OP_bitwise_xor: return x ^ y;
-  default: break;
-  }
-  if (op == MT_OP_mul) return (int64_t)(ux * uy);
-  if (y == 0) return 0;
-  if (y == -1) return op == MT_OP_floor_divide ? (int64_t)(0 - ux) : 0; /* no INT_MIN / -1 trap */
-  int64_t q = x / y, m = x % y;
-  if (op == MT_OP_fmod) return m;
-  int adjust = m != 0 && ((m < 0) != (y < 0));
-  if (op == MT_OP_remainder) return adjust ? m + y : m;
-  return adjust ? q - 1 : q; /* floor_divide */
-}
-
-static mt_status binary(mt_call *call, mt_op alias, mt_error *err) {
+static mt_status binary(mt_call *call, mt_op alias, const mt_exec *ex, mt_error *err) {
   const char *name = mt_op_name(alias);
   const npma_binary_fn *fn = binary_fn(alias);
   mt_op op = base_op(alias);
@@ -268,55 +154,9 @@ static mt_status binary(mt_call *call, mt_op alias, mt_error *err) {
   if (fn->dt_rule == 'f') rt = ct = npma_float_of(rt);
   if ((fn->dt_rule == '8' || fn->kind == K_SHIFT) && rt == MT_bool) rt = ct = MT_int8;
   if (fn->dt_rule == 'b') rt = MT_bool;
-  int is_int = npma_kind(ct) != 'f';
   if ((st = npma_new_out(call, rt, ndim, shape, &od, &om, err)) != MT_OK) goto out;
-  for (int64_t i = 0; i < mt_shape_numel(ndim, shape); i++) {
-    int spec = both_spec(&a, &b, i);
-    if (fn->kind == K_CMP) { /* NPMA-9 */
-      int r = is_int ? cmp_i(op, npma_ldi(&a, i), npma_ldi(&b, i))
-                     : cmp(op, npma_ld(&a, i), npma_ld(&b, i));
-      mt__cpu_sti(od, rt, i, spec ? r : npma_ld(&a, i) != 0.0); /* NPMA-7: bool(a) */
-      om[i] = (uint8_t)spec;
-      continue;
-    }
-    if (fn->kind == K_EXTREMA) { /* NPMA-11: where(spec && a > b, a, b) */
-      int take_a = spec && (is_int ? cmp_i(op, npma_ldi(&a, i), npma_ldi(&b, i))
-                                   : cmp(op, npma_ld(&a, i), npma_ld(&b, i)));
-      const npma_arg *w = take_a ? &a : &b;
-      npma_st(od, rt, i, npma_ld(w, i), npma_ldi(w, i), is_int);
-      om[i] = (uint8_t)spec;
-      continue;
-    }
-    if (fn->kind == K_SHIFT) { /* NPMA-15: filled(a, 0) shifted by b's data */
-      int64_t x = npma_spec(&a, i) ? npma_ldi(&a, i) : 0;
-      int64_t y = npma_ldi(&b, i); /* b cast to ct: mtcs's values fit */
-      mt__cpu_sti(od, rt, i, shift_i(op, x, y, bits_of(ct)));
-      om[i] = (uint8_t)spec;
-      continue;
-    }
-    if (is_int) {
-      int64_t x = npma_ldi(&a, i), y = npma_ldi(&b, i);
-      if (fn->kind == K_DOMAIN && y == 0) spec = 0; /* |a| * tiny >= |0| */
-      mt__cpu_sti(od, rt, i, spec ? op_i(op, rt, x, y) : x); /* NPMA-7: a's data */
-      om[i] = (uint8_t)spec;
-      continue;
-    }
-    double x = npma_ld(&a, i), y = npma_ld(&b, i);
-    if (fn->kind != K_DOMAIN) {
-      mt__cpu_st(od, rt, i, spec ? op_f(op, rt, x, y) : mt__cpu_round(rt, x));
-      om[i] = (uint8_t)spec;
-      continue;
-    }
-    /* NPMA-3, NPMA-10: np.ma's safe-divide domain (in double: numpy's tiny
-     * is a float64) and the non-finite results */
-    double q = op_f(op, rt, x, y);
-    if (fabs(x) * DBL_MIN >= fabs(y) || !isfinite(q)) spec = 0;
-    /* NPMA-7: copyto(result, 0, where=m); result += m * a */
-    double za = npma_kind(a.dt) == 'f' ? (spec ? 0.0 * x : x) : (spec ? 0.0 : x);
-    double r = spec ? q : 0.0;
-    mt__cpu_st(od, rt, i, npma_calc(rt, r + za));
-    om[i] = (uint8_t)spec;
-  }
+  mt_npb_par p = {.op = op, .kind = fn->kind, .rt = rt, .ct = ct};
+  st = run_elems(ex, name, &p, &a, &b, od, om, mt_shape_numel(ndim, shape), err);
 out:
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   npma_arg_close(&a);
@@ -325,7 +165,9 @@ out:
 }
 
 #define NPMA_BINARY_KERNEL(name) \
-  mt_status mt_npma_##name(mt_call *call, mt_error *err) { return binary(call, MT_OP_##name, err); }
+  mt_status mt_npma_##name(mt_call *call, mt_error *err) { \
+    return mt__npma_binary_run(call, MT_OP_##name, &mt_cpu_exec, err); \
+  }
 NPMA_BINARY_KERNEL(add)
 NPMA_BINARY_KERNEL(sub)
 NPMA_BINARY_KERNEL(mul)
@@ -374,7 +216,7 @@ NPMA_BINARY_KERNEL(true_divide)
  *   b, /= of integers, bool with integers, bool -= bool) is numpy's
  *   UFuncTypeError -> DTYPE_MISMATCH. Values are computed in the promoted
  *   dtype (NPMA-4) and cast to a's (integers wrap). */
-static mt_status inplace(mt_call *call, mt_op alias, mt_error *err) {
+static mt_status inplace(mt_call *call, mt_op alias, const mt_exec *ex, mt_error *err) {
   const char *name = mt_op_name(alias);
   mt_op op;
   switch (alias) {
@@ -386,7 +228,6 @@ static mt_status inplace(mt_call *call, mt_op alias, mt_error *err) {
   case MT_OP_floor_divide_: op = MT_OP_floor_divide; break;
   default: op = MT_OP_div; break;
   }
-  int is_div = op == MT_OP_div || op == MT_OP_floor_divide;
   npma_arg a = {0}, b = {0};
   void *od = NULL;
   uint8_t *om = NULL;
@@ -422,25 +263,9 @@ static mt_status inplace(mt_call *call, mt_op alias, mt_error *err) {
     goto out;
   }
   mt_dtype rt = a.dt;
-  int is_int = npma_kind(pt) != 'f';
   if ((st = npma_new_out(call, rt, t->ndim, t->shape, &od, &om, err)) != MT_OK) goto out;
-  for (int64_t i = 0; i < mt_numel(t); i++) {
-    int spec = both_spec(&a, &b, i);
-    if (is_int) {
-      int64_t x = npma_ldi(&a, i), y = npma_ldi(&b, i);
-      if (is_div && y == 0) spec = 0; /* |a| * tiny >= |0| */
-      mt__cpu_sti(od, rt, i, spec ? op_i(op, pt, x, y) : x); /* x // 1 = x */
-      om[i] = (uint8_t)spec;
-      continue;
-    }
-    double x = npma_ld(&a, i), y = npma_ld(&b, i);
-    if (is_div && fabs(x) * DBL_MIN >= fabs(y)) spec = 0; /* the domain only */
-    /* masked-out: b's data replaced by the identity, so -0.0 + 0 is +0.0 */
-    double ident = (op == MT_OP_add || op == MT_OP_sub) ? 0.0 : 1.0;
-    double r = op_f(op, pt, x, spec ? y : ident);
-    mt__cpu_st(od, rt, i, mt__cpu_round(rt, r));
-    om[i] = (uint8_t)spec;
-  }
+  mt_npb_par p = {.op = op, .kind = K_ARITH, .inplace = 1, .rt = rt, .ct = pt};
+  st = run_elems(ex, name, &p, &a, &b, od, om, mt_numel(t), err);
 out:
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   npma_arg_close(&a);
@@ -448,8 +273,7 @@ out:
   return st;
 }
 
-#define NPMA_INPLACE_KERNEL(name) \
-  mt_status mt_npma_##name(mt_call *call, mt_error *err) { return inplace(call, MT_OP_##name, err); }
+#define NPMA_INPLACE_KERNEL(name) NPMA_BINARY_KERNEL(name)
 NPMA_INPLACE_KERNEL(add_)
 NPMA_INPLACE_KERNEL(sub_)
 NPMA_INPLACE_KERNEL(subtract_)
@@ -459,3 +283,23 @@ NPMA_INPLACE_KERNEL(div_)
 NPMA_INPLACE_KERNEL(divide_)
 NPMA_INPLACE_KERNEL(true_divide_)
 NPMA_INPLACE_KERNEL(floor_divide_)
+
+/* ---- the family's entry (common/exec.h) ----------------------------------- */
+
+mt_status mt__npma_binary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  switch (op) {
+  case MT_OP_add_:
+  case MT_OP_sub_:
+  case MT_OP_subtract_:
+  case MT_OP_mul_:
+  case MT_OP_multiply_:
+  case MT_OP_div_:
+  case MT_OP_divide_:
+  case MT_OP_true_divide_:
+  case MT_OP_floor_divide_: return inplace(call, op, ex, err);
+  default:
+    if (!binary_fn(op))
+      return mt_err(err, MT_NOT_SUPPORTED, "%s: not a numpy_ma binary op", mt_op_name(op));
+    return binary(call, op, ex, err);
+  }
+}

@@ -9,9 +9,11 @@
  *   specified, value cast to the dtype elsewhere (integers: truncated, a NaN
  *   or infinite value is numpy's TypeError -> INVALID_ARGUMENT; bool: value
  *   != 0). */
+#include "common/exec.h"
+#include "common/npma_structure_math.h"
 #include "npma_util.h"
 
-mt_status mt_npma_masked_tensor(mt_call *call, mt_error *err) {
+static mt_status masked_tensor(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "masked_tensor";
   const mt_tensor *data = NULL, *mask = NULL, *dv = NULL, *mv = NULL;
   mt_tensor *dtmp = NULL, *mtmp = NULL;
@@ -38,12 +40,16 @@ mt_status mt_npma_masked_tensor(mt_call *call, mt_error *err) {
   if ((st = mt__cpu_contig(mask, &mv, &mtmp, err)) != MT_OK) goto out;
   if ((st = npma_new_out(call, data->dtype, data->ndim, data->shape, &od, &om, err)) != MT_OK)
     goto out;
-  if (n) memcpy(od, dv->values, (size_t)n * mt_dtype_size(data->dtype));
-  for (int64_t i = 0; i < n; i++) {
-    int64_t k = nm == 1 ? 0 : i;
-    om[i] = mask->dtype == MT_bool || npma_kind(mask->dtype) != 'f'
-                ? mt__cpu_ldi(mv->values, mask->dtype, k) != 0
-                : mt__cpu_ld(mv->values, mask->dtype, k) != 0.0; /* NaN: specified */
+  if (!ex->npma_masked) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no numpy_ma masked kernels", op,
+                ex->name);
+    goto out;
+  }
+  if (n) {
+    mt_npk_par p = {.kind = NPK_MASKED_TENSOR, .dt = data->dtype,
+                    .es = (int64_t)mt_dtype_size(data->dtype), .mdt = mask->dtype, .nm = nm};
+    st = ex->npma_masked(&p, dv->values, mv->values, nm * (int64_t)mt_dtype_size(mask->dtype),
+                         od, om, n, err);
   }
 out:
   if (st != MT_OK) mt__cpu_drop_outputs(call);
@@ -52,7 +58,7 @@ out:
   return st;
 }
 
-mt_status mt_npma_to_tensor(mt_call *call, mt_error *err) {
+static mt_status to_tensor(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "to_tensor";
   npma_arg m = {0};
   const mt_tensor *val = NULL;
@@ -84,16 +90,37 @@ mt_status mt_npma_to_tensor(mt_call *call, mt_error *err) {
   }
   const mt_tensor *t = m.t;
   if ((st = mt__cpu_host(call)->dense_new(m.dt, t->ndim, t->shape, &o, err)) != MT_OK) goto out;
-  size_t es = mt_dtype_size(m.dt);
-  for (int64_t i = 0; i < mt_numel(t); i++) {
-    if (m.mask[i])
-      memcpy((char *)o->values + (size_t)i * es, (const char *)m.data + (size_t)i * es, es);
-    else
-      npma_st(o->values, m.dt, i, v, vi, is_int);
-  }
   call->out[0] = o;
   call->n_out = 1;
+  if (!ex->npma_masked) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no numpy_ma masked kernels", op,
+                ex->name);
+    goto out;
+  }
+  if (mt_numel(t) > 0) {
+    mt_npk_par p = {.kind = NPK_TO_TENSOR, .dt = m.dt, .es = (int64_t)mt_dtype_size(m.dt),
+                    .v = v, .vi = is_int ? vi : 0};
+    st = ex->npma_masked(&p, m.data, m.mask, mt_numel(t), o->values, NULL, mt_numel(t), err);
+  }
 out:
+  if (st != MT_OK) mt__cpu_drop_outputs(call);
   npma_arg_close(&m);
   return st;
+}
+
+mt_status mt_npma_masked_tensor(mt_call *call, mt_error *err) {
+  return mt__npma_masked_run(call, MT_OP_masked_tensor, &mt_cpu_exec, err);
+}
+mt_status mt_npma_to_tensor(mt_call *call, mt_error *err) {
+  return mt__npma_masked_run(call, MT_OP_to_tensor, &mt_cpu_exec, err);
+}
+
+/* ---- the family's entry (common/exec.h) ----------------------------------- */
+
+mt_status mt__npma_masked_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  switch (op) {
+  case MT_OP_masked_tensor: return masked_tensor(call, ex, err);
+  case MT_OP_to_tensor: return to_tensor(call, ex, err);
+  default: return mt_err(err, MT_NOT_SUPPORTED, "%s: not a numpy_ma masked op", mt_op_name(op));
+  }
 }

@@ -26,6 +26,9 @@
  *   masked out, data 0.
  * norm, logsumexp, softmax, log_softmax, softmin, normalize and logaddexp
  * have no numpy.ma analogue (SEMANTICS, "Which ops the profile has"). */
+#include "common/exec.h"
+#include "common/npma_masked_fn_math.h"
+#include "common/npma_structure_math.h"
 #include "npma_util.h"
 
 typedef enum { MFN_REDUCE, MFN_REDUCE2, MFN_SCAN, MFN_MEDIAN } npma_mfn_kind;
@@ -46,9 +49,10 @@ typedef enum { MFN_REDUCE, MFN_REDUCE2, MFN_SCAN, MFN_MEDIAN } npma_mfn_kind;
   X(masked_median, masked_median, MFN_MEDIAN)
 
 /* Opens inputs [x] or [x, mask] as a masked operand: a->mask points into
- * *flags (numel(x) flags, owned by the caller). */
+ * *flags (numel(x) flags, owned by the caller: all set without a mask, numpy's
+ * nomask, else the mask broadcast to x's shape by ex's npma_masked). */
 static mt_status mfn_open(const mt_call *call, const char *name, npma_arg *a, uint8_t **flags,
-                          mt_error *err) {
+                          const mt_exec *ex, mt_error *err) {
   npma_arg m = {0};
   mt_status st;
   if ((st = npma_arg_open(call, 0, name, a, err)) != MT_OK) return st;
@@ -75,7 +79,17 @@ static mt_status mfn_open(const mt_call *call, const char *name, npma_arg *a, ui
       goto out;
     }
     npma_arg_bcast(&m, ndim, shape);
-    for (int64_t i = 0; i < n; i++) (*flags)[i] = npma_ldi(&m, i) != 0;
+    if (!ex->npma_masked) {
+      st = mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no numpy_ma masked kernels",
+                  name, ex->name);
+      goto out;
+    }
+    mt_npk_par p = {.kind = NPK_FLAGS, .dt = MT_bool, .es = 1};
+    npma_opnd_of(&m, &p.m);
+    if (n > 0 &&
+        (st = ex->npma_masked(&p, NULL, m.data, npma_opnd_len(&m) * (int64_t)mt_dtype_size(m.dt),
+                              *flags, NULL, n, err)) != MT_OK)
+      goto out;
   }
   a->is_masked = 1;
   a->mask = *flags;
@@ -84,9 +98,20 @@ out:
   return st;
 }
 
+/* The slices of a scan or a median on ex (mt_npm_slice). */
+static mt_status run_slices(const mt_exec *ex, const char *name, const mt_npm_par *p,
+                            const npma_arg *a, void *od, uint8_t *om, mt_error *err) {
+  if (!ex->npma_masked_fn)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no numpy_ma masked_fn kernels",
+                  name, ex->name);
+  int64_t n_slices = p->outer * p->inner;
+  if (n_slices == 0 || p->len == 0) return MT_OK;
+  return ex->npma_masked_fn(p, a->data, a->mask, mt_numel(a->t), od, om, n_slices, err);
+}
+
 /* NPMA-17: m.cumsum/cumprod(axis=dim): filled(0 / 1) scanned, mask kept. */
 static mt_status mfn_scan(mt_call *call, mt_op op, const char *name, const npma_arg *a,
-                          mt_error *err) {
+                          const mt_exec *ex, mt_error *err) {
   const mt_tensor *t = a->t;
   int prod = op == MT_OP_masked_cumprod;
   const mt_kwarg *kd = mt_kw_find(call->kw, "dim");
@@ -105,37 +130,18 @@ static mt_status mfn_scan(mt_call *call, mt_op op, const char *name, const npma_
   if ((st = npma_new_out(call, rt, t->ndim, t->shape, &od, &om, err)) != MT_OK) return st;
   int64_t n = mt_numel(t), len = t->ndim ? t->shape[d] : 1, inner = 1;
   for (int k = (int)d + 1; k < t->ndim; k++) inner *= t->shape[k];
-  for (int64_t i = 0; i < n; i++) {
-    int64_t pos = (i / inner) % (len ? len : 1);
-    int spec = a->mask[i];
-    om[i] = (uint8_t)spec;
-    if (is_int) {
-      int64_t x = spec ? npma_ldi(a, i) : prod;
-      int64_t prev = pos ? mt__cpu_ldi(od, rt, i - inner) : prod;
-      uint64_t r = prod ? (uint64_t)prev * (uint64_t)x : (uint64_t)prev + (uint64_t)x;
-      mt__cpu_sti(od, rt, i, pos ? (int64_t)r : x);
-    } else {
-      double x = spec ? npma_ld(a, i) : (double)prod;
-      double prev = pos ? mt__cpu_ld(od, rt, i - inner) : 0.0;
-      double r = pos ? (prod ? prev * x : prev + x) : x;
-      mt__cpu_st(od, rt, i, mt__cpu_round(rt, npma_calc(rt, r)));
-    }
-  }
-  return MT_OK;
-}
-
-static int cmp_double(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
+  mt_npm_par p = {.kind = NPM_SCAN, .prod = prod, .in = a->dt, .rt = rt, .len = len,
+                  .inner = inner, .outer = len && inner ? n / (len * inner) : 0};
+  return run_slices(ex, name, &p, a, od, om, err);
 }
 
 /* NPMA-20: np.ma.median(m, axis=dim, keepdims=keepdim). */
-static mt_status mfn_median(mt_call *call, const char *name, const npma_arg *a, mt_error *err) {
+static mt_status mfn_median(mt_call *call, const char *name, const npma_arg *a,
+                            const mt_exec *ex, mt_error *err) {
   const mt_tensor *t = a->t;
   int nd = t->ndim;
   int64_t d = mt_kw_int(call->kw, "dim", -1);
   int keepdim = (int)mt_kw_int(call->kw, "keepdim", 0);
-  double *vals = NULL;
   void *od = NULL;
   uint8_t *om = NULL;
   mt_status st;
@@ -162,65 +168,32 @@ static mt_status mfn_median(mt_call *call, const char *name, const npma_arg *a, 
   if (len == 0)
     return mt_err(err, MT_NOT_SUPPORTED, "%s: an empty axis is not implemented", name);
   if ((st = npma_new_out(call, rt, ond, shape, &od, &om, err)) != MT_OK) return st;
-  vals = malloc((size_t)len * sizeof *vals);
-  if (!vals) return mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", name);
-  for (int64_t p = 0; p < outer; p++) {
-    for (int64_t q = 0; q < inner; q++) {
-      int64_t o = p * inner + q, n = 0;
-      int nan = 0;
-      for (int64_t j = 0; j < len; j++) {
-        int64_t i = (p * len + j) * inner + q;
-        if (!a->mask[i]) continue;
-        double x = npma_ld(a, i);
-        nan |= isnan(x);
-        vals[n++] = x;
-      }
-      om[o] = (uint8_t)(n > 0);
-      if (n == 0) { /* np.ma.sum of two masked elements: data 0 */
-        mt__cpu_st(od, rt, o, 0.0);
-        continue;
-      }
-      if (nan) { /* numpy's _median_nancheck */
-        mt__cpu_st(od, rt, o, NAN);
-        continue;
-      }
-      qsort(vals, (size_t)n, sizeof *vals, cmp_double);
-      int64_t h = n / 2, l = n % 2 ? h : h - 1;
-      double r;
-      if (is_f) { /* np.ma.sum([lo, hi]) in the dtype, then / 2 in the dtype */
-        double sum = mt__cpu_round(rt, npma_calc(rt, vals[l] + vals[h]));
-        r = mt__cpu_round(rt, npma_calc(rt, sum / 2.0));
-      } else { /* np.ma.mean: the float64 sum * 1. / 2 */
-        r = (vals[l] + vals[h]) * 1.0 / 2.0;
-      }
-      mt__cpu_st(od, rt, o, r);
-    }
-  }
-  free(vals);
-  return MT_OK;
+  mt_npm_par p = {.kind = NPM_MEDIAN, .in = a->dt, .rt = rt, .outer = outer, .len = len,
+                  .inner = inner};
+  return run_slices(ex, name, &p, a, od, om, err);
 }
 
 static mt_status npma_mfn(mt_call *call, mt_op op, mt_op base, npma_mfn_kind kind,
-                          mt_error *err) {
+                          const mt_exec *ex, mt_error *err) {
   const char *name = mt_op_name(op);
   npma_arg a = {0};
   uint8_t *flags = NULL;
   mt_status st;
   if ((st = npma_begin(call, op, err)) != MT_OK) return st;
-  if ((st = mfn_open(call, name, &a, &flags, err)) != MT_OK) goto out;
+  if ((st = mfn_open(call, name, &a, &flags, ex, err)) != MT_OK) goto out;
   if (kind == MFN_REDUCE) {
-    st = mt__npma_reduce(call, base, name, &a, err);
+    st = mt__npma_reduce(call, base, name, &a, ex, err);
   } else if (kind == MFN_REDUCE2) {
     /* torch's unbiased / correction as numpy's ddof (default 1) */
     int64_t ddof = mt_kw_int(call->kw, "unbiased", 1) ? 1 : 0;
     const mt_kwarg *c = mt_kw_find(call->kw, "correction");
     if (c) ddof = (int64_t)c->f;
     if (base != MT_OP_var && base != MT_OP_std) ddof = 0;
-    st = mt__npma_reduce2(call, base, name, &a, ddof, err);
+    st = mt__npma_reduce2(call, base, name, &a, ddof, ex, err);
   } else if (kind == MFN_MEDIAN) {
-    st = mfn_median(call, name, &a, err);
+    st = mfn_median(call, name, &a, ex, err);
   } else {
-    st = mfn_scan(call, op, name, &a, err);
+    st = mfn_scan(call, op, name, &a, ex, err);
   }
 out:
   if (st != MT_OK) mt__cpu_drop_outputs(call);
@@ -231,7 +204,19 @@ out:
 
 #define X(name, base, kind)                                 \
   mt_status mt_npma_##name(mt_call *call, mt_error *err) {  \
-    return npma_mfn(call, MT_OP_##name, MT_OP_##base, kind, err); \
+    return mt__npma_masked_fn_run(call, MT_OP_##name, &mt_cpu_exec, err); \
   }
 NPMA_MFN_OPS(X)
 #undef X
+
+/* ---- the family's entry (common/exec.h) ----------------------------------- */
+
+mt_status mt__npma_masked_fn_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  switch (op) {
+#define X(name, base, kind) \
+  case MT_OP_##name: return npma_mfn(call, op, MT_OP_##base, kind, ex, err);
+    NPMA_MFN_OPS(X)
+#undef X
+  default: return mt_err(err, MT_NOT_SUPPORTED, "%s: not a numpy_ma masked_fn op", mt_op_name(op));
+  }
+}

@@ -20,6 +20,8 @@
  *   1 (prod), numpy.ma's fill_value (amin, amax: 1e20 for floats, inf in
  *   float16, 999999 wrapped to the integer width, True); 0 for an
  *   all-reduce's np.ma.masked. */
+#include "common/exec.h"
+#include "common/npma_reduce_math.h"
 #include "npma_util.h"
 
 typedef struct {
@@ -84,23 +86,44 @@ static int result_dtype(mt_op op, mt_dtype d, mt_dtype *rt) {
   }
 }
 
-typedef struct {
-  double f;  /* float accumulator */
-  int64_t i; /* integer accumulator */
-  int64_t n; /* specified elements */
-  int64_t seen; /* elements (filled) */
-} acc;
-
-/* min/max of two values as numpy's minimum/maximum: NaN propagates. */
-static double pick_f(mt_op op, double a, double x) {
-  if (isnan(a) || isnan(x)) return NAN;
-  return op == MT_OP_amin ? (x < a ? x : a) : (x > a ? x : a);
+/* The outputs' values on ex: n_grp output elements, each from its input
+ * elements in row-major order (off/idx: the host's bookkeeping); mask_out
+ * NULL: a plain output. */
+static mt_status run_groups(const mt_exec *ex, const char *name, mt_npr_par *pp,
+                            const npma_arg *a, const red_plan *p, int64_t n_grp, void *od,
+                            uint8_t *om, mt_error *err) {
+  const mt_tensor *t = a->t;
+  int64_t n = mt_numel(t);
+  mt_status st = MT_OK;
+  if (!ex->npma_reduce)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no numpy_ma reduce kernels",
+                  name, ex->name);
+  if (n_grp == 0) return MT_OK;
+  pp->all = p->all;
+  pp->ndim = t->ndim;
+  for (int k = 0; k < t->ndim; k++) pp->shape[k] = t->shape[k];
+  int64_t *off = calloc((size_t)n_grp + 1, sizeof *off);
+  int64_t *idx = malloc(sizeof *idx * (size_t)(n ? n : 1));
+  int64_t *pos = malloc(sizeof *pos * (size_t)n_grp);
+  if (!off || !idx || !pos) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", name);
+    goto out;
+  }
+  for (int64_t i = 0; i < n; i++) off[(p->all ? 0 : out_index(t, p, i)) + 1]++;
+  for (int64_t o = 0; o < n_grp; o++) off[o + 1] += off[o];
+  for (int64_t o = 0; o < n_grp; o++) pos[o] = off[o];
+  for (int64_t i = 0; i < n; i++) idx[pos[p->all ? 0 : out_index(t, p, i)]++] = i;
+  st = ex->npma_reduce(pp, a->data, a->mask, n, off, idx, n_grp, od, om, err);
+out:
+  free(off);
+  free(idx);
+  free(pos);
+  return st;
 }
 
 mt_status mt__npma_reduce(mt_call *call, mt_op op, const char *name, const npma_arg *a_,
-                          mt_error *err) {
+                          const mt_exec *ex, mt_error *err) {
   const npma_arg a = *a_;
-  acc *acc_ = NULL;
   void *od = NULL;
   uint8_t *om = NULL;
   red_plan p;
@@ -124,93 +147,18 @@ mt_status mt__npma_reduce(mt_call *call, mt_op op, const char *name, const npma_
     goto out;
   }
   if (!p.all && n_out == 0) per = 0;
-  int in_int = npma_kind(a.dt) != 'f';
-  int out_int = npma_kind(rt) != 'f';
-  acc_ = calloc((size_t)(n_out ? n_out : 1), sizeof *acc_);
-  if (!acc_) {
-    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", name);
-    goto out;
-  }
-  /* numpy.ma reduces the filled data in row-major order (sum and mean from
-   * +0.0, prod from the first element); min/max only see the specified ones
-   * (their fill never wins where anything is specified) */
-  for (int64_t i = 0; i < n; i++) {
-    int64_t o = p.all ? 0 : out_index(t, &p, i);
-    acc *c = &acc_[o];
-    int spec = a.mask[i];
-    c->n += spec;
-    if (op == MT_OP_amin || op == MT_OP_amax) {
-      if (!spec) continue;
-      if (in_int) {
-        int64_t x = npma_ldi(&a, i);
-        if (c->n == 1 || (op == MT_OP_amin ? x < c->i : x > c->i)) c->i = x;
-      } else {
-        double x = npma_ld(&a, i);
-        c->f = c->n == 1 ? x : pick_f(op, c->f, x);
-      }
-      continue;
-    }
-    if (op == MT_OP_prod) {
-      if (in_int) {
-        int64_t x = spec ? npma_ldi(&a, i) : 1;
-        c->i = c->seen ? (int64_t)((uint64_t)c->i * (uint64_t)x) : x;
-      } else {
-        double x = spec ? npma_ld(&a, i) : 1.0;
-        c->f = c->seen ? c->f * x : x;
-      }
-    } else if (in_int && op == MT_OP_sum) {
-      int64_t x = spec ? npma_ldi(&a, i) : 0;
-      c->i = c->seen ? (int64_t)((uint64_t)c->i + (uint64_t)x) : x;
-    } else {
-      double x = spec ? npma_ld(&a, i) : 0.0;
-      c->f = (c->seen ? c->f : 0.0) + x;
-    }
-    c->seen++;
-  }
   if ((st = npma_new_out(call, rt, p.all ? 0 : p.out_ndim, p.out_shape, &od, &om, err)) != MT_OK)
     goto out;
   (void)per;
-  for (int64_t o = 0; o < (p.all ? 1 : n_out); o++) {
-    acc *c = &acc_[o];
-    int spec = c->n > 0;
-    om[o] = (uint8_t)spec;
-    if (!spec) { /* NPMA-7: numpy.ma's data under a masked-out result */
-      if (p.all)
-        mt__cpu_st(od, rt, o, 0.0); /* np.ma.masked */
-      else if (op == MT_OP_prod)
-        npma_st(od, rt, o, 1.0, 1, out_int);
-      else if (op == MT_OP_amin || op == MT_OP_amax)
-        npma_store_fill_value(od, rt, o);
-      else
-        npma_st(od, rt, o, 0.0, 0, out_int);
-      continue;
-    }
-    switch (op) {
-    case MT_OP_mean: {
-      /* numpy.ma: dsum * 1. / count, dsum in float32 for float16 and
-       * float32 data, in float64 otherwise */
-      double s = c->f;
-      if (a.dt == MT_float16 || a.dt == MT_float32) s = (double)(float)s;
-      mt__cpu_st(od, rt, o, s / (double)c->n);
-      break;
-    }
-    case MT_OP_amin:
-    case MT_OP_amax:
-      npma_st(od, rt, o, c->f, c->i, out_int);
-      break;
-    default:
-      npma_st(od, rt, o, c->f, c->i, out_int);
-      break;
-    }
-  }
+  mt_npr_par pp = {.op = op, .in = a.dt, .rt = rt};
+  st = run_groups(ex, name, &pp, &a, &p, p.all ? 1 : n_out, od, om, err);
 out:
   if (st != MT_OK) mt__cpu_drop_outputs(call);
-  free(acc_);
   return st;
 }
 
 /* A reduction of the profile's own op: input 0 a masked tensor. */
-static mt_status npma_reduce(mt_call *call, mt_op op, mt_error *err) {
+static mt_status npma_reduce(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
   const char *name = mt_op_name(op);
   npma_arg a = {0};
   mt_status st;
@@ -222,19 +170,19 @@ static mt_status npma_reduce(mt_call *call, mt_op op, mt_error *err) {
   }
   if (op == MT_OP_all || op == MT_OP_argmin || op == MT_OP_argmax || op == MT_OP_var ||
       op == MT_OP_std)
-    st = mt__npma_reduce2(call, op, name, &a, 0, err);
+    st = mt__npma_reduce2(call, op, name, &a, 0, ex, err);
   else
-    st = mt__npma_reduce(call, op, name, &a, err);
+    st = mt__npma_reduce(call, op, name, &a, ex, err);
 out:
   npma_arg_close(&a);
   return st;
 }
 
-mt_status mt_npma_sum(mt_call *call, mt_error *err) { return npma_reduce(call, MT_OP_sum, err); }
-mt_status mt_npma_mean(mt_call *call, mt_error *err) { return npma_reduce(call, MT_OP_mean, err); }
-mt_status mt_npma_prod(mt_call *call, mt_error *err) { return npma_reduce(call, MT_OP_prod, err); }
-mt_status mt_npma_amin(mt_call *call, mt_error *err) { return npma_reduce(call, MT_OP_amin, err); }
-mt_status mt_npma_amax(mt_call *call, mt_error *err) { return npma_reduce(call, MT_OP_amax, err); }
+mt_status mt_npma_sum(mt_call *call, mt_error *err) { return mt__npma_reduce_run(call, MT_OP_sum, &mt_cpu_exec, err); }
+mt_status mt_npma_mean(mt_call *call, mt_error *err) { return mt__npma_reduce_run(call, MT_OP_mean, &mt_cpu_exec, err); }
+mt_status mt_npma_prod(mt_call *call, mt_error *err) { return mt__npma_reduce_run(call, MT_OP_prod, &mt_cpu_exec, err); }
+mt_status mt_npma_amin(mt_call *call, mt_error *err) { return mt__npma_reduce_run(call, MT_OP_amin, &mt_cpu_exec, err); }
+mt_status mt_npma_amax(mt_call *call, mt_error *err) { return mt__npma_reduce_run(call, MT_OP_amax, &mt_cpu_exec, err); }
 
 /* ---- all, argmin, argmax, var, std ------------------------------------------
  *
@@ -259,41 +207,14 @@ mt_status mt_npma_amax(mt_call *call, mt_error *err) { return npma_reduce(call, 
  *   (np.ma.sqrt); an all-reduce with a non-finite variance is np.ma.masked.
  *   Masked-out outputs hold 0. */
 
-/* The filled value argmin (top) / argmax (bottom) gives masked elements. */
-static int64_t fill_i(mt_dtype d, int top) {
-  switch (d) {
-  case MT_bool: return top ? 1 : 0;
-  case MT_uint8: return top ? 255 : 0;
-  case MT_int8: return top ? INT8_MAX : INT8_MIN;
-  case MT_int32: return top ? INT32_MAX : INT32_MIN;
-  default: return top ? INT64_MAX : INT64_MIN;
-  }
-}
-
-/* Coordinate k of linear index i of t. */
-static int64_t coord_of(const mt_tensor *t, int64_t i, int k) {
-  for (int j = t->ndim - 1; j > k; j--) i = t->shape[j] ? i / t->shape[j] : 0;
-  return t->shape[k] ? i % t->shape[k] : 0;
-}
-
-typedef struct {
-  double f, best;
-  int64_t bi, bidx; /* argmin/argmax: best integer value, its index */
-  int64_t n, seen;
-  double sum, sq;
-  int all;
-} acc2;
-
 mt_status mt__npma_reduce2(mt_call *call, mt_op op, const char *name, const npma_arg *a_,
-                           int64_t ddof, mt_error *err) {
+                           int64_t ddof, const mt_exec *ex, mt_error *err) {
   const npma_arg a = *a_;
-  acc2 *acc_ = NULL;
   void *od = NULL;
   uint8_t *om = NULL;
   red_plan p;
   mt_status st;
   int is_arg = op == MT_OP_argmin || op == MT_OP_argmax;
-  int is_var = op == MT_OP_var || op == MT_OP_std;
 
   const mt_tensor *t = a.t;
   if ((st = plan_dims(call, name, t, &p, err)) != MT_OK) goto out;
@@ -306,113 +227,46 @@ mt_status mt__npma_reduce2(mt_call *call, mt_op op, const char *name, const npma
                 name);
     goto out;
   }
-  int in_int = npma_kind(a.dt) != 'f';
-  int half = a.dt == MT_float16;
-  acc_ = calloc((size_t)(n_out ? n_out : 1), sizeof *acc_);
-  if (!acc_) {
-    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: out of memory", name);
-    goto out;
-  }
-  for (int64_t o = 0; o < n_out; o++) acc_[o].all = 1;
-  int top = op == MT_OP_argmin;
-  for (int64_t i = 0; i < n; i++) {
-    acc2 *c = &acc_[p.all ? 0 : out_index(t, &p, i)];
-    int spec = a.mask[i];
-    c->n += spec;
-    if (op == MT_OP_all) {
-      if (spec && npma_ld(&a, i) == 0.0) c->all = 0;
-    } else if (is_arg) {
-      int64_t idx = p.all ? i : coord_of(t, i, rdim);
-      int first = c->seen++ == 0;
-      if (in_int) {
-        int64_t x = spec ? npma_ldi(&a, i) : fill_i(a.dt, top);
-        if (first || (top ? x < c->bi : x > c->bi)) c->bi = x, c->bidx = idx;
-      } else {
-        double x = spec ? npma_ld(&a, i) : (top ? INFINITY : -INFINITY);
-        int take = first || (!isnan(c->best) && (isnan(x) || (top ? x < c->best : x > c->best)));
-        if (take) c->best = x, c->bidx = idx;
-      }
-    } else if (spec) {
-      c->sum += npma_ld(&a, i);
-    }
-  }
-  if (is_var) { /* the mean, then the squared deviations */
-    for (int64_t o = 0; o < n_out; o++) {
-      acc2 *c = &acc_[o];
-      double s = (half || a.dt == MT_float32) ? (double)(float)c->sum : c->sum;
-      c->f = c->n ? s / (double)c->n : 0.0;
-      if (half) c->f = mt__cpu_round(MT_float16, c->f);
-    }
-    for (int64_t i = 0; i < n; i++) {
-      if (!a.mask[i]) continue;
-      acc2 *c = &acc_[p.all ? 0 : out_index(t, &p, i)];
-      double d = npma_ld(&a, i) - c->f;
-      if (half) d = mt__cpu_round(MT_float16, d);
-      d = half ? mt__cpu_round(MT_float16, (double)((float)d * (float)d)) : d * d;
-      c->sq += d;
-    }
-  }
+  mt_npr_par pp = {.op = op, .in = a.dt, .rdim = rdim, .ddof = ddof};
   if (is_arg && !p.all) {
     mt_tensor *o = NULL;
     if ((st = mt__cpu_host(call)->dense_new(MT_int64, p.out_ndim, p.out_shape, &o, err)) != MT_OK)
       goto out;
     call->out[0] = o;
     call->n_out = 1;
-    for (int64_t k = 0; k < n_out; k++) mt__cpu_sti(o->values, MT_int64, k, acc_[k].bidx);
+    pp.rt = MT_int64;
+    pp.arg_dense = 1;
+    st = run_groups(ex, name, &pp, &a, &p, n_out, o->values, NULL, err);
     goto out;
   }
   mt_dtype rt = is_arg ? MT_int64 : op == MT_OP_all ? MT_bool : MT_float64;
   if ((st = npma_new_out(call, rt, p.all ? 0 : p.out_ndim, p.out_shape, &od, &om, err)) != MT_OK)
     goto out;
-  for (int64_t o = 0; o < n_out; o++) {
-    acc2 *c = &acc_[o];
-    int spec = c->n > 0;
-    if (is_arg) { /* an all-reduce: numpy's int64 scalar, specified */
-      mt__cpu_sti(od, rt, o, c->bidx);
-      om[o] = 1;
-      continue;
-    }
-    if (op == MT_OP_all) {
-      mt__cpu_sti(od, rt, o, p.all && !spec ? 0 : c->all); /* np.ma.masked: 0 */
-      om[o] = (uint8_t)spec;
-      continue;
-    }
-    double sq = half ? mt__cpu_round(MT_float16, c->sq) : c->sq;
-    int64_t cnt = c->n - ddof; /* NPMA-17: numpy's count - ddof */
-    double v = spec ? sq / (double)cnt : 0.0;
-    if (p.all) { /* numpy scalars: a non-finite variance is np.ma.masked */
-      if (!isfinite(v) || cnt <= 0) spec = 0, v = 0.0;
-    } else if (spec && cnt <= 0) {
-      spec = 0; /* NPMA-17: mask_or(all masked, cnt <= 0); np.ma.divide's 0 + the sum */
-      v = isfinite(c->f) ? sq : 0.0;
-    } else if (spec && !isfinite(c->f)) {
-      v = 0.0; /* the mean was masked (np.ma.true_divide): so are the
-                * deviations, their sum is a masked 0, and var's own mask
-                * (the input mask's all) takes over */
-    } else if (spec && !isfinite(v)) {
-      v = sq; /* np.ma.divide masks it (data 0 + the sum); var's mask wins */
-    }
-    if (spec && op == MT_OP_std) {
-      if (isfinite(v))
-        v = sqrt(v);
-      else
-        spec = 0; /* np.ma.sqrt masks it, keeping its input */
-    }
-    mt__cpu_st(od, rt, o, v);
-    om[o] = (uint8_t)spec;
-  }
+  pp.rt = rt;
+  st = run_groups(ex, name, &pp, &a, &p, n_out, od, om, err);
 out:
   if (st != MT_OK) mt__cpu_drop_outputs(call);
-  free(acc_);
   return st;
 }
 
-mt_status mt_npma_all(mt_call *call, mt_error *err) { return npma_reduce(call, MT_OP_all, err); }
+mt_status mt_npma_all(mt_call *call, mt_error *err) { return mt__npma_reduce_run(call, MT_OP_all, &mt_cpu_exec, err); }
 mt_status mt_npma_argmin(mt_call *call, mt_error *err) {
-  return npma_reduce(call, MT_OP_argmin, err);
+  return mt__npma_reduce_run(call, MT_OP_argmin, &mt_cpu_exec, err);
 }
 mt_status mt_npma_argmax(mt_call *call, mt_error *err) {
-  return npma_reduce(call, MT_OP_argmax, err);
+  return mt__npma_reduce_run(call, MT_OP_argmax, &mt_cpu_exec, err);
 }
-mt_status mt_npma_var(mt_call *call, mt_error *err) { return npma_reduce(call, MT_OP_var, err); }
-mt_status mt_npma_std(mt_call *call, mt_error *err) { return npma_reduce(call, MT_OP_std, err); }
+mt_status mt_npma_var(mt_call *call, mt_error *err) { return mt__npma_reduce_run(call, MT_OP_var, &mt_cpu_exec, err); }
+mt_status mt_npma_std(mt_call *call, mt_error *err) { return mt__npma_reduce_run(call, MT_OP_std, &mt_cpu_exec, err); }
+
+/* ---- the family's entry (common/exec.h) ----------------------------------- */
+
+mt_status mt__npma_reduce_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  switch (op) {
+#define X(name) case MT_OP_##name:
+    NPMA_REDUCE_OPS(X)
+#undef X
+    return npma_reduce(call, op, ex, err);
+  default: return mt_err(err, MT_NOT_SUPPORTED, "%s: not a numpy_ma reduction", mt_op_name(op));
+  }
+}

@@ -18,6 +18,8 @@
  *   array), the result is masked where cond is masked or the branch taken
  *   is: mask = cond's mask | where(cond.filled(False), x's mask, y's mask).
  *   A masked-out cond takes y's data. */
+#include "common/exec.h"
+#include "common/npma_structure_math.h"
 #include "cpu.h"
 #include "npma_util.h"
 
@@ -40,10 +42,15 @@ static mt_status dense_masked_first(const mt_call *call, const char *name, mt_er
   X(select) X(slice) X(index) X(transpose) X(t) X(view) X(reshape) X(unsqueeze) X(clone) \
   X(ones_like)
 
-#define X(op)                                                                        \
-  mt_status mt_npma_##op(mt_call *call, mt_error *err) {                             \
-    mt_status st = dense_masked_first(call, #op, err);                               \
-    return st != MT_OK ? st : mt_cpu_##op(call, err);                                \
+/* torch's structure kernel (impl/cpu/structure.c) on ex */
+static mt_status passthrough(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  mt_status st = dense_masked_first(call, mt_op_name(op), err);
+  return st != MT_OK ? st : mt__structure_run(call, op, ex, err);
+}
+
+#define X(op)                                                           \
+  mt_status mt_npma_##op(mt_call *call, mt_error *err) {                \
+    return mt__npma_structure_run(call, MT_OP_##op, &mt_cpu_exec, err); \
   }
 NPMA_PASSTHROUGH(X)
 #undef X
@@ -51,7 +58,8 @@ NPMA_PASSTHROUGH(X)
 /* NPMA-18: np.ma.concatenate / np.ma.stack; a plain tensor is nomask (all
  * specified): it is wrapped as a masked tensor with a true mask, then the
  * torch kernel joins them. */
-static mt_status npma_join(mt_call *call, mt_kernel_fn kernel, const char *name, mt_error *err) {
+static mt_status npma_join(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  const char *name = mt_op_name(op);
   const mt_tensor *in[8];
   mt_tensor *wrap[8] = {0};
   const mt_tensor *const *orig = call->in;
@@ -88,7 +96,7 @@ static mt_status npma_join(mt_call *call, mt_kernel_fn kernel, const char *name,
     if (st != MT_OK) goto out;
   }
   call->in = in;
-  st = kernel(call, err);
+  st = mt__structure_run(call, op, ex, err);
   call->in = orig;
 out:
   for (int k = 0; k < 8; k++) mt_tensor_free(wrap[k]);
@@ -96,14 +104,14 @@ out:
 }
 
 mt_status mt_npma_cat(mt_call *call, mt_error *err) {
-  return npma_join(call, mt_cpu_cat, "cat", err);
+  return mt__npma_structure_run(call, MT_OP_cat, &mt_cpu_exec, err);
 }
 mt_status mt_npma_stack(mt_call *call, mt_error *err) {
-  return npma_join(call, mt_cpu_stack, "stack", err);
+  return mt__npma_structure_run(call, MT_OP_stack, &mt_cpu_exec, err);
 }
 
 /* NPMA-19: np.ma.where(cond, x, y). */
-mt_status mt_npma_where(mt_call *call, mt_error *err) {
+static mt_status npma_where(mt_call *call, const mt_exec *ex, mt_error *err) {
   npma_arg c = {0}, x = {0}, y = {0};
   npma_arg *args[3] = {&c, &x, &y};
   void *od = NULL;
@@ -129,16 +137,41 @@ mt_status mt_npma_where(mt_call *call, mt_error *err) {
   if ((st = npma_broadcast(args, 3, "where", &ndim, shape, err)) != MT_OK) goto out;
   for (int k = 0; k < 3; k++) npma_arg_bcast(args[k], ndim, shape);
   if ((st = npma_new_out(call, rt, ndim, shape, &od, &om, err)) != MT_OK) goto out;
-  int is_int = npma_kind(rt) != 'f';
-  for (int64_t i = 0; i < mt_shape_numel(ndim, shape); i++) {
-    int cs = npma_spec(&c, i);
-    int cf = cs && npma_ldi(&c, i) != 0; /* cond.filled(False) */
-    const npma_arg *w = cf ? &x : &y;
-    npma_st(od, rt, i, npma_ld(w, i), npma_ldi(w, i), is_int);
-    om[i] = (uint8_t)(cs && npma_spec(w, i));
+  int64_t n = mt_shape_numel(ndim, shape);
+  if (!ex->npma_where) {
+    st = mt_err(err, MT_NOT_SUPPORTED, "where: the %s backend has no numpy_ma where kernel",
+                ex->name);
+    goto out;
+  }
+  if (n > 0) {
+    mt_npw_par p = {.rt = rt};
+    npma_opnd_of(&c, &p.c);
+    npma_opnd_of(&x, &p.x);
+    npma_opnd_of(&y, &p.y);
+    st = ex->npma_where(&p, c.data, npma_opnd_len(&c), c.mask, x.data, npma_opnd_len(&x),
+                        x.mask, y.data, npma_opnd_len(&y), y.mask, od, om, n, err);
   }
 out:
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   for (int k = 0; k < 3; k++) npma_arg_close(args[k]);
   return st;
+}
+
+mt_status mt_npma_where(mt_call *call, mt_error *err) {
+  return mt__npma_structure_run(call, MT_OP_where, &mt_cpu_exec, err);
+}
+
+/* ---- the family's entry (common/exec.h) ----------------------------------- */
+
+mt_status mt__npma_structure_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  switch (op) {
+#define X(name) case MT_OP_##name:
+    NPMA_PASSTHROUGH(X)
+#undef X
+    return passthrough(call, op, ex, err);
+  case MT_OP_cat:
+  case MT_OP_stack: return npma_join(call, op, ex, err);
+  case MT_OP_where: return npma_where(call, ex, err);
+  default: return mt_err(err, MT_NOT_SUPPORTED, "%s: not a numpy_ma structure op", mt_op_name(op));
+  }
 }

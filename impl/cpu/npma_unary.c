@@ -24,61 +24,50 @@
  * NPMA-7 (strict): under a masked-out output numpy.ma leaves the input data
  *   (cast to the result dtype), np.ma.power its fill_value 1e20 where the
  *   value (result or input data) is not finite. */
+#include "common/exec.h"
+#include "common/npma_unary_math.h"
 #include "npma_util.h"
 
-/* numpy.ma's domains (np.ma's _Domain* objects), tested on the input data:
- * 1 = outside, masked. */
-enum {
-  DOM_NONE,     /* sin cos arctan sinh cosh tanh arcsinh floor ceil exp ... */
-  DOM_GT0,      /* log log2 log10: _DomainGreater(0): masks x <= 0 */
-  DOM_GE0,      /* sqrt: _DomainGreaterEqual(0): masks x < 0 */
-  DOM_GE1,      /* arccosh: _DomainGreaterEqual(1): masks x < 1 */
-  DOM_UNIT,     /* arcsin arccos: _DomainCheckInterval(-1, 1): masks |x| > 1 */
-  DOM_UNIT_EPS, /* arctanh: _DomainCheckInterval(-1 + 1e-15, 1 - 1e-15) */
-  DOM_TAN       /* tan: _DomainTan(1e-35): masks |cos(x)| < 1e-35 */
-};
-
-/* One unary op: numpy's float loop (float16 and float32 in float, float64
- * in double), its domain, and whether integers keep their dtype (numpy 2's
+/* One unary op: its function (common/npma_unary_math.h's NPU_*, numpy's
+ * float loop), its domain, and whether integers keep their dtype (numpy 2's
  * floor/ceil of integers and bool, neg/abs) instead of becoming floats. */
 typedef struct {
   mt_op op;
-  float (*ff)(float);
-  double (*fd)(double);
+  int fn;
   int domain;
   int keeps_int;
 } npma_unary_fn;
 
 static const npma_unary_fn UNARY_FNS[] = {
-    {MT_OP_neg, NULL, NULL, DOM_NONE, 1},
-    {MT_OP_negative, NULL, NULL, DOM_NONE, 1},
-    {MT_OP_abs, fabsf, fabs, DOM_NONE, 1},
-    {MT_OP_absolute, fabsf, fabs, DOM_NONE, 1},
-    {MT_OP_exp, expf, exp, DOM_NONE, 0},
-    {MT_OP_log, logf, log, DOM_GT0, 0},
-    {MT_OP_log2, log2f, log2, DOM_GT0, 0},
-    {MT_OP_log10, log10f, log10, DOM_GT0, 0},
-    {MT_OP_sqrt, sqrtf, sqrt, DOM_GE0, 0},
-    {MT_OP_sin, sinf, sin, DOM_NONE, 0},
-    {MT_OP_cos, cosf, cos, DOM_NONE, 0},
-    {MT_OP_tan, tanf, tan, DOM_TAN, 0},
-    {MT_OP_arcsin, asinf, asin, DOM_UNIT, 0},
-    {MT_OP_asin, asinf, asin, DOM_UNIT, 0},
-    {MT_OP_arccos, acosf, acos, DOM_UNIT, 0},
-    {MT_OP_acos, acosf, acos, DOM_UNIT, 0},
-    {MT_OP_arctan, atanf, atan, DOM_NONE, 0},
-    {MT_OP_atan, atanf, atan, DOM_NONE, 0},
-    {MT_OP_sinh, sinhf, sinh, DOM_NONE, 0},
-    {MT_OP_cosh, coshf, cosh, DOM_NONE, 0},
-    {MT_OP_tanh, tanhf, tanh, DOM_NONE, 0},
-    {MT_OP_arcsinh, asinhf, asinh, DOM_NONE, 0},
-    {MT_OP_asinh, asinhf, asinh, DOM_NONE, 0},
-    {MT_OP_arccosh, acoshf, acosh, DOM_GE1, 0},
-    {MT_OP_acosh, acoshf, acosh, DOM_GE1, 0},
-    {MT_OP_arctanh, atanhf, atanh, DOM_UNIT_EPS, 0},
-    {MT_OP_atanh, atanhf, atanh, DOM_UNIT_EPS, 0},
-    {MT_OP_floor, floorf, floor, DOM_NONE, 1},
-    {MT_OP_ceil, ceilf, ceil, DOM_NONE, 1},
+    {MT_OP_neg, NPU_NEG, NPU_DOM_NONE, 1},
+    {MT_OP_negative, NPU_NEG, NPU_DOM_NONE, 1},
+    {MT_OP_abs, NPU_ABS, NPU_DOM_NONE, 1},
+    {MT_OP_absolute, NPU_ABS, NPU_DOM_NONE, 1},
+    {MT_OP_exp, NPU_EXP, NPU_DOM_NONE, 0},
+    {MT_OP_log, NPU_LOG, NPU_DOM_GT0, 0},
+    {MT_OP_log2, NPU_LOG2, NPU_DOM_GT0, 0},
+    {MT_OP_log10, NPU_LOG10, NPU_DOM_GT0, 0},
+    {MT_OP_sqrt, NPU_SQRT, NPU_DOM_GE0, 0},
+    {MT_OP_sin, NPU_SIN, NPU_DOM_NONE, 0},
+    {MT_OP_cos, NPU_COS, NPU_DOM_NONE, 0},
+    {MT_OP_tan, NPU_TAN, NPU_DOM_TAN, 0},
+    {MT_OP_arcsin, NPU_ASIN, NPU_DOM_UNIT, 0},
+    {MT_OP_asin, NPU_ASIN, NPU_DOM_UNIT, 0},
+    {MT_OP_arccos, NPU_ACOS, NPU_DOM_UNIT, 0},
+    {MT_OP_acos, NPU_ACOS, NPU_DOM_UNIT, 0},
+    {MT_OP_arctan, NPU_ATAN, NPU_DOM_NONE, 0},
+    {MT_OP_atan, NPU_ATAN, NPU_DOM_NONE, 0},
+    {MT_OP_sinh, NPU_SINH, NPU_DOM_NONE, 0},
+    {MT_OP_cosh, NPU_COSH, NPU_DOM_NONE, 0},
+    {MT_OP_tanh, NPU_TANH, NPU_DOM_NONE, 0},
+    {MT_OP_arcsinh, NPU_ASINH, NPU_DOM_NONE, 0},
+    {MT_OP_asinh, NPU_ASINH, NPU_DOM_NONE, 0},
+    {MT_OP_arccosh, NPU_ACOSH, NPU_DOM_GE1, 0},
+    {MT_OP_acosh, NPU_ACOSH, NPU_DOM_GE1, 0},
+    {MT_OP_arctanh, NPU_ATANH, NPU_DOM_UNIT_EPS, 0},
+    {MT_OP_atanh, NPU_ATANH, NPU_DOM_UNIT_EPS, 0},
+    {MT_OP_floor, NPU_FLOOR, NPU_DOM_NONE, 1},
+    {MT_OP_ceil, NPU_CEIL, NPU_DOM_NONE, 1},
 };
 
 static const npma_unary_fn *unary_fn(mt_op op) {
@@ -87,33 +76,18 @@ static const npma_unary_fn *unary_fn(mt_op op) {
   return NULL;
 }
 
-static double float_fn(const npma_unary_fn *f, mt_dtype rt, double x) {
-  if (!f->fd) return -x; /* neg */
-  return rt != MT_float64 ? (double)f->ff((float)x) : f->fd(x);
+/* The elements of the call on ex: out/mask_out from a's data and mask. */
+static mt_status run_elems(const mt_exec *ex, const char *name, const mt_npu_par *p,
+                           const npma_arg *a, void *od, uint8_t *om, mt_error *err) {
+  if (!ex->npma_unary)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: the %s backend has no numpy_ma unary kernels",
+                  name, ex->name);
+  int64_t n = mt_numel(a->t);
+  if (n == 0) return MT_OK;
+  return ex->npma_unary(p, a->data, a->mask, od, om, n, err);
 }
 
-/* numpy.ma's domain test of input element x (data dtype dt): the bounds
- * are Python floats, so numpy compares in the data's dtype for floats
- * (1 - 1e-15 is 1.0 in float32 and float16) and in float64 for integers;
- * tan's |cos(x)| is computed in the float loop's dtype rt. */
-static int out_of_domain(const npma_unary_fn *f, mt_dtype dt, mt_dtype rt, double x) {
-  mt_dtype cmp = npma_kind(dt) == 'f' ? dt : MT_float64;
-  switch (f->domain) {
-  case DOM_GT0: return x <= 0.0;
-  case DOM_GE0: return x < 0.0;
-  case DOM_GE1: return x < 1.0;
-  case DOM_UNIT: return x > 1.0 || x < -1.0;
-  case DOM_UNIT_EPS:
-    return x > mt__cpu_round(cmp, 1.0 - 1e-15) || x < mt__cpu_round(cmp, -1.0 + 1e-15);
-  case DOM_TAN: {
-    double c = mt__cpu_round(rt, rt != MT_float64 ? (double)cosf((float)x) : cos(x));
-    return fabs(c) < mt__cpu_round(rt, 1e-35);
-  }
-  default: return 0;
-  }
-}
-
-static mt_status unary(mt_call *call, mt_op op, mt_error *err) {
+static mt_status unary(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
   const char *name = mt_op_name(op);
   const npma_unary_fn *f = unary_fn(op);
   npma_arg a = {0};
@@ -127,7 +101,7 @@ static mt_status unary(mt_call *call, mt_op op, mt_error *err) {
     st = mt_err(err, MT_NOT_SUPPORTED, "%s: inputs/0 must be a masked tensor", name);
     goto out;
   }
-  int is_neg = f->fd == NULL;
+  int is_neg = f->fn == NPU_NEG;
   if (is_neg && a.dt == MT_bool) {
     st = mt_err(err, MT_DTYPE_MISMATCH,
                 "%s: The numpy boolean negative, the `-` operator, is not supported (bool input)",
@@ -137,29 +111,10 @@ static mt_status unary(mt_call *call, mt_op op, mt_error *err) {
   mt_dtype rt = f->keeps_int ? a.dt : npma_float_of(a.dt);
   const mt_tensor *t = a.t;
   if ((st = npma_new_out(call, rt, t->ndim, t->shape, &od, &om, err)) != MT_OK) goto out;
-  int is_int = npma_kind(rt) != 'f';
-  for (int64_t i = 0; i < mt_numel(t); i++) {
-    int spec = a.mask[i];
-    if (is_int) { /* neg/abs of integers and bool, wrapping; floor/ceil: x */
-      int64_t x = npma_ldi(&a, i);
-      int64_t r = x;
-      if (is_neg) r = (int64_t)(0 - (uint64_t)x);
-      if ((op == MT_OP_abs || op == MT_OP_absolute) && x < 0) r = (int64_t)(0 - (uint64_t)x);
-      mt__cpu_sti(od, rt, i, spec ? r : x);
-      om[i] = (uint8_t)spec;
-      continue;
-    }
-    double x = npma_ld(&a, i);
-    double r = float_fn(f, rt, x);
-    if (f->domain != DOM_NONE) {
-      /* NPMA-3, NPMA-8: the domain and the non-finite results (in the
-       * result dtype) */
-      double rr = mt__cpu_round(rt, r);
-      if (out_of_domain(f, a.dt, rt, x) || !isfinite(rr)) spec = 0;
-    }
-    mt__cpu_st(od, rt, i, spec ? r : x); /* NPMA-7: input data under masked-out */
-    om[i] = (uint8_t)spec;
-  }
+  mt_npu_par p = {.kind = NPU_FN, .fn = f->fn, .domain = f->domain,
+                   .is_abs = op == MT_OP_abs || op == MT_OP_absolute, .in = a.dt, .out = rt,
+                   .pt = rt, .is_int = npma_kind(rt) != 'f'};
+  st = run_elems(ex, name, &p, &a, od, om, err);
 out:
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   npma_arg_close(&a);
@@ -167,7 +122,9 @@ out:
 }
 
 #define NPMA_UNARY_KERNEL(name) \
-  mt_status mt_npma_##name(mt_call *call, mt_error *err) { return unary(call, MT_OP_##name, err); }
+  mt_status mt_npma_##name(mt_call *call, mt_error *err) { \
+    return mt__npma_unary_run(call, MT_OP_##name, &mt_cpu_exec, err); \
+  }
 NPMA_UNARY_KERNEL(neg)
 NPMA_UNARY_KERNEL(negative)
 NPMA_UNARY_KERNEL(abs)
@@ -200,64 +157,12 @@ NPMA_UNARY_KERNEL(ceil)
 
 /* ---- pow ------------------------------------------------------------------ */
 
-/* numpy's float64 power with a scalar exponent: its fast paths (x**0.5 is
- * sqrt: (-0.0)**0.5 = -0.0, x**2 = x*x, x**-1 = 1/x), else C's pow. */
-static double pow_f(double x, double e) {
-  if (e == 0.5) return sqrt(x);
-  if (e == 2.0) return x * x;
-  if (e == -1.0) return 1.0 / x;
-  if (e == 1.0) return x;
-  if (e == 0.0) return 1.0;
-  return pow(x, e);
-}
-
-/* Integer power by squaring, wrapping as numpy's int64 loop; e >= 0. */
-static int64_t pow_i(int64_t x, int64_t e) {
-  uint64_t r = 1, b = (uint64_t)x;
-  while (e > 0) {
-    if (e & 1) r *= b;
-    b *= b;
-    e >>= 1;
-  }
-  return (int64_t)r;
-}
-
-/* The elements of pow (inplace 0) and pow_ (inplace 1) into od/om of dtype
- * rt: integers by squaring, masked-out elements keep a's data; floats as
- * pow's np.where(m, data, power(data, e)) (numpy's scalar fast paths,
- * computed in rt) or pow_'s x ** e with e = 1 under masked-out elements (C's
- * pow, computed in the promoted dtype pt); then every non-finite value is
- * masked and holds fill_value 1e20 (NPMA-3, NPMA-7, NPMA-23). */
-static void pow_elements(const npma_arg *a, mt_dtype rt, mt_dtype pt, int is_int, int64_t ei,
-                         double e, int inplace, void *od, uint8_t *om) {
-  for (int64_t i = 0; i < mt_numel(a->t); i++) {
-    int spec = a->mask[i];
-    if (is_int) {
-      int64_t x = npma_ldi(a, i);
-      mt__cpu_sti(od, rt, i, spec ? pow_i(x, ei) : x);
-      om[i] = (uint8_t)spec;
-      continue;
-    }
-    double x = npma_ld(a, i), r;
-    if (inplace)
-      r = mt__cpu_round(rt, npma_calc(pt, spec ? pow(x, e) : x)); /* x ** 1 */
-    else
-      r = spec ? mt__cpu_round(rt, npma_calc(rt, pow_f(x, e))) : mt__cpu_round(rt, x);
-    if (!isfinite(r)) {
-      spec = 0;
-      npma_store_fill_value(od, rt, i);
-    } else {
-      mt__cpu_st(od, rt, i, r);
-    }
-    om[i] = (uint8_t)spec;
-  }
-}
-
 /* pow (inplace 0) and pow_ (inplace 1, NPMA-23 below): a masked tensor to a
  * number, in numpy 2's promotion pt of the two (bool ** bool is int8); pow's
  * result has dtype pt, pow_'s keeps a's, which pt must cast to with
  * 'same_kind'. */
-static mt_status power(mt_call *call, mt_op op, int inplace, mt_error *err) {
+static mt_status power(mt_call *call, mt_op op, int inplace, const mt_exec *ex,
+                       mt_error *err) {
   const char *name = mt_op_name(op);
   npma_arg a = {0}, b = {0};
   void *od = NULL;
@@ -294,7 +199,14 @@ static mt_status power(mt_call *call, mt_op op, int inplace, mt_error *err) {
   mt_dtype rt = inplace ? a.dt : pt;
   const mt_tensor *t = a.t;
   if ((st = npma_new_out(call, rt, t->ndim, t->shape, &od, &om, err)) != MT_OK) goto out;
-  pow_elements(&a, rt, pt, is_int, ei, e, inplace, od, om);
+  /* the elements: integers by squaring, masked-out elements keep a's data;
+   * floats as pow's np.where(m, data, power(data, e)) (numpy's scalar fast
+   * paths, computed in rt) or pow_'s x ** e with e = 1 under masked-out
+   * elements (C's pow, computed in pt); then every non-finite value is
+   * masked and holds fill_value 1e20 (NPMA-3, NPMA-7, NPMA-23) */
+  mt_npu_par p = {.kind = NPU_POW, .in = a.dt, .out = rt, .pt = pt, .is_int = is_int,
+                   .inplace = inplace, .ei = ei, .e = e};
+  st = run_elems(ex, name, &p, &a, od, om, err);
 out:
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   npma_arg_close(&a);
@@ -302,7 +214,9 @@ out:
   return st;
 }
 
-mt_status mt_npma_pow(mt_call *call, mt_error *err) { return power(call, MT_OP_pow, 0, err); }
+mt_status mt_npma_pow(mt_call *call, mt_error *err) {
+  return mt__npma_unary_run(call, MT_OP_pow, &mt_cpu_exec, err);
+}
 
 /* ---- clamp/clip, round, angle, conj_physical ------------------------------
  *
@@ -324,20 +238,8 @@ mt_status mt_npma_pow(mt_call *call, mt_error *err) { return power(call, MT_OP_p
 
 typedef enum { X_CLIP, X_ROUND, X_ANGLE, X_CONJ } npma_extra_kind;
 
-static double rint_in(mt_dtype rt, double v) {
-  return rt == MT_float64 ? nearbyint(v) : (double)nearbyintf((float)v);
-}
-
-/* m.round(d) of one float element in dtype rt (each step rounded to rt) */
-static double round_dec(mt_dtype rt, double x, int64_t d) {
-  if (d == 0) return rint_in(rt, x);
-  double f = mt__cpu_round(rt, pow(10.0, (double)(d > 0 ? d : -d)));
-  double y = mt__cpu_round(rt, npma_calc(rt, d > 0 ? x * f : x / f));
-  y = rint_in(rt, y);
-  return mt__cpu_round(rt, npma_calc(rt, d > 0 ? y / f : y * f));
-}
-
-static mt_status unary_extra(mt_call *call, mt_op op, npma_extra_kind kind, mt_error *err) {
+static mt_status unary_extra(mt_call *call, mt_op op, npma_extra_kind kind, const mt_exec *ex,
+                             mt_error *err) {
   const char *name = mt_op_name(op);
   npma_arg a = {0};
   void *od = NULL;
@@ -380,39 +282,13 @@ static mt_status unary_extra(mt_call *call, mt_op op, npma_extra_kind kind, mt_e
   }
   const mt_tensor *t = a.t;
   if ((st = npma_new_out(call, rt, t->ndim, t->shape, &od, &om, err)) != MT_OK) goto out;
-  int out_int = npma_kind(rt) != 'f';
-  for (int64_t i = 0; i < mt_numel(t); i++) {
-    int spec = a.mask[i];
-    om[i] = (uint8_t)spec;
-    if (out_int) { /* clip of integers by integers, round and conj of integers */
-      int64_t x = npma_ldi(&a, i);
-      if (kind == X_CLIP) {
-        if (lo && x < lo->i) x = lo->i;
-        if (hi && x > hi->i) x = hi->i;
-      }
-      mt__cpu_sti(od, rt, i, x);
-      continue;
-    }
-    double x = mt__cpu_round(rt, npma_ld(&a, i)), r = x;
-    switch (kind) {
-    case X_CLIP: /* np.minimum(np.maximum(x, min), max): NaN propagates */
-      if (lo) {
-        double b = mt__cpu_round(rt, lo->f);
-        r = (isnan(r) || isnan(b)) ? NAN : (r < b ? b : r);
-      }
-      if (hi) {
-        double b = mt__cpu_round(rt, hi->f);
-        r = (isnan(r) || isnan(b)) ? NAN : (r > b ? b : r);
-      }
-      break;
-    case X_ROUND: r = round_dec(rt, x, dec); break;
-    case X_ANGLE:
-      r = spec ? (rt == MT_float64 ? atan2(0.0, x) : (double)atan2f(0.0f, (float)x)) : x;
-      break;
-    case X_CONJ: break;
-    }
-    mt__cpu_st(od, rt, i, r);
-  }
+  static const int KINDS[] = {[X_CLIP] = NPU_CLIP, [X_ROUND] = NPU_ROUND, [X_ANGLE] = NPU_ANGLE,
+                               [X_CONJ] = NPU_CONJ};
+  mt_npu_par p = {.kind = KINDS[kind], .in = a.dt, .out = rt, .pt = rt,
+                   .is_int = npma_kind(rt) != 'f', .has_lo = lo != NULL, .has_hi = hi != NULL,
+                   .lo_i = lo ? lo->i : 0, .hi_i = hi ? hi->i : 0, .lo_f = lo ? lo->f : 0.0,
+                   .hi_f = hi ? hi->f : 0.0, .dec = dec};
+  st = run_elems(ex, name, &p, &a, od, om, err);
 out:
   if (st != MT_OK) mt__cpu_drop_outputs(call);
   npma_arg_close(&a);
@@ -420,19 +296,19 @@ out:
 }
 
 mt_status mt_npma_clamp(mt_call *call, mt_error *err) {
-  return unary_extra(call, MT_OP_clamp, X_CLIP, err);
+  return mt__npma_unary_run(call, MT_OP_clamp, &mt_cpu_exec, err);
 }
 mt_status mt_npma_clip(mt_call *call, mt_error *err) {
-  return unary_extra(call, MT_OP_clip, X_CLIP, err);
+  return mt__npma_unary_run(call, MT_OP_clip, &mt_cpu_exec, err);
 }
 mt_status mt_npma_round(mt_call *call, mt_error *err) {
-  return unary_extra(call, MT_OP_round, X_ROUND, err);
+  return mt__npma_unary_run(call, MT_OP_round, &mt_cpu_exec, err);
 }
 mt_status mt_npma_angle(mt_call *call, mt_error *err) {
-  return unary_extra(call, MT_OP_angle, X_ANGLE, err);
+  return mt__npma_unary_run(call, MT_OP_angle, &mt_cpu_exec, err);
 }
 mt_status mt_npma_conj_physical(mt_call *call, mt_error *err) {
-  return unary_extra(call, MT_OP_conj_physical, X_CONJ, err);
+  return mt__npma_unary_run(call, MT_OP_conj_physical, &mt_cpu_exec, err);
 }
 
 /* ---- pow_ ------------------------------------------------------------------
@@ -446,4 +322,24 @@ mt_status mt_npma_conj_physical(mt_call *call, mt_error *err) {
  *   holds fill_value (1e20: inf in float16). A promotion that does not cast
  *   back with 'same_kind' (an integer a with a float exponent, bool) and
  *   integers to a negative power are DTYPE_MISMATCH. */
-mt_status mt_npma_pow_(mt_call *call, mt_error *err) { return power(call, MT_OP_pow_, 1, err); }
+mt_status mt_npma_pow_(mt_call *call, mt_error *err) {
+  return mt__npma_unary_run(call, MT_OP_pow_, &mt_cpu_exec, err);
+}
+
+/* ---- the family's entry (common/exec.h) ----------------------------------- */
+
+mt_status mt__npma_unary_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
+  switch (op) {
+  case MT_OP_pow: return power(call, op, 0, ex, err);
+  case MT_OP_pow_: return power(call, op, 1, ex, err);
+  case MT_OP_clamp:
+  case MT_OP_clip: return unary_extra(call, op, X_CLIP, ex, err);
+  case MT_OP_round: return unary_extra(call, op, X_ROUND, ex, err);
+  case MT_OP_angle: return unary_extra(call, op, X_ANGLE, ex, err);
+  case MT_OP_conj_physical: return unary_extra(call, op, X_CONJ, ex, err);
+  default:
+    if (!unary_fn(op))
+      return mt_err(err, MT_NOT_SUPPORTED, "%s: not a numpy_ma unary op", mt_op_name(op));
+    return unary(call, op, ex, err);
+  }
+}

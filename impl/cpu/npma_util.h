@@ -16,6 +16,7 @@
 
 #include <float.h>
 
+#include "common/npma_binary_math.h"
 #include "cpu_util.h"
 #include "npma.h"
 
@@ -253,6 +254,22 @@ static inline void npma_arg_bcast(npma_arg *a, int ndim, const int64_t *shape) {
     stride *= s;
   }
 }
+/* An operand's part of a device call's parameters (common/npma_binary_math.h's
+ * mt_npb_opnd: its dtype, whether a number, its broadcast strides), and the
+ * elements its buffer holds (a number: 1). */
+static inline void npma_opnd_of(const npma_arg *a, mt_npb_opnd *o) {
+  memset(o, 0, sizeof *o);
+  o->dt = a->dt;
+  o->is_number = a->is_number;
+  o->bcast = a->bcast;
+  o->bndim = a->bndim;
+  memcpy(o->bshape, a->bshape, sizeof o->bshape);
+  memcpy(o->bstride, a->bstride, sizeof o->bstride);
+}
+static inline int64_t npma_opnd_len(const npma_arg *a) {
+  return a->is_number ? 1 : mt_numel(a->t);
+}
+
 static inline double npma_ld(const npma_arg *a, int64_t i) {
   return mt__cpu_ld(a->data, a->dt, npma_idx(a, i));
 }
@@ -315,12 +332,13 @@ static inline mt_status npma_begin(mt_call *call, mt_op op, mt_error *err) {
 
 /* The reductions of numpy.ma on the operand a (its mask must be set,
  * one flag per element; a->t gives the shape) with the call's kwargs `dim`
- * and `keepdim`; kwargs already checked. mt__npma_reduce: sum mean prod
+ * and `keepdim`; kwargs already checked; the values computed on ex. mt__npma_reduce: sum mean prod
  * amin amax (NPMA-5); mt__npma_reduce2: all argmin argmax var std (NPMA-12..14),
  * var/std dividing by count - ddof (NPMA-17). `name` names the op in errors. */
+struct mt_exec;
 mt_status mt__npma_reduce(mt_call *call, mt_op op, const char *name, const npma_arg *a,
-                          mt_error *err);
+                          const struct mt_exec *ex, mt_error *err);
 mt_status mt__npma_reduce2(mt_call *call, mt_op op, const char *name, const npma_arg *a,
-                           int64_t ddof, mt_error *err);
+                           int64_t ddof, const struct mt_exec *ex, mt_error *err);
 
 #endif /* MT_NPMA_UTIL_H */

@@ -21,6 +21,11 @@
 #include "common/grad_masked_fn_math.h"
 #include "common/sparse_convert_ops.h"
 #include "common/grad_sparse_ops.h"
+#include "common/npma_unary_math.h"
+#include "common/npma_binary_math.h"
+#include "common/npma_reduce_math.h"
+#include "common/npma_masked_fn_math.h"
+#include "common/npma_structure_math.h"
 
 /* the family files' compute hooks and kernels */
 mt_status MTC(unary_exec)(const struct mt_un_par *p, const void *in, void *out, int64_t n,
@@ -125,6 +130,40 @@ mt_status MTC(grad_sparse_exec)(const struct mt_gsp_par *p, const struct mt_gsp_
 #define X(name) mt_status MTC(grad_##name)(mt_call * call, mt_error * err);
 GRAD_SPARSE_OWN_OPS(X)
 #undef X
+mt_status MTC(npma_unary_exec)(const struct mt_npu_par *p, const void *in, const uint8_t *mask,
+                               void *out, uint8_t *mask_out, int64_t n, mt_error *err);
+#define X(name) mt_status MTC(npma_##name)(mt_call * call, mt_error * err);
+NPMA_UNARY_OPS(X)
+#undef X
+mt_status MTC(npma_binary_exec)(const struct mt_npb_par *p, const void *a, int64_t na,
+                                const uint8_t *ma, const void *b, int64_t nb, const uint8_t *mb,
+                                void *out, uint8_t *mask_out, int64_t n, mt_error *err);
+#define X(name) mt_status MTC(npma_##name)(mt_call * call, mt_error * err);
+NPMA_BINARY_OPS(X)
+#undef X
+mt_status MTC(npma_reduce_exec)(const struct mt_npr_par *p, const void *x, const uint8_t *mask,
+                                int64_t n, const int64_t *off, const int64_t *idx, int64_t n_grp,
+                                void *out, uint8_t *mask_out, mt_error *err);
+#define X(name) mt_status MTC(npma_##name)(mt_call * call, mt_error * err);
+NPMA_REDUCE_OPS(X)
+#undef X
+mt_status MTC(npma_masked_fn_exec)(const struct mt_npm_par *p, const void *x,
+                                   const uint8_t *mask, int64_t n, void *out, uint8_t *mask_out,
+                                   int64_t n_slices, mt_error *err);
+#define X(name) mt_status MTC(npma_##name)(mt_call * call, mt_error * err);
+NPMA_MASKED_FN_OPS(X)
+#undef X
+mt_status MTC(npma_where_exec)(const struct mt_npw_par *p, const void *c, int64_t nc,
+                               const uint8_t *mc, const void *x, int64_t nx, const uint8_t *mx,
+                               const void *y, int64_t ny, const uint8_t *my, void *out,
+                               uint8_t *mask_out, int64_t n, mt_error *err);
+mt_status MTC(npma_masked_exec)(const struct mt_npk_par *p, const void *data, const void *mask,
+                                int64_t mask_bytes, void *out, uint8_t *mask_out, int64_t n,
+                                mt_error *err);
+#define X(name) mt_status MTC(npma_##name)(mt_call * call, mt_error * err);
+NPMA_STRUCTURE_OPS(X)
+NPMA_MASKED_OPS(X)
+#undef X
 
 const mt_exec MTC(exec) = {
 #ifdef MT_CUDA_EMU
@@ -153,6 +192,12 @@ const mt_exec MTC(exec) = {
     .convert = MTC(convert_exec),
     .sparse_vals = MTC(sparse_vals_exec),
     .grad_sparse = MTC(grad_sparse_exec),
+    .npma_unary = MTC(npma_unary_exec),
+    .npma_binary = MTC(npma_binary_exec),
+    .npma_reduce = MTC(npma_reduce_exec),
+    .npma_masked_fn = MTC(npma_masked_fn_exec),
+    .npma_where = MTC(npma_where_exec),
+    .npma_masked = MTC(npma_masked_exec),
 };
 
 static const mt_kernel_fn kernels[MT_OP__END] = {
@@ -209,6 +254,23 @@ static const mt_kernel_fn backward[MT_OP__END] = {
 #undef X
 };
 
+/* the numpy_ma profile's kernels (impl/cpu/npma_ops.def's ops, family by
+ * family; an op without a slot is NOT_SUPPORTED in that profile) */
+static const mt_kernel_fn npma_kernels[MT_OP__END] = {
+#define X(name) [MT_OP_##name] = MTC(npma_##name),
+    NPMA_UNARY_OPS(X)
+    NPMA_BINARY_OPS(X)
+    NPMA_REDUCE_OPS(X)
+    NPMA_MASKED_FN_OPS(X)
+    NPMA_STRUCTURE_OPS(X)
+    NPMA_MASKED_OPS(X)
+#undef X
+};
+
+static const mt_profile_kernels profiles[] = {
+    {"numpy_ma", MT_OP__END, npma_kernels},
+};
+
 static const mt_impl impl = {
     .abi_version = MT_ABI_VERSION,
     .struct_size = sizeof(mt_impl),
@@ -223,6 +285,8 @@ static const mt_impl impl = {
     .kernels = kernels,
     .n_backward = MT_OP__END,
     .backward = backward,
+    .n_profiles = sizeof profiles / sizeof profiles[0],
+    .profiles = profiles,
 };
 
 #ifdef MT_CUDA_EMU
