@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include "common/mt_hd.h"
+#include "common/npma_math.h"
 
 /* the family's ops (impl/cpu/npma_ops.def's lines of npma_binary.c): the
  * CUDA table's slots */
@@ -53,21 +54,8 @@ typedef struct mt_npb_par {
   mt_npb_opnd a, b;
 } mt_npb_par;
 
-/* v rounded to the precision numpy computes dtype d in (npma_util.h's
- * npma_calc) */
-MT_HD double mt_npb_calc(mt_dtype d, double v) {
-  return (d == MT_float16 || d == MT_float32) ? (double)(float)v : v;
-}
-
 MT_HD int64_t mt_npb_idx(const mt_npb_opnd *a, int64_t i) {
-  if (a->is_number) return 0;
-  if (!a->bcast) return i;
-  int64_t src = 0;
-  for (int k = a->bndim - 1; k >= 0; k--) {
-    src += (i % a->bshape[k]) * a->bstride[k];
-    i /= a->bshape[k];
-  }
-  return src;
+  return mt_np_bcast_idx(a->is_number, a->bcast, a->bndim, a->bshape, a->bstride, i);
 }
 
 /* numpy's npy_lshift/npy_rshift in a dtype of `bits` bits: a shift by a
@@ -160,7 +148,7 @@ MT_HD double mt_npb_op_f(mt_op op, mt_dtype rt, double x, double y) {
     break;
   default: r = x / y; break;
   }
-  return mt_hd_round(rt, mt_npb_calc(rt, r));
+  return mt_hd_round(rt, mt_np_calc(rt, r));
 }
 
 MT_HD int64_t mt_npb_op_i(mt_op op, mt_dtype rt, int64_t x, int64_t y) {
@@ -253,7 +241,7 @@ MT_HD void mt_npb_elem(const mt_npb_par *p, const void *a, const uint8_t *ma, co
       /* NPMA-7: copyto(result, 0, where=m); result += m * a */
       double za = mt_hd_is_float(adt) ? (spec ? 0.0 * x : x) : (spec ? 0.0 : x);
       double r = spec ? q : 0.0;
-      mt_hd_set_f64(out, rt, i, mt_npb_calc(rt, r + za));
+      mt_hd_set_f64(out, rt, i, mt_np_calc(rt, r + za));
     }
   }
   mask_out[i] = (uint8_t)spec;

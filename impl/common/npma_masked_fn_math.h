@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "common/mt_hd.h"
+#include "common/npma_math.h"
 
 /* the family's ops (impl/cpu/npma_ops.def's lines of npma_masked_fn.c): the
  * CUDA table's slots */
@@ -30,12 +31,6 @@ typedef struct mt_npm_par {
   mt_dtype rt;    /* the result dtype */
   int64_t outer, len, inner; /* the slices: element (p * len + j) * inner + q */
 } mt_npm_par;
-
-/* v rounded to the precision numpy computes dtype d in (npma_util.h's
- * npma_calc) */
-MT_HD double mt_npm_calc(mt_dtype d, double v) {
-  return (d == MT_float16 || d == MT_float32) ? (double)(float)v : v;
-}
 
 /* NPMA-17: m.cumsum/cumprod(axis=dim) of slice s: filled(0 / 1) scanned in
  * the result dtype, the mask kept */
@@ -57,7 +52,7 @@ MT_HD void mt_npm_scan(const mt_npm_par *p, const void *x, const uint8_t *mask, 
       double v = spec ? mt_hd_get_f64(x, p->in, i) : (double)prod;
       double prev = j ? mt_hd_get_f64(out, rt, i - p->inner) : 0.0;
       double r = j ? (prod ? prev * v : prev + v) : v;
-      mt_hd_set_f64(out, rt, i, mt_hd_round(rt, mt_npm_calc(rt, r)));
+      mt_hd_set_f64(out, rt, i, mt_hd_round(rt, mt_np_calc(rt, r)));
     }
   }
 }
@@ -94,8 +89,8 @@ MT_HD void mt_npm_median(const mt_npm_par *p, const void *x, const uint8_t *mask
   int64_t h = n / 2, l = n % 2 ? h : h - 1;
   double r;
   if (mt_hd_is_float(p->in)) { /* np.ma.sum([lo, hi]) in the dtype, then / 2 in the dtype */
-    double sum = mt_hd_round(rt, mt_npm_calc(rt, vals[l] + vals[h]));
-    r = mt_hd_round(rt, mt_npm_calc(rt, sum / 2.0));
+    double sum = mt_hd_round(rt, mt_np_calc(rt, vals[l] + vals[h]));
+    r = mt_hd_round(rt, mt_np_calc(rt, sum / 2.0));
   } else { /* np.ma.mean: the float64 sum * 1. / 2 */
     r = (vals[l] + vals[h]) * 1.0 / 2.0;
   }

@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include "common/mt_hd.h"
+#include "common/npma_math.h"
 
 /* the family's ops (impl/cpu/npma_ops.def's lines of npma_reduce.c): the
  * CUDA table's slots */
@@ -31,16 +32,6 @@ typedef struct mt_npr_par {
   int64_t shape[MT_MAX_DIMS];
   int64_t ddof;   /* var/std: NPMA-17's count - ddof */
 } mt_npr_par;
-
-/* numpy.ma's default fill_value (npma_util.h's npma_store_fill_value) */
-MT_HD void mt_npr_store_fill_value(void *buf, mt_dtype d, int64_t i) {
-  if (d == MT_bool)
-    mt_hd_sti(buf, d, i, 1);
-  else if (mt_hd_is_float(d))
-    mt_hd_set_f64(buf, d, i, 1e20);
-  else
-    mt_hd_sti(buf, d, i, 999999);
-}
 
 /* Stores an element: integers from an exact int64 (wrapping), floats from
  * a double (npma_util.h's npma_st). */
@@ -126,7 +117,7 @@ MT_HD void mt_npr_red_out(const mt_npr_par *p, const void *x, const uint8_t *mas
     else if (op == MT_OP_prod)
       mt_npr_st(out, rt, o, 1.0, 1, out_int);
     else if (op == MT_OP_amin || op == MT_OP_amax)
-      mt_npr_store_fill_value(out, rt, o);
+      mt_np_store_fill_value(out, rt, o);
     else
       mt_npr_st(out, rt, o, 0.0, 0, out_int);
     return;

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "common/mt_hd.h"
+#include "common/npma_math.h"
 
 /* the family's ops (impl/cpu/npma_ops.def's lines of npma_unary.c): the
  * CUDA table's slots */
@@ -59,22 +60,6 @@ typedef struct mt_npu_par {
   double lo_f, hi_f;  /* NPU_CLIP: float bounds */
   int64_t dec;        /* NPU_ROUND: decimals */
 } mt_npu_par;
-
-/* v rounded to the precision numpy computes dtype d in (npma_util.h's
- * npma_calc) */
-MT_HD double mt_npu_calc(mt_dtype d, double v) {
-  return (d == MT_float16 || d == MT_float32) ? (double)(float)v : v;
-}
-
-/* numpy.ma's default fill_value (npma_util.h's npma_store_fill_value) */
-MT_HD void mt_npu_store_fill_value(void *buf, mt_dtype d, int64_t i) {
-  if (d == MT_bool)
-    mt_hd_sti(buf, d, i, 1);
-  else if (mt_hd_is_float(d))
-    mt_hd_set_f64(buf, d, i, 1e20);
-  else
-    mt_hd_sti(buf, d, i, 999999);
-}
 
 /* numpy's float loop of fn: float16 and float32 in float, float64 in double */
 MT_HD double mt_npu_float_fn(int fn, mt_dtype rt, double x) {
@@ -157,9 +142,9 @@ MT_HD double mt_npu_rint_in(mt_dtype rt, double v) {
 MT_HD double mt_npu_round_dec(mt_dtype rt, double x, int64_t d) {
   if (d == 0) return mt_npu_rint_in(rt, x);
   double f = mt_hd_round(rt, pow(10.0, (double)(d > 0 ? d : -d)));
-  double y = mt_hd_round(rt, mt_npu_calc(rt, d > 0 ? x * f : x / f));
+  double y = mt_hd_round(rt, mt_np_calc(rt, d > 0 ? x * f : x / f));
   y = mt_npu_rint_in(rt, y);
-  return mt_hd_round(rt, mt_npu_calc(rt, d > 0 ? y / f : y * f));
+  return mt_hd_round(rt, mt_np_calc(rt, d > 0 ? y / f : y * f));
 }
 
 /* Element i: out[i] (dtype p->out) and mask_out[i] from the input's data
@@ -194,12 +179,12 @@ MT_HD void mt_npu_elem(const mt_npu_par *p, const void *in, const uint8_t *mask,
     } else {
       double x = mt_hd_get_f64(in, p->in, i), r;
       if (p->inplace)
-        r = mt_hd_round(rt, mt_npu_calc(p->pt, spec ? pow(x, p->e) : x)); /* x ** 1 */
+        r = mt_hd_round(rt, mt_np_calc(p->pt, spec ? pow(x, p->e) : x)); /* x ** 1 */
       else
-        r = spec ? mt_hd_round(rt, mt_npu_calc(rt, mt_npu_pow_f(x, p->e))) : mt_hd_round(rt, x);
+        r = spec ? mt_hd_round(rt, mt_np_calc(rt, mt_npu_pow_f(x, p->e))) : mt_hd_round(rt, x);
       if (!isfinite(r)) {
         spec = 0;
-        mt_npu_store_fill_value(out, rt, i);
+        mt_np_store_fill_value(out, rt, i);
       } else {
         mt_hd_set_f64(out, rt, i, r);
       }

@@ -17,6 +17,7 @@
 #include <float.h>
 
 #include "common/npma_binary_math.h"
+#include "common/npma_math.h"
 #include "cpu_util.h"
 #include "npma.h"
 
@@ -194,14 +195,7 @@ static inline mt_status npma_arg_open(const mt_call *call, int i, const char *op
 /* Element i (a number: its one value; a broadcast operand: the element
  * that element i of the broadcast shape reads). */
 static inline int64_t npma_idx(const npma_arg *a, int64_t i) {
-  if (a->is_number) return 0;
-  if (!a->bcast) return i;
-  int64_t src = 0;
-  for (int k = a->bndim - 1; k >= 0; k--) {
-    src += (i % a->bshape[k]) * a->bstride[k];
-    i /= a->bshape[k];
-  }
-  return src;
+  return mt_np_bcast_idx(a->is_number, a->bcast, a->bndim, a->bshape, a->bstride, i);
 }
 
 /* NPMA-16: numpy's broadcasting of the n operands (numbers are 0-d): the
@@ -282,12 +276,6 @@ static inline int npma_spec(const npma_arg *a, int64_t i) {
 
 /* ---- values ------------------------------------------------------------- */
 
-/* v rounded to the precision numpy computes dtype d in: float for float16
- * and float32 (a float16 result is rounded again when stored). */
-static inline double npma_calc(mt_dtype d, double v) {
-  return (d == MT_float16 || d == MT_float32) ? (double)(float)v : v;
-}
-
 /* Stores an element of any dtype: integers from an exact int64 (wrapping),
  * floats from a double. `is_int`: v is held in vi. */
 static inline void npma_st(void *buf, mt_dtype d, int64_t i, double v, int64_t vi, int is_int) {
@@ -295,18 +283,6 @@ static inline void npma_st(void *buf, mt_dtype d, int64_t i, double v, int64_t v
     mt__cpu_sti(buf, d, i, vi);
   else
     mt__cpu_st(buf, d, i, v);
-}
-
-/* numpy.ma's default fill_value for a dtype (np.ma.default_fill_value):
- * 1e20 for floats (float16: inf), 999999 for integers (wrapped to the
- * width: 63 for int8 and uint8), True for bool. */
-static inline void npma_store_fill_value(void *buf, mt_dtype d, int64_t i) {
-  if (d == MT_bool)
-    mt__cpu_sti(buf, d, i, 1);
-  else if (npma_kind(d) == 'f')
-    mt__cpu_st(buf, d, i, 1e20);
-  else
-    mt__cpu_sti(buf, d, i, 999999);
 }
 
 /* A masked output of dtype dt and the given shape. */
