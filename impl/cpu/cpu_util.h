@@ -343,10 +343,11 @@ static inline mt_status mt__cpu_csr_to_coo(const mt_host *h, const mt_tensor *cs
   return MT_OK;
 }
 
-/* A CSR copy of a coalesced 2-d COO tensor without dense dims, allocated
- * by h (torch's to_sparse_csr of COO storage, SP-4). */
-static inline mt_status mt__cpu_coo_to_csr(const mt_host *h, const mt_tensor *coo,
-                                           mt_tensor **out, mt_error *err) {
+/* The CSR form of a coalesced 2-d COO tensor without dense dims, allocated
+ * by h (torch's to_sparse_csr of COO storage, SP-4): its crow and col
+ * indices built, its values (in the COO's order) left to the caller. */
+static inline mt_status mt__cpu_coo_csr_indices(const mt_host *h, const mt_tensor *coo,
+                                                mt_tensor **out, mt_error *err) {
   mt_status st = h->csr_new(coo->dtype, coo->shape[0], coo->shape[1], coo->nnz, out, err);
   if (st != MT_OK) return st;
   memset((*out)->crow_indices, 0, (size_t)(coo->shape[0] + 1) * sizeof(int64_t));
@@ -356,7 +357,6 @@ static inline mt_status mt__cpu_coo_to_csr(const mt_host *h, const mt_tensor *co
   }
   for (int64_t r = 0; r < coo->shape[0]; r++)
     (*out)->crow_indices[r + 1] += (*out)->crow_indices[r];
-  if (coo->nnz) memcpy((*out)->values, coo->values, (size_t)coo->nnz * mt_dtype_size(coo->dtype));
   return MT_OK;
 }
 

@@ -1555,16 +1555,13 @@ out:
  * on the host, its values (in the same order) copied on ex. */
 static mt_status coo_to_csr(const mt_host *h, const mt_exec *ex, const mt_tensor *coo,
                             mt_tensor **out, mt_error *err) {
-  if (ex == &mt_cpu_exec) return mt__cpu_coo_to_csr(h, coo, out, err);
-  mt_status st = h->csr_new(coo->dtype, coo->shape[0], coo->shape[1], coo->nnz, out, err);
+  mt_status st = mt__cpu_coo_csr_indices(h, coo, out, err);
   if (st != MT_OK) return st;
-  memset((*out)->crow_indices, 0, (size_t)(coo->shape[0] + 1) * sizeof(int64_t));
-  for (int64_t k = 0; k < coo->nnz; k++) {
-    (*out)->crow_indices[coo->indices[k] + 1]++;
-    (*out)->col_indices[k] = coo->indices[coo->nnz + k];
+  if (ex == &mt_cpu_exec) { /* the reference's exec has no gather hook */
+    if (coo->nnz)
+      memcpy((*out)->values, coo->values, (size_t)coo->nnz * mt_dtype_size(coo->dtype));
+    return MT_OK;
   }
-  for (int64_t r = 0; r < coo->shape[0]; r++)
-    (*out)->crow_indices[r + 1] += (*out)->crow_indices[r];
   st = gather_one(ex, NULL, coo->nnz, coo->values, coo->nnz, mt_dtype_size(coo->dtype),
                   (*out)->values, "to_sparse_csr", err);
   if (st != MT_OK) {
