@@ -283,7 +283,7 @@ mt_status mt__cpu_sparse_vals_exec(const struct mt_spv_par *p, const void *a, co
                                    const int64_t *ia, const int64_t *off, const int64_t *ib,
                                    void *out, mt_error *err);
 /* The plain (sparse or dense) calls' backward (impl/cpu/grad_sparse.c) with
- * its compute on ex: op one of its ops (mt__cpu_grad_sparse's). */
+ * its compute on ex: op one of its ops (grad_sparse.c's table). */
 mt_status mt__grad_sparse_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err);
 /* The same for the ops only grad_sparse.c has a backward of (its slot
  * kernels: a masked input allowed where the op takes one). */

@@ -27,7 +27,7 @@
  * Values are computed in double and rounded once to the input's dtype
  * (the gradient's dtype, also under sum/mean/prod's dtype=). A call
  * without a masked input (torch.sum of a COO tensor) is handed on to
- * the sparse engine (mt__cpu_grad_sparse, grad_sparse.c). */
+ * the sparse engine (mt__grad_sparse_run, grad_sparse.c). */
 #include "common/exec.h"
 #include "common/grad_reduce_math.h"
 #include "common/grad_reduce_ops.h"

@@ -16,8 +16,8 @@
  *
  * The host plan here (refusals, densifying, which upstream elements reach
  * each gradient element in this file's order, the layout) hands each
- * gradient's values to its exec (mt__grad_sparse_run; the CPU reference's
- * mt__cpu_grad_sparse): common/grad_sparse_math.h's mt_gsp_elem, one
+ * gradient's values to its exec (mt__grad_sparse_run, with mt_cpu_exec for
+ * the CPU reference): common/grad_sparse_math.h's mt_gsp_elem, one
  * gradient element at a time, rounded once (CUDA: impl/cuda/grad_sparse.cu).
  * On another exec a COO tensor's duplicates are summed by its coalesce. */
 #include "grad_sparse.h"
@@ -123,10 +123,6 @@ mt_status mt__gs_open_on(mt__gs_ctx *c, mt_call *call, mt_op op, const mt_exec *
 fail:
   mt__gs_close(c);
   return st;
-}
-
-mt_status mt__gs_open(mt__gs_ctx *c, mt_call *call, mt_op op, mt_error *err) {
-  return mt__gs_open_on(c, call, op, &mt_cpu_exec, err);
 }
 
 mt_status mt__gs_want(mt__gs_ctx *c, int k, mt_error *err) {
@@ -1324,10 +1320,6 @@ static mt_status grad_sparse(mt_call *call, mt_op op, int shared, const mt_exec 
 out:
   mt__gs_close(&c);
   return st;
-}
-
-mt_status mt__cpu_grad_sparse(mt_call *call, mt_op op, mt_error *err) {
-  return grad_sparse(call, op, 1, &mt_cpu_exec, err);
 }
 
 mt_status mt__grad_sparse_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {

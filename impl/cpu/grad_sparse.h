@@ -32,10 +32,8 @@ MT__GRAD_SPARSE_SHARED(MT__X)
 /* 1 when no input of the call is a masked tensor: the call is a plain
  * (sparse or dense) one, for mt__cpu_grad_<op>_sparse. */
 int mt__cpu_grad_sparse_takes(const mt_call *call);
-/* The same by op id, for a family kernel that serves many ops:
- *   if (mt__cpu_grad_sparse_takes(call)) return mt__cpu_grad_sparse(call, op, err);
- * NOT_SUPPORTED for an op this file has no backward of. */
-mt_status mt__cpu_grad_sparse(mt_call *call, mt_op op, mt_error *err);
+/* The same by op id, for a family kernel that serves many ops, with its
+ * compute on an exec: mt__grad_sparse_run (common/exec.h). */
 
 /* ---- the dense engine, shared with grad_masked_fn.c ------------------------- */
 
@@ -65,11 +63,9 @@ typedef struct mt__gs_ctx {
   const mt_exec *ex;          /* where the gradients are computed (grad_sparse.c) */
 } mt__gs_ctx;
 
-/* Opens the call: kwargs checked against op, inputs and upstream gradients
- * validated and densified. */
-mt_status mt__gs_open(mt__gs_ctx *c, mt_call *call, mt_op op, mt_error *err);
-/* The same for a host plan computing on ex: a COO tensor's duplicates are
- * summed by ex's coalesce (mt__gs_open: the CPU's). */
+/* Opens the call for a host plan computing on ex: kwargs checked against
+ * op, inputs and upstream gradients validated and densified (a COO tensor's
+ * duplicates summed by ex's coalesce). */
 mt_status mt__gs_open_on(mt__gs_ctx *c, mt_call *call, mt_op op, const mt_exec *ex,
                          mt_error *err);
 void mt__gs_close(mt__gs_ctx *c);

@@ -25,7 +25,7 @@
  * give it back dense. torch refuses the rest: those refusals are the
  * golden's error cases, answered here with torch's class and message.
  * A call without a masked input is a plain one (torch.t of a COO tensor):
- * the sparse engine (mt__cpu_grad_sparse, grad_sparse.c) takes it. */
+ * the sparse engine (mt__grad_sparse_run, grad_sparse.c) takes it. */
 #include "common/exec.h"
 #include "common/grad_structure_math.h"
 #include "grad_util.h"

@@ -18,9 +18,8 @@ static inline int mt__sps_call(const mt_call *call) {
   return call && call->n_in > 0 && call->in && mt__sps_is_plain(call->in[0]);
 }
 
-/* clone, copy_, t, transpose, unsqueeze, reshape, cat (the CPU reference) */
-mt_status mt__sps_structure(mt_call *call, mt_op op, mt_error *err);
-/* the same with the values moved or converted on ex */
+/* clone, copy_, t, transpose, unsqueeze, reshape, cat, the values moved or
+ * converted on ex */
 mt_status mt__sps_structure_run(mt_call *call, mt_op op, const struct mt_exec *ex, mt_error *err);
 /* sum, amax, norm, the values computed on ex */
 mt_status mt__sps_reduce(mt_call *call, mt_op op, const struct mt_exec *ex, mt_error *err);

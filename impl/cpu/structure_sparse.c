@@ -450,10 +450,6 @@ out:
 
 /* ---- the entry ------------------------------------------------------------ */
 
-mt_status mt__sps_structure(mt_call *call, mt_op op, mt_error *err) {
-  return mt__sps_structure_run(call, op, &mt_cpu_exec, err);
-}
-
 mt_status mt__sps_structure_run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) {
   switch (op) {
     case MT_OP_clone: return sps_clone_op(call, ex, err);
