@@ -211,7 +211,9 @@ extern const mt_exec mt_cpu_exec;
 
 /* A coalesced view of a COO tensor for a host plan computing on ex: coo
  * itself when it is coalesced, else ex's coalesced copy in *tmp (free it
- * with mt_tensor_free). */
+ * with mt_tensor_free). Another backend's copy is checked before the host
+ * plan indexes by it: malformed indices (a device fault) are DEVICE_ERROR,
+ * never a wild write. */
 mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,
                              mt_tensor **tmp, mt_error *err);
 

@@ -276,7 +276,14 @@ mt_status mt__exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_t
     return mt_err(err, MT_NOT_SUPPORTED, "the %s backend cannot coalesce a COO tensor", ex->name);
   mt_status st = ex->coalesce(coo, tmp, err);
   *view = *tmp;
-  return st;
+  if (st != MT_OK || ex == &mt_cpu_exec || !*tmp ||
+      mt_tensor_validate(*tmp, "coalesced", NULL) == MT_OK)
+    return st;
+  mt_tensor_free(*tmp);
+  *tmp = NULL;
+  *view = NULL;
+  return mt_err(err, MT_DEVICE_ERROR, "coalesce: the %s backend's coalesced copy is malformed",
+                ex->name);
 }
 
 mt_status mt__exec_values_gap(mt_call *call, const mt_exec *ex, mt_status st, const char *op,

@@ -39,10 +39,8 @@ static mt_status dense_on(const mt_exec *ex, const mt_tensor *t, mt_tensor **d, 
   mt_status st;
   if (ex == &mt_cpu_exec || v->kind != MT_KIND_COO) return mt_to_dense(t, d, err);
   *d = NULL;
-  /* the device's indices are checked before the host follows them */
-  if ((st = mt__exec_coalesced(ex, v, &v, &tmp, err)) == MT_OK &&
-      (st = mt_tensor_validate(v, "a coalesced input", err)) == MT_OK)
-    st = mt_to_dense(v, d, err);
+  /* (a device's indices are checked there before the host follows them) */
+  if ((st = mt__exec_coalesced(ex, v, &v, &tmp, err)) == MT_OK) st = mt_to_dense(v, d, err);
   mt_tensor_free(tmp);
   return st;
 }

@@ -194,21 +194,6 @@ static mt_status nonzero_flags(const mt_exec *ex, const mt_tensor *x, int64_t n,
   return ex->nonzero(x->dtype, x->values, n, run, *flags, err);
 }
 
-/* A coalesced view of a COO tensor, coalesced by ex (mt__exec_coalesced);
- * another backend's result is checked before the host indexes by it (a
- * device fault must come out as an error, not a wild write). */
-mt_status mt__spc_exec_coalesced(const mt_exec *ex, const mt_tensor *coo,
-                                 const mt_tensor **view, mt_tensor **tmp, mt_error *err) {
-  mt_status st = mt__exec_coalesced(ex, coo, view, tmp, err);
-  if (st != MT_OK || ex == &mt_cpu_exec || !*tmp) return st;
-  if (mt_tensor_validate(*tmp, "coalesced", NULL) == MT_OK) return MT_OK;
-  mt_tensor_free(*tmp);
-  *tmp = NULL;
-  *view = NULL;
-  return mt_err(err, MT_DEVICE_ERROR, "coalesce: the %s backend's coalesced copy is malformed",
-                ex->name);
-}
-
 /* A copy of a COO tensor (its coalesced flag kept), allocated by h: the
  * indices copied on the host, the values on ex. */
 static mt_status copy_coo(const mt_host *h, const mt_exec *ex, const mt_tensor *x,
@@ -507,7 +492,7 @@ static mt_status dense_plan(const mt_exec *ex, const mt_tensor *x, spc_plan *p,
   }
   if (x->kind == MT_KIND_COO) {
     const mt_tensor *c;
-    if ((st = mt__spc_exec_coalesced(ex, x, &c, tmp, err)) != MT_OK) {
+    if ((st = mt__exec_coalesced(ex, x, &c, tmp, err)) != MT_OK) {
       plan_free(p);
       return st;
     }
@@ -719,7 +704,7 @@ static mt_status convert_to_compressed(mt_call *call, const char *op, const mt_t
     len = mt_numel(v);
   } else if (x->kind == MT_KIND_COO) {
     /* SPC-2: summed first */
-    if ((st = mt__spc_exec_coalesced(ex, x, &v, &tmp, err)) != MT_OK) goto out;
+    if ((st = mt__exec_coalesced(ex, x, &v, &tmp, err)) != MT_OK) goto out;
     st = entries_from_coo(v, &l, err);
     base = v->values;
     len = v->nnz * mt_coo_row_numel(v);
@@ -815,7 +800,7 @@ static mt_status coalesce(mt_call *call, const mt_exec *ex, mt_error *err) {
     return mt_err(err, MT_LAYOUT_MISMATCH,
                   "coalesce: coalesce expected sparse coordinate tensor layout but got %s",
                   torch_layout(x->kind));
-  if ((st = mt__spc_exec_coalesced(ex, x, &v, &tmp, err)) == MT_OK &&
+  if ((st = mt__exec_coalesced(ex, x, &v, &tmp, err)) == MT_OK &&
       (st = copy_coo(mt__cpu_host(call), ex, v, &call->out[0], err)) == MT_OK)
     call->n_out = 1;
   mt_tensor_free(tmp);

@@ -10,10 +10,6 @@
 mt_status mt__spc_to_dense(mt_call *call, const mt_exec *ex, mt_error *err);
 mt_status mt__spc_to_sparse(mt_call *call, const mt_exec *ex, mt_error *err);
 mt_status mt__spc_to_sparse_csr(mt_call *call, const mt_exec *ex, mt_error *err);
-/* A coalesced view of a COO tensor coalesced by ex (mt__exec_coalesced),
- * another backend's result checked (DEVICE_ERROR when malformed). */
-mt_status mt__spc_exec_coalesced(const mt_exec *ex, const mt_tensor *coo, const mt_tensor **view,
-                                 mt_tensor **tmp, mt_error *err);
 /* A dense contiguous copy of plain x (any layout; COO duplicates summed by
  * ex), allocated by h, its values copied on ex. */
 mt_status mt__spc_densify(const mt_host *h, const mt_exec *ex, const mt_tensor *x,

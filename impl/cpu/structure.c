@@ -1350,8 +1350,8 @@ static mt_status sparse_copy_(mt_call *call, const mt_tensor *dst, const mt_exec
                   "backend");
   int coo = dst->data->kind == MT_KIND_COO;
   if (coo) {
-    if ((st = mt__spc_exec_coalesced(ex, dst->data, &dd, &td, err)) != MT_OK) goto out;
-    if ((st = mt__spc_exec_coalesced(ex, src->data, &sd, &ts, err)) != MT_OK) goto out;
+    if ((st = mt__exec_coalesced(ex, dst->data, &dd, &td, err)) != MT_OK) goto out;
+    if ((st = mt__exec_coalesced(ex, src->data, &sd, &ts, err)) != MT_OK) goto out;
   } else {
     dd = dst->data;
     sd = src->data;
@@ -1585,8 +1585,8 @@ static mt_status coo_to_csr_storage(mt_call *call, const mt_tensor *m, const mt_
                   "to_sparse_csr: Only 2D tensors can be converted to the SparseCsr layout but "
                   "got shape: %s",
                   mt_shape_str(m->ndim, m->shape, sh, sizeof sh));
-  if ((st = mt__spc_exec_coalesced(ex, m->data, &cd, &td, err)) != MT_OK) goto out;
-  if ((st = mt__spc_exec_coalesced(ex, m->mask, &cm, &tm, err)) != MT_OK) goto out;
+  if ((st = mt__exec_coalesced(ex, m->data, &cd, &td, err)) != MT_OK) goto out;
+  if ((st = mt__exec_coalesced(ex, m->mask, &cm, &tm, err)) != MT_OK) goto out;
   if ((st = coo_to_csr(h, ex, cd, &data, err)) != MT_OK) goto out;
   if ((st = coo_to_csr(h, ex, cm, &mask, err)) != MT_OK) goto out;
   st = set_out(call, &data, &mask, err);
