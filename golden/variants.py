@@ -428,10 +428,27 @@ def rewrite(path, label, results):
                     g.attrs[f"error@{label}"] = o.error_class
                 elif o.outputs is not None:
                     copy_tree(o.outputs, g, f"outputs@{label}")
+        repack(tmp)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def repack(path):
+    """Rewrites `path` with h5repack -L (hdf5-tools, .ci/setup.sh): objects
+    written one by one keep header room they never use; the repacked file
+    holds the same objects in 16% fewer bytes. mtgen/writer.py's
+    write_compact does better (29%) with H5Ocopy, which Debian's HDF5 1.10.8
+    crashes in (h5py 3.7 and h5copy alike); h5repack does not."""
+    tmp = f"{path}.repack"
+    try:
+        subprocess.run(["h5repack", "-L", path, tmp], check=True, stdout=subprocess.DEVNULL)
+        os.chmod(tmp, FILE_MODE)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def recorded(cg, label):
