@@ -143,7 +143,10 @@ for t in sorted(json.load(sys.stdin)["tests"], key=order):
         sys.exit("gpu-bundle: test %s runs %s, which is not in the bundle" % (t["name"], cmd[0]))
     limit = next((int(p["value"]) for p in t.get("properties", []) if p["name"] == "TIMEOUT"), 300)
     args = [os.path.relpath(a, root) if a.startswith(root + "/") else a for a in cmd[1:]]
-    print("  check %s %d \"$B\"/%s %s" % (t["name"], limit, exe, " ".join(map(shlex.quote, args))))
+    env = next((p["value"] for p in t.get("properties", []) if p["name"] == "ENVIRONMENT"), [])
+    env = "env %s " % " ".join(map(shlex.quote, env)) if env else ""
+    print("  check %s %d %s\"$B\"/%s %s" % (t["name"], limit, env, exe,
+                                           " ".join(map(shlex.quote, args))))
 ' "$root" $(ls "$dir/bin"))
 [ -n "$tests" ] || fail "ctest lists no test labelled cuda in $dir"
 # memcheck's conformance file: the smallest golden a cuda test reads, its cases inside one
@@ -171,6 +174,12 @@ peers="  check peers.torch_cuda 150 python3 perf/torch_peers.py --c-json \"\$OUT
   check report 60 python3 reports/render.py --c \"\$OUT/bench-256M.json\" \\
     --torch \"\$OUT/torch-cuda.json\" --out \"\$OUT/report\" --no-plots"
 
+# what mtcs dlopens: cuSPARSE's soname, from the header the build compiled against
+csp_h=$(dirname "$(dirname "$nvcc_used")")/include/cusparse.h
+csp_major=$(sed -n 's/^#define CUSPARSE_VER_MAJOR \([0-9]*\).*/\1/p' "$csp_h" 2>/dev/null)
+[ -n "$csp_major" ] || fail "no CUSPARSE_VER_MAJOR in $csp_h (the CUDA toolkit's cuSPARSE header)"
+dlopened="libcusparse.so.$csp_major"
+
 script=$dir/run-gpu-checks.sh
 {
   cat <<EOF
@@ -187,6 +196,7 @@ script=$dir/run-gpu-checks.sh
 # device), 2 no check ran, 1 otherwise. MTCS_GPU_ONLY=<regex> runs only the checks whose
 # name matches.
 BUNDLE_SHA256=$sha
+DLOPENED="$dlopened"
 EOF
   cat <<'EOF'
 set -u
@@ -276,10 +286,14 @@ fi
 # ---- libraries the executables take from the machine (gpu-bundle.sh's device list) ----
 # cuSPARSE and the like: the loader's path, else the CUDA toolkit's folders, else the
 # nvidia-* wheels beside Python's torch; each folder found goes on LD_LIBRARY_PATH
-devlibs="" tried=" "
+# mtcs loads cuSPARSE itself (dlopen, impl/cuda/cusparse_lib.cu), so no ldd names it there:
+# wanted all the same where the loader does not know it, and what it needs in turn
+devlibs="" tried=" " found_libs=""
 for round in 1 2 3 4; do # again for what a found library needs in turn (cuSPARSE: nvJitLink)
-  missing=$(for f in "$B"/* "$B"/lib/*; do [ -f "$f" ] && ldd "$f" 2>/dev/null; done |
-            awk '/=> not found/ {print $1}' | sort -u)
+  missing=$( { for f in "$B"/* "$B"/lib/* $found_libs; do [ -f "$f" ] && ldd "$f" 2>/dev/null; done
+               for l in $DLOPENED; do
+                 ldconfig -p 2>/dev/null | grep -q "^[[:space:]]*$l " || echo "$l => not found"
+               done; } | awk '/=> not found/ {print $1}' | sort -u)
   new=0
   for lib in $missing; do
     case "$tried" in *" $lib "*) continue ;; esac
@@ -291,7 +305,7 @@ for round in 1 2 3 4; do # again for what a found library needs in turn (cuSPARS
     done
     if [ -n "$found" ]; then
       export LD_LIBRARY_PATH="$found${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-      devlibs+="$lib from $found; "
+      devlibs+="$lib from $found; " found_libs+=" $found/$lib"
     else
       devlibs+="$lib NOT FOUND; "
     fi

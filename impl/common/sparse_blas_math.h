@@ -127,4 +127,42 @@ MT_HD void mt_spb_out(const mt_spb_par *p, const mt_spb_bufs *b, int64_t o) {
     mt_spb_store(p, b, o, q >= 0 ? mt_spb_acc_f(p, b, q) : 0.0, 0);
 }
 
+/* ---- the cuSPARSE form (impl/cuda/sparse_blas.cu) --------------------------
+ * A float32/float64 product with a dense B (b_sum 0) is also acc = A B for
+ * cuSPARSE: A the m x k CSR of the terms, each row's terms sorted by B row
+ * and those of one B row merged into one stored value (cuSPARSE's CSR has
+ * sorted, unique columns per row; a COO operand's rows need not), B its
+ * k = nbo / n rows gathered column-major, acc m x n column-major in the
+ * dtype. cuSPARSE sums in an order and precision of its own; these ops'
+ * golden tolerances bound every order (golden/mtgen/families/
+ * sparse_blas.py, "Tolerances": 2 (K + 2) eps B, B summing a COO operand's
+ * duplicates as absolute values, so merging them first stays within it). */
+
+/* CSR value u: A's values of terms perm[tptr[u] .. tptr[u + 1]) (one row's
+ * terms on one B row, in stored order); one term is copied, several summed
+ * in double from the first and rounded once. */
+MT_HD void mt_spb_gather_a(const mt_spb_par *p, const mt_spb_bufs *b, const int64_t *perm,
+                           const int64_t *tptr, int64_t u, void *av) {
+  int64_t i = tptr[u];
+  double v = mt_hd_get_f64(b->a, p->dt, b->ta[perm[i]]);
+  for (i++; i < tptr[u + 1]; i++) v += mt_hd_get_f64(b->a, p->dt, b->ta[perm[i]]);
+  mt_hd_set_f64(av, p->dt, u, v);
+}
+
+/* B's element e = row * n + j, into column-major bcm (k rows). */
+MT_HD void mt_spb_gather_b(const mt_spb_par *p, const mt_spb_bufs *b, int64_t k, int64_t e,
+                           void *bcm) {
+  int64_t row = e / p->n, j = e % p->n;
+  mt_hd_set_f64(bcm, p->dt, j * k + row, mt_hd_get_f64(b->b, p->dt, b->boff[e]));
+}
+
+/* Output o from the column-major accumulator acc. + 0.0: a sum whose terms
+ * are all -0 is +0 there, as mt_spb_acc_f's sum from +0.0 makes it (an
+ * exact-tolerance golden holds the sign of a zero). */
+MT_HD void mt_spb_out_cm(const mt_spb_par *p, const mt_spb_bufs *b, const void *acc, int64_t o) {
+  int64_t q = b->oq[o];
+  double v = q >= 0 ? mt_hd_get_f64(acc, p->dt, (q % p->n) * p->m + q / p->n) + 0.0 : 0.0;
+  mt_spb_store(p, b, o, v, 0);
+}
+
 #endif /* MT_SPARSE_BLAS_MATH_H */
