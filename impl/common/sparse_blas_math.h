@@ -128,12 +128,12 @@ MT_HD void mt_spb_out(const mt_spb_par *p, const mt_spb_bufs *b, int64_t o) {
 }
 
 /* ---- the cuSPARSE form (impl/cuda/sparse_blas.cu) --------------------------
- * A float32/float64 product with a dense B (b_sum 0) is also acc = A B for
- * cuSPARSE: A the m x k CSR of the terms, each row's terms sorted by B row
+ * A float32/float64 product is also acc = A B for cuSPARSE (SpMM for a dense
+ * B, b_sum 0; SpGEMM for a sparse one): A the m x k CSR of the terms, each row's terms sorted by B row
  * and those of one B row merged into one stored value (cuSPARSE's CSR has
- * sorted, unique columns per row; a COO operand's rows need not), B its
- * k = nbo / n rows gathered column-major, acc m x n column-major in the
- * dtype. cuSPARSE sums in an order and precision of its own; these ops'
+ * sorted, unique columns per row; a COO operand's rows need not); a dense
+ * B's k = nbo / n rows gathered column-major, a sparse B's stored elements
+ * (duplicates summed) as a CSR; acc m x n column-major in the dtype. cuSPARSE sums in an order and precision of its own; these ops'
  * golden tolerances bound every order (golden/mtgen/families/
  * sparse_blas.py, "Tolerances": 2 (K + 2) eps B, B summing a COO operand's
  * duplicates as absolute values, so merging them first stays within it). */
@@ -147,6 +147,17 @@ MT_HD void mt_spb_gather_a(const mt_spb_par *p, const mt_spb_bufs *b, const int6
   double v = mt_hd_get_f64(b->a, p->dt, b->ta[perm[i]]);
   for (i++; i < tptr[u + 1]; i++) v += mt_hd_get_f64(b->a, p->dt, b->ta[perm[i]]);
   mt_hd_set_f64(av, p->dt, u, v);
+}
+
+/* A sparse B's stored value v (SpGEMM): element bel[v]'s duplicates, in
+ * stored order; one is copied, several summed in double from the first and
+ * rounded once. */
+MT_HD void mt_spb_gather_bs(const mt_spb_par *p, const mt_spb_bufs *b, const int64_t *bel,
+                            int64_t v, void *bv) {
+  int64_t e = bel[v], i = b->bptr[e];
+  double s = mt_hd_get_f64(b->b, p->dt, b->boff[i]);
+  for (i++; i < b->bptr[e + 1]; i++) s += mt_hd_get_f64(b->b, p->dt, b->boff[i]);
+  mt_hd_set_f64(bv, p->dt, v, s);
 }
 
 /* B's element e = row * n + j, into column-major bcm (k rows). */

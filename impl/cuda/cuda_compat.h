@@ -84,6 +84,14 @@ int MTC(cusparse_probe)(char *why, size_t why_len);
 mt_status MTC(csr_mm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k, int64_t n,
                       int64_t nnz, const int64_t *rptr, const int64_t *col, const void *val,
                       const void *b, void *c, mt_error *err);
+/* c = A B on the device, float32 or float64: A m x k and B k x n CSR
+ * matrices of 32-bit indices (sorted, unique columns per row), through
+ * cusparseSpGEMM (ALG1: deterministic); its C scattered into c, m x n dense
+ * column-major, zero where C stores nothing. m, k, n > 0. */
+mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k, int64_t n,
+                          int64_t nnz_a, const int32_t *ar, const int32_t *ac, const void *av,
+                          int64_t nnz_b, const int32_t *br, const int32_t *bc, const void *bv,
+                          void *c, mt_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,9 @@
 /* cusparse_lib.cu - the products the CUDA backend hands to cuSPARSE
- * (cuda_compat.h, "cuSPARSE"): C = A B with A a CSR matrix of 64-bit
- * indices and B, C dense column-major, through cusparseSpMV (n = 1) or
- * cusparseSpMM, float32 and float64 (the compute type is the dtype).
+ * (cuda_compat.h, "cuSPARSE"), float32 and float64 (the compute type is the
+ * dtype): C = A B with A a CSR matrix of 64-bit indices and B, C dense
+ * column-major, through cusparseSpMV (n = 1) or cusparseSpMM; and C = A B
+ * with A and B CSR matrices of 32-bit indices (cusparseSpGEMM's), C
+ * scattered into a dense column-major accumulator.
  *
  * cuSPARSE is loaded when first called (dlopen of libcusparse.so.<major>,
  * never closed), so that mtcs starts, and runs every other backend, on a
@@ -13,13 +15,36 @@
  * what the documentation promises: each C element the sum of its row's
  * products in the compute type (float for float32: a rounding our kernels,
  * which sum in double, do not make, so the goldens' order-free tolerances
- * are exercised), and cuSPARSE's argument checks (row offsets from 0 to
- * nnz, non-decreasing; column indices in range) as INVALID_VALUE. */
+ * are exercised), and cuSPARSE's argument checks, stricter than the
+ * library's (row offsets from 0 to nnz, non-decreasing; each row's column
+ * indices in range, increasing: the sorted, unique CSR cuSPARSE assumes)
+ * as INVALID_VALUE. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/mt_hd.h"
 #include "cuda_compat.h"
+
+/* SpGEMM's C (m x n, CSR) into the dense column-major accumulator c,
+ * zeroed first (the arena holds poison). */
+MTC_KERNEL void csp_zero(mt_dtype dt, int64_t n, void *c) {
+  MTC_FOR(i, n) mt_hd_set_f64(c, dt, i, 0.0);
+}
+MTC_KERNEL void csp_scatter(mt_dtype dt, int64_t m, int64_t n, const int32_t *rptr,
+                            const int32_t *col, const void *val, void *c) {
+  MTC_FOR(r, m) {
+    for (int32_t t = rptr[r]; t < rptr[r + 1]; t++) {
+#if MT_CUDA_EMU_FAULT == 6 /* tests/cuda_emu_faults.cmake: C taken as row-major */
+      int64_t at = r * n + col[t];
+#else
+      int64_t at = (int64_t)col[t] * m + r;
+#endif
+      mt_hd_set_f64(c, dt, at, mt_hd_get_f64(val, dt, t));
+    }
+  }
+  (void)n;
+}
 
 extern "C" int MTC(cusparse_on)(void) {
   const char *v = getenv("MTCS_CUSPARSE");
@@ -44,24 +69,99 @@ static void emu_csr_mm(int64_t m, int64_t k, int64_t n, const int64_t *rptr, con
     }
 }
 
+/* cuSPARSE's CSR, checked: offsets from 0 to nnz, non-decreasing; each
+ * row's columns in [0, k), increasing. 0 when it is one. */
+template <typename I>
+static int emu_csr_bad(int64_t m, int64_t k, int64_t nnz, const I *rptr, const I *col) {
+  if (m <= 0 || k <= 0 || nnz < 0 || rptr[0] != 0 || rptr[m] != nnz) return 1;
+  for (int64_t r = 0; r < m; r++) {
+    if (rptr[r + 1] < rptr[r]) return 1;
+    for (int64_t t = rptr[r]; t < rptr[r + 1]; t++)
+      if (col[t] < 0 || col[t] >= k || (t > rptr[r] && col[t] <= col[t - 1])) return 1;
+  }
+  return 0;
+}
+
+static mt_status emu_invalid(const mtc_arena *a, const char *fn, int64_t m, int64_t k, int64_t n,
+                             mt_error *err) {
+  return mt_err(err, MT_DEVICE_ERROR,
+                "%s: %s: invalid value (CUSPARSE_STATUS_INVALID_VALUE, emulated: a %lld x %lld "
+                "CSR times %lld columns)",
+                a->what, fn, (long long)m, (long long)k, (long long)n);
+}
+
 extern "C" mt_status MTC(csr_mm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k, int64_t n,
                                  int64_t nnz, const int64_t *rptr, const int64_t *col,
                                  const void *val, const void *b, void *c, mt_error *err) {
   const char *fn = n == 1 ? "cusparseSpMV" : "cusparseSpMM";
-  int bad = (dt != MT_float32 && dt != MT_float64) || m <= 0 || k <= 0 || n <= 0 || nnz < 0 ||
-            rptr[0] != 0 || rptr[m] != nnz;
-  for (int64_t r = 0; !bad && r < m; r++) bad = rptr[r + 1] < rptr[r];
-  for (int64_t t = 0; !bad && t < nnz; t++) bad = col[t] < 0 || col[t] >= k;
-  if (bad)
-    return mt_err(err, MT_DEVICE_ERROR,
-                  "%s: %s: invalid value (CUSPARSE_STATUS_INVALID_VALUE, emulated: %lld x %lld "
-                  "CSR, %lld stored, n %lld)",
-                  a->what, fn, (long long)m, (long long)k, (long long)nnz, (long long)n);
+  if ((dt != MT_float32 && dt != MT_float64) || n <= 0 || emu_csr_bad(m, k, nnz, rptr, col))
+    return emu_invalid(a, fn, m, k, n, err);
   if (dt == MT_float32)
     emu_csr_mm(m, k, n, rptr, col, (const float *)val, (const float *)b, (float *)c);
   else
     emu_csr_mm(m, k, n, rptr, col, (const double *)val, (const double *)b, (double *)c);
   return MTC(launched)(a, fn, err); /* fault 5 fails it like a kernel */
+}
+
+/* C = A B as a CSR with sorted columns (Gustavson's row by row, in the
+ * compute type), into crp/ccol/cval (host memory: the emulation's device). */
+template <typename T>
+static void emu_spgemm(int64_t m, int64_t n, const int32_t *ar, const int32_t *ac, const T *av,
+                       const int32_t *br, const int32_t *bc, const T *bv, T *row, uint8_t *hit,
+                       int32_t *crp, int32_t *ccol, T *cval) {
+  int32_t nc = 0;
+  crp[0] = 0;
+  for (int64_t r = 0; r < m; r++) {
+    memset(hit, 0, (size_t)n);
+    for (int32_t t = ar[r]; t < ar[r + 1]; t++)
+      for (int32_t u = br[ac[t]]; u < br[ac[t] + 1]; u++) {
+        if (!hit[bc[u]]) row[bc[u]] = 0;
+        hit[bc[u]] = 1;
+        row[bc[u]] += av[t] * bv[u];
+      }
+    for (int64_t j = 0; j < n; j++)
+      if (hit[j]) ccol[nc] = (int32_t)j, cval[nc++] = row[j];
+    crp[r + 1] = nc;
+  }
+}
+
+extern "C" mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k,
+                                     int64_t n, int64_t nnz_a, const int32_t *ar,
+                                     const int32_t *ac, const void *av, int64_t nnz_b,
+                                     const int32_t *br, const int32_t *bc, const void *bv,
+                                     void *c, mt_error *err) {
+  const char *fn = "cusparseSpGEMM";
+  size_t es = dt == MT_float64 ? 8 : 4;
+  if ((dt != MT_float32 && dt != MT_float64) || n <= 0 || emu_csr_bad(m, k, nnz_a, ar, ac) ||
+      emu_csr_bad(k, n, nnz_b, br, bc))
+    return emu_invalid(a, fn, m, k, n, err);
+  /* C has at most min(m n, sum over A's entries of their B row's length) entries */
+  int64_t cap = 0;
+  for (int64_t t = 0; t < nnz_a; t++) cap += br[ac[t] + 1] - br[ac[t]];
+  if (cap > m * n) cap = m * n;
+  int32_t *crp = (int32_t *)malloc((size_t)(m + 1) * sizeof(int32_t));
+  int32_t *ccol = (int32_t *)malloc((size_t)(cap + 1) * sizeof(int32_t));
+  void *cval = malloc((size_t)(cap + 1) * es), *row = malloc((size_t)n * es);
+  uint8_t *hit = (uint8_t *)malloc((size_t)n);
+  mt_status st;
+  if (!crp || !ccol || !cval || !row || !hit) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: %s: emulated C of %lld entries", a->what, fn,
+                (long long)cap);
+    goto out;
+  }
+  if (dt == MT_float32)
+    emu_spgemm(m, n, ar, ac, (const float *)av, br, bc, (const float *)bv, (float *)row, hit,
+               crp, ccol, (float *)cval);
+  else
+    emu_spgemm(m, n, ar, ac, (const double *)av, br, bc, (const double *)bv, (double *)row, hit,
+               crp, ccol, (double *)cval);
+  if ((st = MTC(launched)(a, fn, err)) != MT_OK ||
+      (st = MTC_LAUNCH(a, csp_zero, m * n, dt, m * n, c)) != MT_OK)
+    goto out;
+  st = MTC_LAUNCH(a, csp_scatter, m, dt, m, n, crp, ccol, cval, c);
+out:
+  free(crp), free(ccol), free(cval), free(row), free(hit);
+  return st;
 }
 
 extern "C" int MTC(cusparse_probe)(char *why, size_t why_len) {
@@ -96,7 +196,15 @@ extern "C" int MTC(cusparse_probe)(char *why, size_t why_len) {
   X(cusparseSpMM_bufferSize)                                                                       \
   X(cusparseSpMM)                                                                                  \
   X(cusparseSpMV_bufferSize)                                                                       \
-  X(cusparseSpMV)
+  X(cusparseSpMV)                                                                                  \
+  X(cusparseCreateCsr)                                                                             \
+  X(cusparseSpMatGetSize)                                                                          \
+  X(cusparseCsrSetPointers)                                                                        \
+  X(cusparseSpGEMM_createDescr)                                                                    \
+  X(cusparseSpGEMM_destroyDescr)                                                                   \
+  X(cusparseSpGEMM_workEstimation)                                                                 \
+  X(cusparseSpGEMM_compute)                                                                        \
+  X(cusparseSpGEMM_copy)
 
 typedef struct {
 #define CSP_MEMBER(f) decltype(&::f) f;
@@ -220,6 +328,95 @@ out:
   if (x) l.cusparseDestroyDnVec(x);
   if (C) l.cusparseDestroyDnMat(C);
   if (B) l.cusparseDestroyDnMat(B);
+  if (A) l.cusparseDestroySpMat(A);
+  if (h) l.cusparseDestroy(h);
+  return st;
+}
+
+/* cudaMalloc of bytes (none when 0) into *p, else the status. */
+static mt_status csp_malloc(const mtc_arena *a, void **p, size_t bytes, const char *what,
+                            mt_error *err) {
+  *p = NULL;
+  if (!bytes) return MT_OK;
+  cudaError_t e = cudaMalloc(p, bytes);
+  if (e == cudaSuccess) return MT_OK;
+  *p = NULL;
+  return mt_err(err, e == cudaErrorMemoryAllocation ? MT_OUT_OF_MEMORY : MT_DEVICE_ERROR,
+                "%s: cudaMalloc of %zu bytes for %s: %s (%s)", a->what, bytes, what,
+                cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+extern "C" mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k,
+                                     int64_t n, int64_t nnz_a, const int32_t *ar,
+                                     const int32_t *ac, const void *av, int64_t nnz_b,
+                                     const int32_t *br, const int32_t *bc, const void *bv,
+                                     void *c, mt_error *err) {
+  csp_lib l;
+  cusparseHandle_t h = NULL;
+  cusparseConstSpMatDescr_t A = NULL, B = NULL;
+  cusparseSpMatDescr_t C = NULL;
+  cusparseSpGEMMDescr_t g = NULL;
+  void *buf1 = NULL, *buf2 = NULL, *crp = NULL, *ccol = NULL, *cval = NULL;
+  size_t bytes1 = 0, bytes2 = 0, es = dt == MT_float64 ? 8 : 4;
+  int64_t cm = 0, cn = 0, cnnz = 0;
+  int f64 = dt == MT_float64;
+  cudaDataType ty = f64 ? CUDA_R_64F : CUDA_R_32F;
+  float one_f = 1.0f, zero_f = 0.0f;
+  double one_d = 1.0, zero_d = 0.0;
+  const void *one = f64 ? (const void *)&one_d : (const void *)&one_f;
+  const void *zero = f64 ? (const void *)&zero_d : (const void *)&zero_f;
+  const cusparseOperation_t N = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  const cusparseSpGEMMAlg_t alg = CUSPARSE_SPGEMM_ALG1; /* deterministic */
+  mt_status st;
+  memset(&l, 0, sizeof l);
+  if (dt != MT_float32 && dt != MT_float64)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: cuSPARSE products take float32 and float64 only",
+                  a->what);
+  if ((st = csp_open(&l, a->what, err)) != MT_OK) return st;
+  CSP_TRY(l.cusparseCreate(&h), "cusparseCreate");
+  CSP_TRY(l.cusparseCreateConstCsr(&A, m, k, nnz_a, ar, ac, av, CUSPARSE_INDEX_32I,
+                                   CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, ty),
+          "cusparseCreateConstCsr");
+  CSP_TRY(l.cusparseCreateConstCsr(&B, k, n, nnz_b, br, bc, bv, CUSPARSE_INDEX_32I,
+                                   CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, ty),
+          "cusparseCreateConstCsr");
+  CSP_TRY(l.cusparseCreateCsr(&C, m, n, 0, NULL, NULL, NULL, CUSPARSE_INDEX_32I,
+                              CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, ty),
+          "cusparseCreateCsr");
+  CSP_TRY(l.cusparseSpGEMM_createDescr(&g), "cusparseSpGEMM_createDescr");
+  CSP_TRY(l.cusparseSpGEMM_workEstimation(h, N, N, one, A, B, zero, C, ty, alg, g, &bytes1, NULL),
+          "cusparseSpGEMM_workEstimation");
+  if ((st = csp_malloc(a, &buf1, bytes1, "cusparseSpGEMM's work estimation", err)) != MT_OK)
+    goto out;
+  CSP_TRY(l.cusparseSpGEMM_workEstimation(h, N, N, one, A, B, zero, C, ty, alg, g, &bytes1, buf1),
+          "cusparseSpGEMM_workEstimation");
+  CSP_TRY(l.cusparseSpGEMM_compute(h, N, N, one, A, B, zero, C, ty, alg, g, &bytes2, NULL),
+          "cusparseSpGEMM_compute");
+  if ((st = csp_malloc(a, &buf2, bytes2, "cusparseSpGEMM's compute", err)) != MT_OK) goto out;
+  CSP_TRY(l.cusparseSpGEMM_compute(h, N, N, one, A, B, zero, C, ty, alg, g, &bytes2, buf2),
+          "cusparseSpGEMM_compute");
+  CSP_TRY(l.cusparseSpMatGetSize(C, &cm, &cn, &cnnz), "cusparseSpMatGetSize");
+  if ((st = csp_malloc(a, &crp, (size_t)(m + 1) * sizeof(int32_t), "C's row offsets", err)) !=
+          MT_OK ||
+      (st = csp_malloc(a, &ccol, (size_t)cnnz * sizeof(int32_t), "C's columns", err)) != MT_OK ||
+      (st = csp_malloc(a, &cval, (size_t)cnnz * es, "C's values", err)) != MT_OK)
+    goto out;
+  CSP_TRY(l.cusparseCsrSetPointers(C, crp, ccol, cval), "cusparseCsrSetPointers");
+  CSP_TRY(l.cusparseSpGEMM_copy(h, N, N, one, A, B, zero, C, ty, alg, g), "cusparseSpGEMM_copy");
+  if ((st = MTC(launched)(a, "cusparseSpGEMM", err)) != MT_OK ||
+      (st = MTC_LAUNCH(a, csp_zero, m * n, dt, m * n, c)) != MT_OK)
+    goto out;
+  st = MTC_LAUNCH(a, csp_scatter, m, dt, m, n, (const int32_t *)crp, (const int32_t *)ccol,
+                  cval, c);
+out:
+  if (cval) cudaFree(cval);
+  if (ccol) cudaFree(ccol);
+  if (crp) cudaFree(crp);
+  if (buf2) cudaFree(buf2);
+  if (buf1) cudaFree(buf1);
+  if (g) l.cusparseSpGEMM_destroyDescr(g);
+  if (C) l.cusparseDestroySpMat(C);
+  if (B) l.cusparseDestroySpMat(B);
   if (A) l.cusparseDestroySpMat(A);
   if (h) l.cusparseDestroy(h);
   return st;

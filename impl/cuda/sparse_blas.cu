@@ -7,15 +7,18 @@
  * result's structure and which accumulator and input element each result
  * value takes) is impl/cpu/sparse_blas.c's (mt__sparse_blas_run); this file
  * is its compute. Two forms:
- *  - a float32/float64 product with a dense B (mm, addmm, addmv, bmm,
- *    linear, ... with a strided second operand): cuSPARSE (cusparse_lib.cu,
- *    SpMM, or SpMV for one column) on the terms as a CSR matrix and B
- *    gathered column-major, then one thread per result value for alpha,
- *    beta and C (common/sparse_blas_math.h, "the cuSPARSE form"); its own
- *    summation order stays within these ops' order-free golden tolerances;
- *  - everything else (integers, float16/bfloat16, a sparse B, or
- *    MTCS_CUSPARSE=0): one thread per result value (mt_spb_out) walks its
- *    accumulator row's terms in the CPU's order. */
+ *  - a float32/float64 product: cuSPARSE (cusparse_lib.cu) on the terms
+ *    as a CSR matrix (sorted, unique columns per row), times B gathered
+ *    column-major (SpMM, or SpMV for one column) or B's stored elements as
+ *    a CSR (SpGEMM, its C scattered into a dense accumulator), then one
+ *    thread per result value for alpha, beta and C (common/
+ *    sparse_blas_math.h, "the cuSPARSE form"); its own summation order
+ *    stays within these ops' order-free golden tolerances;
+ *  - everything else (integers, float16/bfloat16, empty products, sizes
+ *    past SpGEMM's 32-bit indices, or MTCS_CUSPARSE=0): one thread per
+ *    result value (mt_spb_out) walks its accumulator row's terms in the
+ *    CPU's order. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,16 +37,29 @@ MTC_KERNEL void spb_gather_a(mt_spb_par p, mt_spb_bufs b, const int64_t *perm,
 MTC_KERNEL void spb_gather_b(mt_spb_par p, mt_spb_bufs b, int64_t k, void *bcm) {
   MTC_FOR(e, b.nbo) mt_spb_gather_b(&p, &b, k, e, bcm);
 }
+MTC_KERNEL void spb_gather_bs(mt_spb_par p, mt_spb_bufs b, const int64_t *bel, int64_t nbv,
+                              void *bv) {
+  MTC_FOR(v, nbv) mt_spb_gather_bs(&p, &b, bel, v, bv);
+}
 MTC_KERNEL void spb_store(mt_spb_par p, mt_spb_bufs b, const void *acc) {
   MTC_FOR(o, p.n_out) mt_spb_out_cm(&p, &b, acc, o);
 }
 
-/* The CSR cuSPARSE gets, planned on the host from the terms (index
- * bookkeeping): perm, the terms sorted by (row, B row, stored order); its nu
- * stored values, one per run of equal (row, B row): column col[u], terms
- * perm[tptr[u] .. tptr[u + 1]); row offsets rptr. */
+/* Which form a call takes. */
+typedef enum { SPB_OWN, SPB_SPMM, SPB_SPGEMM } spb_form;
+
+/* The matrices cuSPARSE gets, planned on the host (index bookkeeping).
+ * A: perm, the terms sorted by (row, B row, stored order); its nu stored
+ * values, one per run of equal (row, B row): column col[u], terms
+ * perm[tptr[u] .. tptr[u + 1]); row offsets rptr. A sparse B (SpGEMM): its
+ * nbv stored elements bel[v] (e = row * n + col, the elements with a
+ * duplicate list, row-major), row offsets brp (kb + 1); SpGEMM takes 32-bit
+ * indices: a32 (rptr, then col) and b32 (brp, then the columns). */
 typedef struct {
+  spb_form form;
   int64_t *perm, *tptr, *col, *rptr, nu;
+  int64_t *bel, *brp, nbv, kb;
+  int32_t *a32, *b32;
 } csr_host;
 
 typedef struct {
@@ -59,22 +75,51 @@ static int csr_key_cmp(const void *x, const void *y) {
 
 static void csr_host_free(csr_host *h) {
   free(h->perm), free(h->tptr), free(h->col), free(h->rptr);
+  free(h->bel), free(h->brp), free(h->a32), free(h->b32);
   memset(h, 0, sizeof *h);
+}
+
+static mt_status csr_oom(csr_host *h, int64_t nt, mt_error *err) {
+  csr_host_free(h);
+  return mt_err(err, MT_OUT_OF_MEMORY, "sparse_blas: the CSR plan of %lld terms", (long long)nt);
+}
+
+/* A sparse B's stored elements as a CSR (kb rows), and both matrices'
+ * indices in 32 bits for SpGEMM. */
+static mt_status csr_plan_b(const mt_spb_par *p, const mt_spb_bufs *b, csr_host *h,
+                            mt_error *err) {
+  int64_t n = p->n, nbe = b->nbe;
+  h->kb = nbe / n;
+  h->nbv = 0;
+  for (int64_t e = 0; e < nbe; e++) h->nbv += b->bptr[e] < b->bptr[e + 1];
+  h->bel = (int64_t *)malloc((size_t)(h->nbv + 1) * sizeof(int64_t));
+  h->brp = (int64_t *)calloc((size_t)(h->kb + 1), sizeof(int64_t));
+  h->a32 = (int32_t *)malloc((size_t)(p->m + 1 + h->nu) * sizeof(int32_t));
+  h->b32 = (int32_t *)malloc((size_t)(h->kb + 1 + h->nbv) * sizeof(int32_t));
+  if (!h->bel || !h->brp || !h->a32 || !h->b32) return csr_oom(h, b->nt, err);
+  for (int64_t e = 0, v = 0; e < nbe; e++)
+    if (b->bptr[e] < b->bptr[e + 1]) {
+      h->b32[h->kb + 1 + v] = (int32_t)(e % n);
+      h->bel[v++] = e;
+      h->brp[e / n + 1]++;
+    }
+  for (int64_t r = 0; r < h->kb; r++) h->brp[r + 1] += h->brp[r];
+  for (int64_t r = 0; r <= h->kb; r++) h->b32[r] = (int32_t)h->brp[r];
+  for (int64_t r = 0; r <= p->m; r++) h->a32[r] = (int32_t)h->rptr[r];
+  for (int64_t u = 0; u < h->nu; u++) h->a32[p->m + 1 + u] = (int32_t)h->col[u];
+  return MT_OK;
 }
 
 static mt_status csr_plan(const mt_spb_par *p, const mt_spb_bufs *b, csr_host *h, mt_error *err) {
   int64_t nt = b->nt, m = p->m;
   csr_key *keys = (csr_key *)malloc((size_t)nt * sizeof *keys);
-  memset(h, 0, sizeof *h);
   h->perm = (int64_t *)malloc((size_t)nt * sizeof(int64_t));
   h->tptr = (int64_t *)malloc((size_t)(nt + 1) * sizeof(int64_t));
   h->col = (int64_t *)malloc((size_t)nt * sizeof(int64_t));
   h->rptr = (int64_t *)calloc((size_t)(m + 1), sizeof(int64_t));
   if (!keys || !h->perm || !h->tptr || !h->col || !h->rptr) {
     free(keys);
-    csr_host_free(h);
-    return mt_err(err, MT_OUT_OF_MEMORY, "sparse_blas: the CSR plan of %lld terms",
-                  (long long)nt);
+    return csr_oom(h, nt, err);
   }
   for (int64_t r = 0; r < m; r++)
     for (int64_t t = b->rptr[r]; t < b->rptr[r + 1]; t++) keys[t] = (csr_key){r, b->tb[t], t};
@@ -90,27 +135,40 @@ static mt_status csr_plan(const mt_spb_par *p, const mt_spb_bufs *b, csr_host *h
   h->tptr[h->nu] = nt;
   for (int64_t r = 0; r < m; r++) h->rptr[r + 1] += h->rptr[r];
   free(keys);
-  return MT_OK;
+  return h->form == SPB_SPGEMM ? csr_plan_b(p, b, h, err) : MT_OK;
 }
 
-/* The cuSPARSE form applies: float32/float64, a dense B, a product with
- * something to sum (cuSPARSE takes no empty dimension). */
-static int use_cusparse(const mt_spb_par *p, const mt_spb_bufs *b) {
-  return !p->is_int && !p->b_sum && (p->dt == MT_float32 || p->dt == MT_float64) && p->m > 0 &&
-         p->n > 0 && b->nbo > 0 && b->nt > 0 && MTC(cusparse_on)();
+/* The form a call takes: cuSPARSE for float32/float64 products with
+ * something to sum (cuSPARSE takes no empty matrix), SpMM for a dense B,
+ * SpGEMM for a sparse one that stores an element and whose sizes fit its
+ * 32-bit indices; else the own kernel. */
+static spb_form spb_form_of(const mt_spb_par *p, const mt_spb_bufs *b) {
+  if (p->is_int || (p->dt != MT_float32 && p->dt != MT_float64) || p->m <= 0 || p->n <= 0 ||
+      b->nt <= 0 || !MTC(cusparse_on)())
+    return SPB_OWN;
+  if (!p->b_sum) return b->nbo > 0 ? SPB_SPMM : SPB_OWN;
+  int64_t lim = INT32_MAX, stored = 0;
+  for (int64_t e = 0; e < b->nbe && !stored; e++) stored = b->bptr[e] < b->bptr[e + 1];
+  return stored && p->m < lim && b->nbe / p->n < lim && p->n < lim && b->nt < lim &&
+                 b->nbe < lim
+             ? SPB_SPGEMM
+             : SPB_OWN;
 }
 
-/* One call on the device: the cuSPARSE form when h (its CSR) is given,
- * else the own kernel. */
+/* One call on the device: the form h->form (h NULL: the own kernel). */
 static mt_status spb_device(const mt_spb_par *p, const mt_spb_bufs *b, const csr_host *h,
                             mt_error *err) {
-  size_t es = mt_dtype_size(p->dt), total = 0, i8 = sizeof(int64_t);
+  size_t es = mt_dtype_size(p->dt), total = 0, i8 = sizeof(int64_t), i4 = sizeof(int32_t);
   int64_t no = p->n_out, nr = p->m + 1, nbp = p->b_sum ? b->nbe + 1 : 0;
   int64_t nc = b->c ? b->nc : 0;
-  /* the cuSPARSE form's CSR (perm, tptr, col, row offsets, values), B
-   * column-major (k rows) and the accumulator */
-  int64_t nperm = h ? b->nt : 0, nu = h ? h->nu : 0, ntp = h ? nu + 1 : 0, ncr = h ? nr : 0;
-  int64_t nbcm = h ? b->nbo : 0, nacc = h ? p->m * p->n : 0, k = h ? b->nbo / p->n : 0;
+  int spmm = h && h->form == SPB_SPMM, spgemm = h && h->form == SPB_SPGEMM;
+  /* cuSPARSE's A (perm, tptr; SpMM: col, row offsets; SpGEMM: the 32-bit
+   * indices), its values; SpMM: B column-major (k rows); SpGEMM: B's
+   * stored elements, 32-bit indices and values; the accumulator */
+  int64_t nu = h ? h->nu : 0, nperm = h ? b->nt : 0, ntp = h ? nu + 1 : 0;
+  int64_t ncol = spmm ? nu : 0, ncr = spmm ? nr : 0, na32 = spgemm ? nr + nu : 0;
+  int64_t nbv = spgemm ? h->nbv : 0, nb32 = spgemm ? h->kb + 1 + nbv : 0;
+  int64_t nbcm = spmm ? b->nbo : 0, nacc = h ? p->m * p->n : 0, k = spmm ? b->nbo / p->n : 0;
   mtc_arena a;
   mt_status st;
   if (MTC(arena_add)(&total, b->na, es) || MTC(arena_add)(&total, b->nb, es) ||
@@ -119,8 +177,10 @@ static mt_status spb_device(const mt_spb_par *p, const mt_spb_bufs *b, const csr
       MTC(arena_add)(&total, nbp, i8) || MTC(arena_add)(&total, b->nbo, i8) ||
       MTC(arena_add)(&total, no, i8) || MTC(arena_add)(&total, no, i8) ||
       MTC(arena_add)(&total, no, es) || MTC(arena_add)(&total, nperm, i8) ||
-      MTC(arena_add)(&total, ntp, i8) || MTC(arena_add)(&total, nu, i8) ||
-      MTC(arena_add)(&total, ncr, i8) || MTC(arena_add)(&total, nu, es) ||
+      MTC(arena_add)(&total, ntp, i8) || MTC(arena_add)(&total, ncol, i8) ||
+      MTC(arena_add)(&total, ncr, i8) || MTC(arena_add)(&total, na32, i4) ||
+      MTC(arena_add)(&total, nu, es) || MTC(arena_add)(&total, nbv, i8) ||
+      MTC(arena_add)(&total, nb32, i4) || MTC(arena_add)(&total, nbv, es) ||
       MTC(arena_add)(&total, nbcm, es) || MTC(arena_add)(&total, nacc, es))
     return mt_err(err, MT_OUT_OF_MEMORY, "sparse_blas: %lld results do not fit one device buffer",
                   (long long)no);
@@ -139,9 +199,13 @@ static mt_status spb_device(const mt_spb_par *p, const mt_spb_bufs *b, const csr
   d.out = MTC(arena_take)(&a, no, es);
   int64_t *perm = (int64_t *)MTC(arena_take)(&a, nperm, i8);
   int64_t *tptr = (int64_t *)MTC(arena_take)(&a, ntp, i8);
-  int64_t *col = (int64_t *)MTC(arena_take)(&a, nu, i8);
+  int64_t *col = (int64_t *)MTC(arena_take)(&a, ncol, i8);
   int64_t *crp = (int64_t *)MTC(arena_take)(&a, ncr, i8);
-  void *av = MTC(arena_take)(&a, nu, es), *bcm = MTC(arena_take)(&a, nbcm, es);
+  int32_t *a32 = (int32_t *)MTC(arena_take)(&a, na32, i4);
+  void *av = MTC(arena_take)(&a, nu, es);
+  int64_t *bel = (int64_t *)MTC(arena_take)(&a, nbv, i8);
+  int32_t *b32 = (int32_t *)MTC(arena_take)(&a, nb32, i4);
+  void *bv = MTC(arena_take)(&a, nbv, es), *bcm = MTC(arena_take)(&a, nbcm, es);
   void *acc = MTC(arena_take)(&a, nacc, es);
   if ((st = MTC(upload)(&a, (void *)d.a, b->a, (size_t)b->na * es, err)) != MT_OK ||
       (st = MTC(upload)(&a, (void *)d.b, b->b, (size_t)b->nb * es, err)) != MT_OK ||
@@ -154,18 +218,28 @@ static mt_status spb_device(const mt_spb_par *p, const mt_spb_bufs *b, const csr
       (st = MTC(upload)(&a, (void *)d.oq, b->oq, (size_t)no * i8, err)) != MT_OK ||
       (st = MTC(upload)(&a, (void *)d.oc, b->oc, (size_t)no * i8, err)) != MT_OK)
     goto out;
-  if (h) {
+  if (!h) {
+    if ((st = MTC_LAUNCH(&a, spb_kernel, no, *p, d, no)) != MT_OK) goto out;
+  } else {
     if ((st = MTC(upload)(&a, perm, h->perm, (size_t)nperm * i8, err)) != MT_OK ||
         (st = MTC(upload)(&a, tptr, h->tptr, (size_t)ntp * i8, err)) != MT_OK ||
-        (st = MTC(upload)(&a, col, h->col, (size_t)nu * i8, err)) != MT_OK ||
+        (st = MTC(upload)(&a, col, h->col, (size_t)ncol * i8, err)) != MT_OK ||
         (st = MTC(upload)(&a, crp, h->rptr, (size_t)ncr * i8, err)) != MT_OK ||
-        (st = MTC_LAUNCH(&a, spb_gather_a, nu, *p, d, perm, tptr, nu, av)) != MT_OK ||
-        (st = MTC_LAUNCH(&a, spb_gather_b, b->nbo, *p, d, k, bcm)) != MT_OK ||
-        (st = MTC(csr_mm)(&a, p->dt, p->m, k, p->n, nu, crp, col, av, bcm, acc, err)) != MT_OK ||
-        (st = MTC_LAUNCH(&a, spb_store, no, *p, d, acc)) != MT_OK)
+        (st = MTC(upload)(&a, a32, h->a32, (size_t)na32 * i4, err)) != MT_OK ||
+        (st = MTC(upload)(&a, bel, h->bel, (size_t)nbv * i8, err)) != MT_OK ||
+        (st = MTC(upload)(&a, b32, h->b32, (size_t)nb32 * i4, err)) != MT_OK ||
+        (st = MTC_LAUNCH(&a, spb_gather_a, nu, *p, d, perm, tptr, nu, av)) != MT_OK)
       goto out;
-  } else if ((st = MTC_LAUNCH(&a, spb_kernel, no, *p, d, no)) != MT_OK) {
-    goto out;
+    if (spmm && ((st = MTC_LAUNCH(&a, spb_gather_b, b->nbo, *p, d, k, bcm)) != MT_OK ||
+                 (st = MTC(csr_mm)(&a, p->dt, p->m, k, p->n, nu, crp, col, av, bcm, acc, err)) !=
+                     MT_OK))
+      goto out;
+    if (spgemm &&
+        ((st = MTC_LAUNCH(&a, spb_gather_bs, nbv, *p, d, bel, nbv, bv)) != MT_OK ||
+         (st = MTC(csr_spgemm)(&a, p->dt, p->m, h->kb, p->n, nu, a32, a32 + nr, av, nbv, b32,
+                               b32 + h->kb + 1, bv, acc, err)) != MT_OK))
+      goto out;
+    if ((st = MTC_LAUNCH(&a, spb_store, no, *p, d, acc)) != MT_OK) goto out;
   }
   st = MTC(download)(&a, b->out, d.out, (size_t)no * es, err);
 out:
@@ -179,7 +253,7 @@ extern "C" mt_status MTC(sparse_blas_exec)(const struct mt_spb_par *p,
   mt_status st;
   memset(&h, 0, sizeof h);
   if (!p->n_out) return MT_OK;
-  if (!use_cusparse(p, b)) return spb_device(p, b, NULL, err);
+  if ((h.form = spb_form_of(p, b)) == SPB_OWN) return spb_device(p, b, NULL, err);
   if ((st = csr_plan(p, b, &h, err)) != MT_OK) return st;
   st = spb_device(p, b, &h, err);
   csr_host_free(&h);
