@@ -128,15 +128,17 @@ MT_HD void mt_spb_out(const mt_spb_par *p, const mt_spb_bufs *b, int64_t o) {
 }
 
 /* ---- the cuSPARSE form (impl/cuda/sparse_blas.cu) --------------------------
- * A float32/float64 product is also acc = A B for cuSPARSE (SpMM for a dense
- * B, b_sum 0; SpGEMM for a sparse one): A the m x k CSR of the terms, each row's terms sorted by B row
- * and those of one B row merged into one stored value (cuSPARSE's CSR has
- * sorted, unique columns per row; a COO operand's rows need not); a dense
- * B's k = nbo / n rows gathered column-major, a sparse B's stored elements
- * (duplicates summed) as a CSR; acc m x n column-major in the dtype. cuSPARSE sums in an order and precision of its own; these ops'
- * golden tolerances bound every order (golden/mtgen/families/
- * sparse_blas.py, "Tolerances": 2 (K + 2) eps B, B summing a COO operand's
- * duplicates as absolute values, so merging them first stays within it). */
+ * A float32/float64 product is also acc = A B for cuSPARSE (SpMM for a
+ * dense B, b_sum 0; SpGEMM for a sparse one): A the m x k CSR of the terms,
+ * each row's terms sorted by B row and those of one B row merged into one
+ * stored value (cuSPARSE's CSR has sorted, unique columns per row; a COO
+ * operand's rows need not); a dense B's k = nbo / n rows gathered
+ * column-major, a sparse B's stored elements (duplicates summed) as a CSR;
+ * acc m x n column-major in the dtype. cuSPARSE sums in an order and
+ * precision of its own; these ops' golden tolerances bound every order
+ * (golden/mtgen/families/sparse_blas.py, "Tolerances": 2 (K + 2) eps B, B
+ * summing a COO operand's duplicates as absolute values, so merging them
+ * first stays within it). */
 
 /* CSR value u: A's values of terms perm[tptr[u] .. tptr[u + 1]) (one row's
  * terms on one B row, in stored order); one term is copied, several summed

@@ -255,83 +255,10 @@ static mt_status csp_fail(const csp_lib *l, const mtc_arena *a, cusparseStatus_t
   do {                                                                                             \
     cusparseStatus_t s_ = (call);                                                                  \
     if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                           \
-      st = csp_fail(&l, a, s_, what, err);                                                         \
+      st = csp_fail(&x.l, a, s_, what, err);                                                       \
       goto out;                                                                                    \
     }                                                                                              \
   } while (0)
-
-extern "C" mt_status MTC(csr_mm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k, int64_t n,
-                                 int64_t nnz, const int64_t *rptr, const int64_t *col,
-                                 const void *val, const void *b, void *c, mt_error *err) {
-  csp_lib l;
-  memset(&l, 0, sizeof l);
-  cusparseHandle_t h = NULL;
-  cusparseConstSpMatDescr_t A = NULL;
-  cusparseConstDnMatDescr_t B = NULL;
-  cusparseDnMatDescr_t C = NULL;
-  cusparseConstDnVecDescr_t x = NULL;
-  cusparseDnVecDescr_t y = NULL;
-  void *buf = NULL;
-  size_t bytes = 0;
-  int f64 = dt == MT_float64;
-  cudaDataType ty = f64 ? CUDA_R_64F : CUDA_R_32F;
-  float one_f = 1.0f, zero_f = 0.0f;
-  double one_d = 1.0, zero_d = 0.0;
-  const void *one = f64 ? (const void *)&one_d : (const void *)&one_f;
-  const void *zero = f64 ? (const void *)&zero_d : (const void *)&zero_f;
-  mt_status st;
-  if (dt != MT_float32 && dt != MT_float64)
-    return mt_err(err, MT_NOT_SUPPORTED, "%s: cuSPARSE products take float32 and float64 only",
-                  a->what);
-  if ((st = csp_open(&l, a->what, err)) != MT_OK) return st;
-  CSP_TRY(l.cusparseCreate(&h), "cusparseCreate");
-  CSP_TRY(l.cusparseCreateConstCsr(&A, m, k, nnz, rptr, col, val, CUSPARSE_INDEX_64I,
-                                   CUSPARSE_INDEX_64I, CUSPARSE_INDEX_BASE_ZERO, ty),
-          "cusparseCreateConstCsr");
-  if (n == 1) { /* CSR_ALG1: deterministic, as the runner's poison re-runs need */
-    CSP_TRY(l.cusparseCreateConstDnVec(&x, k, b, ty), "cusparseCreateConstDnVec");
-    CSP_TRY(l.cusparseCreateDnVec(&y, m, c, ty), "cusparseCreateDnVec");
-    CSP_TRY(l.cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, A, x, zero, y, ty,
-                                      CUSPARSE_SPMV_CSR_ALG1, &bytes),
-            "cusparseSpMV_bufferSize");
-  } else { /* CSR_ALG1 without transposing A: deterministic */
-    CSP_TRY(l.cusparseCreateConstDnMat(&B, k, n, k, b, ty, CUSPARSE_ORDER_COL),
-            "cusparseCreateConstDnMat");
-    CSP_TRY(l.cusparseCreateDnMat(&C, m, n, m, c, ty, CUSPARSE_ORDER_COL), "cusparseCreateDnMat");
-    CSP_TRY(l.cusparseSpMM_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                      CUSPARSE_OPERATION_NON_TRANSPOSE, one, A, B, zero, C, ty,
-                                      CUSPARSE_SPMM_CSR_ALG1, &bytes),
-            "cusparseSpMM_bufferSize");
-  }
-  if (bytes) {
-    cudaError_t e = cudaMalloc(&buf, bytes);
-    if (e != cudaSuccess) {
-      buf = NULL;
-      st = mt_err(err, e == cudaErrorMemoryAllocation ? MT_OUT_OF_MEMORY : MT_DEVICE_ERROR,
-                  "%s: cudaMalloc of cuSPARSE's %zu-byte workspace: %s (%s)", a->what, bytes,
-                  cudaGetErrorString(e), cudaGetErrorName(e));
-      goto out;
-    }
-  }
-  if (n == 1)
-    CSP_TRY(l.cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, one, A, x, zero, y, ty,
-                           CUSPARSE_SPMV_CSR_ALG1, buf),
-            "cusparseSpMV");
-  else
-    CSP_TRY(l.cusparseSpMM(h, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                           one, A, B, zero, C, ty, CUSPARSE_SPMM_CSR_ALG1, buf),
-            "cusparseSpMM");
-  st = MTC(launched)(a, n == 1 ? "cusparseSpMV" : "cusparseSpMM", err);
-out:
-  if (buf) cudaFree(buf);
-  if (y) l.cusparseDestroyDnVec(y);
-  if (x) l.cusparseDestroyDnVec(x);
-  if (C) l.cusparseDestroyDnMat(C);
-  if (B) l.cusparseDestroyDnMat(B);
-  if (A) l.cusparseDestroySpMat(A);
-  if (h) l.cusparseDestroy(h);
-  return st;
-}
 
 /* cudaMalloc of bytes (none when 0) into *p, else the status. */
 static mt_status csp_malloc(const mtc_arena *a, void **p, size_t bytes, const char *what,
@@ -346,63 +273,141 @@ static mt_status csp_malloc(const mtc_arena *a, void **p, size_t bytes, const ch
                 cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
+/* One call's library table, handle and scalars (alpha 1, beta 0 in the
+ * compute type, which is the dtype). */
+typedef struct {
+  csp_lib l;
+  cusparseHandle_t h;
+  cudaDataType ty;
+  float one_f, zero_f;
+  double one_d, zero_d;
+  const void *one, *zero;
+} csp_ctx;
+
+static mt_status csp_begin(csp_ctx *x, const mtc_arena *a, mt_dtype dt, mt_error *err) {
+  mt_status st;
+  memset(x, 0, sizeof *x);
+  if (dt != MT_float32 && dt != MT_float64)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s: cuSPARSE products take float32 and float64 only",
+                  a->what);
+  int f64 = dt == MT_float64;
+  x->ty = f64 ? CUDA_R_64F : CUDA_R_32F;
+  x->one_f = 1.0f, x->one_d = 1.0;
+  x->one = f64 ? (const void *)&x->one_d : (const void *)&x->one_f;
+  x->zero = f64 ? (const void *)&x->zero_d : (const void *)&x->zero_f;
+  if ((st = csp_open(&x->l, a->what, err)) != MT_OK) return st;
+  cusparseStatus_t s = x->l.cusparseCreate(&x->h);
+  if (s == CUSPARSE_STATUS_SUCCESS) return MT_OK;
+  x->h = NULL;
+  return csp_fail(&x->l, a, s, "cusparseCreate", err);
+}
+
+static void csp_end(csp_ctx *x) {
+  if (x->h) x->l.cusparseDestroy(x->h);
+}
+
+extern "C" mt_status MTC(csr_mm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k, int64_t n,
+                                 int64_t nnz, const int64_t *rptr, const int64_t *col,
+                                 const void *val, const void *b, void *c, mt_error *err) {
+  csp_ctx x;
+  cusparseConstSpMatDescr_t A = NULL;
+  cusparseConstDnMatDescr_t B = NULL;
+  cusparseDnMatDescr_t C = NULL;
+  cusparseConstDnVecDescr_t xv = NULL;
+  cusparseDnVecDescr_t y = NULL;
+  void *buf = NULL;
+  size_t bytes = 0;
+  const cusparseOperation_t N = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  mt_status st;
+  if ((st = csp_begin(&x, a, dt, err)) != MT_OK) return st;
+  CSP_TRY(x.l.cusparseCreateConstCsr(&A, m, k, nnz, rptr, col, val, CUSPARSE_INDEX_64I,
+                                     CUSPARSE_INDEX_64I, CUSPARSE_INDEX_BASE_ZERO, x.ty),
+          "cusparseCreateConstCsr");
+  if (n == 1) { /* CSR_ALG1: deterministic, as the runner's poison re-runs need */
+    CSP_TRY(x.l.cusparseCreateConstDnVec(&xv, k, b, x.ty), "cusparseCreateConstDnVec");
+    CSP_TRY(x.l.cusparseCreateDnVec(&y, m, c, x.ty), "cusparseCreateDnVec");
+    CSP_TRY(x.l.cusparseSpMV_bufferSize(x.h, N, x.one, A, xv, x.zero, y, x.ty,
+                                        CUSPARSE_SPMV_CSR_ALG1, &bytes),
+            "cusparseSpMV_bufferSize");
+  } else { /* CSR_ALG1 without transposing A: deterministic */
+    CSP_TRY(x.l.cusparseCreateConstDnMat(&B, k, n, k, b, x.ty, CUSPARSE_ORDER_COL),
+            "cusparseCreateConstDnMat");
+    CSP_TRY(x.l.cusparseCreateDnMat(&C, m, n, m, c, x.ty, CUSPARSE_ORDER_COL),
+            "cusparseCreateDnMat");
+    CSP_TRY(x.l.cusparseSpMM_bufferSize(x.h, N, N, x.one, A, B, x.zero, C, x.ty,
+                                        CUSPARSE_SPMM_CSR_ALG1, &bytes),
+            "cusparseSpMM_bufferSize");
+  }
+  if ((st = csp_malloc(a, &buf, bytes, "cuSPARSE's workspace", err)) != MT_OK) goto out;
+  if (n == 1)
+    CSP_TRY(x.l.cusparseSpMV(x.h, N, x.one, A, xv, x.zero, y, x.ty, CUSPARSE_SPMV_CSR_ALG1, buf),
+            "cusparseSpMV");
+  else
+    CSP_TRY(x.l.cusparseSpMM(x.h, N, N, x.one, A, B, x.zero, C, x.ty, CUSPARSE_SPMM_CSR_ALG1,
+                             buf),
+            "cusparseSpMM");
+  st = MTC(launched)(a, n == 1 ? "cusparseSpMV" : "cusparseSpMM", err);
+out:
+  if (buf) cudaFree(buf);
+  if (y) x.l.cusparseDestroyDnVec(y);
+  if (xv) x.l.cusparseDestroyDnVec(xv);
+  if (C) x.l.cusparseDestroyDnMat(C);
+  if (B) x.l.cusparseDestroyDnMat(B);
+  if (A) x.l.cusparseDestroySpMat(A);
+  csp_end(&x);
+  return st;
+}
+
 extern "C" mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k,
                                      int64_t n, int64_t nnz_a, const int32_t *ar,
                                      const int32_t *ac, const void *av, int64_t nnz_b,
                                      const int32_t *br, const int32_t *bc, const void *bv,
                                      void *c, mt_error *err) {
-  csp_lib l;
-  cusparseHandle_t h = NULL;
+  csp_ctx x;
   cusparseConstSpMatDescr_t A = NULL, B = NULL;
   cusparseSpMatDescr_t C = NULL;
   cusparseSpGEMMDescr_t g = NULL;
   void *buf1 = NULL, *buf2 = NULL, *crp = NULL, *ccol = NULL, *cval = NULL;
   size_t bytes1 = 0, bytes2 = 0, es = dt == MT_float64 ? 8 : 4;
   int64_t cm = 0, cn = 0, cnnz = 0;
-  int f64 = dt == MT_float64;
-  cudaDataType ty = f64 ? CUDA_R_64F : CUDA_R_32F;
-  float one_f = 1.0f, zero_f = 0.0f;
-  double one_d = 1.0, zero_d = 0.0;
-  const void *one = f64 ? (const void *)&one_d : (const void *)&one_f;
-  const void *zero = f64 ? (const void *)&zero_d : (const void *)&zero_f;
   const cusparseOperation_t N = CUSPARSE_OPERATION_NON_TRANSPOSE;
   const cusparseSpGEMMAlg_t alg = CUSPARSE_SPGEMM_ALG1; /* deterministic */
   mt_status st;
-  memset(&l, 0, sizeof l);
-  if (dt != MT_float32 && dt != MT_float64)
-    return mt_err(err, MT_NOT_SUPPORTED, "%s: cuSPARSE products take float32 and float64 only",
-                  a->what);
-  if ((st = csp_open(&l, a->what, err)) != MT_OK) return st;
-  CSP_TRY(l.cusparseCreate(&h), "cusparseCreate");
-  CSP_TRY(l.cusparseCreateConstCsr(&A, m, k, nnz_a, ar, ac, av, CUSPARSE_INDEX_32I,
-                                   CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, ty),
+  if ((st = csp_begin(&x, a, dt, err)) != MT_OK) return st;
+  CSP_TRY(x.l.cusparseCreateConstCsr(&A, m, k, nnz_a, ar, ac, av, CUSPARSE_INDEX_32I,
+                                     CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, x.ty),
           "cusparseCreateConstCsr");
-  CSP_TRY(l.cusparseCreateConstCsr(&B, k, n, nnz_b, br, bc, bv, CUSPARSE_INDEX_32I,
-                                   CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, ty),
+  CSP_TRY(x.l.cusparseCreateConstCsr(&B, k, n, nnz_b, br, bc, bv, CUSPARSE_INDEX_32I,
+                                     CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, x.ty),
           "cusparseCreateConstCsr");
-  CSP_TRY(l.cusparseCreateCsr(&C, m, n, 0, NULL, NULL, NULL, CUSPARSE_INDEX_32I,
-                              CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, ty),
+  CSP_TRY(x.l.cusparseCreateCsr(&C, m, n, 0, NULL, NULL, NULL, CUSPARSE_INDEX_32I,
+                                CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, x.ty),
           "cusparseCreateCsr");
-  CSP_TRY(l.cusparseSpGEMM_createDescr(&g), "cusparseSpGEMM_createDescr");
-  CSP_TRY(l.cusparseSpGEMM_workEstimation(h, N, N, one, A, B, zero, C, ty, alg, g, &bytes1, NULL),
+  CSP_TRY(x.l.cusparseSpGEMM_createDescr(&g), "cusparseSpGEMM_createDescr");
+  CSP_TRY(x.l.cusparseSpGEMM_workEstimation(x.h, N, N, x.one, A, B, x.zero, C, x.ty, alg, g,
+                                            &bytes1, NULL),
           "cusparseSpGEMM_workEstimation");
   if ((st = csp_malloc(a, &buf1, bytes1, "cusparseSpGEMM's work estimation", err)) != MT_OK)
     goto out;
-  CSP_TRY(l.cusparseSpGEMM_workEstimation(h, N, N, one, A, B, zero, C, ty, alg, g, &bytes1, buf1),
+  CSP_TRY(x.l.cusparseSpGEMM_workEstimation(x.h, N, N, x.one, A, B, x.zero, C, x.ty, alg, g,
+                                            &bytes1, buf1),
           "cusparseSpGEMM_workEstimation");
-  CSP_TRY(l.cusparseSpGEMM_compute(h, N, N, one, A, B, zero, C, ty, alg, g, &bytes2, NULL),
+  CSP_TRY(x.l.cusparseSpGEMM_compute(x.h, N, N, x.one, A, B, x.zero, C, x.ty, alg, g, &bytes2,
+                                     NULL),
           "cusparseSpGEMM_compute");
   if ((st = csp_malloc(a, &buf2, bytes2, "cusparseSpGEMM's compute", err)) != MT_OK) goto out;
-  CSP_TRY(l.cusparseSpGEMM_compute(h, N, N, one, A, B, zero, C, ty, alg, g, &bytes2, buf2),
+  CSP_TRY(x.l.cusparseSpGEMM_compute(x.h, N, N, x.one, A, B, x.zero, C, x.ty, alg, g, &bytes2,
+                                     buf2),
           "cusparseSpGEMM_compute");
-  CSP_TRY(l.cusparseSpMatGetSize(C, &cm, &cn, &cnnz), "cusparseSpMatGetSize");
+  CSP_TRY(x.l.cusparseSpMatGetSize(C, &cm, &cn, &cnnz), "cusparseSpMatGetSize");
   if ((st = csp_malloc(a, &crp, (size_t)(m + 1) * sizeof(int32_t), "C's row offsets", err)) !=
           MT_OK ||
       (st = csp_malloc(a, &ccol, (size_t)cnnz * sizeof(int32_t), "C's columns", err)) != MT_OK ||
       (st = csp_malloc(a, &cval, (size_t)cnnz * es, "C's values", err)) != MT_OK)
     goto out;
-  CSP_TRY(l.cusparseCsrSetPointers(C, crp, ccol, cval), "cusparseCsrSetPointers");
-  CSP_TRY(l.cusparseSpGEMM_copy(h, N, N, one, A, B, zero, C, ty, alg, g), "cusparseSpGEMM_copy");
+  CSP_TRY(x.l.cusparseCsrSetPointers(C, crp, ccol, cval), "cusparseCsrSetPointers");
+  CSP_TRY(x.l.cusparseSpGEMM_copy(x.h, N, N, x.one, A, B, x.zero, C, x.ty, alg, g),
+          "cusparseSpGEMM_copy");
   if ((st = MTC(launched)(a, "cusparseSpGEMM", err)) != MT_OK ||
       (st = MTC_LAUNCH(a, csp_zero, m * n, dt, m * n, c)) != MT_OK)
     goto out;
@@ -414,11 +419,11 @@ out:
   if (crp) cudaFree(crp);
   if (buf2) cudaFree(buf2);
   if (buf1) cudaFree(buf1);
-  if (g) l.cusparseSpGEMM_destroyDescr(g);
-  if (C) l.cusparseDestroySpMat(C);
-  if (B) l.cusparseDestroySpMat(B);
-  if (A) l.cusparseDestroySpMat(A);
-  if (h) l.cusparseDestroy(h);
+  if (g) x.l.cusparseSpGEMM_destroyDescr(g);
+  if (C) x.l.cusparseDestroySpMat(C);
+  if (B) x.l.cusparseDestroySpMat(B);
+  if (A) x.l.cusparseDestroySpMat(A);
+  csp_end(&x);
   return st;
 }
 
