@@ -159,6 +159,10 @@ for u in $unit; do
 done
 memcheck+="  mcheck memcheck.conformance.$(basename "$small" .h5).cuda 300 \"\$B\"/mtcs run"
 memcheck+=" --no-fork --backend cuda --require-all --level strict --golden $small"
+# ... and, after the benches and the report (it must not eat their time), the one golden
+# whose cases call cuSPARSE (impl/cuda/cusparse_lib.cu: its descriptors, workspaces, SpGEMM's C)
+late="  mcheck memcheck.conformance.sparse_blas.cuda 300 \"\$B\"/mtcs run"
+late+=" --no-fork --backend cuda --require-all --level strict --golden golden/sparse_blas.h5"
 bench=""
 if [ -f "$dir/bin/mtcs_bench" ]; then
   json='--benchmark_out_format=json --benchmark_out="$OUT'
@@ -359,11 +363,15 @@ EOF
   printf '%s\n' "${bench:+$peers}"
   echo "  :"
   echo "}"
+  echo "late() {"
+  printf '%s\n' "$late"
+  echo "}"
   cat <<'EOF'
 cuda_tests
 memcheck
 benches
 peers
+late
 say "total $((SECONDS - T0)) s; ran $nrun, failed/not run $nfail, skipped $nskip (results in $OUT)"
 if [ "$nrun" -eq 0 ]; then say "no check ran (MTCS_GPU_ONLY='$ONLY' matches none?)"; exit 2; fi
 [ "$nfail" -eq 0 ] || exit 1
