@@ -17,6 +17,7 @@
 #include "adagrad_step.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef _OPENMP
@@ -86,6 +87,7 @@ struct job {
   void *p, *s;
   const void *g;           /* dense grad / COO, CSR values */
   const int64_t *idx;      /* COO indices */
+  const uint64_t *sorted;  /* coo_dup: (index << 32 | position), sorted; NULL: idx in order */
   const int64_t *crow, *col;
   const uint8_t *mask;
   int64_t row, cols;
@@ -207,6 +209,21 @@ MT__INLINE int block_zero(const uint8_t *m) {
   return any == 0;
 }
 
+/* coo_dup: entry k of the sorted order, its index and its position in the
+ * input (packed: the sort's result; else idx in order, already sorted) */
+MT__INLINE int64_t dup_key(const job *jb, int64_t k, int packed) {
+  return packed ? (int64_t)(jb->sorted[k] >> 32) : jb->idx[k];
+}
+MT__INLINE int64_t dup_pos(const job *jb, int64_t k, int packed) {
+  return packed ? (int64_t)(uint32_t)jb->sorted[k] : k;
+}
+/* the first run head at or after k (a run head: the first entry, or one
+ * whose index differs from the entry before) */
+MT__INLINE int64_t dup_head(const job *jb, int64_t k, int packed) {
+  while (k > 0 && k < jb->count && dup_key(jb, k, packed) == dup_key(jb, k - 1, packed)) k++;
+  return k;
+}
+
 #define MT__KERNELS(T, IT, SFX, SQRT, FMA, ATTR)                                                   \
   /* keep all-ones: a, else b; bitwise so that it vectorizes without                               \
    * if-conversion (FP selects are not if-converted under -ftrapping-math) */                      \
@@ -295,6 +312,45 @@ MT__INLINE int block_zero(const uint8_t *m) {
   }                                                                                                \
   ATTR MT__UNUSED static void touch1_##SFX(const job *jb, int64_t lo, int64_t hi) {                \
     coo1_body_##SFX(jb, lo, hi, 2);                                                                \
+  }                                                                                                \
+  /* coo_dup: the next up to BATCH runs from sorted entry *k (< hi, hi a run                       \
+   * head): each run's index and its values summed as mt_coo_coalesce sums                         \
+   * duplicates (in input order, in double from 0.0, rounded once); the count */                   \
+  MT__INLINE int dup_runs_##SFX(const job *jb, int64_t *k, int64_t hi, int packed, int64_t *ix,    \
+                                T *v) {                                                            \
+    const T *vals = jb->g;                                                                         \
+    int m = 0;                                                                                     \
+    while (m < BATCH && *k < hi) {                                                                 \
+      int64_t key = dup_key(jb, *k, packed);                                                       \
+      double acc = 0.0;                                                                            \
+      do {                                                                                         \
+        acc = acc + (double)vals[dup_pos(jb, *k, packed)];                                         \
+        (*k)++;                                                                                    \
+      } while (*k < hi && dup_key(jb, *k, packed) == key);                                         \
+      ix[m] = key;                                                                                 \
+      v[m++] = (T)acc;                                                                             \
+    }                                                                                              \
+    return m;                                                                                      \
+  }                                                                                                \
+  /* coo_dup: the runs whose heads lie in [lo, hi) of the sorted entries,                          \
+   * batch after batch through sparse_coo's gather / math / scatter (the                           \
+   * next batch summed first, for its prefetch) */                                                 \
+  MT__INLINE void dup_body_##SFX(const job *jb, int64_t lo, int64_t hi, int packed) {              \
+    int64_t ix[2][BATCH], k = dup_head(jb, lo, packed);                                            \
+    T v[2][BATCH];                                                                                 \
+    hi = dup_head(jb, hi, packed);                                                                 \
+    int m = dup_runs_##SFX(jb, &k, hi, packed, ix[0], v[0]);                                       \
+    for (int b = 0; m > 0; b ^= 1) {                                                               \
+      int mn = dup_runs_##SFX(jb, &k, hi, packed, ix[b ^ 1], v[b ^ 1]);                            \
+      batch_##SFX(jb, ix[b], m, ix[b ^ 1], mn, v[b], 0);                                           \
+      m = mn;                                                                                      \
+    }                                                                                              \
+  }                                                                                                \
+  ATTR MT__UNUSED static void dups_##SFX(const job *jb, int64_t lo, int64_t hi) {                  \
+    dup_body_##SFX(jb, lo, hi, 1);                                                                 \
+  }                                                                                                \
+  ATTR MT__UNUSED static void dupi_##SFX(const job *jb, int64_t lo, int64_t hi) {                  \
+    dup_body_##SFX(jb, lo, hi, 0);                                                                 \
   }                                                                                                \
   /* hybrid entries: `row` contiguous elements each, updated in place */                           \
   MT__INLINE void row_math_##SFX(T *restrict ps, T *restrict ss, const T *restrict v, int64_t m,   \
@@ -458,6 +514,110 @@ mt_status mt_adagrad_check(const char *name, const mt_adagrad_hparams *hp, int64
   return MT_OK;
 }
 
+/* ---- coo_dup: the stable sort of (index, position) pairs ----------------- */
+
+#define DUP_BITS 11
+#define DUP_RADIX (1 << DUP_BITS)
+#define DUP_PASSES 3 /* 33 bits: an index < 2^32 */
+
+struct mt_adagrad_dup {
+  int64_t cap;
+  uint64_t *a, *b;                   /* the pairs, packed index << 32 | position */
+  int64_t count[DUP_PASSES][DUP_RADIX]; /* per digit, then its bucket's next slot */
+};
+
+mt_status mt_adagrad_dup_new(mt_adagrad_dup **ws, int64_t cap, mt_error *err) {
+  *ws = NULL;
+  if (cap < 0 || cap > (int64_t)UINT32_MAX)
+    return mt_err(err, MT_INVALID_ARGUMENT, "adagrad_dup_new: capacity %lld is not in [0, 2^32)",
+                  (long long)cap);
+  mt_adagrad_dup *w = calloc(1, sizeof *w);
+  size_t bytes = (size_t)(cap ? cap : 1) * sizeof(uint64_t);
+  if (w) {
+    w->a = malloc(bytes);
+    w->b = malloc(bytes);
+  }
+  if (!w || !w->a || !w->b) {
+    mt_adagrad_dup_free(w);
+    return mt_err(err, MT_OUT_OF_MEMORY, "adagrad_dup_new: no memory for %lld sort pairs",
+                  (long long)cap);
+  }
+  w->cap = cap;
+  *ws = w;
+  return MT_OK;
+}
+
+void mt_adagrad_dup_free(mt_adagrad_dup *ws) {
+  if (!ws) return;
+  free(ws->a);
+  free(ws->b);
+  free(ws);
+}
+
+int64_t mt_adagrad_dup_bytes(const mt_adagrad_dup *ws) {
+  return ws ? (int64_t)sizeof *ws + 2 * ws->cap * (int64_t)sizeof(uint64_t) : 0;
+}
+
+/* LSD radix sort of the entries' (index, position) pairs by index, stable
+ * (each pass keeps the order of equal digits): one counting pass over idx
+ * (every digit's counts, and the check that each index is < 2^32), then a
+ * scatter pass per digit that is not the same for every entry, the first
+ * reading idx itself. *out: the sorted pairs (ws->a or ws->b). */
+static mt_status dup_sort(mt_adagrad_dup *ws, const int64_t *idx, int64_t nnz,
+                          const uint64_t **out, const char *name, mt_error *err) {
+  const uint64_t M = DUP_RADIX - 1;
+  if (!ws)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: unsorted entries need a workspace (ws is NULL)",
+                  name);
+  if (nnz > ws->cap)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: %lld entries, the workspace holds %lld", name,
+                  (long long)nnz, (long long)ws->cap);
+  memset(ws->count, 0, sizeof ws->count);
+  uint64_t any = 0;
+  for (int64_t k = 0; k < nnz; k++) {
+    uint64_t key = (uint64_t)idx[k];
+    any |= key;
+    ws->count[0][key & M]++;
+    ws->count[1][(key >> DUP_BITS) & M]++;
+    ws->count[2][(key >> 2 * DUP_BITS) & M]++;
+  }
+  if (any >> 32)
+    for (int64_t k = 0; k < nnz; k++)
+      if ((uint64_t)idx[k] >> 32)
+        return mt_err(err, MT_INVALID_ARGUMENT, "%s: idx[%lld] = %lld is not in [0, 2^32)", name,
+                      (long long)k, (long long)idx[k]);
+  const uint64_t *src = NULL;
+  uint64_t *dst = ws->a;
+  for (int d = 0; d < DUP_PASSES; d++) {
+    int64_t *c = ws->count[d];
+    int sh = d * DUP_BITS;
+    if (nnz == 0 || c[((uint64_t)idx[0] >> sh) & M] == nnz) continue; /* one digit: in order */
+    for (int64_t r = 0, at = 0; r < DUP_RADIX; r++) { /* counts -> first slots */
+      int64_t n_r = c[r];
+      c[r] = at;
+      at += n_r;
+    }
+    if (!src)
+      for (int64_t k = 0; k < nnz; k++) {
+        uint64_t key = (uint64_t)idx[k];
+        dst[c[(key >> sh) & M]++] = key << 32 | (uint64_t)k;
+      }
+    else
+      for (int64_t k = 0; k < nnz; k++) {
+        uint64_t x = src[k];
+        dst[c[(x >> (32 + sh)) & M]++] = x;
+      }
+    src = dst;
+    dst = dst == ws->a ? ws->b : ws->a;
+  }
+  if (!src) { /* every digit the same for all: one index, already in order */
+    for (int64_t k = 0; k < nnz; k++) ws->a[k] = (uint64_t)idx[k] << 32 | (uint64_t)k;
+    src = ws->a;
+  }
+  *out = src;
+  return MT_OK;
+}
+
 #define MT__ENTRIES(T, SFX, F32)                                                                   \
   mt_status mt_adagrad_step_dense_##SFX(T *p, T *s, const T *g, int64_t n,                         \
                                         const mt_adagrad_hparams *hp, mt_error *err) {             \
@@ -477,6 +637,19 @@ mt_status mt_adagrad_check(const char *name, const mt_adagrad_hparams *hp, int64
              .align = row == 1 ? BATCH : 1};                                                       \
     return launch(&j, hp, F32,                                                                     \
                   row == 1 ? PICK_SPARSE(hp->isa, coo1, SFX) : PICK_SPARSE(hp->isa, coorow, SFX)); \
+  }                                                                                                \
+  mt_status mt_adagrad_step_coo_dup_##SFX(T *p, T *s, const int64_t *idx, const T *vals,           \
+                                          int64_t nnz, int sorted, mt_adagrad_dup *ws,             \
+                                          const mt_adagrad_hparams *hp, mt_error *err) {           \
+    static const char *name = "adagrad_step_coo_dup_" #SFX;                                        \
+    mt_status st = mt_adagrad_check(name, hp, nnz, 0, err);                                        \
+    const uint64_t *pairs = NULL;                                                                  \
+    if (st != MT_OK || nnz == 0) return st;                                                        \
+    if (!sorted && (st = dup_sort(ws, idx, nnz, &pairs, name, err)) != MT_OK) return st;           \
+    job j = {.p = p, .s = s, .g = vals, .idx = idx, .sorted = pairs, .count = nnz,                 \
+             .align = BATCH};                                                                      \
+    return launch(&j, hp, F32,                                                                     \
+                  sorted ? PICK_SPARSE(hp->isa, dupi, SFX) : PICK_SPARSE(hp->isa, dups, SFX));     \
   }                                                                                                \
   mt_status mt_adagrad_step_csr_##SFX(T *p, T *s, int64_t rows, int64_t cols, const int64_t *crow, \
                                       const int64_t *col, const T *vals,                           \
