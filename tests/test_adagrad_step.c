@@ -284,7 +284,7 @@ static void dup_case(int *mt__failed, const int64_t *shape, int64_t nnz, const i
         memcpy(svals + k * es, (char *)grad->values + order[k] * es, es);
       }
       mt_adagrad_dup *ws = NULL;
-      CHECK_STATUS(mt_adagrad_dup_new(&ws, nnz, NULL), MT_OK);
+      CHECK_STATUS(mt_adagrad_dup_new(&ws, n, nnz, NULL), MT_OK);
       mt_call c;
       CHECK_STATUS(reference(mt_cpu_adagrad_sparse, &c, param, grad, state, &HYPERS[hi]), MT_OK);
       for (int k = 0; k < nv; k++)
@@ -323,12 +323,55 @@ TEST(coo_dup_step_coalesces_and_steps_like_reference_bitwise) {
   dup_case(mt__failed, SHAPE(13, 7), 1100, NULL, 0, 600);
   /* every entry at one element: one run of 700 (one thread takes it all) */
   dup_case(mt__failed, SHAPE(13, 7), 700, (const int64_t[]){40}, 1, 700);
-  /* indices equal in one or two of the sort's 11-bit digits and different
-   * in the others (x, x + 2^11, x + 2^22, ...): a pass left out or run out
-   * of order splits their runs. 4097 x 1025 > 2^22 + 2^11 + 9 elements. */
+  /* indices equal in one of the sort's digits and different in the other
+   * (4097 x 1025 elements: two 12-bit digits; x, x + 2^11, x + 2^22, ...): a
+   * pass left out or run out of order splits their runs */
   static const int64_t pool[] = {5, 5 + 2048, 5 + 4194304, 5 + 4194304 + 2048, 9, 9 + 4194304,
                                  2048, 4194304};
   dup_case(mt__failed, SHAPE(4097, 1025), 400, pool, 8, 800);
+}
+
+TEST(coo_dup_sort_passes_cover_every_index_bit) {
+  /* params of 2^24 + 5 and 2^26 + 3 elements: 25 and 27 index bits, three
+   * 9-bit digits. The sorted step's oracle: the same entries sorted stably
+   * on the host, stepped with sorted = 1 (no sort; checked against the
+   * reference above). p and s are calloc'd: only touched pages are made. */
+  static const int64_t ns[] = {((int64_t)1 << 24) + 5, ((int64_t)1 << 26) + 3};
+  enum { E = 3000 };
+  static int64_t idx[E], sidx[E], order[E];
+  static float v[E], sv[E];
+  mt_adagrad_hparams hp = {.clr = 0.01, .eps = 1e-10, .nthreads = 2};
+  for (int t = 0; t < 2; t++) {
+    int64_t n = ns[t];
+    const int64_t pool[] = {7, 7 + 512, 7 + (1 << 18), 3 + (1 << 24), n - 1, n - 1 - (1 << 9),
+                            n - 1 - (1 << 18), 1 << 18};
+    seed(900 + (uint64_t)t);
+    for (int k = 0; k < E; k++) {
+      idx[k] = k % 3 ? pool[rnd() % 8] : (int64_t)(rnd() % (uint64_t)n);
+      v[k] = (float)unif(-1, 1);
+      order[k] = k;
+    }
+    sort_lin = idx;
+    qsort(order, E, sizeof *order, by_lin);
+    for (int k = 0; k < E; k++) sidx[k] = idx[order[k]], sv[k] = v[order[k]];
+    float *p = calloc((size_t)n, 4), *s = calloc((size_t)n, 4);
+    float *q = calloc((size_t)n, 4), *r = calloc((size_t)n, 4);
+    mt_adagrad_dup *ws = NULL;
+    CHECK(p && s && q && r);
+    CHECK_STATUS(mt_adagrad_dup_new(&ws, n, E, NULL), MT_OK);
+    if (p && s && q && r && ws) {
+      mt_error e = {0};
+      CHECK_STATUS(mt_adagrad_step_coo_dup_f32(p, s, idx, v, E, 0, ws, &hp, &e), MT_OK);
+      if (e.msg[0]) fprintf(stderr, "  %s\n", e.msg);
+      CHECK_STATUS(mt_adagrad_step_coo_dup_f32(q, r, sidx, sv, E, 1, NULL, &hp, NULL), MT_OK);
+      int same = 1;
+      for (int k = 0; k < E; k++) same &= p[idx[k]] == q[idx[k]] && s[idx[k]] == r[idx[k]];
+      CHECK(same);
+      CHECK(s[7] != 0 && s[n - 1] != 0);
+    }
+    mt_adagrad_dup_free(ws);
+    free(p), free(s), free(q), free(r);
+  }
 }
 
 TEST(coo_dup_step_sums_each_run_in_input_order) {
@@ -346,7 +389,7 @@ TEST(coo_dup_step_sums_each_run_in_input_order) {
   float vals[4] = {1, 5, big, -big}, rvals[4] = {-big, big, 5, 1};
   mt_adagrad_hparams hp = {.clr = 0.1, .eps = 1e-10, .nthreads = 1};
   mt_adagrad_dup *ws = NULL;
-  CHECK_STATUS(mt_adagrad_dup_new(&ws, 4, NULL), MT_OK);
+  CHECK_STATUS(mt_adagrad_dup_new(&ws, 4, 4, NULL), MT_OK);
   for (int isa = MT_ADAGRAD_ISA_BASE; isa <= mt_adagrad_isa_best(); isa++) {
     float p[4] = {1, 1, 1, 1}, s[4] = {0.5f, 0.5f, 0.5f, 0.5f};
     hp.isa = isa;
@@ -365,18 +408,18 @@ TEST(coo_dup_step_sums_each_run_in_input_order) {
 }
 
 TEST(coo_dup_step_rejects_what_it_cannot_sort) {
-  float p[2] = {0}, s[2] = {0}, v[2] = {1, 1};
-  int64_t idx[2] = {0, (int64_t)1 << 32}, neg[2] = {1, -1};
+  float p[3] = {0}, s[3] = {0}, v[2] = {1, 1};
+  int64_t idx[2] = {0, 3}, neg[2] = {1, -1};
   mt_error e = {0};
   mt_adagrad_hparams hp = {.clr = 0.1, .eps = 1e-10, .nthreads = 1};
   mt_adagrad_dup *ws = NULL;
-  CHECK_STATUS(mt_adagrad_dup_new(&ws, 1, NULL), MT_OK);
+  CHECK_STATUS(mt_adagrad_dup_new(&ws, 3, 1, NULL), MT_OK);
   CHECK_STATUS(mt_adagrad_step_coo_dup_f32(p, s, idx, v, 2, 0, ws, &hp, &e), MT_INVALID_ARGUMENT);
   CHECK_HAS(e.msg, "2 entries, the workspace holds 1");
   mt_adagrad_dup_free(ws);
-  CHECK_STATUS(mt_adagrad_dup_new(&ws, 2, NULL), MT_OK);
+  CHECK_STATUS(mt_adagrad_dup_new(&ws, 3, 2, NULL), MT_OK);
   CHECK_STATUS(mt_adagrad_step_coo_dup_f32(p, s, idx, v, 2, 0, ws, &hp, &e), MT_INVALID_ARGUMENT);
-  CHECK_HAS(e.msg, "idx[1] = 4294967296 is not in [0, 2^32)");
+  CHECK_HAS(e.msg, "idx[1] = 3 is not in [0, 3)");
   CHECK_STATUS(mt_adagrad_step_coo_dup_f32(p, s, neg, v, 2, 0, ws, &hp, &e), MT_INVALID_ARGUMENT);
   CHECK_HAS(e.msg, "idx[1] = -1");
   CHECK_STATUS(mt_adagrad_step_coo_dup_f32(p, s, neg, v, 2, 0, NULL, &hp, &e), MT_INVALID_ARGUMENT);
@@ -384,10 +427,12 @@ TEST(coo_dup_step_rejects_what_it_cannot_sort) {
   hp.weight_decay = 0.5;
   CHECK_STATUS(mt_adagrad_step_coo_dup_f32(p, s, neg, v, 2, 1, NULL, &hp, &e), MT_INVALID_ARGUMENT);
   CHECK_HAS(e.msg, "weight_decay");
-  CHECK(p[0] == 0 && p[1] == 0 && s[0] == 0 && s[1] == 0); /* nothing stepped */
-  mt_adagrad_dup_free(ws);
-  CHECK_STATUS(mt_adagrad_dup_new(&ws, (int64_t)1 << 32, &e), MT_INVALID_ARGUMENT);
+  CHECK(p[0] == 0 && p[1] == 0 && p[2] == 0 && s[0] == 0 && s[1] == 0 && s[2] == 0);
+  mt_adagrad_dup_free(ws); /* nothing stepped, above */
+  CHECK_STATUS(mt_adagrad_dup_new(&ws, 3, (int64_t)1 << 32, &e), MT_INVALID_ARGUMENT);
   CHECK(ws == NULL);
+  CHECK_STATUS(mt_adagrad_dup_new(&ws, ((int64_t)1 << 32) + 1, 4, &e), MT_INVALID_ARGUMENT);
+  CHECK_HAS(e.msg, "n = 4294967297");
 }
 
 /* ---- CSR: ADA-2 on the same entries -------------------------------------- */
@@ -535,6 +580,7 @@ MT_TEST_MAIN(T(dense_step_matches_reference_bitwise),
              T(hybrid_coo_step_matches_reference_bitwise),
              T(masked_coo_step_skips_zero_values_like_reference),
              T(coo_dup_step_coalesces_and_steps_like_reference_bitwise),
+             T(coo_dup_sort_passes_cover_every_index_bit),
              T(coo_dup_step_sums_each_run_in_input_order),
              T(coo_dup_step_rejects_what_it_cannot_sort),
              T(csr_step_matches_sparse_reference_bitwise),

@@ -194,7 +194,7 @@ static int dup_by_index(const void *a, const void *b) {
     qsort(order, (size_t)nnz, sizeof *order, dup_by_index);                                        \
     for (int64_t k = 0; k < nnz; k++) sidx[k] = idx[order[k]], svals[k] = vals[order[k]];         \
     memcpy(p, p0, n * es), memcpy(s, s0, n * es);                                                  \
-    CHECK_STATUS(mt_adagrad_dup_new(&ws, nnz, &err), MT_OK);                                       \
+    CHECK_STATUS(mt_adagrad_dup_new(&ws, n, nnz, &err), MT_OK);                                    \
     CHECK_STATUS(mt_adagrad_step_coo_dup_##SFX(p, s, idx, vals, nnz, 0, ws, &hp, &err), MT_OK);    \
     CHECK_STATUS(mt_cuda_dup_new(&dd, n, nnz, &err), MT_OK);                                       \
     CHECK_STATUS(mt_cuda_malloc(&dp, n * es, &err), MT_OK);                                        \
