@@ -711,45 +711,31 @@ def main(argv=None):
                 sync=torch.cuda.synchronize)
             del prob, grad
 
-    # CUDA peer of the fused sparse step: the sparse-gradient (_make_sparse) path on the
-    # device, on the C run's device sparse_coo configurations (its nnz)
-    for dt, n, den in sorted(cuda_sparse):
-        name = bench_name("torch_sparse", "sparse_coo", "cuda", dt, n, den)
-        if not want(name):
-            continue
-        base = dict(elements=n, threads=1)
-        if not torch.cuda.is_available():
-            out.append(entry(name, None, error="no device", **base))
-            continue
-        info = model.get(("sparse_coo", "cuda", dt, n, den), {})
-        prob = Problem(torch, dt, n, den, device="cuda", nnz=info.get("nnz"))
-        g = prob.coo_grad()
-        run(name, f"sparse-gradient Adagrad, COO grad, on {torch.cuda.get_device_name(0)}",
-            lambda g=g: optim_step(torch, prob, g),
-            dict(base, nnz=prob.nnz, model_bytes=info.get("model_bytes")), warmup=3,
-            sync=torch.cuda.synchronize)
-        del prob, g
-
-    # CUDA peer of the coalescing step: the same sparse-gradient path on an uncoalesced
-    # grad (torch coalesces it on the device inside every step), on the C run's device
-    # sparse_coo_dup configurations
-    for dt, n, den in sorted(cuda_dup):
-        name = bench_name("torch_sparse", "sparse_coo_dup", "cuda", dt, n, den)
-        if not want(name):
-            continue
-        base = dict(elements=n, threads=1)
-        if not torch.cuda.is_available():
-            out.append(entry(name, None, error="no device", **base))
-            continue
-        info = model.get(("sparse_coo_dup", "cuda", dt, n, den), {})
-        prob = Problem(torch, dt, n, den, device="cuda", nnz=info.get("nnz"))
-        g = prob.dup_grad()
-        run(name, f"sparse-gradient Adagrad, uncoalesced COO grad ({DUP_COPIES} entries an "
-            f"element), on {torch.cuda.get_device_name(0)}",
-            lambda g=g: optim_step(torch, prob, g),
-            dict(base, nnz=prob.nnz, entries=g._nnz(), model_bytes=info.get("model_bytes")),
-            warmup=3, sync=torch.cuda.synchronize)
-        del prob, g
+    # CUDA peers of the fused sparse step and of the coalescing step: the sparse-gradient
+    # (_make_sparse) path on the device, on the COO grad and on the same elements'
+    # uncoalesced grad (torch coalesces it on the device inside every step), on the C
+    # run's device configurations of each path (its nnz)
+    for path, cfgs, grad_of, what in (
+            ("sparse_coo", cuda_sparse, Problem.coo_grad, "COO grad"),
+            ("sparse_coo_dup", cuda_dup, Problem.dup_grad,
+             f"uncoalesced COO grad ({DUP_COPIES} entries an element)")):
+        for dt, n, den in sorted(cfgs):
+            name = bench_name("torch_sparse", path, "cuda", dt, n, den)
+            if not want(name):
+                continue
+            base = dict(elements=n, threads=1)
+            if not torch.cuda.is_available():
+                out.append(entry(name, None, error="no device", **base))
+                continue
+            info = model.get((path, "cuda", dt, n, den), {})
+            prob = Problem(torch, dt, n, den, device="cuda", nnz=info.get("nnz"))
+            g = grad_of(prob)
+            run(name, f"sparse-gradient Adagrad, {what}, on {torch.cuda.get_device_name(0)}",
+                lambda g=g: optim_step(torch, prob, g),
+                dict(base, nnz=prob.nnz, model_bytes=info.get("model_bytes"),
+                     entries=g._nnz() if path == "sparse_coo_dup" else None),
+                warmup=3, sync=torch.cuda.synchronize)
+            del prob, g
 
     threads = max((int(d[3:]) for d in ncpu_dev), default=1)
     doc = {"context": host_context(torch, threads, default_impl, a.quick), "benchmarks": out}
