@@ -591,12 +591,17 @@ static mt_status dup_sort(mt_adagrad_dup *ws, const int64_t *idx, const float *v
                   (long long)nnz, (long long)ws->cap);
   const int bits = ws->bits, passes = ws->passes;
   const uint64_t M = ((uint64_t)1 << bits) - 1, R = M + 1;
-  memset(ws->count, 0, sizeof ws->count);
+  uint32_t *c0 = ws->count[0], *c1 = ws->count[1], *c2 = ws->count[2];
+  for (int d = 0; d < DUP_MAX_PASSES; d++) memset(ws->count[d], 0, R * sizeof **ws->count);
   uint64_t most = 0;
+  /* every digit's counts in one pass (a third digit of a 2-pass plan counts into
+   * its bucket 0, unread): no loop over the digits per entry */
   for (int64_t k = 0; k < nnz; k++) {
     uint64_t key = (uint64_t)idx[k];
     most = key > most ? key : most;
-    for (int d = 0; d < passes; d++) ws->count[d][(key >> d * bits) & M]++;
+    c0[key & M]++;
+    c1[(key >> bits) & M]++;
+    c2[(key >> 2 * bits) & M]++;
   }
   if (most >= (uint64_t)ws->n) /* a negative index is a large unsigned one */
     for (int64_t k = 0; k < nnz; k++)
