@@ -574,8 +574,8 @@ static int enumerate(const options *o, int max_threads, int dev_ok, bcase *out) 
             if (o->quick && opt != BC_OPT_ADAGRAD && path != BC_STREAM && path != BC_TOUCH &&
                 threads != 1)
               continue;
-            /* --quick: the coalescing step on one thread only (its sort is serial) */
-            if (o->quick && path == BC_SPARSE_COO_DUP && threads != 1) continue;
+            /* --quick: the coalescing step not on cpuN (its CPU sort is serial) */
+            if (o->quick && path == BC_SPARSE_COO_DUP && threads == 0) continue;
             if (!cuda && gpu_extra && si == n_sizes - 1) continue; /* 256M: device only */
             if (cuda && (opt != BC_OPT_ADAGRAD || !bc_dev_path_ok(path) || (!dev_ok && !dense_like)))
               continue;
