@@ -67,6 +67,7 @@ FULL = dict(n=(1 << 20, 1 << 24, 1 << 26), density=(0.01, 0.1, 1, 10, 30, 50, 10
             dtype=("f32", "f64"), min_time=1.0)
 COLS = 64                   # hybrid grads: the param viewed as [n/64, 64], rows x 64
 DUP_COPIES = 2              # uncoalesced grads: entries per element (BC_DUP_COPIES)
+DUP_MAX_DEFAULT_PCT = 10.0  # without --c-json, full mode: their densities (as mtcs_bench's)
 MASKED_MAX_N = 1 << 20      # the MaskedTensor path takes seconds per step beyond this
 MASKED_MAX_DENSITY_FULL = 1.0
 LR, EPS, ACC0 = 0.01, 1e-10, 0.1
@@ -635,8 +636,10 @@ def main(argv=None):
                     if not want(name):
                         continue
                     if path == "sparse_coo_dup":
-                        # with --c-json: where the C run has the path
-                        if a.c_json and (path, dev, dt, n, den) not in model:
+                        # with --c-json: where the C run has the path; else as the C
+                        # benchmark's default matrix, up to 10% in full mode
+                        if (a.c_json and (path, dev, dt, n, den) not in model) or (
+                                not a.c_json and not a.quick and den > DUP_MAX_DEFAULT_PCT):
                             continue
                         g = prob.dup_grad()
                         run(name, f"uncoalesced COO grad ({DUP_COPIES} entries an element, "
