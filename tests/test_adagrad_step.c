@@ -324,27 +324,30 @@ TEST(coo_dup_step_coalesces_and_steps_like_reference_bitwise) {
   /* every entry at one element: one run of 700 (one thread takes it all) */
   dup_case(mt__failed, SHAPE(13, 7), 700, (const int64_t[]){40}, 1, 700);
   /* indices equal in one of the sort's digits and different in the other
-   * (4097 x 1025 elements: two 12-bit digits; x, x + 2^11, x + 2^22, ...): a
-   * pass left out or run out of order splits their runs */
-  static const int64_t pool[] = {5, 5 + 2048, 5 + 4194304, 5 + 4194304 + 2048, 9, 9 + 4194304,
-                                 2048, 4194304};
-  dup_case(mt__failed, SHAPE(4097, 1025), 400, pool, 8, 800);
+   * (97 x 61 = 5917 elements: 13 bits, two 7-bit digits; x, x + 1, x + 2^7,
+   * ...): a pass left out or run out of order splits their runs (three
+   * digits: coo_dup_sort_passes_cover_every_index_bit) */
+  static const int64_t pool[] = {5, 6, 5 + 128, 6 + 128, 5 + 2048, 9, 9 + 1024, 128};
+  dup_case(mt__failed, SHAPE(97, 61), 400, pool, 8, 800);
 }
 
 TEST(coo_dup_sort_passes_cover_every_index_bit) {
-  /* params of 2^24 + 5 and 2^26 + 3 elements: 25 and 27 index bits, three
-   * 9-bit digits. The sorted step's oracle: the same entries sorted stably
-   * on the host, stepped with sorted = 1 (no sort; checked against the
-   * reference above). p and s are calloc'd: only touched pages are made. */
-  static const int64_t ns[] = {((int64_t)1 << 24) + 5, ((int64_t)1 << 26) + 3};
+  /* params of 2^24 + 5 and 2^12 + 3 elements: 25 index bits (three 9-bit
+   * digits) and 13 (two of 7). The sorted step's oracle: the same entries
+   * sorted stably on the host, stepped with sorted = 1 (no sort; checked
+   * against the reference above). p and s are calloc'd: only touched pages
+   * are made. */
+  static const int64_t ns[] = {((int64_t)1 << 24) + 5, ((int64_t)1 << 12) + 3};
   enum { E = 3000 };
   static int64_t idx[E], sidx[E], order[E];
   static float v[E], sv[E];
   mt_adagrad_hparams hp = {.clr = 0.01, .eps = 1e-10, .nthreads = 2};
   for (int t = 0; t < 2; t++) {
     int64_t n = ns[t];
-    const int64_t pool[] = {7, 7 + 512, 7 + (1 << 18), 3 + (1 << 24), n - 1, n - 1 - (1 << 9),
-                            n - 1 - (1 << 18), 1 << 18};
+    /* indices that differ in one digit only: the second (lo) and the third or,
+     * for two digits, the second bit of the second (hi) */
+    int64_t lo = t == 0 ? 512 : 128, hi = t == 0 ? 1 << 18 : 2048;
+    const int64_t pool[] = {7, 7 + lo, 7 + hi, 7 + lo + hi, n - 1, n - 1 - lo, n - 1 - hi, hi};
     seed(900 + (uint64_t)t);
     for (int k = 0; k < E; k++) {
       idx[k] = k % 3 ? pool[rnd() % 8] : (int64_t)(rnd() % (uint64_t)n);
