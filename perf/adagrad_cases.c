@@ -1073,7 +1073,7 @@ double bc_model_bytes(bc_path path, int f64, int64_t n, double d, int64_t entrie
   case BC_SPARSE_COO:
   case BC_MASKED_SPARSE:
   case BC_TOUCH:
-  case BC_SPARSE_COO_DUP: /* e uncoalesced entries over d n distinct elements: no more */
+  case BC_SPARSE_COO_DUP: /* its e entries once, the lines of its d n elements; not the sort */
     return e * (8.0 + T) + 4.0 * T * N * touched(d, L);
   case BC_SPARSE_CSR:
     return e * (8.0 + T) + 8.0 * (N / BC_CSR_COLS + 1.0) + 4.0 * T * N * touched(d, L);

@@ -313,9 +313,7 @@ MT__INLINE int64_t dup_head(const job *jb, int64_t k, int mode) {
   ATTR MT__UNUSED static void touch1_##SFX(const job *jb, int64_t lo, int64_t hi) {                \
     coo1_body_##SFX(jb, lo, hi, 2);                                                                \
   }                                                                                                \
-  /* coo_dup: the next up to BATCH runs from sorted entry *k (< hi, hi a run                       \
-   * head): each run's index and its values summed as mt_coo_coalesce sums                         \
-   * duplicates (in input order, in double from 0.0, rounded once); the count */                   \
+  /* coo_dup: the value of sorted entry k (dup_key's modes) */                                     \
   MT__INLINE T dup_val_##SFX(const job *jb, int64_t k, int mode) {                                 \
     const T *vals = jb->g;                                                                         \
     if (mode == DUP_IDX) return vals[k];                                                           \
@@ -325,6 +323,9 @@ MT__INLINE int64_t dup_head(const job *jb, int64_t k, int mode) {
     memcpy(&f, &lo, sizeof f);                                                                     \
     return (T)f;                                                                                   \
   }                                                                                                \
+  /* coo_dup: the next up to BATCH runs from sorted entry *k (< hi, hi a run                       \
+   * head): each run's index and its values summed as mt_coo_coalesce sums                         \
+   * duplicates (in input order, in double from 0.0, rounded once); the count */                   \
   MT__INLINE int dup_runs_##SFX(const job *jb, int64_t *k, int64_t hi, int mode, int64_t *ix,      \
                                 T *v) {                                                            \
     int m = 0;                                                                                     \
