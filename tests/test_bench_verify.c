@@ -350,6 +350,43 @@ TEST(verify_catches_a_dup_step_that_sums_out_of_order_or_drops_duplicates) {
   teardown(&f);
 }
 
+TEST(the_pair_of_sparse_coo_dup_is_sparse_coo_on_its_coalesced_grad) {
+  /* bc_grad_coalesced's view (the pair the benchmark times beside the case)
+   * holds the grad's distinct elements and the reference's sums of their
+   * entries: sparse_coo's step on it passes the check against adagrad_sparse
+   * on that coalesced grad, on the CPU and, where there is one, the device
+   * (its arrays are the dup grad's coalesced copies) */
+  static int64_t idx[DUP_E];
+  static float vals[DUP_E];
+  dup_entries(idx, vals);
+  fixture f;
+  char why[512], info[256];
+  bc_verified v;
+  if (setup_dup(&f, idx, vals, DUP_E)) {
+    CHECK(0);
+    return;
+  }
+  bc_grad cv = bc_grad_coalesced(&f.g);
+  CHECK_EQ_INT(cv.path, BC_SPARSE_COO);
+  CHECK_EQ_INT(cv.entries, f.g.specified);
+  why[0] = '\0';
+  CHECK_EQ_INT(bc_check(&f.b, &cv, 2, &v, why, sizeof why), 0);
+  if (why[0]) fprintf(stderr, "  cpu: %s\n", why);
+  CHECK_EQ_INT(v.touched, f.g.specified);
+  /* element DUP_AT's run sums to 0: its coalesced value is 0 */
+  int64_t at = 0;
+  while (at < cv.entries && cv.idx[at] != DUP_AT) at++;
+  CHECK(at < cv.entries && ((const float *)cv.vals)[at] == 0.0f);
+  if (bc_dev_probe(info, sizeof info) == 0) {
+    bc_dev *d = NULL;
+    CHECK_EQ_INT(bc_dev_load(&d, &f.b, &f.g, why, sizeof why), 0);
+    CHECK_EQ_INT(bc_dev_check(d, &f.b, &cv, 0, &v, why, sizeof why), 0);
+    if (why[0]) fprintf(stderr, "  device: %s\n", why);
+    bc_dev_free(d);
+  }
+  teardown(&f);
+}
+
 TEST(device_check_covers_the_uncoalesced_step) {
   /* the entries above (many duplicates, a run whose order decides its sum)
    * and 3000 entries all at one element, through the device's sort and
@@ -566,6 +603,7 @@ MT_TEST_MAIN(T(verify_accepts_every_fast_path_in_both_forms),
              T(verify_catches_a_write_to_an_untouched_entry_past_32k),
              T(device_check_compares_every_updated_element_of_the_device_step),
              T(verify_catches_a_dup_step_that_sums_out_of_order_or_drops_duplicates),
+             T(the_pair_of_sparse_coo_dup_is_sparse_coo_on_its_coalesced_grad),
              T(device_check_covers_the_uncoalesced_step),
              T(verify_accepts_the_sparse_optimizer_steps_in_both_forms),
              T(sparse_optimizer_steps_are_the_same_on_every_isa_and_thread_count),
