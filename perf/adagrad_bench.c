@@ -6,6 +6,8 @@
  * same other segments):
  *   adagrad/impl:c/path:<path>/dev:<cpu1|cpuN|cuda>/dtype:<f32|f64>/n:<elements>/
  *     density:<percent %g>/cache:<warm|cold>
+ *     (path sparse_coo_dup: an uncoalesced grad, BC_DUP_COPIES entries per element
+ *     in input order; density: of the distinct elements)
  *   adagrad/impl:cusparse/path:sparse_coo/dev:cuda/...   (the cuSPARSE gather/scatter
  *     pipeline, kernels/adagrad_gs.cu: the fused step's baseline, listed with a device)
  *   stream/impl:c/dev:<cpu1|cpuN|cuda>/dtype:<f32|f64>/n:<elements>/cache:<warm|cold>
@@ -52,6 +54,7 @@
 
 #define DEV_CUDA (-1) /* in options.threads: the CUDA device */
 #define GPU_BIG_N ((int64_t)1 << 28) /* 256M: the GPU bandwidth target's size */
+#define BC_DUP_MAX_DEFAULT_PCT 10.0  /* sparse_coo_dup's densities in the full default matrix */
 
 #define MAX_LIST 16
 
@@ -69,6 +72,7 @@ typedef struct {
   int cold[2], n_caches;
   const char *probe;
   int paths_set; /* --paths given */
+  int dens_set;  /* --densities given */
   int probes;    /* the probe family (--paths=probe, or no --paths) */
 } options;
 
@@ -174,6 +178,7 @@ static int parse_opt(options *o, const char *arg) {
     snprintf(buf, sizeof buf, "%s", v);
     n = split_list(buf, items, MAX_LIST);
     o->n_dens = 0;
+    o->dens_set = 1;
     for (int i = 0; i < n; i++) {
       char *end;
       double d = strtod(items[i], &end);
@@ -211,9 +216,9 @@ static void defaults(options *o) {
   }
   if (!o->paths_set) o->probes = 1;
   if (!o->n_paths && !o->paths_set) {
-    static const bc_path order[] = {BC_STREAM,       BC_DENSE,        BC_SPARSE_COO,
-                                    BC_TOUCH,        BC_SPARSE_CSR,   BC_MASKED_DENSE,
-                                    BC_MASKED_SPARSE, BC_HYBRID_COO};
+    static const bc_path order[] = {BC_STREAM,        BC_DENSE,        BC_SPARSE_COO,
+                                    BC_TOUCH,         BC_SPARSE_CSR,   BC_MASKED_DENSE,
+                                    BC_MASKED_SPARSE, BC_HYBRID_COO,   BC_SPARSE_COO_DUP};
     for (int i = 0; i < BC__COUNT; i++) o->paths[o->n_paths++] = order[i];
   }
   if (!o->n_opts)
@@ -331,8 +336,9 @@ static double peak_rss(void) {
 }
 
 static uint64_t case_seed(const bcase *c) {
-  /* touch draws sparse_coo's entries: the same access pattern */
-  uint64_t path = c->path == BC_TOUCH ? BC_SPARSE_COO : c->path;
+  /* touch draws sparse_coo's entries: the same access pattern; sparse_coo_dup
+   * its elements (the step it is paired with runs on them) */
+  uint64_t path = c->path == BC_TOUCH || c->path == BC_SPARSE_COO_DUP ? BC_SPARSE_COO : c->path;
   return 0x6d74637362656e63ull ^ (path << 56) ^ ((uint64_t)c->f64 << 48) ^
          (uint64_t)c->n ^ (uint64_t)(c->dens_pct * 1e4) << 20;
 }
@@ -427,6 +433,7 @@ static bc_path pair_of(bc_opt o, bc_path p) {
   case BC_MASKED_DENSE:
   case BC_HYBRID_COO: return BC_DENSE;
   case BC_MASKED_SPARSE: return BC_SPARSE_COO; /* on the same entries */
+  case BC_SPARSE_COO_DUP: return BC_SPARSE_COO; /* on its coalesced grad: the cost of coalescing */
   case BC_TOUCH: return BC_SPARSE_COO;         /* the step it is the pattern of */
   default: return BC__COUNT;
   }
@@ -460,10 +467,11 @@ static void bm_case(mtb_state *st, void *user) {
   mt_status s = MT_OK;
   /* The pair runs interleaved with the case, on the same param and state
    * (a shallow copy of the grad: dense and stream read the base's dense
-   * grad; sparse_coo reads masked_sparse's entries). It runs when its total
-   * time is behind the case's (at least 3 times), so the two totals stay
-   * about equal and a cheap case is not drowned by a dense pair. */
-  bc_grad pg = cx->grad;
+   * grad; sparse_coo reads masked_sparse's entries, or sparse_coo_dup's
+   * coalesced grad). It runs when its total time is behind the case's (at
+   * least 3 times), so the two totals stay about equal and a cheap case is
+   * not drowned by a dense pair. */
+  bc_grad pg = bc_grad_coalesced(&cx->grad);
   pg.path = cx->pair ? pair_of(c->opt, c->path) : BC__COUNT;
   pg.opt = BC_OPT_ADAGRAD;
   if (c->cuda && !bc_dev_path_ok(pg.path)) pg.path = BC__COUNT;
@@ -499,7 +507,10 @@ static void bm_case(mtb_state *st, void *user) {
   if (!c->cuda)
     mtb_counter(st, "threads", (double)mt_adagrad_threads(c->threads), MTB_COUNTER_PLAIN);
   mtb_counter(st, "model_bytes", bytes, MTB_COUNTER_PLAIN);
-  mtb_counter(st, "extra_bytes", 0.0, MTB_COUNTER_PLAIN); /* in place, no temporaries */
+  /* in place, no temporaries; sparse_coo_dup: its sort's scratch, made once per grad */
+  mtb_counter(st, "extra_bytes",
+              (double)(c->cuda ? bc_dev_extra_bytes(cx->dev) : bc_grad_extra_bytes(g)),
+              MTB_COUNTER_PLAIN);
   mtb_counter(st, "peak_rss_bytes", peak_rss(), MTB_COUNTER_PLAIN);
   /* what the first step's check compared (perf/README.md, "Method") */
   mtb_counter(st, "verified_elements", (double)c->ver.elements, MTB_COUNTER_PLAIN);
@@ -565,6 +576,13 @@ static int enumerate(const options *o, int max_threads, int dev_ok, bcase *out) 
             /* --quick: SparseAdam and SGD on one thread only (the smoke's budget) */
             if (o->quick && opt != BC_OPT_ADAGRAD && path != BC_STREAM && path != BC_TOUCH &&
                 threads != 1)
+              continue;
+            /* --quick: the coalescing step not on cpuN (its CPU sort is serial); the
+             * full default matrix runs it up to 10% only (an embedding grad's range:
+             * at 64M, 50% one step sorts 67M entries), --densities as given */
+            if (path == BC_SPARSE_COO_DUP &&
+                ((o->quick && threads == 0) ||
+                 (!o->quick && !o->dens_set && o->dens[di] > BC_DUP_MAX_DEFAULT_PCT)))
               continue;
             if (!cuda && gpu_extra && si == n_sizes - 1) continue; /* 256M: device only */
             if (cuda && (opt != BC_OPT_ADAGRAD || !bc_dev_path_ok(path) || (!dev_ok && !dense_like)))
@@ -922,7 +940,10 @@ static const char USAGE[] =
     "  --quick               the CI smoke's matrix (small sizes, fewer densities)\n"
     "  --sizes=1M,16M        param sizes (K, M, G suffixes: powers of 2)\n"
     "  --dtypes=f32,f64      element types\n"
-    "  --paths=dense,sparse_coo,sparse_csr,masked_dense,masked_sparse,hybrid_coo,stream,touch,probe\n"
+    "  --paths=dense,sparse_coo,sparse_csr,masked_dense,masked_sparse,hybrid_coo,stream,touch,\n"
+    "          sparse_coo_dup,probe\n"
+    "                        sparse_coo_dup: an uncoalesced grad (2 entries per element,\n"
+    "                        in input order), coalesced inside the step\n"
     "  --opts=adagrad,sparse_adam,sgd,sgd_momentum\n"
     "  --densities=0.1,1,100 percent of the elements the grad holds (sparse paths)\n"
     "  --devs=cpu1,cpuN,cuda one thread, all threads, the CUDA device (with a device,\n"
@@ -1047,7 +1068,7 @@ int main(int argc, char **argv) {
   }
   mtb_context("mtcs_pairs", cx.pair ? "dense:stream sparse_coo:dense sparse_csr:dense "
                                       "masked_dense:dense hybrid_coo:dense "
-                                      "masked_sparse:sparse_coo "
+                                      "masked_sparse:sparse_coo sparse_coo_dup:sparse_coo "
                                       "sparse_adam,sgd,sgd_momentum:adagrad dense"
                                     : "none (--no-pair)");
   snprintf(v, sizeof v, "%lld", (long long)BC_VERIFY_ALL_N);

@@ -14,6 +14,7 @@ static const char *const PATH_NAMES[BC__COUNT] = {
     [BC_SPARSE_CSR] = "sparse_csr", [BC_MASKED_DENSE] = "masked_dense",
     [BC_MASKED_SPARSE] = "masked_sparse", [BC_HYBRID_COO] = "hybrid_coo",
     [BC_STREAM] = "stream",         [BC_TOUCH] = "touch",
+    [BC_SPARSE_COO_DUP] = "sparse_coo_dup",
 };
 
 const char *bc_path_name(bc_path p) { return p < BC__COUNT ? PATH_NAMES[p] : "?"; }
@@ -140,6 +141,9 @@ void bc_base_free(bc_base *b) {
 }
 
 void bc_grad_free(bc_grad *g) {
+  mt_adagrad_dup_free(g->dup);
+  free(g->uidx);
+  free(g->cvals);
   free(g->idx);
   free(g->crow);
   free(g->col);
@@ -167,6 +171,90 @@ int bc_grad_set_opt(bc_grad *g, bc_opt opt, char *why, size_t len) {
   }
   return 0;
 }
+
+static int64_t lower_bound(const int64_t *a, int64_t lo, int64_t hi, int64_t x);
+static int cmp_i64(const void *a, const void *b);
+
+/* sparse_coo_dup: given idx, vals (entries) and uidx (specified), the
+ * coalesced values as the reference's coalesce makes them (mt_coo_coalesce:
+ * each element's values in input order, summed in double from 0.0, rounded
+ * once to the dtype) and the CPU step's sort scratch. -1 with why. */
+static int dup_finish(bc_grad *g, char *why, size_t len) {
+  size_t es = g->f64 ? 8 : 4;
+  int64_t u = g->specified;
+  mt_dtype dt = g->f64 ? MT_float64 : MT_float32;
+  mt_error err = {0};
+  double *acc = calloc((size_t)(u ? u : 1), sizeof *acc);
+  if (!acc || !(g->cvals = alloc((size_t)u * es))) {
+    free(acc);
+    snprintf(why, len, "out of memory for the coalesced values of %lld elements", (long long)u);
+    return -1;
+  }
+  for (int64_t k = 0; k < g->entries; k++) {
+    int64_t r = lower_bound(g->uidx, 0, u, g->idx[k]);
+    acc[r] = acc[r] + mt_get_f64(g->vals, dt, k);
+  }
+  for (int64_t r = 0; r < u; r++) mt_set_f64(g->cvals, dt, r, acc[r]);
+  free(acc);
+  if (mt_adagrad_dup_new(&g->dup, g->n, g->entries, &err) != MT_OK) {
+    snprintf(why, len, "%.400s", err.msg);
+    return -1;
+  }
+  return 0;
+}
+
+int bc_grad_dup_from(bc_grad *g, int f64, int64_t n, const int64_t *idx, const void *vals,
+                     int64_t entries, char *why, size_t len) {
+  size_t es = f64 ? 8 : 4;
+  memset(g, 0, sizeof *g);
+  g->path = BC_SPARSE_COO_DUP;
+  g->f64 = f64;
+  g->n = n;
+  g->row = g->rows = 1;
+  g->cols = n;
+  g->entries = entries;
+  if (!(g->idx = alloc((size_t)entries * 8)) || !(g->vals = alloc((size_t)entries * es)) ||
+      !(g->uidx = alloc((size_t)entries * 8))) {
+    snprintf(why, len, "out of memory for a sparse_coo_dup grad of %lld entries",
+             (long long)entries);
+    bc_grad_free(g);
+    return -1;
+  }
+  for (int64_t k = 0; k < entries; k++)
+    if (idx[k] < 0 || idx[k] >= n) {
+      snprintf(why, len, "sparse_coo_dup: idx[%lld] = %lld is not in [0, %lld)", (long long)k,
+               (long long)idx[k], (long long)n);
+      bc_grad_free(g);
+      return -1;
+    }
+  memcpy(g->idx, idx, (size_t)entries * 8);
+  memcpy(g->vals, vals, (size_t)entries * es);
+  memcpy(g->uidx, idx, (size_t)entries * 8);
+  qsort(g->uidx, (size_t)entries, sizeof *g->uidx, cmp_i64);
+  int64_t u = 0;
+  for (int64_t k = 0; k < entries; k++)
+    if (u == 0 || g->uidx[u - 1] != g->uidx[k]) g->uidx[u++] = g->uidx[k];
+  g->specified = u;
+  g->density = n ? (double)u / (double)n : 0.0;
+  if (dup_finish(g, why, len)) {
+    bc_grad_free(g);
+    return -1;
+  }
+  return 0;
+}
+
+bc_grad bc_grad_coalesced(const bc_grad *g) {
+  bc_grad v = *g;
+  if (g->path != BC_SPARSE_COO_DUP) return v;
+  v.path = BC_SPARSE_COO;
+  v.idx = g->uidx;
+  v.vals = g->cvals;
+  v.entries = g->specified;
+  v.uidx = NULL, v.cvals = NULL, v.dup = NULL;
+  return v;
+}
+
+int64_t bc_grad_extra_bytes(const bc_grad *g) { return mt_adagrad_dup_bytes(g->dup); }
 
 int bc_grad_make(bc_grad *g, bc_path path, int f64, int64_t n, double density, uint64_t seed,
                  char *why, size_t len) {
@@ -208,6 +296,37 @@ int bc_grad_make(bc_grad *g, bc_path path, int f64, int64_t n, double density, u
   int64_t nnz = 0;
   for (int64_t u = 0; u < units; u++) nnz += pick(&r, thr);
   r = r0;
+  if (path == BC_SPARSE_COO_DUP) { /* sparse_coo's elements, BC_DUP_COPIES entries each */
+    int64_t e = nnz * BC_DUP_COPIES;
+    g->entries = e;
+    g->specified = nnz;
+    if (!(g->uidx = alloc((size_t)nnz * 8)) || !(g->idx = alloc((size_t)e * 8)) ||
+        !(g->vals = alloc((size_t)e * es)))
+      goto oom;
+    for (int64_t i = 0, k = 0; i < n; i++)
+      if (pick(&r, thr)) g->uidx[k++] = i;
+    for (int64_t k = 0; k < e; k++) g->idx[k] = g->uidx[k / BC_DUP_COPIES];
+    rng rv = {seed ^ 0x5bd1e995u};
+    fill(g->vals, f64, e, &rv, 2);
+    /* the input order: a Fisher-Yates shuffle of the entries */
+    rng rs = {seed ^ 0x73687566666c65ull};
+    for (int64_t k = e - 1; k > 0; k--) {
+      int64_t j = (int64_t)(next(&rs) % (uint64_t)(k + 1)), ti = g->idx[k];
+      g->idx[k] = g->idx[j], g->idx[j] = ti;
+      if (f64) {
+        double tv = ((double *)g->vals)[k];
+        ((double *)g->vals)[k] = ((double *)g->vals)[j], ((double *)g->vals)[j] = tv;
+      } else {
+        float tv = ((float *)g->vals)[k];
+        ((float *)g->vals)[k] = ((float *)g->vals)[j], ((float *)g->vals)[j] = tv;
+      }
+    }
+    if (dup_finish(g, why, len)) {
+      bc_grad_free(g);
+      return -1;
+    }
+    return 0;
+  }
   g->entries = nnz;
   g->specified = nnz * g->row;
   if (!(g->vals = alloc((size_t)(nnz * g->row) * es))) goto oom;
@@ -285,6 +404,9 @@ static mt_status step_on(bc_path path, int f64, void *p, void *s, const void *gd
   case BC_MASKED_SPARSE:
     return f64 ? mt_adagrad_step_masked_coo_f64(p, s, g->idx, g->vals, entries, &hp, err)
                : mt_adagrad_step_masked_coo_f32(p, s, g->idx, g->vals, entries, &hp, err);
+  case BC_SPARSE_COO_DUP:
+    return f64 ? mt_adagrad_step_coo_dup_f64(p, s, g->idx, g->vals, entries, 0, g->dup, &hp, err)
+               : mt_adagrad_step_coo_dup_f32(p, s, g->idx, g->vals, entries, 0, g->dup, &hp, err);
   case BC_SPARSE_CSR:
     return f64 ? mt_adagrad_step_csr_f64(p, s, rows, g->cols, g->crow, g->col, g->vals, &hp, err)
                : mt_adagrad_step_csr_f32(p, s, rows, g->cols, g->crow, g->col, g->vals, &hp, err);
@@ -362,6 +484,8 @@ static int64_t walk_next(walk *w) {
     if (w->k >= g->entries) return -1;
     while (g->crow[w->r + 1] <= w->k) w->r++;
     return w->r * g->cols + g->col[w->k++];
+  case BC_SPARSE_COO_DUP: /* the distinct elements, in order */
+    return w->k < g->specified ? g->uidx[w->k++] : -1;
   default: /* element COO (row 1) or hybrid rows */
     if (w->k >= g->entries) return -1;
     int64_t pos = g->idx[w->k] * g->row + w->j;
@@ -392,6 +516,10 @@ static int is_touched(const bc_grad *g, int64_t i) {
     int64_t r = i / g->cols, c = i % g->cols, k = lower_bound(g->col, g->crow[r], g->crow[r + 1], c);
     return k < g->crow[r + 1] && g->col[k] == c;
   }
+  case BC_SPARSE_COO_DUP: {
+    int64_t k = lower_bound(g->uidx, 0, g->specified, i);
+    return k < g->specified && g->uidx[k] == i;
+  }
   default: {
     int64_t u = i / g->row, k = lower_bound(g->idx, 0, g->entries, u);
     return k < g->entries && g->idx[k] == u;
@@ -411,8 +539,16 @@ static mt_tensor *dense_buf(mt_dtype dt, int ndim, const int64_t *shape) {
  * adagrad_masked with a mask of ones (dense storage) or that COO grad; for
  * stream and touch the plain loop. The ops are elementwise, so each element
  * comes out as in the whole problem. */
+/* sparse_coo_dup: the uncoalesced entries of one compact problem, in input
+ * order: their compact indices (0..m-1) and values */
+typedef struct {
+  int64_t ne;
+  const int64_t *idx;
+  const void *vals;
+} dup_chunk;
+
 static int reference_compact(bc_path path, int f64, int64_t m, void *cp, void *cs, const void *cg,
-                             char *why, size_t len) {
+                             const dup_chunk *dc, char *why, size_t len) {
   mt_dtype dt = f64 ? MT_float64 : MT_float32;
   size_t es = f64 ? 8 : 4;
   if (path == BC_STREAM || path == BC_TOUCH) {
@@ -454,8 +590,15 @@ static int reference_compact(bc_path path, int f64, int64_t m, void *cp, void *c
     gdata = gmask = NULL; /* taken, also on failure */
     if (st != MT_OK) goto oom;
     break;
-  default: { /* sparse_coo, sparse_csr, hybrid_coo, masked_sparse */
+  default: { /* sparse_coo, sparse_csr, hybrid_coo, masked_sparse, sparse_coo_dup */
     call.op = path == BC_MASKED_SPARSE ? MT_OP_adagrad_masked : MT_OP_adagrad_sparse;
+    if (dc) { /* uncoalesced: the reference coalesces it (torch's grad.coalesce()) */
+      if (mt_coo_new(dt, 1, shape, 1, dc->ne, &grad, &err) != MT_OK) goto oom;
+      memcpy(grad->indices, dc->idx, (size_t)dc->ne * 8);
+      memcpy(grad->values, dc->vals, (size_t)dc->ne * es);
+      grad->coalesced = 0;
+      break;
+    }
     if (mt_coo_new(dt, ndim, shape, 1, shape[0], &grad, &err) != MT_OK) goto oom;
     for (int64_t k = 0; k < shape[0]; k++) grad->indices[k] = k;
     memcpy(grad->values, cg, (size_t)m * es);
@@ -602,6 +745,7 @@ static const char *reference_name(bc_opt opt, bc_path path) {
   case BC_DENSE: return "reference adagrad_dense";
   case BC_MASKED_DENSE:
   case BC_MASKED_SPARSE: return "reference adagrad_masked";
+  case BC_SPARSE_COO_DUP: return "reference adagrad_sparse (on the uncoalesced grad)";
   default: return "reference adagrad_sparse";
   }
 }
@@ -674,6 +818,12 @@ int bc_expect_make(bc_expect *e, const void *p, const void *s, const bc_base *b,
   int rc = -1;
   int64_t *pos = NULL, n_nb = 0;
   char *cp = NULL, *cs = NULL, *cg = NULL, *cm = NULL, *cb = NULL;
+  /* sparse_coo_dup: each entry's element (its rank in uidx), the entries
+   * grouped by compact problem in input order (dorder, from doff[c]), and
+   * one problem's entries (dix, dv) */
+  int dup = g->path == BC_SPARSE_COO_DUP;
+  int64_t *drank = NULL, *dorder = NULL, *doff = NULL, *dcur = NULL, *dix = NULL;
+  char *dv = NULL;
   int adam = g->opt == BC_OPT_SPARSE_ADAM, mom = g->opt == BC_OPT_SGD_MOMENTUM;
   if ((adam && !b->m) || (mom && !g->buf)) {
     snprintf(why, len, "verify: %s without its state", bc_opt_name(g->opt));
@@ -687,6 +837,29 @@ int bc_expect_make(bc_expect *e, const void *p, const void *s, const bc_base *b,
       !(cs = malloc((size_t)cap * es)) || !(cg = malloc((size_t)cap * es)) ||
       !(cm = malloc((size_t)cap * es)) || !(cb = malloc((size_t)cap * es)))
     goto oom;
+  if (dup) {
+    int64_t ne = g->entries, nch = (touched + cap - 1) / cap, most = 1;
+    size_t bytes = (size_t)(ne ? ne : 1) * 8;
+    if (!(drank = malloc(bytes)) || !(dorder = malloc(bytes)) ||
+        !(doff = calloc((size_t)nch + 1, 8)) || !(dcur = malloc((size_t)(nch ? nch : 1) * 8)))
+      goto oom;
+    for (int64_t k = 0; k < ne; k++) {
+      int64_t r = drank[k] = lower_bound(g->uidx, 0, touched, g->idx[k]);
+      if (r == touched || g->uidx[r] != g->idx[k]) {
+        snprintf(why, len, "verify: sparse_coo_dup entry %lld (element %lld) is not among the "
+                 "grad's elements", (long long)k, (long long)g->idx[k]);
+        goto out;
+      }
+      doff[r / cap + 1]++;
+    }
+    for (int64_t c = 0; c < nch; c++) {
+      most = doff[c + 1] > most ? doff[c + 1] : most;
+      doff[c + 1] += doff[c];
+      dcur[c] = doff[c];
+    }
+    for (int64_t k = 0; k < ne; k++) dorder[dcur[drank[k] / cap]++] = k; /* stable */
+    if (!(dix = malloc((size_t)most * 8)) || !(dv = malloc((size_t)most * es))) goto oom;
+  }
   if (adam) e->m_live = b->m;
   if (mom) {
     e->b_live = g->buf;
@@ -712,7 +885,7 @@ int bc_expect_make(bc_expect *e, const void *p, const void *s, const bc_base *b,
   walk w = {.g = g};
   /* grad values: the dense grad's at each position, or the entries' in order */
   int at_pos = dense_like(g->path) || g->path == BC_MASKED_DENSE;
-  const char *gv = at_pos ? b->g : g->vals;
+  const char *gv = at_pos ? b->g : dup ? g->cvals : g->vals;
   for (int64_t t0 = 0; t0 < touched; t0 += cap) {
     int64_t m = touched - t0 < cap ? touched - t0 : cap;
     for (int64_t t = 0; t < m; t++) {
@@ -724,9 +897,15 @@ int bc_expect_make(bc_expect *e, const void *p, const void *s, const bc_base *b,
       if (mom) copy_el(cb, t, g->buf, t0 + t, es);
       if (!e->all && (t0 + t) / g->row % stride == 0) add_neighbours(g, i, e->sample, &n_nb);
     }
-    if (g->opt == BC_OPT_ADAGRAD ? reference_compact(g->path, b->f64, m, cp, cs, cg, why, len)
-                                 : reference_opt(g->opt, g->path, b->f64, m, cp, cs, cm, cb, cg,
-                                                 why, len))
+    dup_chunk dc = {0, dix, dv};
+    for (int64_t j = 0, c = t0 / cap; dup && j < doff[c + 1] - doff[c]; j++, dc.ne++) {
+      int64_t k = dorder[doff[c] + j];
+      dix[j] = drank[k] - t0;
+      copy_el(dv, j, g->vals, k, es);
+    }
+    if (g->opt == BC_OPT_ADAGRAD
+            ? reference_compact(g->path, b->f64, m, cp, cs, cg, dup ? &dc : NULL, why, len)
+            : reference_opt(g->opt, g->path, b->f64, m, cp, cs, cm, cb, cg, why, len))
       goto out;
     if (e->all) {
       for (int64_t t = 0; t < m; t++) {
@@ -755,6 +934,12 @@ oom:
   snprintf(why, len, "verify: out of memory for the expected values of %lld elements",
            (long long)(e->all ? n : touched));
 out:
+  free(drank);
+  free(dorder);
+  free(doff);
+  free(dcur);
+  free(dix);
+  free(dv);
   free(pos);
   free(cp);
   free(cs);
@@ -888,6 +1073,7 @@ double bc_model_bytes(bc_path path, int f64, int64_t n, double d, int64_t entrie
   case BC_SPARSE_COO:
   case BC_MASKED_SPARSE:
   case BC_TOUCH:
+  case BC_SPARSE_COO_DUP: /* its e entries once, the lines of its d n elements; not the sort */
     return e * (8.0 + T) + 4.0 * T * N * touched(d, L);
   case BC_SPARSE_CSR:
     return e * (8.0 + T) + 8.0 * (N / BC_CSR_COLS + 1.0) + 4.0 * T * N * touched(d, L);
@@ -902,6 +1088,7 @@ double bc_model_crossover_pct(bc_path path, int f64, int64_t n) {
   if (path == BC_DENSE || path == BC_STREAM) return 100.0;
   double dense = bc_model_bytes(BC_DENSE, f64, n, 1.0, n);
   double units = path == BC_HYBRID_COO ? (double)n / BC_HYBRID_DIM : (double)n;
+  if (path == BC_SPARSE_COO_DUP) units *= BC_DUP_COPIES; /* entries per element */
   double lo = 0.0, hi = 1.0;
   if (bc_model_bytes(path, f64, n, 1.0, (int64_t)units) <= dense) return 100.0;
   for (int it = 0; it < 60; it++) { /* bytes grow with d: bisect */

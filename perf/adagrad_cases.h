@@ -20,6 +20,7 @@ typedef enum {
   BC_HYBRID_COO,
   BC_STREAM,
   BC_TOUCH, /* the sparse step's access pattern without its arithmetic */
+  BC_SPARSE_COO_DUP, /* an uncoalesced element COO grad: duplicates, input order */
   BC__COUNT
 } bc_path;
 
@@ -59,6 +60,11 @@ int bc_opt_path_ok(bc_opt o, bc_path p);          /* does o run path p? */
 #define BC_SGD_DAMPENING 0.0
 
 #define BC_CSR_COLS 1024 /* CSR params are (n / 1024) x 1024 */
+/* A sparse_coo_dup grad: the distinct elements drawn as sparse_coo's (the
+ * same seed: the same elements), each touched by BC_DUP_COPIES entries with
+ * values of their own, the entries shuffled with a fixed seed (the input
+ * order of an embedding backward's grad, not sorted). */
+#define BC_DUP_COPIES 2
 #define BC_HYBRID_DIM 64 /* hybrid params are (n / 64) x 64 */
 
 /* Param, state_sum and a dense grad of n elements (f32 or f64). SparseAdam
@@ -73,7 +79,11 @@ typedef struct {
 
 /* One gradient of a path at a density (fraction in (0, 1]). Sparse
  * entries are sorted (coalesced); idx are linear element indices (row 1),
- * row indices (hybrid), or CSR col with crow. */
+ * row indices (hybrid), or CSR col with crow. sparse_coo_dup: idx, vals are
+ * the uncoalesced entries in input order (entries of them), uidx the
+ * distinct elements sorted (specified of them) and cvals their coalesced
+ * values (the reference's sums: the paired sparse_coo step's grad), dup the
+ * CPU step's sort scratch (made with the grad, not per step). */
 typedef struct {
   bc_path path;
   int f64;
@@ -89,6 +99,9 @@ typedef struct {
   bc_opt opt; /* the optimizer stepping it (bc_grad_set_opt; 0: Adagrad) */
   void *buf;  /* sgd_momentum: the momentum buffer's values on the entries
                * (entries * row, updated by each step) */
+  int64_t *uidx; /* sparse_coo_dup */
+  void *cvals;
+  mt_adagrad_dup *dup;
 } bc_grad;
 
 /* Is n usable for path (CSR: a multiple of 1024, hybrid: of 64)? */
@@ -101,6 +114,17 @@ void bc_base_free(bc_base *b);
 int bc_grad_make(bc_grad *g, bc_path path, int f64, int64_t n, double density, uint64_t seed,
                  char *why, size_t len);
 void bc_grad_free(bc_grad *g);
+/* A sparse_coo_dup grad of the given entries (copied; linear indices in
+ * [0, n), any order, duplicates), for tests: 0 = ok, -1 with why. */
+int bc_grad_dup_from(bc_grad *g, int f64, int64_t n, const int64_t *idx, const void *vals,
+                     int64_t entries, char *why, size_t len);
+/* The coalesced form of a sparse_coo_dup grad as a sparse_coo grad (a view
+ * of g's uidx and cvals: the step it is paired with); any other grad as it
+ * is. */
+bc_grad bc_grad_coalesced(const bc_grad *g);
+/* Bytes the CPU step of g allocates beyond its inputs (the sort's scratch
+ * of sparse_coo_dup; 0 for the in-place steps). */
+int64_t bc_grad_extra_bytes(const bc_grad *g);
 /* The optimizer of g (sparse_coo or hybrid_coo grads for all but Adagrad).
  * sgd_momentum: allocates the buffer as torch's first step leaves it
  * (buf = grad.clone()), so that every timed step is the steady-state one.

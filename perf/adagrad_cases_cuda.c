@@ -7,7 +7,7 @@
 
 int bc_dev_path_ok(bc_path path) {
   return path == BC_STREAM || path == BC_DENSE || path == BC_SPARSE_COO ||
-         path == BC_MASKED_DENSE || path == BC_MASKED_SPARSE;
+         path == BC_MASKED_DENSE || path == BC_MASKED_SPARSE || path == BC_SPARSE_COO_DUP;
 }
 
 /* MT_CUDA_EMU: the device flow over the emulated kernels (perf/kernels/
@@ -38,6 +38,10 @@ double bc_dev_copy_bandwidth(size_t bytes) {
   (void)bytes;
   return 0;
 }
+int64_t bc_dev_extra_bytes(const bc_dev *d) {
+  (void)d;
+  return 0;
+}
 
 #else /* MT_HAVE_CUDA or MT_CUDA_EMU */
 
@@ -46,7 +50,7 @@ double bc_dev_copy_bandwidth(size_t bytes) {
 struct bc_dev {
   const bc_base *base; /* whose arrays are on the device */
   const bc_grad *grad;
-  int64_t base_n, grad_entries;
+  int64_t base_n, grad_entries, grad_specified;
   int f64;
   bc_path grad_path;
   double grad_density;
@@ -54,6 +58,9 @@ struct bc_dev {
   int64_t *idx;      /* COO entries */
   void *vals;
   uint8_t *mask;     /* masked_dense */
+  int64_t *uidx;     /* sparse_coo_dup: the coalesced grad (the paired sparse_coo step's) */
+  void *cvals;
+  mt_cuda_dup *dup;  /* sparse_coo_dup: the sort's buffers */
   mt_cuda_gs *gs;    /* the cuSPARSE pipeline on p, s, idx (made at its first step) */
   mt_cuda_timer *timer;
 };
@@ -67,7 +74,10 @@ static void free_grad(bc_dev *d) {
   mt_cuda_free(d->idx);
   mt_cuda_free(d->vals);
   mt_cuda_free(d->mask);
-  d->idx = NULL, d->vals = NULL, d->mask = NULL;
+  mt_cuda_free(d->uidx);
+  mt_cuda_free(d->cvals);
+  mt_cuda_dup_free(d->dup);
+  d->idx = NULL, d->vals = NULL, d->mask = NULL, d->uidx = NULL, d->cvals = NULL, d->dup = NULL;
   d->grad = NULL;
 }
 
@@ -123,17 +133,27 @@ int bc_dev_load(bc_dev **dp, const bc_base *b, const bc_grad *g, char *why, size
   if (!same_grad(d, g)) {
     free_grad(d);
     size_t e = (size_t)g->entries;
-    if (g->path == BC_SPARSE_COO || g->path == BC_MASKED_SPARSE) {
+    if (g->path == BC_SPARSE_COO || g->path == BC_MASKED_SPARSE ||
+        g->path == BC_SPARSE_COO_DUP) {
       if (mt_cuda_malloc((void **)&d->idx, e * 8, &err) || mt_cuda_malloc(&d->vals, e * es, &err) ||
           mt_cuda_upload(d->idx, g->idx, e * 8, &err) ||
           mt_cuda_upload(d->vals, g->vals, e * es, &err))
+        goto fail;
+    }
+    if (g->path == BC_SPARSE_COO_DUP) {
+      size_t u = (size_t)g->specified;
+      if (mt_cuda_malloc((void **)&d->uidx, u * 8, &err) ||
+          mt_cuda_malloc(&d->cvals, u * es, &err) ||
+          mt_cuda_upload(d->uidx, g->uidx, u * 8, &err) ||
+          mt_cuda_upload(d->cvals, g->cvals, u * es, &err) ||
+          mt_cuda_dup_new(&d->dup, b->n, g->entries, &err))
         goto fail;
     } else if (g->path == BC_MASKED_DENSE) {
       if (mt_cuda_malloc((void **)&d->mask, n, &err) || mt_cuda_upload(d->mask, g->mask, n, &err))
         goto fail;
     }
     d->grad = g, d->grad_path = g->path, d->grad_density = g->density;
-    d->grad_entries = g->entries;
+    d->grad_entries = g->entries, d->grad_specified = g->specified;
   }
   return 0;
 fail:
@@ -174,10 +194,19 @@ static mt_status dev_step_on(bc_dev *d, bc_path path, int gs, void *p, void *s, 
   case BC_SPARSE_COO:
   case BC_MASKED_SPARSE: {
     int masked = path == BC_MASKED_SPARSE;
-    if (!d->idx) return mt_err(err, MT_INVALID_ARGUMENT, "bench: no COO grad on the device");
-    return f64 ? mt_cuda_adagrad_coo_f64(p, s, d->idx, d->vals, entries, masked, &hp, err)
-               : mt_cuda_adagrad_coo_f32(p, s, d->idx, d->vals, entries, masked, &hp, err);
+    const int64_t *idx = d->idx;
+    const void *vals = d->vals;
+    if (d->grad_path == BC_SPARSE_COO_DUP) /* the pair of sparse_coo_dup: its coalesced grad */
+      idx = d->uidx, vals = d->cvals, entries = d->grad_specified;
+    if (!idx) return mt_err(err, MT_INVALID_ARGUMENT, "bench: no COO grad on the device");
+    return f64 ? mt_cuda_adagrad_coo_f64(p, s, idx, vals, entries, masked, &hp, err)
+               : mt_cuda_adagrad_coo_f32(p, s, idx, vals, entries, masked, &hp, err);
   }
+  case BC_SPARSE_COO_DUP:
+    if (!d->dup)
+      return mt_err(err, MT_INVALID_ARGUMENT, "bench: no sparse_coo_dup grad on the device");
+    return f64 ? mt_cuda_adagrad_coo_dup_f64(p, s, d->idx, d->vals, entries, 0, d->dup, &hp, err)
+               : mt_cuda_adagrad_coo_dup_f32(p, s, d->idx, d->vals, entries, 0, d->dup, &hp, err);
   default:
     return mt_err(err, MT_NOT_SUPPORTED, "bench: path %s does not run on the device",
                   bc_path_name(path));
@@ -227,6 +256,8 @@ out:
   free(hs);
   return rc;
 }
+
+int64_t bc_dev_extra_bytes(const bc_dev *d) { return d ? mt_cuda_dup_bytes(d->dup) : 0; }
 
 double bc_dev_copy_bandwidth(size_t bytes) {
   double bw = 0;

@@ -1,7 +1,8 @@
 /* adagrad_cases_cuda.h - the device side of a benchmark case (dev:cuda):
  * the case's data on the GPU, the timed device step, and its check against
  * the reference op (bc_verify, as on the CPU). Paths on the device: stream,
- * dense, sparse_coo, masked_dense, masked_sparse; the COO ones also through
+ * dense, sparse_coo, masked_dense, masked_sparse, sparse_coo_dup (the
+ * uncoalesced step: radix sort + one fused kernel); the COO ones also through
  * the cuSPARSE gather/scatter pipeline (the fused step's baseline). Without a CUDA build every
  * call reports "no device" with the reason. */
 #ifndef MTB_ADAGRAD_CASES_CUDA_H
@@ -37,6 +38,10 @@ mt_status bc_dev_step(bc_dev *d, bc_path path, int gs, double *seconds, mt_error
  * first differing element in why. *v: what was compared. */
 int bc_dev_check(bc_dev *d, const bc_base *b, const bc_grad *g, int gs, bc_verified *v,
                  char *why, size_t len);
+
+/* Device bytes the loaded grad's step allocates beyond its inputs (the
+ * sort's buffers of sparse_coo_dup; 0 otherwise). */
+int64_t bc_dev_extra_bytes(const bc_dev *d);
 
 /* Device-to-device memcpy bandwidth (read + write bytes per second) over
  * `bytes`, or 0 when it cannot be measured. */

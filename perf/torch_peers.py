@@ -13,7 +13,11 @@ Peers (DESIGN.md "Performance method": torch runs in the same job, same sizes):
   torch_foreach   foreach=True                                 path:dense
   torch_fused     fused=True                                   path:dense
   torch_sparse    the sparse-gradient (_make_sparse) path      path:sparse_coo,
-                  and with a hybrid rows x 64 grad             path:hybrid_coo
+                  and with a hybrid rows x 64 grad             path:hybrid_coo,
+                  and with an UNCOALESCED grad (the same       path:sparse_coo_dup
+                  elements, DUP_COPIES entries each, shuffled): torch coalesces
+                  it inside every step (`grad = grad.coalesce()` in
+                  _single_tensor_adagrad), on CPU and on CUDA
   torch_masked    the MaskedTensor tutorial's four lines       path:masked_sparse
                   (very slow: n <= 1M only, and densities <= 1% in full mode;
                   the rest are emitted as skipped rows)
@@ -31,9 +35,11 @@ sparse gradients (issue 11), as impl:torch_sparse rows of their own family:
 
 The matrix follows perf/adagrad_cases.c: a 1-D parameter of n elements; a COO
 grad has nnz uniformly random distinct positions (1 sparse dim; nnz taken from
-the C run's counter when --c-json has it, else round(n*density%)), coalesced; a
-hybrid grad views the parameter as [n/64, 64] and has round(rows*density%)
-random rows of 64 values. Only the optimizer step is timed:
+the C run's counter when --c-json has it, else round(n*density%)), coalesced; an
+uncoalesced grad has the COO grad's positions, DUP_COPIES entries at each with
+values of their own, in a fixed random order (torch.sparse_coo_tensor without
+coalesce: is_coalesced() is False); a hybrid grad views the parameter as
+[n/64, 64] and has round(rows*density%) random rows of 64 values. Only the optimizer step is timed:
 the grad is assigned and the state preset before the clock starts, warm cache.
 Dense peers are timed once per (dev, dtype, n) and reported at density:100
 (a dense step does the same work at every density).
@@ -60,6 +66,8 @@ QUICK = dict(n=(1 << 20,), density=(0.1, 1, 10, 100), dtype=("f32",), min_time=0
 FULL = dict(n=(1 << 20, 1 << 24, 1 << 26), density=(0.01, 0.1, 1, 10, 30, 50, 100),
             dtype=("f32", "f64"), min_time=1.0)
 COLS = 64                   # hybrid grads: the param viewed as [n/64, 64], rows x 64
+DUP_COPIES = 2              # uncoalesced grads: entries per element (BC_DUP_COPIES)
+DUP_MAX_DEFAULT_PCT = 10.0  # without --c-json, full mode: their densities (as mtcs_bench's)
 MASKED_MAX_N = 1 << 20      # the MaskedTensor path takes seconds per step beyond this
 MASKED_MAX_DENSITY_FULL = 1.0
 LR, EPS, ACC0 = 0.01, 1e-10, 0.1
@@ -105,7 +113,7 @@ def c_matrix(path):
     except (OSError, ValueError, KeyError, TypeError) as e:
         sys.exit(f"torch_peers: {path}: cannot read the C benchmark JSON: {e}")
     configs, model = set(), {}
-    cuda, cuda_sparse = set(), set()
+    cuda, cuda_sparse, cuda_dup = set(), set(), set()
     for b in benches:
         if not isinstance(b, dict) or not isinstance(b.get("name"), str):
             continue
@@ -124,6 +132,8 @@ def c_matrix(path):
             cuda.add((dtype, n))
             if fam == "adagrad" and kv.get("path") == "sparse_coo":
                 cuda_sparse.add((dtype, n, density))
+            if fam == "adagrad" and kv.get("path") == "sparse_coo_dup":
+                cuda_dup.add((dtype, n, density))
         elif re.fullmatch(r"cpu\d+", dev) and kv.get("cache", "warm") == "warm":
             configs.add((dev, dtype, n, density))
         key = (kv.get("path"), dev, dtype, n, density) if fam == "adagrad" else \
@@ -134,7 +144,7 @@ def c_matrix(path):
                 info[c] = b[c]
         if info:
             model[key] = info
-    return configs, model, cuda, cuda_sparse
+    return configs, model, cuda, cuda_sparse, cuda_dup
 
 
 def default_matrix(mode, threads):
@@ -160,7 +170,7 @@ class Problem:
         self._g = g
         self.nnz = int(nnz) if nnz else max(1, round(n * density / 100.0))
         self.nnz = min(self.nnz, n)
-        self._coo = self._hyb = None
+        self._coo = self._hyb = self._dup = None
 
     def dense_grad(self):
         t = self.torch
@@ -178,6 +188,19 @@ class Problem:
             self._coo = t.sparse_coo_tensor(idx, vals, self.shape).coalesce().to(self.device)
         return self._coo
 
+    def dup_grad(self):
+        """The COO grad's elements, DUP_COPIES entries each with values of their own
+        (no zeros), shuffled: an uncoalesced grad, as an embedding backward makes."""
+        if self._dup is None:
+            t = self.torch
+            flat = self.coo_grad()._indices()[0].cpu().repeat_interleave(DUP_COPIES)
+            order = t.randperm(flat.numel(), generator=self._g)
+            vals = t.rand(flat.numel(), generator=self._g, dtype=self.dt) + 0.5
+            g = t.sparse_coo_tensor(flat[order].unsqueeze(0), vals, self.shape,
+                                    check_invariants=False)
+            self._dup = g.to(self.device)
+        return self._dup
+
     def hybrid_grad(self):
         if self._hyb is None:
             t = self.torch
@@ -186,6 +209,18 @@ class Problem:
             vals = t.rand((nrows, COLS), generator=self._g, dtype=self.dt) + 0.5
             self._hyb = t.sparse_coo_tensor(r, vals, self.shape2).coalesce().to(self.device)
         return self._hyb
+
+
+def optim_grad_kept(torch, prob):
+    """p.grad stays the uncoalesced tensor across steps (torch coalesces a copy), so
+    every timed step pays the coalesce."""
+    g = prob.dup_grad()
+    p = prob.param0.clone()
+    p.grad = g
+    opt = torch.optim.Adagrad([p], lr=LR, eps=EPS, initial_accumulator_value=ACC0)
+    opt.step()
+    opt.step()
+    return p.grad is g and not p.grad.is_coalesced()
 
 
 def optim_step(torch, prob, grad, **kw):
@@ -270,6 +305,22 @@ def check_correctness(torch, fused_ok):
         p, ssum = res()
         close(f"torch_sparse sparse_coo {dtype} param vs formula", p, want_p, dt)
         close(f"torch_sparse sparse_coo {dtype} state_sum vs formula", ssum, s, dt)
+        # the uncoalesced grad: torch coalesces it inside the step (duplicates summed)
+        dup = prob.dup_grad()
+        if dup.is_coalesced() or dup._nnz() != DUP_COPIES * coo._nnz():
+            failures.append(f"sparse_coo_dup {dtype}: the grad is coalesced "
+                            f"({dup.is_coalesced()}) or has {dup._nnz()} entries, not "
+                            f"{DUP_COPIES} x {coo._nnz()}")
+        gd = dup.to_dense()  # duplicates summed
+        s_dup = torch.full(prob.shape, ACC0, dtype=dt) + gd * gd
+        want_dup = prob.param0 - LR * gd / (s_dup.sqrt() + EPS)
+        step, res = optim_step(torch, prob, dup)
+        step()
+        p, ssum = res()
+        close(f"torch_sparse sparse_coo_dup {dtype} param vs formula", p, want_dup, dt)
+        close(f"torch_sparse sparse_coo_dup {dtype} state_sum vs formula", ssum, s_dup, dt)
+        if not optim_grad_kept(torch, prob):
+            failures.append(f"sparse_coo_dup {dtype}: the step replaced or coalesced p.grad")
         step, res = masked_step(torch, prob, coo)
         step()
         p, ssum = res()
@@ -406,7 +457,9 @@ def host_context(torch, threads, default_impl, quick):
         "cuda_device": torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none",
         "mode": "quick" if quick else "full",
         "matrix": f"param: n elements (1-D); COO grad: nnz random distinct positions, "
-                  f"1 sparse dim; hybrid grad: param as [n/{COLS}, {COLS}], "
+                  f"1 sparse dim; uncoalesced grad (sparse_coo_dup): the COO grad's "
+                  f"positions, {DUP_COPIES} entries each, shuffled, coalesced by torch inside "
+                  f"every step; hybrid grad: param as [n/{COLS}, {COLS}], "
                   f"round(rows*density%) random rows x {COLS}",
         "timed": "optimizer step only (grad assigned, state preset), warm cache, "
                  "per-iteration mean after warmup; perf_counter_ns",
@@ -469,9 +522,9 @@ def main(argv=None):
         return 2
     warnings.filterwarnings("ignore", category=UserWarning)  # MaskedTensor prototype
 
-    model, cuda_cfgs, cuda_sparse = {}, set(), set()
+    model, cuda_cfgs, cuda_sparse, cuda_dup = {}, set(), set(), set()
     if a.c_json:
-        configs, model, cuda_cfgs, cuda_sparse = c_matrix(a.c_json)
+        configs, model, cuda_cfgs, cuda_sparse, cuda_dup = c_matrix(a.c_json)
         if not configs:
             log(f"{a.c_json}: no impl:c adagrad cpu rows: using the default matrix")
             configs = default_matrix(mode, a.threads)
@@ -481,6 +534,8 @@ def main(argv=None):
         cuda_cfgs = {(dt, n) for (_, dt, n, _) in configs}
     if not cuda_sparse:  # the C run's device sparse_coo cases, else the CPU matrix's
         cuda_sparse = {(dt, n, den) for (_, dt, n, den) in configs if den < 100}
+    if not cuda_dup and not a.c_json:
+        cuda_dup = set(cuda_sparse)
 
     from torch.optim.optimizer import _default_to_fused_or_foreach
     probe = torch.zeros(1)
@@ -536,6 +591,7 @@ def main(argv=None):
                      for i, p in (("torch_default", "dense"), ("torch_foreach", "dense"),
                                   ("torch_fused", "dense"), ("torch_sparse", "sparse_coo"),
                                   ("torch_sparse", "hybrid_coo"),
+                                  ("torch_sparse", "sparse_coo_dup"),
                                   ("torch_masked", "masked_sparse"))]
             names += [bench_name("torch_sparse", p, dev, dt, n, den, fam) for den in dens
                       for fam in SPARSE_OPTS for p in ("sparse_coo", "hybrid_coo")]
@@ -564,6 +620,7 @@ def main(argv=None):
                 if not any(want(bench_name(i, p, dev, dt, n, den, f)) for f, i, p in (
                         ("adagrad", "torch_sparse", "sparse_coo"),
                         ("adagrad", "torch_sparse", "hybrid_coo"),
+                        ("adagrad", "torch_sparse", "sparse_coo_dup"),
                         ("adagrad", "torch_masked", "masked_sparse"))
                         + tuple((f, "torch_sparse", p) for f in SPARSE_OPTS
                                 for p in ("sparse_coo", "hybrid_coo"))):
@@ -573,9 +630,23 @@ def main(argv=None):
                 coo = None
                 for impl, path in (("torch_sparse", "sparse_coo"),
                                    ("torch_sparse", "hybrid_coo"),
+                                   ("torch_sparse", "sparse_coo_dup"),
                                    ("torch_masked", "masked_sparse")):
                     name = bench_name(impl, path, dev, dt, n, den)
                     if not want(name):
+                        continue
+                    if path == "sparse_coo_dup":
+                        # with --c-json: where the C run has the path; else as the C
+                        # benchmark's default matrix, up to 10% in full mode
+                        if (a.c_json and (path, dev, dt, n, den) not in model) or (
+                                not a.c_json and not a.quick and den > DUP_MAX_DEFAULT_PCT):
+                            continue
+                        g = prob.dup_grad()
+                        run(name, f"uncoalesced COO grad ({DUP_COPIES} entries an element, "
+                            "coalesced inside every step)",
+                            lambda g=g: optim_step(torch, prob, g),
+                            dict(base, nnz=prob.nnz, entries=g._nnz(), model_bytes=model.get(
+                                (path, dev, dt, n, den), {}).get("model_bytes")), warmup=2)
                         continue
                     mb = model.get((path, dev, dt, n, den), {}).get("model_bytes")
                     if impl == "torch_masked" and (n > MASKED_MAX_N or (
@@ -643,24 +714,31 @@ def main(argv=None):
                 sync=torch.cuda.synchronize)
             del prob, grad
 
-    # CUDA peer of the fused sparse step: the sparse-gradient (_make_sparse) path on the
-    # device, on the C run's device sparse_coo configurations (its nnz)
-    for dt, n, den in sorted(cuda_sparse):
-        name = bench_name("torch_sparse", "sparse_coo", "cuda", dt, n, den)
-        if not want(name):
-            continue
-        base = dict(elements=n, threads=1)
-        if not torch.cuda.is_available():
-            out.append(entry(name, None, error="no device", **base))
-            continue
-        info = model.get(("sparse_coo", "cuda", dt, n, den), {})
-        prob = Problem(torch, dt, n, den, device="cuda", nnz=info.get("nnz"))
-        g = prob.coo_grad()
-        run(name, f"sparse-gradient Adagrad, COO grad, on {torch.cuda.get_device_name(0)}",
-            lambda g=g: optim_step(torch, prob, g),
-            dict(base, nnz=prob.nnz, model_bytes=info.get("model_bytes")), warmup=3,
-            sync=torch.cuda.synchronize)
-        del prob, g
+    # CUDA peers of the fused sparse step and of the coalescing step: the sparse-gradient
+    # (_make_sparse) path on the device, on the COO grad and on the same elements'
+    # uncoalesced grad (torch coalesces it on the device inside every step), on the C
+    # run's device configurations of each path (its nnz)
+    for path, cfgs, grad_of, what in (
+            ("sparse_coo", cuda_sparse, Problem.coo_grad, "COO grad"),
+            ("sparse_coo_dup", cuda_dup, Problem.dup_grad,
+             f"uncoalesced COO grad ({DUP_COPIES} entries an element)")):
+        for dt, n, den in sorted(cfgs):
+            name = bench_name("torch_sparse", path, "cuda", dt, n, den)
+            if not want(name):
+                continue
+            base = dict(elements=n, threads=1)
+            if not torch.cuda.is_available():
+                out.append(entry(name, None, error="no device", **base))
+                continue
+            info = model.get((path, "cuda", dt, n, den), {})
+            prob = Problem(torch, dt, n, den, device="cuda", nnz=info.get("nnz"))
+            g = grad_of(prob)
+            run(name, f"sparse-gradient Adagrad, {what}, on {torch.cuda.get_device_name(0)}",
+                lambda g=g: optim_step(torch, prob, g),
+                dict(base, nnz=prob.nnz, model_bytes=info.get("model_bytes"),
+                     entries=g._nnz() if path == "sparse_coo_dup" else None),
+                warmup=3, sync=torch.cuda.synchronize)
+            del prob, g
 
     threads = max((int(d[3:]) for d in ncpu_dev), default=1)
     doc = {"context": host_context(torch, threads, default_impl, a.quick), "benchmarks": out}

@@ -51,7 +51,7 @@ MIN_REPS = 5  # targets are judged on at least this many repetitions (issue 15)
 TIME_UNITS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 SIZEOF = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2}
 KEY_ORDER = ("impl", "path", "dev", "dtype", "n", "density", "cache")
-SPARSE_PATHS = ("sparse_coo", "sparse_csr", "hybrid_coo", "masked_sparse")
+SPARSE_PATHS = ("sparse_coo", "sparse_csr", "hybrid_coo", "masked_sparse", "sparse_coo_dup")
 # SparseAdam and sparse SGD (perf/kernels/sparse_optim_step.h): their C rows
 # pair with Adagrad's dense step; torch's are impl:torch_sparse
 SPARSE_OPTS = ("sparse_adam", "sgd", "sgd_momentum")
@@ -545,7 +545,7 @@ class Rel:
 # The step each C path is paired with (perf/adagrad_bench.c, pair_of).
 PAIR_OF = {"dense": "stream", "sparse_coo": "dense", "sparse_csr": "dense",
            "masked_dense": "dense", "hybrid_coo": "dense", "masked_sparse": "sparse_coo",
-           "touch": "sparse_coo"}
+           "touch": "sparse_coo", "sparse_coo_dup": "sparse_coo"}
 
 
 def time_over_pair(res, r):
@@ -825,6 +825,10 @@ PEER_TARGETS = (
      ("sparse_coo",), "torch_sparse", lambda d: True, lambda r: True),
     ("vs_masked", "C masked_sparse vs torch MaskedTensor", ">= 300x faster", 300.0,
      ("masked_sparse",), "torch_masked", lambda d: True, lambda r: True),
+    # set from the first measurement (perf/README.md, "The uncoalesced grad"): cpu1
+    # 3.8x (f64 16M 0.1%) to 15x, separate runs on a loaded 2-core VM
+    ("vs_sparse_dup", "C sparse_coo_dup vs torch sparse, the same uncoalesced grad",
+     ">= 3x faster", 3.0, ("sparse_coo_dup",), "torch_sparse", lambda d: True, lambda r: True),
     ("vs_zeros_1", "C masked_sparse vs torch fused, zero-filled grad (1%)",
      ">= 5x faster", 5.0, ("masked_sparse",), "torch_fused_zeros",
      lambda d: d.density == 1.0, None),
@@ -839,7 +843,8 @@ PEER_TARGETS = (
      lambda d: d.density == 10.0 and d.dim in (1, 64), None),
 )
 # the torch_peers.py path of the C path (separate runs)
-TORCH_PATH = {"dense": "dense", "sparse_coo": "sparse_coo", "masked_sparse": "masked_sparse"}
+TORCH_PATH = {"dense": "dense", "sparse_coo": "sparse_coo", "masked_sparse": "masked_sparse",
+              "sparse_coo_dup": "sparse_coo_dup"}
 
 
 # Targets against a streaming peer: the bytes our path must move per element,
@@ -1163,6 +1168,28 @@ def where_time_goes(res):
     return out
 
 
+def coalesce_rows(res):
+    """Rows of 'The cost of coalescing' table: per C sparse_coo_dup configuration
+    (warm; CPU and device) its index entries and time, its time over the C
+    sparse_coo step's on its coalesced grad (pair_ratio: timed interleaved; else
+    the sparse_coo row of the run), torch's sparse step on the same uncoalesced
+    grad and C's speedup over it, and torch's own cost of coalescing (its
+    uncoalesced step over its coalesced one, separate rows)."""
+    out = []
+    for r in sorted(res.find(family="adagrad", impl="c", path="sparse_coo_dup", cache="warm"),
+                    key=lambda r: (r.dev, r.dtype, r.n or 0, r.density or 0)):
+        over, paired = time_over_pair(res, r)
+        t = res.one("torch_sparse", "sparse_coo_dup", r.dev, r.dtype, r.n, r.density)
+        tc = res.one("torch_sparse", "sparse_coo", r.dev, r.dtype, r.n, r.density)
+        e = r.counter("entries")
+        out.append([r.dev, r.dtype, fmt_n(r.n), fmt_density(r.density),
+                    f"{e:.0f}" if e else "", fmt_time(r.time_ns),
+                    (fmt_ratio(over) + (" (paired)" if paired else "")) if over else "",
+                    fmt_time(t.time_ns) if t else "", fmt_ratio(t.time_ns / r.time_ns) if t else "",
+                    fmt_ratio(t.time_ns / tc.time_ns) if t and tc else ""])
+    return out
+
+
 def memory_rows(res):
     """Extra memory of the C sparse steps at the largest n, on the most threads."""
     rows = [r for r in res.ok if r.impl == "c" and r.path in SPARSE_PATHS and r.cache == "warm"
@@ -1432,6 +1459,7 @@ def make_plots(res, tmpdir, duels=()):
     pairs = (("dense", "torch_fused", "dense"), ("dense", "torch_foreach", "dense"),
              ("dense", "torch_default", "dense"), ("sparse_coo", "torch_sparse", "sparse_coo"),
              ("hybrid_coo", "torch_sparse", "hybrid_coo"),
+             ("sparse_coo_dup", "torch_sparse", "sparse_coo_dup"),
              ("masked_sparse", "torch_masked", "masked_sparse"))
     bars = {}
     for cpath, timpl, tpath in pairs:
@@ -1522,7 +1550,8 @@ def build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note, duel
         notes.append("Paired ratios (" + ", ".join(
             f"{t.title}: {t.paired} of {len(t.points)}" for t in paired) +
             "): the benchmark timed its pair's step (dense for the sparse and masked_dense "
-            "paths, stream for dense, sparse_coo for masked_sparse) interleaved with its "
+            "paths, stream for dense, sparse_coo for masked_sparse and, on its coalesced "
+            "grad, for sparse_coo_dup) interleaved with its "
             "own on the same data, or the duel stepped C and the peer alternately in one "
             "process, so load from other tenants hits both alike.")
     if notes:
@@ -1551,6 +1580,23 @@ def build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note, duel
                        "gathers and scatters entry by entry, as sparse_coo's does."))
         B.append(("table", ["dev", "dtype", "n", "density %", "sparse / dense",
                             "touch / stream", "sparse / touch"], prof))
+    co = coalesce_rows(res)
+    if co:
+        B.append(("h3", "The cost of coalescing (C sparse_coo_dup)"))
+        B.append(("p", "An uncoalesced grad (sparse_coo's elements, each touched by several "
+                       "entries, in a shuffled input order, as an embedding backward makes "
+                       "it) stepped as torch does: coalesce, then the sparse step. C sorts "
+                       "(index, payload) pairs stably and runs ONE fused pass that sums each "
+                       "run of equal indices in input order and updates the element; no "
+                       "coalesced grad is written (on the device: CUB's radix sort, then one "
+                       "kernel with a thread per run). 'vs C sparse_coo': its time over C's "
+                       "step on the coalesced grad (paired: timed interleaved on the same "
+                       "data), the cost of coalescing. 'vs torch': torch's step on the same "
+                       "uncoalesced grad over C's (separate runs); 'torch coalescing': "
+                       "torch's uncoalesced step over its coalesced one."))
+        B.append(("table", ["dev", "dtype", "n", "density %", "entries", "C time/step",
+                            "vs C sparse_coo", "torch time/step", "vs torch",
+                            "torch coalescing"], co))
     mem = memory_rows(res)
     B.append(("h3", "Extra memory of the sparse steps (C)"))
     if mem:

@@ -242,6 +242,202 @@ TEST(masked_coo_step_skips_zero_values_like_reference) {
   coo_case(mt__failed, 2, SHAPE(97, 61), 2, 1500, 1);
 }
 
+/* ---- uncoalesced COO (ADA-2 after grad.coalesce()) in one step ------------ */
+/* Entry order k sorted stably by lin[k] (the order the reference's coalesce
+ * sums in), for the sorted = 1 form. */
+static const int64_t *sort_lin;
+static int by_lin(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  if (sort_lin[x] != sort_lin[y]) return sort_lin[x] < sort_lin[y] ? -1 : 1;
+  return (x > y) - (x < y);
+}
+
+/* The dup step on grad's entries in input order (sorted = 0, with a
+ * workspace) and pre-sorted (sorted = 1, none) against the reference's
+ * adagrad_sparse on the uncoalesced grad, every (threads, isa). */
+static void dup_case(int *mt__failed, const int64_t *shape, int64_t nnz, const int64_t *pool,
+                     int n_pool, uint64_t sd) {
+  variant vs[8];
+  int nv = variants(vs);
+  for (int d = 0; d < 2; d++)
+    for (int hi = 0; hi < N_HYPERS; hi++) {
+      if (HYPERS[hi].wd != 0.0) continue;
+      mt_dtype dt = DTYPES[d];
+      size_t es = dt == MT_float32 ? 4 : 8;
+      seed(sd + (uint64_t)(d * 10 + hi));
+      mt_tensor *param = dense_rand(dt, 2, shape, -1, 1);
+      mt_tensor *state = dense_rand(dt, 2, shape, 0, 2);
+      mt_tensor *grad = coo_rand(dt, 2, shape, 2, nnz, 0.05); /* zeros, -0.0 among them */
+      for (int64_t k = 0; n_pool > 0 && k < nnz; k++) { /* linear indices from the pool */
+        int64_t i = pool[rnd() % (uint64_t)n_pool];
+        grad->indices[k] = i / shape[1], grad->indices[nnz + k] = i % shape[1];
+      }
+      int64_t *lin = linear(grad), n = mt_numel(param);
+      int64_t *order = malloc(sizeof *order * (size_t)nnz);
+      int64_t *slin = malloc(sizeof *slin * (size_t)nnz);
+      char *svals = malloc(es * (size_t)nnz);
+      for (int64_t k = 0; k < nnz; k++) order[k] = k;
+      sort_lin = lin;
+      qsort(order, (size_t)nnz, sizeof *order, by_lin);
+      for (int64_t k = 0; k < nnz; k++) {
+        slin[k] = lin[order[k]];
+        memcpy(svals + k * es, (char *)grad->values + order[k] * es, es);
+      }
+      mt_adagrad_dup *ws = NULL;
+      CHECK_STATUS(mt_adagrad_dup_new(&ws, n, nnz, NULL), MT_OK);
+      mt_call c;
+      CHECK_STATUS(reference(mt_cpu_adagrad_sparse, &c, param, grad, state, &HYPERS[hi]), MT_OK);
+      for (int k = 0; k < nv; k++)
+        for (int pre = 0; pre <= 1; pre++) {
+          mt_tensor *p = clone(param), *s = clone(state);
+          mt_adagrad_hparams hp = fast_hp(&HYPERS[hi], vs[k].nthreads, vs[k].isa);
+          const int64_t *ix = pre ? slin : lin;
+          const void *v = pre ? (const void *)svals : grad->values;
+          mt_status st =
+              dt == MT_float32
+                  ? mt_adagrad_step_coo_dup_f32(p->values, s->values, ix, v, nnz, pre,
+                                                pre ? NULL : ws, &hp, NULL)
+                  : mt_adagrad_step_coo_dup_f64(p->values, s->values, ix, v, nnz, pre,
+                                                pre ? NULL : ws, &hp, NULL);
+          CHECK_STATUS(st, MT_OK);
+          const char *path = pre ? "coo_dup (sorted)" : "coo_dup";
+          int f32 = dt == MT_float32;
+          CHECK(same_bits(c.out[0], p->values, n, "param", path, f32, &HYPERS[hi], vs[k]));
+          CHECK(same_bits(c.out[1], s->values, n, "state_sum", path, f32, &HYPERS[hi], vs[k]));
+          mt_tensor_free(p);
+          mt_tensor_free(s);
+        }
+      drop(&c);
+      mt_adagrad_dup_free(ws);
+      free(lin), free(order), free(slin), free(svals);
+      mt_tensor_free(grad);
+      mt_tensor_free(param);
+      mt_tensor_free(state);
+    }
+}
+
+TEST(coo_dup_step_coalesces_and_steps_like_reference_bitwise) {
+  /* about 1.1 entries per touched element, in input order */
+  dup_case(mt__failed, SHAPE(97, 61), 1500, NULL, 0, 500);
+  /* many duplicates: 12 entries per element on average, runs of up to ~30 */
+  dup_case(mt__failed, SHAPE(13, 7), 1100, NULL, 0, 600);
+  /* every entry at one element: one run of 700 (one thread takes it all) */
+  dup_case(mt__failed, SHAPE(13, 7), 700, (const int64_t[]){40}, 1, 700);
+  /* indices equal in one of the sort's digits and different in the other
+   * (97 x 61 = 5917 elements: 13 bits, two 7-bit digits; x, x + 1, x + 2^7,
+   * ...): a pass left out or run out of order splits their runs (three
+   * digits: coo_dup_sort_passes_cover_every_index_bit) */
+  static const int64_t pool[] = {5, 6, 5 + 128, 6 + 128, 5 + 2048, 9, 9 + 1024, 128};
+  dup_case(mt__failed, SHAPE(97, 61), 400, pool, 8, 800);
+}
+
+TEST(coo_dup_sort_passes_cover_every_index_bit) {
+  /* params of 2^24 + 5 and 2^12 + 3 elements: 25 index bits (three 9-bit
+   * digits) and 13 (two of 7). The sorted step's oracle: the same entries
+   * sorted stably on the host, stepped with sorted = 1 (no sort; checked
+   * against the reference above). p and s are calloc'd: only touched pages
+   * are made. */
+  static const int64_t ns[] = {((int64_t)1 << 24) + 5, ((int64_t)1 << 12) + 3};
+  enum { E = 3000 };
+  static int64_t idx[E], sidx[E], order[E];
+  static float v[E], sv[E];
+  mt_adagrad_hparams hp = {.clr = 0.01, .eps = 1e-10, .nthreads = 2};
+  for (int t = 0; t < 2; t++) {
+    int64_t n = ns[t];
+    /* indices that differ in one digit only: the second (lo) and the third or,
+     * for two digits, the second bit of the second (hi) */
+    int64_t lo = t == 0 ? 512 : 128, hi = t == 0 ? 1 << 18 : 2048;
+    const int64_t pool[] = {7, 7 + lo, 7 + hi, 7 + lo + hi, n - 1, n - 1 - lo, n - 1 - hi, hi};
+    seed(900 + (uint64_t)t);
+    for (int k = 0; k < E; k++) {
+      idx[k] = k % 3 ? pool[rnd() % 8] : (int64_t)(rnd() % (uint64_t)n);
+      v[k] = (float)unif(-1, 1);
+      order[k] = k;
+    }
+    sort_lin = idx;
+    qsort(order, E, sizeof *order, by_lin);
+    for (int k = 0; k < E; k++) sidx[k] = idx[order[k]], sv[k] = v[order[k]];
+    float *p = calloc((size_t)n, 4), *s = calloc((size_t)n, 4);
+    float *q = calloc((size_t)n, 4), *r = calloc((size_t)n, 4);
+    mt_adagrad_dup *ws = NULL;
+    CHECK(p && s && q && r);
+    CHECK_STATUS(mt_adagrad_dup_new(&ws, n, E, NULL), MT_OK);
+    if (p && s && q && r && ws) {
+      mt_error e = {0};
+      CHECK_STATUS(mt_adagrad_step_coo_dup_f32(p, s, idx, v, E, 0, ws, &hp, &e), MT_OK);
+      if (e.msg[0]) fprintf(stderr, "  %s\n", e.msg);
+      CHECK_STATUS(mt_adagrad_step_coo_dup_f32(q, r, sidx, sv, E, 1, NULL, &hp, NULL), MT_OK);
+      int same = 1;
+      for (int k = 0; k < E; k++) same &= p[idx[k]] == q[idx[k]] && s[idx[k]] == r[idx[k]];
+      CHECK(same);
+      CHECK(s[7] != 0 && s[n - 1] != 0);
+    }
+    mt_adagrad_dup_free(ws);
+    free(p), free(s), free(q), free(r);
+  }
+}
+
+TEST(coo_dup_step_sums_each_run_in_input_order) {
+  /* f32 param of 4, entries (index: value) in input order
+   *   2: 1,  0: 5,  2: 2^60,  2: -2^60
+   * The reference coalesces as mt_coo_coalesce does: element 0 gets 5;
+   * element 2 gets, in double from 0.0 in input order, 0 + 1 = 1,
+   * 1 + 2^60 = 2^60 (2^60 + 1 needs 61 bits: rounds to 2^60), 2^60 - 2^60 =
+   * 0. So state_sum[2] stays 0.5 + 0 * 0 = 0.5 and param[2] = 1 + (-0.1) *
+   * (0 / (sqrt(0.5) + eps)) = 1 exactly; element 0: state_sum = 0.5 + 25 =
+   * 25.5. Summed in reverse order (-2^60 + 2^60 + 1 = 1) or with the
+   * duplicates dropped (1 alone), element 2 would get 1: state_sum 1.5. */
+  const float big = 0x1p60f;
+  int64_t idx[4] = {2, 0, 2, 2}, rev[4] = {2, 2, 0, 2};
+  float vals[4] = {1, 5, big, -big}, rvals[4] = {-big, big, 5, 1};
+  mt_adagrad_hparams hp = {.clr = 0.1, .eps = 1e-10, .nthreads = 1};
+  mt_adagrad_dup *ws = NULL;
+  CHECK_STATUS(mt_adagrad_dup_new(&ws, 4, 4, NULL), MT_OK);
+  for (int isa = MT_ADAGRAD_ISA_BASE; isa <= mt_adagrad_isa_best(); isa++) {
+    float p[4] = {1, 1, 1, 1}, s[4] = {0.5f, 0.5f, 0.5f, 0.5f};
+    hp.isa = isa;
+    CHECK_STATUS(mt_adagrad_step_coo_dup_f32(p, s, idx, vals, 4, 0, ws, &hp, NULL), MT_OK);
+    CHECK(s[2] == 0.5f && p[2] == 1.0f);
+    CHECK(s[0] == 25.5f && p[0] != 1.0f);
+    CHECK(s[1] == 0.5f && p[1] == 1.0f && s[3] == 0.5f && p[3] == 1.0f);
+    /* the wrong order (the same entries reversed: a stable sort then sums
+     * element 2's run backwards) is caught by the check above */
+    float q[4] = {1, 1, 1, 1}, t[4] = {0.5f, 0.5f, 0.5f, 0.5f};
+    CHECK_STATUS(mt_adagrad_step_coo_dup_f32(q, t, rev, rvals, 4, 0, ws, &hp, NULL), MT_OK);
+    CHECK(t[2] == 1.5f && q[2] != 1.0f);
+    CHECK(t[0] == 25.5f && q[0] == p[0]);
+  }
+  mt_adagrad_dup_free(ws);
+}
+
+TEST(coo_dup_step_rejects_what_it_cannot_sort) {
+  float p[3] = {0}, s[3] = {0}, v[2] = {1, 1};
+  int64_t idx[2] = {0, 3}, neg[2] = {1, -1};
+  mt_error e = {0};
+  mt_adagrad_hparams hp = {.clr = 0.1, .eps = 1e-10, .nthreads = 1};
+  mt_adagrad_dup *ws = NULL;
+  CHECK_STATUS(mt_adagrad_dup_new(&ws, 3, 1, NULL), MT_OK);
+  CHECK_STATUS(mt_adagrad_step_coo_dup_f32(p, s, idx, v, 2, 0, ws, &hp, &e), MT_INVALID_ARGUMENT);
+  CHECK_HAS(e.msg, "2 entries, the workspace holds 1");
+  mt_adagrad_dup_free(ws);
+  CHECK_STATUS(mt_adagrad_dup_new(&ws, 3, 2, NULL), MT_OK);
+  CHECK_STATUS(mt_adagrad_step_coo_dup_f32(p, s, idx, v, 2, 0, ws, &hp, &e), MT_INVALID_ARGUMENT);
+  CHECK_HAS(e.msg, "idx[1] = 3 is not in [0, 3)");
+  CHECK_STATUS(mt_adagrad_step_coo_dup_f32(p, s, neg, v, 2, 0, ws, &hp, &e), MT_INVALID_ARGUMENT);
+  CHECK_HAS(e.msg, "idx[1] = -1");
+  CHECK_STATUS(mt_adagrad_step_coo_dup_f32(p, s, neg, v, 2, 0, NULL, &hp, &e), MT_INVALID_ARGUMENT);
+  CHECK_HAS(e.msg, "ws is NULL");
+  hp.weight_decay = 0.5;
+  CHECK_STATUS(mt_adagrad_step_coo_dup_f32(p, s, neg, v, 2, 1, NULL, &hp, &e), MT_INVALID_ARGUMENT);
+  CHECK_HAS(e.msg, "weight_decay");
+  CHECK(p[0] == 0 && p[1] == 0 && p[2] == 0 && s[0] == 0 && s[1] == 0 && s[2] == 0);
+  mt_adagrad_dup_free(ws); /* nothing stepped, above */
+  CHECK_STATUS(mt_adagrad_dup_new(&ws, 3, (int64_t)1 << 32, &e), MT_INVALID_ARGUMENT);
+  CHECK(ws == NULL);
+  CHECK_STATUS(mt_adagrad_dup_new(&ws, ((int64_t)1 << 32) + 1, 4, &e), MT_INVALID_ARGUMENT);
+  CHECK_HAS(e.msg, "n = 4294967297");
+}
+
 /* ---- CSR: ADA-2 on the same entries -------------------------------------- */
 TEST(csr_step_matches_sparse_reference_bitwise) {
   variant vs[8];
@@ -386,6 +582,10 @@ MT_TEST_MAIN(T(dense_step_matches_reference_bitwise),
              T(coo_step_matches_reference_bitwise_after_coalesce),
              T(hybrid_coo_step_matches_reference_bitwise),
              T(masked_coo_step_skips_zero_values_like_reference),
+             T(coo_dup_step_coalesces_and_steps_like_reference_bitwise),
+             T(coo_dup_sort_passes_cover_every_index_bit),
+             T(coo_dup_step_sums_each_run_in_input_order),
+             T(coo_dup_step_rejects_what_it_cannot_sort),
              T(csr_step_matches_sparse_reference_bitwise),
              T(masked_dense_step_matches_reference_bitwise_ignoring_poison),
              T(touch_kernel_updates_exactly_the_entries),

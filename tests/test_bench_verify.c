@@ -6,6 +6,7 @@
  * outputs are the fast kernel's, corrupted by hand or stepped by a
  * deliberately broken variant of it. On a GPU the device's check runs too. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "adagrad_cases.h"
 #include "adagrad_cases_cuda.h"
@@ -74,9 +75,9 @@ static void flip(void *a, int f64, int64_t i) {
 }
 
 TEST(verify_accepts_every_fast_path_in_both_forms) {
-  static const bc_path paths[] = {BC_STREAM,       BC_DENSE,         BC_SPARSE_COO,
-                                  BC_TOUCH,        BC_SPARSE_CSR,    BC_MASKED_DENSE,
-                                  BC_MASKED_SPARSE, BC_HYBRID_COO};
+  static const bc_path paths[] = {BC_STREAM,        BC_DENSE,         BC_SPARSE_COO,
+                                  BC_TOUCH,         BC_SPARSE_CSR,    BC_MASKED_DENSE,
+                                  BC_MASKED_SPARSE, BC_HYBRID_COO,    BC_SPARSE_COO_DUP};
   for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++)
     for (int f64 = 0; f64 <= 1; f64++) {
       fixture f;
@@ -232,8 +233,8 @@ TEST(device_check_compares_every_updated_element_of_the_device_step) {
     printf("  (no device: %s)\n", info);
     return;
   }
-  static const bc_path paths[] = {BC_STREAM, BC_DENSE, BC_SPARSE_COO, BC_MASKED_DENSE,
-                                  BC_MASKED_SPARSE};
+  static const bc_path paths[] = {BC_STREAM,        BC_DENSE,        BC_SPARSE_COO,
+                                  BC_MASKED_DENSE,  BC_MASKED_SPARSE, BC_SPARSE_COO_DUP};
   for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++) {
     fixture f;
     bc_dev *d = NULL;
@@ -254,6 +255,165 @@ TEST(device_check_compares_every_updated_element_of_the_device_step) {
       CHECK_EQ_INT(v.touched,
                    paths[k] == BC_STREAM || paths[k] == BC_DENSE ? N : f.g.specified);
     }
+    bc_dev_free(d);
+    teardown(&f);
+  }
+}
+
+/* ---- the uncoalesced grad (sparse_coo_dup) --------------------------------- */
+
+enum { DUP_AT = 700001, DUP_E = 2003 };
+
+/* A fixture on a sparse_coo_dup grad of given entries (f32, N elements). */
+static int setup_dup(fixture *f, const int64_t *idx, const float *vals, int64_t ne) {
+  char why[512];
+  memset(f, 0, sizeof *f);
+  if (bc_base_make(&f->b, N, 0, 7, why, sizeof why) ||
+      bc_grad_dup_from(&f->g, 0, N, idx, vals, ne, why, sizeof why) ||
+      bc_expect_make(&f->all, f->b.p, f->b.s, &f->b, &f->g, BC_VERIFY_ALL_N, 3, why, sizeof why) ||
+      bc_expect_make(&f->sampled, f->b.p, f->b.s, &f->b, &f->g, 0, 3, why, sizeof why)) {
+    fprintf(stderr, "  setup: %s\n", why);
+    return -1;
+  }
+  return 0;
+}
+
+/* DUP_E entries in input order: 2000 drawn over N (some repeated; none at
+ * DUP_AT), 40 of them at element 5 spread through, and at positions 10,
+ * 1000 and 2000 element DUP_AT's three, 1, 2^60, -2^60. The reference
+ * coalesces them in input order in double from 0.0: 1 + 2^60 rounds to
+ * 2^60 (it needs 61 bits), minus 2^60 is 0, so DUP_AT is stepped with 0
+ * (its state_sum stays as it was). Summed backwards, -2^60 + 2^60 + 1 = 1;
+ * with the duplicates dropped, 1: either moves its state_sum by 1. */
+static void dup_entries(int64_t *idx, float *vals) {
+  uint64_t x = 42;
+  for (int k = 0; k < DUP_E; k++) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    idx[k] = (int64_t)((x >> 33) % N);
+    if (idx[k] == DUP_AT) idx[k]++;
+    if (k % 50 == 7) idx[k] = 5;
+    vals[k] = (float)((double)(x >> 40) / (double)(1 << 24) - 0.5);
+  }
+  idx[10] = idx[1000] = idx[2000] = DUP_AT;
+  vals[10] = 1, vals[1000] = 0x1p60f, vals[2000] = -0x1p60f;
+}
+
+TEST(verify_catches_a_dup_step_that_sums_out_of_order_or_drops_duplicates) {
+  static int64_t idx[DUP_E], bad_idx[DUP_E];
+  static float vals[DUP_E], bad_vals[DUP_E];
+  dup_entries(idx, vals);
+  fixture f;
+  char why[512], want[64];
+  if (setup_dup(&f, idx, vals, DUP_E)) {
+    CHECK(0);
+    return;
+  }
+  float s0 = ((float *)f.b.s)[DUP_AT];
+  CHECK(f.g.specified < DUP_E - 40); /* duplicates, element 5's among them */
+  CHECK(!step(&f, &f.g));
+  CHECK_EQ_INT(verify(&f, &f.all, why, sizeof why), 0);
+  CHECK_EQ_INT(verify(&f, &f.sampled, why, sizeof why), 0);
+  CHECK(((float *)f.b.s)[DUP_AT] == s0); /* stepped with 0, as derived above */
+  /* the wrong variants, each stepped from the same base (made again from its
+   * seed), against the expectations of the right one */
+  snprintf(want, sizeof want, "state_sum[%d]", DUP_AT);
+  for (int variant = 0; variant < 2; variant++) {
+    int64_t ne = 0;
+    for (int k = 0; variant == 0 && k < DUP_E; k++) { /* reversed: every run summed backwards */
+      bad_idx[k] = idx[DUP_E - 1 - k];
+      bad_vals[k] = vals[DUP_E - 1 - k];
+    }
+    for (int k = 0; variant == 1 && k < DUP_E; k++) { /* the first entry of each element only */
+      int seen = 0;
+      for (int j = 0; j < k && !seen; j++) seen = idx[j] == idx[k];
+      if (!seen) bad_idx[ne] = idx[k], bad_vals[ne++] = vals[k];
+    }
+    if (variant == 0) ne = DUP_E;
+    bc_grad bad;
+    char w2[512];
+    bc_base_free(&f.b);
+    if (bc_base_make(&f.b, N, 0, 7, w2, sizeof w2) ||
+        bc_grad_dup_from(&bad, 0, N, bad_idx, bad_vals, ne, w2, sizeof w2)) {
+      CHECK(0);
+      continue;
+    }
+    CHECK(!step(&f, &bad));
+    CHECK(((float *)f.b.s)[DUP_AT] == s0 + 1.0f);
+    CHECK_EQ_INT(verify(&f, &f.all, why, sizeof why), -1);
+    CHECK_HAS(why, "reference adagrad_sparse (on the uncoalesced grad)");
+    CHECK_HAS(why, "an updated element");
+    CHECK_EQ_INT(verify(&f, &f.sampled, why, sizeof why), -1);
+    if (variant == 1) CHECK_HAS(why, "[5]"); /* element 5 is first to differ */
+    else CHECK(strstr(why, want) || strstr(why, "param[700001]"));
+    bc_grad_free(&bad);
+  }
+  teardown(&f);
+}
+
+TEST(the_pair_of_sparse_coo_dup_is_sparse_coo_on_its_coalesced_grad) {
+  /* bc_grad_coalesced's view (the pair the benchmark times beside the case)
+   * holds the grad's distinct elements and the reference's sums of their
+   * entries: sparse_coo's step on it passes the check against adagrad_sparse
+   * on that coalesced grad, on the CPU and, where there is one, the device
+   * (its arrays are the dup grad's coalesced copies) */
+  static int64_t idx[DUP_E];
+  static float vals[DUP_E];
+  dup_entries(idx, vals);
+  fixture f;
+  char why[512], info[256];
+  bc_verified v;
+  if (setup_dup(&f, idx, vals, DUP_E)) {
+    CHECK(0);
+    return;
+  }
+  bc_grad cv = bc_grad_coalesced(&f.g);
+  CHECK_EQ_INT(cv.path, BC_SPARSE_COO);
+  CHECK_EQ_INT(cv.entries, f.g.specified);
+  why[0] = '\0';
+  CHECK_EQ_INT(bc_check(&f.b, &cv, 2, &v, why, sizeof why), 0);
+  if (why[0]) fprintf(stderr, "  cpu: %s\n", why);
+  CHECK_EQ_INT(v.touched, f.g.specified);
+  /* element DUP_AT's run sums to 0: its coalesced value is 0 */
+  int64_t at = 0;
+  while (at < cv.entries && cv.idx[at] != DUP_AT) at++;
+  CHECK(at < cv.entries && ((const float *)cv.vals)[at] == 0.0f);
+  if (bc_dev_probe(info, sizeof info) == 0) {
+    bc_dev *d = NULL;
+    CHECK_EQ_INT(bc_dev_load(&d, &f.b, &f.g, why, sizeof why), 0);
+    CHECK_EQ_INT(bc_dev_check(d, &f.b, &cv, 0, &v, why, sizeof why), 0);
+    if (why[0]) fprintf(stderr, "  device: %s\n", why);
+    bc_dev_free(d);
+  }
+  teardown(&f);
+}
+
+TEST(device_check_covers_the_uncoalesced_step) {
+  /* the entries above (many duplicates, a run whose order decides its sum)
+   * and 3000 entries all at one element, through the device's sort and
+   * fused kernel, checked as every device case is */
+  char info[256], why[512];
+  if (bc_dev_probe(info, sizeof info)) {
+    printf("  (no device: %s)\n", info);
+    return;
+  }
+  static int64_t idx[DUP_E], one[3000];
+  static float vals[DUP_E], ov[3000];
+  dup_entries(idx, vals);
+  for (int k = 0; k < 3000; k++) one[k] = N - 2, ov[k] = (float)(k % 7) * 0.25f - 0.5f;
+  for (int t = 0; t < 2; t++) {
+    fixture f;
+    bc_dev *d = NULL;
+    bc_verified v;
+    if (t == 0 ? setup_dup(&f, idx, vals, DUP_E) : setup_dup(&f, one, ov, 3000)) {
+      CHECK(0);
+      continue;
+    }
+    why[0] = '\0';
+    CHECK_EQ_INT(bc_dev_load(&d, &f.b, &f.g, why, sizeof why), 0);
+    CHECK_EQ_INT(bc_dev_check(d, &f.b, &f.g, 0, &v, why, sizeof why), 0);
+    if (why[0]) fprintf(stderr, "  sparse_coo_dup %d: %s\n", t, why);
+    CHECK_EQ_INT(v.touched, t == 0 ? f.g.specified : 1);
+    CHECK_EQ_INT(v.elements, N);
     bc_dev_free(d);
     teardown(&f);
   }
@@ -442,6 +602,9 @@ MT_TEST_MAIN(T(verify_accepts_every_fast_path_in_both_forms),
              T(verify_catches_a_kernel_that_drops_its_last_entry),
              T(verify_catches_a_write_to_an_untouched_entry_past_32k),
              T(device_check_compares_every_updated_element_of_the_device_step),
+             T(verify_catches_a_dup_step_that_sums_out_of_order_or_drops_duplicates),
+             T(the_pair_of_sparse_coo_dup_is_sparse_coo_on_its_coalesced_grad),
+             T(device_check_covers_the_uncoalesced_step),
              T(verify_accepts_the_sparse_optimizer_steps_in_both_forms),
              T(sparse_optimizer_steps_are_the_same_on_every_isa_and_thread_count),
              T(verify_catches_a_wrong_exp_avg_and_momentum_buffer_value),

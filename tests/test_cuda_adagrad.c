@@ -5,7 +5,11 @@
  * masked dense storage (masked-out data poisoned with NaN) and the stream
  * kernel, f32 and f64, maximize on and off, sizes that are not multiples of
  * a block; and so is the cuSPARSE gather/scatter pipeline (adagrad_gs.cu,
- * the fused step's baseline) on the COO paths. Exits 77 (ctest SKIP) when the build has no CUDA or the machine
+ * the fused step's baseline) on the COO paths, and the uncoalesced step
+ * (radix sort + one fused coalesce-and-update kernel) on grads with many
+ * duplicates, all entries at one index, and indices that collide in the
+ * sort's digits, with a hand-derived case where the order of a run's sum
+ * decides the result. Exits 77 (ctest SKIP) when the build has no CUDA or the machine
  * no device: the GPU machine runs it. Built a second time against the
  * emulation (MT_CUDA_EMU: perf/kernels/cuda_emu_runtime.h, library
  * mtfast_emu) as unit.test_cuda_adagrad_emu: the same kernels' indexing,
@@ -152,6 +156,162 @@ TEST(device_steps_match_cpu_kernels_bitwise) {
       }
 }
 
+/* ---- the uncoalesced step (coo_dup): sort + one fused kernel ------------- */
+
+/* Entries (index, position) sorted stably by index, for the sorted = 1 form. */
+static const int64_t *dup_lin;
+static int dup_by_index(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  if (dup_lin[x] != dup_lin[y]) return dup_lin[x] < dup_lin[y] ? -1 : 1;
+  return (x > y) - (x < y);
+}
+
+/* nnz entries over n elements in input order: indices from pool (n_pool > 0)
+ * or uniform; the device step on them (sorted = 0, through the radix sort;
+ * then pre-sorted on the host, sorted = 1, no buffers) against the CPU
+ * kernel's (mt_adagrad_step_coo_dup_*, test_adagrad_step: bit for bit the
+ * reference's coalesce + adagrad_sparse), every element of p and s. */
+#define DUP_CASE(T, SFX)                                                                           \
+  static void dup_case_##SFX(int *mt__failed, int64_t n, int64_t nnz, const int64_t *pool,         \
+                             int n_pool, int h, const char *what) {                               \
+    mt_adagrad_hparams hp = hparams(h);                                                            \
+    size_t es = sizeof(T);                                                                         \
+    T *p = malloc(n * es), *s = malloc(n * es), *p0 = malloc(n * es), *s0 = malloc(n * es);        \
+    T *dp_h = malloc(n * es), *ds_h = malloc(n * es), *vals = malloc(nnz * es);                    \
+    T *svals = malloc(nnz * es);                                                                   \
+    int64_t *idx = malloc(nnz * 8), *sidx = malloc(nnz * 8), *order = malloc(nnz * 8);             \
+    void *dp = NULL, *ds = NULL, *dv = NULL, *di = NULL;                                           \
+    mt_adagrad_dup *ws = NULL;                                                                     \
+    mt_cuda_dup *dd = NULL;                                                                        \
+    mt_error err = {0};                                                                            \
+    for (int64_t i = 0; i < n; i++) p0[i] = (T)uni(-1, 1), s0[i] = (T)uni(0, 2);                   \
+    for (int64_t k = 0; k < nnz; k++) {                                                            \
+      idx[k] = n_pool ? pool[(int64_t)uni(0, n_pool)] : (int64_t)uni(0, (double)n);                \
+      vals[k] = uni(0, 1) < 0.05 ? (T)0 : (T)uni(-1, 1);                                           \
+      order[k] = k;                                                                                \
+    }                                                                                              \
+    dup_lin = idx;                                                                                 \
+    qsort(order, (size_t)nnz, sizeof *order, dup_by_index);                                        \
+    for (int64_t k = 0; k < nnz; k++) sidx[k] = idx[order[k]], svals[k] = vals[order[k]];         \
+    memcpy(p, p0, n * es), memcpy(s, s0, n * es);                                                  \
+    CHECK_STATUS(mt_adagrad_dup_new(&ws, n, nnz, &err), MT_OK);                                    \
+    CHECK_STATUS(mt_adagrad_step_coo_dup_##SFX(p, s, idx, vals, nnz, 0, ws, &hp, &err), MT_OK);    \
+    CHECK_STATUS(mt_cuda_dup_new(&dd, n, nnz, &err), MT_OK);                                       \
+    CHECK_STATUS(mt_cuda_malloc(&dp, n * es, &err), MT_OK);                                        \
+    CHECK_STATUS(mt_cuda_malloc(&ds, n * es, &err), MT_OK);                                        \
+    CHECK_STATUS(mt_cuda_malloc(&dv, nnz * es, &err), MT_OK);                                      \
+    CHECK_STATUS(mt_cuda_malloc(&di, nnz * 8, &err), MT_OK);                                       \
+    for (int pre = 0; pre <= 1; pre++) {                                                           \
+      CHECK_STATUS(mt_cuda_upload(dp, p0, n * es, &err), MT_OK);                                   \
+      CHECK_STATUS(mt_cuda_upload(ds, s0, n * es, &err), MT_OK);                                   \
+      CHECK_STATUS(mt_cuda_upload(dv, pre ? svals : vals, nnz * es, &err), MT_OK);                 \
+      CHECK_STATUS(mt_cuda_upload(di, pre ? sidx : idx, nnz * 8, &err), MT_OK);                    \
+      CHECK_STATUS(mt_cuda_adagrad_coo_dup_##SFX(dp, ds, di, dv, nnz, pre, pre ? NULL : dd, &hp,   \
+                                                 &err),                                            \
+                   MT_OK);                                                                         \
+      CHECK_STATUS(mt_cuda_sync(&err), MT_OK);                                                     \
+      CHECK_STATUS(mt_cuda_download(dp_h, dp, n * es, &err), MT_OK);                               \
+      CHECK_STATUS(mt_cuda_download(ds_h, ds, n * es, &err), MT_OK);                               \
+      for (int64_t i = 0; i < n; i++)                                                              \
+        if (memcmp(&p[i], &dp_h[i], es) || memcmp(&s[i], &ds_h[i], es)) {                          \
+          fprintf(stderr, "  coo_dup%s " #SFX " %s n=%lld nnz=%lld hparams %d: element %lld: "    \
+                          "device p %.17g s %.17g, CPU p %.17g s %.17g\n",                         \
+                  pre ? " (sorted)" : "", what, (long long)n, (long long)nnz, h, (long long)i,     \
+                  (double)dp_h[i], (double)ds_h[i], (double)p[i], (double)s[i]);                   \
+          *mt__failed = 1;                                                                         \
+          break;                                                                                   \
+        }                                                                                          \
+    }                                                                                              \
+    mt_cuda_free(dp), mt_cuda_free(ds), mt_cuda_free(dv), mt_cuda_free(di);                        \
+    mt_cuda_dup_free(dd);                                                                          \
+    mt_adagrad_dup_free(ws);                                                                       \
+    free(p), free(s), free(vals), free(svals), free(p0), free(s0), free(dp_h), free(ds_h);         \
+    free(idx), free(sidx), free(order);                                                            \
+  }
+DUP_CASE(float, f32)
+DUP_CASE(double, f64)
+
+TEST(device_dup_step_matches_cpu_kernel_bitwise) {
+  /* indices equal in one or two of the radix digits, different in others */
+  static const int64_t spread[] = {5, 5 + 256, 5 + 65536, 5 + (1 << 22), 5 + (1 << 22) + 256,
+                                   9, 9 + (1 << 22), 1 << 22};
+  static const int64_t one[] = {777};
+  for (int h = 0; h < N_HP; h++) {
+    if (HP[h].wd != 0) continue; /* rejected, like torch's sparse path */
+    dup_case_f32(mt__failed, 1000, 3000, NULL, 0, h, "many duplicates (3 an element)");
+    dup_case_f64(mt__failed, 1000, 3000, NULL, 0, h, "many duplicates (3 an element)");
+    dup_case_f32(mt__failed, 100003, 20000, NULL, 0, h, "few duplicates");
+    dup_case_f64(mt__failed, 100003, 20000, NULL, 0, h, "few duplicates");
+    dup_case_f32(mt__failed, 1000, 5000, one, 1, h, "every entry at one index");
+    dup_case_f64(mt__failed, 1000, 5000, one, 1, h, "every entry at one index");
+  }
+  dup_case_f32(mt__failed, (1 << 22) + 1000, 2000, spread, 8, 0, "digit-colliding indices");
+  dup_case_f64(mt__failed, (1 << 22) + 1000, 2000, spread, 8, 1, "digit-colliding indices");
+}
+
+TEST(device_dup_step_sums_each_run_in_input_order) {
+  /* as test_adagrad_step's coo_dup_step_sums_each_run_in_input_order: f32
+   * entries (index: value) 2: 1, 0: 5, 2: 2^60, 2: -2^60 in input order;
+   * summed in double from 0.0 in that order element 2 gets (1 + 2^60) - 2^60
+   * = 2^60 - 2^60 = 0 (2^60 + 1 rounds to 2^60), so its p and s stay 1 and
+   * 0.5 exactly; element 0 gets 5: s = 0.5 + 25 = 25.5. The wrong variant,
+   * the same entries reversed (the run summed backwards: -2^60 + 2^60 + 1 =
+   * 1, as a kernel that sums a run in reverse or drops duplicates gets), gives
+   * element 2 s = 1.5 and fails these checks. */
+  const float big = 0x1p60f;
+  int64_t idx[2][4] = {{2, 0, 2, 2}, {2, 2, 0, 2}};
+  float vals[2][4] = {{1, 5, big, -big}, {-big, big, 5, 1}};
+  float p0[4] = {1, 1, 1, 1}, s0[4] = {0.5f, 0.5f, 0.5f, 0.5f}, p[4], s[4];
+  mt_adagrad_hparams hp = {.clr = 0.1, .eps = 1e-10, .nthreads = 1};
+  mt_error err = {0};
+  void *dp = NULL, *ds = NULL, *dv = NULL, *di = NULL;
+  mt_cuda_dup *dd = NULL;
+  CHECK_STATUS(mt_cuda_dup_new(&dd, 4, 4, &err), MT_OK);
+  CHECK_STATUS(mt_cuda_malloc(&dp, sizeof p, &err), MT_OK);
+  CHECK_STATUS(mt_cuda_malloc(&ds, sizeof s, &err), MT_OK);
+  CHECK_STATUS(mt_cuda_malloc(&dv, sizeof vals[0], &err), MT_OK);
+  CHECK_STATUS(mt_cuda_malloc(&di, sizeof idx[0], &err), MT_OK);
+  for (int wrong = 0; wrong <= 1; wrong++) {
+    CHECK_STATUS(mt_cuda_upload(dp, p0, sizeof p, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_upload(ds, s0, sizeof s, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_upload(dv, vals[wrong], sizeof vals[0], &err), MT_OK);
+    CHECK_STATUS(mt_cuda_upload(di, idx[wrong], sizeof idx[0], &err), MT_OK);
+    CHECK_STATUS(mt_cuda_adagrad_coo_dup_f32(dp, ds, di, dv, 4, 0, dd, &hp, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_sync(&err), MT_OK);
+    CHECK_STATUS(mt_cuda_download(p, dp, sizeof p, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_download(s, ds, sizeof s, &err), MT_OK);
+    int right = s[2] == 0.5f && p[2] == 1.0f && s[0] == 25.5f && p[0] != 1.0f && s[1] == 0.5f &&
+                p[1] == 1.0f && s[3] == 0.5f && p[3] == 1.0f;
+    CHECK_EQ_INT(right, !wrong);
+    if (wrong) CHECK(s[2] == 1.5f);
+  }
+  mt_cuda_free(dp), mt_cuda_free(ds), mt_cuda_free(dv), mt_cuda_free(di);
+  mt_cuda_dup_free(dd);
+}
+
+TEST(device_dup_step_rejects_what_it_cannot_sort) {
+  mt_adagrad_hparams hp = hparams(0);
+  mt_error err = {0};
+  mt_cuda_dup *dd = NULL;
+  CHECK_STATUS(mt_cuda_adagrad_coo_dup_f32(NULL, NULL, NULL, NULL, 3, 0, NULL, &hp, &err),
+               MT_INVALID_ARGUMENT);
+  CHECK_HAS(err.msg, "d is NULL");
+  CHECK_STATUS(mt_cuda_dup_new(&dd, 10, 2, &err), MT_OK);
+  CHECK_STATUS(mt_cuda_adagrad_coo_dup_f64(NULL, NULL, NULL, NULL, 3, 0, dd, &hp, &err),
+               MT_INVALID_ARGUMENT);
+  CHECK_HAS(err.msg, "3 entries, the sort's buffers hold 2");
+  mt_cuda_dup_free(dd);
+  dd = NULL;
+  CHECK_STATUS(mt_cuda_dup_new(&dd, 10, (int64_t)1 << 31, &err), MT_INVALID_ARGUMENT);
+  CHECK(dd == NULL);
+  CHECK_STATUS(mt_cuda_dup_new(&dd, 0, 5, &err), MT_INVALID_ARGUMENT);
+  CHECK_HAS(err.msg, "n = 0");
+  hp = hparams(2); /* weight decay */
+  CHECK_STATUS(mt_cuda_adagrad_coo_dup_f32(NULL, NULL, NULL, NULL, 1, 1, NULL, &hp, &err),
+               MT_INVALID_ARGUMENT);
+  CHECK_HAS(err.msg, "weight_decay");
+}
+
 TEST(device_sparse_paths_reject_weight_decay_like_torch) {
   mt_adagrad_hparams hp = hparams(2); /* weight_decay 0.25 */
   mt_error err = {0};
@@ -181,6 +341,9 @@ TEST(device_copy_bandwidth_is_measured) {
 static int no_device(char *why, size_t len) { return mt_cuda_probe(why, len) != 0; }
 
 MT_TEST_MAIN_UNLESS(no_device, T(device_steps_match_cpu_kernels_bitwise),
+                    T(device_dup_step_matches_cpu_kernel_bitwise),
+                    T(device_dup_step_sums_each_run_in_input_order),
+                    T(device_dup_step_rejects_what_it_cannot_sort),
                     T(device_sparse_paths_reject_weight_decay_like_torch),
                     T(device_copy_bandwidth_is_measured))
 #endif

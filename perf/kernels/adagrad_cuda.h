@@ -11,6 +11,8 @@
  *                 p + nclr * (g / std) at each entry
  *   masked_coo    ADA-3, COO storage: as coo, entries with value 0 skipped
  *   masked_dense  ADA-3, dense storage: fma(nclr, g / std, p) where mask
+ *   coo_dup       ADA-2 on an uncoalesced grad: sort, then coalesce + update
+ *                 in one kernel (below)
  * with std = sqrt(s) + eps. The stream kernel is the bandwidth reference
  * (3 reads + 2 writes per element, like the CPU one).
  *
@@ -74,6 +76,41 @@ mt_status mt_cuda_stream_f32(float *p, float *s, const float *g, int64_t n, floa
                              mt_error *err);
 mt_status mt_cuda_stream_f64(double *p, double *s, const double *g, int64_t n, double k,
                              mt_error *err);
+
+/* The uncoalesced element COO step (ADA-2 after torch's grad.coalesce(),
+ * as mt_adagrad_step_coo_dup_* on the CPU, bit for bit): nnz entries at
+ * linear indices idx[k] < n in any order, with duplicates. (a) A stable sort
+ * of (index, position) pairs by index: CUB's DeviceRadixSort::SortPairs
+ * over the index bits of n (under MT_CUDA_EMU a host std::stable_sort with
+ * CUB's interface: cuda_emu_runtime.h); (b) ONE fused kernel: one thread per
+ * run of equal indices (a run head: the first entry, or one whose index
+ * differs from the one before) sums its run's values in input order exactly
+ * as the reference's coalesce does (mt_run_sum) and applies ADA-2 to p and
+ * s at that index (mt_ada_entry). The sort cannot be fused: a run is known
+ * only after the global permutation. No coalesced grad is written.
+ *
+ * sorted: a FLAG, not detected (detecting would cost a pass and a copy
+ * back): 1 says idx is already non-decreasing (the duplicates of an index
+ * adjacent, in input order); the sort is skipped and the kernel reads idx
+ * and vals directly (one launch; d may be NULL). Not checked: unsorted
+ * entries with sorted = 1 race on the elements they share.
+ * mt_cuda_dup_new makes the sort's device buffers for a param of n
+ * elements and up to cap entries (sorted keys, the permutation, the
+ * positions 0..cap-1, CUB's temporary storage), once per grad, so that a
+ * timed step is the sort and the kernel only. cap < 2^31. A run of m
+ * entries is one thread's m loads: all entries at one index run serially. */
+typedef struct mt_cuda_dup mt_cuda_dup;
+mt_status mt_cuda_dup_new(mt_cuda_dup **d, int64_t n, int64_t cap, mt_error *err);
+void mt_cuda_dup_free(mt_cuda_dup *d); /* NULL is fine */
+/* device bytes the buffers hold */
+int64_t mt_cuda_dup_bytes(const mt_cuda_dup *d);
+mt_status mt_cuda_adagrad_coo_dup_f32(float *p, float *s, const int64_t *idx, const float *vals,
+                                      int64_t nnz, int sorted, mt_cuda_dup *d,
+                                      const mt_adagrad_hparams *hp, mt_error *err);
+mt_status mt_cuda_adagrad_coo_dup_f64(double *p, double *s, const int64_t *idx,
+                                      const double *vals, int64_t nnz, int sorted,
+                                      mt_cuda_dup *d, const mt_adagrad_hparams *hp,
+                                      mt_error *err);
 
 /* The cuSPARSE gather/scatter pipeline (adagrad_gs.cu): the sparse COO step
  * (masked: ADA-3's COO form) as cusparseGather of s and p at the entries,

@@ -17,6 +17,7 @@
 #include "adagrad_step.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef _OPENMP
@@ -86,6 +87,7 @@ struct job {
   void *p, *s;
   const void *g;           /* dense grad / COO, CSR values */
   const int64_t *idx;      /* COO indices */
+  const uint64_t *sorted;  /* coo_dup: index << 32 | payload, by index; NULL: idx in order */
   const int64_t *crow, *col;
   const uint8_t *mask;
   int64_t row, cols;
@@ -207,6 +209,21 @@ MT__INLINE int block_zero(const uint8_t *m) {
   return any == 0;
 }
 
+/* coo_dup: where entry k of the sorted order comes from. DUP_IDX: idx and
+ * vals as given (sorted = 1); else the sort's pairs (index << 32 |
+ * payload), the payload the entry's position in vals (DUP_POS) or, for f32,
+ * its value's bits (DUP_VAL: the fused pass then reads no value at random) */
+enum { DUP_IDX, DUP_POS, DUP_VAL };
+MT__INLINE int64_t dup_key(const job *jb, int64_t k, int mode) {
+  return mode == DUP_IDX ? jb->idx[k] : (int64_t)(jb->sorted[k] >> 32);
+}
+/* the first run head at or after k (a run head: the first entry, or one
+ * whose index differs from the entry before) */
+MT__INLINE int64_t dup_head(const job *jb, int64_t k, int mode) {
+  while (k > 0 && k < jb->count && dup_key(jb, k, mode) == dup_key(jb, k - 1, mode)) k++;
+  return k;
+}
+
 #define MT__KERNELS(T, IT, SFX, SQRT, FMA, ATTR)                                                   \
   /* keep all-ones: a, else b; bitwise so that it vectorizes without                               \
    * if-conversion (FP selects are not if-converted under -ftrapping-math) */                      \
@@ -295,6 +312,54 @@ MT__INLINE int block_zero(const uint8_t *m) {
   }                                                                                                \
   ATTR MT__UNUSED static void touch1_##SFX(const job *jb, int64_t lo, int64_t hi) {                \
     coo1_body_##SFX(jb, lo, hi, 2);                                                                \
+  }                                                                                                \
+  /* coo_dup: the value of sorted entry k (dup_key's modes) */                                     \
+  MT__INLINE T dup_val_##SFX(const job *jb, int64_t k, int mode) {                                 \
+    const T *vals = jb->g;                                                                         \
+    if (mode == DUP_IDX) return vals[k];                                                           \
+    uint32_t lo = (uint32_t)jb->sorted[k];                                                         \
+    if (mode == DUP_POS) return vals[lo];                                                          \
+    float f;                                                                                       \
+    memcpy(&f, &lo, sizeof f);                                                                     \
+    return (T)f;                                                                                   \
+  }                                                                                                \
+  /* coo_dup: the next up to BATCH runs from sorted entry *k (< hi, hi a run                       \
+   * head): each run's index and its values summed as mt_coo_coalesce sums                         \
+   * duplicates (in input order, in double from 0.0, rounded once); the count */                   \
+  MT__INLINE int dup_runs_##SFX(const job *jb, int64_t *k, int64_t hi, int mode, int64_t *ix,      \
+                                T *v) {                                                            \
+    int m = 0;                                                                                     \
+    while (m < BATCH && *k < hi) {                                                                 \
+      int64_t key = dup_key(jb, *k, mode);                                                         \
+      double acc = 0.0;                                                                            \
+      do {                                                                                         \
+        acc = acc + (double)dup_val_##SFX(jb, *k, mode);                                           \
+        (*k)++;                                                                                    \
+      } while (*k < hi && dup_key(jb, *k, mode) == key);                                           \
+      ix[m] = key;                                                                                 \
+      v[m++] = (T)acc;                                                                             \
+    }                                                                                              \
+    return m;                                                                                      \
+  }                                                                                                \
+  /* coo_dup: the runs whose heads lie in [lo, hi) of the sorted entries,                          \
+   * batch after batch through sparse_coo's gather / math / scatter (the                           \
+   * next batch summed first, for its prefetch) */                                                 \
+  MT__INLINE void dup_body_##SFX(const job *jb, int64_t lo, int64_t hi, int mode) {                \
+    int64_t ix[2][BATCH], k = dup_head(jb, lo, mode);                                              \
+    T v[2][BATCH];                                                                                 \
+    hi = dup_head(jb, hi, mode);                                                                   \
+    int m = dup_runs_##SFX(jb, &k, hi, mode, ix[0], v[0]);                                         \
+    for (int b = 0; m > 0; b ^= 1) {                                                               \
+      int mn = dup_runs_##SFX(jb, &k, hi, mode, ix[b ^ 1], v[b ^ 1]);                              \
+      batch_##SFX(jb, ix[b], m, ix[b ^ 1], mn, v[b], 0);                                           \
+      m = mn;                                                                                      \
+    }                                                                                              \
+  }                                                                                                \
+  ATTR MT__UNUSED static void dups_##SFX(const job *jb, int64_t lo, int64_t hi) {                  \
+    dup_body_##SFX(jb, lo, hi, sizeof(T) == 4 ? DUP_VAL : DUP_POS);                                \
+  }                                                                                                \
+  ATTR MT__UNUSED static void dupi_##SFX(const job *jb, int64_t lo, int64_t hi) {                  \
+    dup_body_##SFX(jb, lo, hi, DUP_IDX);                                                           \
   }                                                                                                \
   /* hybrid entries: `row` contiguous elements each, updated in place */                           \
   MT__INLINE void row_math_##SFX(T *restrict ps, T *restrict ss, const T *restrict v, int64_t m,   \
@@ -458,6 +523,132 @@ mt_status mt_adagrad_check(const char *name, const mt_adagrad_hparams *hp, int64
   return MT_OK;
 }
 
+/* ---- coo_dup: the stable sort of (index, payload) pairs ------------------ */
+
+#define DUP_MAX_BITS 12 /* digits of at most 12 bits: 4096 buckets */
+#define DUP_MAX_PASSES 3 /* 3 x 12 bits >= the 32 of an index */
+
+struct mt_adagrad_dup {
+  int64_t n, cap;
+  int bits, passes;  /* digit width and count: passes x bits >= the bits of n - 1 */
+  uint64_t *a, *b;   /* the pairs, packed index << 32 | payload */
+  uint32_t count[DUP_MAX_PASSES][1 << DUP_MAX_BITS]; /* per digit, then each bucket's next slot */
+};
+
+mt_status mt_adagrad_dup_new(mt_adagrad_dup **ws, int64_t n, int64_t cap, mt_error *err) {
+  *ws = NULL;
+  if (n < 1 || n > ((int64_t)1 << 32) || cap < 0 || cap > (int64_t)UINT32_MAX)
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "adagrad_dup_new: n = %lld, capacity %lld (want 1 <= n <= 2^32 and "
+                  "0 <= capacity < 2^32)", (long long)n, (long long)cap);
+  mt_adagrad_dup *w = calloc(1, sizeof *w);
+  size_t bytes = (size_t)(cap ? cap : 1) * sizeof(uint64_t);
+  if (w) {
+    w->a = malloc(bytes);
+    w->b = malloc(bytes);
+  }
+  if (!w || !w->a || !w->b) {
+    mt_adagrad_dup_free(w);
+    return mt_err(err, MT_OUT_OF_MEMORY, "adagrad_dup_new: no memory for %lld sort pairs",
+                  (long long)cap);
+  }
+  /* as few passes as 12-bit digits allow, the bits spread evenly over them:
+   * 1M elements 2 x 10 bits, 16M 2 x 12, 64M 3 x 9 */
+  int total = 1;
+  while (total < 32 && ((uint64_t)(n - 1) >> total)) total++;
+  w->passes = (total + DUP_MAX_BITS - 1) / DUP_MAX_BITS;
+  w->bits = (total + w->passes - 1) / w->passes;
+  w->n = n;
+  w->cap = cap;
+  *ws = w;
+  return MT_OK;
+}
+
+void mt_adagrad_dup_free(mt_adagrad_dup *ws) {
+  if (!ws) return;
+  free(ws->a);
+  free(ws->b);
+  free(ws);
+}
+
+int64_t mt_adagrad_dup_bytes(const mt_adagrad_dup *ws) {
+  return ws ? (int64_t)sizeof *ws + 2 * ws->cap * (int64_t)sizeof(uint64_t) : 0;
+}
+
+/* LSD radix sort of the entries' (index, payload) pairs by index, stable
+ * (each pass keeps the order of equal digits): one counting pass over idx
+ * (every digit's counts, and the check that each index is < n), then a
+ * scatter pass per digit that is not the same for every entry, the first
+ * reading idx itself. The payload: the f32 value's bits when vals32 is
+ * given, else the entry's position. *out: the sorted pairs (ws->a or
+ * ws->b). */
+static mt_status dup_sort(mt_adagrad_dup *ws, const int64_t *idx, const float *vals32, int64_t nnz,
+                          const uint64_t **out, const char *name, mt_error *err) {
+  if (!ws)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: unsorted entries need a workspace (ws is NULL)",
+                  name);
+  if (nnz > ws->cap)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: %lld entries, the workspace holds %lld", name,
+                  (long long)nnz, (long long)ws->cap);
+  const int bits = ws->bits, passes = ws->passes;
+  const uint64_t M = ((uint64_t)1 << bits) - 1, R = M + 1;
+  uint32_t *c0 = ws->count[0], *c1 = ws->count[1], *c2 = ws->count[2];
+  for (int d = 0; d < DUP_MAX_PASSES; d++) memset(ws->count[d], 0, R * sizeof **ws->count);
+  uint64_t most = 0;
+  /* every digit's counts in one pass (a third digit of a 2-pass plan counts into
+   * its bucket 0, unread): no loop over the digits per entry */
+  for (int64_t k = 0; k < nnz; k++) {
+    uint64_t key = (uint64_t)idx[k];
+    most = key > most ? key : most;
+    c0[key & M]++;
+    c1[(key >> bits) & M]++;
+    c2[(key >> 2 * bits) & M]++;
+  }
+  if (most >= (uint64_t)ws->n) /* a negative index is a large unsigned one */
+    for (int64_t k = 0; k < nnz; k++)
+      if ((uint64_t)idx[k] >= (uint64_t)ws->n)
+        return mt_err(err, MT_INVALID_ARGUMENT, "%s: idx[%lld] = %lld is not in [0, %lld)", name,
+                      (long long)k, (long long)idx[k], (long long)ws->n);
+  const uint64_t *src = NULL;
+  uint64_t *dst = ws->a;
+  for (int d = 0; d < passes; d++) {
+    uint32_t *c = ws->count[d];
+    int sh = d * bits;
+    if (nnz == 0 || c[((uint64_t)idx[0] >> sh) & M] == (uint64_t)nnz) continue; /* in order */
+    for (uint64_t r = 0, at = 0; r < R; r++) { /* counts -> first slots */
+      uint32_t n_r = c[r];
+      c[r] = (uint32_t)at;
+      at += n_r;
+    }
+    if (!src)
+      for (int64_t k = 0; k < nnz; k++) {
+        uint64_t key = (uint64_t)idx[k];
+        uint32_t pay;
+        if (vals32) memcpy(&pay, &vals32[k], sizeof pay);
+        else pay = (uint32_t)k;
+        dst[c[(key >> sh) & M]++] = key << 32 | pay;
+      }
+    else
+      for (int64_t k = 0; k < nnz; k++) {
+        uint64_t x = src[k];
+        dst[c[(x >> (32 + sh)) & M]++] = x;
+      }
+    src = dst;
+    dst = dst == ws->a ? ws->b : ws->a;
+  }
+  if (!src) { /* every digit the same for all: one index, already in order */
+    for (int64_t k = 0; k < nnz; k++) {
+      uint32_t pay;
+      if (vals32) memcpy(&pay, &vals32[k], sizeof pay);
+      else pay = (uint32_t)k;
+      ws->a[k] = (uint64_t)idx[k] << 32 | pay;
+    }
+    src = ws->a;
+  }
+  *out = src;
+  return MT_OK;
+}
+
 #define MT__ENTRIES(T, SFX, F32)                                                                   \
   mt_status mt_adagrad_step_dense_##SFX(T *p, T *s, const T *g, int64_t n,                         \
                                         const mt_adagrad_hparams *hp, mt_error *err) {             \
@@ -477,6 +668,21 @@ mt_status mt_adagrad_check(const char *name, const mt_adagrad_hparams *hp, int64
              .align = row == 1 ? BATCH : 1};                                                       \
     return launch(&j, hp, F32,                                                                     \
                   row == 1 ? PICK_SPARSE(hp->isa, coo1, SFX) : PICK_SPARSE(hp->isa, coorow, SFX)); \
+  }                                                                                                \
+  mt_status mt_adagrad_step_coo_dup_##SFX(T *p, T *s, const int64_t *idx, const T *vals,           \
+                                          int64_t nnz, int sorted, mt_adagrad_dup *ws,             \
+                                          const mt_adagrad_hparams *hp, mt_error *err) {           \
+    static const char *name = "adagrad_step_coo_dup_" #SFX;                                        \
+    mt_status st = mt_adagrad_check(name, hp, nnz, 0, err);                                        \
+    const uint64_t *pairs = NULL;                                                                  \
+    if (st != MT_OK || nnz == 0) return st;                                                        \
+    if (!sorted && (st = dup_sort(ws, idx, F32 ? (const float *)vals : NULL, nnz, &pairs, name,    \
+                                  err)) != MT_OK)                                                  \
+      return st;                                                                                   \
+    job j = {.p = p, .s = s, .g = vals, .idx = idx, .sorted = pairs, .count = nnz,                 \
+             .align = BATCH};                                                                      \
+    return launch(&j, hp, F32,                                                                     \
+                  sorted ? PICK_SPARSE(hp->isa, dupi, SFX) : PICK_SPARSE(hp->isa, dups, SFX));     \
   }                                                                                                \
   mt_status mt_adagrad_step_csr_##SFX(T *p, T *s, int64_t rows, int64_t cols, const int64_t *crow, \
                                       const int64_t *col, const T *vals,                           \

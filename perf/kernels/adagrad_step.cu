@@ -1,6 +1,7 @@
 /* adagrad_step.cu - the Adagrad steps and the stream kernel on a CUDA device
- * (adagrad_cuda.h). One thread per element (dense paths) or per entry
- * (COO), grid-stride loops; each line below mirrors a line of
+ * (adagrad_cuda.h). One thread per element (dense paths), per entry (COO)
+ * or per run of equal indices (uncoalesced COO, after a CUB radix sort),
+ * grid-stride loops; each line below mirrors a line of
  * perf/kernels/adagrad_step.c, and this file is compiled with -fmad=false so
  * that a * b + c is never fused where the CPU reference does not fuse it.
  * Rule ids: ADA-1 (dense), ADA-2 (sparse), ADA-3 (masked). */
@@ -8,6 +9,9 @@
 #include <stdlib.h>
 
 #include "cuda_emu_runtime.h" /* CUDA's runtime, or its emulation (MT_CUDA_EMU) */
+#ifndef MT_CUDA_EMU /* the emulation has CUB's SortPairs as a host stable sort */
+#include <cub/device/device_radix_sort.cuh>
+#endif
 
 #include "adagrad_cuda.h"
 #include "adagrad_entry.cuh"
@@ -176,6 +180,25 @@ __global__ void masked_k(T *p, T *s, const T *g, const uint8_t *mask, int64_t n,
   }
 }
 
+/* ADA-2 on an uncoalesced grad, after the sort (key: the sorted indices,
+ * perm: their entries' positions in v, NULL when v is in key's order): one
+ * thread per run of equal indices, its head's, sums the run (the
+ * reference's coalesce) and updates that element */
+template <typename T>
+__global__ void dup_k(T *p, T *s, const int64_t *key, const int32_t *perm, const T *v, int64_t nnz,
+                      T nclr, T eps, int max) {
+  MT_GRID_STRIDE(k, nnz) {
+    int64_t j = key[k];
+    if (k > 0 && key[k - 1] == j) continue; /* inside a run: its head's thread has it */
+    mt_ada_entry(&p[j], &s[j], mt_run_sum(key, perm, v, k, nnz), nclr, eps, max);
+  }
+}
+
+/* the positions 0..n-1: the sort's values in */
+__global__ void iota_k(int32_t *a, int64_t n) {
+  MT_GRID_STRIDE(i, n) a[i] = (int32_t)i;
+}
+
 template <typename T> __global__ void stream_k(T *p, T *s, const T *g, int64_t n, T k) {
   MT_GRID_STRIDE(i, n) {
     p[i] = p[i] + g[i] * k;
@@ -187,6 +210,85 @@ template <typename T> __global__ void stream_k(T *p, T *s, const T *g, int64_t n
 
 static mt_status launched(const char *what, mt_error *err) {
   CU_TRY(cudaGetLastError(), what);
+  return MT_OK;
+}
+
+/* ---- the uncoalesced step's sort ------------------------------------------ */
+
+struct mt_cuda_dup {
+  int64_t n, cap;
+  int end_bit;          /* the bits of the largest index, n - 1 (at least 1) */
+  int64_t *keys;        /* the indices, sorted */
+  int32_t *perm, *iota; /* their positions in the input; 0..cap-1 */
+  void *tmp;            /* CUB's temporary storage, for cap entries */
+  size_t tmp_bytes;
+};
+
+extern "C" void mt_cuda_dup_free(mt_cuda_dup *d) {
+  if (!d) return;
+  mt_cuda_free(d->keys);
+  mt_cuda_free(d->perm);
+  mt_cuda_free(d->iota);
+  mt_cuda_free(d->tmp);
+  free(d);
+}
+
+extern "C" int64_t mt_cuda_dup_bytes(const mt_cuda_dup *d) {
+  return d ? d->cap * (8 + 4 + 4) + (int64_t)d->tmp_bytes : 0;
+}
+
+extern "C" mt_status mt_cuda_dup_new(mt_cuda_dup **dp, int64_t n, int64_t cap, mt_error *err) {
+  mt_status st = MT_OK;
+  cudaError_t e;
+  *dp = NULL;
+  if (n < 1 || cap < 1 || cap > INT32_MAX)
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "cuda_dup_new: n = %lld, capacity %lld (want n >= 1 and 1 <= capacity < 2^31)",
+                  (long long)n, (long long)cap);
+  mt_cuda_dup *d = (mt_cuda_dup *)calloc(1, sizeof *d);
+  if (!d) return mt_err(err, MT_OUT_OF_MEMORY, "cuda: the sort's buffers");
+  d->n = n, d->cap = cap, d->end_bit = 1;
+  while (d->end_bit < 63 && ((n - 1) >> d->end_bit)) d->end_bit++;
+  if ((st = mt_cuda_malloc((void **)&d->keys, (size_t)cap * 8, err)) != MT_OK ||
+      (st = mt_cuda_malloc((void **)&d->perm, (size_t)cap * 4, err)) != MT_OK ||
+      (st = mt_cuda_malloc((void **)&d->iota, (size_t)cap * 4, err)) != MT_OK)
+    goto fail;
+  e = cub::DeviceRadixSort::SortPairs(NULL, d->tmp_bytes, (const int64_t *)d->keys, d->keys,
+                                      (const int32_t *)d->iota, d->perm, (int)cap, 0, d->end_bit);
+  if (e != cudaSuccess) {
+    st = cuda_fail(err, e, "radix sort (its storage size)");
+    goto fail;
+  }
+  if ((st = mt_cuda_malloc(&d->tmp, d->tmp_bytes, err)) != MT_OK) goto fail;
+  MT_KLAUNCH(iota_k, mt_grid_for(cap), 256, d->iota, cap);
+  if ((st = launched("the sort's positions", err)) != MT_OK) goto fail;
+  *dp = d;
+  return MT_OK;
+fail:
+  mt_cuda_dup_free(d);
+  return st;
+}
+
+/* the stable sort of (idx[k], k) by index into d->keys, d->perm */
+static mt_status dup_sort(mt_cuda_dup *d, const int64_t *idx, int64_t nnz, const char *name,
+                          mt_error *err) {
+  if (!d)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: unsorted entries need the sort's buffers "
+                  "(d is NULL)", name);
+  if (nnz > d->cap)
+    return mt_err(err, MT_INVALID_ARGUMENT, "%s: %lld entries, the sort's buffers hold %lld",
+                  name, (long long)nnz, (long long)d->cap);
+  size_t need = 0, have = d->tmp_bytes;
+  CU_TRY(cub::DeviceRadixSort::SortPairs(NULL, need, idx, d->keys, (const int32_t *)d->iota,
+                                         d->perm, (int)nnz, 0, d->end_bit),
+         "radix sort (its storage size)");
+  if (need > have)
+    return mt_err(err, MT_DEVICE_ERROR, "%s: the radix sort of %lld entries needs %zu bytes of "
+                  "storage, %zu were made for %lld", name, (long long)nnz, need, have,
+                  (long long)d->cap);
+  CU_TRY(cub::DeviceRadixSort::SortPairs(d->tmp, have, idx, d->keys, (const int32_t *)d->iota,
+                                         d->perm, (int)nnz, 0, d->end_bit),
+         "radix sort");
   return MT_OK;
 }
 
@@ -218,6 +320,23 @@ static mt_status launched(const char *what, mt_error *err) {
     MT_KLAUNCH(masked_k<T>, mt_grid_for(n), 256, p, s, g, mask, n, (T)-hp->clr, (T)hp->eps,        \
                hp->maximize != 0);                                                                 \
     return launched("masked dense step", err);                                                     \
+  }                                                                                                \
+  extern "C" mt_status mt_cuda_adagrad_coo_dup_##SFX(T *p, T *s, const int64_t *idx, const T *vals,\
+                                                     int64_t nnz, int sorted, mt_cuda_dup *d,      \
+                                                     const mt_adagrad_hparams *hp,                 \
+                                                     mt_error *err) {                              \
+    static const char *name = "cuda_adagrad_coo_dup_" #SFX;                                        \
+    mt_status st = mt_adagrad_check(name, hp, nnz, 0, err);                                        \
+    if (st != MT_OK || nnz == 0) return st;                                                        \
+    const int64_t *key = idx;                                                                      \
+    const int32_t *perm = NULL;                                                                    \
+    if (!sorted) {                                                                                 \
+      if ((st = dup_sort(d, idx, nnz, name, err)) != MT_OK) return st;                             \
+      key = d->keys, perm = d->perm;                                                               \
+    }                                                                                              \
+    MT_KLAUNCH(dup_k<T>, mt_grid_for(nnz), 256, p, s, key, perm, vals, nnz, (T)-hp->clr,           \
+               (T)hp->eps, hp->maximize != 0);                                                     \
+    return launched("coo_dup step", err);                                                          \
   }                                                                                                \
   extern "C" mt_status mt_cuda_stream_##SFX(T *p, T *s, const T *g, int64_t n, T k,                \
                                             mt_error *err) {                                       \

@@ -8,6 +8,9 @@
  *   coo, csr      mt_cpu_adagrad_sparse (ADA-2): p + nclr * (g / std);
  *                 CSR has no torch Adagrad path, it is ADA-2 on the same
  *                 entries (linear index row * cols + col)
+ *   coo_dup       mt_cpu_adagrad_sparse (ADA-2) on an UNCOALESCED element
+ *                 COO grad: its coalesce (duplicates summed) and the update
+ *                 in one step
  *   masked_dense  mt_cpu_adagrad_masked (ADA-3), dense storage:
  *                 fma(nclr, g / std, p) where mask, untouched elsewhere;
  *                 masked-out grad data is never used
@@ -19,8 +22,9 @@
  *
  * Sparse gradients must be coalesced (indices unique, in range; sorted is
  * not required for correctness but is what makes the access stream
- * prefetch-friendly). Indices are not validated here: that is the
- * reference's job (mt_tensor_validate); these are the timed kernels.
+ * prefetch-friendly), except the uncoalesced step's (coo_dup, below).
+ * Indices are not validated here: that is the reference's job
+ * (mt_tensor_validate); these are the timed kernels.
  *
  * Threading: nthreads <= 0 uses every OpenMP thread, 1 runs serially;
  * without OpenMP the kernels are serial. Work is split statically into
@@ -88,6 +92,45 @@ mt_status mt_adagrad_step_coo_f32(float *p, float *s, const int64_t *idx, const 
 mt_status mt_adagrad_step_coo_f64(double *p, double *s, const int64_t *idx, const double *vals,
                                   int64_t nnz, int64_t row, const mt_adagrad_hparams *hp,
                                   mt_error *err);
+
+/* Uncoalesced element COO (ADA-2 after torch's `grad = grad.coalesce()`):
+ * nnz entries at linear indices idx[k] over the flattened param, in any
+ * order, with duplicates (an nn.Embedding(sparse=True) backward's grad, in
+ * input order). One step coalesces and updates: a stable sort of (index,
+ * payload) pairs by index (LSD radix, as few passes of <= 12-bit digits as
+ * the index bits of n need; a digit that is the same for every entry is
+ * skipped; the payload is an f32 entry's value, an f64 entry's position),
+ * then ONE fused pass over the sorted entries: each run of equal indices is
+ * summed in its input order (the sort is stable) exactly as the
+ * reference's coalesce sums duplicates (mt_coo_coalesce: in double from
+ * 0.0, rounded once to the dtype), and ADA-2's update is applied there with
+ * sparse_coo's arithmetic (batches of 64 runs: gather, vector math,
+ * scatter). No coalesced grad is written.
+ *
+ * sorted: a FLAG, not detected: 1 says idx is already non-decreasing (the
+ * duplicates of an index adjacent, in input order), and the sort is
+ * skipped (one pass; ws may be NULL). Not checked: unsorted entries with
+ * sorted = 1 update an element once per run. sorted = 0 needs ws
+ * (mt_adagrad_dup_new, made once per grad, not per step) for a param of n
+ * elements and at least nnz entries; an index outside [0, n) is then
+ * MT_INVALID_ARGUMENT (checked in the sort's counting pass).
+ * The sort runs on one thread; the fused pass is split over threads at run
+ * heads (each run is one thread's), so results do not depend on nthreads. */
+typedef struct mt_adagrad_dup mt_adagrad_dup;
+/* The sort's scratch for a param of n (<= 2^32) elements and up to cap
+ * (< 2^32) entries: 16 bytes per entry and 48 KiB of counts. *ws NULL on
+ * failure. */
+mt_status mt_adagrad_dup_new(mt_adagrad_dup **ws, int64_t n, int64_t cap, mt_error *err);
+void mt_adagrad_dup_free(mt_adagrad_dup *ws); /* NULL is fine */
+/* Bytes the scratch holds (the step's memory beyond its inputs). */
+int64_t mt_adagrad_dup_bytes(const mt_adagrad_dup *ws);
+mt_status mt_adagrad_step_coo_dup_f32(float *p, float *s, const int64_t *idx, const float *vals,
+                                      int64_t nnz, int sorted, mt_adagrad_dup *ws,
+                                      const mt_adagrad_hparams *hp, mt_error *err);
+mt_status mt_adagrad_step_coo_dup_f64(double *p, double *s, const int64_t *idx,
+                                      const double *vals, int64_t nnz, int sorted,
+                                      mt_adagrad_dup *ws, const mt_adagrad_hparams *hp,
+                                      mt_error *err);
 
 /* CSR grad of a rows x cols param: crow [rows + 1], col [nnz], vals [nnz];
  * columns unique within a row. */

@@ -10,10 +10,11 @@
  *    gridDim and blockDim set, so each kernel's own grid-stride indexing and
  *    launch shape run in CI; sqrt and fma are the host's (correctly rounded,
  *    like the device's with --prec-sqrt=true and fma()); the few cuSPARSE
- *    calls of adagrad_gs.cu are plain host loops; events read the host clock.
+ *    calls of adagrad_gs.cu are plain host loops; CUB's radix sort of the
+ *    uncoalesced step a host std::stable_sort; events read the host clock.
  *
  * What the emulation cannot check (races, device-only faults, host pointers
- * handed to a kernel, the real cuSPARSE) is for the GPU run of
+ * handed to a kernel, the real cuSPARSE and CUB) is for the GPU run of
  * test_cuda_adagrad. impl/cuda/cuda_compat.h is the conformance backend's
  * counterpart (that one hides the launch shape; these kernels keep theirs). */
 #ifndef MT_CUDA_EMU_RUNTIME_H
@@ -33,7 +34,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 /* sqrt(float) and fma(float, float, float) as CUDA's overloads: sqrtf, fmaf */
 using std::fma;
@@ -306,6 +309,50 @@ static inline cusparseStatus_t cusparseScatter(cusparseHandle_t h, cusparseSpVec
            es);
   return CUSPARSE_STATUS_SUCCESS;
 }
+
+/* ---- CUB: the radix sort adagrad_step.cu's uncoalesced step makes -------- */
+/* CUB's DeviceRadixSort::SortPairs contract on the host: a STABLE sort of
+ * the (key, value) pairs by the key bits [begin_bit, end_bit), a signed
+ * key's sign bit flipped first as CUB's digits see it; keys_in and vals_in
+ * unchanged. A call with d_temp_storage NULL only sets temp_storage_bytes
+ * (here one position per item, which the sort then uses, so a caller that
+ * allocates less than it was told fails as on the device: invalid value). */
+namespace cub {
+struct DeviceRadixSort {
+  template <typename K, typename V, typename N>
+  static cudaError_t SortPairs(void *d_temp_storage, size_t &temp_storage_bytes, const K *keys_in,
+                               K *keys_out, const V *vals_in, V *vals_out, N num_items,
+                               int begin_bit = 0, int end_bit = (int)sizeof(K) * 8,
+                               cudaStream_t stream = 0) {
+    typedef typename std::make_unsigned<K>::type U;
+    const int bits = (int)sizeof(K) * 8;
+    size_t n = num_items > 0 ? (size_t)num_items : 0, need = n * sizeof(size_t) + 1;
+    (void)stream;
+    if (!d_temp_storage) {
+      temp_storage_bytes = need;
+      return cudaSuccess;
+    }
+    if (temp_storage_bytes < need || begin_bit < 0 || end_bit > bits || begin_bit >= end_bit ||
+        (n && (!keys_in || !keys_out || !vals_in || !vals_out)))
+      return cudaErrorInvalidValue;
+    size_t *order = (size_t *)d_temp_storage;
+    const int w = end_bit - begin_bit;
+    auto digit = [&](size_t i) {
+      uint64_t b = (uint64_t)(U)keys_in[i];
+      if (std::is_signed<K>::value) b ^= (uint64_t)1 << (bits - 1);
+      b >>= begin_bit;
+      return w >= 64 ? b : b & (((uint64_t)1 << w) - 1);
+    };
+    for (size_t i = 0; i < n; i++) order[i] = i;
+    std::stable_sort(order, order + n, [&](size_t a, size_t b) { return digit(a) < digit(b); });
+    for (size_t j = 0; j < n; j++) {
+      keys_out[j] = keys_in[order[j]];
+      vals_out[j] = vals_in[order[j]];
+    }
+    return cudaSuccess;
+  }
+};
+} // namespace cub
 
 #endif /* MT_CUDA_EMU */
 
