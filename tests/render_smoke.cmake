@@ -84,10 +84,12 @@ function(run_expect want_rc want_re outvar)
   set(${outvar} "${out}${err}" PARENT_SCOPE)
 endfunction()
 
-# expect_in(<file> <literal text>...): each text occurs in the file
+# expect_in(<file> <literal text>...): each text occurs in the file, whole (PARSE_ARGV
+# keeps a ';' inside a text, which ARGN would split into two texts checked apart)
 function(expect_in file)
+  cmake_parse_arguments(PARSE_ARGV 1 X "" "" "")
   file(READ "${file}" body)
-  foreach(text IN LISTS ARGN)
+  foreach(text IN LISTS X_UNPARSED_ARGUMENTS)
     string(FIND "${body}" "${text}" at)
     if(at EQUAL -1)
       message(FATAL_ERROR "${file} lacks the line\n  ${text}\n--- it has:\n${body}")
@@ -155,8 +157,7 @@ expect_in("${O}/report.md"
   "| C benchmark: mtcs_c_flags | -O3 -fno-math-errno -DNDEBUG |")
 expect_in("${O}/report.html" "<td class='MISS'>MISS</td>" "<td class='PASS'>PASS</td>"
   "<!DOCTYPE html>")
-# a ';' splits an expect_in text in two (a CMake list), so a target whose measured text
-# has one is matched on render.py's summary line instead
+# the uncoalesced-grad target, on render.py's summary line
 set(DUP_T "C sparse_coo_dup vs torch sparse, the same uncoalesced grad >= 3x faster")
 if(NOT out MATCHES "\nPASS +${DUP_T}: worst 5\\.00x \\(cpu2 f32 n=16M d=10%. 16 configs\\)\n")
   message(FATAL_ERROR "the uncoalesced-grad target is not PASS at 5.00x:\n${out}")
