@@ -116,8 +116,13 @@ static int sparse_storage(const mt_tensor *m) { return m->data->kind != MT_KIND_
 
 /* GRAD-7: sgn's gradient is torch's ZeroTensor materialized: plain dense
  * zeros of the input's shape and dtype, not a MaskedTensor. On sparse
- * storage torch has no kernel for the ZeroTensor (refused). */
-static mt_status grad_sgn(mt_call *call, const char *name, const mt_tensor *m, mt_error *err) {
+ * storage torch has no kernel for the ZeroTensor (refused). On another
+ * exec than the reference's the zeros are written by ex (a gather of one
+ * zero element into every one), so on the CUDA path they come from the
+ * device like every other result value, not from the host's allocation. */
+static mt_status grad_sgn(mt_call *call, const char *name, const mt_tensor *m, const mt_exec *ex,
+                          mt_error *err) {
+  static const uint8_t zero[16]; /* all bits zero: 0, +0.0 or false in every dtype */
   if (sparse_storage(m))
     return mt_err(err, MT_LAYOUT_MISMATCH, "%s backward: %s storage: torch refuses it "
                   "(NotImplementedError: Could not run 'aten::_efficientzerotensor' with "
@@ -127,7 +132,23 @@ static mt_status grad_sgn(mt_call *call, const char *name, const mt_tensor *m, m
                                                err);
   if (st != MT_OK) return st;
   call->n_out = call->n_in;
-  return MT_OK;
+  int64_t n = mt_numel(call->out[0]), len = 1;
+  if (n == 0 || ex == &mt_cpu_exec) return MT_OK; /* the reference: the allocation's zeros */
+  if (!ex->gather)
+    return mt_err(err, MT_NOT_SUPPORTED, "%s backward: the %s backend has no gather kernel", name,
+                  ex->name);
+  int *src = calloc((size_t)n, sizeof *src);
+  int64_t *off = calloc((size_t)n, sizeof *off);
+  const void *srcs[1] = {zero};
+  if (!src || !off)
+    st = mt_err(err, MT_OUT_OF_MEMORY, "%s backward: out of memory for %lld zeros", name,
+                (long long)n);
+  else
+    st = ex->gather(src, off, n, 1, srcs, &len, mt_dtype_size(m->data->dtype),
+                    call->out[0]->values, err);
+  free(src);
+  free(off);
+  return st;
 }
 
 static mt_status grad_unary(mt_call *call, mt_op op, gu_base base, const mt_exec *ex,
@@ -152,7 +173,7 @@ static mt_status grad_unary(mt_call *call, mt_op op, gu_base base, const mt_exec
   if (r->aten)
     return mt_err(err, MT_LAYOUT_MISMATCH, "%s backward: torch's derivative of %s calls aten.%s, "
                   "which MaskedTensor does not implement (%s)", name, name, r->aten, r->why);
-  if (base == GU_sgn) return grad_sgn(call, name, m, err);
+  if (base == GU_sgn) return grad_sgn(call, name, m, ex, err);
   /* log1p's formula is g / (x + 1): MaskedTensor's add of a sparse-storage
    * x and the dense 1 compares layouts and refuses */
   if (base == GU_log1p && sparse_storage(m))
