@@ -147,9 +147,9 @@ static spb_form spb_form_of(const mt_spb_par *p, const mt_spb_bufs *b) {
       b->nt <= 0 || !MTC(cusparse_on)())
     return SPB_OWN;
   if (!p->b_sum) return b->nbo > 0 ? SPB_SPMM : SPB_OWN;
-  int64_t lim = INT32_MAX, stored = 0;
-  for (int64_t e = 0; e < b->nbe && !stored; e++) stored = b->bptr[e] < b->bptr[e + 1];
-  return stored && p->m < lim && b->nbe / p->n < lim && p->n < lim && b->nt < lim &&
+  /* a sparse B stores an element iff its duplicate lists hold an offset */
+  int64_t lim = INT32_MAX;
+  return b->nbo > 0 && p->m < lim && b->nbe / p->n < lim && p->n < lim && b->nt < lim &&
                  b->nbe < lim
              ? SPB_SPGEMM
              : SPB_OWN;
@@ -161,6 +161,8 @@ static mt_status spb_device(const mt_spb_par *p, const mt_spb_bufs *b, const csr
   size_t es = mt_dtype_size(p->dt), total = 0, i8 = sizeof(int64_t), i4 = sizeof(int32_t);
   int64_t no = p->n_out, nr = p->m + 1, nbp = p->b_sum ? b->nbe + 1 : 0;
   int64_t nc = b->c ? b->nc : 0;
+  /* the own kernel's term lists (rptr, tb); cuSPARSE's forms read h's CSR instead */
+  int64_t nr_own = h ? 0 : nr, nt_own = h ? 0 : b->nt;
   int spmm = h && h->form == SPB_SPMM, spgemm = h && h->form == SPB_SPGEMM;
   /* cuSPARSE's A (perm, tptr; SpMM: col, row offsets; SpGEMM: the 32-bit
    * indices), its values; SpMM: B column-major (k rows); SpGEMM: B's
@@ -172,8 +174,8 @@ static mt_status spb_device(const mt_spb_par *p, const mt_spb_bufs *b, const csr
   mtc_arena a;
   mt_status st;
   if (MTC(arena_add)(&total, b->na, es) || MTC(arena_add)(&total, b->nb, es) ||
-      MTC(arena_add)(&total, nc, es) || MTC(arena_add)(&total, nr, i8) ||
-      MTC(arena_add)(&total, b->nt, i8) || MTC(arena_add)(&total, b->nt, i8) ||
+      MTC(arena_add)(&total, nc, es) || MTC(arena_add)(&total, nr_own, i8) ||
+      MTC(arena_add)(&total, b->nt, i8) || MTC(arena_add)(&total, nt_own, i8) ||
       MTC(arena_add)(&total, nbp, i8) || MTC(arena_add)(&total, b->nbo, i8) ||
       MTC(arena_add)(&total, no, i8) || MTC(arena_add)(&total, no, i8) ||
       MTC(arena_add)(&total, no, es) || MTC(arena_add)(&total, nperm, i8) ||
@@ -189,9 +191,9 @@ static mt_status spb_device(const mt_spb_par *p, const mt_spb_bufs *b, const csr
   d.a = MTC(arena_take)(&a, b->na, es);
   d.b = MTC(arena_take)(&a, b->nb, es);
   d.c = nc ? MTC(arena_take)(&a, nc, es) : NULL;
-  d.rptr = (const int64_t *)MTC(arena_take)(&a, nr, i8);
+  d.rptr = h ? NULL : (const int64_t *)MTC(arena_take)(&a, nr_own, i8);
   d.ta = (const int64_t *)MTC(arena_take)(&a, b->nt, i8);
-  d.tb = (const int64_t *)MTC(arena_take)(&a, b->nt, i8);
+  d.tb = h ? NULL : (const int64_t *)MTC(arena_take)(&a, nt_own, i8);
   d.bptr = nbp ? (const int64_t *)MTC(arena_take)(&a, nbp, i8) : NULL;
   d.boff = (const int64_t *)MTC(arena_take)(&a, b->nbo, i8);
   d.oq = (const int64_t *)MTC(arena_take)(&a, no, i8);
@@ -210,9 +212,9 @@ static mt_status spb_device(const mt_spb_par *p, const mt_spb_bufs *b, const csr
   if ((st = MTC(upload)(&a, (void *)d.a, b->a, (size_t)b->na * es, err)) != MT_OK ||
       (st = MTC(upload)(&a, (void *)d.b, b->b, (size_t)b->nb * es, err)) != MT_OK ||
       (nc && (st = MTC(upload)(&a, (void *)d.c, b->c, (size_t)nc * es, err)) != MT_OK) ||
-      (st = MTC(upload)(&a, (void *)d.rptr, b->rptr, (size_t)nr * i8, err)) != MT_OK ||
+      (!h && (st = MTC(upload)(&a, (void *)d.rptr, b->rptr, (size_t)nr * i8, err)) != MT_OK) ||
       (st = MTC(upload)(&a, (void *)d.ta, b->ta, (size_t)b->nt * i8, err)) != MT_OK ||
-      (st = MTC(upload)(&a, (void *)d.tb, b->tb, (size_t)b->nt * i8, err)) != MT_OK ||
+      (!h && (st = MTC(upload)(&a, (void *)d.tb, b->tb, (size_t)b->nt * i8, err)) != MT_OK) ||
       (nbp && (st = MTC(upload)(&a, (void *)d.bptr, b->bptr, (size_t)nbp * i8, err)) != MT_OK) ||
       (st = MTC(upload)(&a, (void *)d.boff, b->boff, (size_t)b->nbo * i8, err)) != MT_OK ||
       (st = MTC(upload)(&a, (void *)d.oq, b->oq, (size_t)no * i8, err)) != MT_OK ||
