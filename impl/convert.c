@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/coalesce_math.h"
 #include "mt_core.h"
 
 typedef struct {
@@ -14,56 +15,58 @@ static int key_cmp(const void *pa, const void *pb) {
   return (a->k > b->k) - (a->k < b->k); /* stable: keeps duplicates in input order */
 }
 
+/* The steps of common/coalesce_math.h, as the CUDA backend runs them
+ * (impl/cuda/coalesce.cu): keys, a stable sort, run heads, one run per
+ * output. */
 mt_status mt_coo_coalesce(const mt_tensor *coo, mt_tensor **out, mt_error *err) {
   mt_status st;
   coo_key *keys = NULL;
-  double *acc = NULL;
+  int64_t *perm = NULL, *heads = NULL;
   mt_tensor *t = NULL;
+  mt_coal_par p;
   *out = NULL;
   if (coo->kind != MT_KIND_COO)
     return mt_err(err, MT_INVALID_ARGUMENT, "coalesce: expected a COO tensor, got %s",
                   mt_kind_name(coo->kind));
   int sd = coo->sparse_dim;
-  int64_t nnz = coo->nnz, row = mt_coo_row_numel(coo), span = 1;
+  int64_t nnz = coo->nnz, span = 1;
   for (int d = 0; d < sd; d++) {
     if (coo->shape[d] > 0 && span > INT64_MAX / coo->shape[d])
       return mt_err(err, MT_INVALID_ARGUMENT, "coalesce: sparse dims have more than 2^63 cells");
     span *= coo->shape[d];
   }
-  keys = malloc((size_t)(nnz ? nnz : 1) * sizeof *keys);
-  acc = malloc((size_t)(row ? row : 1) * sizeof *acc);
-  if (!keys || !acc) {
+  memset(&p, 0, sizeof p);
+  p.sparse_dim = sd;
+  p.nnz = nnz;
+  p.row = mt_coo_row_numel(coo);
+  p.dtype = coo->dtype;
+  for (int d = 0; d < sd; d++) p.shape[d] = coo->shape[d];
+  size_t n1 = (size_t)(nnz ? nnz : 1);
+  keys = malloc(n1 * sizeof *keys);
+  perm = malloc(n1 * sizeof *perm);
+  heads = malloc((n1 + 1) * sizeof *heads);
+  if (!keys || !perm || !heads) {
     st = mt_err(err, MT_OUT_OF_MEMORY, "coalesce: cannot allocate %lld keys", (long long)nnz);
     goto done;
   }
-  for (int64_t k = 0; k < nnz; k++) keys[k] = (coo_key){mt_coo_linear(coo, k), k};
+  for (int64_t k = 0; k < nnz; k++) keys[k] = (coo_key){mt_coal_key(&p, coo->indices, k), k};
   qsort(keys, (size_t)nnz, sizeof *keys, key_cmp);
   int64_t uniq = 0;
-  for (int64_t k = 0; k < nnz; k++) uniq += (k == 0 || keys[k].key != keys[k - 1].key);
-  if ((st = mt_coo_new(coo->dtype, coo->ndim, coo->shape, sd, uniq, &t, err)) != MT_OK) goto done;
-  int is_bool = coo->dtype == MT_bool;
-  for (int64_t k = 0, u = -1; k < nnz; k++) {
-    int64_t src = keys[k].k;
-    if (k == 0 || keys[k].key != keys[k - 1].key) {
-      if (u >= 0)
-        for (int64_t j = 0; j < row; j++) mt_set_f64(t->values, t->dtype, u * row + j, acc[j]);
-      u++;
-      for (int d = 0; d < sd; d++) t->indices[d * uniq + u] = coo->indices[d * nnz + src];
-      for (int64_t j = 0; j < row; j++) acc[j] = 0.0;
-    }
-    for (int64_t j = 0; j < row; j++) {
-      double v = mt_get_f64(coo->values, coo->dtype, src * row + j);
-      acc[j] = is_bool ? (double)(acc[j] != 0 || v != 0) : acc[j] + v;
-    }
-    if (k == nnz - 1)
-      for (int64_t j = 0; j < row; j++) mt_set_f64(t->values, t->dtype, u * row + j, acc[j]);
+  for (int64_t i = 0; i < nnz; i++) {
+    perm[i] = keys[i].k;
+    if (i == 0 || keys[i].key != keys[i - 1].key) heads[uniq++] = i;
   }
+  heads[uniq] = nnz;
+  if ((st = mt_coo_new(coo->dtype, coo->ndim, coo->shape, sd, uniq, &t, err)) != MT_OK) goto done;
+  for (int64_t u = 0; u < uniq; u++)
+    mt_coal_run(&p, coo->indices, coo->values, perm, heads, uniq, u, t->indices, t->values);
   t->coalesced = 1;
   *out = t;
   t = NULL;
 done:
   free(keys);
-  free(acc);
+  free(perm);
+  free(heads);
   mt_tensor_free(t);
   return st;
 }

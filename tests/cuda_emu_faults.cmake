@@ -37,7 +37,7 @@ set(MEASURED
     grad_sparse:3:27 masked:1:45 masked:2:49 masked_fn:1:888 masked_fn:2:857 optim:1:88
     optim:2:103 optim:3:6 reduce:1:649 reduce:2:605 reduce:3:5 sparse_blas:1:284
     sparse_blas:2:270 sparse_blas:6:164 sparse_convert:1:455 sparse_convert:2:481 sparse_convert:3:37
-    sparse_misc:1:139 sparse_misc:2:131 sparse_optim:1:127 sparse_optim:2:159
+    sparse_misc:1:139 sparse_misc:2:131 sparse_optim:1:129 sparse_optim:2:159
     sparse_optim:3:7 structure:1:594 structure:2:627 unary:1:887 unary:2:1316 unary:3:30)
 # family:fault:cases caught:profile - a golden file of another profile (its
 # runs take --profile): numpy_ma.h5, all of whose 1621 cases run on cuda-emu;

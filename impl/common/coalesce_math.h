@@ -1,12 +1,21 @@
-/* coalesce_math.h - COO coalescing one entry at a time, as impl/convert.c's
- * mt_coo_coalesce does it (entries ordered by their row-major linear index
- * over the sparse dims, ties in input order; duplicates summed in double,
- * bool duplicates or-ed, then rounded once to the dtype), in pieces a
- * device can run with one thread per entry: the linear key, whether an
- * entry is the first of its key, the output position of a first entry,
- * and the sum of a group. Each piece is O(nnz) per thread (O(nnz^2) in
- * all): the conformance kernel, exact and order-preserving; a sort-based
- * one is for the benchmarks. */
+/* coalesce_math.h - COO coalescing (entries ordered by their row-major
+ * linear index over the sparse dims, ties in input order; duplicates summed
+ * in double, bool duplicates or-ed, then rounded once to the dtype) in the
+ * pieces both implementations run: impl/convert.c's mt_coo_coalesce on the
+ * host and impl/cuda/coalesce.cu with one thread per entry or per output.
+ *
+ *   key    each entry's linear key                       mt_coal_key
+ *   sort   (key, entry) pairs, stable by key: the permutation `perm`
+ *          (qsort with the entry as tie-break on the host, CUB's radix
+ *          sort on a device)
+ *   head   whether sorted position i starts a run of equal keys
+ *          (mt_coal_head); the host turns the flags into `heads`, the
+ *          sorted position of each output's first entry, heads[uniq] = nnz
+ *   run    output u: the indices of its first entry, each value the run's
+ *          entries summed in sorted = input order          mt_coal_run
+ *
+ * O(nnz log nnz) in all; every sum has mt_coo_coalesce's order, so the two
+ * agree bit for bit. */
 #ifndef MT_COALESCE_MATH_H
 #define MT_COALESCE_MATH_H
 
@@ -28,38 +37,29 @@ MT_HD int64_t mt_coal_key(const mt_coal_par *p, const int64_t *indices, int64_t 
   return lin;
 }
 
-/* 1 when no earlier entry has entry k's key. */
-MT_HD int mt_coal_first(const mt_coal_par *p, const int64_t *keys, int64_t k) {
-  for (int64_t j = 0; j < k; j++)
-    if (keys[j] == keys[k]) return 0;
-  return 1;
+/* 1 when sorted position i starts a run: the first, or a key unlike the
+ * one before it (skeys: the keys in sorted order). */
+MT_HD int mt_coal_head(const int64_t *skeys, int64_t i) {
+  return i == 0 || skeys[i] != skeys[i - 1];
 }
 
-/* The output position of a first entry k: the number of distinct keys
- * smaller than its own. */
-MT_HD int64_t mt_coal_pos(const mt_coal_par *p, const int64_t *keys, const uint8_t *first,
-                          int64_t k) {
-  int64_t u = 0;
-  for (int64_t j = 0; j < p->nnz; j++) u += first[j] && keys[j] < keys[k];
-  return u;
-}
-
-/* Output entry u from the group of first entry k: its indices and its row
- * of values, the group's entries summed in input order. */
-MT_HD void mt_coal_group(const mt_coal_par *p, const int64_t *keys, const int64_t *indices,
-                         const void *values, int64_t uniq, int64_t k, int64_t u,
-                         int64_t *out_indices, void *out_values) {
+/* Output entry u: the run of sorted positions heads[u] .. heads[u + 1] - 1,
+ * entries perm[i]. Its indices are its first entry's; each of its row of
+ * values is the run's values summed in run order (in double from +0.0,
+ * bool or-ed) and rounded once. */
+MT_HD void mt_coal_run(const mt_coal_par *p, const int64_t *indices, const void *values,
+                       const int64_t *perm, const int64_t *heads, int64_t uniq, int64_t u,
+                       int64_t *out_indices, void *out_values) {
   int is_bool = p->dtype == MT_bool;
-  for (int d = 0; d < p->sparse_dim; d++) out_indices[d * uniq + u] = indices[d * p->nnz + k];
+  int64_t lo = heads[u], hi = heads[u + 1];
+#if defined(MT_CUDA_EMU_FAULT) && MT_CUDA_EMU_FAULT == 3 /* tests/cuda_emu_faults.cmake */
+  hi = lo + 1; /* duplicates dropped, not summed */
+#endif
+  for (int d = 0; d < p->sparse_dim; d++) out_indices[d * uniq + u] = indices[d * p->nnz + perm[lo]];
   for (int64_t j = 0; j < p->row; j++) {
     double acc = 0.0;
-#if defined(MT_CUDA_EMU_FAULT) && MT_CUDA_EMU_FAULT == 3 /* tests/cuda_emu_faults.cmake */
-    for (int64_t i = k; i < k + 1; i++) { /* duplicates dropped, not summed */
-#else
-    for (int64_t i = k; i < p->nnz; i++) {
-#endif
-      if (keys[i] != keys[k]) continue;
-      double v = mt_hd_get_f64(values, p->dtype, i * p->row + j);
+    for (int64_t i = lo; i < hi; i++) {
+      double v = mt_hd_get_f64(values, p->dtype, perm[i] * p->row + j);
       acc = is_bool ? (double)(acc != 0 || v != 0) : acc + v;
     }
     mt_hd_set_f64(out_values, p->dtype, u * p->row + j, acc);

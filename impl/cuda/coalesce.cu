@@ -1,9 +1,12 @@
-/* coalesce.cu - COO coalescing on the device (common/coalesce_math.h), the
- * compute behind every host plan's "coalesce the input first" on the CUDA
- * path (mt__exec_coalesced): keys, first-of-key flags, output positions and
- * group sums, one thread per entry each. The host counts the first flags
- * to size the output (bookkeeping); every index and value of the result is
- * the device's. */
+/* coalesce.cu - COO coalescing on the device (common/coalesce_math.h, the
+ * steps impl/convert.c's mt_coo_coalesce runs on the host), the compute
+ * behind every host plan's "coalesce the input first" on the CUDA path
+ * (mt__exec_coalesced): each entry's key (one thread per entry), a stable
+ * radix sort of (key, entry) (CUB), run-head flags (one thread per sorted
+ * position), then one thread per output entry: its indices and its run's
+ * sums. The host reads the flags back to size the output and list the run
+ * heads (bookkeeping); every index and value of the result is the
+ * device's. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,22 +14,19 @@
 #include "common/exec.h"
 #include "cuda_compat.h"
 
-MTC_KERNEL void coal_keys(mt_coal_par p, const int64_t *indices, int64_t *keys) {
-  MTC_FOR(k, p.nnz) keys[k] = mt_coal_key(&p, indices, k);
-}
-MTC_KERNEL void coal_first(mt_coal_par p, const int64_t *keys, uint8_t *first) {
-  MTC_FOR(k, p.nnz) first[k] = (uint8_t)mt_coal_first(&p, keys, k);
-}
-MTC_KERNEL void coal_pos(mt_coal_par p, const int64_t *keys, const uint8_t *first, int64_t *pos) {
-  MTC_FOR(k, p.nnz) pos[k] = first[k] ? mt_coal_pos(&p, keys, first, k) : -1;
-}
-MTC_KERNEL void coal_groups(mt_coal_par p, const int64_t *keys, const int64_t *indices,
-                            const void *values, const int64_t *pos, int64_t uniq,
-                            int64_t *out_indices, void *out_values) {
+MTC_KERNEL void coal_keys(mt_coal_par p, const int64_t *indices, int64_t *keys, int64_t *iota) {
   MTC_FOR(k, p.nnz) {
-    if (pos[k] >= 0)
-      mt_coal_group(&p, keys, indices, values, uniq, k, pos[k], out_indices, out_values);
+    keys[k] = mt_coal_key(&p, indices, k);
+    iota[k] = k;
   }
+}
+MTC_KERNEL void coal_heads(int64_t n, const int64_t *skeys, uint8_t *head) {
+  MTC_FOR(i, n) head[i] = (uint8_t)mt_coal_head(skeys, i);
+}
+MTC_KERNEL void coal_runs(mt_coal_par p, const int64_t *indices, const void *values,
+                          const int64_t *perm, const int64_t *heads, int64_t uniq,
+                          int64_t *out_indices, void *out_values) {
+  MTC_FOR(u, uniq) mt_coal_run(&p, indices, values, perm, heads, uniq, u, out_indices, out_values);
 }
 
 extern "C" mt_status MTC(coalesce_exec)(const mt_tensor *coo, mt_tensor **out, mt_error *err) {
@@ -37,17 +37,30 @@ extern "C" mt_status MTC(coalesce_exec)(const mt_tensor *coo, mt_tensor **out, m
   p.row = mt_coo_row_numel(coo);
   p.dtype = coo->dtype;
   for (int d = 0; d < coo->sparse_dim; d++) p.shape[d] = coo->shape[d];
-  size_t es = mt_dtype_size(coo->dtype), total = 0;
-  int64_t n = p.nnz, sd = p.sparse_dim, nv = n * p.row, uniq = 0;
-  uint8_t *first = NULL;
+  size_t es = mt_dtype_size(coo->dtype), total = 0, tmp_bytes = 0;
+  int64_t n = p.nnz, sd = p.sparse_dim, nv = n * p.row, uniq = 0, span = 1;
+  uint8_t *head = NULL;
+  int64_t *heads = NULL;
   mt_tensor *t = NULL;
   mtc_arena a;
   mt_status st;
   *out = NULL;
-  /* in: indices, values; work: keys, first, pos; out: indices, values (<= n entries) */
+  for (int d = 0; d < sd; d++) { /* as mt_coo_coalesce: the keys fit int64 */
+    if (p.shape[d] > 0 && span > INT64_MAX / p.shape[d])
+      return mt_err(err, MT_INVALID_ARGUMENT, "coalesce: sparse dims have more than 2^63 cells");
+    span *= p.shape[d];
+  }
+  int bits = MTC(key_bits)(span > 0 ? span - 1 : 0);
+  memset(&a, 0, sizeof a);
+  a.what = "coalesce";
+  if ((st = MTC(sort_bytes)(&a, n, bits, &tmp_bytes, err)) != MT_OK) return st;
+  /* in: indices, values; work: keys, iota, sorted keys, perm, head flags, heads, the sort's
+   * storage; out: indices, values (<= n entries) */
   if (MTC(arena_add)(&total, sd * n, 8) || MTC(arena_add)(&total, nv, es) ||
-      MTC(arena_add)(&total, n, 8) || MTC(arena_add)(&total, n, 1) ||
-      MTC(arena_add)(&total, n, 8) || MTC(arena_add)(&total, sd * n, 8) ||
+      MTC(arena_add)(&total, n, 8) || MTC(arena_add)(&total, n, 8) ||
+      MTC(arena_add)(&total, n, 8) || MTC(arena_add)(&total, n, 8) ||
+      MTC(arena_add)(&total, n, 1) || MTC(arena_add)(&total, n + 1, 8) ||
+      MTC(arena_add)(&total, (int64_t)tmp_bytes, 1) || MTC(arena_add)(&total, sd * n, 8) ||
       MTC(arena_add)(&total, nv, es))
     return mt_err(err, MT_OUT_OF_MEMORY, "coalesce: %lld entries do not fit one device buffer",
                   (long long)n);
@@ -55,11 +68,16 @@ extern "C" mt_status MTC(coalesce_exec)(const mt_tensor *coo, mt_tensor **out, m
   int64_t *di = (int64_t *)MTC(arena_take)(&a, sd * n, 8);
   void *dv = MTC(arena_take)(&a, nv, es);
   int64_t *dk = (int64_t *)MTC(arena_take)(&a, n, 8);
-  uint8_t *df = (uint8_t *)MTC(arena_take)(&a, n, 1);
-  int64_t *dp = (int64_t *)MTC(arena_take)(&a, n, 8);
+  int64_t *diota = (int64_t *)MTC(arena_take)(&a, n, 8);
+  int64_t *dsk = (int64_t *)MTC(arena_take)(&a, n, 8);
+  int64_t *dperm = (int64_t *)MTC(arena_take)(&a, n, 8);
+  uint8_t *dh = (uint8_t *)MTC(arena_take)(&a, n, 1);
+  int64_t *dheads = (int64_t *)MTC(arena_take)(&a, n + 1, 8);
+  void *dtmp = MTC(arena_take)(&a, (int64_t)tmp_bytes, 1);
   int64_t *doi = (int64_t *)MTC(arena_take)(&a, sd * n, 8);
   void *dov = MTC(arena_take)(&a, nv, es);
-  if (!(first = (uint8_t *)malloc((size_t)(n ? n : 1)))) {
+  if (!(head = (uint8_t *)malloc((size_t)(n ? n : 1))) ||
+      !(heads = (int64_t *)malloc((size_t)(n + 1) * sizeof *heads))) {
     st = mt_err(err, MT_OUT_OF_MEMORY, "coalesce: cannot allocate %lld flags", (long long)n);
     goto out;
   }
@@ -67,13 +85,16 @@ extern "C" mt_status MTC(coalesce_exec)(const mt_tensor *coo, mt_tensor **out, m
       (st = MTC(upload)(&a, dv, coo->values, (size_t)nv * es, err)) != MT_OK)
     goto out;
   if (n > 0) {
-    if ((st = MTC_LAUNCH(&a, coal_keys, n, p, di, dk)) != MT_OK ||
-        (st = MTC_LAUNCH(&a, coal_first, n, p, dk, df)) != MT_OK ||
-        (st = MTC(download)(&a, first, df, (size_t)n, err)) != MT_OK)
+    if ((st = MTC_LAUNCH(&a, coal_keys, n, p, di, dk, diota)) != MT_OK ||
+        (st = MTC(sort_pairs)(&a, dtmp, tmp_bytes, dk, dsk, diota, dperm, n, bits, err)) != MT_OK ||
+        (st = MTC_LAUNCH(&a, coal_heads, n, n, dsk, dh)) != MT_OK ||
+        (st = MTC(download)(&a, head, dh, (size_t)n, err)) != MT_OK)
       goto out;
-    for (int64_t k = 0; k < n; k++) uniq += first[k] != 0;
-    if ((st = MTC_LAUNCH(&a, coal_pos, n, p, dk, df, dp)) != MT_OK ||
-        (st = MTC_LAUNCH(&a, coal_groups, n, p, dk, di, dv, dp, uniq, doi, dov)) != MT_OK)
+    for (int64_t i = 0; i < n; i++)
+      if (head[i]) heads[uniq++] = i;
+    heads[uniq] = n;
+    if ((st = MTC(upload)(&a, dheads, heads, (size_t)(uniq + 1) * 8, err)) != MT_OK ||
+        (st = MTC_LAUNCH(&a, coal_runs, uniq, p, di, dv, dperm, dheads, uniq, doi, dov)) != MT_OK)
       goto out;
   }
   if ((st = mt_coo_new(coo->dtype, coo->ndim, coo->shape, coo->sparse_dim, uniq, &t, err)) != MT_OK)
@@ -85,7 +106,8 @@ extern "C" mt_status MTC(coalesce_exec)(const mt_tensor *coo, mt_tensor **out, m
   *out = t;
   t = NULL;
 out:
-  free(first);
+  free(head);
+  free(heads);
   mt_tensor_free(t);
   MTC(arena_close)(&a);
   return st;

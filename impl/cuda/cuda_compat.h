@@ -69,6 +69,20 @@ unsigned MTC(blocks)(int64_t n);
  * could not use it then). NULL in the emulation. */
 int MTC(unavailable)(char *why, size_t why_len);
 
+/* ---- sorting (device.cu) ------------------------------------------------ */
+/* The bits a key in [0, max_key] needs, at least 1: the sort's end_bit. */
+int MTC(key_bits)(int64_t max_key);
+/* The scratch bytes sort_pairs needs for n pairs (*bytes; no launch). */
+mt_status MTC(sort_bytes)(const mtc_arena *a, int64_t n, int end_bit, size_t *bytes,
+                          mt_error *err);
+/* (kout, vout) = the n pairs (kin, vin) sorted STABLY by the key bits
+ * [0, end_bit) (keys >= 0): CUB's DeviceRadixSort::SortPairs on the device,
+ * its host contract in the emulation (cub_emu.h). tmp: sort_bytes's bytes
+ * of the arena. Synchronises; DEVICE_ERROR with CUDA's message. */
+mt_status MTC(sort_pairs)(const mtc_arena *a, void *tmp, size_t tmp_bytes, const int64_t *kin,
+                          int64_t *kout, const int64_t *vin, int64_t *vout, int64_t n,
+                          int end_bit, mt_error *err);
+
 /* ---- cuSPARSE (cusparse_lib.cu) ---------------------------------------- */
 /* 0 when the environment says MTCS_CUSPARSE=0: the products cuSPARSE
  * would compute run on the backend's own kernels instead. */

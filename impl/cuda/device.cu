@@ -9,9 +9,12 @@
 #include "cuda_compat.h"
 
 #ifndef MT_CUDA_EMU
+#include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#else
+#include "cub_emu.h"
 #endif
 
 #define ALIGN ((size_t)256)
@@ -36,7 +39,29 @@ extern "C" unsigned MTC(blocks)(int64_t n) {
   return b < 1 ? 1u : b > 65535 ? 65535u : (unsigned)b;
 }
 
+extern "C" int MTC(key_bits)(int64_t max_key) {
+  int b = 1;
+  while (b < 63 && (max_key >> b) > 0) b++;
+  return b;
+}
+
 #ifdef MT_CUDA_EMU
+
+extern "C" mt_status MTC(sort_bytes)(const mtc_arena *a, int64_t n, int end_bit, size_t *bytes,
+                                     mt_error *err) {
+  (void)a, (void)end_bit, (void)err;
+  mt_emu_sort_pairs<int64_t, int64_t>(NULL, *bytes, NULL, NULL, NULL, NULL, n, 0, 64);
+  return MT_OK;
+}
+extern "C" mt_status MTC(sort_pairs)(const mtc_arena *a, void *tmp, size_t tmp_bytes,
+                                     const int64_t *kin, int64_t *kout, const int64_t *vin,
+                                     int64_t *vout, int64_t n, int end_bit, mt_error *err) {
+  if (mt_emu_sort_pairs(tmp, tmp_bytes, kin, kout, vin, vout, n, 0, end_bit))
+    return mt_err(err, MT_DEVICE_ERROR, "%s: emulated radix sort of %lld pairs, %d key bits, "
+                  "%zu bytes of storage: invalid argument", a->what, (long long)n, end_bit,
+                  tmp_bytes);
+  return MTC(launched)(a, "radix sort", err);
+}
 
 extern "C" mt_status MTC(arena_open)(mtc_arena *a, size_t size, const char *what, mt_error *err) {
   memset(a, 0, sizeof *a);
@@ -140,6 +165,23 @@ extern "C" mt_status MTC(launched)(const mtc_arena *a, const char *kernel, mt_er
     return cuda_fail(a, e, call, err);
   }
   return MT_OK;
+}
+
+extern "C" mt_status MTC(sort_bytes)(const mtc_arena *a, int64_t n, int end_bit, size_t *bytes,
+                                     mt_error *err) {
+  *bytes = 0;
+  cudaError_t e = cub::DeviceRadixSort::SortPairs(NULL, *bytes, (const int64_t *)NULL,
+                                                  (int64_t *)NULL, (const int64_t *)NULL,
+                                                  (int64_t *)NULL, n, 0, end_bit);
+  return e == cudaSuccess ? MT_OK : cuda_fail(a, e, "radix sort (its storage size)", err);
+}
+extern "C" mt_status MTC(sort_pairs)(const mtc_arena *a, void *tmp, size_t tmp_bytes,
+                                     const int64_t *kin, int64_t *kout, const int64_t *vin,
+                                     int64_t *vout, int64_t n, int end_bit, mt_error *err) {
+  cudaError_t e = cub::DeviceRadixSort::SortPairs(tmp, tmp_bytes, kin, kout, vin, vout, n, 0,
+                                                  end_bit);
+  if (e != cudaSuccess) return cuda_fail(a, e, "radix sort", err);
+  return MTC(launched)(a, "radix sort", err);
 }
 
 /* What the probe child reports. */

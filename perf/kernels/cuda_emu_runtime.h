@@ -38,6 +38,8 @@
 #include <cmath>
 #include <type_traits>
 
+#include "cuda/cub_emu.h"
+
 /* sqrt(float) and fma(float, float, float) as CUDA's overloads: sqrtf, fmaf */
 using std::fma;
 using std::sqrt;
@@ -311,12 +313,10 @@ static inline cusparseStatus_t cusparseScatter(cusparseHandle_t h, cusparseSpVec
 }
 
 /* ---- CUB: the radix sort adagrad_step.cu's uncoalesced step makes -------- */
-/* CUB's DeviceRadixSort::SortPairs contract on the host: a STABLE sort of
- * the (key, value) pairs by the key bits [begin_bit, end_bit), a signed
- * key's sign bit flipped first as CUB's digits see it; keys_in and vals_in
- * unchanged. A call with d_temp_storage NULL only sets temp_storage_bytes
- * (here one position per item, which the sort then uses, so a caller that
- * allocates less than it was told fails as on the device: invalid value). */
+/* CUB's DeviceRadixSort::SortPairs on the host: impl/cuda/cub_emu.h's
+ * contract (a STABLE sort by the key bits [begin_bit, end_bit); a call with
+ * d_temp_storage NULL only sets temp_storage_bytes), which the conformance
+ * backend's emulation (impl/cuda/device.cu) runs too. */
 namespace cub {
 struct DeviceRadixSort {
   template <typename K, typename V, typename N>
@@ -324,32 +324,11 @@ struct DeviceRadixSort {
                                K *keys_out, const V *vals_in, V *vals_out, N num_items,
                                int begin_bit = 0, int end_bit = (int)sizeof(K) * 8,
                                cudaStream_t stream = 0) {
-    typedef typename std::make_unsigned<K>::type U;
-    const int bits = (int)sizeof(K) * 8;
-    size_t n = num_items > 0 ? (size_t)num_items : 0, need = n * sizeof(size_t) + 1;
     (void)stream;
-    if (!d_temp_storage) {
-      temp_storage_bytes = need;
-      return cudaSuccess;
-    }
-    if (temp_storage_bytes < need || begin_bit < 0 || end_bit > bits || begin_bit >= end_bit ||
-        (n && (!keys_in || !keys_out || !vals_in || !vals_out)))
-      return cudaErrorInvalidValue;
-    size_t *order = (size_t *)d_temp_storage;
-    const int w = end_bit - begin_bit;
-    auto digit = [&](size_t i) {
-      uint64_t b = (uint64_t)(U)keys_in[i];
-      if (std::is_signed<K>::value) b ^= (uint64_t)1 << (bits - 1);
-      b >>= begin_bit;
-      return w >= 64 ? b : b & (((uint64_t)1 << w) - 1);
-    };
-    for (size_t i = 0; i < n; i++) order[i] = i;
-    std::stable_sort(order, order + n, [&](size_t a, size_t b) { return digit(a) < digit(b); });
-    for (size_t j = 0; j < n; j++) {
-      keys_out[j] = keys_in[order[j]];
-      vals_out[j] = vals_in[order[j]];
-    }
-    return cudaSuccess;
+    return mt_emu_sort_pairs(d_temp_storage, temp_storage_bytes, keys_in, keys_out, vals_in,
+                             vals_out, (int64_t)num_items, begin_bit, end_bit)
+               ? cudaErrorInvalidValue
+               : cudaSuccess;
   }
 };
 } // namespace cub
