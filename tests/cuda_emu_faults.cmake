@@ -8,6 +8,11 @@
 #      entries instead of summing them (unary's goldens hold 30 cases of
 #      uncoalesced COO inputs with duplicates that reach a device,
 #      grad_sparse's 27)
+#   7  a host pointer handed to a kernel (the device coalesce's run heads:
+#      the host's list, whose values are right, instead of the uploaded
+#      copy): only the emulation's launch check (impl/cuda/cuda_compat.h,
+#      MTC_PLAIN_ARG) sees it, as a DEVICE_ERROR, where a GPU would fault;
+#      with the check off every case passed (measured)
 #   6  cuSPARSE's dense operands taken as row-major where the backend hands
 #      them over column-major (impl/cuda/cusparse_lib.cu's emulation: SpMM's
 #      B and C, SpGEMM's C scattered into the accumulator): 164 of the 204
@@ -28,7 +33,8 @@ cmake_minimum_required(VERSION 3.25)
 # torch profile, all of whose 9144 cases run on cuda-emu. Fault 2 shows partly as
 # crashes (a gather or kernel reading its index plan from the poison follows a
 # wild pointer, which the runner's case process isolates); fault 3 only where a
-# COO input with duplicates reaches the device coalesce. float16/bfloat16
+# COO input with duplicates reaches the device coalesce, fault 7 wherever an
+# uncoalesced COO input does. float16/bfloat16
 # tolerances are absolute and absorb one element's missing step, so fault 1
 # catches fewer of sparse_optim's cases.
 set(MEASURED
@@ -38,7 +44,9 @@ set(MEASURED
     optim:2:103 optim:3:6 reduce:1:649 reduce:2:605 reduce:3:5 sparse_blas:1:284
     sparse_blas:2:270 sparse_blas:6:164 sparse_convert:1:455 sparse_convert:2:481 sparse_convert:3:37
     sparse_misc:1:139 sparse_misc:2:131 sparse_optim:1:129 sparse_optim:2:159
-    sparse_optim:3:7 structure:1:594 structure:2:627 unary:1:887 unary:2:1316 unary:3:30)
+    sparse_optim:3:7 structure:1:594 structure:2:627 unary:1:887 unary:2:1316 unary:3:30
+    binary:7:2 grad_sparse:7:88 optim:7:12 reduce:7:8 sparse_convert:7:44 sparse_misc:7:8
+    sparse_optim:7:8 unary:7:35)
 # family:fault:cases caught:profile - a golden file of another profile (its
 # runs take --profile): numpy_ma.h5, all of whose 1621 cases run on cuda-emu;
 # it has no COO input (numpy.ma has dense arrays only), so no fault 3.

@@ -337,6 +337,35 @@ TEST(device_copy_bandwidth_is_measured) {
 #endif
 }
 
+#ifdef MT_CUDA_EMU
+/* The emulation tells device memory from host memory as a GPU does
+ * (perf/kernels/cuda_emu_runtime.h): a step handed the host's arrays
+ * fails (the kernel's launch: an illegal address) instead of reading them,
+ * and a copy whose kind names the wrong side fails. Emulation only: a GPU
+ * with HMM may read pageable host memory, and an illegal address would
+ * end the context for the tests after it. */
+TEST(emulation_refuses_host_pointers) {
+  float p[4] = {1, 2, 3, 4}, s[4] = {0}, g[4] = {1, 1, 1, 1};
+  mt_adagrad_hparams hp = hparams(0);
+  mt_error err = {0};
+  void *d = NULL;
+  CHECK_STATUS(mt_cuda_adagrad_dense_f32(p, s, g, 4, &hp, &err), MT_DEVICE_ERROR);
+  CHECK_HAS(err.msg, "illegal memory access");
+  CHECK(p[0] == 1 && s[0] == 0); /* not touched */
+  CHECK_STATUS(mt_cuda_malloc(&d, sizeof p, &err), MT_OK);
+  CHECK_STATUS(mt_cuda_upload(d, p, sizeof p, &err), MT_OK);
+  CHECK_STATUS(mt_cuda_upload(p, d, sizeof p, &err), MT_DEVICE_ERROR); /* swapped */
+  CHECK_STATUS(mt_cuda_upload((char *)d + 4, p, sizeof p, &err), MT_DEVICE_ERROR); /* past the end */
+  mt_cuda_free(d);
+}
+#endif
+
+#ifdef MT_CUDA_EMU
+#define EMU_ONLY_TESTS , T(emulation_refuses_host_pointers)
+#else
+#define EMU_ONLY_TESTS
+#endif
+
 /* 0 with the device's facts in why, else the reason */
 static int no_device(char *why, size_t len) { return mt_cuda_probe(why, len) != 0; }
 
@@ -345,5 +374,5 @@ MT_TEST_MAIN_UNLESS(no_device, T(device_steps_match_cpu_kernels_bitwise),
                     T(device_dup_step_sums_each_run_in_input_order),
                     T(device_dup_step_rejects_what_it_cannot_sort),
                     T(device_sparse_paths_reject_weight_decay_like_torch),
-                    T(device_copy_bandwidth_is_measured))
+                    T(device_copy_bandwidth_is_measured) EMU_ONLY_TESTS)
 #endif

@@ -13,6 +13,10 @@
 #include "common/exec.h"
 #include "cuda_compat.h"
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_bin_par);
+MTC_PLAIN_ARG(mt_bin_loop);
+
 MTC_KERNEL void binary_kernel(mt_bin_par p, mt_bin_loop l, const void *va, const void *vb,
                               const uint8_t *mask, void *out, uint8_t *mask_out,
                               uint64_t *zero_at) {

@@ -14,6 +14,9 @@
 #include "common/exec.h"
 #include "cuda_compat.h"
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_coal_par);
+
 MTC_KERNEL void coal_keys(mt_coal_par p, const int64_t *indices, int64_t *keys, int64_t *iota) {
   MTC_FOR(k, p.nnz) {
     keys[k] = mt_coal_key(&p, indices, k);
@@ -93,8 +96,11 @@ extern "C" mt_status MTC(coalesce_exec)(const mt_tensor *coo, mt_tensor **out, m
     for (int64_t i = 0; i < n; i++)
       if (head[i]) heads[uniq++] = i;
     heads[uniq] = n;
-    if ((st = MTC(upload)(&a, dheads, heads, (size_t)(uniq + 1) * 8, err)) != MT_OK ||
-        (st = MTC_LAUNCH(&a, coal_runs, uniq, p, di, dv, dperm, dheads, uniq, doi, dov)) != MT_OK)
+    if ((st = MTC(upload)(&a, dheads, heads, (size_t)(uniq + 1) * 8, err)) != MT_OK) goto out;
+#if defined(MT_CUDA_EMU_FAULT) && MT_CUDA_EMU_FAULT == 7 /* tests/cuda_emu_faults.cmake */
+    dheads = heads; /* the host's list handed to the kernel: right values, wrong memory */
+#endif
+    if ((st = MTC_LAUNCH(&a, coal_runs, uniq, p, di, dv, dperm, dheads, uniq, doi, dov)) != MT_OK)
       goto out;
   }
   if ((st = mt_coo_new(coo->dtype, coo->ndim, coo->shape, coo->sparse_dim, uniq, &t, err)) != MT_OK)

@@ -9,8 +9,8 @@
  *
  * The emulation runs the kernels' own indexing, arena layout and transfers
  * against the goldens in CI, where no GPU is; what it cannot check (races,
- * device-only faults, host pointers handed to a kernel) is for a GPU run
- * (spec/cuda-backend.md "The emulation").
+ * device-only faults) is for a GPU run; a host pointer handed to a kernel it
+ * does catch (MTC_PLAIN_ARG, below; spec/cuda-backend.md "The emulation").
  *
  * Kernels are one thread per output element (or per output row) with the
  * per-element math of impl/common/<family>_math.h, so the order of every
@@ -44,6 +44,10 @@ typedef struct mtc_arena {
   char *base;        /* device memory (host memory in the emulation) */
   size_t size, used; /* bytes */
   const char *what;  /* the family, for messages: "unary" */
+  /* another device allocation this call's kernels may take pointers into
+   * (cuSPARSE's SpGEMM result), NULL: none; the emulation's pointer checks
+   * accept it (below) */
+  const struct mtc_arena *also;
 } mtc_arena;
 
 /* Room for n elements of size bytes, rounded up to the arena's alignment;
@@ -68,6 +72,12 @@ unsigned MTC(blocks)(int64_t n);
  * runner's own process never initialises CUDA (its forked case workers
  * could not use it then). NULL in the emulation. */
 int MTC(unavailable)(char *why, size_t why_len);
+
+#ifdef MT_CUDA_EMU
+/* The emulation: 1 when p is in a's allocation or one chained to it (also),
+ * one past the end included; its transfers and launches check with it. */
+int MTC(emu_in)(const mtc_arena *a, const void *p);
+#endif
 
 /* ---- sorting (device.cu) ------------------------------------------------ */
 /* The bits a key in [0, max_key] needs, at least 1: the sort's end_bit. */
@@ -120,8 +130,13 @@ mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k,
 #else
 #define MTC_FOR(i, n) for (int64_t i = 0; i < (int64_t)(n); i++)
 #endif
-#define MTC_LAUNCH(arena, kern, n, ...) \
-  (kern(__VA_ARGS__), MTC(launched)((arena), #kern, err))
+/* A launch first checks that every pointer the kernel takes (see MTC_PLAIN_ARG)
+ * is device memory of the call, as a GPU needs: a host pointer, which the
+ * emulation could read, is the case's DEVICE_ERROR here too. */
+#define MTC_LAUNCH(arena, kern, n, ...)                                      \
+  (MTC(emu_args)((arena), #kern, mtc_emu_args((arena), __VA_ARGS__), err) \
+       ? MT_DEVICE_ERROR                                                    \
+       : (kern(__VA_ARGS__), MTC(launched)((arena), #kern, err)))
 #define MTC_ATOMIC_MIN_U64(ptr, v) \
   do {                             \
     if ((v) < *(ptr)) *(ptr) = (v); \
@@ -134,6 +149,66 @@ mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k,
 #define MTC_LAUNCH(arena, kern, n, ...) \
   (kern<<<MTC(blocks)(n), MTC_THREADS>>>(__VA_ARGS__), MTC(launched)((arena), #kern, err))
 #define MTC_ATOMIC_MIN_U64(ptr, v) atomicMin((unsigned long long *)(ptr), (unsigned long long)(v))
+#endif
+
+/* ---- what a kernel takes by value: the emulation checks its pointers ------
+ * A kernel's arguments are numbers, device pointers and structs of them.
+ * Every struct a kernel takes is declared next to the kernel, once:
+ *   MTC_PLAIN_ARG(mt_un_par);                 it holds no pointer
+ *   MTC_PTR_ARG(mfg_bufs, 48, v.x[0], ...);   its pointers, v the struct (and
+ *                                             its size, so that a field added
+ *                                             later fails to compile until it
+ *                                             is listed)
+ *   MTC_PTR_ARRAY_ARG(xs_t, 24, p);           its one field, an array of them
+ * The emulation then checks each pointer at each launch (device.cu,
+ * MTC(emu_args)); an undeclared struct does not compile there. On the
+ * device both are empty declarations. */
+#if defined(MT_CUDA_EMU) && defined(__cplusplus)
+#include <type_traits>
+typedef struct mtc_emu_chk {
+  const mtc_arena *a;
+  int arg;          /* the argument being checked, from 1 */
+  int bad;          /* the first argument with a pointer outside the call's memory, 0: none */
+} mtc_emu_chk;
+static inline void mtc_emu_ptr(mtc_emu_chk &c, const void *p) {
+  if (!c.bad && p && !MTC(emu_in)(c.a, p)) c.bad = c.arg;
+}
+template <typename T> struct mtc_emu_plain : std::false_type {};
+template <typename T> static inline void mtc_emu_arg(mtc_emu_chk &, const T &) {
+  static_assert(std::is_arithmetic<T>::value || std::is_enum<T>::value || mtc_emu_plain<T>::value,
+                "a struct a kernel takes by value: declare it MTC_PLAIN_ARG (no pointer in it) "
+                "or MTC_PTR_ARG (its pointers), impl/cuda/cuda_compat.h");
+}
+template <typename T> static inline void mtc_emu_arg(mtc_emu_chk &c, T *p) { mtc_emu_ptr(c, p); }
+/* 0, or the first argument (from 1) holding a pointer that is not the call's device memory */
+template <typename... A> static inline int mtc_emu_args(const mtc_arena *a, const A &...args) {
+  mtc_emu_chk c = {a, 0, 0};
+  int each[] = {0, (c.arg++, mtc_emu_arg(c, args), 0)...};
+  (void)each;
+  return c.bad;
+}
+#define MTC_PLAIN_ARG(T) \
+  template <> struct mtc_emu_plain<T> : std::true_type {}
+#define MTC_PTR_ARRAY_ARG(T, bytes, field)                                          \
+  static_assert(sizeof(T) == (bytes), #T " changed: list its pointers again");     \
+  static inline void mtc_emu_arg(mtc_emu_chk &c, const T &v) {                      \
+    for (size_t i = 0; i < sizeof v.field / sizeof v.field[0]; i++)                 \
+      mtc_emu_ptr(c, v.field[i]);                                                   \
+  }                                                                                 \
+  static_assert(true, "")
+#define MTC_PTR_ARG(T, bytes, ...)                                                  \
+  static_assert(sizeof(T) == (bytes), #T " changed: list its pointers again");     \
+  static inline void mtc_emu_arg(mtc_emu_chk &c, const T &v) {                      \
+    const void *ps[] = {__VA_ARGS__};                                               \
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) mtc_emu_ptr(c, ps[i]);    \
+  }                                                                                 \
+  static_assert(true, "")
+/* the launch's check: bad != 0 sets err (DEVICE_ERROR naming the kernel and argument) */
+extern "C" int MTC(emu_args)(const mtc_arena *a, const char *kernel, int bad, mt_error *err);
+#else
+#define MTC_PLAIN_ARG(T) static_assert(true, #T)
+#define MTC_PTR_ARG(T, bytes, ...) static_assert(sizeof(T) == (bytes), #T " changed")
+#define MTC_PTR_ARRAY_ARG(T, bytes, field) static_assert(sizeof(T) == (bytes), #T " changed")
 #endif
 
 #endif /* MT_CUDA_COMPAT_H */

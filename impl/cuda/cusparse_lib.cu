@@ -94,6 +94,8 @@ extern "C" mt_status MTC(csr_mm)(const mtc_arena *a, mt_dtype dt, int64_t m, int
                                  int64_t nnz, const int64_t *rptr, const int64_t *col,
                                  const void *val, const void *b, void *c, mt_error *err) {
   const char *fn = n == 1 ? "cusparseSpMV" : "cusparseSpMM";
+  /* the library reads and writes device memory only */
+  if (MTC(emu_args)(a, fn, mtc_emu_args(a, rptr, col, val, b, c), err)) return MT_DEVICE_ERROR;
   if ((dt != MT_float32 && dt != MT_float64) || n <= 0 || emu_csr_bad(m, k, nnz, rptr, col))
     return emu_invalid(a, fn, m, k, n, err);
   if (dt == MT_float32)
@@ -132,6 +134,8 @@ extern "C" mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m,
                                      void *c, mt_error *err) {
   const char *fn = "cusparseSpGEMM";
   size_t es = dt == MT_float64 ? 8 : 4;
+  if (MTC(emu_args)(a, fn, mtc_emu_args(a, ar, ac, av, br, bc, bv, c), err))
+    return MT_DEVICE_ERROR;
   if ((dt != MT_float32 && dt != MT_float64) || n <= 0 || emu_csr_bad(m, k, nnz_a, ar, ac) ||
       emu_csr_bad(k, n, nnz_b, br, bc))
     return emu_invalid(a, fn, m, k, n, err);
@@ -139,16 +143,26 @@ extern "C" mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m,
   int64_t cap = 0;
   for (int64_t t = 0; t < nnz_a; t++) cap += br[ac[t] + 1] - br[ac[t]];
   if (cap > m * n) cap = m * n;
-  int32_t *crp = (int32_t *)malloc((size_t)(m + 1) * sizeof(int32_t));
-  int32_t *ccol = (int32_t *)malloc((size_t)(cap + 1) * sizeof(int32_t));
-  void *cval = malloc((size_t)(cap + 1) * es), *row = malloc((size_t)n * es);
+  /* C in device memory of its own, as the library's C is (csp_malloc): an arena the
+   * scatter's launch accepts through `also` */
+  mtc_arena ca, both = *a;
+  size_t total = 0;
+  int32_t *crp = NULL, *ccol = NULL;
+  void *cval = NULL, *row = malloc((size_t)n * es);
   uint8_t *hit = (uint8_t *)malloc((size_t)n);
   mt_status st;
-  if (!crp || !ccol || !cval || !row || !hit) {
+  memset(&ca, 0, sizeof ca);
+  if (MTC(arena_add)(&total, m + 1, sizeof(int32_t)) || MTC(arena_add)(&total, cap + 1, 4) ||
+      MTC(arena_add)(&total, cap + 1, es) || !row || !hit) {
     st = mt_err(err, MT_OUT_OF_MEMORY, "%s: %s: emulated C of %lld entries", a->what, fn,
                 (long long)cap);
     goto out;
   }
+  if ((st = MTC(arena_open)(&ca, total, a->what, err)) != MT_OK) goto out;
+  crp = (int32_t *)MTC(arena_take)(&ca, m + 1, sizeof(int32_t));
+  ccol = (int32_t *)MTC(arena_take)(&ca, cap + 1, 4);
+  cval = MTC(arena_take)(&ca, cap + 1, es);
+  both.also = &ca;
   if (dt == MT_float32)
     emu_spgemm(m, n, ar, ac, (const float *)av, br, bc, (const float *)bv, (float *)row, hit,
                crp, ccol, (float *)cval);
@@ -158,9 +172,10 @@ extern "C" mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m,
   if ((st = MTC(launched)(a, fn, err)) != MT_OK ||
       (st = MTC_LAUNCH(a, csp_zero, m * n, dt, m * n, c)) != MT_OK)
     goto out;
-  st = MTC_LAUNCH(a, csp_scatter, m, dt, m, n, crp, ccol, cval, c);
+  st = MTC_LAUNCH(&both, csp_scatter, m, dt, m, n, crp, ccol, cval, c);
 out:
-  free(crp), free(ccol), free(cval), free(row), free(hit);
+  MTC(arena_close)(&ca);
+  free(row), free(hit);
   return st;
 }
 

@@ -56,6 +56,8 @@ extern "C" mt_status MTC(sort_bytes)(const mtc_arena *a, int64_t n, int end_bit,
 extern "C" mt_status MTC(sort_pairs)(const mtc_arena *a, void *tmp, size_t tmp_bytes,
                                      const int64_t *kin, int64_t *kout, const int64_t *vin,
                                      int64_t *vout, int64_t n, int end_bit, mt_error *err) {
+  if (n > 0 && MTC(emu_args)(a, "radix sort", mtc_emu_args(a, tmp, kin, kout, vin, vout), err))
+    return MT_DEVICE_ERROR;
   if (mt_emu_sort_pairs(tmp, tmp_bytes, kin, kout, vin, vout, n, 0, end_bit))
     return mt_err(err, MT_DEVICE_ERROR, "%s: emulated radix sort of %lld pairs, %d key bits, "
                   "%zu bytes of storage: invalid argument", a->what, (long long)n, end_bit,
@@ -81,9 +83,37 @@ extern "C" void MTC(arena_close)(mtc_arena *a) {
   free(a->base);
   memset(a, 0, sizeof *a);
 }
+/* p inside a's allocation or one chained to it (also); one past the end
+ * counts (an empty buffer taken last) */
+extern "C" int MTC(emu_in)(const mtc_arena *a, const void *p) {
+  for (; a; a = a->also)
+    if (a->base && (const char *)p >= a->base && (const char *)p <= a->base + a->size) return 1;
+  return 0;
+}
+extern "C" int MTC(emu_args)(const mtc_arena *a, const char *kernel, int bad, mt_error *err) {
+  if (!bad) return 0;
+  mt_err(err, MT_DEVICE_ERROR, "%s: %s: argument %d points outside the call's device memory "
+         "(a host pointer handed to a kernel: a GPU would fault; the emulation's check)",
+         a->what, kernel, bad);
+  return 1;
+}
+/* a transfer's device range inside the call's memory, its host side outside it (the
+ * arguments swapped, or a device-to-device copy, would fail or misbehave on a GPU) */
+static mt_status emu_xfer(const mtc_arena *a, const char *dir, const void *dev, const void *host,
+                          size_t bytes, mt_error *err) {
+  if (!bytes) return MT_OK;
+  if (!MTC(emu_in)(a, dev) || !MTC(emu_in)(a, (const char *)dev + bytes))
+    return mt_err(err, MT_DEVICE_ERROR, "%s: emulated cudaMemcpy %s of %zu bytes: the device "
+                  "side is not (wholly) the call's device memory", a->what, dir, bytes);
+  if (MTC(emu_in)(a, host))
+    return mt_err(err, MT_DEVICE_ERROR, "%s: emulated cudaMemcpy %s of %zu bytes: the host "
+                  "side is device memory", a->what, dir, bytes);
+  return MT_OK;
+}
 extern "C" mt_status MTC(upload)(const mtc_arena *a, void *dev, const void *host, size_t bytes,
                                  mt_error *err) {
-  (void)a, (void)err;
+  mt_status st = emu_xfer(a, "host to device", dev, host, bytes, err);
+  if (st != MT_OK) return st;
 #if MT_CUDA_EMU_FAULT == 2 /* tests/cuda_emu_faults.cmake: an upload forgotten */
   (void)dev, (void)host, (void)bytes;
 #else
@@ -93,7 +123,8 @@ extern "C" mt_status MTC(upload)(const mtc_arena *a, void *dev, const void *host
 }
 extern "C" mt_status MTC(download)(const mtc_arena *a, void *host, const void *dev, size_t bytes,
                                    mt_error *err) {
-  (void)a, (void)err;
+  mt_status st = emu_xfer(a, "device to host", dev, host, bytes, err);
+  if (st != MT_OK) return st;
   if (bytes) memcpy(host, dev, bytes);
   return MT_OK;
 }

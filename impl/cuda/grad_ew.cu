@@ -18,6 +18,10 @@ typedef struct {
   const double *p[MT__EW_MAX_IN];
 } xs_t;
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_ew_par);
+MTC_PTR_ARRAY_ARG(xs_t, 8 * MT__EW_MAX_IN, p);
+
 MTC_KERNEL void grad_ew_kernel(mt_ew_par p, int k, xs_t x, const double *gx, const uint8_t *gm,
                                void *data, uint8_t *mask, int64_t n) {
   MTC_FOR(j, n) mt_ew_elem(&p, k, x.p, gx, gm, data, mask, j);

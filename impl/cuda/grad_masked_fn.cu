@@ -18,6 +18,10 @@ typedef struct {
   double *g[2];
 } mfg_bufs;
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_mfg_par);
+MTC_PTR_ARG(mfg_bufs, 48, v.x[0], v.x[1], v.in[0], v.in[1], v.g[0], v.g[1]);
+
 MTC_KERNEL void grad_masked_fn_kernel(mt_mfg_par p, mfg_bufs b, const double *go,
                                       const int64_t *off, const int64_t *idx) {
   MTC_FOR(o, p.n_grp) mt_mfg_group(&p, b.x, b.in, go, off, idx, b.g, o);

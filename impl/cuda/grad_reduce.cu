@@ -12,6 +12,9 @@
 #include "common/grad_reduce_ops.h"
 #include "cuda_compat.h"
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_gr_par);
+
 MTC_KERNEL void grad_reduce_kernel(mt_gr_par p, const double *x, const uint8_t *spec,
                                    const double *g, const int64_t *off, const int64_t *idx,
                                    void *data, uint8_t *mask) {

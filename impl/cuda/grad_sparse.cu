@@ -15,6 +15,10 @@
 #include "common/grad_sparse_ops.h"
 #include "cuda_compat.h"
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_gsp_par);
+MTC_PTR_ARG(mt_gsp_bufs, 96, v.xa, v.xb, v.go, v.off, v.src, v.ia, v.ib, v.pat);
+
 MTC_KERNEL void grad_sparse_kernel(mt_gsp_par p, mt_gsp_bufs b, double *g) {
   MTC_FOR(i, p.n) mt_gsp_elem(&p, &b, g, i);
 }

@@ -13,6 +13,9 @@
 #include "common/grad_structure_ops.h"
 #include "cuda_compat.h"
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_gsc_par);
+
 MTC_KERNEL void grad_scatter_kernel(mt_gsc_par p, const double *vals, const int64_t *off,
                                     const int64_t *src, void *data, uint8_t *mask) {
   MTC_FOR(i, p.n) mt_gsc_elem(&p, vals, off, src, data, mask, i);

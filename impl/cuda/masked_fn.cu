@@ -21,6 +21,11 @@
 #include "common/masked_fn_ops.h"
 #include "cuda_compat.h"
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_mfn_par);
+MTC_PLAIN_ARG(mt_mfn_lae_par);
+MTC_PLAIN_ARG(mt_mfn_sp_par);
+
 MTC_KERNEL void mfn_fill_kernel(mt_mfn_par p, const void *x, const void *mask, double *xd,
                                 int64_t *xi, uint8_t *mk) {
   MTC_FOR(i, p.n_in) mt_mfn_fill(&p, x, mask, xd, xi, mk, i);

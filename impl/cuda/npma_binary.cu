@@ -11,6 +11,9 @@
 #include "common/npma_binary_math.h"
 #include "cuda_compat.h"
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_npb_par);
+
 MTC_KERNEL void npma_binary_kernel(mt_npb_par p, const void *a, const uint8_t *ma, const void *b,
                                    const uint8_t *mb, void *out, uint8_t *mask_out, int64_t n) {
   MTC_FOR(i, n) mt_npb_elem(&p, a, ma, b, mb, out, mask_out, i);

@@ -11,6 +11,9 @@
 #include "common/npma_masked_fn_math.h"
 #include "cuda_compat.h"
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_npm_par);
+
 MTC_KERNEL void npma_slice_kernel(mt_npm_par p, const void *x, const uint8_t *mask, void *out,
                                   uint8_t *mask_out, double *scratch, int64_t n_slices) {
   MTC_FOR(s, n_slices) mt_npm_slice(&p, x, mask, out, mask_out, scratch, s);

@@ -10,6 +10,9 @@
 #include "common/npma_reduce_math.h"
 #include "cuda_compat.h"
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_npr_par);
+
 MTC_KERNEL void npma_reduce_kernel(mt_npr_par p, const void *x, const uint8_t *mask,
                                    const int64_t *off, const int64_t *idx, void *out,
                                    uint8_t *mask_out, int64_t n_grp) {

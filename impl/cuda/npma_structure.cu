@@ -10,6 +10,10 @@
 #include "common/npma_structure_math.h"
 #include "cuda_compat.h"
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_npw_par);
+MTC_PLAIN_ARG(mt_npk_par);
+
 MTC_KERNEL void npma_where_kernel(mt_npw_par p, const void *c, const uint8_t *mc, const void *x,
                                   const uint8_t *mx, const void *y, const uint8_t *my, void *out,
                                   uint8_t *mask_out, int64_t n) {

@@ -9,6 +9,9 @@
 #include "common/npma_unary_math.h"
 #include "cuda_compat.h"
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_npu_par);
+
 MTC_KERNEL void npma_unary_kernel(mt_npu_par p, const void *in, const uint8_t *mask, void *out,
                                   uint8_t *mask_out, int64_t n) {
   MTC_FOR(i, n) mt_npu_elem(&p, in, mask, out, mask_out, i);

@@ -15,6 +15,9 @@
 #include "common/optim_math.h"
 #include "cuda_compat.h"
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_ada_par);
+
 MTC_KERNEL void ada_int_init_kernel(mt_ada_par p, const void *pin, const void *s_in, float *param,
                                     void *state, int64_t n) {
   MTC_FOR(i, n) mt_ada_int_init(&p, i, pin, s_in, param, state);

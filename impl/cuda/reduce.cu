@@ -15,6 +15,9 @@
 #include "common/reduce_ops.h"
 #include "cuda_compat.h"
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_red_par);
+
 MTC_KERNEL void reduce_kernel(mt_red_par p, const void *data, const uint8_t *mask, void *out,
                               uint8_t *mask_out, int64_t n_out) {
   MTC_FOR(o, n_out) mt_red_out(&p, data, mask, out, mask_out, o);

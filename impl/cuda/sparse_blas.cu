@@ -27,6 +27,11 @@
 #include "common/sparse_blas_ops.h"
 #include "cuda_compat.h"
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_spb_par);
+MTC_PTR_ARG(mt_spb_bufs, 136, v.a, v.b, v.c, v.rptr, v.ta, v.tb, v.bptr, v.boff, v.oq, v.oc,
+            v.out);
+
 MTC_KERNEL void spb_kernel(mt_spb_par p, mt_spb_bufs b, int64_t n) {
   MTC_FOR(o, n) mt_spb_out(&p, &b, o);
 }

@@ -13,6 +13,9 @@
 #include "common/sparse_misc_ops.h"
 #include "cuda_compat.h"
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_smx_par);
+
 MTC_KERNEL void smx_kernel(mt_smx_par p, const void *vals, const int64_t *ptr, const int64_t *off,
                            const int64_t *sl, void *out, int64_t n) {
   MTC_FOR(o, n) mt_smx_out(&p, vals, ptr, off, sl, out, o);

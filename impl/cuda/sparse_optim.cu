@@ -17,6 +17,10 @@
 #include "common/sparse_optim_math.h"
 #include "cuda_compat.h"
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_sadam_par);
+MTC_PLAIN_ARG(mt_sgd_par);
+
 MTC_KERNEL void sadam_kernel(mt_sadam_par p, const void *grad, const int64_t *lin, void *param,
                              void *m, void *v, int64_t n) {
   MTC_FOR(e, n) mt_sadam_elem(&p, e, grad, lin, param, m, v);

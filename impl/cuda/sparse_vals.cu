@@ -11,6 +11,9 @@
 #include "common/sparse_vals_math.h"
 #include "cuda_compat.h"
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_spv_par);
+
 MTC_KERNEL void spv_kernel(mt_spv_par p, const void *a, const void *b, const int64_t *ia,
                            const int64_t *off, const int64_t *ib, void *out, int64_t n) {
   MTC_FOR(o, n) mt_spv_out(&p, a, b, ia, off, ib, out, o);

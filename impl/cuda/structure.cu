@@ -20,6 +20,9 @@ typedef struct {
   const char *p[MAX_SRC];
 } srcs_t;
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PTR_ARRAY_ARG(srcs_t, 8 * MAX_SRC, p);
+
 MTC_KERNEL void gather_kernel(const int *src, const int64_t *off, int64_t n, srcs_t s, size_t es,
                               char *dst) {
   MTC_FOR(i, n) {

@@ -9,6 +9,9 @@
 #include "common/unary_math.h"
 #include "cuda_compat.h"
 
+/* what the kernels take by value (cuda_compat.h, MTC_PLAIN_ARG) */
+MTC_PLAIN_ARG(mt_un_par);
+
 MTC_KERNEL void unary_kernel(mt_un_par p, const void *in, void *out, int64_t n) {
   MTC_FOR(k, n) mt_un_elem(&p, in, out, k);
 }

@@ -13,9 +13,11 @@
  *    calls of adagrad_gs.cu are plain host loops; CUB's radix sort of the
  *    uncoalesced step a host std::stable_sort; events read the host clock.
  *
- * What the emulation cannot check (races, device-only faults, host pointers
- * handed to a kernel, the real cuSPARSE and CUB) is for the GPU run of
- * test_cuda_adagrad. impl/cuda/cuda_compat.h is the conformance backend's
+ * Device memory is told from host memory (a table of the live allocations):
+ * a launch handed a host pointer fails with an illegal address, a copy
+ * whose kind names the wrong side with invalid value. What the emulation
+ * cannot check (races, device-only faults, the real cuSPARSE and CUB) is
+ * for the GPU run of test_cuda_adagrad. impl/cuda/cuda_compat.h is the conformance backend's
  * counterpart (that one hides the launch shape; these kernels keep theirs). */
 #ifndef MT_CUDA_EMU_RUNTIME_H
 #define MT_CUDA_EMU_RUNTIME_H
@@ -36,6 +38,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <type_traits>
 
 #include "cuda/cub_emu.h"
@@ -54,6 +57,7 @@ typedef enum cudaError {
   cudaErrorInvalidValue = 1,
   cudaErrorMemoryAllocation = 2,
   cudaErrorInvalidConfiguration = 9,
+  cudaErrorIllegalAddress = 700,
   cudaErrorInvalidResourceHandle = 400,
 } cudaError_t;
 
@@ -66,6 +70,7 @@ static inline const char *cudaGetErrorString(cudaError_t e) {
   case cudaErrorInvalidValue: return "invalid argument";
   case cudaErrorMemoryAllocation: return "out of memory";
   case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+  case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
   case cudaErrorInvalidResourceHandle: return "invalid resource handle";
   }
   return "unknown error";
@@ -107,30 +112,62 @@ enum cudaMemcpyKind {
   cudaMemcpyDefault = 4
 };
 
+/* The live emulated device allocations (base -> bytes), so that a launch
+ * and a copy can tell device memory from host memory as a GPU does: a host
+ * pointer handed to a kernel, which the emulation could read, is the
+ * launch's cudaErrorIllegalAddress here too (the emulation's bookkeeping,
+ * like mt_emu_last_error). */
+inline std::map<uintptr_t, size_t> mt_emu_allocs;
+/* p in a live allocation, one past its end included (an empty buffer) */
+static inline bool mt_emu_is_dev(const void *p) {
+  std::map<uintptr_t, size_t>::const_iterator it = mt_emu_allocs.upper_bound((uintptr_t)p);
+  if (it == mt_emu_allocs.begin()) return false;
+  --it;
+  return (uintptr_t)p - it->first <= it->second;
+}
+template <typename T> static inline bool mt_emu_host_arg(const T &) { return false; }
+template <typename T> static inline bool mt_emu_host_arg(T *p) { return p && !mt_emu_is_dev(p); }
+/* true when an argument is a pointer outside every allocation */
+template <typename... A> static inline bool mt_emu_host_args(const A &...a) {
+  bool any = false, each[] = {false, (any = any || mt_emu_host_arg(a))...};
+  (void)each;
+  return any;
+}
+
 /* filled with 0xff (every float NaN, every index -1), so that an element no
  * upload or kernel wrote cannot pass for a right one */
 static inline cudaError_t cudaMalloc(void **p, size_t bytes) {
   *p = malloc(bytes ? bytes : 1);
   if (!*p) return cudaErrorMemoryAllocation;
   memset(*p, 0xff, bytes);
+  mt_emu_allocs[(uintptr_t)*p] = bytes;
   return cudaSuccess;
 }
 template <typename T> static inline cudaError_t cudaMalloc(T **p, size_t bytes) {
   return cudaMalloc((void **)p, bytes);
 }
 static inline cudaError_t cudaFree(void *p) {
+  if (p && !mt_emu_allocs.erase((uintptr_t)p)) return cudaErrorInvalidValue;
   free(p);
   return cudaSuccess;
+}
+/* each side of the copy where its kind says: device memory wholly inside one
+ * allocation, host memory outside all (cudaMemcpyDefault: either) */
+static inline bool mt_emu_side_ok(const void *p, size_t bytes, bool dev) {
+  return dev ? mt_emu_is_dev(p) && mt_emu_is_dev((const char *)p + bytes) : !mt_emu_is_dev(p);
 }
 static inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes,
                                      enum cudaMemcpyKind kind) {
   if (bytes && (!dst || !src)) return cudaErrorInvalidValue;
-  (void)kind;
+  if (bytes && kind != cudaMemcpyDefault &&
+      (!mt_emu_side_ok(dst, bytes, kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice) ||
+       !mt_emu_side_ok(src, bytes, kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice)))
+    return cudaErrorInvalidValue;
   if (bytes) memmove(dst, src, bytes);
   return cudaSuccess;
 }
 static inline cudaError_t cudaMemset(void *dst, int v, size_t bytes) {
-  if (bytes && !dst) return cudaErrorInvalidValue;
+  if (bytes && (!dst || !mt_emu_side_ok(dst, bytes, true))) return cudaErrorInvalidValue;
   if (bytes) memset(dst, v, bytes);
   return cudaSuccess;
 }
@@ -188,6 +225,10 @@ inline mt_emu_dim blockIdx, threadIdx, gridDim, blockDim;
     unsigned mt_g_ = (unsigned)(grid), mt_b_ = (unsigned)(block);                                  \
     if (mt_g_ == 0 || mt_b_ == 0 || mt_b_ > 1024) {                                                \
       mt_emu_last_error = cudaErrorInvalidConfiguration;                                           \
+      break;                                                                                       \
+    }                                                                                              \
+    if (mt_emu_host_args(__VA_ARGS__)) {                                                           \
+      mt_emu_last_error = cudaErrorIllegalAddress;                                                 \
       break;                                                                                       \
     }                                                                                              \
     gridDim = mt_emu_dim{mt_g_, 1, 1}, blockDim = mt_emu_dim{mt_b_, 1, 1};                         \

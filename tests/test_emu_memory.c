@@ -1,0 +1,45 @@
+/* test_emu_memory.c - the CUDA emulation's memory checks (impl/cuda/device.cu
+ * under MT_CUDA_EMU): a transfer's device side must lie wholly in the call's
+ * arena (or one chained to it through `also`, as cuSPARSE's SpGEMM result
+ * is) and its host side outside it, as cudaMemcpy on a GPU needs; an
+ * emulated kernel may read any host memory, so without these checks such
+ * a mistake would pass CI and fail only on a device. The launch-side check
+ * (a host pointer handed to a kernel) is C++ (cuda_compat.h) and is proven
+ * by fault 7 of cli.cuda_emu_faults. */
+#define MT_CUDA_EMU 1
+#include <stdint.h>
+#include <string.h>
+
+#include "cuda/cuda_compat.h"
+#include "mt_test.h"
+
+TEST(transfers_stay_inside_the_call_s_device_memory) {
+  mtc_arena a, b;
+  mt_error e;
+  char host[64];
+  memset(host, 7, sizeof host);
+  CHECK(mt_cuemu_arena_open(&a, 256, "test", &e) == MT_OK);
+  CHECK(mt_cuemu_arena_open(&b, 256, "test", &e) == MT_OK);
+  if (!a.base || !b.base) return;
+  /* inside: fine, both ways; an empty transfer anywhere is no transfer */
+  CHECK(mt_cuemu_upload(&a, a.base + 192, host, 64, &e) == MT_OK);
+  CHECK(mt_cuemu_download(&a, host, a.base + 192, 64, &e) == MT_OK);
+  CHECK(mt_cuemu_upload(&a, host, host, 0, &e) == MT_OK);
+  /* past the end by one byte */
+  CHECK(mt_cuemu_upload(&a, a.base + 193, host, 64, &e) == MT_DEVICE_ERROR);
+  CHECK(strstr(e.msg, "not (wholly) the call's device memory") != NULL);
+  /* the arguments swapped: the device side is host memory, the host side device memory */
+  CHECK(mt_cuemu_download(&a, a.base, host, 64, &e) == MT_DEVICE_ERROR);
+  CHECK(mt_cuemu_upload(&a, host, a.base, 64, &e) == MT_DEVICE_ERROR);
+  /* another call's allocation is not this call's ... */
+  CHECK(mt_cuemu_upload(&a, b.base, host, 64, &e) == MT_DEVICE_ERROR);
+  /* ... unless chained to it */
+  a.also = &b;
+  CHECK(mt_cuemu_upload(&a, b.base, host, 64, &e) == MT_OK);
+  CHECK(mt_cuemu_emu_in(&a, b.base + 256) == 1 && mt_cuemu_emu_in(&a, host) == 0);
+  a.also = NULL;
+  mt_cuemu_arena_close(&a);
+  mt_cuemu_arena_close(&b);
+}
+
+MT_TEST_MAIN(T(transfers_stay_inside_the_call_s_device_memory))
