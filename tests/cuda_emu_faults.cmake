@@ -13,6 +13,11 @@
 #      copy): only the emulation's launch check (impl/cuda/cuda_compat.h,
 #      MTC_PLAIN_ARG) sees it, as a DEVICE_ERROR, where a GPU would fault;
 #      with the check off every case passed (measured)
+#   8  host code reading device memory (the coalesce's run-head flags read
+#      where they should be downloaded): the emulation's device memory is
+#      out of the host's reach between launches (impl/cuda/device.cu), so
+#      the case process crashes, as it would on a GPU; with device memory
+#      readable every case passed (measured)
 #   6  cuSPARSE's dense operands taken as row-major where the backend hands
 #      them over column-major (impl/cuda/cusparse_lib.cu's emulation: SpMM's
 #      B and C, SpGEMM's C scattered into the accumulator): 164 of the 204
@@ -33,8 +38,8 @@ cmake_minimum_required(VERSION 3.25)
 # torch profile, all of whose 9144 cases run on cuda-emu. Fault 2 shows partly as
 # crashes (a gather or kernel reading its index plan from the poison follows a
 # wild pointer, which the runner's case process isolates); fault 3 only where a
-# COO input with duplicates reaches the device coalesce, fault 7 wherever an
-# uncoalesced COO input does. float16/bfloat16
+# COO input with duplicates reaches the device coalesce, faults 7 and 8 wherever
+# an uncoalesced COO input does. float16/bfloat16
 # tolerances are absolute and absorb one element's missing step, so fault 1
 # catches fewer of sparse_optim's cases.
 set(MEASURED
@@ -46,7 +51,8 @@ set(MEASURED
     sparse_misc:1:139 sparse_misc:2:131 sparse_optim:1:129 sparse_optim:2:159
     sparse_optim:3:7 structure:1:594 structure:2:627 unary:1:887 unary:2:1316 unary:3:30
     binary:7:2 grad_sparse:7:88 optim:7:12 reduce:7:8 sparse_convert:7:44 sparse_misc:7:8
-    sparse_optim:7:8 unary:7:35)
+    sparse_optim:7:8 unary:7:35 binary:8:2 grad_sparse:8:88 optim:8:12 reduce:8:8
+    sparse_convert:8:44 sparse_misc:8:8 sparse_optim:8:8 unary:8:35)
 # family:fault:cases caught:profile - a golden file of another profile (its
 # runs take --profile): numpy_ma.h5, all of whose 1621 cases run on cuda-emu;
 # it has no COO input (numpy.ma has dense arrays only), so no fault 3.

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "mt_test.h"
+#include "read_faults.h"
 
 #if !defined(MT_HAVE_CUDA) && !defined(MT_CUDA_EMU)
 int main(void) {
@@ -341,7 +342,8 @@ TEST(device_copy_bandwidth_is_measured) {
 /* The emulation tells device memory from host memory as a GPU does
  * (perf/kernels/cuda_emu_runtime.h): a step handed the host's arrays
  * fails (the kernel's launch: an illegal address) instead of reading them,
- * and a copy whose kind names the wrong side fails. Emulation only: a GPU
+ * a copy whose kind names the wrong side fails, and host code reading
+ * device memory faults. Emulation only: a GPU
  * with HMM may read pageable host memory, and an illegal address would
  * end the context for the tests after it. */
 TEST(emulation_refuses_host_pointers) {
@@ -353,6 +355,7 @@ TEST(emulation_refuses_host_pointers) {
   CHECK_HAS(err.msg, "illegal memory access");
   CHECK(p[0] == 1 && s[0] == 0); /* not touched */
   CHECK_STATUS(mt_cuda_malloc(&d, sizeof p, &err), MT_OK);
+  CHECK(mt_read_faults((const char *)d)); /* device memory: out of the host code's reach */
   CHECK_STATUS(mt_cuda_upload(d, p, sizeof p, &err), MT_OK);
   CHECK_STATUS(mt_cuda_upload(p, d, sizeof p, &err), MT_DEVICE_ERROR); /* swapped */
   CHECK_STATUS(mt_cuda_upload((char *)d + 4, p, sizeof p, &err), MT_DEVICE_ERROR); /* past the end */

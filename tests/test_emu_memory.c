@@ -3,7 +3,9 @@
  * arena (or one chained to it through `also`, as cuSPARSE's SpGEMM result
  * is) and its host side outside it, as cudaMemcpy on a GPU needs; an
  * emulated kernel may read any host memory, so without these checks such
- * a mistake would pass CI and fail only on a device. The launch-side check
+ * a mistake would pass CI and fail only on a device. Device memory is out
+ * of the host code's reach between transfers and launches (a read of it
+ * crashes, as on a GPU). The launch-side check
  * (a host pointer handed to a kernel) is C++ (cuda_compat.h) and is proven
  * by fault 7 of cli.cuda_emu_faults. */
 #define MT_CUDA_EMU 1
@@ -12,6 +14,7 @@
 
 #include "cuda/cuda_compat.h"
 #include "mt_test.h"
+#include "read_faults.h"
 
 TEST(transfers_stay_inside_the_call_s_device_memory) {
   mtc_arena a, b;
@@ -42,4 +45,26 @@ TEST(transfers_stay_inside_the_call_s_device_memory) {
   mt_cuemu_arena_close(&b);
 }
 
-MT_TEST_MAIN(T(transfers_stay_inside_the_call_s_device_memory))
+/* Host code may not read device memory (a GPU's host would fault): outside
+ * a transfer or launch the arena is unmapped for the host; upload and
+ * download still reach it; emu_reach opens it for a launch's duration. */
+TEST(host_code_cannot_read_device_memory) {
+  mtc_arena a;
+  mt_error e;
+  char host[8] = {1, 2, 3, 4, 5, 6, 7, 8}, back[8] = {0};
+  CHECK(mt_cuemu_arena_open(&a, 64, "test", &e) == MT_OK);
+  if (!a.base) return;
+  CHECK(mt_read_faults(a.base));
+  CHECK(mt_cuemu_upload(&a, a.base, host, 8, &e) == MT_OK);
+  CHECK(mt_cuemu_download(&a, back, a.base, 8, &e) == MT_OK);
+  CHECK(memcmp(host, back, 8) == 0);
+  CHECK(mt_read_faults(a.base)); /* closed again after the transfers */
+  mt_cuemu_emu_reach(&a, 1);
+  CHECK(!mt_read_faults(a.base) && a.base[7] == 8);
+  mt_cuemu_emu_reach(&a, 0);
+  CHECK(mt_read_faults(a.base));
+  mt_cuemu_arena_close(&a);
+}
+
+MT_TEST_MAIN(T(transfers_stay_inside_the_call_s_device_memory),
+             T(host_code_cannot_read_device_memory))

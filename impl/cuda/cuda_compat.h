@@ -77,6 +77,10 @@ int MTC(unavailable)(char *why, size_t why_len);
 /* The emulation: 1 when p is in a's allocation or one chained to it (also),
  * one past the end included; its transfers and launches check with it. */
 int MTC(emu_in)(const mtc_arena *a, const void *p);
+/* The emulation: device memory (a's allocation and those chained to it) is
+ * out of the host code's reach, except between emu_reach(a, 1) and
+ * emu_reach(a, 0): around a kernel, a transfer, an emulated library call. */
+void MTC(emu_reach)(const mtc_arena *a, int on);
 #endif
 
 /* ---- sorting (device.cu) ------------------------------------------------ */
@@ -136,7 +140,8 @@ mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k,
 #define MTC_LAUNCH(arena, kern, n, ...)                                      \
   (MTC(emu_args)((arena), #kern, mtc_emu_args((arena), __VA_ARGS__), err) \
        ? MT_DEVICE_ERROR                                                    \
-       : (kern(__VA_ARGS__), MTC(launched)((arena), #kern, err)))
+       : (MTC(emu_reach)((arena), 1), kern(__VA_ARGS__), MTC(emu_reach)((arena), 0), \
+          MTC(launched)((arena), #kern, err)))
 #define MTC_ATOMIC_MIN_U64(ptr, v) \
   do {                             \
     if ((v) < *(ptr)) *(ptr) = (v); \

@@ -96,12 +96,14 @@ extern "C" mt_status MTC(csr_mm)(const mtc_arena *a, mt_dtype dt, int64_t m, int
   const char *fn = n == 1 ? "cusparseSpMV" : "cusparseSpMM";
   /* the library reads and writes device memory only */
   if (MTC(emu_args)(a, fn, mtc_emu_args(a, rptr, col, val, b, c), err)) return MT_DEVICE_ERROR;
-  if ((dt != MT_float32 && dt != MT_float64) || n <= 0 || emu_csr_bad(m, k, nnz, rptr, col))
-    return emu_invalid(a, fn, m, k, n, err);
-  if (dt == MT_float32)
+  MTC(emu_reach)(a, 1); /* the library on device memory */
+  int bad = (dt != MT_float32 && dt != MT_float64) || n <= 0 || emu_csr_bad(m, k, nnz, rptr, col);
+  if (!bad && dt == MT_float32)
     emu_csr_mm(m, k, n, rptr, col, (const float *)val, (const float *)b, (float *)c);
-  else
+  else if (!bad)
     emu_csr_mm(m, k, n, rptr, col, (const double *)val, (const double *)b, (double *)c);
+  MTC(emu_reach)(a, 0);
+  if (bad) return emu_invalid(a, fn, m, k, n, err);
   return MTC(launched)(a, fn, err); /* fault 5 fails it like a kernel */
 }
 
@@ -136,13 +138,15 @@ extern "C" mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m,
   size_t es = dt == MT_float64 ? 8 : 4;
   if (MTC(emu_args)(a, fn, mtc_emu_args(a, ar, ac, av, br, bc, bv, c), err))
     return MT_DEVICE_ERROR;
-  if ((dt != MT_float32 && dt != MT_float64) || n <= 0 || emu_csr_bad(m, k, nnz_a, ar, ac) ||
-      emu_csr_bad(k, n, nnz_b, br, bc))
-    return emu_invalid(a, fn, m, k, n, err);
+  MTC(emu_reach)(a, 1); /* the library on device memory */
+  int bad = (dt != MT_float32 && dt != MT_float64) || n <= 0 ||
+            emu_csr_bad(m, k, nnz_a, ar, ac) || emu_csr_bad(k, n, nnz_b, br, bc);
   /* C has at most min(m n, sum over A's entries of their B row's length) entries */
   int64_t cap = 0;
-  for (int64_t t = 0; t < nnz_a; t++) cap += br[ac[t] + 1] - br[ac[t]];
+  for (int64_t t = 0; !bad && t < nnz_a; t++) cap += br[ac[t] + 1] - br[ac[t]];
   if (cap > m * n) cap = m * n;
+  MTC(emu_reach)(a, 0);
+  if (bad) return emu_invalid(a, fn, m, k, n, err);
   /* C in device memory of its own, as the library's C is (csp_malloc): an arena the
    * scatter's launch accepts through `also` */
   mtc_arena ca, both = *a;
@@ -163,12 +167,14 @@ extern "C" mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m,
   ccol = (int32_t *)MTC(arena_take)(&ca, cap + 1, 4);
   cval = MTC(arena_take)(&ca, cap + 1, es);
   both.also = &ca;
+  MTC(emu_reach)(&both, 1);
   if (dt == MT_float32)
     emu_spgemm(m, n, ar, ac, (const float *)av, br, bc, (const float *)bv, (float *)row, hit,
                crp, ccol, (float *)cval);
   else
     emu_spgemm(m, n, ar, ac, (const double *)av, br, bc, (const double *)bv, (double *)row, hit,
                crp, ccol, (double *)cval);
+  MTC(emu_reach)(&both, 0);
   if ((st = MTC(launched)(a, fn, err)) != MT_OK ||
       (st = MTC_LAUNCH(a, csp_zero, m * n, dt, m * n, c)) != MT_OK)
     goto out;

@@ -14,6 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #else
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "cub_emu.h"
 #endif
 
@@ -58,11 +61,28 @@ extern "C" mt_status MTC(sort_pairs)(const mtc_arena *a, void *tmp, size_t tmp_b
                                      int64_t *vout, int64_t n, int end_bit, mt_error *err) {
   if (n > 0 && MTC(emu_args)(a, "radix sort", mtc_emu_args(a, tmp, kin, kout, vin, vout), err))
     return MT_DEVICE_ERROR;
-  if (mt_emu_sort_pairs(tmp, tmp_bytes, kin, kout, vin, vout, n, 0, end_bit))
+  MTC(emu_reach)(a, 1);
+  int bad = mt_emu_sort_pairs(tmp, tmp_bytes, kin, kout, vin, vout, n, 0, end_bit);
+  MTC(emu_reach)(a, 0);
+  if (bad)
     return mt_err(err, MT_DEVICE_ERROR, "%s: emulated radix sort of %lld pairs, %d key bits, "
                   "%zu bytes of storage: invalid argument", a->what, (long long)n, end_bit,
                   tmp_bytes);
   return MTC(launched)(a, "radix sort", err);
+}
+
+/* The emulation's device memory is pages of its own (mmap), out of the
+ * host code's reach (PROT_NONE) except while a kernel, a transfer or an
+ * emulated library call runs on it (emu_reach): host code that reads or
+ * writes device memory, which works here and crashes on a GPU, crashes here
+ * too (the runner's case process isolates it: CRASH). */
+static size_t emu_pages(size_t size) {
+  size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+  return (size + pg - 1) / pg * pg;
+}
+extern "C" void MTC(emu_reach)(const mtc_arena *a, int on) {
+  for (; a; a = a->also)
+    if (a->base) mprotect(a->base, emu_pages(a->size), on ? PROT_READ | PROT_WRITE : PROT_NONE);
 }
 
 extern "C" mt_status MTC(arena_open)(mtc_arena *a, size_t size, const char *what, mt_error *err) {
@@ -73,14 +93,17 @@ extern "C" mt_status MTC(arena_open)(mtc_arena *a, size_t size, const char *what
   return mt_err(err, MT_OUT_OF_MEMORY, "%s: emulated cudaMalloc of %zu bytes: out of memory (fault 4)",
                 what, size);
 #endif
-  if (!(a->base = (char *)malloc(size)))
+  void *p = mmap(NULL, emu_pages(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
     return mt_err(err, MT_OUT_OF_MEMORY, "%s: emulated cudaMalloc of %zu bytes failed", what, size);
-  memset(a->base, 0xff, size);
+  memset(p, 0xff, size);
+  a->base = (char *)p;
   a->size = size;
+  MTC(emu_reach)(a, 0);
   return MT_OK;
 }
 extern "C" void MTC(arena_close)(mtc_arena *a) {
-  free(a->base);
+  if (a->base) munmap(a->base, emu_pages(a->size));
   memset(a, 0, sizeof *a);
 }
 /* p inside a's allocation or one chained to it (also); one past the end
@@ -117,7 +140,9 @@ extern "C" mt_status MTC(upload)(const mtc_arena *a, void *dev, const void *host
 #if MT_CUDA_EMU_FAULT == 2 /* tests/cuda_emu_faults.cmake: an upload forgotten */
   (void)dev, (void)host, (void)bytes;
 #else
+  MTC(emu_reach)(a, 1);
   if (bytes) memcpy(dev, host, bytes);
+  MTC(emu_reach)(a, 0);
 #endif
   return MT_OK;
 }
@@ -125,7 +150,9 @@ extern "C" mt_status MTC(download)(const mtc_arena *a, void *host, const void *d
                                    mt_error *err) {
   mt_status st = emu_xfer(a, "device to host", dev, host, bytes, err);
   if (st != MT_OK) return st;
+  MTC(emu_reach)(a, 1);
   if (bytes) memcpy(host, dev, bytes);
+  MTC(emu_reach)(a, 0);
   return MT_OK;
 }
 extern "C" mt_status MTC(launched)(const mtc_arena *a, const char *kernel, mt_error *err) {

@@ -34,7 +34,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -134,21 +136,46 @@ template <typename... A> static inline bool mt_emu_host_args(const A &...a) {
   return any;
 }
 
+/* Device memory is pages of its own (mmap), out of the host code's reach
+ * (PROT_NONE) except while a kernel, a copy or an emulated library call
+ * runs (an mt_emu_reach in scope): host code that reads device memory,
+ * which would crash on a GPU, crashes here too. */
+static inline size_t mt_emu_pages(size_t bytes) {
+  size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+  return ((bytes ? bytes : 1) + pg - 1) / pg * pg;
+}
+struct mt_emu_reach {
+  static void all(int prot) {
+    for (std::map<uintptr_t, size_t>::const_iterator it = mt_emu_allocs.begin();
+         it != mt_emu_allocs.end(); ++it)
+      mprotect((void *)it->first, mt_emu_pages(it->second), prot);
+  }
+  mt_emu_reach() { all(PROT_READ | PROT_WRITE); }
+  ~mt_emu_reach() { all(PROT_NONE); }
+};
+
 /* filled with 0xff (every float NaN, every index -1), so that an element no
  * upload or kernel wrote cannot pass for a right one */
 static inline cudaError_t cudaMalloc(void **p, size_t bytes) {
-  *p = malloc(bytes ? bytes : 1);
-  if (!*p) return cudaErrorMemoryAllocation;
-  memset(*p, 0xff, bytes);
-  mt_emu_allocs[(uintptr_t)*p] = bytes;
+  void *m = mmap(NULL, mt_emu_pages(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                 -1, 0);
+  *p = NULL;
+  if (m == MAP_FAILED) return cudaErrorMemoryAllocation;
+  memset(m, 0xff, bytes);
+  mprotect(m, mt_emu_pages(bytes), PROT_NONE);
+  mt_emu_allocs[(uintptr_t)m] = bytes;
+  *p = m;
   return cudaSuccess;
 }
 template <typename T> static inline cudaError_t cudaMalloc(T **p, size_t bytes) {
   return cudaMalloc((void **)p, bytes);
 }
 static inline cudaError_t cudaFree(void *p) {
-  if (p && !mt_emu_allocs.erase((uintptr_t)p)) return cudaErrorInvalidValue;
-  free(p);
+  if (!p) return cudaSuccess;
+  std::map<uintptr_t, size_t>::iterator it = mt_emu_allocs.find((uintptr_t)p);
+  if (it == mt_emu_allocs.end()) return cudaErrorInvalidValue;
+  munmap(p, mt_emu_pages(it->second));
+  mt_emu_allocs.erase(it);
   return cudaSuccess;
 }
 /* each side of the copy where its kind says: device memory wholly inside one
@@ -163,11 +190,13 @@ static inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes,
       (!mt_emu_side_ok(dst, bytes, kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice) ||
        !mt_emu_side_ok(src, bytes, kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice)))
     return cudaErrorInvalidValue;
+  mt_emu_reach r;
   if (bytes) memmove(dst, src, bytes);
   return cudaSuccess;
 }
 static inline cudaError_t cudaMemset(void *dst, int v, size_t bytes) {
   if (bytes && (!dst || !mt_emu_side_ok(dst, bytes, true))) return cudaErrorInvalidValue;
+  mt_emu_reach r;
   if (bytes) memset(dst, v, bytes);
   return cudaSuccess;
 }
@@ -231,6 +260,7 @@ inline mt_emu_dim blockIdx, threadIdx, gridDim, blockDim;
       mt_emu_last_error = cudaErrorIllegalAddress;                                                 \
       break;                                                                                       \
     }                                                                                              \
+    mt_emu_reach mt_r_;                                                                            \
     gridDim = mt_emu_dim{mt_g_, 1, 1}, blockDim = mt_emu_dim{mt_b_, 1, 1};                         \
     for (unsigned mt_bi_ = 0; mt_bi_ < mt_g_; mt_bi_++)                                            \
       for (unsigned mt_ti_ = 0; mt_ti_ < mt_b_; mt_ti_++) {                                        \
@@ -333,6 +363,7 @@ static inline cusparseStatus_t mt_emu_sp_check(cusparseHandle_t h, const mt_emu_
 /* sp.vals[k] = dn[idx[k]] */
 static inline cusparseStatus_t cusparseGather(cusparseHandle_t h, cusparseDnVecDescr_t dn,
                                               cusparseSpVecDescr_t sp) {
+  mt_emu_reach r; /* the library on device memory */
   cusparseStatus_t st = mt_emu_sp_check(h, sp, dn);
   if (st != CUSPARSE_STATUS_SUCCESS) return st;
   size_t es = sp->vt == CUDA_R_64F ? 8 : 4;
@@ -344,6 +375,7 @@ static inline cusparseStatus_t cusparseGather(cusparseHandle_t h, cusparseDnVecD
 /* dn[idx[k]] = sp.vals[k] */
 static inline cusparseStatus_t cusparseScatter(cusparseHandle_t h, cusparseSpVecDescr_t sp,
                                                cusparseDnVecDescr_t dn) {
+  mt_emu_reach r; /* the library on device memory */
   cusparseStatus_t st = mt_emu_sp_check(h, sp, dn);
   if (st != CUSPARSE_STATUS_SUCCESS) return st;
   size_t es = sp->vt == CUDA_R_64F ? 8 : 4;
@@ -366,6 +398,7 @@ struct DeviceRadixSort {
                                int begin_bit = 0, int end_bit = (int)sizeof(K) * 8,
                                cudaStream_t stream = 0) {
     (void)stream;
+    mt_emu_reach r;
     return mt_emu_sort_pairs(d_temp_storage, temp_storage_bytes, keys_in, keys_out, vals_in,
                              vals_out, (int64_t)num_items, begin_bit, end_bit)
                ? cudaErrorInvalidValue
