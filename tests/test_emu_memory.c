@@ -5,7 +5,7 @@
  * emulated kernel may read any host memory, so without these checks such
  * a mistake would pass CI and fail only on a device. Device memory is out
  * of the host code's reach between transfers and launches (a read of it
- * crashes, as on a GPU). The launch-side check
+ * crashes, as on a GPU), and a guard follows each buffer. The launch-side check
  * (a host pointer handed to a kernel) is C++ (cuda_compat.h) and is proven
  * by fault 7 of cli.cuda_emu_faults. */
 #define MT_CUDA_EMU 1
@@ -66,5 +66,39 @@ TEST(host_code_cannot_read_device_memory) {
   mt_cuemu_arena_close(&a);
 }
 
+/* Each buffer taken is followed by a guard that every launch's check
+ * (launched) reads: a write one byte past buffer 0 (10 int64s: 80 bytes,
+ * its guard from byte 80) is a DEVICE_ERROR naming the kernel and the
+ * buffer; writing all of it is not. Taking more than arena_add counted is
+ * reported too. */
+TEST(writes_past_a_buffer_are_caught) {
+  mtc_arena a;
+  mt_error e;
+  size_t total = 0;
+  CHECK(mt_cuemu_arena_add(&total, 10, 8) == 0 && mt_cuemu_arena_add(&total, 3, 4) == 0);
+  CHECK(mt_cuemu_arena_open(&a, total, "test", &e) == MT_OK);
+  if (!a.base) return;
+  char *b0 = (char *)mt_cuemu_arena_take(&a, 10, 8);
+  char *b1 = (char *)mt_cuemu_arena_take(&a, 3, 4);
+  CHECK(b1 > b0 + 80);
+  mt_cuemu_emu_reach(&a, 1);
+  memset(b0, 0, 80); /* all of buffer 0: fine */
+  mt_cuemu_emu_reach(&a, 0);
+  CHECK(mt_cuemu_launched(&a, "k", &e) == MT_OK);
+  mt_cuemu_emu_reach(&a, 1);
+  b0[80] = 0; /* one past */
+  mt_cuemu_emu_reach(&a, 0);
+  CHECK(mt_cuemu_launched(&a, "k", &e) == MT_DEVICE_ERROR);
+  CHECK(strstr(e.msg, "k wrote past the end of device buffer 0 (byte 1 after it") != NULL);
+  mt_cuemu_arena_close(&a);
+  CHECK(mt_cuemu_arena_open(&a, total, "test", &e) == MT_OK);
+  mt_cuemu_arena_take(&a, 10, 8);
+  mt_cuemu_arena_take(&a, 3, 4);
+  mt_cuemu_arena_take(&a, 1, 1); /* not counted */
+  CHECK(mt_cuemu_launched(&a, "k", &e) == MT_DEVICE_ERROR);
+  CHECK(strstr(e.msg, "more buffers taken") != NULL);
+  mt_cuemu_arena_close(&a);
+}
+
 MT_TEST_MAIN(T(transfers_stay_inside_the_call_s_device_memory),
-             T(host_code_cannot_read_device_memory))
+             T(host_code_cannot_read_device_memory), T(writes_past_a_buffer_are_caught))

@@ -48,6 +48,13 @@ typedef struct mtc_arena {
    * (cuSPARSE's SpGEMM result), NULL: none; the emulation's pointer checks
    * accept it (below) */
   const struct mtc_arena *also;
+#ifdef MT_CUDA_EMU
+  /* the emulation's guards after the first MTC_EMU_GUARDS buffers (device.cu) */
+#define MTC_EMU_GUARDS 64
+  size_t guard_at[MTC_EMU_GUARDS], guard_len[MTC_EMU_GUARDS];
+  int n_guards;
+  int overrun; /* more taken than the arena holds */
+#endif
 } mtc_arena;
 
 /* Room for n elements of size bytes, rounded up to the arena's alignment;
@@ -131,6 +138,8 @@ mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k,
 #define MTC_KERNEL static
 #if MT_CUDA_EMU_FAULT == 1 /* tests/cuda_emu_faults.cmake: a grid one thread short */
 #define MTC_FOR(i, n) for (int64_t i = 0; i < (int64_t)(n) - 1; i++)
+#elif MT_CUDA_EMU_FAULT == 9 /* one thread too many: a kernel without its bounds check */
+#define MTC_FOR(i, n) for (int64_t i = 0; i < (int64_t)(n) + 1; i++)
 #else
 #define MTC_FOR(i, n) for (int64_t i = 0; i < (int64_t)(n); i++)
 #endif

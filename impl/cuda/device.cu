@@ -22,18 +22,46 @@
 
 #define ALIGN ((size_t)256)
 
+/* The emulation follows each buffer with a guard (GUARD bytes, and the
+ * buffer's own rounding up to ALIGN), filled with a canary that no
+ * element of the 0xff poison or of a result is expected to repeat; every
+ * launch and library call ends with the guards checked (emu_guards): a
+ * kernel that writes past its buffer, which on a GPU would land in the
+ * next buffer of the same allocation where no memcheck sees it, is the
+ * case's DEVICE_ERROR here. */
+#ifdef MT_CUDA_EMU
+#define GUARD ALIGN
+#define CANARY 0xa5
+#else
+#define GUARD ((size_t)0)
+#endif
+
 extern "C" int MTC(arena_add)(size_t *total, int64_t n, size_t size) {
-  if (n < 0 || (n > 0 && (uint64_t)n > (SIZE_MAX - ALIGN) / size)) return -1;
-  size_t b = ((size_t)n * size + ALIGN - 1) / ALIGN * ALIGN;
+  if (n < 0 || (n > 0 && (uint64_t)n > (SIZE_MAX - ALIGN - GUARD) / size)) return -1;
+  size_t b = ((size_t)n * size + ALIGN - 1) / ALIGN * ALIGN + GUARD;
   if (*total > SIZE_MAX - b) return -1;
   *total += b;
   return 0;
 }
 
 extern "C" void *MTC(arena_take)(mtc_arena *a, int64_t n, size_t size) {
-  size_t b = ((size_t)n * size + ALIGN - 1) / ALIGN * ALIGN;
-  void *p = a->base + a->used;
+  size_t b = ((size_t)n * size + ALIGN - 1) / ALIGN * ALIGN + GUARD;
+  char *p = a->base + a->used;
   a->used += b;
+#ifdef MT_CUDA_EMU
+  if (a->used > a->size) { /* more taken than arena_add counted: reported at the next check */
+    a->overrun = 1;
+    return p;
+  }
+  if (a->n_guards < MTC_EMU_GUARDS) {
+    size_t at = (size_t)(p - a->base) + (size_t)n * size;
+    a->guard_at[a->n_guards] = at;
+    a->guard_len[a->n_guards++] = b - (size_t)n * size;
+    MTC(emu_reach)(a, 1);
+    memset(a->base + at, CANARY, b - (size_t)n * size);
+    MTC(emu_reach)(a, 0);
+  }
+#endif
   return p;
 }
 
@@ -155,12 +183,36 @@ extern "C" mt_status MTC(download)(const mtc_arena *a, void *host, const void *d
   MTC(emu_reach)(a, 0);
   return MT_OK;
 }
+/* every guard of a (and of those chained to it) intact, else DEVICE_ERROR
+ * naming what ran last and the buffer it overran */
+static mt_status emu_guards(const mtc_arena *a, const char *kernel, mt_error *err) {
+  mt_status st = MT_OK;
+  MTC(emu_reach)(a, 1);
+  for (const mtc_arena *x = a; x && st == MT_OK; x = x->also) {
+    if (x->overrun) {
+      st = mt_err(err, MT_DEVICE_ERROR, "%s: more buffers taken from the device allocation "
+                  "than its size counted (%zu of %zu bytes; the emulation's check)", x->what,
+                  x->used, x->size);
+      break;
+    }
+    for (int g = 0; g < x->n_guards && st == MT_OK; g++)
+      for (size_t i = 0; i < x->guard_len[g]; i++)
+        if ((unsigned char)x->base[x->guard_at[g] + i] != CANARY) {
+          st = mt_err(err, MT_DEVICE_ERROR, "%s: %s wrote past the end of device buffer %d "
+                      "(byte %zu after it; the emulation's guard: on a GPU the write lands in "
+                      "the next buffer)", x->what, kernel, g, i + 1);
+          break;
+        }
+  }
+  MTC(emu_reach)(a, 0);
+  return st;
+}
 extern "C" mt_status MTC(launched)(const mtc_arena *a, const char *kernel, mt_error *err) {
 #if MT_CUDA_EMU_FAULT == 5 /* tests/cuda_emu_faults.cmake: every launch fails */
+  (void)emu_guards;
   return mt_err(err, MT_DEVICE_ERROR, "%s: %s: emulated launch failure (fault 5)", a->what, kernel);
 #else
-  (void)a, (void)kernel, (void)err;
-  return MT_OK;
+  return emu_guards(a, kernel, err);
 #endif
 }
 extern "C" int MTC(unavailable)(char *why, size_t why_len) {
