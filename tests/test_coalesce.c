@@ -165,8 +165,7 @@ static mt_tensor *naive(const mt_tensor *x) {
 }
 
 /* 20000 entries (about 190 per key) of float64, float32, float16 and bool:
- * both implementations give the reference's indices and value bytes. (The
- * emulation's former O(nnz^2) coalesce took minutes at this size.) */
+ * both implementations give the reference's indices and value bytes. */
 TEST(random_duplicates_match_the_reference_bit_for_bit) {
   const mt_dtype dts[] = {MT_float64, MT_float32, MT_float16, MT_bool};
   for (int d = 0; d < 4; d++) {
