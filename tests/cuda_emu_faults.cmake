@@ -41,6 +41,12 @@
 #   cmake -DMTCS=... -DSRC=... -DBIN=... -P tests/cuda_emu_faults.cmake
 cmake_minimum_required(VERSION 3.25)
 
+# Faults 7 to 9 live on one or two code paths (the device coalesce, SpGEMM's
+# kernels), which every family reaches the same way: they run on the files
+# that reach those paths most (measured on all: 205 cases each for 7 and 8,
+# in binary 2, grad_sparse 88, optim 12, reduce 8, sparse_convert 44,
+# sparse_misc 8, sparse_optim 8, unary 35; 237 for 9, those and sparse_blas's
+# 32), so that this test stays within CI's time.
 # family:fault:cases caught, measured (2026-12-02) on every golden file of the
 # torch profile, all of whose 9144 cases run on cuda-emu. Fault 2 shows partly as
 # crashes (a gather or kernel reading its index plan from the poison follows a
@@ -57,11 +63,8 @@ set(MEASURED
     sparse_blas:2:270 sparse_blas:6:164 sparse_convert:1:455 sparse_convert:2:481 sparse_convert:3:37
     sparse_misc:1:139 sparse_misc:2:131 sparse_optim:1:129 sparse_optim:2:159
     sparse_optim:3:7 structure:1:594 structure:2:627 unary:1:887 unary:2:1316 unary:3:30
-    binary:7:2 grad_sparse:7:88 optim:7:12 reduce:7:8 sparse_convert:7:44 sparse_misc:7:8
-    sparse_optim:7:8 unary:7:35 binary:8:2 grad_sparse:8:88 optim:8:12 reduce:8:8
-    sparse_convert:8:44 sparse_misc:8:8 sparse_optim:8:8 unary:8:35 binary:9:2
-    grad_sparse:9:88 optim:9:12 reduce:9:8 sparse_blas:9:32 sparse_convert:9:44 sparse_misc:9:8
-    sparse_optim:9:8 unary:9:35)
+    grad_sparse:7:88 sparse_convert:7:44 unary:7:35 grad_sparse:8:88 sparse_convert:8:44
+    unary:8:35 sparse_blas:9:32 unary:9:35)
 # family:fault:cases caught:profile - a golden file of another profile (its
 # runs take --profile): numpy_ma.h5, all of whose 1621 cases run on cuda-emu;
 # it has no COO input (numpy.ma has dense arrays only), so no fault 3.

@@ -339,11 +339,19 @@ TEST(device_copy_bandwidth_is_measured) {
 }
 
 #ifdef MT_CUDA_EMU
+/* a dense step over one element more than its 64-element buffers hold */
+static void step_one_past(void *bufs) {
+  float **b = (float **)bufs;
+  mt_adagrad_hparams hp = hparams(0);
+  mt_error err = {0};
+  mt_cuda_adagrad_dense_f32(b[0], b[1], b[2], 65, &hp, &err);
+}
+
 /* The emulation tells device memory from host memory as a GPU does
  * (perf/kernels/cuda_emu_runtime.h): a step handed the host's arrays
  * fails (the kernel's launch: an illegal address) instead of reading them,
- * a copy whose kind names the wrong side fails, and host code reading
- * device memory faults. Emulation only: a GPU
+ * a copy whose kind names the wrong side fails, host code reading device
+ * memory faults, and so does a kernel running past its buffer. Emulation only: a GPU
  * with HMM may read pageable host memory, and an illegal address would
  * end the context for the tests after it. */
 TEST(emulation_refuses_host_pointers) {
@@ -360,6 +368,12 @@ TEST(emulation_refuses_host_pointers) {
   CHECK_STATUS(mt_cuda_upload(p, d, sizeof p, &err), MT_DEVICE_ERROR); /* swapped */
   CHECK_STATUS(mt_cuda_upload((char *)d + 4, p, sizeof p, &err), MT_DEVICE_ERROR); /* past the end */
   mt_cuda_free(d);
+  /* a guard page ends each allocation: a kernel running past 64 floats (256 bytes, no
+   * rounding) faults there, as memcheck would report it on a GPU */
+  float *b[3] = {NULL, NULL, NULL};
+  for (int i = 0; i < 3; i++) CHECK_STATUS(mt_cuda_malloc((void **)&b[i], 64 * 4, &err), MT_OK);
+  CHECK(mt_child_faults(step_one_past, b));
+  for (int i = 0; i < 3; i++) mt_cuda_free(b[i]);
 }
 #endif
 

@@ -144,11 +144,19 @@ static inline size_t mt_emu_pages(size_t bytes) {
   size_t pg = (size_t)sysconf(_SC_PAGESIZE);
   return ((bytes ? bytes : 1) + pg - 1) / pg * pg;
 }
+/* An allocation's pages end where a guard page begins that is never in
+ * reach: the buffer is placed as late in its pages as CUDA's 256-byte
+ * alignment allows, so a kernel that reads or writes past its end (beyond
+ * that rounding) faults, as compute-sanitizer would report it on a GPU.
+ * lead: the bytes before the buffer in its first page. */
+static inline size_t mt_emu_lead(size_t bytes) {
+  return mt_emu_pages(bytes) - (bytes + 255) / 256 * 256;
+}
 struct mt_emu_reach {
   static void all(int prot) {
     for (std::map<uintptr_t, size_t>::const_iterator it = mt_emu_allocs.begin();
          it != mt_emu_allocs.end(); ++it)
-      mprotect((void *)it->first, mt_emu_pages(it->second), prot);
+      mprotect((void *)(it->first - mt_emu_lead(it->second)), mt_emu_pages(it->second), prot);
   }
   mt_emu_reach() { all(PROT_READ | PROT_WRITE); }
   ~mt_emu_reach() { all(PROT_NONE); }
@@ -157,14 +165,15 @@ struct mt_emu_reach {
 /* filled with 0xff (every float NaN, every index -1), so that an element no
  * upload or kernel wrote cannot pass for a right one */
 static inline cudaError_t cudaMalloc(void **p, size_t bytes) {
-  void *m = mmap(NULL, mt_emu_pages(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                 -1, 0);
+  size_t pages = mt_emu_pages(bytes), pg = (size_t)sysconf(_SC_PAGESIZE);
+  char *m = (char *)mmap(NULL, pages + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                         -1, 0);
   *p = NULL;
-  if (m == MAP_FAILED) return cudaErrorMemoryAllocation;
-  memset(m, 0xff, bytes);
-  mprotect(m, mt_emu_pages(bytes), PROT_NONE);
-  mt_emu_allocs[(uintptr_t)m] = bytes;
-  *p = m;
+  if (m == (char *)MAP_FAILED) return cudaErrorMemoryAllocation;
+  memset(m, 0xff, pages);
+  mprotect(m, pages + pg, PROT_NONE);
+  *p = m + mt_emu_lead(bytes);
+  mt_emu_allocs[(uintptr_t)*p] = bytes;
   return cudaSuccess;
 }
 template <typename T> static inline cudaError_t cudaMalloc(T **p, size_t bytes) {
@@ -174,7 +183,8 @@ static inline cudaError_t cudaFree(void *p) {
   if (!p) return cudaSuccess;
   std::map<uintptr_t, size_t>::iterator it = mt_emu_allocs.find((uintptr_t)p);
   if (it == mt_emu_allocs.end()) return cudaErrorInvalidValue;
-  munmap(p, mt_emu_pages(it->second));
+  munmap((char *)p - mt_emu_lead(it->second),
+         mt_emu_pages(it->second) + (size_t)sysconf(_SC_PAGESIZE));
   mt_emu_allocs.erase(it);
   return cudaSuccess;
 }
