@@ -5,7 +5,8 @@
  *    loop, MTC_LAUNCH a <<<blocks, threads>>> launch followed by a check;
  *  - as the emulation (MT_CUDA_EMU, any C++ compiler, the backend
  *    "cuda-emu"): a kernel is a host function whose MTC_FOR visits every
- *    index in order, and device memory is host memory.
+ *    index, last to first, and device memory is host memory (its own
+ *    pages, checked: below and device.cu).
  *
  * The emulation runs the kernels' own indexing, arena layout and transfers
  * against the goldens in CI, where no GPU is; what it cannot check (races,
@@ -136,12 +137,16 @@ mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k,
 
 #ifdef MT_CUDA_EMU
 #define MTC_KERNEL static
+/* A grid's threads run last to first: the opposite of the CPU reference's
+ * loops, so that a kernel whose result depends on the order of its threads
+ * (a race on a GPU, where no order holds) cannot pass by following the
+ * CPU's order (fault 10 of tests/cuda_emu_faults.cmake). */
 #if MT_CUDA_EMU_FAULT == 1 /* tests/cuda_emu_faults.cmake: a grid one thread short */
-#define MTC_FOR(i, n) for (int64_t i = 0; i < (int64_t)(n) - 1; i++)
+#define MTC_FOR(i, n) for (int64_t i = (int64_t)(n) - 2; i >= 0; i--)
 #elif MT_CUDA_EMU_FAULT == 9 /* one thread too many: a kernel without its bounds check */
-#define MTC_FOR(i, n) for (int64_t i = 0; i < (int64_t)(n) + 1; i++)
+#define MTC_FOR(i, n) for (int64_t i = (int64_t)(n); i >= 0; i--)
 #else
-#define MTC_FOR(i, n) for (int64_t i = 0; i < (int64_t)(n); i++)
+#define MTC_FOR(i, n) for (int64_t i = (int64_t)(n) - 1; i >= 0; i--)
 #endif
 /* A launch first checks that every pointer the kernel takes (see MTC_PLAIN_ARG)
  * is device memory of the call, as a GPU needs: a host pointer, which the
@@ -151,10 +156,17 @@ mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k,
        ? MT_DEVICE_ERROR                                                    \
        : (MTC(emu_reach)((arena), 1), kern(__VA_ARGS__), MTC(emu_reach)((arena), 0), \
           MTC(launched)((arena), #kern, err)))
+#if MT_CUDA_EMU_FAULT == 10 /* tests/cuda_emu_faults.cmake: the first writer wins, a race */
+#define MTC_ATOMIC_MIN_U64(ptr, v) \
+  do {                             \
+    if (*(ptr) == UINT64_MAX) *(ptr) = (v); \
+  } while (0)
+#else
 #define MTC_ATOMIC_MIN_U64(ptr, v) \
   do {                             \
     if ((v) < *(ptr)) *(ptr) = (v); \
   } while (0)
+#endif
 #else
 #define MTC_KERNEL static __global__
 #define MTC_FOR(i, n)                                                              \

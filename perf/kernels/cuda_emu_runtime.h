@@ -6,7 +6,7 @@
  *  - as the emulation (MT_CUDA_EMU, any C++ compiler: the library
  *    mtfast_emu, test unit.test_cuda_adagrad_emu): device memory is host
  *    memory, a kernel a host function, and MT_KLAUNCH calls it once for
- *    every (block, thread) of the grid in order, with blockIdx, threadIdx,
+ *    every (block, thread) of the grid, last to first, with blockIdx, threadIdx,
  *    gridDim and blockDim set, so each kernel's own grid-stride indexing and
  *    launch shape run in CI; sqrt and fma are the host's (correctly rounded,
  *    like the device's with --prec-sqrt=true and fma()); the few cuSPARSE
@@ -256,7 +256,9 @@ inline mt_emu_dim blockIdx, threadIdx, gridDim, blockDim;
 
 /* A launch: CUDA's limits on its shape checked (a grid of 0 blocks or more
  * than 1024 threads a block fails as on the device, at cudaGetLastError),
- * then the kernel called for every block, and in it every thread, in order.
+ * then the kernel called for every block, and in it every thread, last to
+ * first (the opposite of the CPU kernels' order: a result that depends on
+ * the order of the threads fails).
  * The arguments are evaluated once per thread (they are expressions of the
  * caller's scalars). */
 #define MT_KLAUNCH(kern, grid, block, ...)                                                         \
@@ -272,8 +274,8 @@ inline mt_emu_dim blockIdx, threadIdx, gridDim, blockDim;
     }                                                                                              \
     mt_emu_reach mt_r_;                                                                            \
     gridDim = mt_emu_dim{mt_g_, 1, 1}, blockDim = mt_emu_dim{mt_b_, 1, 1};                         \
-    for (unsigned mt_bi_ = 0; mt_bi_ < mt_g_; mt_bi_++)                                            \
-      for (unsigned mt_ti_ = 0; mt_ti_ < mt_b_; mt_ti_++) {                                        \
+    for (unsigned mt_bi_ = mt_g_; mt_bi_-- > 0;) /* last to first, as impl/cuda's emulation */      \
+      for (unsigned mt_ti_ = mt_b_; mt_ti_-- > 0;) {                                               \
         blockIdx = mt_emu_dim{mt_bi_, 0, 0}, threadIdx = mt_emu_dim{mt_ti_, 0, 0};                 \
         kern(__VA_ARGS__);                                                                         \
       }                                                                                            \
