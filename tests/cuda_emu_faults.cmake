@@ -12,12 +12,13 @@
 #      the host's list, whose values are right, instead of the uploaded
 #      copy): only the emulation's launch check (impl/cuda/cuda_compat.h,
 #      MTC_PLAIN_ARG) sees it, as a DEVICE_ERROR, where a GPU would fault;
-#      with the check off every case passed (measured)
+#      with the check off every case of unary and grad_sparse passed (measured)
 #   8  host code reading device memory (the coalesce's run-head flags read
 #      where they should be downloaded): the emulation's device memory is
 #      out of the host's reach between launches (impl/cuda/device.cu), so
 #      the case process crashes, as it would on a GPU; with device memory
-#      readable every case passed (measured)
+#      readable every case of unary, grad_sparse and sparse_convert passed
+#      (measured)
 #   9  one thread too many in the kernels of impl/cuda/coalesce.cu and
 #      cusparse_lib.cu (a bounds check missing): each writes one element
 #      past its buffer, into the guard the emulation keeps after every
