@@ -15,6 +15,22 @@ static int key_cmp(const void *pa, const void *pb) {
   return (a->k > b->k) - (a->k < b->k); /* stable: keeps duplicates in input order */
 }
 
+mt_status mt_coal_par_of(const mt_tensor *coo, mt_coal_par *p, int64_t *span, mt_error *err) {
+  memset(p, 0, sizeof *p);
+  p->sparse_dim = coo->sparse_dim;
+  p->nnz = coo->nnz;
+  p->row = mt_coo_row_numel(coo);
+  p->dtype = coo->dtype;
+  *span = 1;
+  for (int d = 0; d < coo->sparse_dim; d++) {
+    if (coo->shape[d] > 0 && *span > INT64_MAX / coo->shape[d])
+      return mt_err(err, MT_INVALID_ARGUMENT, "coalesce: sparse dims have more than 2^63 cells");
+    *span *= coo->shape[d];
+    p->shape[d] = coo->shape[d];
+  }
+  return MT_OK;
+}
+
 /* The steps of common/coalesce_math.h, as the CUDA backend runs them
  * (impl/cuda/coalesce.cu): keys, a stable sort, run heads, one run per
  * output. */
@@ -29,18 +45,8 @@ mt_status mt_coo_coalesce(const mt_tensor *coo, mt_tensor **out, mt_error *err) 
     return mt_err(err, MT_INVALID_ARGUMENT, "coalesce: expected a COO tensor, got %s",
                   mt_kind_name(coo->kind));
   int sd = coo->sparse_dim;
-  int64_t nnz = coo->nnz, span = 1;
-  for (int d = 0; d < sd; d++) {
-    if (coo->shape[d] > 0 && span > INT64_MAX / coo->shape[d])
-      return mt_err(err, MT_INVALID_ARGUMENT, "coalesce: sparse dims have more than 2^63 cells");
-    span *= coo->shape[d];
-  }
-  memset(&p, 0, sizeof p);
-  p.sparse_dim = sd;
-  p.nnz = nnz;
-  p.row = mt_coo_row_numel(coo);
-  p.dtype = coo->dtype;
-  for (int d = 0; d < sd; d++) p.shape[d] = coo->shape[d];
+  int64_t nnz = coo->nnz, span;
+  if ((st = mt_coal_par_of(coo, &p, &span, err)) != MT_OK) return st;
   size_t n1 = (size_t)(nnz ? nnz : 1);
   keys = malloc(n1 * sizeof *keys);
   perm = malloc(n1 * sizeof *perm);

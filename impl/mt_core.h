@@ -100,6 +100,13 @@ uint16_t mt_float_to_bfloat16(float f);
 /* Coalesced copy of a COO tensor: indices sorted lexicographically, duplicates
  * summed (in float64 for float dtypes, then rounded once), coalesced = 1. */
 mt_status mt_coo_coalesce(const mt_tensor *coo, mt_tensor **out, mt_error *err);
+/* The sparse geometry coalescing runs on (common/coalesce_math.h's
+ * mt_coal_par) of a COO tensor, for the CPU's mt_coo_coalesce and the
+ * CUDA backend's; *span: the cells of its sparse dims. INVALID_ARGUMENT
+ * when they pass 2^63 (the linear keys would not fit int64). */
+struct mt_coal_par;
+mt_status mt_coal_par_of(const mt_tensor *coo, struct mt_coal_par *p, int64_t *span,
+                         mt_error *err);
 /* Dense contiguous copy of a DENSE/COO/CSR/SCALAR tensor (COO duplicates
  * summed); a MASKED tensor gives its data densified (mask ignored). */
 mt_status mt_to_dense(const mt_tensor *t, mt_tensor **out, mt_error *err);

@@ -34,25 +34,16 @@ MTC_KERNEL void coal_runs(mt_coal_par p, const int64_t *indices, const void *val
 
 extern "C" mt_status MTC(coalesce_exec)(const mt_tensor *coo, mt_tensor **out, mt_error *err) {
   mt_coal_par p;
-  memset(&p, 0, sizeof p);
-  p.sparse_dim = coo->sparse_dim;
-  p.nnz = coo->nnz;
-  p.row = mt_coo_row_numel(coo);
-  p.dtype = coo->dtype;
-  for (int d = 0; d < coo->sparse_dim; d++) p.shape[d] = coo->shape[d];
   size_t es = mt_dtype_size(coo->dtype), total = 0, tmp_bytes = 0;
-  int64_t n = p.nnz, sd = p.sparse_dim, nv = n * p.row, uniq = 0, span = 1;
+  int64_t span, uniq = 0;
   uint8_t *head = NULL;
   int64_t *heads = NULL;
   mt_tensor *t = NULL;
   mtc_arena a;
   mt_status st;
   *out = NULL;
-  for (int d = 0; d < sd; d++) { /* as mt_coo_coalesce: the keys fit int64 */
-    if (p.shape[d] > 0 && span > INT64_MAX / p.shape[d])
-      return mt_err(err, MT_INVALID_ARGUMENT, "coalesce: sparse dims have more than 2^63 cells");
-    span *= p.shape[d];
-  }
+  if ((st = mt_coal_par_of(coo, &p, &span, err)) != MT_OK) return st;
+  int64_t n = p.nnz, sd = p.sparse_dim, nv = n * p.row;
   int bits = MTC(key_bits)(span > 0 ? span - 1 : 0);
   memset(&a, 0, sizeof a);
   a.what = "coalesce";

@@ -175,7 +175,7 @@ extern "C" mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m,
     emu_spgemm(m, n, ar, ac, (const double *)av, br, bc, (const double *)bv, (double *)row, hit,
                crp, ccol, (double *)cval);
   MTC(emu_reach)(&both, 0);
-  if ((st = MTC(launched)(a, fn, err)) != MT_OK ||
+  if ((st = MTC(launched)(&both, fn, err)) != MT_OK || /* C's guards too */
       (st = MTC_LAUNCH(a, csp_zero, m * n, dt, m * n, c)) != MT_OK)
     goto out;
   st = MTC_LAUNCH(&both, csp_scatter, m, dt, m, n, crp, ccol, cval, c);
