@@ -9,7 +9,7 @@
  * tolerances hold unchanged. (A tree reduction would be faster on long
  * rows and would need the tolerance the reduction length implies; the
  * conformance kernels keep the exact order.) Plain sparse inputs (SPS-3,
- * SPS-4) have no device compute yet: NOT_SUPPORTED. */
+ * SPS-4) are reduce_sparse.c's plans, whose values sparse_vals.cu folds. */
 #include "common/exec.h"
 #include "common/reduce_math.h"
 #include "common/reduce_ops.h"
