@@ -1,6 +1,6 @@
 # adapter_protocol.cmake - `mtcs validate --adapter` (spec/adapter-protocol.md) against the
 # C fixture adapter (tests/adapter_fixture.c: the CPU reference behind the protocol, honest
-# or misbehaving on purpose), on golden/masked.h5 (76 cases; the to_tensor cases have
+# or misbehaving on purpose), on golden/masked.h5 (90 cases; the to_tensor cases have
 # masked inputs, so poison re-runs, the masked_tensor cases plain ones: one request each).
 #   honest: the same verdicts as `mtcs run --backend cpu`, --require-all --level strict;
 #   lie, lie-under-poison: FAIL (the latter blamed on MASK-9);
@@ -74,9 +74,9 @@ function(want what got expected)
 endfunction()
 
 # ---- honest: exactly the CPU backend's verdicts -------------------------------------------
-vrun(0 "76 passed, 0 failed" run --golden "${G}" --require-all --level strict
+vrun(0 "90 passed, 0 failed" run --golden "${G}" --require-all --level strict
            --report-json "${W}/cpu.json")
-vrun(0 "76 passed, 0 failed, 0 skipped"
+vrun(0 "90 passed, 0 failed, 0 skipped"
            validate --adapter "${FX} honest" --golden "${G}" --require-all --level strict ${T}
            --report-json "${W}/honest.json" --junit "${W}/honest.xml")
 if(NOT last_output MATCHES "adapter: fixture honest: started")

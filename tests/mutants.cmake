@@ -174,6 +174,7 @@ set(MUTANTS
   grad_sum_ignores_upstream=GRAD-2
   grad_mask_all_specified=GRAD-1
   grad_plain_operand_dense=GRAD-4
+  grad_half_as_float32=GRAD-9
   # the numpy_ma profile (name=RULE@numpy_ma: run with --profile numpy_ma)
   npma_union_of_specified=NPMA-2@numpy_ma
   npma_log_keeps_nan=NPMA-3@numpy_ma

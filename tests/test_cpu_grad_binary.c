@@ -2,7 +2,8 @@
  * ops (impl/cpu/grad_binary.c through grad_ew.c): both operands' gradients
  * (GRAD-2), a plain operand's MaskedTensor gradient summed over the
  * broadcast dims with the OR of the mask (GRAD-4), none for a number, CSR
- * storage kept (GRAD-8) and torch's refusals (GRAD-5). Inputs are literals;
+ * storage kept (GRAD-8), float16/bfloat16 gradients (GRAD-9) and torch's
+ * refusals (GRAD-5). Inputs are literals;
  * expected values are derived by hand in the comments. */
 #include <math.h>
 #include <stdlib.h>
@@ -136,7 +137,33 @@ TEST(refusals_follow_torch) {
   done(&c, (mt_tensor *[]){m, s, g, t, g2}, 5);
 }
 
+TEST(half_precision_gradients_keep_the_dtype_and_round_once) {
+  /* div(a, b), a = [1], b = [3], g = [1] (GRAD-9). da = g / b = 1/3:
+   * float16 keeps 10 bits after the leading one, 1/3 = 1.0101010101|0101...
+   * x 2^-2 rounds down to (1 + 341/1024) / 4 = 1365/4096; bfloat16 keeps 7,
+   * 1.0101010|1010... rounds up to (1 + 43/128) / 4 = 171/512.
+   * db = -g a / b^2 = -1/9 = -1.1100011100|0111... x 2^-4: float16
+   * -455/4096; bfloat16 -1.1100011|100... rounds up to -(1 + 100/128) / 16
+   * = -57/512 (the dropped bits are 1 then not all zero). */
+  static const mt_dtype dts[2] = {MT_float16, MT_bfloat16};
+  static const double da[2] = {1365.0 / 4096, 171.0 / 512}, db[2] = {-455.0 / 4096, -57.0 / 512};
+  for (int k = 0; k < 2; k++) {
+    mt_tensor *a = masked(dense(dts[k], 1, SHAPE(1), VALS(1)), bools(1, SHAPE(1), BITS(1)));
+    mt_tensor *b = masked(dense(dts[k], 1, SHAPE(1), VALS(3)), bools(1, SHAPE(1), BITS(1)));
+    mt_tensor *g = masked(dense(dts[k], 1, SHAPE(1), VALS(1)), bools(1, SHAPE(1), BITS(1)));
+    mt_call c;
+    mt_error e;
+    CHECK_STATUS(back(mt_cpu_grad_div, &c, &e, 2, (const mt_tensor *[]){a, b}, g), MT_OK);
+    CHECK_EQ_INT(c.out[0]->data->dtype, dts[k]);
+    CHECK_EQ_INT(c.out[1]->data->dtype, dts[k]);
+    CHECK_NEAR(at(c.out[0]->data, 0), da[k], 0);
+    CHECK_NEAR(at(c.out[1]->data, 0), db[k], 0);
+    done(&c, (mt_tensor *[]){a, b, g}, 3);
+  }
+}
+
 MT_TEST_MAIN(T(div_gradients_are_g_over_b_and_minus_g_a_over_b_squared),
+             T(half_precision_gradients_keep_the_dtype_and_round_once),
              T(plain_operand_gets_a_masked_gradient_summed_over_broadcast_dims),
              T(number_operand_gets_no_gradient),
              T(csr_storage_gradient_is_csr_and_a_missing_last_column_refuses_sub),

@@ -9,6 +9,8 @@ output's mask; a sparse one the output's indices), and records each leaf's
 torch gives none. Masked-out data of the upstream gradients is poisoned like
 the inputs' (the runner's MASK-9 re-runs reach them too).
 """
+import math
+
 import torch
 from torch.masked import MaskedTensor, masked_tensor
 
@@ -140,27 +142,110 @@ def run_backward(case: Case, k: int, torch_error_text) -> Result:
     return res
 
 
-def check_grad_headroom(case, inputs, res):
-    """Surprise unless every float32 gradient lies within half of the case
-    tolerance of the float64 computation (as tolerance.check_headroom does
-    for outputs), where it is compared: a MaskedTensor's under its mask."""
-    if case.tolerance == "exact" or not any(
-            getattr(x, "dtype", None) == torch.float32 for x in inputs):
-        return
+NARROW = (torch.float32, torch.float16, torch.bfloat16)  # checked against float64
+
+
+def _grad_pairs(case, inputs, grads, grad_outputs):
+    """[(k, got, want, bf16)] of every gradient torch gave: got as numpy in
+    its own dtype (bfloat16 widened to float32), want the float64
+    computation (inputs and upstream gradients widened) rounded to got's
+    dtype; a MaskedTensor's under its mask only."""
     _, _, _, ref = backward(case, [to_f64(x) for x in inputs],
-                            lambda outs: [to_f64(x) for x in res.grad_outputs])
-    for k, (got, want) in enumerate(zip(res.grads, ref)):
+                            lambda outs: [to_f64(x) for x in grad_outputs])
+    out = []
+    for k, (got, want) in enumerate(zip(grads, ref)):
         if got is None:
             continue
         gd = as_dense(got).detach()
         wd = as_dense(want).detach().to(gd.dtype)
+        bf16 = gd.dtype == torch.bfloat16
+        if bf16:
+            gd, wd = gd.float(), wd.float()
         gn, wn = gd.numpy(), wd.numpy()
         if isinstance(got, MaskedTensor):
             sel = as_dense(got.get_mask()).numpy()
             gn, wn = gn[sel], wn[sel]
-        if not within(gn, wn, case.tolerance, 0.5).all():
+        out.append((k, gn, wn, bf16))
+    return out
+
+
+def check_grad_headroom(case, inputs, res):
+    """Surprise unless every float32, float16 or bfloat16 gradient lies
+    within half of the case tolerance of the float64 computation (as
+    tolerance.check_headroom does for outputs), where it is compared: a
+    MaskedTensor's under its mask."""
+    if case.tolerance == "exact" or not any(
+            getattr(grad_data(x), "dtype", None) in NARROW for x in inputs):
+        return
+    for k, gn, wn, bf16 in _grad_pairs(case, inputs, res.grads, res.grad_outputs):
+        if not within(gn, wn, case.tolerance, 0.5, bf16).all():
             raise Surprise(f"{case.id}: grad {k} is not within half of {case.tolerance} of "
                            "the float64 gradient")
+
+
+def grad_data(x):
+    """data_of(x) for tensors, None for anything else."""
+    t = data_of(x)
+    return t if isinstance(t, torch.Tensor) else None
+
+
+# Half-precision gradients: torch runs the derivative formula op by op in
+# float16/bfloat16 (each op computed in float and rounded), so its result
+# sits a few ulps from the exact gradient, more where the formula cancels
+# (softmax's g - sum(g * y)). A backend computing in double and rounding
+# once sits within half an ulp. Each case takes the tightest rung of
+# HALF_RUNGS that torch's own gradient meets within half of it (check_grad_
+# headroom), else abs:2^k, the smallest power of two that holds torch with
+# that headroom; a case where no rung holds (torch overflowing where the
+# exact gradient is finite, a NaN where it is not) has no expectation a
+# double-precision backend can meet and gets no case (half_tolerance: None).
+HALF = (torch.float16, torch.bfloat16)
+HALF_RUNGS = ("ulp:1", "ulp:2", "ulp:4", "ulp:8", "ulp:16", "ulp:64")
+
+
+def with_half_rule(d):
+    """d with GRAD-9 among its rules when it is a half-precision ok case
+    (its first floating input float16/bfloat16): Surprise unless every
+    gradient torch gives has its input's dtype."""
+    if d is None or d.error_class is not None:
+        return d
+    inputs = d.build(case_rng(d.id))
+    if first_float_dtype(inputs) not in HALF:
+        return d
+    _, _, _, grads = backward(d, inputs)
+    for k, (x, g) in enumerate(zip(inputs, grads)):
+        if g is not None and data_of(g).dtype != data_of(x).dtype:
+            raise Surprise(f"{d.id}: grad {k} has dtype {data_of(g).dtype}, its input "
+                           f"{data_of(x).dtype}")
+    d.rules = tuple(d.rules) + ("GRAD-9",)
+    return d
+
+
+def half_tolerance(case):
+    """The tolerance of half-precision backward case `case` (the first rung
+    torch's gradient meets with headroom, over its unpoisoned inputs), or
+    None when none does."""
+    import numpy as np
+    inputs = case.build(case_rng(case.id))
+    g = case_rng(case.id + "/grad_outputs")
+    box = {}
+
+    def gouts_of(outs):
+        box["gouts"] = [grad_like(o, g) for o in outs]
+        return box["gouts"]
+    _, _, _, grads = backward(case, inputs, gouts_of)
+    pairs = _grad_pairs(case, inputs, grads, box["gouts"])
+    for rung in HALF_RUNGS:
+        if all(within(gn, wn, rung, 0.5, bf16).all() for _, gn, wn, bf16 in pairs):
+            return rung
+    worst = 0.0
+    for _, gn, wn, _ in pairs:
+        same = (gn == wn) | (np.isnan(gn) & np.isnan(wn))
+        if (~same & ~np.isfinite(wn)).any() or (~same & ~np.isfinite(gn)).any():
+            return None
+        if gn.size:
+            worst = max(worst, float(np.max(np.abs(gn.astype(np.float64) - wn))))
+    return f"abs:{2.0 ** math.ceil(math.log2(2 * worst))!r}" if worst > 0 else "ulp:1"
 
 
 # ---- deriving backward cases from forward ones -----------------------------------------
@@ -210,12 +295,16 @@ def grad_case(c: Case, rules=(), tolerance=None, classify=None, suffix="grad"):
     ok, err = _probe(d)
     if not ok:
         return None
+    dt = first_float_dtype(d.build(case_rng(d.id)))
     if tolerance is None:
-        dt = first_float_dtype(d.build(case_rng(d.id)))
         tolerance = GRAD_TOL.get(dt, "rel:1e-2") if dt is not None else "exact"
     d.tolerance = tolerance
     if err is not None:
         d.error_class = (classify or sparse.error_class)(err)
+    elif dt in HALF:
+        d.tolerance = half_tolerance(d)
+        if d.tolerance is None:
+            return None
     return d
 
 

@@ -16,8 +16,20 @@ def parse_tol(tol):
     return kind, (float(arg) if arg else 0.0)
 
 
-def within(got, want, tol, scale=1.0):
-    """Elementwise: got matches want under tolerance `tol` (scaled)."""
+def bf16_spacing(a):
+    """Distance from |a| (float32 holding bfloat16 values) to the next larger
+    bfloat16, as conformance/compare.c steps the upper 16 bits; the largest
+    finite and beyond get the spacing below the largest finite."""
+    bits = np.abs(np.asarray(a, dtype=np.float32)).view(np.uint32) >> 16
+    bits = np.minimum(bits, 0x7f7e).astype(np.uint32)
+    lo = (bits << 16).view(np.float32).astype(np.float64)
+    hi = ((bits + 1) << 16).view(np.float32).astype(np.float64)
+    return hi - lo
+
+
+def within(got, want, tol, scale=1.0, bf16=False):
+    """Elementwise: got matches want under tolerance `tol` (scaled). bf16:
+    the arrays are float32 holding bfloat16 values (ulps are bfloat16's)."""
     got, want = np.asarray(got), np.asarray(want)
     kind, x = parse_tol(tol)
     same = (got == want) | (np.isnan(got) & np.isnan(want))
@@ -25,7 +37,8 @@ def within(got, want, tol, scale=1.0):
         return same
     with np.errstate(invalid="ignore"):
         diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
-    bound = {"ulp": lambda: x * np.spacing(np.abs(want)).astype(np.float64),
+    spacing = bf16_spacing if bf16 else lambda w: np.spacing(np.abs(w)).astype(np.float64)
+    bound = {"ulp": lambda: x * spacing(want),
              "abs": lambda: np.full(want.shape, x),
              "rel": lambda: x * np.abs(want.astype(np.float64))}[kind]()
     return same | (np.isfinite(want) & (diff <= bound * scale))

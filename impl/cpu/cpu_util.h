@@ -85,14 +85,16 @@ static inline int mt__cpu_is_int(mt_dtype d) {
   return d == MT_int64 || d == MT_int32 || d == MT_int8 || d == MT_uint8;
 }
 
-/* NOT_SUPPORTED unless t (or a masked tensor's data) is float32/float64. */
+/* NOT_SUPPORTED unless t (or a masked tensor's data) is a floating dtype
+ * (float16, bfloat16, float32, float64: the backward kernels compute in
+ * double and round once). */
 static inline mt_status mt__cpu_require_float(const mt_tensor *t, const char *what, const char *op,
                                               mt_error *err) {
   mt_dtype d = t->kind == MT_KIND_MASKED ? t->data->dtype : t->dtype;
-  if (mt__cpu_is_f(d)) return MT_OK;
+  if (mt__cpu_is_float(d)) return MT_OK;
   return mt_err(err, MT_NOT_SUPPORTED,
-                "%s: %s has dtype %s; the CPU reference backend computes float32 and float64 only",
-                op, what, mt_dtype_name(d));
+                "%s: %s has dtype %s; the CPU reference backend differentiates floating dtypes "
+                "only", op, what, mt_dtype_name(d));
 }
 
 /* Element i of a contiguous buffer of any dtype, as double (exact for every

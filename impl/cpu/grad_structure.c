@@ -558,7 +558,7 @@ static mt_status where_backward(mt_call *call, const mt_exec *ex, mt_error *err)
   }
   for (int k = 1; k < 3; k++) {
     const mt_tensor *x = in[k];
-    if (x->kind == MT_KIND_DENSE && !mt__cpu_is_f(x->dtype)) continue; /* no grad */
+    if (x->kind == MT_KIND_DENSE && !mt__cpu_is_float(x->dtype)) continue; /* no grad */
     if (x->kind != MT_KIND_DENSE && !mt__grad_is_masked(x, MT_KIND_DENSE)) {
       st = mt_err(err, MT_NOT_SUPPORTED, "%s backward: inputs/%d is %s; the CPU backend "
                   "implements dense storage", op, k, mt_kind_name(x->kind));

@@ -3,9 +3,11 @@ mtgen/grad.py; spec/SEMANTICS.md GRAD-*). The overview's autograd cells
 first (GRAD-1..GRAD-4), then backward cases derived from the forward
 families' own cases (grad.grad_case): for every op of the families masked,
 unary, binary, reduce and structure, the forward cases whose inputs hold a
-MaskedTensor (dense, COO or CSR storage), float32/float64 only, profile
+MaskedTensor (dense, COO or CSR storage), float32/float64, profile
 torch, up to PER_OP varied ones per op (PER_ALIAS for aliases, at most
-ERRORS_PER_OP of them torch's refusals of the backward).
+ERRORS_PER_OP of them torch's refusals of the backward); then float16,
+up to HALF_PER_OP ok ones per op (GRAD-9: MaskedTensor refuses bfloat16,
+and the tolerance is measured per case, mtgen.grad.half_tolerance).
 
 What torch does (torch 2.x's torch.masked autograd; each behaviour is a rule
 the cases carry, tagged from torch's own result, never declared):
@@ -37,8 +39,9 @@ the cases carry, tagged from torch's own result, never declared):
   GRAD-8  a COO/CSR-storage MaskedTensor's grad keeps the input's storage
           layout, whatever the result's (to_dense of a COO MaskedTensor: COO
           grad; to_sparse of a strided one: strided grad).
-Left out: float16/bfloat16 (the suite's gradient tolerances are float32 and
-float64 only), in-place ops (`<op>_`: torch refuses in-place on a leaf that
+  GRAD-9  a float16 input's grad has its dtype (and values within the
+          case's measured tolerance of torch's).
+Left out: in-place ops (`<op>_`: torch refuses in-place on a leaf that
 requires grad), ops with no floating output (grad_case returns None) and
 ops whose result is detached; spec/no-gradient-masked.tsv names each op
 without a case and why (tests/golden_coverage.py checks every op of ops.def
@@ -63,6 +66,7 @@ SOURCE_FAMILIES = {"masked": masked, "unary": unary, "binary": binary, "reduce":
 PER_OP, PER_ALIAS, ERRORS_PER_OP, MAX_PER_OP = 6, 2, 3, 8
 ALIASES = set(unary.ALIASES) | set(binary.ALIASES)
 FLOATS = (torch.float32, torch.float64)
+HALF_FLOATS, HALF_PER_OP = (torch.float16,), 2
 
 # torch's refusals of a MaskedTensor backward, checked before DESIGN.md's
 # table (sparse.error_class). LAYOUT_MISMATCH where MaskedTensor (a layout
@@ -155,16 +159,16 @@ def storage(x):
     return lay or "dense"
 
 
-def candidate(c, inputs):
+def candidate(c, inputs, floats=FLOATS):
     """c is a forward case to derive a gradient case from: torch profile,
     declared ok, not in-place, a MaskedTensor among its inputs, every
-    floating input float32 or float64."""
+    floating input of one of `floats`."""
     if c.profile != "torch" or c.error_class is not None or c.op.endswith("_"):
         return False
     if not any(isinstance(x, MaskedTensor) for x in inputs):
         return False
     dts = {grad.data_of(x).dtype for x in inputs if grad.floating(x)}
-    return bool(dts) and dts <= set(FLOATS)
+    return bool(dts) and dts <= set(floats)
 
 
 def observed_rules(d):
@@ -261,9 +265,11 @@ def _derive(c, suffix="grad"):
     if d is None:
         return None
     tol = TOL.get(c.op)
-    if tol is not None:
-        d.tolerance = tol[FLOATS.index(grad.first_float_dtype(d.build(case_rng(d.id))))]
+    dt = grad.first_float_dtype(d.build(case_rng(d.id)))
+    if tol is not None and dt in FLOATS:
+        d.tolerance = tol[FLOATS.index(dt)]
     d.rules = observed_rules(d)
+    d = grad.with_half_rule(d)
     return d, features(d, d.build(case_rng(d.id)))
 
 
@@ -283,17 +289,38 @@ def fully_masked(c):
 
 def derived_cases(families=SOURCE_FAMILIES):
     """The gradient cases of the forward families' MaskedTensor cases, per
-    op in the family's order of first appearance. An op none of whose
-    cases has a fully masked input gets one more candidate: its first ok
-    case with every mask false (`<forward id>.fully_masked_grad`)."""
-    by_op = {}
+    op in the family's order of first appearance, float32/float64 first,
+    then float16 (half_cases). An op none of whose float32/float64 cases
+    has a fully masked input gets one more candidate: its first ok case
+    with every mask false (`<forward id>.fully_masked_grad`)."""
+    by_op, half = {}, {}
     for fam in families.values():
         for c in fam.cases():
-            if not candidate(c, c.build(case_rng(c.id))):
+            ins = c.build(case_rng(c.id))
+            if candidate(c, ins, HALF_FLOATS):
+                got = _derive(c)
+                if got is not None and got[0].error_class is None:
+                    half.setdefault(c.op, []).append(got)
+            if not candidate(c, ins):
                 continue
             got = _derive(c)
             if got is not None:
                 by_op.setdefault(c.op, []).append((c, *got))
+    return full_cases(by_op) + half_cases(half)
+
+
+def half_cases(by_op):
+    """float16 gradient cases (MaskedTensor refuses bfloat16, MASK-2): per
+    op up to HALF_PER_OP of its ok ones (one for an alias), chosen as the
+    float32/float64 ones are; tolerance mtgen.grad.half_tolerance."""
+    out = []
+    for op, cands in by_op.items():
+        out += pick(cands, 1 if op in ALIASES else HALF_PER_OP, 0)
+    return out
+
+
+def full_cases(by_op):
+    """The float32/float64 selection of derived_cases."""
     out = []
     for op, cands in by_op.items():
         if not any(("fully_masked",) in f for _, _, f in cands):

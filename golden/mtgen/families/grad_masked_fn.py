@@ -32,6 +32,10 @@ cases when this family was written):
   or +-inf): the golden expects what torch gives for finite masked-out
   data; the NaN leak is torch's, not a rule.
 - MFG-4: torch's refusals of a backward (error cases).
+- GRAD-9: float16 and bfloat16 dense cases (HALF_PER_OP per op and dtype)
+  keep the input's dtype; tolerance measured per case
+  (mtgen.grad.half_tolerance); masked.var/std's finite poison is the
+  dtype's largest finite value where 1e30 is not finite (float16: 65504).
 - masked.argmin/argmax (integer results) are not
   differentiable: no case (spec/no-gradient-sparse.tsv).
 """
@@ -42,12 +46,13 @@ import warnings
 
 import torch
 
-from ..grad import backward, grad_case
+from ..grad import backward, grad_case, with_half_rule
 from ..model import Surprise, case_rng, check_ids
 from . import masked_fn
 from .grad_sparse import error_class  # torch's backward refusals: LAYOUT_MISMATCH
 
 FLOATS = ("f32", "f64")
+HALF, HALF_PER_OP = ("f16", "bf16"), 2  # half-precision cases per op and dtype (dense)
 PER_OP = 5  # dense-input cases per op; plus up to 2 on a CSR input
 FINITE_POISON = 1e30  # var/std: the magnitude of masked_fn's poison, finite (MFG-3)
 LEAKY = {"masked_var", "masked_std"}  # torch's backward reads masked-out data (MFG-2)
@@ -85,7 +90,8 @@ def finite_poison(build, op):
         for i, m in masks_of(op, ins):
             x = ins[i].clone()
             bad = ~m & ~torch.isfinite(x)
-            x[bad] = torch.where(x[bad] < 0, -FINITE_POISON, FINITE_POISON).to(x.dtype)
+            big = min(FINITE_POISON, torch.finfo(x.dtype).max)  # float16: 65504
+            x[bad] = torch.where(x[bad] < 0, -big, big).to(x.dtype)
             ins[i] = x
         return ins
     return b
@@ -137,7 +143,9 @@ def derive(c):
         return d
     if all(x is None for x in grads_of(d, d.build(case_rng(d.id)))):
         return None  # masked.norm with ord=0: a zero derivative, left undefined
-    return d
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return with_half_rule(d)
 
 
 def _spread(items, k):
@@ -165,13 +173,24 @@ def pick(op_cases):
     return chosen + _spread(csr, 2)
 
 
-def candidates():
-    """masked_fn's float32/float64 ok cases, by op, in the family's order."""
+def candidates(floats=FLOATS):
+    """masked_fn's ok cases of dtypes `floats`, by op, in the family's order."""
     by_op = collections.OrderedDict()
     for c in masked_fn.cases():
-        if c.id.split(".")[2] in FLOATS and c.error_class is None and c.profile == "torch":
+        if c.id.split(".")[2] in floats and c.error_class is None and c.profile == "torch":
             by_op.setdefault(c.op, []).append(c)
     return by_op
+
+
+def half_pick(derived):
+    """Up to HALF_PER_OP dense ok cases per half dtype, spread over the
+    op's variants."""
+    out = []
+    for short in HALF:
+        ok = [d for d in derived if d.id.split(".")[1:3] == ["dense", short]
+              and d.error_class is None]
+        out += _spread(ok, HALF_PER_OP)
+    return out
 
 
 def cases():
@@ -179,6 +198,11 @@ def cases():
     for op, forward in candidates().items():
         derived = [d for d in (derive(c) for c in forward) if d is not None]
         out += pick(derived)
+    for op, forward in candidates(HALF).items():
+        # dtype= (a float32 result of a half input) has no float64 twin to
+        # measure torch's error against (mtgen.grad.half_tolerance)
+        forward = [c for c in forward if "dtype" not in c.kwargs]
+        out += half_pick([d for d in (derive(c) for c in forward) if d is not None])
     for d in out:
         if d.error_class is None and d.id.split(".")[1] == "dense" and not poison_invariant(d):
             raise Surprise(f"{d.id}: torch's gradient depends on masked-out input data, or is "

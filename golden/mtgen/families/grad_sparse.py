@@ -21,7 +21,10 @@ Two parts:
 - derived_cases: mtgen.grad.grad_case of the forward cases of the plain
   sparse families (sparse_blas, sparse_misc, sparse_convert; unary's,
   binary's, reduce's and structure's plain sparse cases), float32 and
-  float64, no in-place op, at most PER_GROUP per op and layouts token.
+  float64, no in-place op, at most PER_GROUP per op and layouts token;
+  then float16 and bfloat16 ok cases, at most HALF_PER_OP per op and
+  dtype, spread over its layouts tokens (GRAD-9: the input's dtype, the
+  tolerance measured per case, mtgen.grad.half_tolerance).
 
 What torch 2.15 does (checked by running these cases):
 - a pointwise op on a COO leaf (pow, log1p, mul/div by a number,
@@ -61,12 +64,13 @@ import torch
 import torch.nn.functional as F
 
 from .. import sparse
-from ..grad import grad_case
+from ..grad import grad_case, with_half_rule
 from ..model import ALL_DTYPES, Case, check_ids
 from . import (binary_sparse, reduce_sparse, sparse_blas, sparse_convert, sparse_misc,
                structure_sparse, unary)
 
 FLOATS = ("f32", "f64")
+HALF, HALF_PER_OP = ("f16", "bf16"), 2  # half-precision cases per op and dtype
 PER_GROUP = 4  # derived cases per op and layouts token (an error among them where torch has one)
 
 # torch's refusals of a sparse backward that sparse.error_class does not
@@ -339,11 +343,47 @@ def gives_grad(d):
     return any(x is not None for x in grads)
 
 
+def half_pick(group):
+    """Up to HALF_PER_OP of one op's ok half-precision cases of one dtype,
+    spread over its layouts tokens (first cases of each), then variants."""
+    by_tok = collections.OrderedDict()
+    for d in group:
+        by_tok.setdefault(d.id.split(".")[1], []).append(d)
+    firsts = [v[0] for v in by_tok.values()]
+    chosen = _spread(firsts, HALF_PER_OP)
+    rest = [d for d in group if d not in chosen]
+    return chosen + _spread(rest, HALF_PER_OP - len(chosen)) if len(chosen) < HALF_PER_OP \
+        else chosen
+
+
+def half_derived(c):
+    """The backward case of half-precision forward case c when torch gives
+    a gradient (tolerance mtgen.grad.half_tolerance), else None; torch's
+    refusals are cased in float32/float64 only."""
+    if "dtype" in c.kwargs:
+        return None  # a float32 result of a half input: no float64 twin to measure against
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        d = grad_case(c, rules=("SPG-3",), classify=error_class)
+    if d is None or d.error_class is not None or not gives_grad(d):
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return with_half_rule(d)
+
+
 def derived_cases():
-    groups = collections.OrderedDict()
+    groups, half = collections.OrderedDict(), collections.OrderedDict()
     for label, forward in forward_sources():
         for c in forward:
-            if token_dtype(c) not in FLOATS or c.op.endswith("_") or c.error_class is not None:
+            if c.op.endswith("_") or c.error_class is not None:
+                continue
+            if token_dtype(c) in HALF:
+                d = half_derived(c)
+                if d is not None:
+                    half.setdefault((c.op, token_dtype(c)), []).append(d)
+                continue
+            if token_dtype(c) not in FLOATS:
                 continue
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -356,6 +396,8 @@ def derived_cases():
     out = []
     for group in groups.values():
         out += pick(group)
+    for group in half.values():
+        out += half_pick(group)
     return out
 
 

@@ -131,21 +131,42 @@ def rand_data(g, shape, dt):
     return x.to(dt)
 
 
+def sparse_pair(g, dt, layout, shape=(3, 4)):
+    """[data, mask] of COO or CSR storage sharing one structure (the mask's
+    true positions; bool data may store False)."""
+    idx = rand_mask(g, shape, 0.6).nonzero().T
+    data = torch.sparse_coo_tensor(idx, rand_data(g, shape, dt)[tuple(idx)], shape).coalesce()
+    mask = torch.sparse_coo_tensor(idx, torch.ones(idx.shape[1], dtype=torch.bool),
+                                   shape).coalesce()
+    if layout == "csr":
+        return [data.to_sparse_csr(), mask.to_sparse_csr()]
+    return [data, mask]
+
+
 def other_dtype_cases(short, dt):
     """masked_tensor and to_tensor beyond float32/float64: construction in
-    every dtype MaskedTensor accepts, its refusal of uint8 and bfloat16
-    (MASK-2), and
+    every dtype MaskedTensor accepts, on dense, COO and CSR storage, its
+    refusal of uint8 and bfloat16 on each (MASK-2), and
     to_tensor's fills cast to the data dtype (MASK-3: 7.5 -> 7 in integers,
     nonzero -> True in bool)."""
     out = []
     if dt in (torch.uint8, torch.bfloat16):  # MaskedTensor refuses both (_validate_members)
+        builds = {"dense": lambda g: [rand_data(g, (3, 4), dt), rand_mask(g, (3, 4), 0.6)],
+                  "coo": lambda g: sparse_pair(g, dt, "coo"),
+                  "csr": lambda g: sparse_pair(g, dt, "csr")}
         return [Case(
-            id=f"masked_tensor.dense.{short}.dtype_refused", op="masked_tensor", rules=("MASK-2",),
-            tolerance="exact",
-            build=lambda g: [rand_data(g, (3, 4), dt), rand_mask(g, (3, 4), 0.6)],
+            id=f"masked_tensor.{layout}.{short}.dtype_refused", op="masked_tensor",
+            rules=("MASK-2",), tolerance="exact", build=build,
             run=lambda ins, kw: [masked_tensor(ins[0], ins[1])],
             torch_call="torch.masked.masked_tensor(data, mask)", error_class="DTYPE_MISMATCH",
-            error_match="is not supported in MaskedTensor", poison=False)]
+            error_match="is not supported in MaskedTensor", poison=False)
+            for layout, build in builds.items()]
+    for layout in ("coo", "csr"):
+        out.append(Case(
+            id=f"masked_tensor.{layout}.{short}.basic", op="masked_tensor", rules=("MASK-1",),
+            tolerance="exact", build=lambda g, layout=layout: sparse_pair(g, dt, layout),
+            run=lambda ins, kw: [masked_tensor(ins[0], ins[1])],
+            torch_call="torch.masked.masked_tensor(data, mask)", poison=False))
     for variant, shape, p in (("basic", (3, 4), 0.6), ("zero_size", (0, 3), 0.6),
                               ("all_false", (2, 3), 0.0)):
         out.append(Case(
