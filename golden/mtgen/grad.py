@@ -203,28 +203,11 @@ HALF = (torch.float16, torch.bfloat16)
 HALF_RUNGS = ("ulp:1", "ulp:2", "ulp:4", "ulp:8", "ulp:16", "ulp:64")
 
 
-def with_half_rule(d):
-    """d with GRAD-9 among its rules when it is a half-precision ok case
-    (its first floating input float16/bfloat16): Surprise unless every
-    gradient torch gives has its input's dtype."""
-    if d is None or d.error_class is not None:
-        return d
-    inputs = d.build(case_rng(d.id))
-    if first_float_dtype(inputs) not in HALF:
-        return d
-    _, _, _, grads = backward(d, inputs)
-    for k, (x, g) in enumerate(zip(inputs, grads)):
-        if g is not None and data_of(g).dtype != data_of(x).dtype:
-            raise Surprise(f"{d.id}: grad {k} has dtype {data_of(g).dtype}, its input "
-                           f"{data_of(x).dtype}")
-    d.rules = tuple(d.rules) + ("GRAD-9",)
-    return d
-
-
 def half_tolerance(case):
     """The tolerance of half-precision backward case `case` (the first rung
     torch's gradient meets with headroom, over its unpoisoned inputs), or
-    None when none does."""
+    None when none does; Surprise unless every gradient torch gives has its
+    input's dtype (GRAD-9)."""
     import numpy as np
     inputs = case.build(case_rng(case.id))
     g = case_rng(case.id + "/grad_outputs")
@@ -234,6 +217,10 @@ def half_tolerance(case):
         box["gouts"] = [grad_like(o, g) for o in outs]
         return box["gouts"]
     _, _, _, grads = backward(case, inputs, gouts_of)
+    for k, (x, gr) in enumerate(zip(inputs, grads)):
+        if gr is not None and data_of(gr).dtype != data_of(x).dtype:
+            raise Surprise(f"{case.id}: grad {k} has dtype {data_of(gr).dtype}, its input "
+                           f"{data_of(x).dtype}")
     pairs = _grad_pairs(case, inputs, grads, box["gouts"])
     for rung in HALF_RUNGS:
         if all(within(gn, wn, rung, 0.5, bf16).all() for _, gn, wn, bf16 in pairs):
@@ -305,6 +292,7 @@ def grad_case(c: Case, rules=(), tolerance=None, classify=None, suffix="grad"):
         d.tolerance = half_tolerance(d)
         if d.tolerance is None:
             return None
+        d.rules = tuple(d.rules) + ("GRAD-9",)
     return d
 
 

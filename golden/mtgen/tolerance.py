@@ -5,6 +5,7 @@ import numpy as np
 import torch
 from torch.masked import MaskedTensor
 
+from .compare import spacing
 from .inputs import as_dense, to_f64
 from .model import Surprise
 
@@ -16,15 +17,13 @@ def parse_tol(tol):
     return kind, (float(arg) if arg else 0.0)
 
 
-def bf16_spacing(a):
-    """Distance from |a| (float32 holding bfloat16 values) to the next larger
-    bfloat16, as conformance/compare.c steps the upper 16 bits; the largest
-    finite and beyond get the spacing below the largest finite."""
-    bits = np.abs(np.asarray(a, dtype=np.float32)).view(np.uint32) >> 16
-    bits = np.minimum(bits, 0x7f7e).astype(np.uint32)
-    lo = (bits << 16).view(np.float32).astype(np.float64)
-    hi = ((bits + 1) << 16).view(np.float32).astype(np.float64)
-    return hi - lo
+def _spacing(want, bf16):
+    """Elementwise distance to the next larger number of want's dtype;
+    bf16: of bfloat16 (compare.spacing, as the runner steps it)."""
+    if not bf16:
+        return np.spacing(np.abs(want)).astype(np.float64)
+    return np.array([spacing(float(w), "bfloat16") for w in want.ravel()],
+                    dtype=np.float64).reshape(want.shape)
 
 
 def within(got, want, tol, scale=1.0, bf16=False):
@@ -37,8 +36,7 @@ def within(got, want, tol, scale=1.0, bf16=False):
         return same
     with np.errstate(invalid="ignore"):
         diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
-    spacing = bf16_spacing if bf16 else lambda w: np.spacing(np.abs(w)).astype(np.float64)
-    bound = {"ulp": lambda: x * spacing(want),
+    bound = {"ulp": lambda: x * _spacing(want, bf16),
              "abs": lambda: np.full(want.shape, x),
              "rel": lambda: x * np.abs(want.astype(np.float64))}[kind]()
     return same | (np.isfinite(want) & (diff <= bound * scale))

@@ -177,7 +177,7 @@ def observed_rules(d):
     if d.error_class is not None:
         return ("GRAD-5",)
     leaves, _, _, grads = grad.backward(d, d.build(case_rng(d.id)))
-    rules = {"GRAD-2"}
+    rules = {"GRAD-2"} | ({"GRAD-9"} & set(d.rules))  # grad_case: torch kept a half dtype
     for k, (x, g) in enumerate(zip(leaves, grads)):
         if g is None:
             continue
@@ -269,7 +269,6 @@ def _derive(c, suffix="grad"):
     if tol is not None and dt in FLOATS:
         d.tolerance = tol[FLOATS.index(dt)]
     d.rules = observed_rules(d)
-    d = grad.with_half_rule(d)
     return d, features(d, d.build(case_rng(d.id)))
 
 

@@ -46,7 +46,7 @@ import warnings
 
 import torch
 
-from ..grad import backward, grad_case, with_half_rule
+from ..grad import backward, grad_case
 from ..model import Surprise, case_rng, check_ids
 from . import masked_fn
 from .grad_sparse import error_class  # torch's backward refusals: LAYOUT_MISMATCH
@@ -143,9 +143,7 @@ def derive(c):
         return d
     if all(x is None for x in grads_of(d, d.build(case_rng(d.id)))):
         return None  # masked.norm with ord=0: a zero derivative, left undefined
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return with_half_rule(d)
+    return d
 
 
 def _spread(items, k):

@@ -64,7 +64,7 @@ import torch
 import torch.nn.functional as F
 
 from .. import sparse
-from ..grad import grad_case, with_half_rule
+from ..grad import grad_case
 from ..model import ALL_DTYPES, Case, check_ids
 from . import (binary_sparse, reduce_sparse, sparse_blas, sparse_convert, sparse_misc,
                structure_sparse, unary)
@@ -367,9 +367,7 @@ def half_derived(c):
         d = grad_case(c, rules=("SPG-3",), classify=error_class)
     if d is None or d.error_class is not None or not gives_grad(d):
         return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return with_half_rule(d)
+    return d
 
 
 def derived_cases():
