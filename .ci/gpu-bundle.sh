@@ -197,7 +197,8 @@ script=$dir/run-gpu-checks.sh
 #   bash build/portable/run-gpu-checks.sh
 # Unpacks gpu-bundle.tar.xz into build/portable/bin, then runs every check below whatever the
 # earlier ones gave, each under its own time limit and all within MTCS_GPU_DEADLINE_S (default
-# 540 s: the device tool stops a command at 600). Results under \$OUT (build/portable/gpu-out
+# 420 s: a session has 15 device minutes, so a first call must leave room to rerun what failed,
+# spec/gpu-machine.md). Results under \$OUT (build/portable/gpu-out
 # when unset): summary.txt, checks.log (each check's command and last 300 lines), env.txt,
 # bench-*.json. Exit status: 0 every check passed, 77 none failed but some skipped (no
 # device), 2 no check ran, 1 otherwise. MTCS_GPU_ONLY=<regex> runs only the checks whose
@@ -217,7 +218,7 @@ SUMMARY=$OUT/summary.txt LOG=$OUT/checks.log ENV=$OUT/env.txt
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 T0=$SECONDS
-DEADLINE=${MTCS_GPU_DEADLINE_S:-540}
+DEADLINE=${MTCS_GPU_DEADLINE_S:-420}
 ONLY=${MTCS_GPU_ONLY:-}
 nfail=0 nskip=0 nrun=0
 
