@@ -61,6 +61,13 @@ typedef struct mt_case_result {
   /* The rule a runner-level check blames for a failure (MT_RULE_POISON,
    * MT_RULE_CALL); empty: the case's own rules. */
   char rule[16];
+  /* Some run of the case (the golden one or a poison re-run) returned
+   * DEVICE_ERROR. A device's state after a fault is unknown (a CUDA context
+   * that met an illegal address fails every later call of its process), so
+   * a worker running a batch stops after reporting this case and a fresh
+   * one takes the cases after it (isolate.c): a fault costs its own case,
+   * not the rest of the batch. */
+  int device_error;
 } mt_case_result;
 
 /* printf into r->message. */

@@ -399,10 +399,14 @@ static void setup_call(const mt_golden_case *c, const mt_tensor *const *in, mt_c
 }
 
 static mt_status invoke(const mt_impl *impl, const mt_exec_opts *o, const mt_golden_case *c,
-                        const char *run, mt_call *call, mt_case_status *lost, mt_error *err) {
+                        const char *run, mt_call *call, mt_case_status *lost, mt_case_result *r,
+                        mt_error *err) {
   *lost = MT_CS_PASS;
-  if (o && o->invoker) return o->invoker->invoke(o->invoker->ctx, c, run, call, lost, err);
-  return mt_dispatch_profile(impl, c->profile, call, err);
+  mt_status st = o && o->invoker
+                     ? o->invoker->invoke(o->invoker->ctx, c, run, call, lost, err)
+                     : mt_dispatch_profile(impl, c->profile, call, err);
+  if (st == MT_DEVICE_ERROR) r->device_error = 1; /* the worker retires after this case */
+  return st;
 }
 
 /* ---- MASK-9: poison re-runs ------------------------------------------------------ */
@@ -448,7 +452,7 @@ static mt_status poison_run(const mt_impl *impl, const mt_exec_opts *o, const mt
   char run[32];
   mt_case_status lost;
   snprintf(run, sizeof run, "poison:%s", label);
-  mt_status pst = invoke(impl, o, c, run, &call, &lost, &kerr);
+  mt_status pst = invoke(impl, o, c, run, &call, &lost, r, &kerr);
   if (lost != MT_CS_PASS) {
     r->status = lost;
     r->rule[0] = 0;
@@ -503,7 +507,7 @@ void mt_case_execute(const mt_impl *impl, const mt_golden_case *c, const mt_exec
     }
   setup_call(c, (const mt_tensor *const *)c->in, &call);
   mt_case_status lost;
-  mt_status st = invoke(impl, o, c, "golden", &call, &lost, &err);
+  mt_status st = invoke(impl, o, c, "golden", &call, &lost, r, &err);
   if (lost != MT_CS_PASS) { /* no answer: the case takes the invoker's status, unjudged */
     r->status = lost;
     setmsg(r, "%s", err.msg);

@@ -15,12 +15,13 @@ typedef struct wire {
   uint32_t len;
   double seconds;
   char rule[16]; /* mt_case_result.rule */
+  int32_t device_error; /* mt_case_result.device_error: the worker stops after this case */
 } wire;
 
 /* A result as a wire record followed by its message: 0, or -1. */
 static int send_result(int fd, const mt_case_result *r) {
   wire w = {(int32_t)r->status, (uint32_t)strnlen(r->message, sizeof r->message - 1), r->seconds,
-            ""};
+            "", r->device_error != 0};
   memcpy(w.rule, r->rule, sizeof w.rule);
   w.rule[sizeof w.rule - 1] = 0;
   return mt_write_all(fd, &w, sizeof w) || mt_write_all(fd, r->message, w.len) ? -1 : 0;
@@ -37,6 +38,7 @@ static int parse_result(const char *buf, size_t got, mt_case_result *r) {
     return -1;
   r->status = (mt_case_status)w.status;
   r->seconds = w.seconds;
+  r->device_error = w.device_error != 0;
   w.rule[sizeof w.rule - 1] = 0;
   memcpy(r->rule, w.rule, sizeof r->rule);
   memcpy(r->message, buf + sizeof w, w.len);
@@ -65,13 +67,16 @@ typedef struct worker_ctx {
   const mt_run_opts *o;
 } worker_ctx;
 
-/* In the worker: cases first..n-1 in order, each result sent as it is known. */
+/* In the worker: cases first..n-1 in order, each result sent as it is known;
+ * it stops after a case that met a DEVICE_ERROR (mt_case_result.device_error),
+ * and its parent starts a fresh worker for the cases after it. */
 static int worker_run(int fd, void *ctx) {
   const worker_ctx *x = ctx;
   for (int k = x->first; k < x->n; k++) {
     mt_case_result r;
     mt_case_execute(x->impl, x->cases[k], &x->o->exec, &r);
     if (send_result(fd, &r)) return 3;
+    if (r.device_error) return 0;
   }
   return 0;
 }
@@ -137,6 +142,10 @@ void mt_cases_run(const mt_impl *impl, mt_golden_case *const *cases, int n, cons
         r->seconds = now_s() - t0;
         k++;
         break; /* a fresh worker for the cases after it */
+      }
+      if (r->device_error) { /* the worker has stopped (worker_run): a fresh one */
+        k++;
+        break;
       }
     }
     if (child.fd >= 0 || child.pid > 0) {

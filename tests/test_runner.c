@@ -52,6 +52,19 @@ static mt_status k_bad_n_out(mt_call *c, mt_error *e) {
   c->n_out = 99;
   return MT_OK;
 }
+/* A device that a fault leaves unusable for the rest of its process, as a
+ * CUDA context is after an illegal address: k_fault faults it, and from then
+ * on k_on_device fails in that process too. The flag is the process's device
+ * state, so each forked worker starts with it clear. */
+static int device_lost;
+static mt_status k_fault(mt_call *c, mt_error *e) {
+  device_lost = 1;
+  return mt_err(e, MT_DEVICE_ERROR, "fake: an illegal memory access was encountered");
+}
+static mt_status k_on_device(mt_call *c, mt_error *e) {
+  if (device_lost) return mt_err(e, MT_DEVICE_ERROR, "fake: the context is lost");
+  return negate(c, e, 0.0f);
+}
 
 /* ---- a hand-made case: neg of [1, 2] is [-1, -2] --------------------------------------- */
 
@@ -358,6 +371,40 @@ TEST(worker_batch_isolates_each_case_and_replaces_dead_workers) {
   for (int k = 0; k < N; k++) fixture_free(&f[k]);
 }
 
+/* A DEVICE_ERROR costs its own case: the worker that met it stops after
+ * reporting it and a fresh one, with a fresh device, takes the cases after
+ * it. In process (--no-fork) nothing can renew the device, and every case
+ * after the fault fails with it. */
+TEST(device_error_retires_the_worker_and_costs_only_its_case) {
+  enum { N = 6 };
+  static const mt_op ops[N] = {MT_OP_neg, MT_OP_exp, MT_OP_neg, MT_OP_neg, MT_OP_exp, MT_OP_neg};
+  mt_kernel_fn kernels[MT_OP__END] = {[MT_OP_neg] = k_on_device, [MT_OP_exp] = k_fault};
+  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels, 0, NULL, 0, NULL};
+  fixture f[N];
+  mt_golden_case *cases[N];
+  mt_case_result r[N];
+  for (int k = 0; k < N; k++) {
+    fixture_init(&f[k]);
+    f[k].c.op = ops[k];
+    cases[k] = &f[k].c;
+  }
+  for (int no_fork = 0; no_fork < 2; no_fork++) {
+    mt_run_opts o = {5.0, no_fork, {0}};
+    device_lost = 0;
+    mt_cases_run(&impl, cases, N, &o, r);
+    for (int k = 0; k < N; k++) {
+      int faulted = ops[k] == MT_OP_exp || (no_fork && k > 1);
+      CHECK_EQ_INT(r[k].status, faulted ? MT_CS_ERROR : MT_CS_PASS);
+      CHECK_EQ_INT(r[k].device_error, faulted);
+    }
+    CHECK_HAS(r[1].message, "DEVICE_ERROR: fake: an illegal memory access");
+    if (no_fork) CHECK_HAS(r[2].message, "the context is lost");
+  }
+  CHECK_EQ_INT(device_lost, 1); /* the in-process run faulted this process */
+  device_lost = 0;
+  for (int k = 0; k < N; k++) fixture_free(&f[k]);
+}
+
 /* ---- statuses and backends ----------------------------------------------------------- */
 
 TEST(status_table_names_and_groups) {
@@ -455,9 +502,10 @@ TEST(report_counts_and_json_summary) {
   rep.torch_version_requested = 1;
   rep.complete = 1;
   CHECK_STATUS(mt_report_add_golden(&rep, "golden/x.h5", "2.5.1", "abc", &err), MT_OK);
-  mt_case_result pass = {MT_CS_PASS, 0.25, "", ""},
-                 fail = {MT_CS_FAIL, 0.5, "output 0: \"x\"", ""},
-                 ns = {MT_CS_NOT_SUPPORTED, 0, "no", ""}, ed = {MT_CS_EXPECTED_DIVERGENCE, 0, "v", ""};
+  mt_case_result pass = {MT_CS_PASS, 0.25, "", "", 0},
+                 fail = {MT_CS_FAIL, 0.5, "output 0: \"x\"", "", 0},
+                 ns = {MT_CS_NOT_SUPPORTED, 0, "no", "", 0},
+                 ed = {MT_CS_EXPECTED_DIVERGENCE, 0, "v", "", 0};
   mt_report_add_case(&rep, 0, "a", "neg", "unary", "MASK-4", &pass, &err);
   mt_report_add_case(&rep, 0, "b", "neg", "unary", "MASK-4", &fail, &err);
   mt_report_add_case(&rep, 0, "c", "neg", "unary", "MASK-4", &ns, &err);
@@ -511,7 +559,7 @@ TEST(report_json_carries_profile_command_and_repro) {
   const char *argv[] = {"mtcs", "run", "--filter", "sum.*", "--adapter", "python3 a b.py"};
   CHECK_STATUS(mt_report_set_command(&rep, 6, argv, &err), MT_OK);
   CHECK_STATUS(mt_report_add_golden(&rep, "g.h5", NULL, NULL, &err), MT_OK);
-  mt_case_result pass = {MT_CS_PASS, 0, "", ""}, fail = {MT_CS_FAIL, 0, "differs", ""};
+  mt_case_result pass = {MT_CS_PASS, 0, "", "", 0}, fail = {MT_CS_FAIL, 0, "differs", "", 0};
   CHECK_STATUS(mt_report_add_case(&rep, 0, "a", "neg", "unary", "MASK-4", &pass, &err), MT_OK);
   CHECK_STATUS(mt_report_describe_case(&rep, 0, "numpy_ma", NULL, NULL, &err), MT_OK);
   CHECK_STATUS(mt_report_add_case(&rep, 0, "b", "neg", "unary", "MASK-4", &fail, &err), MT_OK);
@@ -568,6 +616,7 @@ MT_TEST_MAIN(T(matching_outputs_pass_forked_and_in_process),
              T(crash_is_reported_with_the_signal_and_the_run_goes_on),
              T(hanging_case_is_killed_at_the_timeout), T(exit_without_a_result_is_a_crash),
              T(worker_batch_isolates_each_case_and_replaces_dead_workers),
+             T(device_error_retires_the_worker_and_costs_only_its_case),
              T(status_table_names_and_groups), T(backend_names_resolve_or_explain),
              T(json_and_xml_escaping), T(atomic_file_appears_only_on_commit),
              T(report_counts_and_json_summary), T(shell_quoting_leaves_plain_words_alone),
