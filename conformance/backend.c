@@ -64,14 +64,17 @@ static mt_status open_plugin(const char *spec, mt_backend *b, mt_error *err) {
 mt_status mt_backend_open(const char *spec, mt_backend *b, mt_error *err) {
   mt_status st = MT_OK;
   memset(b, 0, sizeof *b);
+  b->batch = MT_BATCH_DEFAULT;
   if (!spec || !spec[0]) spec = "cpu";
   if (strcmp(spec, "cpu") == 0) {
     b->impl = mt_backend_cpu();
   } else if (strcmp(spec, "cuda") == 0) {
     if (!(b->impl = mt_backend_cuda()))
       return mt_err(err, MT_NOT_SUPPORTED, "cuda backend: mtcs was built without CUDA");
+    b->batch = MT_BATCH_DEVICE;
   } else if (strcmp(spec, "cuda-emu") == 0) {
     b->impl = mt_backend_cuda_emu();
+    b->batch = MT_BATCH_DEVICE; /* the cuda backend's batching, run where CI runs */
   } else if (looks_like_path(spec)) {
     if ((st = open_plugin(spec, b, err)) != MT_OK) {
       mt_backend_close(b);

@@ -76,6 +76,9 @@ static void usage(FILE *f) {
       "  --no-poison        the same as --poison-runs 0 (for speed or debugging)\n"
       "  --timeout S        each case runs in its own process; kill it after S seconds\n"
       "                     (TIMEOUT; default 10)\n"
+      "  --batch N          cases per worker process (default 64; cuda and cuda-emu 1024, since\n"
+      "                     each worker initialises CUDA afresh); a crash, a hang or a\n"
+      "                     DEVICE_ERROR ends a worker and a fresh one takes the cases after it\n"
       "  --no-fork          run cases inside mtcs (for a debugger): no CRASH/TIMEOUT isolation\n"
       "  --report-json F    write a JSON report to F (atomically: nothing if the run aborts):\n"
       "                     every case with its status, rules and profile, each failure with\n"
@@ -158,8 +161,8 @@ static void validate_usage(FILE *f) {
       "levels, torch versions, expectations and reports. The cases run in the mtcs process\n"
       "itself, one at a time; the adapter process is the isolation.\n"
       "\n"
-      "options: every option of mtcs run (see mtcs --help) except --backend, --no-fork and\n"
-      "--timeout, and:\n"
+      "options: every option of mtcs run (see mtcs --help) except --backend, --no-fork,\n"
+      "--timeout and --batch, and:\n"
       "  --adapter CMD      the adapter command (required), e.g.\n"
       "                     \"python3 conformance/adapters/numpy_ma.py\"\n"
       "  --case-timeout S   seconds an adapter may take to answer one request (default 30);\n"
@@ -525,7 +528,8 @@ int main(int argc, char **argv) {
     int m = 0;
 #define OPT(name, run_only)                                                   \
   (v = opt_value(argc, argv, &i, name, &m), m && (!(run_only) || is_exec))
-    if (is_validate && (OPT("--backend", 1) || OPT("--timeout", 1) || !strcmp(a, "--no-fork")))
+    if (is_validate && (OPT("--backend", 1) || OPT("--timeout", 1) || OPT("--batch", 1) ||
+                        !strcmp(a, "--no-fork")))
       BAD(cmd, "%s is not an option of mtcs validate: the adapter is the implementation and its "
                "own process (--case-timeout limits a request)", a);
     if (is_validate && OPT("--adapter", 1)) {
@@ -606,6 +610,12 @@ int main(int argc, char **argv) {
     } else if (OPT("--timeout", 1)) {
       if (seconds_of(v, &o.run.timeout_s))
         BAD(cmd, "--timeout needs a number of seconds > 0, not '%s'", v ? v : "");
+    } else if (OPT("--batch", 1)) {
+      char *end = NULL;
+      long n = v ? strtol(v, &end, 10) : -1;
+      if (!v || !*v || *end || n < 1 || n > MT_BATCH_MAX)
+        BAD(cmd, "--batch needs a count of cases from 1 to 65536, not '%s'", v ? v : "");
+      o.batch = (int)n;
     } else if (is_run && !strcmp(a, "--no-fork")) {
       o.run.no_fork = 1;
     } else if (is_exec && (!strcmp(a, "-v") || !strcmp(a, "--verbose"))) {

@@ -22,10 +22,6 @@
 #define setmsg mt_case_setmsg
 #define now_s mt__now_s
 
-/* Cases per worker process (isolate.h, mt_cases_run): a fork costs about a
- * millisecond, a case a few tens of microseconds. */
-#define MT_BATCH 64
-
 static const char *const profiles[] = {
 #define MT_X(name) #name,
     MT_PROFILES(MT_X)
@@ -390,6 +386,10 @@ int mt_session_run(const mt_session_opts *o) {
   mt_report rep = {0};
   mt_expectations expect = {0};
   session s = {0};
+  struct { /* a batch's cases and results, batch_max of each */
+    mt_golden_case **batch, **runnable;
+    mt_case_result *res, **rres, *runres;
+  } bufs = {0};
   double t0 = now_s(), t_shown = 0;
   mt_session_opts so = *o;
   if (!so.profile) so.profile = "torch";
@@ -463,19 +463,27 @@ int mt_session_run(const mt_session_opts *o) {
     fprintf(o->diag, "(%d case%s of other profiles not selected; --profile to run them)\n",
             s.other_profile, s.other_profile == 1 ? "" : "s");
 
+  /* with an adapter, one case at a time: a request can take seconds */
+  int batch_max = ad ? 1 : o->batch > 0 ? o->batch : be.batch > 0 ? be.batch : MT_BATCH_DEFAULT;
+  if (!(bufs.batch = calloc((size_t)batch_max, sizeof *bufs.batch)) ||
+      !(bufs.res = calloc((size_t)batch_max, sizeof *bufs.res)) ||
+      !(bufs.runnable = calloc((size_t)batch_max, sizeof *bufs.runnable)) ||
+      !(bufs.rres = calloc((size_t)batch_max, sizeof *bufs.rres)) ||
+      !(bufs.runres = calloc((size_t)batch_max, sizeof *bufs.runres))) {
+    mt_err(&err, MT_OUT_OF_MEMORY, "out of memory for a batch of %d cases (--batch)", batch_max);
+    goto input_error;
+  }
+  mt_golden_case **batch = bufs.batch, **runnable = bufs.runnable;
+  mt_case_result *res = bufs.res, **rres = bufs.rres, *runres = bufs.runres;
   for (int k = 0; k < s.n_files; k++) {
     mt_golden_file *f = s.files[k];
     int before[MT_CS__COUNT];
     memcpy(before, rep.counts, sizeof before);
     double tf = now_s();
     for (int ci = 0; ci < f->n_cases;) {
-      /* a batch: up to MT_BATCH selected cases loaded, run by one worker
+      /* a batch: up to batch_max selected cases loaded, run by one worker
        * process (isolate.h), reported, unloaded */
-      mt_golden_case *batch[MT_BATCH];
-      mt_case_result res[MT_BATCH];
       int nb = 0, nrun = 0;
-      /* with an adapter, one case at a time: a request can take seconds */
-      int batch_max = ad ? 1 : MT_BATCH;
       for (; ci < f->n_cases && nb < batch_max; ci++)
         if (s.selected[k][ci]) batch[nb++] = &f->cases[ci];
       if (o->progress_tty && nb && (done == 0 || now_s() - t_shown >= 0.1)) {
@@ -484,9 +492,6 @@ int mt_session_run(const mt_session_opts *o) {
                             batch[0]->id);
         t_shown = now_s();
       }
-      mt_golden_case *runnable[MT_BATCH];
-      mt_case_result *rres[MT_BATCH];
-      mt_case_result runres[MT_BATCH];
       for (int b = 0; b < nb; b++) {
         memset(&res[b], 0, sizeof res[b]);
         if (batch[b]->op == MT_OP__NONE) {
@@ -621,5 +626,10 @@ out:
   mt_backend_close(&be);
   mt_adapter_close(ad);
   free(reasons);
+  free(bufs.batch);
+  free(bufs.runnable);
+  free(bufs.res);
+  free(bufs.rres);
+  free(bufs.runres);
   return rc;
 }

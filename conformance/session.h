@@ -52,6 +52,7 @@ typedef struct mt_session_opts {
   int argc;                       /* the command line, for the JSON report (argc 0: none) */
   const char *const *argv;
   mt_run_opts run;
+  int batch;                      /* cases per worker process; 0: the backend's (backend.h) */
   int verbose;
   FILE *out;                      /* case lines and the summary (stdout) */
   FILE *diag;                     /* progress and errors (stderr) */

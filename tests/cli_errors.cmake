@@ -27,6 +27,15 @@ expect_run(2 "--golden needs a file" run --golden)
 expect_run(2 "unknown backend 'tpu'" run --backend tpu)
 expect_run(0 "exit codes:.*77.*EXPECTED_DIVERGENCE|EXPECTED_DIVERGENCE.*exit codes:.*77" --help)
 expect_run(0 "adagrad_sparse" ops)
+expect_run(2 "--batch needs a count of cases from 1 to 65536, not '0'" run --batch 0)
+expect_run(2 "--batch needs a count of cases from 1 to 65536, not '9x'" run --batch 9x)
+expect_run(2 "--batch is not an option of mtcs validate" validate --adapter true --batch 4)
+# A batch of one case per worker and one worker for the whole file: the same
+# verdicts (the default, 64, runs in every other test)
+foreach(b 1 65536)
+  expect_run(0 "90 passed, 0 failed" run --batch ${b} --require-all --exact-version
+             --level strict --golden "${SRC}/golden/masked.h5")
+endforeach()
 
 # ---- golden files that cannot be read: exit 2, naming the file ---------------
 expect_run(2 "nonexistent\\.h5: No such file" run --golden "${W}/nonexistent.h5")

@@ -427,10 +427,15 @@ TEST(backend_names_resolve_or_explain) {
   mt_error err = {0};
   CHECK_STATUS(mt_backend_open("cpu", &b, &err), MT_OK);
   CHECK(b.impl == mt_backend_cpu() && !strcmp(b.name, "cpu"));
+  CHECK_EQ_INT(b.batch, MT_BATCH_DEFAULT);
   mt_backend_close(&b);
   mt_status st = mt_backend_open("cuda", &b, &err);
   CHECK(st == MT_OK || st == MT_NOT_SUPPORTED);
   if (st == MT_NOT_SUPPORTED) CHECK_HAS(err.msg, "cuda backend: ");
+  else CHECK_EQ_INT(b.batch, MT_BATCH_DEVICE); /* a worker per 1024 cases: CUDA's start */
+  mt_backend_close(&b);
+  CHECK_STATUS(mt_backend_open("cuda-emu", &b, &err), MT_OK);
+  CHECK_EQ_INT(b.batch, MT_BATCH_DEVICE);
   mt_backend_close(&b);
   CHECK_STATUS(mt_backend_open("tpu", &b, &err), MT_INVALID_ARGUMENT);
   CHECK_HAS(err.msg, "unknown backend 'tpu'");
@@ -440,6 +445,7 @@ TEST(backend_names_resolve_or_explain) {
   if (access(example, R_OK) == 0) {
     CHECK_STATUS(mt_backend_open(example, &b, &err), MT_OK);
     CHECK(b.impl && !strcmp(b.name, "example") && b.impl->abi_version == MT_ABI_VERSION);
+    CHECK_EQ_INT(b.batch, MT_BATCH_DEFAULT);
     mt_backend_close(&b);
   }
 }
