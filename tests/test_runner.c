@@ -330,6 +330,15 @@ TEST(exit_without_a_result_is_a_crash) {
   fixture_free(&f);
 }
 
+/* n cases, case k the fixture with op ops[k] (its kernel picks the behaviour) */
+static void batch_init(fixture *f, mt_golden_case **cases, const mt_op *ops, int n) {
+  for (int k = 0; k < n; k++) {
+    fixture_init(&f[k]);
+    f[k].c.op = ops[k];
+    cases[k] = &f[k].c;
+  }
+}
+
 /* One worker runs a batch: a crash, a hang and an exit each cost only
  * their own case, a fresh worker takes the cases after them, and every
  * result lands at its own index. The op of each case picks its kernel. */
@@ -344,11 +353,7 @@ TEST(worker_batch_isolates_each_case_and_replaces_dead_workers) {
   fixture f[N];
   mt_golden_case *cases[N];
   mt_case_result r[N];
-  for (int k = 0; k < N; k++) {
-    fixture_init(&f[k]);
-    f[k].c.op = ops[k];
-    cases[k] = &f[k].c;
-  }
+  batch_init(f, cases, ops, N);
   for (int no_fork = 0; no_fork < 2; no_fork++) {
     mt_run_opts o = {0.5, no_fork, {0}};
     if (no_fork) { /* in process only the kernels that return can run */
@@ -383,11 +388,7 @@ TEST(device_error_retires_the_worker_and_costs_only_its_case) {
   fixture f[N];
   mt_golden_case *cases[N];
   mt_case_result r[N];
-  for (int k = 0; k < N; k++) {
-    fixture_init(&f[k]);
-    f[k].c.op = ops[k];
-    cases[k] = &f[k].c;
-  }
+  batch_init(f, cases, ops, N);
   for (int no_fork = 0; no_fork < 2; no_fork++) {
     mt_run_opts o = {5.0, no_fork, {0}};
     device_lost = 0;
