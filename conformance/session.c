@@ -464,7 +464,7 @@ int mt_session_run(const mt_session_opts *o) {
             s.other_profile, s.other_profile == 1 ? "" : "s");
 
   /* with an adapter, one case at a time: a request can take seconds */
-  int batch_max = ad ? 1 : o->batch > 0 ? o->batch : be.batch > 0 ? be.batch : MT_BATCH_DEFAULT;
+  int batch_max = ad ? 1 : o->batch > 0 ? o->batch : be.batch; /* be open: batch set */
   if (!(bufs.batch = calloc((size_t)batch_max, sizeof *bufs.batch)) ||
       !(bufs.res = calloc((size_t)batch_max, sizeof *bufs.res)) ||
       !(bufs.runnable = calloc((size_t)batch_max, sizeof *bufs.runnable)) ||

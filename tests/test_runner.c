@@ -66,6 +66,12 @@ static mt_status k_on_device(mt_call *c, mt_error *e) {
   return negate(c, e, 0.0f);
 }
 
+/* The fake implementation: the torch profile's kernel table `kernels`. */
+static mt_impl fake_impl(mt_kernel_fn *kernels) {
+  return (mt_impl){MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels, 0,
+                   NULL, 0, NULL};
+}
+
 /* ---- a hand-made case: neg of [1, 2] is [-1, -2] --------------------------------------- */
 
 typedef struct fixture {
@@ -126,7 +132,7 @@ static void fixture_free(fixture *f) {
 /* Runs f on an implementation whose only kernel, neg, is k (NULL: none). */
 static mt_case_result run(mt_kernel_fn k, fixture *f, int no_fork, double timeout) {
   mt_kernel_fn kernels[MT_OP__END] = {[MT_OP_neg] = k};
-  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels, 0, NULL, 0, NULL};
+  mt_impl impl = fake_impl(kernels);
   mt_run_opts o = {timeout, no_fork, {0}};
   mt_case_result r;
   mt_case_run(&impl, &f->c, &o, &r);
@@ -195,7 +201,7 @@ TEST(error_cases_pass_on_the_same_status_and_fail_otherwise) {
  * the file's own). */
 static mt_case_result run_v(mt_kernel_fn k, fixture *f, const char *v) {
   mt_kernel_fn kernels[MT_OP__END] = {[MT_OP_neg] = k};
-  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels, 0, NULL, 0, NULL};
+  mt_impl impl = fake_impl(kernels);
   mt_run_opts o = {10, 1, {0, MT_LEVEL_semantic, v, 0, NULL}};
   mt_case_result r;
   mt_case_run(&impl, &f->c, &o, &r);
@@ -349,7 +355,7 @@ TEST(worker_batch_isolates_each_case_and_replaces_dead_workers) {
   mt_kernel_fn kernels[MT_OP__END] = {[MT_OP_neg] = k_right, [MT_OP_exp] = k_crash,
                                       [MT_OP_abs] = k_right, [MT_OP_log] = k_hang,
                                       [MT_OP_sqrt] = k_exit};
-  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels, 0, NULL, 0, NULL};
+  mt_impl impl = fake_impl(kernels);
   fixture f[N];
   mt_golden_case *cases[N];
   mt_case_result r[N];
@@ -384,7 +390,7 @@ TEST(device_error_retires_the_worker_and_costs_only_its_case) {
   enum { N = 6 };
   static const mt_op ops[N] = {MT_OP_neg, MT_OP_exp, MT_OP_neg, MT_OP_neg, MT_OP_exp, MT_OP_neg};
   mt_kernel_fn kernels[MT_OP__END] = {[MT_OP_neg] = k_on_device, [MT_OP_exp] = k_fault};
-  mt_impl impl = {MT_ABI_VERSION, sizeof(mt_impl), "fake", NULL, NULL, MT_OP__END, kernels, 0, NULL, 0, NULL};
+  mt_impl impl = fake_impl(kernels);
   fixture f[N];
   mt_golden_case *cases[N];
   mt_case_result r[N];
