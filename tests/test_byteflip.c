@@ -1,8 +1,9 @@
 /* test_byteflip.c - no golden file, however broken, takes the runner down
  * (ERR-5). Seeded random corruptions of copies of every committed golden
  * (every .h5 in golden/): 1..8 bytes xor-ed at random positions, or a truncation.
- * For each try, mt_golden_check must return (OK or an error), never let a
- * signal reach this process; every 10th try the MANIFEST check must refuse
+ * For each try, the parse in a child (mt_golden_parse_isolated, what
+ * mt_golden_check runs on any file no MANIFEST vouches for) must return OK
+ * or an error, never let a signal reach this process; every 10th try the MANIFEST check must refuse
  * the copy; every 100th try the real `mtcs run --golden <copy>` must exit
  * 0, 1 or 2 (never a signal, never 77).
  *
@@ -219,7 +220,7 @@ int main(void) {
     fflush(stderr);
     int saved = dup(2), devnull = open("/dev/null", O_WRONLY);
     dup2(devnull, 2); /* the children's sanitizer reports: sorted below */
-    mt_status st = mt_golden_check(path, 0, NULL, &err);
+    mt_status st = mt_golden_parse_isolated(path, 0, NULL, NULL, &err);
     dup2(saved, 2);
     close(saved);
     close(devnull);

@@ -100,6 +100,12 @@ TEST(committed_goldens_pass_the_manifest_and_the_child_parse) {
     CHECK_STATUS(mt_golden_check(p, 1, GOLDEN, &err), MT_OK);
     CHECK_HAS(err.msg, ""); /* no warning: MANIFEST exists */
     CHECK_EQ_INT(err.msg[0], 0);
+    /* the parse a run skips for them (MANIFEST vouches): clean in a child,
+     * every case the MANIFEST counts */
+    int crashed = 5, cases = -1;
+    CHECK_STATUS(mt_golden_parse_isolated(p, 0, &crashed, &cases, &err), MT_OK);
+    CHECK_EQ_INT(crashed, 0);
+    CHECK_EQ_INT(cases, manifest_count(e->d_name));
     n++;
   }
   if (d) closedir(d);
@@ -121,7 +127,8 @@ TEST(manifest_mismatch_names_the_file_both_hashes_and_the_fix) {
   CHECK_HAS(err.msg, "MANIFEST says");
   CHECK_HAS(err.msg, "regenerate");
   CHECK_HAS(err.msg, "--golden");
-  /* the same file named with --golden: no MANIFEST check, only the parse */
+  /* the same file named with --golden: the MANIFEST beside it does not vouch
+   * for it, which is no error: the parse alone */
   mt_error e2 = {0};
   mt_status st = mt_golden_check(p, 0, d, &e2);
   CHECK(st == MT_OK || !strstr(e2.msg, "sha256"));
@@ -159,6 +166,43 @@ TEST(no_manifest_is_a_warning_and_the_file_is_still_parsed) {
   snprintf(p, sizeof p, "%s/masked.h5", d);
   CHECK_STATUS(mt_golden_check(p, 1, d, &err), MT_OK);
   CHECK_HAS(err.msg, "MANIFEST does not exist: the sha256 of the golden files is not checked");
+  rm_dir(d);
+}
+
+/* What a MANIFEST vouches for is not parsed again; anything else is. A file
+ * that is not HDF5 at all shows which: the child parse refuses it. */
+TEST(manifest_vouches_for_its_bytes_and_nothing_else) {
+  const char *d = tmpdir();
+  char p[1024], hash[65], line[256];
+  mt_error err = {0};
+  snprintf(p, sizeof p, "%s/notes.h5", d);
+  put(p, "not hdf5\n", 9);
+  CHECK_STATUS(mt_sha256_file(p, hash, &err), MT_OK);
+  snprintf(line, sizeof line, "notes.h5 3 %s\n", hash);
+  char m[1024];
+  snprintf(m, sizeof m, "%s/MANIFEST", d);
+  put(m, line, strlen(line));
+  /* listed with its own sha256: trusted, from the directory or by name */
+  CHECK_STATUS(mt_golden_check(p, 1, d, &err), MT_OK);
+  CHECK_STATUS(mt_golden_check(p, 0, NULL, &err), MT_OK);
+  /* MTCS_CHECK_PARSE=always: parsed all the same */
+  setenv("MTCS_CHECK_PARSE", "always", 1);
+  CHECK_STATUS(mt_golden_check(p, 1, d, &err), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, "notes.h5: not an HDF5 file");
+  CHECK_STATUS(mt_golden_check(p, 0, NULL, &err), MT_INVALID_FORMAT);
+  unsetenv("MTCS_CHECK_PARSE");
+  /* named with --golden beside a MANIFEST with another hash, or without its
+   * line: no MANIFEST error, the parse */
+  line[20] = line[20] == '0' ? '1' : '0';
+  put(m, line, strlen(line));
+  CHECK_STATUS(mt_golden_check(p, 0, NULL, &err), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, "notes.h5: not an HDF5 file");
+  put(m, "# nothing listed\n", 17);
+  CHECK_STATUS(mt_golden_check(p, 0, NULL, &err), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, "notes.h5: not an HDF5 file");
+  unlink(m);
+  CHECK_STATUS(mt_golden_check(p, 0, NULL, &err), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, "notes.h5: not an HDF5 file");
   rm_dir(d);
 }
 
@@ -225,6 +269,8 @@ MT_TEST_MAIN({"committed_goldens_pass_the_manifest_and_the_child_parse",
               malformed_manifest_line_names_manifest_and_line},
              {"no_manifest_is_a_warning_and_the_file_is_still_parsed",
               no_manifest_is_a_warning_and_the_file_is_still_parsed},
+             {"manifest_vouches_for_its_bytes_and_nothing_else",
+              manifest_vouches_for_its_bytes_and_nothing_else},
              {"child_parse_reports_the_readers_own_error_and_case_count",
               child_parse_reports_the_readers_own_error_and_case_count},
              {"child_parse_that_hangs_is_killed_at_the_timeout",
