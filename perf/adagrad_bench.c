@@ -21,7 +21,7 @@
  *   [--paths=dense,sparse_coo,...] [--opts=adagrad,sparse_adam,sgd,sgd_momentum]
  *   [--densities=0.1,1,100] [--devs=cpu1,cpuN,cuda]
  *   [--caches=warm,cold] [--no-pair] [--list]
- *   [--callgrind-probe=[<opt>/]<path>:<dtype>:<n>:<density>]
+ *   [--callgrind-probe=[<opt>/]<path>:<dtype>:<n>:<density>[,...]]
  *   [--benchmark_* flags of Google Benchmark]
  * Every case's first (untimed) step is checked bit for bit against the
  * reference op on the whole data (bc_check, bc_dev_check) before it is
@@ -881,7 +881,8 @@ __attribute__((noinline)) mt_status mtb_probe_step(const bc_base *b, const bc_gr
 }
 
 /* <path>:<dtype>:<n>:<density percent>: setup + one untimed step, then
- * exactly one measured warm step, serial. */
+ * exactly one measured warm step, serial: one call of mtb_probe_step per
+ * probe, which perf/callgrind_check.sh dumps after (--dump-after). */
 static int probe(const char *spec) {
   char buf[128], *f[4];
   snprintf(buf, sizeof buf, "%s", spec);
@@ -952,8 +953,9 @@ static const char USAGE[] =
     "  --caches=warm,cold    cold: the caches evicted before each CPU step\n"
     "  --no-pair             do not time each case's paired step (its ratio target)\n"
     "  --list                print the selected cases' names and exit\n"
-    "  --callgrind-probe=[<opt>/]<path>:<dtype>:<n>:<density>\n"
-    "                        one step under callgrind (perf/callgrind_check.sh)\n"
+    "  --callgrind-probe=[<opt>/]<path>:<dtype>:<n>:<density>[,...]\n"
+    "                        one step under callgrind (perf/callgrind_check.sh), for\n"
+    "                        each spec of the list in turn\n"
     "Every case's first step is checked bit for bit against the reference op\n"
     "before it is timed; a mismatch is an error row and exit status 1.\n"
     "Names, methods and the report: perf/README.md. Google Benchmark's flags:\n"
@@ -989,8 +991,15 @@ int main(int argc, char **argv) {
       rest[n_rest++] = argv[i];
     }
   }
-  if (o.probe) {
-    int rc = probe(o.probe);
+  if (o.probe) { /* each spec of the comma-separated list, in order, in this process */
+    char list[4096];
+    int rc = 0;
+    snprintf(list, sizeof list, "%s", o.probe);
+    for (char *save = NULL, *spec = strtok_r(list, ",", &save); spec && rc != 2;
+         spec = strtok_r(NULL, ",", &save)) {
+      int r = probe(spec);
+      if (r > rc) rc = r;
+    }
     free(rest);
     return rc;
   }
