@@ -69,10 +69,12 @@ file(RENAME "${W}/gd/extra/masked.h5" "${W}/gd/extra.h5")
 expect_run(2 "extra\\.h5: not listed in .*MANIFEST" "${MTCS}" run --golden-dir "${W}/gd")
 file(REMOVE "${W}/gd/extra.h5")
 
-# No MANIFEST (a third party's directory): a warning, and the run goes on.
-file(REMOVE "${W}/gd/MANIFEST")
+# No MANIFEST (a third party's directory): a warning, and the run goes on
+# (every file then parsed in a child first: one small file is enough here).
+file(MAKE_DIRECTORY "${W}/nm")
+file(COPY "${SRC}/golden/masked.h5" DESTINATION "${W}/nm")
 expect_run(0 "warning: .*MANIFEST does not exist: the sha256 of the golden files is not checked"
-           "${MTCS}" run --golden-dir "${W}/gd" ${few})
+           "${MTCS}" run --golden-dir "${W}/nm" --filter "masked_tensor.coo.*")
 
 # Files that crash or hang libhdf5 itself (found by fuzz_golden): exit 2.
 file(GLOB crashers "${SRC}/tests/fuzz/regressions/hdf5-crash/*")
