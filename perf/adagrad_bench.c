@@ -992,14 +992,15 @@ int main(int argc, char **argv) {
     }
   }
   if (o.probe) { /* each spec of the comma-separated list, in order, in this process */
-    char list[4096];
-    int rc = 0;
-    snprintf(list, sizeof list, "%s", o.probe);
-    for (char *save = NULL, *spec = strtok_r(list, ",", &save); spec && rc != 2;
+    char *list = strdup(o.probe); /* whole: a cut list could end in a shorter valid spec */
+    int rc = list ? 0 : 1;
+    if (!list) fprintf(stderr, "mtcs_bench: out of memory\n");
+    for (char *save = NULL, *spec = list ? strtok_r(list, ",", &save) : NULL; spec && rc != 2;
          spec = strtok_r(NULL, ",", &save)) {
       int r = probe(spec);
       if (r > rc) rc = r;
     }
+    free(list);
     free(rest);
     return rc;
   }
