@@ -109,16 +109,16 @@ mt_status MTC(sort_pairs)(const mtc_arena *a, void *tmp, size_t tmp_bytes, const
 /* 0 when the environment says MTCS_CUSPARSE=0: the products cuSPARSE
  * would compute run on the backend's own kernels instead. */
 int MTC(cusparse_on)(void);
-/* c = A b on the device, float32 or float64: A m x k CSR (rptr m + 1,
- * col and val nnz, 64-bit indices, zero-based), b k x n and c m x n dense
- * column-major; cusparseSpMV when n == 1, else cusparseSpMM (CSR_ALG1:
- * deterministic). m, k, n > 0. Synchronises; DEVICE_ERROR / OUT_OF_MEMORY
- * with cuSPARSE's message, a load failure naming the library. */
 /* 0 when cuSPARSE loads and every function csr_mm calls resolves (no
  * device needed), else 1; why says which (tests/test_cusparse_load.c). */
 int MTC(cusparse_probe)(char *why, size_t why_len);
+/* c = A b on the device, float32 or float64: A m x k CSR (rptr m + 1,
+ * col and val nnz, 32-bit indices, zero-based), b k x n and c m x n dense
+ * column-major; cusparseSpMV when n == 1, else cusparseSpMM (CSR_ALG1:
+ * deterministic). m, k, n > 0. Synchronises; DEVICE_ERROR / OUT_OF_MEMORY
+ * with cuSPARSE's message, a load failure naming the library. */
 mt_status MTC(csr_mm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k, int64_t n,
-                      int64_t nnz, const int64_t *rptr, const int64_t *col, const void *val,
+                      int64_t nnz, const int32_t *rptr, const int32_t *col, const void *val,
                       const void *b, void *c, mt_error *err);
 /* c = A B on the device, float32 or float64: A m x k and B k x n CSR
  * matrices of 32-bit indices (sorted, unique columns per row), through

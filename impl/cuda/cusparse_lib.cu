@@ -1,9 +1,9 @@
 /* cusparse_lib.cu - the products the CUDA backend hands to cuSPARSE
  * (cuda_compat.h, "cuSPARSE"), float32 and float64 (the compute type is the
- * dtype): C = A B with A a CSR matrix of 64-bit indices and B, C dense
+ * dtype), CSR matrices of 32-bit indices (as torch hands cuSPARSE's
+ * SpGEMM; every algorithm takes them): C = A B with B, C dense
  * column-major, through cusparseSpMV (n = 1) or cusparseSpMM; and C = A B
- * with A and B CSR matrices of 32-bit indices (cusparseSpGEMM's), C
- * scattered into a dense column-major accumulator.
+ * with A and B CSR, C scattered into a dense column-major accumulator.
  *
  * cuSPARSE is loaded when first called (dlopen of libcusparse.so.<major>,
  * never closed), so that mtcs starts, and runs every other backend, on a
@@ -54,16 +54,16 @@ extern "C" int MTC(cusparse_on)(void) {
 #ifdef MT_CUDA_EMU
 
 template <typename T>
-static void emu_csr_mm(int64_t m, int64_t k, int64_t n, const int64_t *rptr, const int64_t *col,
+static void emu_csr_mm(int64_t m, int64_t k, int64_t n, const int32_t *rptr, const int32_t *col,
                        const T *val, const T *b, T *c) {
   for (int64_t j = 0; j < n; j++)
     for (int64_t r = 0; r < m; r++) {
       T acc = 0;
 #if MT_CUDA_EMU_FAULT == 6 /* tests/cuda_emu_faults.cmake: B and C taken as row-major */
-      for (int64_t t = rptr[r]; t < rptr[r + 1]; t++) acc += val[t] * b[col[t] * n + j];
+      for (int32_t t = rptr[r]; t < rptr[r + 1]; t++) acc += val[t] * b[(int64_t)col[t] * n + j];
       c[r * n + j] = acc;
 #else
-      for (int64_t t = rptr[r]; t < rptr[r + 1]; t++) acc += val[t] * b[j * k + col[t]];
+      for (int32_t t = rptr[r]; t < rptr[r + 1]; t++) acc += val[t] * b[j * k + col[t]];
       c[j * m + r] = acc;
 #endif
     }
@@ -91,7 +91,7 @@ static mt_status emu_invalid(const mtc_arena *a, const char *fn, int64_t m, int6
 }
 
 extern "C" mt_status MTC(csr_mm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k, int64_t n,
-                                 int64_t nnz, const int64_t *rptr, const int64_t *col,
+                                 int64_t nnz, const int32_t *rptr, const int32_t *col,
                                  const void *val, const void *b, void *c, mt_error *err) {
   const char *fn = n == 1 ? "cusparseSpMV" : "cusparseSpMM";
   /* the library reads and writes device memory only */
@@ -328,7 +328,7 @@ static void csp_end(csp_ctx *x) {
 }
 
 extern "C" mt_status MTC(csr_mm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k, int64_t n,
-                                 int64_t nnz, const int64_t *rptr, const int64_t *col,
+                                 int64_t nnz, const int32_t *rptr, const int32_t *col,
                                  const void *val, const void *b, void *c, mt_error *err) {
   csp_ctx x;
   cusparseConstSpMatDescr_t A = NULL;
@@ -341,8 +341,8 @@ extern "C" mt_status MTC(csr_mm)(const mtc_arena *a, mt_dtype dt, int64_t m, int
   const cusparseOperation_t N = CUSPARSE_OPERATION_NON_TRANSPOSE;
   mt_status st;
   if ((st = csp_begin(&x, a, dt, err)) != MT_OK) return st;
-  CSP_TRY(x.l.cusparseCreateConstCsr(&A, m, k, nnz, rptr, col, val, CUSPARSE_INDEX_64I,
-                                     CUSPARSE_INDEX_64I, CUSPARSE_INDEX_BASE_ZERO, x.ty),
+  CSP_TRY(x.l.cusparseCreateConstCsr(&A, m, k, nnz, rptr, col, val, CUSPARSE_INDEX_32I,
+                                     CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, x.ty),
           "cusparseCreateConstCsr");
   if (n == 1) { /* CSR_ALG1: deterministic, as the runner's poison re-runs need */
     CSP_TRY(x.l.cusparseCreateConstDnVec(&xv, k, b, x.ty), "cusparseCreateConstDnVec");

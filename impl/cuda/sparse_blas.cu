@@ -58,8 +58,9 @@ typedef enum { SPB_OWN, SPB_SPMM, SPB_SPGEMM } spb_form;
  * values, one per run of equal (row, B row): column col[u], terms
  * perm[tptr[u] .. tptr[u + 1]); row offsets rptr. A sparse B (SpGEMM): its
  * nbv stored elements bel[v] (e = row * n + col, the elements with a
- * duplicate list, row-major), row offsets brp (kb + 1); SpGEMM takes 32-bit
- * indices: a32 (rptr, then col) and b32 (brp, then the columns). */
+ * duplicate list, row-major), row offsets brp (kb + 1). cuSPARSE gets
+ * 32-bit indices, as torch hands SpGEMM, every algorithm takes them: a32
+ * (rptr, then col) and b32 (brp, then the columns). */
 typedef struct {
   spb_form form;
   int64_t *perm, *tptr, *col, *rptr, nu;
@@ -90,7 +91,7 @@ static mt_status csr_oom(csr_host *h, int64_t nt, mt_error *err) {
 }
 
 /* A sparse B's stored elements as a CSR (kb rows), and both matrices'
- * indices in 32 bits for SpGEMM. */
+ * indices in 32 bits. */
 static mt_status csr_plan_b(const mt_spb_par *p, const mt_spb_bufs *b, csr_host *h,
                             mt_error *err) {
   int64_t n = p->n, nbe = b->nbe;
@@ -99,9 +100,8 @@ static mt_status csr_plan_b(const mt_spb_par *p, const mt_spb_bufs *b, csr_host 
   for (int64_t e = 0; e < nbe; e++) h->nbv += b->bptr[e] < b->bptr[e + 1];
   h->bel = (int64_t *)malloc((size_t)(h->nbv + 1) * sizeof(int64_t));
   h->brp = (int64_t *)calloc((size_t)(h->kb + 1), sizeof(int64_t));
-  h->a32 = (int32_t *)malloc((size_t)(p->m + 1 + h->nu) * sizeof(int32_t));
   h->b32 = (int32_t *)malloc((size_t)(h->kb + 1 + h->nbv) * sizeof(int32_t));
-  if (!h->bel || !h->brp || !h->a32 || !h->b32) return csr_oom(h, b->nt, err);
+  if (!h->bel || !h->brp || !h->b32) return csr_oom(h, b->nt, err);
   for (int64_t e = 0, v = 0; e < nbe; e++)
     if (b->bptr[e] < b->bptr[e + 1]) {
       h->b32[h->kb + 1 + v] = (int32_t)(e % n);
@@ -110,8 +110,6 @@ static mt_status csr_plan_b(const mt_spb_par *p, const mt_spb_bufs *b, csr_host 
     }
   for (int64_t r = 0; r < h->kb; r++) h->brp[r + 1] += h->brp[r];
   for (int64_t r = 0; r <= h->kb; r++) h->b32[r] = (int32_t)h->brp[r];
-  for (int64_t r = 0; r <= p->m; r++) h->a32[r] = (int32_t)h->rptr[r];
-  for (int64_t u = 0; u < h->nu; u++) h->a32[p->m + 1 + u] = (int32_t)h->col[u];
   return MT_OK;
 }
 
@@ -140,24 +138,27 @@ static mt_status csr_plan(const mt_spb_par *p, const mt_spb_bufs *b, csr_host *h
   h->tptr[h->nu] = nt;
   for (int64_t r = 0; r < m; r++) h->rptr[r + 1] += h->rptr[r];
   free(keys);
+  /* A's indices in 32 bits (spb_form_of checked that they fit) */
+  if (!(h->a32 = (int32_t *)malloc((size_t)(m + 1 + h->nu) * sizeof(int32_t))))
+    return csr_oom(h, nt, err);
+  for (int64_t r = 0; r <= m; r++) h->a32[r] = (int32_t)h->rptr[r];
+  for (int64_t u = 0; u < h->nu; u++) h->a32[m + 1 + u] = (int32_t)h->col[u];
   return h->form == SPB_SPGEMM ? csr_plan_b(p, b, h, err) : MT_OK;
 }
 
 /* The form a call takes: cuSPARSE for float32/float64 products with
- * something to sum (cuSPARSE takes no empty matrix), SpMM for a dense B,
- * SpGEMM for a sparse one that stores an element and whose sizes fit its
- * 32-bit indices; else the own kernel. */
+ * something to sum (cuSPARSE takes no empty matrix) whose sizes fit its
+ * 32-bit indices, SpMM for a dense B, SpGEMM for a sparse one that stores
+ * an element; else the own kernel. */
 static spb_form spb_form_of(const mt_spb_par *p, const mt_spb_bufs *b) {
-  if (p->is_int || (p->dt != MT_float32 && p->dt != MT_float64) || p->m <= 0 || p->n <= 0 ||
-      b->nt <= 0 || !MTC(cusparse_on)())
-    return SPB_OWN;
-  if (!p->b_sum) return b->nbo > 0 ? SPB_SPMM : SPB_OWN;
-  /* a sparse B stores an element iff its duplicate lists hold an offset */
   int64_t lim = INT32_MAX;
-  return b->nbo > 0 && p->m < lim && b->nbe / p->n < lim && p->n < lim && b->nt < lim &&
-                 b->nbe < lim
-             ? SPB_SPGEMM
-             : SPB_OWN;
+  if (p->is_int || (p->dt != MT_float32 && p->dt != MT_float64) || p->m <= 0 || p->n <= 0 ||
+      b->nt <= 0 || !MTC(cusparse_on)() || p->m >= lim || p->n >= lim || b->nt >= lim)
+    return SPB_OWN;
+  /* a dense B: k = nbo / n rows; a sparse B stores an element iff its
+   * duplicate lists hold an offset */
+  if (!p->b_sum) return b->nbo > 0 && b->nbo / p->n < lim ? SPB_SPMM : SPB_OWN;
+  return b->nbo > 0 && b->nbe / p->n < lim && b->nbe < lim ? SPB_SPGEMM : SPB_OWN;
 }
 
 /* One call on the device: the form h->form (h NULL: the own kernel). */
@@ -169,11 +170,11 @@ static mt_status spb_device(const mt_spb_par *p, const mt_spb_bufs *b, const csr
   /* the own kernel's term lists (rptr, tb); cuSPARSE's forms read h's CSR instead */
   int64_t nr_own = h ? 0 : nr, nt_own = h ? 0 : b->nt;
   int spmm = h && h->form == SPB_SPMM, spgemm = h && h->form == SPB_SPGEMM;
-  /* cuSPARSE's A (perm, tptr; SpMM: col, row offsets; SpGEMM: the 32-bit
-   * indices), its values; SpMM: B column-major (k rows); SpGEMM: B's
-   * stored elements, 32-bit indices and values; the accumulator */
+  /* cuSPARSE's A (perm, tptr, the 32-bit indices), its values; SpMM: B
+   * column-major (k rows); SpGEMM: B's stored elements, 32-bit indices and
+   * values; the accumulator */
   int64_t nu = h ? h->nu : 0, nperm = h ? b->nt : 0, ntp = h ? nu + 1 : 0;
-  int64_t ncol = spmm ? nu : 0, ncr = spmm ? nr : 0, na32 = spgemm ? nr + nu : 0;
+  int64_t na32 = h ? nr + nu : 0;
   int64_t nbv = spgemm ? h->nbv : 0, nb32 = spgemm ? h->kb + 1 + nbv : 0;
   int64_t nbcm = spmm ? b->nbo : 0, nacc = h ? p->m * p->n : 0, k = spmm ? b->nbo / p->n : 0;
   mtc_arena a;
@@ -184,8 +185,7 @@ static mt_status spb_device(const mt_spb_par *p, const mt_spb_bufs *b, const csr
       MTC(arena_add)(&total, nbp, i8) || MTC(arena_add)(&total, b->nbo, i8) ||
       MTC(arena_add)(&total, no, i8) || MTC(arena_add)(&total, no, i8) ||
       MTC(arena_add)(&total, no, es) || MTC(arena_add)(&total, nperm, i8) ||
-      MTC(arena_add)(&total, ntp, i8) || MTC(arena_add)(&total, ncol, i8) ||
-      MTC(arena_add)(&total, ncr, i8) || MTC(arena_add)(&total, na32, i4) ||
+      MTC(arena_add)(&total, ntp, i8) || MTC(arena_add)(&total, na32, i4) ||
       MTC(arena_add)(&total, nu, es) || MTC(arena_add)(&total, nbv, i8) ||
       MTC(arena_add)(&total, nb32, i4) || MTC(arena_add)(&total, nbv, es) ||
       MTC(arena_add)(&total, nbcm, es) || MTC(arena_add)(&total, nacc, es))
@@ -206,8 +206,6 @@ static mt_status spb_device(const mt_spb_par *p, const mt_spb_bufs *b, const csr
   d.out = MTC(arena_take)(&a, no, es);
   int64_t *perm = (int64_t *)MTC(arena_take)(&a, nperm, i8);
   int64_t *tptr = (int64_t *)MTC(arena_take)(&a, ntp, i8);
-  int64_t *col = (int64_t *)MTC(arena_take)(&a, ncol, i8);
-  int64_t *crp = (int64_t *)MTC(arena_take)(&a, ncr, i8);
   int32_t *a32 = (int32_t *)MTC(arena_take)(&a, na32, i4);
   void *av = MTC(arena_take)(&a, nu, es);
   int64_t *bel = (int64_t *)MTC(arena_take)(&a, nbv, i8);
@@ -230,15 +228,13 @@ static mt_status spb_device(const mt_spb_par *p, const mt_spb_bufs *b, const csr
   } else {
     if ((st = MTC(upload)(&a, perm, h->perm, (size_t)nperm * i8, err)) != MT_OK ||
         (st = MTC(upload)(&a, tptr, h->tptr, (size_t)ntp * i8, err)) != MT_OK ||
-        (st = MTC(upload)(&a, col, h->col, (size_t)ncol * i8, err)) != MT_OK ||
-        (st = MTC(upload)(&a, crp, h->rptr, (size_t)ncr * i8, err)) != MT_OK ||
         (st = MTC(upload)(&a, a32, h->a32, (size_t)na32 * i4, err)) != MT_OK ||
         (st = MTC(upload)(&a, bel, h->bel, (size_t)nbv * i8, err)) != MT_OK ||
         (st = MTC(upload)(&a, b32, h->b32, (size_t)nb32 * i4, err)) != MT_OK ||
         (st = MTC_LAUNCH(&a, spb_gather_a, nu, *p, d, perm, tptr, nu, av)) != MT_OK)
       goto out;
     if (spmm && ((st = MTC_LAUNCH(&a, spb_gather_b, b->nbo, *p, d, k, bcm)) != MT_OK ||
-                 (st = MTC(csr_mm)(&a, p->dt, p->m, k, p->n, nu, crp, col, av, bcm, acc, err)) !=
+                 (st = MTC(csr_mm)(&a, p->dt, p->m, k, p->n, nu, a32, a32 + nr, av, bcm, acc, err)) !=
                      MT_OK))
       goto out;
     if (spgemm &&
