@@ -36,8 +36,8 @@ allowed+='libpthread\.so\.0|librt\.so\.1|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libc
 bundled='^libbenchmark\.so\.'
 # Neither carried nor static, found on the device: its CUDA toolkit, or torch's nvidia-* wheels
 # (run-gpu-checks.sh puts their folder on LD_LIBRARY_PATH). cuSPARSE: 162 MB shared, and CUDA
-# 13 has no static archive here (it needs libnvJitLink); nothing calls it yet (spec/cuda-backend.md
-# plans to).
+# 13 has no static archive here (it needs libnvJitLink). mtcs dlopens it (impl/cuda/cusparse_lib.cu),
+# so ldd names it only for what links it (mtcs_bench's adagrad_gs.cu baseline).
 device='^(libcusparse|libnvJitLink)\.so\.[0-9]+$'
 fail() { echo "gpu-bundle: $*" >&2; exit 1; }
 
