@@ -59,6 +59,31 @@ TEST(copy_converts_and_keeps_the_source_storage) {
   done(&call, (mt_tensor *[]){dst, src, idst, neg, big}, 5);
 }
 
+/* copy_ of float64 {NaN, +inf, -inf, -1e300} into an int64 dst: torch's
+ * cast is undefined there (x86 answers INT64_MIN for each, a GPU's cvt 0
+ * for NaN and saturates the rest), so no golden holds it; ours is defined
+ * and the same on every backend (mt_hd_f64_to_i64): NaN 0, then
+ * saturation: INT64_MAX, INT64_MIN, INT64_MIN. A plain cast here is what
+ * the asan preset's float-cast-overflow stops, and on x86 it gives
+ * INT64_MIN for NaN, which fails the first check. */
+TEST(copy_to_an_integer_dtype_defines_nan_and_overflow) {
+  mt_tensor *src = coo2(MT_float64, 2, 2, 4, SHAPE(0, 0, 1, 1), SHAPE(0, 1, 0, 1),
+                        VALS(NAN, INFINITY, -INFINITY, -1e300), 1);
+  mt_tensor *idst = coo2(MT_int64, 2, 2, 0, SHAPE(0), SHAPE(0), VALS(0), 1);
+  mt_call call;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_copy_, &call, &e, 2, (const mt_tensor *[]){idst, src}, NULL), MT_OK);
+  if (call.n_out == 1 && call.out[0]->dtype == MT_int64 && call.out[0]->nnz == 4) {
+    const int64_t *v = (const int64_t *)call.out[0]->values;
+    CHECK(v[0] == 0);
+    CHECK(v[1] == INT64_MAX);
+    CHECK(v[2] == INT64_MIN && v[3] == INT64_MIN);
+  } else {
+    CHECK(!"copy_ gave no int64 result of 4 values");
+  }
+  done(&call, (mt_tensor *[]){src, idst}, 2);
+}
+
 /* SPS-2: COO [2, 3] coalesced {(0,2) = 1, (1,0) = 2}: t() is [3, 2] with
  * index rows swapped, entries in the input's order: rows [2, 0], cols
  * [0, 1], flag cleared. One coalesced entry: t() still clears the flag,
@@ -219,6 +244,7 @@ TEST(resize_refuses_to_shrink_a_non_empty_tensor) {
 
 MT_TEST_MAIN(T(plain_sparse_refusals_name_torchs_layout),
              T(copy_converts_and_keeps_the_source_storage),
+             T(copy_to_an_integer_dtype_defines_nan_and_overflow),
              T(transpose_and_unsqueeze_move_indices_and_flags),
              T(sums_group_kept_indices_and_keep_zero_sums), T(norm_coalesces_first),
              T(softmax_runs_over_stored_entries_only), T(index_select_repeats_entries_named_twice),

@@ -76,7 +76,8 @@ MT_HD void mt_spv_put(void *out, mt_dtype rt, int64_t i, int div, const void *a,
 }
 
 /* out[i] = in[j] converted as torch's copy_ / to(): to bool by != 0,
- * float to integer toward zero, integers exactly, one dtype bytewise,
+ * float to integer toward zero (NaN 0, saturating: mt_hd_f64_to_i64, where
+ * torch's cast is undefined), integers exactly, one dtype bytewise,
  * floats rounded once (structure_sparse.c's copy_, sps_util.h's
  * sps_convert) */
 MT_HD void mt_spv_convert(void *out, mt_dtype ot, int64_t i, const void *in, mt_dtype it,
@@ -86,7 +87,7 @@ MT_HD void mt_spv_convert(void *out, mt_dtype ot, int64_t i, const void *in, mt_
                                              : mt_hd_ldi(in, it, j) != 0;
   } else if (ot == MT_int64 || ot == MT_int32 || ot == MT_int8 || ot == MT_uint8) {
     mt_hd_sti(out, ot, i,
-              mt_hd_is_float(it) ? (int64_t)trunc(mt_hd_get_f64(in, it, j)) : mt_hd_ldi(in, it, j));
+              mt_hd_is_float(it) ? mt_hd_f64_to_i64(mt_hd_get_f64(in, it, j)) : mt_hd_ldi(in, it, j));
   } else if (it == ot) {
     int es = ot == MT_float64 ? 8 : ot == MT_float32 ? 4 : 2;
     for (int b = 0; b < es; b++)
@@ -169,7 +170,7 @@ MT_HD void mt_spv_out(const mt_spv_par *p, const void *a, const void *b, const i
     } else {
       int64_t s = 0;
       for (int64_t t = off[o]; t < off[o + 1]; t++)
-        s += bf ? (int64_t)trunc(mt_hd_get_f64(b, p->bt, ib[t])) : mt_hd_ldi(b, p->bt, ib[t]);
+        s += bf ? mt_hd_f64_to_i64(mt_hd_get_f64(b, p->bt, ib[t])) : mt_hd_ldi(b, p->bt, ib[t]);
       mt_hd_sti(out, ot, o, s);
     }
     break;

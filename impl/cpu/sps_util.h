@@ -78,7 +78,8 @@ static inline void sps_convert(void *dst, mt_dtype ddt, int64_t di, const void *
     ((uint8_t *)dst)[di] = mt__cpu_is_float(sdt) ? mt__cpu_ld(src, sdt, si) != 0.0
                                                  : mt__cpu_ldi(src, sdt, si) != 0;
   } else if (mt__cpu_is_int(ddt)) {
-    int64_t v = mt__cpu_is_float(sdt) ? (int64_t)trunc(mt__cpu_ld(src, sdt, si))
+    /* toward zero; NaN 0 and saturating, as the CUDA kernels (no UB) */
+    int64_t v = mt__cpu_is_float(sdt) ? mt_hd_f64_to_i64(mt__cpu_ld(src, sdt, si))
                                       : mt__cpu_ldi(src, sdt, si);
     mt__cpu_sti(dst, ddt, di, v);
   } else if (sdt == ddt) {
