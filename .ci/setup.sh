@@ -24,7 +24,9 @@ done
 SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
 pkgs=(build-essential cmake pkg-config libhdf5-dev hdf5-tools libopenblas-dev
       libbenchmark-dev valgrind python3 python3-venv python3-h5py clang libclang-rt-14-dev
-      chromium)
+      llvm chromium)
+# llvm: llvm-dis, opt and llc, which turn CUDA's libdevice into the host object of the
+# cuda_emu_libdevice plugin (tests/libdevice/README.md)
 # the oldest torch we record variants for: Debian's own build, not PyPI's
 [ "$variants" = 1 ] && pkgs+=(python3-torch)
 missing=()

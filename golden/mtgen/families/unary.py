@@ -88,6 +88,16 @@ ABS = {"sinc": {torch.float16: "abs:1e-3", torch.float32: "abs:1e-6",
                    torch.float64: "rel:1e-13"}}
 
 
+# Where a GPU's math library is farther from the correctly rounded value
+# than the op's ULP entry allows, per dtype. lgamma: CUDA's libdevice bounds
+# double lgamma (4 ulp) only outside (-11.0001, -2.2637); at -2.5 it is 11
+# ulp off (-0.056243716497674123 against glibc's -0.056243716497674047:
+# libdevice itself run on the host, tests/libdevice/README.md). torch's own
+# CUDA lgamma is libdevice's. float16/32 results are computed in double and
+# rounded once, so ulp:8 holds there.
+DEVICE = {"lgamma": {torch.float64: "ulp:16"}}
+
+
 def tolerance(op, out_dtype):
     b = base_of(op)
     if out_dtype is not None and not out_dtype.is_floating_point:
@@ -96,6 +106,8 @@ def tolerance(op, out_dtype):
         return "exact"
     if b in ABS:
         return ABS[b][out_dtype or torch.float32]
+    if out_dtype in DEVICE.get(b, {}):
+        return DEVICE[b][out_dtype]
     return ULP.get(b, "ulp:2")
 
 
