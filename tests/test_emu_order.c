@@ -10,7 +10,10 @@
  * (fault 10 of tests/cuda_emu_faults.cmake, "the first writer wins", names
  * element 4 under the reverse order and fails here: ctest's
  * unit.test_emu_order.fault10 runs this test on that plugin, named by
- * MT_TEST_EMU_PLUGIN, and passes only when it fails). */
+ * MT_TEST_EMU_PLUGIN, and passes only when it fails). Fault 11, the mirror
+ * ("the last writer wins"), names element 2 in the reverse order and passes
+ * there; unit.test_emu_order.fault11 runs it with MTCS_EMU_ORDER=forward,
+ * where it names element 4 and must fail. */
 #include <dlfcn.h>
 #include <stdlib.h>
 

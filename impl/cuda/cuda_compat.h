@@ -5,8 +5,8 @@
  *    loop, MTC_LAUNCH a <<<blocks, threads>>> launch followed by a check;
  *  - as the emulation (MT_CUDA_EMU, any C++ compiler, the backend
  *    "cuda-emu"): a kernel is a host function whose MTC_FOR visits every
- *    index, last to first, and device memory is host memory (its own
- *    pages, checked: below and device.cu).
+ *    index, last to first (MTCS_EMU_ORDER: below), and device memory is
+ *    host memory (its own pages, checked: below and device.cu).
  *
  * The emulation runs the kernels' own indexing, arena layout and transfers
  * against the goldens in CI, where no GPU is; what it cannot check (races,
@@ -137,16 +137,36 @@ mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k,
 
 #ifdef MT_CUDA_EMU
 #define MTC_KERNEL static
-/* A grid's threads run last to first: the opposite of the CPU reference's
- * loops, so that a kernel whose result depends on the order of its threads
- * (a race on a GPU, where no order holds) cannot pass by following the
- * CPU's order (fault 10 of tests/cuda_emu_faults.cmake). */
+/* The order a grid's threads run in, from MTCS_EMU_ORDER: unset or
+ * "reverse", last to first, the opposite of the CPU reference's loops, so
+ * that a kernel whose result depends on the order of its threads (a race
+ * on a GPU, where no order holds) cannot pass by following the CPU's order
+ * (fault 10 of tests/cuda_emu_faults.cmake); "forward", first to last;
+ * "shuffle:SEED", the permutation k -> (a k + b) mod n of the seed (a a
+ * prime that does not divide n): a dependence on a later thread, which the
+ * reverse order hides, shows there. Another value is every call's
+ * INVALID_ARGUMENT (arena_open). MTC(emu_order)(n, 0) is a (-1: reverse),
+ * (n, 1) is b; mtc_emu_at maps the k-th thread run to its index. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+int64_t MTC(emu_order)(int64_t n, int which);
+#ifdef __cplusplus
+}
+#endif
+static inline int64_t mtc_emu_at(int64_t k, int64_t n, int64_t a, int64_t b) {
+  if (a < 0) return n - 1 - k;
+  return (int64_t)(((unsigned __int128)(uint64_t)a * (uint64_t)k + (uint64_t)b) % (uint64_t)n);
+}
 #if MT_CUDA_EMU_FAULT == 1 /* tests/cuda_emu_faults.cmake: a grid one thread short */
 #define MTC_FOR(i, n) for (int64_t i = (int64_t)(n) - 2; i >= 0; i--)
 #elif MT_CUDA_EMU_FAULT == 9 /* one thread too many: a kernel without its bounds check */
 #define MTC_FOR(i, n) for (int64_t i = (int64_t)(n); i >= 0; i--)
 #else
-#define MTC_FOR(i, n) for (int64_t i = (int64_t)(n) - 1; i >= 0; i--)
+#define MTC_FOR(i, n)                                                                       \
+  for (int64_t i##_n_ = (int64_t)(n), i##_a_ = MTC(emu_order)(i##_n_, 0),                   \
+               i##_b_ = MTC(emu_order)(i##_n_, 1), i##_k_ = 0, i = 0;                       \
+       i##_k_ < i##_n_ && ((i = mtc_emu_at(i##_k_, i##_n_, i##_a_, i##_b_)), 1); i##_k_++)
 #endif
 /* A launch first checks that every pointer the kernel takes (see MTC_PLAIN_ARG)
  * is device memory of the call, as a GPU needs: a host pointer, which the
@@ -160,6 +180,11 @@ mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k,
 #define MTC_ATOMIC_MIN_U64(ptr, v) \
   do {                             \
     if (*(ptr) == UINT64_MAX) *(ptr) = (v); \
+  } while (0)
+#elif MT_CUDA_EMU_FAULT == 11 /* the last writer wins: a race the reverse order hides */
+#define MTC_ATOMIC_MIN_U64(ptr, v) \
+  do {                             \
+    *(ptr) = (v);                  \
   } while (0)
 #else
 #define MTC_ATOMIC_MIN_U64(ptr, v) \

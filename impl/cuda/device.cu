@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #else
+#include <errno.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -113,9 +114,44 @@ extern "C" void MTC(emu_reach)(const mtc_arena *a, int on) {
     if (a->base) mprotect(a->base, emu_pages(a->size), on ? PROT_READ | PROT_WRITE : PROT_NONE);
 }
 
+/* MTCS_EMU_ORDER (cuda_compat.h, MTC_FOR): 0 reverse (unset too), 1
+ * forward, 2 shuffle with *seed; -1 another value. */
+static int emu_order_mode(uint64_t *seed) {
+  const char *v = getenv("MTCS_EMU_ORDER");
+  char *end = NULL;
+  *seed = 0;
+  if (!v || !*v || !strcmp(v, "reverse")) return 0;
+  if (!strcmp(v, "forward")) return 1;
+  if (!strcmp(v, "shuffle")) return 2;
+  if (!strncmp(v, "shuffle:", 8) && v[8] >= '0' && v[8] <= '9') {
+    errno = 0;
+    *seed = strtoull(v + 8, &end, 10);
+    if (errno == 0 && *end == '\0') return 2;
+  }
+  return -1;
+}
+extern "C" int64_t MTC(emu_order)(int64_t n, int which) {
+  uint64_t seed;
+  int mode = emu_order_mode(&seed);
+  if (mode <= 0 || n <= 0) return which ? 0 : -1; /* reverse (and a bad value, refused earlier) */
+  if (mode == 1) return which ? 0 : 1;
+  /* primes above 2^31: none divides an n below it; the next one otherwise */
+  static const uint64_t primes[] = {2147483659u, 2654435761u, 4294967291u, 1000000000039u};
+  uint64_t pick = seed % 4, a = primes[pick];
+  for (int t = 0; t < 4 && (uint64_t)n % a == 0; t++) a = primes[(pick + 1 + t) % 4];
+  if (which == 0) return (int64_t)(a % (uint64_t)n ? a % (uint64_t)n : 1);
+  return (int64_t)((seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull) % (uint64_t)n);
+}
+
 extern "C" mt_status MTC(arena_open)(mtc_arena *a, size_t size, const char *what, mt_error *err) {
+  uint64_t seed;
   memset(a, 0, sizeof *a);
   a->what = what;
+  if (emu_order_mode(&seed) < 0)
+    return mt_err(err, MT_INVALID_ARGUMENT,
+                  "%s: MTCS_EMU_ORDER='%s': expected reverse (the default), forward, shuffle "
+                  "or shuffle:SEED (digits)",
+                  what, getenv("MTCS_EMU_ORDER"));
   if (size == 0) return MT_OK;
 #if MT_CUDA_EMU_FAULT == 4 /* tests/cuda_emu_faults.cmake: the device out of memory */
   return mt_err(err, MT_OUT_OF_MEMORY, "%s: emulated cudaMalloc of %zu bytes: out of memory (fault 4)",
