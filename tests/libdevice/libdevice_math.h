@@ -9,8 +9,9 @@
  *
  * The system headers the sources use come first, so that the macros below
  * rename only the calls in our own code. Host code in a .cu file calls
- * glibc on a real machine; here it calls libdevice too (impl/cuda's host
- * code plans indices and calls none of these). */
+ * glibc on a real machine; here it calls libdevice too (no .cu file calls
+ * one itself: the math is in impl/common's MT_HD headers, which the kernels
+ * call). */
 #ifndef MT_LIBDEVICE_MATH_H
 #define MT_LIBDEVICE_MATH_H
 
