@@ -152,6 +152,23 @@ TEST(sums_group_kept_indices_and_keep_zero_sums) {
   done(&call, (mt_tensor *[]){x, xi}, 2);
 }
 
+/* SPS-3: an int64 COO [1, 2] {INT64_MAX, 1}: sum() is INT64_MAX + 1, which
+ * torch's int64 accumulation wraps to INT64_MIN (two's complement, derived
+ * by hand). The sum is unsigned, so the wrap is defined: a signed int64
+ * accumulator overflows there, which UBSan (the asan preset) stops. */
+TEST(an_integer_sum_wraps_as_torchs_does) {
+  mt_tensor *x = coo2(MT_int64, 1, 2, 2, SHAPE(0, 0), SHAPE(0, 1), VALS(0, 1), 1);
+  ((int64_t *)x->values)[0] = INT64_MAX;
+  mt_call call;
+  mt_error e;
+  CHECK_STATUS(run(mt_cpu_sum, &call, &e, 1, (const mt_tensor *[]){x}, NULL), MT_OK);
+  if (call.n_out == 1 && call.out[0]->dtype == MT_int64)
+    CHECK(((const int64_t *)call.out[0]->values)[0] == INT64_MIN);
+  else
+    CHECK(!"sum gave no int64 result");
+  done(&call, (mt_tensor *[]){x}, 1);
+}
+
 /* SPS-4: COO [1, 2] uncoalesced {(0,0) = 2, (0,0) = 3, (0,1) = 0}: the
  * coalesced values are [5, 0], so norm() = 5 (not sqrt(4 + 9)) and
  * norm(p=0) = 1 (the stored zero does not count). */
@@ -246,6 +263,7 @@ MT_TEST_MAIN(T(plain_sparse_refusals_name_torchs_layout),
              T(copy_converts_and_keeps_the_source_storage),
              T(copy_to_an_integer_dtype_defines_nan_and_overflow),
              T(transpose_and_unsqueeze_move_indices_and_flags),
-             T(sums_group_kept_indices_and_keep_zero_sums), T(norm_coalesces_first),
+             T(sums_group_kept_indices_and_keep_zero_sums), T(an_integer_sum_wraps_as_torchs_does),
+             T(norm_coalesces_first),
              T(softmax_runs_over_stored_entries_only), T(index_select_repeats_entries_named_twice),
              T(resize_refuses_to_shrink_a_non_empty_tensor))

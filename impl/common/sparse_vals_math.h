@@ -23,7 +23,7 @@ typedef enum {
   SPV_CMP_ADD,   /* compressed union: a + round(alpha * b) */
   SPV_DENSE_COO, /* dense a (cast to ot) += alpha * each term (b cast to ot), stored each step */
   SPV_DENSE_CSR, /* dense a (cast to ot) + round(alpha * b) per term */
-  SPV_SUM,       /* the terms' sum in double (float ot) or int64, rounded once */
+  SPV_SUM,       /* the terms' sum in double (float ot) or int64 (wrapping), rounded once */
   SPV_NORM,      /* the terms' vector p-norm, |b| in double */
   SPV_CONVERT    /* out = a[ia] converted as torch's copy_/to() (sps_convert) */
 } mt_spv_op;
@@ -167,11 +167,12 @@ MT_HD void mt_spv_out(const mt_spv_par *p, const void *a, const void *b, const i
       for (int64_t t = off[o]; t < off[o + 1]; t++)
         f += bf ? mt_hd_get_f64(b, p->bt, ib[t]) : (double)mt_hd_ldi(b, p->bt, ib[t]);
       mt_hd_set_f64(out, ot, o, f);
-    } else {
-      int64_t s = 0;
+    } else { /* wraps modulo 2^64, as torch's integer sums do (no signed overflow) */
+      uint64_t s = 0;
       for (int64_t t = off[o]; t < off[o + 1]; t++)
-        s += bf ? mt_hd_f64_to_i64(mt_hd_get_f64(b, p->bt, ib[t])) : mt_hd_ldi(b, p->bt, ib[t]);
-      mt_hd_sti(out, ot, o, s);
+        s += (uint64_t)(bf ? mt_hd_f64_to_i64(mt_hd_get_f64(b, p->bt, ib[t]))
+                           : mt_hd_ldi(b, p->bt, ib[t]));
+      mt_hd_sti(out, ot, o, (int64_t)s);
     }
     break;
   }
