@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "adapter.h"
+#include "golden_guard.h"
 #include "mt_core.h"
 #include "poison.h"
 #include "runner.h"
@@ -141,6 +142,19 @@ static void usage(FILE *f) {
       "      profile; the reason is printed as \"SKIP: ...\" (with --require-all an executed-\n"
       "      nothing run on an available backend is a failure, exit 1)\n",
       f);
+  fprintf(f,
+      "\n"
+      "environment:\n"
+      "  MTCS_GOLDEN_DIR      the default --golden-dir\n"
+      "  MTCS_CHECK_PARSE     always: parse every golden file in a child process first, even\n"
+      "                       one a MANIFEST vouches for (spec/golden-format.md)\n"
+      "  MTCS_CHECK_TIMEOUT   seconds that child may take (default %g)\n"
+      "  MTCS_TODAY           the date --expect entries expire against (YYYY-MM-DD)\n"
+      "  MTCS_CUSPARSE        0: cuda and cuda-emu compute sparse products with their own\n"
+      "                       kernels instead of cuSPARSE (spec/cuda-backend.md)\n"
+      "  MTCS_EMU_ORDER       cuda-emu's thread order: reverse (default), forward,\n"
+      "                       shuffle:SEED (spec/cuda-backend.md, \"The emulation\")\n",
+      MT_GOLDEN_CHECK_TIMEOUT_S);
 }
 
 static void validate_usage(FILE *f) {
