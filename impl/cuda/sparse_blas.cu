@@ -55,15 +55,16 @@ typedef enum { SPB_OWN, SPB_SPMM, SPB_SPGEMM } spb_form;
 
 /* The matrices cuSPARSE gets, planned on the host (index bookkeeping).
  * A: perm, the terms sorted by (row, B row, stored order); its nu stored
- * values, one per run of equal (row, B row): column col[u], terms
- * perm[tptr[u] .. tptr[u + 1]); row offsets rptr. A sparse B (SpGEMM): its
- * nbv stored elements bel[v] (e = row * n + col, the elements with a
- * duplicate list, row-major), row offsets brp (kb + 1). cuSPARSE gets
- * 32-bit indices, as torch hands SpGEMM, every algorithm takes them: a32
- * (rptr, then col) and b32 (brp, then the columns). */
+ * values, one per run of equal (row, B row): terms perm[tptr[u] ..
+ * tptr[u + 1]). A sparse B (SpGEMM): its nbv stored elements bel[v]
+ * (e = row * n + col, the elements with a duplicate list, row-major), row
+ * offsets brp (kb + 1). cuSPARSE gets 32-bit indices, as torch hands
+ * SpGEMM, every algorithm takes them (spb_form_of checks that they fit):
+ * a32 (A's m + 1 row offsets, then its nu columns, the B rows) and b32
+ * (brp, then the columns). */
 typedef struct {
   spb_form form;
-  int64_t *perm, *tptr, *col, *rptr, nu;
+  int64_t *perm, *tptr, nu;
   int64_t *bel, *brp, nbv, kb;
   int32_t *a32, *b32;
 } csr_host;
@@ -80,7 +81,7 @@ static int csr_key_cmp(const void *x, const void *y) {
 }
 
 static void csr_host_free(csr_host *h) {
-  free(h->perm), free(h->tptr), free(h->col), free(h->rptr);
+  free(h->perm), free(h->tptr);
   free(h->bel), free(h->brp), free(h->a32), free(h->b32);
   memset(h, 0, sizeof *h);
 }
@@ -90,8 +91,8 @@ static mt_status csr_oom(csr_host *h, int64_t nt, mt_error *err) {
   return mt_err(err, MT_OUT_OF_MEMORY, "sparse_blas: the CSR plan of %lld terms", (long long)nt);
 }
 
-/* A sparse B's stored elements as a CSR (kb rows), and both matrices'
- * indices in 32 bits. */
+/* A sparse B's stored elements as a CSR (kb rows), its indices in 32 bits
+ * (b32). */
 static mt_status csr_plan_b(const mt_spb_par *p, const mt_spb_bufs *b, csr_host *h,
                             mt_error *err) {
   int64_t n = p->n, nbe = b->nbe;
@@ -118,12 +119,13 @@ static mt_status csr_plan(const mt_spb_par *p, const mt_spb_bufs *b, csr_host *h
   csr_key *keys = (csr_key *)malloc((size_t)nt * sizeof *keys);
   h->perm = (int64_t *)malloc((size_t)nt * sizeof(int64_t));
   h->tptr = (int64_t *)malloc((size_t)(nt + 1) * sizeof(int64_t));
-  h->col = (int64_t *)malloc((size_t)nt * sizeof(int64_t));
-  h->rptr = (int64_t *)calloc((size_t)(m + 1), sizeof(int64_t));
-  if (!keys || !h->perm || !h->tptr || !h->col || !h->rptr) {
+  /* the row offsets (counted, then summed), then up to nt columns */
+  h->a32 = (int32_t *)calloc((size_t)(m + 1 + nt), sizeof(int32_t));
+  if (!keys || !h->perm || !h->tptr || !h->a32) {
     free(keys);
     return csr_oom(h, nt, err);
   }
+  int32_t *rptr = h->a32, *col = h->a32 + m + 1;
   for (int64_t r = 0; r < m; r++)
     for (int64_t t = b->rptr[r]; t < b->rptr[r + 1]; t++) keys[t] = (csr_key){r, b->tb[t], t};
   qsort(keys, (size_t)nt, sizeof *keys, csr_key_cmp);
@@ -131,18 +133,13 @@ static mt_status csr_plan(const mt_spb_par *p, const mt_spb_bufs *b, csr_host *h
     h->perm[i] = keys[i].t;
     if (i == 0 || keys[i].row != keys[i - 1].row || keys[i].col != keys[i - 1].col) {
       h->tptr[h->nu] = i;
-      h->col[h->nu++] = keys[i].col;
-      h->rptr[keys[i].row + 1]++;
+      col[h->nu++] = (int32_t)keys[i].col;
+      rptr[keys[i].row + 1]++;
     }
   }
   h->tptr[h->nu] = nt;
-  for (int64_t r = 0; r < m; r++) h->rptr[r + 1] += h->rptr[r];
+  for (int64_t r = 0; r < m; r++) rptr[r + 1] += rptr[r];
   free(keys);
-  /* A's indices in 32 bits (spb_form_of checked that they fit) */
-  if (!(h->a32 = (int32_t *)malloc((size_t)(m + 1 + h->nu) * sizeof(int32_t))))
-    return csr_oom(h, nt, err);
-  for (int64_t r = 0; r <= m; r++) h->a32[r] = (int32_t)h->rptr[r];
-  for (int64_t u = 0; u < h->nu; u++) h->a32[m + 1 + u] = (int32_t)h->col[u];
   return h->form == SPB_SPGEMM ? csr_plan_b(p, b, h, err) : MT_OK;
 }
 
@@ -158,7 +155,7 @@ static spb_form spb_form_of(const mt_spb_par *p, const mt_spb_bufs *b) {
   /* a dense B: k = nbo / n rows; a sparse B stores an element iff its
    * duplicate lists hold an offset */
   if (!p->b_sum) return b->nbo > 0 && b->nbo / p->n < lim ? SPB_SPMM : SPB_OWN;
-  return b->nbo > 0 && b->nbe / p->n < lim && b->nbe < lim ? SPB_SPGEMM : SPB_OWN;
+  return b->nbo > 0 && b->nbe < lim ? SPB_SPGEMM : SPB_OWN; /* kb = nbe / n fits too */
 }
 
 /* One call on the device: the form h->form (h NULL: the own kernel). */
