@@ -145,12 +145,13 @@ mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k,
  * "shuffle:SEED", the permutation k -> (a k + b) mod n of the seed (a a
  * prime that does not divide n): a dependence on a later thread, which the
  * reverse order hides, shows there. Another value is every call's
- * INVALID_ARGUMENT (arena_open). MTC(emu_order)(n, 0) is a (-1: reverse),
- * (n, 1) is b; mtc_emu_at maps the k-th thread run to its index. */
+ * INVALID_ARGUMENT (arena_open). MTC(emu_order)(n, &b) returns a (-1:
+ * reverse) and sets b, once per loop; mtc_emu_at maps the k-th thread run
+ * to its index. */
 #ifdef __cplusplus
 extern "C" {
 #endif
-int64_t MTC(emu_order)(int64_t n, int which);
+int64_t MTC(emu_order)(int64_t n, int64_t *b);
 #ifdef __cplusplus
 }
 #endif
@@ -164,8 +165,8 @@ static inline int64_t mtc_emu_at(int64_t k, int64_t n, int64_t a, int64_t b) {
 #define MTC_FOR(i, n) for (int64_t i = (int64_t)(n); i >= 0; i--)
 #else
 #define MTC_FOR(i, n)                                                                       \
-  for (int64_t i##_n_ = (int64_t)(n), i##_a_ = MTC(emu_order)(i##_n_, 0),                   \
-               i##_b_ = MTC(emu_order)(i##_n_, 1), i##_k_ = 0, i = 0;                       \
+  for (int64_t i##_n_ = (int64_t)(n), i##_b_ = 0, i##_a_ = MTC(emu_order)(i##_n_, &i##_b_),  \
+               i##_k_ = 0, i = 0;                                                           \
        i##_k_ < i##_n_ && ((i = mtc_emu_at(i##_k_, i##_n_, i##_a_, i##_b_)), 1); i##_k_++)
 #endif
 /* A launch first checks that every pointer the kernel takes (see MTC_PLAIN_ARG)

@@ -130,17 +130,18 @@ static int emu_order_mode(uint64_t *seed) {
   }
   return -1;
 }
-extern "C" int64_t MTC(emu_order)(int64_t n, int which) {
+extern "C" int64_t MTC(emu_order)(int64_t n, int64_t *b) {
   uint64_t seed;
   int mode = emu_order_mode(&seed);
-  if (mode <= 0 || n <= 0) return which ? 0 : -1; /* reverse (and a bad value, refused earlier) */
-  if (mode == 1) return which ? 0 : 1;
+  *b = 0;
+  if (mode <= 0 || n <= 0) return -1; /* reverse (and a bad value, refused earlier) */
+  if (mode == 1) return 1;
   /* primes above 2^31: none divides an n below it; the next one otherwise */
   static const uint64_t primes[] = {2147483659u, 2654435761u, 4294967291u, 1000000000039u};
   uint64_t pick = seed % 4, a = primes[pick];
   for (int t = 0; t < 4 && (uint64_t)n % a == 0; t++) a = primes[(pick + 1 + t) % 4];
-  if (which == 0) return (int64_t)(a % (uint64_t)n ? a % (uint64_t)n : 1);
-  return (int64_t)((seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull) % (uint64_t)n);
+  *b = (int64_t)((seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull) % (uint64_t)n);
+  return (int64_t)(a % (uint64_t)n ? a % (uint64_t)n : 1);
 }
 
 extern "C" mt_status MTC(arena_open)(mtc_arena *a, size_t size, const char *what, mt_error *err) {
