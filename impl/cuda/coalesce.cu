@@ -32,6 +32,40 @@ MTC_KERNEL void coal_runs(mt_coal_par p, const int64_t *indices, const void *val
   MTC_FOR(u, uniq) mt_coal_run(&p, indices, values, perm, heads, uniq, u, out_indices, out_values);
 }
 
+#if defined(MT_CUDA_EMU_FAULT) && MT_CUDA_EMU_FAULT == 12 /* tests/cuda_emu_faults.cmake */
+/* The classic lost update: each run's sum as a scatter-add of one thread
+ * per sorted position, without an atomic. Any serial order of the threads
+ * adds every value, so the goldens pass in every order of the emulation;
+ * on a GPU two threads of one run read the same partial sum and one
+ * addition is lost. Only the race check (tests/race/) sees it. */
+MTC_KERNEL void coal_zero(mt_coal_par p, const int64_t *indices, const int64_t *perm,
+                          const int64_t *heads, int64_t uniq, int64_t *out_indices,
+                          void *out_values) {
+  MTC_FOR(u, uniq) {
+    for (int d = 0; d < p.sparse_dim; d++)
+      out_indices[d * uniq + u] = indices[d * p.nnz + perm[heads[u]]];
+    for (int64_t j = 0; j < p.row; j++) mt_hd_set_f64(out_values, p.dtype, u * p.row + j, 0.0);
+  }
+}
+MTC_KERNEL void coal_scatter(mt_coal_par p, const void *values, const int64_t *perm,
+                             const int64_t *heads, int64_t uniq, void *out_values) {
+  MTC_FOR(i, p.nnz) {
+    int64_t lo = 0, hi = uniq - 1; /* the run of sorted position i: the last head <= i */
+    while (lo < hi) {
+      int64_t mid = (lo + hi + 1) / 2;
+      if (heads[mid] <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    for (int64_t j = 0; j < p.row; j++) {
+      double acc = mt_hd_get_f64(out_values, p.dtype, lo * p.row + j);
+      double v = mt_hd_get_f64(values, p.dtype, perm[i] * p.row + j);
+      acc = p.dtype == MT_bool ? (double)(acc != 0 || v != 0) : acc + v;
+      mt_hd_set_f64(out_values, p.dtype, lo * p.row + j, acc);
+    }
+  }
+}
+#endif
+
 extern "C" mt_status MTC(coalesce_exec)(const mt_tensor *coo, mt_tensor **out, mt_error *err) {
   mt_coal_par p;
   size_t es = mt_dtype_size(coo->dtype), total = 0, tmp_bytes = 0;
@@ -94,8 +128,15 @@ extern "C" mt_status MTC(coalesce_exec)(const mt_tensor *coo, mt_tensor **out, m
 #if defined(MT_CUDA_EMU_FAULT) && MT_CUDA_EMU_FAULT == 7 /* tests/cuda_emu_faults.cmake */
     dheads = heads; /* the host's list handed to the kernel: right values, wrong memory */
 #endif
+#if defined(MT_CUDA_EMU_FAULT) && MT_CUDA_EMU_FAULT == 12 /* the lost update above */
+    (void)coal_runs;
+    if ((st = MTC_LAUNCH(&a, coal_zero, uniq, p, di, dperm, dheads, uniq, doi, dov)) != MT_OK ||
+        (st = MTC_LAUNCH(&a, coal_scatter, n, p, dv, dperm, dheads, uniq, dov)) != MT_OK)
+      goto out;
+#else
     if ((st = MTC_LAUNCH(&a, coal_runs, uniq, p, di, dv, dperm, dheads, uniq, doi, dov)) != MT_OK)
       goto out;
+#endif
   }
   if ((st = mt_coo_new(coo->dtype, coo->ndim, coo->shape, coo->sparse_dim, uniq, &t, err)) != MT_OK)
     goto out;

@@ -9,9 +9,11 @@
  *    host memory (its own pages, checked: below and device.cu).
  *
  * The emulation runs the kernels' own indexing, arena layout and transfers
- * against the goldens in CI, where no GPU is; what it cannot check (races,
- * device-only faults) is for a GPU run; a host pointer handed to a kernel it
- * does catch (MTC_PLAIN_ARG, below; spec/cuda-backend.md "The emulation").
+ * against the goldens in CI, where no GPU is; races between the threads of
+ * a launch are checked by a second build of it (MT_CUDA_EMU_RACE, below);
+ * what it cannot check (device-only faults) is for a GPU run; a host pointer
+ * handed to a kernel it does catch (MTC_PLAIN_ARG, below;
+ * spec/cuda-backend.md "The emulation").
  *
  * Kernels are one thread per output element (or per output row) with the
  * per-element math of impl/common/<family>_math.h, so the order of every
@@ -155,6 +157,29 @@ int64_t MTC(emu_order)(int64_t n, int64_t *b);
 #ifdef __cplusplus
 }
 #endif
+/* The race check (tests/race/README.md; the plugin cuda_emu_race): each
+ * launch registers its arena's memory, each thread of MTC_FOR says it runs
+ * (MT_RACE_EVERY before and after the loop: code there runs in every
+ * thread of a GPU's grid), and the kernels' loads and stores, instrumented,
+ * are checked for two threads touching one byte; launched() reports the
+ * first such pair as the case's DEVICE_ERROR. */
+#ifdef MT_CUDA_EMU_RACE
+#include "race/race.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+void MTC(emu_race_begin)(const mtc_arena *a, const char *kernel);
+#ifdef __cplusplus
+}
+#endif
+#define MTC_RACE_BEGIN(a, kernel) MTC(emu_race_begin)((a), (kernel))
+#define MTC_RACE_THREAD(i) mt_race_thread(i)
+#define MTC_RACE_END() mt_race_end()
+#else
+#define MTC_RACE_BEGIN(a, kernel) ((void)0)
+#define MTC_RACE_THREAD(i) ((void)0)
+#define MTC_RACE_END() ((void)0)
+#endif
 static inline int64_t mtc_emu_at(int64_t k, int64_t n, int64_t a, int64_t b) {
   if (a < 0) return n - 1 - k;
   return (int64_t)(((unsigned __int128)(uint64_t)a * (uint64_t)k + (uint64_t)b) % (uint64_t)n);
@@ -167,7 +192,9 @@ static inline int64_t mtc_emu_at(int64_t k, int64_t n, int64_t a, int64_t b) {
 #define MTC_FOR(i, n)                                                                       \
   for (int64_t i##_n_ = (int64_t)(n), i##_b_ = 0, i##_a_ = MTC(emu_order)(i##_n_, &i##_b_),  \
                i##_k_ = 0, i = 0;                                                           \
-       i##_k_ < i##_n_ && ((i = mtc_emu_at(i##_k_, i##_n_, i##_a_, i##_b_)), 1); i##_k_++)
+       i##_k_ < i##_n_ ? ((i = mtc_emu_at(i##_k_, i##_n_, i##_a_, i##_b_)), MTC_RACE_THREAD(i), 1) \
+                       : (MTC_RACE_THREAD(-1), 0);                                          \
+       i##_k_++)
 #endif
 /* A launch first checks that every pointer the kernel takes (see MTC_PLAIN_ARG)
  * is device memory of the call, as a GPU needs: a host pointer, which the
@@ -175,8 +202,8 @@ static inline int64_t mtc_emu_at(int64_t k, int64_t n, int64_t a, int64_t b) {
 #define MTC_LAUNCH(arena, kern, n, ...)                                      \
   (MTC(emu_args)((arena), #kern, mtc_emu_args((arena), __VA_ARGS__), err) \
        ? MT_DEVICE_ERROR                                                    \
-       : (MTC(emu_reach)((arena), 1), kern(__VA_ARGS__), MTC(emu_reach)((arena), 0), \
-          MTC(launched)((arena), #kern, err)))
+       : (MTC(emu_reach)((arena), 1), MTC_RACE_BEGIN((arena), #kern), kern(__VA_ARGS__), \
+          MTC_RACE_END(), MTC(emu_reach)((arena), 0), MTC(launched)((arena), #kern, err)))
 #if MT_CUDA_EMU_FAULT == 10 /* tests/cuda_emu_faults.cmake: the first writer wins, a race */
 #define MTC_ATOMIC_MIN_U64(ptr, v) \
   do {                             \
@@ -187,6 +214,8 @@ static inline int64_t mtc_emu_at(int64_t k, int64_t n, int64_t a, int64_t b) {
   do {                             \
     *(ptr) = (v);                  \
   } while (0)
+#elif defined(MT_CUDA_EMU_RACE) /* an atomic access, which the race check tells apart */
+#define MTC_ATOMIC_MIN_U64(ptr, v) mt_race_atomic_min_u64((uint64_t *)(ptr), (uint64_t)(v))
 #else
 #define MTC_ATOMIC_MIN_U64(ptr, v) \
   do {                             \

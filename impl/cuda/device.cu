@@ -244,12 +244,51 @@ static mt_status emu_guards(const mtc_arena *a, const char *kernel, mt_error *er
   MTC(emu_reach)(a, 0);
   return st;
 }
+#ifdef MT_CUDA_EMU_RACE
+/* The race check (cuda_compat.h, tests/race/): a launch's device memory is
+ * its arena and those chained to it. */
+extern "C" void MTC(emu_race_begin)(const mtc_arena *a, const char *kernel) {
+  mt_race_begin(kernel);
+  for (; a; a = a->also) mt_race_range(a->base, a->size);
+}
+/* the buffer of a holding byte off: the g-th taken, its guard after it */
+static int emu_buffer_of(const mtc_arena *a, size_t off, size_t *in) {
+  size_t start = 0;
+  for (int g = 0; g < a->n_guards; g++) {
+    if (off < a->guard_at[g] + a->guard_len[g]) {
+      *in = off - start;
+      return g;
+    }
+    start = a->guard_at[g] + a->guard_len[g];
+  }
+  *in = off;
+  return -1;
+}
+/* the last launch's first race, as the case's DEVICE_ERROR */
+static mt_status emu_race(const mtc_arena *a, mt_error *err) {
+  mt_race_found f;
+  char who[48], whom[48];
+  size_t in = 0;
+  if (!mt_race_take(&f)) return MT_OK;
+  for (int r = 0; r < f.range && a; r++) a = a->also;
+  int g = a ? emu_buffer_of(a, f.offset, &in) : -1;
+  return mt_err(err, MT_DEVICE_ERROR, "%s: %s: a race between the threads of one launch: %s "
+                "%s byte %zu of device buffer %d, which %s %s (the emulation's race check, "
+                "tests/race/: on a GPU the result depends on their timing)",
+                a ? a->what : "?", f.kernel, mt_race_who(f.thread, who, sizeof who), f.does, in,
+                g, mt_race_who(f.other, whom, sizeof whom), f.did);
+}
+#endif
 extern "C" mt_status MTC(launched)(const mtc_arena *a, const char *kernel, mt_error *err) {
 #if MT_CUDA_EMU_FAULT == 5 /* tests/cuda_emu_faults.cmake: every launch fails */
   (void)emu_guards;
   return mt_err(err, MT_DEVICE_ERROR, "%s: %s: emulated launch failure (fault 5)", a->what, kernel);
 #else
-  return emu_guards(a, kernel, err);
+  mt_status st = emu_guards(a, kernel, err);
+#ifdef MT_CUDA_EMU_RACE
+  if (st == MT_OK) st = emu_race(a, err);
+#endif
+  return st;
 #endif
 }
 extern "C" int MTC(unavailable)(char *why, size_t why_len) {

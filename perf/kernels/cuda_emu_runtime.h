@@ -15,9 +15,10 @@
  *
  * Device memory is told from host memory (a table of the live allocations):
  * a launch handed a host pointer fails with an illegal address, a copy
- * whose kind names the wrong side with invalid value. What the emulation
- * cannot check (races, device-only faults, the real cuSPARSE and CUB) is
- * for the GPU run of test_cuda_adagrad. impl/cuda/cuda_compat.h is the conformance backend's
+ * whose kind names the wrong side with invalid value. Races between the
+ * threads of a launch are checked by a second build (MT_CUDA_EMU_RACE,
+ * below). What the emulation cannot check (device-only faults, the real
+ * cuSPARSE and CUB) is for the GPU run of test_cuda_adagrad. impl/cuda/cuda_compat.h is the conformance backend's
  * counterpart (that one hides the launch shape; these kernels keep theirs). */
 #ifndef MT_CUDA_EMU_RUNTIME_H
 #define MT_CUDA_EMU_RUNTIME_H
@@ -60,6 +61,7 @@ typedef enum cudaError {
   cudaErrorMemoryAllocation = 2,
   cudaErrorInvalidConfiguration = 9,
   cudaErrorIllegalAddress = 700,
+  cudaErrorLaunchFailure = 719,
   cudaErrorInvalidResourceHandle = 400,
 } cudaError_t;
 
@@ -73,6 +75,7 @@ static inline const char *cudaGetErrorString(cudaError_t e) {
   case cudaErrorMemoryAllocation: return "out of memory";
   case cudaErrorInvalidConfiguration: return "invalid configuration argument";
   case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+  case cudaErrorLaunchFailure: return "unspecified launch failure";
   case cudaErrorInvalidResourceHandle: return "invalid resource handle";
   }
   return "unknown error";
@@ -248,6 +251,47 @@ static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEve
   return cudaSuccess;
 }
 
+/* ---- the race check (tests/race/README.md) -------------------------------- */
+/* Built with MT_CUDA_EMU_RACE and the instrumentation (mtfast_emu_race): a
+ * launch registers every live allocation, each (block, thread) says it runs
+ * (its index in the grid), and a race between two of them is said on
+ * stderr and is the launch's error (unspecified launch failure), so that
+ * the step reports it. */
+#ifdef MT_CUDA_EMU_RACE
+#include <stdio.h>
+
+#include "race/race.h"
+static inline void mt_emu_race_begin(const char *kernel) {
+  mt_race_begin(kernel);
+  for (std::map<uintptr_t, size_t>::const_iterator it = mt_emu_allocs.begin();
+       it != mt_emu_allocs.end(); ++it)
+    mt_race_range((const void *)it->first, it->second);
+}
+static inline void mt_emu_race_end(void) {
+  mt_race_found f;
+  char who[48], whom[48];
+  mt_race_end();
+  if (!mt_race_take(&f)) return;
+  size_t bytes = 0;
+  int r = 0;
+  for (std::map<uintptr_t, size_t>::const_iterator it = mt_emu_allocs.begin();
+       it != mt_emu_allocs.end(); ++it)
+    if (r++ == f.range) bytes = it->second;
+  fprintf(stderr, "race check: %s: %s %s byte %zu of a %zu-byte device allocation, which %s %s "
+          "(tests/race/: on a GPU the result depends on their timing)\n", f.kernel,
+          mt_race_who(f.thread, who, sizeof who), f.does, f.offset, bytes,
+          mt_race_who(f.other, whom, sizeof whom), f.did);
+  mt_emu_last_error = cudaErrorLaunchFailure;
+}
+#define MT_EMU_RACE_BEGIN(kernel) mt_emu_race_begin(kernel)
+#define MT_EMU_RACE_THREAD(t) mt_race_thread(t)
+#define MT_EMU_RACE_END() mt_emu_race_end()
+#else
+#define MT_EMU_RACE_BEGIN(kernel) ((void)0)
+#define MT_EMU_RACE_THREAD(t) ((void)0)
+#define MT_EMU_RACE_END() ((void)0)
+#endif
+
 /* ---- the grid ------------------------------------------------------------ */
 struct mt_emu_dim {
   unsigned x, y, z;
@@ -274,11 +318,14 @@ inline mt_emu_dim blockIdx, threadIdx, gridDim, blockDim;
     }                                                                                              \
     mt_emu_reach mt_r_;                                                                            \
     gridDim = mt_emu_dim{mt_g_, 1, 1}, blockDim = mt_emu_dim{mt_b_, 1, 1};                         \
+    MT_EMU_RACE_BEGIN(#kern);                                                                      \
     for (unsigned mt_bi_ = mt_g_; mt_bi_-- > 0;) /* last to first, as impl/cuda's emulation */      \
       for (unsigned mt_ti_ = mt_b_; mt_ti_-- > 0;) {                                               \
         blockIdx = mt_emu_dim{mt_bi_, 0, 0}, threadIdx = mt_emu_dim{mt_ti_, 0, 0};                 \
+        MT_EMU_RACE_THREAD((int64_t)mt_bi_ * mt_b_ + mt_ti_);                                      \
         kern(__VA_ARGS__);                                                                         \
       }                                                                                            \
+    MT_EMU_RACE_END();                                                                             \
   } while (0)
 
 /* ---- cuSPARSE: the calls adagrad_gs.cu makes ----------------------------- */
