@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mt_test.h"
+#include "race/probe.h"
 #include "race/race.h"
 
 /* the instrumentation's calls (race.c defines them) */
@@ -15,15 +16,6 @@ void __tsan_read8(void *p);
 void __tsan_write8(void *p);
 void __tsan_write4(void *p);
 void __tsan_read1(void *p);
-
-/* probe.cc */
-void mt_probe_map(double *out, const double *in, int64_t n);
-void mt_probe_sum(double *out, const double *in, int64_t n);
-void mt_probe_shift(float *out, const float *in, int64_t n);
-void mt_probe_flag(uint8_t *b, uint8_t *flag, int64_t n);
-void mt_probe_every(int64_t *out, int64_t n);
-struct mt_probe_s { double v[4]; };
-void mt_probe_copy(struct mt_probe_s *out, const struct mt_probe_s *in, int64_t n);
 
 static double dev[64];
 
