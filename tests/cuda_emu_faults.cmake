@@ -34,6 +34,13 @@
 #      same fault passed every golden file in the reverse, forward and
 #      shuffle:7 thread orders (measured 2026-12-02: any serial order adds
 #      every value)
+#  13  the coalesce's run-head test without its edge test (position 0
+#      compared with the key before the sorted keys' buffer), also in the
+#      race check's plugin (cuda_emu_race_fault13), which marks the guards
+#      between buffers and reports a read of one; without the check the
+#      fault passed every golden file (measured 2026-12-02): the guard's
+#      canary never equals a key, so position 0 still starts a run, where
+#      on a GPU the bytes before the buffer are another buffer's data
 #   6  cuSPARSE's dense operands taken as row-major where the backend hands
 #      them over column-major (impl/cuda/cusparse_lib.cu's emulation: SpMM's
 #      B and C, SpGEMM's C scattered into the accumulator): 164 of the 204
@@ -50,14 +57,16 @@
 #   cmake -DMTCS=... -DSRC=... -DBIN=... -P tests/cuda_emu_faults.cmake
 cmake_minimum_required(VERSION 3.25)
 
-# Faults 7 to 9 and 12 live on one or two code paths (the device coalesce, SpGEMM's
+# Faults 7 to 9, 12 and 13 live on one or two code paths (the device coalesce, SpGEMM's
 # kernels), which every family reaches the same way: they run on the files
 # that reach those paths most (measured on all: 205 cases each for 7 and 8,
 # in binary 2, grad_sparse 88, optim 12, reduce 8, sparse_convert 44,
 # sparse_misc 8, sparse_optim 8, unary 35; 237 for 9, those and sparse_blas's
 # 32; 174 for 12: binary 2, grad_sparse 63, optim 6, reduce 8, sparse_convert
 # 44, sparse_misc 8, sparse_optim 8, unary 35, more than fault 8 because a run
-# of duplicates races whatever their values), so that this test stays within
+# of duplicates races whatever their values; 222 for 13: binary 2,
+# grad_sparse 103, masked 2, optim 12, reduce 8, sparse_convert 44,
+# sparse_misc 8, sparse_optim 8, unary 35), so that this test stays within
 # CI's time.
 # family:fault:cases caught, measured (2026-12-02) on every golden file of the
 # torch profile, all of whose 9144 cases run on cuda-emu. Fault 2 shows partly as
@@ -76,7 +85,8 @@ set(MEASURED
     sparse_misc:1:139 sparse_misc:2:131 sparse_optim:1:129 sparse_optim:2:159
     sparse_optim:3:7 structure:1:594 structure:2:627 unary:1:887 unary:2:1316 unary:3:30
     grad_sparse:7:88 sparse_convert:7:44 unary:7:35 grad_sparse:8:88 sparse_convert:8:44
-    unary:8:35 sparse_blas:9:32 unary:9:35 grad_sparse:12:63 sparse_convert:12:44 unary:12:35)
+    unary:8:35 sparse_blas:9:32 unary:9:35 grad_sparse:12:63 sparse_convert:12:44 unary:12:35
+    grad_sparse:13:103 sparse_convert:13:44 unary:13:35)
 # family:fault:cases caught:profile - a golden file of another profile (its
 # runs take --profile): numpy_ma.h5, all of whose 1621 cases run on cuda-emu;
 # it has no COO input (numpy.ma has dense arrays only), so no fault 3.
@@ -94,10 +104,10 @@ foreach(entry IN LISTS MEASURED)
     set(profile_args --profile "${profile}")
   endif()
   set(plugin "${BIN}/plugins/cuda_emu_fault${fault}.so")
-  if(fault EQUAL 12) # the race check's plugin (MT_WITH_EMU_RACE)
-    set(plugin "${BIN}/plugins/cuda_emu_race_fault12.so")
+  if(fault GREATER_EQUAL 12) # the race check's plugin (MT_WITH_EMU_RACE)
+    set(plugin "${BIN}/plugins/cuda_emu_race_fault${fault}.so")
     if(NOT EXISTS "${plugin}")
-      message(STATUS "${family}, fault 12: not run, the race check's plugin is not built "
+      message(STATUS "${family}, fault ${fault}: not run, the race check's plugin is not built "
                      "(MT_WITH_EMU_RACE, a compiler with -fsanitize=thread)")
       continue()
     endif()

@@ -40,7 +40,11 @@ MT_HD int64_t mt_coal_key(const mt_coal_par *p, const int64_t *indices, int64_t 
 /* 1 when sorted position i starts a run: the first, or a key unlike the
  * one before it (skeys: the keys in sorted order). */
 MT_HD int mt_coal_head(const int64_t *skeys, int64_t i) {
+#if defined(MT_CUDA_EMU_FAULT) && MT_CUDA_EMU_FAULT == 13 /* tests/cuda_emu_faults.cmake */
+  return skeys[i] != skeys[i - 1]; /* the first position's edge test dropped: reads skeys[-1] */
+#else
   return i == 0 || skeys[i] != skeys[i - 1];
+#endif
 }
 
 /* Output entry u: the run of sorted positions heads[u] .. heads[u + 1] - 1,

@@ -249,7 +249,10 @@ static mt_status emu_guards(const mtc_arena *a, const char *kernel, mt_error *er
  * its arena and those chained to it. */
 extern "C" void MTC(emu_race_begin)(const mtc_arena *a, const char *kernel) {
   mt_race_begin(kernel);
-  for (; a; a = a->also) mt_race_range(a->base, a->size);
+  for (const mtc_arena *x = a; x; x = x->also) mt_race_range(x->base, x->size);
+  /* the guards after the buffers: a read there is past a buffer's end */
+  for (const mtc_arena *x = a; x; x = x->also)
+    for (int g = 0; g < x->n_guards; g++) mt_race_guard(x->base + x->guard_at[g], x->guard_len[g]);
 }
 /* the buffer of a holding byte off: the g-th taken, its guard after it */
 static int emu_buffer_of(const mtc_arena *a, size_t off, size_t *in) {
@@ -272,6 +275,14 @@ static mt_status emu_race(const mtc_arena *a, mt_error *err) {
   if (!mt_race_take(&f)) return MT_OK;
   for (int r = 0; r < f.range && a; r++) a = a->also;
   int g = a ? emu_buffer_of(a, f.offset, &in) : -1;
+  if (f.guard && g >= 0) { /* between buffer g's end and buffer g + 1's start */
+    size_t next = a->guard_at[g] + a->guard_len[g];
+    return mt_err(err, MT_DEVICE_ERROR, "%s: %s: %s %s byte %zu past the end of device buffer "
+                  "%d, %zu before the start of buffer %d (the emulation's guard, tests/race/: "
+                  "on a GPU that memory is another buffer's, and no memcheck sees it)", a->what,
+                  f.kernel, mt_race_who(f.thread, who, sizeof who), f.does,
+                  f.offset - a->guard_at[g] + 1, g, next - f.offset, g + 1);
+  }
   return mt_err(err, MT_DEVICE_ERROR, "%s: %s: a race between the threads of one launch: %s "
                 "%s byte %zu of device buffer %d, which %s %s (the emulation's race check, "
                 "tests/race/: on a GPU the result depends on their timing)",

@@ -261,26 +261,40 @@ static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEve
 #include <stdio.h>
 
 #include "race/race.h"
+/* each allocation's pages, the bytes before and after the buffer in them
+ * (its alignment's slack, which no guard page covers) guards */
 static inline void mt_emu_race_begin(const char *kernel) {
   mt_race_begin(kernel);
   for (std::map<uintptr_t, size_t>::const_iterator it = mt_emu_allocs.begin();
-       it != mt_emu_allocs.end(); ++it)
-    mt_race_range((const void *)it->first, it->second);
+       it != mt_emu_allocs.end(); ++it) {
+    const char *p = (const char *)it->first, *m = p - mt_emu_lead(it->second);
+    size_t pages = mt_emu_pages(it->second);
+    mt_race_range(m, pages);
+    mt_race_guard(m, (size_t)(p - m));
+    mt_race_guard(p + it->second, pages - (size_t)(p - m) - it->second);
+  }
 }
 static inline void mt_emu_race_end(void) {
   mt_race_found f;
   char who[48], whom[48];
   mt_race_end();
   if (!mt_race_take(&f)) return;
-  size_t bytes = 0;
+  size_t bytes = 0, lead = 0;
   int r = 0;
   for (std::map<uintptr_t, size_t>::const_iterator it = mt_emu_allocs.begin();
        it != mt_emu_allocs.end(); ++it)
-    if (r++ == f.range) bytes = it->second;
-  fprintf(stderr, "race check: %s: %s %s byte %zu of a %zu-byte device allocation, which %s %s "
-          "(tests/race/: on a GPU the result depends on their timing)\n", f.kernel,
-          mt_race_who(f.thread, who, sizeof who), f.does, f.offset, bytes,
-          mt_race_who(f.other, whom, sizeof whom), f.did);
+    if (r++ == f.range) bytes = it->second, lead = mt_emu_lead(it->second);
+  if (f.guard)
+    fprintf(stderr, "race check: %s: %s %s byte %zu %s a %zu-byte device allocation (tests/race/: "
+            "on a GPU that memory is another buffer's)\n", f.kernel,
+            mt_race_who(f.thread, who, sizeof who), f.does,
+            f.offset < lead ? lead - f.offset : f.offset - lead - bytes + 1,
+            f.offset < lead ? "before the start of" : "past the end of", bytes);
+  else
+    fprintf(stderr, "race check: %s: %s %s byte %zu of a %zu-byte device allocation, which %s %s "
+            "(tests/race/: on a GPU the result depends on their timing)\n", f.kernel,
+            mt_race_who(f.thread, who, sizeof who), f.does, f.offset - lead, bytes,
+            mt_race_who(f.other, whom, sizeof whom), f.did);
   mt_emu_last_error = cudaErrorLaunchFailure;
 }
 #define MT_EMU_RACE_BEGIN(kernel) mt_emu_race_begin(kernel)

@@ -8,7 +8,8 @@
  * updated it atomically in that launch (NONE, one thread, or SOME: more
  * than one). A cell of an older launch is untouched. Two accesses of one
  * launch conflict when they come from different threads, touch the same
- * byte, at least one writes, and not both are atomic.
+ * byte, at least one writes, and not both are atomic. A byte of a guard
+ * (mt_race_guard: between the buffers of an arena) is any access's error.
  *
  * The instrumentation's calls carry no context, only the address; the
  * state they update is therefore this file's, one per OS thread (the
@@ -20,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { NONE = 0, EVERY = -1, SOME = -2 };
+enum { NONE = 0, EVERY = -1, SOME = -2, GUARD = -3 /* w of a guard's byte */ };
 #define MAX_THREAD ((int64_t)INT32_MAX - 2) /* threads beyond are not checked */
 
 typedef struct cell {
@@ -61,6 +62,7 @@ static int other(int32_t x, int32_t t) {
 static void report(int ri, size_t off, const char *does, const char *did, int32_t who) {
   if (S.found) return;
   S.found = 1;
+  S.f.guard = who == GUARD;
   S.f.kernel = S.kernel;
   S.f.does = does;
   S.f.did = did;
@@ -86,6 +88,11 @@ static void touch(const void *addr, size_t n, int kind) {
       if (c->epoch != S.epoch) {
         c->epoch = S.epoch;
         c->w = c->r = c->at = NONE;
+      }
+      if (c->w == GUARD) {
+        report(ri, o, kind == READ ? "reads" : kind == WRITE ? "writes" : "updates atomically",
+               NULL, GUARD);
+        continue;
       }
       if (kind == READ) {
         if (other(c->w, t)) report(ri, o, "reads", "wrote", c->w);
@@ -132,6 +139,20 @@ void mt_race_range(const void *base, size_t len) {
   R->base = (uintptr_t)base;
   R->len = len;
   S.n++;
+}
+
+void mt_race_guard(const void *p, size_t len) {
+  uintptr_t a = (uintptr_t)p;
+  for (int ri = 0; ri < S.n; ri++) {
+    range *R = &S.r[ri];
+    if (a < R->base || a >= R->base + R->len) continue;
+    size_t lo = a - R->base, hi = lo + len < R->len ? lo + len : R->len;
+    for (size_t o = lo; o < hi; o++) {
+      R->cells[o].epoch = S.epoch;
+      R->cells[o].w = GUARD;
+      R->cells[o].r = R->cells[o].at = NONE;
+    }
+  }
 }
 
 void mt_race_thread(int64_t t) {

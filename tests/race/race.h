@@ -36,6 +36,11 @@ void mt_race_begin(const char *kernel);
  * checked. At most MT_RACE_RANGES ranges; more are ignored. */
 #define MT_RACE_RANGES 16
 void mt_race_range(const void *base, size_t len);
+/* [p, p + len) of a registered range belongs to no buffer (the emulation's
+ * guard after one): any access to it in this launch is reported, a read
+ * as well as a write (one element past the end of an input, read before a
+ * bounds check, is another buffer's on a GPU, and no memcheck sees it). */
+void mt_race_guard(const void *p, size_t len);
 /* The emulated thread now running: its index in the grid, or
  * MT_RACE_EVERY. */
 void mt_race_thread(int64_t t);
@@ -48,10 +53,12 @@ void mt_race_atomic_min_u64(uint64_t *p, uint64_t v);
 /* The first race of the last launch: thread `thread` made access `does`
  * ("writes", "reads", "updates atomically") to byte `offset` of range
  * `range` (the order of mt_race_range), which thread `other` had made
- * access `did` to ("wrote", "read", "updated atomically"). */
+ * access `did` to ("wrote", "read", "updated atomically"); or, when
+ * `guard`, byte `offset` is a guard's (mt_race_guard; other and did
+ * unset). */
 typedef struct mt_race_found {
   const char *kernel, *does, *did;
-  int range;
+  int range, guard;
   size_t offset;
   int64_t thread, other;
 } mt_race_found;

@@ -168,6 +168,29 @@ TEST(only_a_launchs_registered_memory_is_checked) {
   CHECK_EQ_INT(mt_race_take(&f), 0);
 }
 
+TEST(any_access_to_a_guard_is_reported) {
+  mt_race_found f;
+  launch("guarded");
+  mt_race_guard(&dev[10], 16); /* dev[10] and dev[11]: between two buffers */
+  mt_race_thread(0);
+  __tsan_read8(&dev[9]);
+  __tsan_read8(&dev[12]);
+  CHECK_EQ_INT(mt_race_take(&f), 0);
+  mt_race_thread(1);
+  __tsan_read1((char *)&dev[11] + 7); /* a read alone: the canary check misses it */
+  mt_race_end();
+  CHECK_EQ_INT(mt_race_take(&f), 1);
+  CHECK_EQ_INT(f.guard, 1);
+  CHECK(!strcmp(f.does, "reads"));
+  CHECK_EQ_INT(f.offset, 11 * 8 + 7);
+  CHECK_EQ_INT(f.thread, 1);
+  launch("unguarded"); /* the marks are the launch's */
+  mt_race_thread(1);
+  __tsan_read8(&dev[10]);
+  mt_race_end();
+  CHECK_EQ_INT(mt_race_take(&f), 0);
+}
+
 TEST(the_instrumented_kernels_race_where_a_gpu_would) {
   mt_race_found f;
   double in[8] = {1, 2, 3, 4, 5, 6, 7, 8};
@@ -217,5 +240,5 @@ MT_TEST_MAIN(T(a_thread_may_read_and_write_its_own_bytes), T(two_threads_writing
              T(many_readers_do_not_race_and_a_writer_after_them_does),
              T(atomics_race_only_with_plain_accesses_of_other_threads),
              T(a_write_outside_the_threads_loop_is_every_threads_race),
-             T(only_a_launchs_registered_memory_is_checked),
+             T(only_a_launchs_registered_memory_is_checked), T(any_access_to_a_guard_is_reported),
              T(the_instrumented_kernels_race_where_a_gpu_would))
