@@ -6,7 +6,7 @@
  * sees the other's write or not. The emulation runs the threads one after
  * the other, where such a kernel gives a right answer in every order that
  * a serial run can take. So the emulated sources are compiled a second time
- * with GCC's or Clang's ThreadSanitizer instrumentation (-fsanitize=thread
+ * with GCC's ThreadSanitizer instrumentation (-fsanitize=thread
  * at compile time only: every load and store calls __tsan_readN /
  * __tsan_writeN), and race.c, not ThreadSanitizer's runtime, implements
  * those calls, as the Linux kernel's KCSAN does: between mt_race_begin and
