@@ -193,7 +193,7 @@ static inline int64_t mtc_emu_at(int64_t k, int64_t n, int64_t a, int64_t b) {
   for (int64_t i##_n_ = (int64_t)(n), i##_b_ = 0, i##_a_ = MTC(emu_order)(i##_n_, &i##_b_),  \
                i##_k_ = 0, i = 0;                                                           \
        i##_k_ < i##_n_ ? ((i = mtc_emu_at(i##_k_, i##_n_, i##_a_, i##_b_)), MTC_RACE_THREAD(i), 1) \
-                       : (MTC_RACE_THREAD(-1), 0);                                          \
+                       : (MTC_RACE_THREAD(MT_RACE_EVERY), 0);                               \
        i##_k_++)
 #endif
 /* A launch first checks that every pointer the kernel takes (see MTC_PLAIN_ARG)

@@ -249,10 +249,10 @@ static mt_status emu_guards(const mtc_arena *a, const char *kernel, mt_error *er
  * its arena and those chained to it. */
 extern "C" void MTC(emu_race_begin)(const mtc_arena *a, const char *kernel) {
   mt_race_begin(kernel);
-  for (const mtc_arena *x = a; x; x = x->also) mt_race_range(x->base, x->size);
-  /* the guards after the buffers: a read there is past a buffer's end */
-  for (const mtc_arena *x = a; x; x = x->also)
-    for (int g = 0; g < x->n_guards; g++) mt_race_guard(x->base + x->guard_at[g], x->guard_len[g]);
+  for (; a; a = a->also) { /* and the guards after its buffers: a read there is past an end */
+    mt_race_range(a->base, a->size);
+    for (int g = 0; g < a->n_guards; g++) mt_race_guard(a->base + a->guard_at[g], a->guard_len[g]);
+  }
 }
 /* the buffer of a holding byte off: the g-th taken, its guard after it */
 static int emu_buffer_of(const mtc_arena *a, size_t off, size_t *in) {

@@ -41,6 +41,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <type_traits>
 
@@ -279,11 +280,8 @@ static inline void mt_emu_race_end(void) {
   char who[48], whom[48];
   mt_race_end();
   if (!mt_race_take(&f)) return;
-  size_t bytes = 0, lead = 0;
-  int r = 0;
-  for (std::map<uintptr_t, size_t>::const_iterator it = mt_emu_allocs.begin();
-       it != mt_emu_allocs.end(); ++it)
-    if (r++ == f.range) bytes = it->second, lead = mt_emu_lead(it->second);
+  /* the allocation: the f.range-th registered, in the table's order */
+  size_t bytes = std::next(mt_emu_allocs.begin(), f.range)->second, lead = mt_emu_lead(bytes);
   if (f.guard)
     fprintf(stderr, "race check: %s: %s %s byte %zu %s a %zu-byte device allocation (tests/race/: "
             "on a GPU that memory is another buffer's)\n", f.kernel,

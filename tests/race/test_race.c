@@ -168,6 +168,21 @@ TEST(only_a_launchs_registered_memory_is_checked) {
   CHECK_EQ_INT(mt_race_take(&f), 0);
 }
 
+TEST(a_report_names_its_range_by_registration_even_after_an_empty_one) {
+  mt_race_found f;
+  mt_race_begin("ranges");
+  mt_race_range(NULL, 0); /* an arena of no bytes (emulation: base NULL) */
+  mt_race_range(dev, sizeof dev);
+  mt_race_thread(0);
+  __tsan_write8(&dev[3]);
+  mt_race_thread(1);
+  __tsan_write8(&dev[3]);
+  mt_race_end();
+  CHECK_EQ_INT(mt_race_take(&f), 1);
+  CHECK_EQ_INT(f.range, 1);
+  CHECK_EQ_INT(f.offset, 24);
+}
+
 TEST(any_access_to_a_guard_is_reported) {
   mt_race_found f;
   launch("guarded");
@@ -240,5 +255,7 @@ MT_TEST_MAIN(T(a_thread_may_read_and_write_its_own_bytes), T(two_threads_writing
              T(many_readers_do_not_race_and_a_writer_after_them_does),
              T(atomics_race_only_with_plain_accesses_of_other_threads),
              T(a_write_outside_the_threads_loop_is_every_threads_race),
-             T(only_a_launchs_registered_memory_is_checked), T(any_access_to_a_guard_is_reported),
+             T(only_a_launchs_registered_memory_is_checked),
+             T(a_report_names_its_range_by_registration_even_after_an_empty_one),
+             T(any_access_to_a_guard_is_reported),
              T(the_instrumented_kernels_race_where_a_gpu_would))
