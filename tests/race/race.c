@@ -124,8 +124,9 @@ void mt_race_begin(const char *kernel) {
 }
 
 void mt_race_range(const void *base, size_t len) {
-  if (S.n >= MT_RACE_RANGES || !base || !len) return;
+  if (S.n >= MT_RACE_RANGES) return;
   range *R = &S.r[S.n];
+  if (!base) len = 0; /* an empty range still takes its index: reports count calls */
   if (R->cap < len) {
     cell *c = (cell *)calloc(len, sizeof *c);
     if (!c) { /* the check cannot run: say so, as a failed launch would */
