@@ -42,8 +42,10 @@
 #      canary never equals a key, so position 0 still starts a run, where
 #      on a GPU the bytes before the buffer are another buffer's data
 #   6  cuSPARSE's dense operands taken as row-major where the backend hands
-#      them over column-major (impl/cuda/cusparse_lib.cu's emulation: SpMM's
-#      B and C, SpGEMM's C scattered into the accumulator): 164 of the 204
+#      them over column-major (impl/cuda/cusparse_lib.cu: SpMM's B and C
+#      declared CUSPARSE_ORDER_ROW, leading dimension n, which the emulated
+#      library, impl/cuda/cusparse_emu.h, then reads and writes row-major;
+#      SpGEMM's C scattered into the accumulator row-major): 164 of the 204
 #      sparse_blas cases that reach cuSPARSE (the others are products with
 #      one column, or an output the layouts agree on)
 # On each family with device compute, each fault must exit 1 and fail at

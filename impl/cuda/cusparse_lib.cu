@@ -5,26 +5,29 @@
  * column-major, through cusparseSpMV (n = 1) or cusparseSpMM; and C = A B
  * with A and B CSR, C scattered into a dense column-major accumulator.
  *
- * cuSPARSE is loaded when first called (dlopen of libcusparse.so.<major>,
- * never closed), so that mtcs starts, and runs every other backend, on a
- * machine without it; a failed load is the case's DEVICE_ERROR naming the
- * library and MTCS_CUSPARSE=0 (our own kernels instead). Its failures are
- * DEVICE_ERROR / OUT_OF_MEMORY with cuSPARSE's name and message.
- *
- * In the emulation (MT_CUDA_EMU) the same entry point is a host loop with
- * what the documentation promises: each C element the sum of its row's
- * products in the compute type (float for float32: a rounding our kernels,
- * which sum in double, do not make, so the goldens' order-free tolerances
- * are exercised), and cuSPARSE's argument checks, stricter than the
- * library's (row offsets from 0 to nnz, non-decreasing; each row's column
- * indices in range, increasing: the sorted, unique CSR cuSPARSE assumes)
- * as INVALID_VALUE. */
+ * One source for the device and the emulation: on the device cuSPARSE is
+ * loaded when first called (dlopen of libcusparse.so.<major>, never
+ * closed), so that mtcs starts, and runs every other backend, on a machine
+ * without it; a failed load is the case's DEVICE_ERROR naming the library
+ * and MTCS_CUSPARSE=0 (our own kernels instead). In the emulation
+ * (MT_CUDA_EMU) the same calls go to cusparse_emu.h, cuSPARSE's documented
+ * contract on the host, which checks every descriptor, workspace and phase
+ * these calls hand over, against the call's device memory (the arena and
+ * the library's own allocations chained to it). Failures are DEVICE_ERROR /
+ * OUT_OF_MEMORY with cuSPARSE's name and message (and, emulated, the
+ * reason). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/mt_hd.h"
 #include "cuda_compat.h"
+#ifdef MT_CUDA_EMU
+#include "cusparse_emu.h"
+#else
+#include <cusparse.h>
+#include <dlfcn.h>
+#endif
 
 /* SpGEMM's C (m x n, CSR) into the dense column-major accumulator c,
  * zeroed first (the arena holds poison). */
@@ -51,156 +54,8 @@ extern "C" int MTC(cusparse_on)(void) {
   return !(v && strcmp(v, "0") == 0);
 }
 
-#ifdef MT_CUDA_EMU
-
-template <typename T>
-static void emu_csr_mm(int64_t m, int64_t k, int64_t n, const int32_t *rptr, const int32_t *col,
-                       const T *val, const T *b, T *c) {
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t r = 0; r < m; r++) {
-      T acc = 0;
-#if MT_CUDA_EMU_FAULT == 6 /* tests/cuda_emu_faults.cmake: B and C taken as row-major */
-      for (int32_t t = rptr[r]; t < rptr[r + 1]; t++) acc += val[t] * b[(int64_t)col[t] * n + j];
-      c[r * n + j] = acc;
-#else
-      for (int32_t t = rptr[r]; t < rptr[r + 1]; t++) acc += val[t] * b[j * k + col[t]];
-      c[j * m + r] = acc;
-#endif
-    }
-}
-
-/* cuSPARSE's CSR, checked: offsets from 0 to nnz, non-decreasing; each
- * row's columns in [0, k), increasing. 0 when it is one. */
-template <typename I>
-static int emu_csr_bad(int64_t m, int64_t k, int64_t nnz, const I *rptr, const I *col) {
-  if (m <= 0 || k <= 0 || nnz < 0 || rptr[0] != 0 || rptr[m] != nnz) return 1;
-  for (int64_t r = 0; r < m; r++) {
-    if (rptr[r + 1] < rptr[r]) return 1;
-    for (int64_t t = rptr[r]; t < rptr[r + 1]; t++)
-      if (col[t] < 0 || col[t] >= k || (t > rptr[r] && col[t] <= col[t - 1])) return 1;
-  }
-  return 0;
-}
-
-static mt_status emu_invalid(const mtc_arena *a, const char *fn, int64_t m, int64_t k, int64_t n,
-                             mt_error *err) {
-  return mt_err(err, MT_DEVICE_ERROR,
-                "%s: %s: invalid value (CUSPARSE_STATUS_INVALID_VALUE, emulated: a %lld x %lld "
-                "CSR times %lld columns)",
-                a->what, fn, (long long)m, (long long)k, (long long)n);
-}
-
-extern "C" mt_status MTC(csr_mm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k, int64_t n,
-                                 int64_t nnz, const int32_t *rptr, const int32_t *col,
-                                 const void *val, const void *b, void *c, mt_error *err) {
-  const char *fn = n == 1 ? "cusparseSpMV" : "cusparseSpMM";
-  /* the library reads and writes device memory only */
-  if (MTC(emu_args)(a, fn, mtc_emu_args(a, rptr, col, val, b, c), err)) return MT_DEVICE_ERROR;
-  MTC(emu_reach)(a, 1); /* the library on device memory */
-  int bad = (dt != MT_float32 && dt != MT_float64) || n <= 0 || emu_csr_bad(m, k, nnz, rptr, col);
-  if (!bad && dt == MT_float32)
-    emu_csr_mm(m, k, n, rptr, col, (const float *)val, (const float *)b, (float *)c);
-  else if (!bad)
-    emu_csr_mm(m, k, n, rptr, col, (const double *)val, (const double *)b, (double *)c);
-  MTC(emu_reach)(a, 0);
-  if (bad) return emu_invalid(a, fn, m, k, n, err);
-  return MTC(launched)(a, fn, err); /* fault 5 fails it like a kernel */
-}
-
-/* C = A B as a CSR with sorted columns (Gustavson's row by row, in the
- * compute type), into crp/ccol/cval (host memory: the emulation's device). */
-template <typename T>
-static void emu_spgemm(int64_t m, int64_t n, const int32_t *ar, const int32_t *ac, const T *av,
-                       const int32_t *br, const int32_t *bc, const T *bv, T *row, uint8_t *hit,
-                       int32_t *crp, int32_t *ccol, T *cval) {
-  int32_t nc = 0;
-  crp[0] = 0;
-  for (int64_t r = 0; r < m; r++) {
-    memset(hit, 0, (size_t)n);
-    for (int32_t t = ar[r]; t < ar[r + 1]; t++)
-      for (int32_t u = br[ac[t]]; u < br[ac[t] + 1]; u++) {
-        if (!hit[bc[u]]) row[bc[u]] = 0;
-        hit[bc[u]] = 1;
-        row[bc[u]] += av[t] * bv[u];
-      }
-    for (int64_t j = 0; j < n; j++)
-      if (hit[j]) ccol[nc] = (int32_t)j, cval[nc++] = row[j];
-    crp[r + 1] = nc;
-  }
-}
-
-extern "C" mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k,
-                                     int64_t n, int64_t nnz_a, const int32_t *ar,
-                                     const int32_t *ac, const void *av, int64_t nnz_b,
-                                     const int32_t *br, const int32_t *bc, const void *bv,
-                                     void *c, mt_error *err) {
-  const char *fn = "cusparseSpGEMM";
-  size_t es = dt == MT_float64 ? 8 : 4;
-  if (MTC(emu_args)(a, fn, mtc_emu_args(a, ar, ac, av, br, bc, bv, c), err))
-    return MT_DEVICE_ERROR;
-  MTC(emu_reach)(a, 1); /* the library on device memory */
-  int bad = (dt != MT_float32 && dt != MT_float64) || n <= 0 ||
-            emu_csr_bad(m, k, nnz_a, ar, ac) || emu_csr_bad(k, n, nnz_b, br, bc);
-  /* C has at most min(m n, sum over A's entries of their B row's length) entries */
-  int64_t cap = 0;
-  for (int64_t t = 0; !bad && t < nnz_a; t++) cap += br[ac[t] + 1] - br[ac[t]];
-  if (cap > m * n) cap = m * n;
-  MTC(emu_reach)(a, 0);
-  if (bad) return emu_invalid(a, fn, m, k, n, err);
-  /* C in device memory of its own, as the library's C is (csp_malloc): an arena the
-   * scatter's launch accepts through `also` */
-  mtc_arena ca, both = *a;
-  size_t total = 0;
-  int32_t *crp = NULL, *ccol = NULL;
-  void *cval = NULL, *row = malloc((size_t)n * es);
-  uint8_t *hit = (uint8_t *)malloc((size_t)n);
-  mt_status st;
-  memset(&ca, 0, sizeof ca);
-  if (MTC(arena_add)(&total, m + 1, sizeof(int32_t)) || MTC(arena_add)(&total, cap + 1, 4) ||
-      MTC(arena_add)(&total, cap + 1, es) || !row || !hit) {
-    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: %s: emulated C of %lld entries", a->what, fn,
-                (long long)cap);
-    goto out;
-  }
-  if ((st = MTC(arena_open)(&ca, total, a->what, err)) != MT_OK) goto out;
-  crp = (int32_t *)MTC(arena_take)(&ca, m + 1, sizeof(int32_t));
-  ccol = (int32_t *)MTC(arena_take)(&ca, cap + 1, 4);
-  cval = MTC(arena_take)(&ca, cap + 1, es);
-  both.also = &ca;
-  MTC(emu_reach)(&both, 1);
-  if (dt == MT_float32)
-    emu_spgemm(m, n, ar, ac, (const float *)av, br, bc, (const float *)bv, (float *)row, hit,
-               crp, ccol, (float *)cval);
-  else
-    emu_spgemm(m, n, ar, ac, (const double *)av, br, bc, (const double *)bv, (double *)row, hit,
-               crp, ccol, (double *)cval);
-  MTC(emu_reach)(&both, 0);
-  if ((st = MTC(launched)(&both, fn, err)) != MT_OK || /* C's guards too */
-      (st = MTC_LAUNCH(a, csp_zero, m * n, dt, m * n, c)) != MT_OK)
-    goto out;
-  st = MTC_LAUNCH(&both, csp_scatter, m, dt, m, n, crp, ccol, cval, c);
-out:
-  MTC(arena_close)(&ca);
-  free(row), free(hit);
-  return st;
-}
-
-extern "C" int MTC(cusparse_probe)(char *why, size_t why_len) {
-  snprintf(why, why_len, "emulated: nothing to load");
-  return 0;
-}
-
-#else /* the device */
-
-#include <cuda_runtime.h>
-#include <cusparse.h>
-#include <dlfcn.h>
-
-#define CSP_STR2(x) #x
-#define CSP_STR(x) CSP_STR2(x)
-#define CSP_SONAME "libcusparse.so." CSP_STR(CUSPARSE_VER_MAJOR)
-
-/* The functions called, resolved by name from the loaded library. */
+/* The functions called, resolved by name from the loaded library (the
+ * emulation: cusparse_emu.h's). */
 #define CSP_FUNCS(X)                                                                               \
   X(cusparseCreate)                                                                                \
   X(cusparseDestroy)                                                                               \
@@ -233,6 +88,19 @@ typedef struct {
 #undef CSP_MEMBER
 } csp_lib;
 
+#ifdef MT_CUDA_EMU
+#define CSP_SONAME "cusparse_emu.h"
+static mt_status csp_open(csp_lib *l, const char *what, mt_error *err) {
+#define CSP_LOAD(f) l->f = &::f;
+  CSP_FUNCS(CSP_LOAD)
+#undef CSP_LOAD
+  (void)what, (void)err;
+  return MT_OK;
+}
+#else
+#define CSP_STR2(x) #x
+#define CSP_STR(x) CSP_STR2(x)
+#define CSP_SONAME "libcusparse.so." CSP_STR(CUSPARSE_VER_MAJOR)
 /* dlopen is reference-counted and the library stays loaded: every call
  * resolves the table again, cheaply, and no state outlives it here. */
 static mt_status csp_open(csp_lib *l, const char *what, mt_error *err) {
@@ -249,6 +117,7 @@ static mt_status csp_open(csp_lib *l, const char *what, mt_error *err) {
 #undef CSP_LOAD
   return MT_OK;
 }
+#endif
 
 extern "C" int MTC(cusparse_probe)(char *why, size_t why_len) {
   csp_lib l;
@@ -263,39 +132,11 @@ extern "C" int MTC(cusparse_probe)(char *why, size_t why_len) {
   return 0;
 }
 
-static mt_status csp_fail(const csp_lib *l, const mtc_arena *a, cusparseStatus_t s,
-                          const char *call, mt_error *err) {
-  mt_status st = s == CUSPARSE_STATUS_ALLOC_FAILED || s == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES
-                     ? MT_OUT_OF_MEMORY
-                     : MT_DEVICE_ERROR;
-  return mt_err(err, st, "%s: %s: %s (%s)", a->what, call, l->cusparseGetErrorString(s),
-                l->cusparseGetErrorName(s));
-}
-
-#define CSP_TRY(call, what)                                                                        \
-  do {                                                                                             \
-    cusparseStatus_t s_ = (call);                                                                  \
-    if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                           \
-      st = csp_fail(&x.l, a, s_, what, err);                                                       \
-      goto out;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
-/* cudaMalloc of bytes (none when 0) into *p, else the status. */
-static mt_status csp_malloc(const mtc_arena *a, void **p, size_t bytes, const char *what,
-                            mt_error *err) {
-  *p = NULL;
-  if (!bytes) return MT_OK;
-  cudaError_t e = cudaMalloc(p, bytes);
-  if (e == cudaSuccess) return MT_OK;
-  *p = NULL;
-  return mt_err(err, e == cudaErrorMemoryAllocation ? MT_OUT_OF_MEMORY : MT_DEVICE_ERROR,
-                "%s: cudaMalloc of %zu bytes for %s: %s (%s)", a->what, bytes, what,
-                cudaGetErrorString(e), cudaGetErrorName(e));
-}
-
 /* One call's library table, handle and scalars (alpha 1, beta 0 in the
- * compute type, which is the dtype). */
+ * compute type, which is the dtype), and its device memory: a copy of the
+ * call's arena with the library's workspaces and SpGEMM's C chained to it
+ * (also), which every launch and check after the library takes. */
+#define CSP_ARENAS 3
 typedef struct {
   csp_lib l;
   cusparseHandle_t h;
@@ -303,11 +144,49 @@ typedef struct {
   float one_f, zero_f;
   double one_d, zero_d;
   const void *one, *zero;
+  mtc_arena mem, lib[CSP_ARENAS];
+  int n_lib;
 } csp_ctx;
 
+static mt_status csp_fail(const csp_ctx *x, cusparseStatus_t s, const char *call, mt_error *err) {
+  mt_status st = s == CUSPARSE_STATUS_ALLOC_FAILED || s == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES
+                     ? MT_OUT_OF_MEMORY
+                     : MT_DEVICE_ERROR;
+#ifdef MT_CUDA_EMU
+  const char *why = mt_csp_emu_why(x->h);
+  if (*why)
+    return mt_err(err, st, "%s: %s: %s (%s; emulated: %s)", x->mem.what, call,
+                  x->l.cusparseGetErrorString(s), x->l.cusparseGetErrorName(s), why);
+#endif
+  return mt_err(err, st, "%s: %s: %s (%s)", x->mem.what, call, x->l.cusparseGetErrorString(s),
+                x->l.cusparseGetErrorName(s));
+}
+
+#define CSP_TRY(call, what)                                                                        \
+  do {                                                                                             \
+    cusparseStatus_t s_ = (call);                                                                  \
+    if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                           \
+      st = csp_fail(&x, s_, what, err);                                                            \
+      goto out;                                                                                    \
+    }                                                                                              \
+  } while (0)
+
+#ifdef MT_CUDA_EMU
+/* the emulated library's view of the call's device memory: [p, p + bytes) inside one of
+ * its allocations, and their reach around the library's host loops */
+static int csp_emu_dev(const void *ctx, const void *p, size_t bytes) {
+  for (const mtc_arena *a = (const mtc_arena *)ctx; a; a = a->also)
+    if (a->base && (const char *)p >= a->base && bytes <= a->size &&
+        (size_t)((const char *)p - a->base) <= a->size - bytes)
+      return 1;
+  return 0;
+}
+static void csp_emu_reach(const void *ctx, int on) { MTC(emu_reach)((const mtc_arena *)ctx, on); }
+#endif
+
 static mt_status csp_begin(csp_ctx *x, const mtc_arena *a, mt_dtype dt, mt_error *err) {
-  mt_status st;
   memset(x, 0, sizeof *x);
+  x->mem = *a;
   if (dt != MT_float32 && dt != MT_float64)
     return mt_err(err, MT_NOT_SUPPORTED, "%s: cuSPARSE products take float32 and float64 only",
                   a->what);
@@ -316,15 +195,53 @@ static mt_status csp_begin(csp_ctx *x, const mtc_arena *a, mt_dtype dt, mt_error
   x->one_f = 1.0f, x->one_d = 1.0;
   x->one = f64 ? (const void *)&x->one_d : (const void *)&x->one_f;
   x->zero = f64 ? (const void *)&x->zero_d : (const void *)&x->zero_f;
-  if ((st = csp_open(&x->l, a->what, err)) != MT_OK) return st;
+  mt_status st = csp_open(&x->l, a->what, err);
+  if (st != MT_OK) return st;
   cusparseStatus_t s = x->l.cusparseCreate(&x->h);
-  if (s == CUSPARSE_STATUS_SUCCESS) return MT_OK;
-  x->h = NULL;
-  return csp_fail(&x->l, a, s, "cusparseCreate", err);
+  if (s != CUSPARSE_STATUS_SUCCESS) {
+    x->h = NULL;
+    return csp_fail(x, s, "cusparseCreate", err);
+  }
+#ifdef MT_CUDA_EMU
+  mt_csp_emu_mem m = {csp_emu_dev, csp_emu_reach, &x->mem};
+  mt_csp_emu_memory(x->h, &m);
+#endif
+  return MT_OK;
 }
 
 static void csp_end(csp_ctx *x) {
   if (x->h) x->l.cusparseDestroy(x->h);
+  while (x->n_lib > 0) MTC(arena_close)(&x->lib[--x->n_lib]);
+}
+
+/* A device allocation of the library's, of total bytes (arena_add's count),
+ * chained to the call's memory: *w. */
+static mt_status csp_arena(csp_ctx *x, size_t total, mtc_arena **w, mt_error *err) {
+  *w = NULL;
+  if (x->n_lib == CSP_ARENAS)
+    return mt_err(err, MT_DEVICE_ERROR, "%s: cuSPARSE: more than %d allocations", x->mem.what,
+                  CSP_ARENAS);
+  mtc_arena *n = &x->lib[x->n_lib];
+  mt_status st = MTC(arena_open)(n, total, x->mem.what, err);
+  if (st != MT_OK) return st;
+  x->n_lib++;
+  n->also = x->mem.also;
+  x->mem.also = n;
+  *w = n;
+  return MT_OK;
+}
+/* A workspace of the bytes a bufferSize call asked for (NULL when 0). */
+static mt_status csp_ws(csp_ctx *x, size_t bytes, void **buf, mt_error *err) {
+  size_t total = 0;
+  mtc_arena *w;
+  *buf = NULL;
+  if (!bytes) return MT_OK;
+  if (bytes > INT64_MAX || MTC(arena_add)(&total, (int64_t)bytes, 1))
+    return mt_err(err, MT_OUT_OF_MEMORY, "%s: cuSPARSE's workspace of %zu bytes", x->mem.what,
+                  bytes);
+  mt_status st = csp_arena(x, total, &w, err);
+  if (st == MT_OK) *buf = MTC(arena_take)(w, (int64_t)bytes, 1);
+  return st;
 }
 
 extern "C" mt_status MTC(csr_mm)(const mtc_arena *a, mt_dtype dt, int64_t m, int64_t k, int64_t n,
@@ -339,8 +256,16 @@ extern "C" mt_status MTC(csr_mm)(const mtc_arena *a, mt_dtype dt, int64_t m, int
   void *buf = NULL;
   size_t bytes = 0;
   const cusparseOperation_t N = CUSPARSE_OPERATION_NON_TRANSPOSE;
-  mt_status st;
-  if ((st = csp_begin(&x, a, dt, err)) != MT_OK) return st;
+  /* B and C column-major, leading dimensions k and m */
+#if MT_CUDA_EMU_FAULT == 6 /* tests/cuda_emu_faults.cmake: B and C declared row-major */
+  const cusparseOrder_t order = CUSPARSE_ORDER_ROW;
+  const int64_t ldb = n, ldc = n;
+#else
+  const cusparseOrder_t order = CUSPARSE_ORDER_COL;
+  const int64_t ldb = k, ldc = m;
+#endif
+  mt_status st = csp_begin(&x, a, dt, err);
+  if (st != MT_OK) goto out;
   CSP_TRY(x.l.cusparseCreateConstCsr(&A, m, k, nnz, rptr, col, val, CUSPARSE_INDEX_32I,
                                      CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, x.ty),
           "cusparseCreateConstCsr");
@@ -351,15 +276,14 @@ extern "C" mt_status MTC(csr_mm)(const mtc_arena *a, mt_dtype dt, int64_t m, int
                                         CUSPARSE_SPMV_CSR_ALG1, &bytes),
             "cusparseSpMV_bufferSize");
   } else { /* CSR_ALG1 without transposing A: deterministic */
-    CSP_TRY(x.l.cusparseCreateConstDnMat(&B, k, n, k, b, x.ty, CUSPARSE_ORDER_COL),
+    CSP_TRY(x.l.cusparseCreateConstDnMat(&B, k, n, ldb, b, x.ty, order),
             "cusparseCreateConstDnMat");
-    CSP_TRY(x.l.cusparseCreateDnMat(&C, m, n, m, c, x.ty, CUSPARSE_ORDER_COL),
-            "cusparseCreateDnMat");
+    CSP_TRY(x.l.cusparseCreateDnMat(&C, m, n, ldc, c, x.ty, order), "cusparseCreateDnMat");
     CSP_TRY(x.l.cusparseSpMM_bufferSize(x.h, N, N, x.one, A, B, x.zero, C, x.ty,
                                         CUSPARSE_SPMM_CSR_ALG1, &bytes),
             "cusparseSpMM_bufferSize");
   }
-  if ((st = csp_malloc(a, &buf, bytes, "cuSPARSE's workspace", err)) != MT_OK) goto out;
+  if ((st = csp_ws(&x, bytes, &buf, err)) != MT_OK) goto out;
   if (n == 1)
     CSP_TRY(x.l.cusparseSpMV(x.h, N, x.one, A, xv, x.zero, y, x.ty, CUSPARSE_SPMV_CSR_ALG1, buf),
             "cusparseSpMV");
@@ -367,9 +291,9 @@ extern "C" mt_status MTC(csr_mm)(const mtc_arena *a, mt_dtype dt, int64_t m, int
     CSP_TRY(x.l.cusparseSpMM(x.h, N, N, x.one, A, B, x.zero, C, x.ty, CUSPARSE_SPMM_CSR_ALG1,
                              buf),
             "cusparseSpMM");
-  st = MTC(launched)(a, n == 1 ? "cusparseSpMV" : "cusparseSpMM", err);
+  /* the library's errors, then (emulated) the guards of every allocation */
+  st = MTC(launched)(&x.mem, n == 1 ? "cusparseSpMV" : "cusparseSpMM", err);
 out:
-  if (buf) cudaFree(buf);
   if (y) x.l.cusparseDestroyDnVec(y);
   if (xv) x.l.cusparseDestroyDnVec(xv);
   if (C) x.l.cusparseDestroyDnMat(C);
@@ -389,12 +313,13 @@ extern "C" mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m,
   cusparseSpMatDescr_t C = NULL;
   cusparseSpGEMMDescr_t g = NULL;
   void *buf1 = NULL, *buf2 = NULL, *crp = NULL, *ccol = NULL, *cval = NULL;
-  size_t bytes1 = 0, bytes2 = 0, es = dt == MT_float64 ? 8 : 4;
+  size_t bytes1 = 0, bytes2 = 0, total = 0, es = dt == MT_float64 ? 8 : 4;
   int64_t cm = 0, cn = 0, cnnz = 0;
+  mtc_arena *w = NULL;
   const cusparseOperation_t N = CUSPARSE_OPERATION_NON_TRANSPOSE;
   const cusparseSpGEMMAlg_t alg = CUSPARSE_SPGEMM_ALG1; /* deterministic */
-  mt_status st;
-  if ((st = csp_begin(&x, a, dt, err)) != MT_OK) return st;
+  mt_status st = csp_begin(&x, a, dt, err);
+  if (st != MT_OK) goto out;
   CSP_TRY(x.l.cusparseCreateConstCsr(&A, m, k, nnz_a, ar, ac, av, CUSPARSE_INDEX_32I,
                                      CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, x.ty),
           "cusparseCreateConstCsr");
@@ -405,47 +330,48 @@ extern "C" mt_status MTC(csr_spgemm)(const mtc_arena *a, mt_dtype dt, int64_t m,
                                 CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, x.ty),
           "cusparseCreateCsr");
   CSP_TRY(x.l.cusparseSpGEMM_createDescr(&g), "cusparseSpGEMM_createDescr");
+  /* each phase asked for its buffer's size (a NULL buffer), then given it: a buffer is never
+     NULL when its size is not 0 (a NULL one would only ask again) */
   CSP_TRY(x.l.cusparseSpGEMM_workEstimation(x.h, N, N, x.one, A, B, x.zero, C, x.ty, alg, g,
                                             &bytes1, NULL),
           "cusparseSpGEMM_workEstimation");
-  if ((st = csp_malloc(a, &buf1, bytes1, "cusparseSpGEMM's work estimation", err)) != MT_OK)
-    goto out;
+  if ((st = csp_ws(&x, bytes1, &buf1, err)) != MT_OK) goto out;
   CSP_TRY(x.l.cusparseSpGEMM_workEstimation(x.h, N, N, x.one, A, B, x.zero, C, x.ty, alg, g,
                                             &bytes1, buf1),
           "cusparseSpGEMM_workEstimation");
   CSP_TRY(x.l.cusparseSpGEMM_compute(x.h, N, N, x.one, A, B, x.zero, C, x.ty, alg, g, &bytes2,
                                      NULL),
           "cusparseSpGEMM_compute");
-  if ((st = csp_malloc(a, &buf2, bytes2, "cusparseSpGEMM's compute", err)) != MT_OK) goto out;
+  if ((st = csp_ws(&x, bytes2, &buf2, err)) != MT_OK) goto out;
   CSP_TRY(x.l.cusparseSpGEMM_compute(x.h, N, N, x.one, A, B, x.zero, C, x.ty, alg, g, &bytes2,
                                      buf2),
           "cusparseSpGEMM_compute");
   CSP_TRY(x.l.cusparseSpMatGetSize(C, &cm, &cn, &cnnz), "cusparseSpMatGetSize");
-  if ((st = csp_malloc(a, &crp, (size_t)(m + 1) * sizeof(int32_t), "C's row offsets", err)) !=
-          MT_OK ||
-      (st = csp_malloc(a, &ccol, (size_t)cnnz * sizeof(int32_t), "C's columns", err)) != MT_OK ||
-      (st = csp_malloc(a, &cval, (size_t)cnnz * es, "C's values", err)) != MT_OK)
+  /* C's arrays in one allocation; an empty C's columns and values still point into it */
+  if (MTC(arena_add)(&total, m + 1, sizeof(int32_t)) ||
+      MTC(arena_add)(&total, cnnz, sizeof(int32_t)) || MTC(arena_add)(&total, cnnz, es)) {
+    st = mt_err(err, MT_OUT_OF_MEMORY, "%s: cusparseSpGEMM: C of %lld entries", a->what,
+                (long long)cnnz);
     goto out;
+  }
+  if ((st = csp_arena(&x, total, &w, err)) != MT_OK) goto out;
+  crp = MTC(arena_take)(w, m + 1, sizeof(int32_t));
+  ccol = MTC(arena_take)(w, cnnz, sizeof(int32_t));
+  cval = MTC(arena_take)(w, cnnz, es);
   CSP_TRY(x.l.cusparseCsrSetPointers(C, crp, ccol, cval), "cusparseCsrSetPointers");
   CSP_TRY(x.l.cusparseSpGEMM_copy(x.h, N, N, x.one, A, B, x.zero, C, x.ty, alg, g),
           "cusparseSpGEMM_copy");
-  if ((st = MTC(launched)(a, "cusparseSpGEMM", err)) != MT_OK ||
-      (st = MTC_LAUNCH(a, csp_zero, m * n, dt, m * n, c)) != MT_OK)
+  if ((st = MTC(launched)(&x.mem, "cusparseSpGEMM", err)) != MT_OK ||
+      (st = MTC_LAUNCH(&x.mem, csp_zero, m * n, dt, m * n, c)) != MT_OK)
     goto out;
-  st = MTC_LAUNCH(a, csp_scatter, m, dt, m, n, (const int32_t *)crp, (const int32_t *)ccol,
-                  cval, c);
+  st = MTC_LAUNCH(&x.mem, csp_scatter, m, dt, m, n, (const int32_t *)crp, (const int32_t *)ccol,
+                  (const void *)cval, c);
 out:
-  if (cval) cudaFree(cval);
-  if (ccol) cudaFree(ccol);
-  if (crp) cudaFree(crp);
-  if (buf2) cudaFree(buf2);
-  if (buf1) cudaFree(buf1);
   if (g) x.l.cusparseSpGEMM_destroyDescr(g);
   if (C) x.l.cusparseDestroySpMat(C);
   if (B) x.l.cusparseDestroySpMat(B);
   if (A) x.l.cusparseDestroySpMat(A);
   csp_end(&x);
+  (void)cm, (void)cn;
   return st;
 }
-
-#endif
