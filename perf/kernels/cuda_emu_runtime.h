@@ -10,7 +10,8 @@
  *    gridDim and blockDim set, so each kernel's own grid-stride indexing and
  *    launch shape run in CI; sqrt and fma are the host's (correctly rounded,
  *    like the device's with --prec-sqrt=true and fma()); the few cuSPARSE
- *    calls of adagrad_gs.cu are plain host loops; CUB's radix sort of the
+ *    calls of adagrad_gs.cu are host loops on impl/cuda/cusparse_emu.h's
+ *    handle and vectors; CUB's radix sort of the
  *    uncoalesced step a host std::stable_sort; events read the host clock.
  *
  * Device memory is told from host memory (a table of the live allocations):
@@ -46,6 +47,7 @@
 #include <type_traits>
 
 #include "cuda/cub_emu.h"
+#include "cuda/cusparse_emu.h"
 
 /* sqrt(float) and fma(float, float, float) as CUDA's overloads: sqrtf, fmaf */
 using std::fma;
@@ -341,19 +343,10 @@ inline mt_emu_dim blockIdx, threadIdx, gridDim, blockDim;
   } while (0)
 
 /* ---- cuSPARSE: the calls adagrad_gs.cu makes ----------------------------- */
-typedef enum {
-  CUSPARSE_STATUS_SUCCESS = 0,
-  CUSPARSE_STATUS_NOT_INITIALIZED = 1,
-  CUSPARSE_STATUS_ALLOC_FAILED = 2,
-  CUSPARSE_STATUS_INVALID_VALUE = 3,
-} cusparseStatus_t;
-typedef enum { CUDA_R_32F = 0, CUDA_R_64F = 1 } cudaDataType;
-typedef enum { CUSPARSE_INDEX_32I = 2, CUSPARSE_INDEX_64I = 3 } cusparseIndexType_t;
-typedef enum { CUSPARSE_INDEX_BASE_ZERO = 0, CUSPARSE_INDEX_BASE_ONE = 1 } cusparseIndexBase_t;
-
-typedef struct mt_emu_sparse_handle {
-  int live;
-} *cusparseHandle_t;
+/* The handle, statuses, types and dense vectors are the conformance
+ * backend's emulated cuSPARSE (impl/cuda/cusparse_emu.h, no memory hook:
+ * the gather and scatter below take this runtime's reach themselves); the
+ * sparse vectors and the gather/scatter are this file's. */
 typedef struct mt_emu_spvec {
   int64_t size, nnz;
   void *idx, *vals;
@@ -361,31 +354,7 @@ typedef struct mt_emu_spvec {
   cusparseIndexBase_t base;
   cudaDataType vt;
 } *cusparseSpVecDescr_t;
-typedef struct mt_emu_dnvec {
-  int64_t size;
-  void *vals;
-  cudaDataType vt;
-} *cusparseDnVecDescr_t;
 
-static inline const char *cusparseGetErrorString(cusparseStatus_t e) {
-  switch (e) {
-  case CUSPARSE_STATUS_SUCCESS: return "success";
-  case CUSPARSE_STATUS_NOT_INITIALIZED: return "initialization error";
-  case CUSPARSE_STATUS_ALLOC_FAILED: return "out of memory";
-  case CUSPARSE_STATUS_INVALID_VALUE: return "invalid value";
-  }
-  return "unknown error";
-}
-static inline cusparseStatus_t cusparseCreate(cusparseHandle_t *h) {
-  *h = (cusparseHandle_t)calloc(1, sizeof **h);
-  if (!*h) return CUSPARSE_STATUS_ALLOC_FAILED;
-  (*h)->live = 1;
-  return CUSPARSE_STATUS_SUCCESS;
-}
-static inline cusparseStatus_t cusparseDestroy(cusparseHandle_t h) {
-  free(h);
-  return CUSPARSE_STATUS_SUCCESS;
-}
 static inline cusparseStatus_t cusparseCreateSpVec(cusparseSpVecDescr_t *d, int64_t size,
                                                    int64_t nnz, void *idx, void *vals,
                                                    cusparseIndexType_t it,
@@ -402,19 +371,6 @@ static inline cusparseStatus_t cusparseDestroySpVec(cusparseSpVecDescr_t d) {
   free(d);
   return CUSPARSE_STATUS_SUCCESS;
 }
-static inline cusparseStatus_t cusparseCreateDnVec(cusparseDnVecDescr_t *d, int64_t size,
-                                                   void *vals, cudaDataType vt) {
-  *d = NULL;
-  if (size < 0 || (size > 0 && !vals)) return CUSPARSE_STATUS_INVALID_VALUE;
-  *d = (cusparseDnVecDescr_t)calloc(1, sizeof **d);
-  if (!*d) return CUSPARSE_STATUS_ALLOC_FAILED;
-  **d = mt_emu_dnvec{size, vals, vt};
-  return CUSPARSE_STATUS_SUCCESS;
-}
-static inline cusparseStatus_t cusparseDestroyDnVec(cusparseDnVecDescr_t d) {
-  free(d);
-  return CUSPARSE_STATUS_SUCCESS;
-}
 
 /* the k-th entry's position in the dense vector, or -1 when out of range */
 static inline int64_t mt_emu_sp_at(const mt_emu_spvec *sp, int64_t k) {
@@ -424,7 +380,7 @@ static inline int64_t mt_emu_sp_at(const mt_emu_spvec *sp, int64_t k) {
   return j >= 0 && j < sp->size ? j : -1;
 }
 static inline cusparseStatus_t mt_emu_sp_check(cusparseHandle_t h, const mt_emu_spvec *sp,
-                                               const mt_emu_dnvec *dn) {
+                                               const mt_csp_emu_dnvec *dn) {
   if (!h || !h->live) return CUSPARSE_STATUS_NOT_INITIALIZED;
   if (!sp || !dn || sp->size != dn->size || sp->vt != dn->vt) return CUSPARSE_STATUS_INVALID_VALUE;
   for (int64_t k = 0; k < sp->nnz; k++)
