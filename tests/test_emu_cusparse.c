@@ -99,9 +99,11 @@ TEST(the_library_s_refusals_are_the_case_s_error_with_the_reason) {
                MT_DEVICE_ERROR);
   CHECK_HAS(e.msg, "test: cusparseSpMV_bufferSize: invalid value (CUSPARSE_STATUS_INVALID_VALUE");
   CHECK_HAS(e.msg, "sorted, unique columns");
-  /* B in host memory: the library would fault on a GPU */
+  /* with sorted columns, B in host memory: the library would fault on a GPU */
+  const int32_t sorted[] = {0, 1, 1};
+  void *dsorted = up(&d, sorted, 3, 4, &e);
   double host_b[2] = {1, 1};
-  CHECK_STATUS(mt_cuemu_csr_mm(&d.a, MT_float64, 2, 2, 1, 3, dar, dac, dav, host_b, dc, &e),
+  CHECK_STATUS(mt_cuemu_csr_mm(&d.a, MT_float64, 2, 2, 1, 3, dar, dsorted, dav, host_b, dc, &e),
                MT_DEVICE_ERROR);
   CHECK_HAS(e.msg, "X's values (16 bytes) is not (wholly) device memory");
   /* an integer product is not cuSPARSE's */
