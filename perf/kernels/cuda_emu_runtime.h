@@ -383,6 +383,8 @@ static inline cusparseStatus_t mt_emu_sp_check(cusparseHandle_t h, const mt_emu_
                                                const mt_csp_emu_dnvec *dn) {
   if (!h || !h->live) return CUSPARSE_STATUS_NOT_INITIALIZED;
   if (!sp || !dn || sp->size != dn->size || sp->vt != dn->vt) return CUSPARSE_STATUS_INVALID_VALUE;
+  /* the library runs on the device: a host array there would fault */
+  if (mt_emu_host_args(sp->idx, sp->vals, dn->vals)) return CUSPARSE_STATUS_INVALID_VALUE;
   for (int64_t k = 0; k < sp->nnz; k++)
     if (mt_emu_sp_at(sp, k) < 0) return CUSPARSE_STATUS_INVALID_VALUE;
   return CUSPARSE_STATUS_SUCCESS;
