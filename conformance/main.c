@@ -151,7 +151,9 @@ static void usage(FILE *f) {
       "  MTCS_CHECK_TIMEOUT   seconds that child may take (default %g)\n"
       "  MTCS_TODAY           the date --expect entries expire against (YYYY-MM-DD)\n"
       "  MTCS_CUSPARSE        0: cuda and cuda-emu compute sparse products with their own\n"
-      "                       kernels instead of cuSPARSE (spec/cuda-backend.md)\n"
+      "                       kernels instead of cuSPARSE (cuda-emu's cuSPARSE is its\n"
+      "                       documented contract on the host, which checks every call;\n"
+      "                       spec/cuda-backend.md)\n"
       "  MTCS_EMU_ORDER       cuda-emu's thread order: reverse (default), forward,\n"
       "                       shuffle:SEED (spec/cuda-backend.md, \"The emulation\")\n",
       MT_GOLDEN_CHECK_TIMEOUT_S);
