@@ -374,14 +374,12 @@ static inline cusparseStatus_t cusparseDestroySpVec(cusparseSpVecDescr_t d) {
 
 /* the k-th entry's position in the dense vector, or -1 when out of range */
 static inline int64_t mt_emu_sp_at(const mt_emu_spvec *sp, int64_t k) {
-  int64_t j = sp->it == CUSPARSE_INDEX_64I ? ((const int64_t *)sp->idx)[k]
-                                           : (int64_t)((const int32_t *)sp->idx)[k];
-  j -= sp->base == CUSPARSE_INDEX_BASE_ONE;
+  int64_t j = mt_csp_emu_idx(sp->idx, sp->it, k) - (sp->base == CUSPARSE_INDEX_BASE_ONE);
   return j >= 0 && j < sp->size ? j : -1;
 }
 static inline cusparseStatus_t mt_emu_sp_check(cusparseHandle_t h, const mt_emu_spvec *sp,
                                                const mt_csp_emu_dnvec *dn) {
-  if (!h || !h->live) return CUSPARSE_STATUS_NOT_INITIALIZED;
+  MT_CSP_EMU_TRY(mt_csp_emu_live(h));
   if (!sp || !dn || sp->size != dn->size || sp->vt != dn->vt) return CUSPARSE_STATUS_INVALID_VALUE;
   /* the library runs on the device: a host array there would fault */
   if (mt_emu_host_args(sp->idx, sp->vals, dn->vals)) return CUSPARSE_STATUS_INVALID_VALUE;
@@ -395,7 +393,7 @@ static inline cusparseStatus_t cusparseGather(cusparseHandle_t h, cusparseDnVecD
   mt_emu_reach r; /* the library on device memory */
   cusparseStatus_t st = mt_emu_sp_check(h, sp, dn);
   if (st != CUSPARSE_STATUS_SUCCESS) return st;
-  size_t es = sp->vt == CUDA_R_64F ? 8 : 4;
+  size_t es = mt_csp_emu_vsz(sp->vt); /* dn's type, which its descriptor checked */
   for (int64_t k = 0; k < sp->nnz; k++)
     memcpy((char *)sp->vals + (size_t)k * es, (const char *)dn->vals + (size_t)mt_emu_sp_at(sp, k) * es,
            es);
@@ -407,7 +405,7 @@ static inline cusparseStatus_t cusparseScatter(cusparseHandle_t h, cusparseSpVec
   mt_emu_reach r; /* the library on device memory */
   cusparseStatus_t st = mt_emu_sp_check(h, sp, dn);
   if (st != CUSPARSE_STATUS_SUCCESS) return st;
-  size_t es = sp->vt == CUDA_R_64F ? 8 : 4;
+  size_t es = mt_csp_emu_vsz(sp->vt); /* dn's type, which its descriptor checked */
   for (int64_t k = 0; k < sp->nnz; k++)
     memcpy((char *)dn->vals + (size_t)mt_emu_sp_at(sp, k) * es, (const char *)sp->vals + (size_t)k * es,
            es);
