@@ -1,0 +1,478 @@
+#!/usr/bin/env python3
+"""sweep.py - a source-mutation sweep: does the suite fail a wrong implementation?
+
+The hand-written mutants (conformance/plugins/mutants/, tests/mutants.cmake)
+each break one rule on purpose. This tool asks the opposite question, without
+choosing the mistakes: it changes one token at a time of the implementation's
+own source (a `<` into `<=`, `&&` into `||`, a `+` into `-`, a `1` into `0`,
+a `!` dropped), rebuilds `mtcs` with that one change, runs every golden file
+on the backend (default cuda-emu: the CUDA backend's kernels on the host,
+with the CPU reference's host plans, so impl/common, impl/cuda and impl/cpu
+are all under test) and records whether the suite failed it (KILLED), passed
+it (SURVIVED), or the change did not compile (STILLBORN, not counted).
+A survivor is either equivalent (no input can tell it apart: an initial value
+that is always overwritten, a bound that the plan already guarantees) or a
+gap in the goldens; the README next to this file says how to tell, and
+records the last sweep.
+
+    tests/sweep/sweep.py --sample 200 --seed 1         # 200 random sites
+    tests/sweep/sweep.py --files 'impl/common/*.h' --list   # the sites only
+    tests/sweep/sweep.py --self-test                   # the lexer and operators
+
+It works on a copy: the tracked files of the checkout are copied to
+WORK/src (default build/sweep/src) and built in WORK/build (Release, only
+`mtcs`, no nvcc, no benchmarks, no plugins), so the checkout is never
+touched. Results go to WORK/results.jsonl, one line per mutant, appended as
+they come (an interrupted sweep resumes: done mutants are skipped) and
+WORK/report.md. Python's standard library only.
+"""
+import argparse
+import fnmatch
+import hashlib
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, os.pardir, os.pardir))
+DEFAULT_FILES = ("impl/common/*.h", "impl/cuda/*.cu", "impl/cpu/*.c")
+
+# -- lexing C/CUDA C: the tokens a mutation may touch, with their offsets.
+#    Comments, string and character literals and preprocessor lines (with
+#    their continuations) are never mutated: a change there is not a change
+#    of the computation (or is one of a macro, which one site cannot judge).
+TOKEN_RE = re.compile(r"""
+   (?P<ws>[ \t\r\f\v]+|\n)
+  |(?P<comment>//[^\n]*|/\*.*?\*/)
+  |(?P<string>"(?:\\.|[^"\\\n])*")
+  |(?P<char>'(?:\\.|[^'\\\n])+')
+  |(?P<num>(?:0[xX][0-9a-fA-F]+|\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)[uUlLfF]*)
+  |(?P<ident>[A-Za-z_]\w*)
+  |(?P<op>->|\+\+|--|<<=|>>=|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|::|[-+*/%<>=!&|^~?:;,.(){}\[\]\#\\])
+""", re.S | re.X)
+
+
+def lex(text):
+    """[(kind, value, offset)] of the code tokens of text, preprocessor
+    lines left out. Raises ValueError at a character it cannot lex."""
+    toks, pos, line_start = [], 0, True
+    while pos < len(text):
+        m = TOKEN_RE.match(text, pos)
+        if not m:
+            raise ValueError(f"cannot lex at offset {pos}: {text[pos:pos + 20]!r}")
+        kind, val = m.lastgroup, m.group()
+        pos = m.end()
+        if kind == "ws":
+            line_start = line_start or val == "\n"
+            continue
+        if kind == "comment":
+            continue
+        if kind == "op" and val == "#" and line_start:
+            # a directive: up to the first newline not escaped by a backslash
+            while True:
+                nl = text.find("\n", pos)
+                if nl < 0:
+                    pos = len(text)
+                    break
+                pos = nl + 1
+                if not text[:nl].rstrip(" \t\r").endswith("\\"):
+                    break
+            line_start = True
+            continue
+        line_start = False
+        toks.append((kind, val, m.start()))
+    return toks
+
+
+# -- the mutation operators: (class, token value) -> replacements
+ROR = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
+LCR = {"&&": "||", "||": "&&"}
+AOR = {"+": "-", "-": "+", "+=": "-=", "-=": "+="}
+OPERATORS = ("ror", "lcr", "aor", "not", "const")
+# a binary + or - follows an operand; a unary one does not
+OPERAND_END = ("ident", "num", "string", "char")
+CASTS = ("static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "template")
+
+
+def sites(text, operators=OPERATORS):
+    """[(offset, old, new, class)] of every mutation of text."""
+    toks = lex(text)
+    out, angle = [], 0  # angle: open template brackets of a cast
+    for k, (kind, val, off) in enumerate(toks):
+        prev = toks[k - 1] if k else ("op", ";", -1)
+        if kind == "op":
+            if "ror" in operators and val in ROR:
+                if val == "<" and prev[0] == "ident" and prev[1] in CASTS:
+                    angle += 1
+                    continue  # a C++ template argument list, not a comparison
+                if val == ">" and angle:
+                    angle -= 1
+                    continue
+                out.append((off, val, ROR[val], "ror"))
+            elif "lcr" in operators and val in LCR:
+                out.append((off, val, LCR[val], "lcr"))
+            elif "aor" in operators and val in AOR:
+                binary = prev[0] in OPERAND_END or prev[1] in (")", "]")
+                if val in ("+=", "-=") or binary:
+                    out.append((off, val, AOR[val], "aor"))
+            elif "not" in operators and val == "!":
+                out.append((off, val, "", "not"))
+        elif kind == "num" and "const" in operators:
+            m = re.fullmatch(r"(\d+)([uUlL]*)", val)
+            if not m or (len(m.group(1)) > 1 and m.group(1).startswith("0")):
+                continue  # hex, octal, floating: left alone
+            n = int(m.group(1))
+            if (k >= 3 and prev[1] == "[" and toks[k - 2][0] == "ident"
+                    and toks[k - 3][0] == "ident"):
+                continue  # the size in an array declaration (`double f[2]`)
+            new = {0: "1", 1: "0"}.get(n, str(n + 1))
+            out.append((off, val, new + m.group(2), "const"))
+    return out
+
+
+def line_col(text, off):
+    line = text.count("\n", 0, off) + 1
+    col = off - (text.rfind("\n", 0, off) + 1) + 1
+    return line, col
+
+
+def mutant_id(path, text, site):
+    off, old, new, cls = site
+    line, col = line_col(text, off)
+    return f"{path}:{line}:{col}:{cls}:{old}->{new or '(dropped)'}"
+
+
+def apply(text, site):
+    off, old, new, _ = site
+    assert text[off:off + len(old)] == old, (off, old)
+    return text[:off] + new + text[off + len(old):]
+
+
+# -- the copy, the build, a run
+
+def sh(cmd, cwd=None, timeout=None, env=None):
+    return subprocess.run(cmd, cwd=cwd, timeout=timeout, env=env, capture_output=True, text=True)
+
+
+def prepare(work, root, jobs):
+    """WORK/src: the tracked files of root; WORK/build: mtcs built from them."""
+    src, build = os.path.join(work, "src"), os.path.join(work, "build")
+    files = sh(["git", "ls-files", "-z"], cwd=root).stdout.split("\0")
+    head = sh(["git", "rev-parse", "HEAD"], cwd=root).stdout.strip()
+    dirty = sh(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root).stdout.strip()
+    # every run syncs the copy (an interrupted run may have left a mutant there)
+    copied = 0
+    for f in files:
+        if not f:
+            continue
+        d = os.path.join(src, f)
+        os.makedirs(os.path.dirname(d), exist_ok=True)
+        if not same_bytes(os.path.join(root, f), d):
+            # copyfile, not copy2: a restored file must look newer than the
+            # objects a mutant of it left, or they are never rebuilt
+            shutil.copyfile(os.path.join(root, f), d)
+            copied += 1
+    print(f"sweep: {src} holds the {len(files) - 1} tracked files ({copied} copied now)",
+          flush=True)
+    if not os.path.exists(os.path.join(build, "CMakeCache.txt")):
+        print("sweep: configuring the sweep build (Release, mtcs only)", flush=True)
+        gen = ["-G", "Ninja"] if shutil.which("ninja") else []
+        r = sh(["cmake", "-S", src, "-B", build, *gen, "-DCMAKE_BUILD_TYPE=Release",
+                "-DMT_WITH_CUDA=OFF", "-DMT_WITH_BENCH=OFF", "-DMT_WITH_MUTANTS=OFF",
+                "-DMT_WITH_EMU_FAULTS=OFF", "-DMT_WITH_EMU_LIBDEVICE=OFF",
+                "-DMT_WITH_EMU_RACE=OFF"])
+        if r.returncode:
+            sys.exit(f"sweep: configure failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}")
+    print("sweep: building mtcs (unmutated)", flush=True)
+    r = build_mtcs(build, jobs)
+    if r.returncode:
+        sys.exit(f"sweep: the unmutated build failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}")
+    return src, build, head + ("+dirty" if dirty else "")
+
+
+def same_bytes(a, b):
+    if not os.path.exists(b):
+        return False
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
+
+
+def digest(build):
+    with open(os.path.join(build, "mtcs"), "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def build_mtcs(build, jobs, timeout=1800):
+    return sh(["cmake", "--build", build, "--target", "mtcs", "-j", str(jobs)], timeout=timeout)
+
+
+def goldens(src):
+    g = os.path.join(src, "golden")
+    return sorted(os.path.join(g, f) for f in os.listdir(g) if f.endswith(".h5"))
+
+
+def runs_for(path, src):
+    """The mtcs runs a mutant of path gets: [(profile, [golden files])]."""
+    files = goldens(src)
+    npma = [f for f in files if os.path.basename(f) == "numpy_ma.h5"]
+    torch = [f for f in files if f not in npma]
+    base = os.path.basename(path)
+    if base.startswith("npma"):
+        return [("numpy_ma", npma)]
+    return [("torch", torch), ("numpy_ma", npma)]
+
+
+def run_suite(build, backend, runs, timeout):
+    """(verdict, failing case counts per file, example failing ids, seconds)."""
+    mtcs = os.path.join(build, "mtcs")
+    failing, examples, t0 = {}, [], time.time()
+    rj = os.path.join(build, "sweep-report.json")
+    for profile, files in runs:
+        prof = ["--exact-version"] if profile == "torch" else ["--profile", "numpy_ma"]
+        cmd = [mtcs, "run", "--backend", backend, "--require-all", "--level", "strict", *prof,
+               "--report-json", rj]
+        for f in files:
+            cmd += ["--golden", f]
+        if os.path.exists(rj):
+            os.unlink(rj)
+        try:
+            r = sh(cmd, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return "KILLED", {"(the whole run)": "TIMEOUT"}, [], time.time() - t0
+        if r.returncode not in (0, 1):
+            return ("KILLED", {"(mtcs)": f"exit {r.returncode}"},
+                    [(r.stderr or r.stdout).strip()[-300:]], time.time() - t0)
+        if r.returncode == 1:
+            try:
+                rep = json.load(open(rj))
+            except (OSError, ValueError):
+                return "KILLED", {"(mtcs)": "exit 1, no report"}, [], time.time() - t0
+            for c in rep["cases"]:
+                if c["status"] not in ("PASS", "XFAIL"):
+                    key = os.path.basename(c["file"])
+                    failing[key] = failing.get(key, 0) + 1
+                    if len(examples) < 3:
+                        examples.append(f"{c['id']} {c['status']}: {c['message'][:160]}")
+            if not failing:
+                failing["(mtcs)"] = "exit 1: " + (r.stderr or r.stdout).strip()[-200:]
+    return ("KILLED" if failing else "SURVIVED"), failing, examples, time.time() - t0
+
+
+def collect(src, patterns, operators):
+    """{relpath: (text, [site])} of the files matching patterns, in order."""
+    out = {}
+    for pat in patterns:
+        hits = sorted(p for p in (os.path.relpath(os.path.join(dp, f), src)
+                                  for dp, _, fs in os.walk(os.path.join(src, "impl"))
+                                  for f in fs) if fnmatch.fnmatch(p, pat))
+        if not hits:
+            sys.exit(f"sweep: --files {pat!r} matches no file under impl/")
+        for p in hits:
+            if p not in out:
+                text = open(os.path.join(src, p)).read()
+                out[p] = (text, sites(text, operators))
+    return out
+
+
+VERDICTS = ("KILLED", "SURVIVED", "INERT", "STILLBORN")
+
+
+def report(work, results, source):
+    rows = list(results.values())
+    n = {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICTS}
+    counted = n["KILLED"] + n["SURVIVED"]
+    per_file = {}
+    for r in rows:
+        per_file.setdefault(r["file"], dict.fromkeys(VERDICTS, 0))[r["verdict"]] += 1
+    score = (f"score {100.0 * n['KILLED'] / counted:.1f}% of {counted}" if counted
+             else "no mutant ran")
+    lines = [f"# Mutation sweep ({source})", "",
+             f"{len(rows)} mutants: {n['KILLED']} killed, {n['SURVIVED']} survived, "
+             f"{n['INERT']} inert (the same executable: not counted), {n['STILLBORN']} "
+             f"stillborn (did not compile: not counted); {score}",
+             "", "| file | killed | survived | inert | stillborn |",
+             "| --- | --- | --- | --- | --- |"]
+    for f in sorted(per_file):
+        c = per_file[f]
+        lines.append(f"| {f} | " + " | ".join(str(c[v]) for v in VERDICTS) + " |")
+    lines += ["", "## Survivors", ""]
+    for r in sorted(rows, key=lambda r: r["id"]):
+        if r["verdict"] == "SURVIVED":
+            lines.append(f"- `{r['id']}`: `{r['line'].strip()}`")
+    path = os.path.join(work, "report.md")
+    with open(path + ".tmp", "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    os.replace(path + ".tmp", path)
+    return path, n
+
+
+def self_test():
+    """The lexer and the operators on a snippet with every trap in it."""
+    text = ('#include <stdio.h>\n#define M(a) ((a) < 2 && \\\n  (a) > 0)\n'
+            '/* a < b */ // c && d\n'
+            'int f(int a, int b) { const char *s = "x < y"; char c = \'<\';\n'
+            '  if (a <= b && !(a == 0)) return a + 1;\n'
+            '  b += -a; return static_cast<int>(b) - 10 + 0x1f + 1.5; }\n'
+            'void g(void) { double f[2]; f[1] = 0; }\n')
+    got = [(line_col(text, s[0])[0], s[1], s[2], s[3]) for s in sites(text)]
+    want = [(6, "<=", "<", "ror"), (6, "&&", "||", "lcr"), (6, "!", "", "not"),
+            (6, "==", "!=", "ror"), (6, "0", "1", "const"), (6, "+", "-", "aor"),
+            (6, "1", "0", "const"),
+            (7, "+=", "-=", "aor"), (7, "-", "+", "aor"), (7, "10", "11", "const"),
+            (7, "+", "-", "aor"), (7, "+", "-", "aor"), (8, "1", "0", "const"),
+            (8, "0", "1", "const")]
+    if got != want:
+        print("self-test FAILED\n got:  " + "\n       ".join(map(str, got)) +
+              "\n want: " + "\n       ".join(map(str, want)))
+        return 1
+    mutated = apply(text, sites(text)[0])
+    if "if (a < b &&" not in mutated:
+        print("self-test FAILED: apply")
+        return 1
+    print(f"self-test passed: {len(got)} sites; comments, strings, characters, "
+          "preprocessor lines (continued too), unary minus, template brackets, "
+          "hex and floating literals and array sizes in declarations left alone")
+    return 0
+
+
+def main(argv=None):
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # --list | head
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="Reads nothing but the checkout; writes only under WORK. "
+               "See tests/sweep/README.md for what a survivor means.",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--files", nargs="+", default=list(DEFAULT_FILES), metavar="GLOB",
+                    help="source files to mutate, globs relative to the root "
+                         f"(default: {' '.join(DEFAULT_FILES)})")
+    ap.add_argument("--operators", default=",".join(OPERATORS),
+                    help="mutation classes, comma-separated: ror (relational), lcr (&& ||), "
+                         "aor (+ -), not (drop a !), const (0->1, 1->0, n->n+1); default all")
+    ap.add_argument("--sample", type=int, default=0, metavar="N",
+                    help="mutate N sites drawn at random (default 0: every site)")
+    ap.add_argument("--seed", type=int, default=1, help="the draw's seed (default 1)")
+    ap.add_argument("--only", metavar="ID", action="append", default=[],
+                    help="run the mutant with this id (file:line:col:class:old->new); repeatable")
+    ap.add_argument("--backend", default="cuda-emu",
+                    help="the backend every golden file runs on (default cuda-emu; cpu: the "
+                         "reference alone, which never runs impl/cuda)")
+    ap.add_argument("--work", default=os.path.join(ROOT, "build", "sweep"),
+                    help="the copy, its build and the results (default build/sweep)")
+    ap.add_argument("--jobs", type=int, default=2, help="build jobs (default 2)")
+    ap.add_argument("--timeout", type=int, default=600,
+                    help="seconds one mutant's run of one profile may take (default 600)")
+    ap.add_argument("--budget", type=float, default=0, metavar="MIN",
+                    help="stop starting mutants after MIN minutes (default: no limit)")
+    ap.add_argument("--list", action="store_true", help="print the drawn sites and stop")
+    ap.add_argument("--self-test", action="store_true", help="check the lexer and operators")
+    a = ap.parse_args(argv)
+    if a.self_test:
+        return self_test()
+    ops = tuple(o for o in a.operators.split(",") if o)
+    bad = [o for o in ops if o not in OPERATORS]
+    if bad:
+        ap.error(f"unknown operator class {bad[0]!r} (known: {', '.join(OPERATORS)})")
+    work = os.path.abspath(a.work)
+    os.makedirs(work, exist_ok=True)
+    if a.list:
+        src = ROOT
+        cands = collect(src, a.files, ops)
+    else:
+        src, build, source = prepare(work, ROOT, a.jobs)
+        base = digest(build)
+        cands = collect(src, a.files, ops)
+        # the unmutated build must pass, or every mutant would look killed
+        v, failing, ex, rs = run_suite(build, a.backend, runs_for("", src), a.timeout)
+        if v != "SURVIVED":
+            sys.exit(f"sweep: the unmutated build fails the suite on {a.backend} "
+                     f"({failing}; {ex[:1]}): fix that first")
+        print(f"sweep: the unmutated build passes every golden file on {a.backend} "
+              f"({rs:.0f} s)", flush=True)
+    allm = [(p, text, s) for p, (text, ss) in cands.items() for s in ss]
+    ids = {mutant_id(p, text, s): (p, text, s) for p, text, s in allm}
+    if a.only:
+        missing = [i for i in a.only if i not in ids]
+        if missing:
+            sys.exit(f"sweep: no such mutant {missing[0]!r} (try --list)")
+        chosen = [ids[i] for i in a.only]
+    elif a.sample:
+        chosen = random.Random(a.seed).sample(allm, min(a.sample, len(allm)))
+    else:
+        chosen = allm
+    chosen.sort(key=lambda m: (m[0], m[2][0]))  # by file: one file's objects rebuilt per run
+    print(f"sweep: {len(allm)} sites in {len(cands)} files; {len(chosen)} chosen", flush=True)
+    if a.list:
+        for p, text, s in chosen:
+            print(mutant_id(p, text, s))
+        return 0
+    out = os.path.join(work, "results.jsonl")
+    results = {}
+    if os.path.exists(out):
+        for ln in open(out):
+            r = json.loads(ln)
+            if r.get("source") == source:
+                results[r["id"]] = r
+    t_start, last = time.time(), None
+    with open(out, "a") as fh:
+        for k, (p, text, s) in enumerate(chosen, 1):
+            mid = mutant_id(p, text, s)
+            if mid in results and (results[mid].get("tce") or
+                                   results[mid]["verdict"] != "SURVIVED"):
+                continue  # done (a survivor from before the inert check: again)
+            if a.budget and time.time() - t_start > a.budget * 60:
+                print(f"sweep: --budget {a.budget} min reached; {len(chosen) - k + 1} not run")
+                break
+            path = os.path.join(src, p)
+            if last and last != p:
+                restore(src, last, cands[last][0])
+            last = p
+            with open(path, "w") as f:
+                f.write(apply(text, s))
+            t0 = time.time()
+            b = build_mtcs(build, a.jobs)
+            line = text.splitlines()[line_col(text, s[0])[0] - 1]
+            rec = {"id": mid, "file": p, "class": s[3], "line": line, "source": source,
+                   "backend": a.backend, "tce": True}
+            if b.returncode:
+                rec.update(verdict="STILLBORN", build_s=round(time.time() - t0, 1))
+            elif digest(build) == base:
+                # the compiler made the same executable: the change is dead
+                # code here (an inactive #if branch, a device-only path) or
+                # provably the same computation; nothing to run
+                rec.update(verdict="INERT", build_s=round(time.time() - t0, 1))
+            else:
+                bs = time.time() - t0
+                v, failing, ex, rs = run_suite(build, a.backend, runs_for(p, src), a.timeout)
+                rec.update(verdict=v, failing=failing, examples=ex, build_s=round(bs, 1),
+                           run_s=round(rs, 1))
+            results[mid] = rec
+            fh.write(json.dumps(rec) + "\n")
+            fh.flush()
+            kills = ", ".join(f"{f} {c}" for f, c in rec.get("failing", {}).items())
+            print(f"[{k}/{len(chosen)}] {mid}  {rec['verdict']}"
+                  f"{'  (' + kills + ')' if kills else ''}  {time.time() - t0:.0f} s", flush=True)
+    if last:
+        restore(src, last, cands[last][0])
+        build_mtcs(build, a.jobs)
+    path, n = report(work, {k: v for k, v in results.items()
+                            if k in {mutant_id(p, t, s) for p, t, s in chosen}}, source)
+    print(f"sweep: {n['KILLED']} killed, {n['SURVIVED']} survived, {n['INERT']} inert, "
+          f"{n['STILLBORN']} stillborn; {path}")
+    return 0
+
+
+def restore(src, rel, text):
+    """Put the original text of rel back, so that the next file's mutants
+    build against an unmutated tree."""
+    with open(os.path.join(src, rel), "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
