@@ -161,15 +161,19 @@ MT_HD void mt__mfg_one(const mt_mfg_par *p, const double *x, const uint8_t *in, 
     break;
   }
   case MFG_NORMALIZE: {
+    /* torch: input filled with 0 (sum's identity) over norm(input, ord,
+     * mask), whose masked-out elements are filled as norm's: +inf for
+     * ord = -inf (a 0 there would make every norm 0), else 0 */
     double pp = p->ord, eps = p->eps, nr = mt__mfg_pnorm_init(pp), dot = 0, cnt = 0;
+    double nfill = isinf(pp) && pp < 0 ? INFINITY : 0.0;
     for (int64_t t = a; t < b; t++)
-      nr = mt__mfg_pnorm_acc(nr, mt__mfg_filled(x, in, idx[t], 0.0), pp);
+      nr = mt__mfg_pnorm_acc(nr, mt__mfg_filled(x, in, idx[t], nfill), pp);
     nr = mt__mfg_pnorm_fin(nr, pp);
     double den = nr < eps ? eps : nr;
     for (int64_t t = a; t < b; t++) {
       int64_t i = idx[t];
       dot += go[i] * mt__mfg_filled(x, in, i, 0.0);
-      cnt += fabs(mt__mfg_filled(x, in, i, 0.0)) == nr;
+      cnt += fabs(mt__mfg_filled(x, in, i, nfill)) == nr;
     }
     double gden = -dot / (den * den), gnr = nr >= eps ? gden : 0.0;
     for (int64_t t = a; t < b; t++) {

@@ -596,7 +596,9 @@ def corner_specs(name, o: Op, dt, token):
         out.append(Spec("masked_masked", "specials",
                         lambda g: nan_inf_pair(dt, sp, sp), "a, b", rules))
         if c in INT_DIV:
-            vals = (5.0, -5.0, 6.0, -6.0, 1e-30, -1e-30, 7.5)
+            # 20726440 / ±3: a - fmod(a, b) rounds in float32 and the quotient
+            # lands on k + 0.5, where torch's div_floor keeps k (tests/sweep)
+            vals = (5.0, -5.0, 6.0, -6.0, 1e-30, -1e-30, 7.5, 20726440.0, -20726440.0)
             out.append(Spec("masked_masked", "signs",
                             lambda g: nan_inf_pair(dt, vals, (3.0, -3.0, 0.5)), "a, b",
                             ("BIN-5",)))
@@ -641,7 +643,8 @@ def corner_specs(name, o: Op, dt, token):
         # every value against amounts below 0, within and beyond the width
         bits = torch.iinfo(dt).bits
         amounts = (-1, 0, 1, bits - 1, bits, bits + 1, 100)
-        vals = (1, -1, 5, -5, int(torch.iinfo(dt).min), int(torch.iinfo(dt).max))
+        # 0 too: shifted right past the width it stays 0, not -1 (tests/sweep)
+        vals = (0, 1, -1, 5, -5, int(torch.iinfo(dt).min), int(torch.iinfo(dt).max))
         out.append(Spec("masked_masked", "amounts",
                         lambda g: nan_inf_pair(dt, vals, amounts), "a, b", ("BIN-6",)))
     return out

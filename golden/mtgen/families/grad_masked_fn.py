@@ -149,23 +149,37 @@ def derive(c):
 def _spread(items, k):
     if len(items) <= k:
         return list(items)
+    if k <= 1:
+        return list(items[:k])
     return [items[round(i * (len(items) - 1) / (k - 1))] for i in range(k)]
+
+
+# Variants an op's pick always keeps: the p-norm backward has a branch per
+# kind of ord (inf, -inf, 2, 1, p > 1, 0 < p < 1, p < 0), shared by norm and
+# normalize, so between them the two ops hold every branch (a mutation sweep,
+# tests/sweep, found ord=inf's and ord=3's branches held by no case).
+KEEP = {"masked_norm": ("ord_inf_fully_masked_row", "ord_3_fully_masked_row",
+                        "ord_0_5_fully_masked_row", "dims0_2_3d"),
+        "masked_normalize": ("ord_neginf_fully_masked_row", "ord_neg2_fully_masked_row",
+                             "ord_1_fully_masked_row")}
 
 
 def pick(op_cases):
     """At most PER_OP dense cases of one op, spread over its variants (the
-    fully masked ones first: MFG-2 at work), float32 and float64
-    alternating; and up to 2 of a CSR input."""
+    fully masked ones first: MFG-2 at work; then those KEEP names), float32
+    and float64 alternating; and up to 2 of a CSR input."""
     dense = [c for c in op_cases if c.id.split(".")[1] == "dense"]
     csr = [c for c in op_cases if c.id.split(".")[1] == "csr"]
     variants = collections.OrderedDict()
     for c in dense:
         variants.setdefault(".".join(c.id.split(".")[3:]), []).append(c)
     groups = list(variants.values())
-    first = [v for v in groups if "fully_masked" in v[0].id][:1]
-    rest = [v for v in groups if v not in first]
+    keep = [v for v in groups
+            if ".".join(v[0].id.split(".")[3:]).removesuffix(".grad") in KEEP.get(v[0].op, ())]
+    first = [v for v in groups if "fully_masked" in v[0].id and v not in keep][:1]
+    rest = [v for v in groups if v not in first and v not in keep]
     chosen = []
-    for i, same in enumerate(first + _spread(rest, PER_OP - len(first))):
+    for i, same in enumerate(first + keep + _spread(rest, PER_OP - len(first) - len(keep))):
         want = FLOATS[i % 2]
         chosen.append(next((c for c in same if c.id.split(".")[2] == want), same[0]))
     return chosen + _spread(csr, 2)
