@@ -195,8 +195,17 @@ HALVES = (0.5, 1.5, 2.5, -0.5, -1.5, -2.5, -0.4, 0.4, -0.0, 0.0, -2.0, 3.7, -3.7
 def special_for(op):
     """SPECIAL, but sigmoid(-100) underflows to 0 in torch's float32 while
     the true value (3.8e-44) is a float32 subnormal: torch is not within
-    any ulp tolerance there, so sigmoid takes -20 instead."""
-    return tuple(-20.0 if (op == "sigmoid" and v == -100.0) else v for v in SPECIAL)
+    any ulp tolerance there, so sigmoid takes -20 instead; digamma takes
+    0.999999 for 0.25, where reflecting it (psi(1 - x) - pi / tan(pi x),
+    exact in real numbers) cancels two terms of about 1 / (1 - x): 1e-5 off
+    in float64 (tests/sweep); 0.5 still holds the interval (0, 1)."""
+    def sub(v):
+        if op == "sigmoid" and v == -100.0:
+            return -20.0
+        if op == "digamma" and v == 0.25:
+            return 0.999999
+        return v
+    return tuple(sub(v) for v in SPECIAL)
 
 
 def fixed_masked(values, dt, p_true=1.0, g=None):
