@@ -217,23 +217,37 @@ def goldens(src):
     return sorted(os.path.join(g, f) for f in os.listdir(g) if f.endswith(".h5"))
 
 
-def runs_for(path, src):
-    """The mtcs runs a mutant of path gets: [(profile, [golden files])]."""
+def runs_for(path, src, backends):
+    """The mtcs runs a mutant of path gets, as CI runs them (CMakeLists.txt's
+    conformance.*): [(label, backend, profile, [golden files], env)]. Every
+    backend gets the torch profile's files and numpy_ma.h5 (an npma* file:
+    numpy_ma.h5 only); cuda-emu also sparse_blas.h5 with MTCS_CUSPARSE=0
+    (the products it otherwise hands to the emulated cuSPARSE, on the
+    backend's own kernels: CI's conformance.sparse_blas.cuda-emu.own). A
+    file of impl/cuda is not run on cpu, which never executes it."""
     files = goldens(src)
     npma = [f for f in files if os.path.basename(f) == "numpy_ma.h5"]
     torch = [f for f in files if f not in npma]
+    blas = [f for f in files if os.path.basename(f) == "sparse_blas.h5"]
     base = os.path.basename(path)
-    if base.startswith("npma"):
-        return [("numpy_ma", npma)]
-    return [("torch", torch), ("numpy_ma", npma)]
+    runs = []
+    for b in backends:
+        if b == "cpu" and path.startswith("impl/cuda/"):
+            continue
+        if not base.startswith("npma"):
+            runs.append((f"{b}", b, "torch", torch, None))
+            if b.startswith("cuda") and blas:
+                runs.append((f"{b}.own", b, "torch", blas, {"MTCS_CUSPARSE": "0"}))
+        runs.append((f"{b}", b, "numpy_ma", npma, None))
+    return runs
 
 
-def run_suite(build, backend, runs, timeout):
+def run_suite(build, runs, timeout):
     """(verdict, failing case counts per file, example failing ids, seconds)."""
     mtcs = os.path.join(build, "mtcs")
     failing, examples, t0 = {}, [], time.time()
     rj = os.path.join(build, "sweep-report.json")
-    for profile, files in runs:
+    for label, backend, profile, files, env in runs:
         prof = ["--exact-version"] if profile == "torch" else ["--profile", "numpy_ma"]
         cmd = [mtcs, "run", "--backend", backend, "--require-all", "--level", "strict", *prof,
                "--report-json", rj]
@@ -242,25 +256,27 @@ def run_suite(build, backend, runs, timeout):
         if os.path.exists(rj):
             os.unlink(rj)
         try:
-            r = sh(cmd, timeout=timeout)
+            r = sh(cmd, timeout=timeout, env=dict(os.environ, **env) if env else None)
         except subprocess.TimeoutExpired:
-            return "KILLED", {"(the whole run)": "TIMEOUT"}, [], time.time() - t0
+            return "KILLED", {f"{label}: (the whole run)": "TIMEOUT"}, [], time.time() - t0
         if r.returncode not in (0, 1):
-            return ("KILLED", {"(mtcs)": f"exit {r.returncode}"},
+            return ("KILLED", {f"{label}: (mtcs)": f"exit {r.returncode}"},
                     [(r.stderr or r.stdout).strip()[-300:]], time.time() - t0)
         if r.returncode == 1:
             try:
-                rep = json.load(open(rj))
+                with open(rj) as fh:
+                    rep = json.load(fh)
             except (OSError, ValueError):
-                return "KILLED", {"(mtcs)": "exit 1, no report"}, [], time.time() - t0
+                return "KILLED", {f"{label}: (mtcs)": "exit 1, no report"}, [], time.time() - t0
+            n0 = len(failing)
             for c in rep["cases"]:
                 if c["status"] not in ("PASS", "XFAIL"):
-                    key = os.path.basename(c["file"])
+                    key = f"{label}: {os.path.basename(c['file'])}"
                     failing[key] = failing.get(key, 0) + 1
                     if len(examples) < 3:
-                        examples.append(f"{c['id']} {c['status']}: {c['message'][:160]}")
-            if not failing:
-                failing["(mtcs)"] = "exit 1: " + (r.stderr or r.stdout).strip()[-200:]
+                        examples.append(f"{label}: {c['id']} {c['status']}: {c['message'][:160]}")
+            if len(failing) == n0:
+                failing[f"{label}: (mtcs)"] = "exit 1: " + (r.stderr or r.stdout).strip()[-200:]
     return ("KILLED" if failing else "SURVIVED"), failing, examples, time.time() - t0
 
 
@@ -359,9 +375,10 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1, help="the draw's seed (default 1)")
     ap.add_argument("--only", metavar="ID", action="append", default=[],
                     help="run the mutant with this id (file:line:col:class:old->new); repeatable")
-    ap.add_argument("--backend", default="cuda-emu",
-                    help="the backend every golden file runs on (default cuda-emu; cpu: the "
-                         "reference alone, which never runs impl/cuda)")
+    ap.add_argument("--backend", default="cuda-emu,cpu",
+                    help="the backends every golden file runs on, comma-separated (default "
+                         "cuda-emu,cpu: as CI runs them; cuda-emu also runs sparse_blas.h5 on "
+                         "its own kernels, MTCS_CUSPARSE=0; cpu never runs impl/cuda)")
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "sweep"),
                     help="the copy, its build and the results (default build/sweep)")
     ap.add_argument("--jobs", type=int, default=2, help="build jobs (default 2)")
@@ -375,6 +392,7 @@ def main(argv=None):
     if a.self_test:
         return self_test()
     ops = tuple(o for o in a.operators.split(",") if o)
+    backends = [b for b in a.backend.split(",") if b]
     bad = [o for o in ops if o not in OPERATORS]
     if bad:
         ap.error(f"unknown operator class {bad[0]!r} (known: {', '.join(OPERATORS)})")
@@ -388,7 +406,7 @@ def main(argv=None):
         base = digest(build)
         cands = collect(src, a.files, ops)
         # the unmutated build must pass, or every mutant would look killed
-        v, failing, ex, rs = run_suite(build, a.backend, runs_for("", src), a.timeout)
+        v, failing, ex, rs = run_suite(build, runs_for("", src, backends), a.timeout)
         if v != "SURVIVED":
             sys.exit(f"sweep: the unmutated build fails the suite on {a.backend} "
                      f"({failing}; {ex[:1]}): fix that first")
@@ -416,7 +434,7 @@ def main(argv=None):
     if os.path.exists(out):
         for ln in open(out):
             r = json.loads(ln)
-            if r.get("source") == source:
+            if r.get("source") == source and r.get("backend") == a.backend:
                 results[r["id"]] = r
     t_start, last = time.time(), None
     with open(out, "a") as fh:
@@ -448,7 +466,7 @@ def main(argv=None):
                 rec.update(verdict="INERT", build_s=round(time.time() - t0, 1))
             else:
                 bs = time.time() - t0
-                v, failing, ex, rs = run_suite(build, a.backend, runs_for(p, src), a.timeout)
+                v, failing, ex, rs = run_suite(build, runs_for(p, src, backends), a.timeout)
                 rec.update(verdict=v, failing=failing, examples=ex, build_s=round(bs, 1),
                            run_s=round(rs, 1))
             results[mid] = rec
