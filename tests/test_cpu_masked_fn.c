@@ -184,10 +184,67 @@ TEST(coo_mask_with_a_stored_false_masks_that_element_out) {
   done(&c, (mt_tensor *[]){x, m}, 2);
 }
 
+/* masked_logaddexp of [x, y] or [x, y, mx, my] (no kwargs). */
+static mt_status lae(mt_call *c, mt_error *e, const mt_tensor *x, const mt_tensor *y,
+                     const mt_tensor *mx, const mt_tensor *my) {
+  const mt_tensor *in[] = {x, y, mx, my};
+  return run(mt_cpu_masked_logaddexp, c, e, mx ? 4 : 2, in, NULL);
+}
+
+TEST(logaddexp_promotes_operands_of_two_dtypes) {
+  /* MFN-6/7: each operand is filled with its own dtype's identity, then
+   * torch.logaddexp promotes them, and the result is .to(input dtype).
+   * input float32 [1, 2, 3] (2 masked out: -inf), other int64 [1, 0, 5]
+   * (5 masked out: INT64_MIN, -2^63 in float32): logaddexp(1, 1) =
+   * 1 + log 2 = 1.6931472, logaddexp(-inf, 0) = 0, logaddexp(3, -2^63) = 3
+   * (torch: [1.6931471824645996, 0.0, 3.0]). A uint8 other's fill is 0,
+   * not -inf: logaddexp(3, 0) = 3 + log1p(e^-3) = 3.0485873 (torch
+   * 3.0485873222351074). An int64 input and a float32 other: computed in
+   * float32, truncated to int64: [1, 0, 3]. A bool operand with a mask has
+   * no identity, int64 with int32 promotes to int64, which has no kernel:
+   * DTYPE_MISMATCH. */
+  mt_tensor *xf = dense(MT_float32, 1, SHAPE(3), VALS(1, NAN, 3));
+  mt_tensor *xi = dense(MT_int64, 1, SHAPE(3), VALS(1, 9e18, 3));
+  mt_tensor *yi = dense(MT_int64, 1, SHAPE(3), VALS(1, 0, 9e18));
+  mt_tensor *yu = dense(MT_uint8, 1, SHAPE(3), VALS(1, 0, 255));
+  mt_tensor *yf = dense(MT_float32, 1, SHAPE(3), VALS(1, 0, INFINITY));
+  mt_tensor *yb = bools(1, SHAPE(3), BITS(1, 0, 1));
+  mt_tensor *y32 = dense(MT_int32, 1, SHAPE(3), VALS(1, 0, 5));
+  mt_tensor *mx = bools(1, SHAPE(3), BITS(1, 0, 1)), *my = bools(1, SHAPE(3), BITS(1, 1, 0));
+  mt_call c;
+  mt_error e;
+  CHECK_STATUS(lae(&c, &e, xf, yi, mx, my), MT_OK);
+  if (c.n_out == 1) {
+    mt_tensor *o = c.out[0];
+    CHECK_EQ_INT(o->dtype, MT_float32);
+    CHECK_NEAR(at(o, 0), 1.6931471824645996, 0);
+    CHECK_NEAR(at(o, 1), 0.0, 0);
+    CHECK_NEAR(at(o, 2), 3.0, 0);
+  }
+  done(&c, NULL, 0);
+  CHECK_STATUS(lae(&c, &e, xf, yu, mx, my), MT_OK);
+  if (c.n_out == 1) CHECK_NEAR(at(c.out[0], 2), 3.0485873222351074, 0);
+  done(&c, NULL, 0);
+  CHECK_STATUS(lae(&c, &e, xi, yf, mx, my), MT_OK);
+  if (c.n_out == 1) {
+    CHECK_EQ_INT(c.out[0]->dtype, MT_int64);
+    for (int k = 0; k < 3; k++)
+      CHECK_EQ_INT(((const int64_t *)c.out[0]->values)[k], k == 1 ? 0 : k + 1);
+  }
+  done(&c, NULL, 0);
+  CHECK_STATUS(lae(&c, &e, xf, yb, mx, my), MT_DTYPE_MISMATCH);
+  CHECK_HAS(e.msg, "identity of logaddexp on torch.bool input");
+  done(&c, NULL, 0);
+  CHECK_STATUS(lae(&c, &e, xi, y32, NULL, NULL), MT_DTYPE_MISMATCH);
+  CHECK_HAS(e.msg, "not implemented for 'Long'");
+  done(&c, (mt_tensor *[]){xf, xi, yi, yu, yf, yb, y32, mx, my}, 9);
+}
+
 MT_TEST_MAIN(T(softmax_masked_out_is_zero_and_a_fully_masked_row_is_nan),
              T(sum_broadcasts_a_smaller_mask), T(mask_errors_follow_torch),
              T(var_divides_by_the_specified_count_minus_one), T(median_skips_a_specified_nan),
              T(int8_sum_gives_int64_without_wrapping),
              T(normalize_of_a_fully_masked_row_is_zero_and_inputs_stay_unchanged),
              T(sum_dtype_int8_casts_each_element_before_summing),
-             T(coo_mask_with_a_stored_false_masks_that_element_out))
+             T(coo_mask_with_a_stored_false_masks_that_element_out),
+             T(logaddexp_promotes_operands_of_two_dtypes))

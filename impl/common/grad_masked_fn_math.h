@@ -39,6 +39,8 @@ typedef struct mt_mfg_par {
   double ord, eps;    /* norm / normalize */
   double corr;        /* var / std's correction */
   mt_dtype dtype[2];  /* the operands' (their gradients') */
+  mt_dtype ct;        /* logaddexp: the promoted dtype torch computes in */
+  double fill[2];     /* logaddexp: operand k's identity in ct (-inf; an integer's min) */
 } mt_mfg_par;
 
 MT_HD double mt__mfg_sgn(double v) { return v > 0 ? 1.0 : v < 0 ? -1.0 : v == v ? 0.0 : v; }
@@ -273,8 +275,8 @@ MT_HD void mt__mfg_one(const mt_mfg_par *p, const double *x, const uint8_t *in, 
 }
 
 /* Group o of the call: mt__mfg_one, or masked_logaddexp's element o (the
- * -inf filled operands; grad / (1 + exp(other - self)), each selected by
- * its operand's mask). */
+ * filled operands promoted to ct; grad / (1 + exp(other - self)), each
+ * selected by its operand's mask). */
 MT_HD void mt_mfg_group(const mt_mfg_par *p, const double *const *x, const uint8_t *const *in,
                         const double *go, const int64_t *off, const int64_t *idx,
                         double *const *g, int64_t o) {
@@ -282,7 +284,8 @@ MT_HD void mt_mfg_group(const mt_mfg_par *p, const double *const *x, const uint8
     mt__mfg_one(p, x[0], in[0], go, off, idx, g[0], o);
     return;
   }
-  double va = in[0][o] ? x[0][o] : -INFINITY, vb = in[1][o] ? x[1][o] : -INFINITY;
+  double va = in[0][o] ? mt_hd_round(p->ct, x[0][o]) : p->fill[0];
+  double vb = in[1][o] ? mt_hd_round(p->ct, x[1][o]) : p->fill[1];
   if (g[0]) g[0][o] = mt_hd_round(p->dtype[0], in[0][o] ? go[o] / (1.0 + exp(vb - va)) : 0.0);
   if (g[1]) g[1][o] = mt_hd_round(p->dtype[1], in[1][o] ? go[o] / (1.0 + exp(va - vb)) : 0.0);
 }

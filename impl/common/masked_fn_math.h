@@ -470,10 +470,14 @@ MT_HD int mt_mfn_slice_out(const mt_mfn_par *p, const double *xd, const int64_t 
 /* ---- masked_logaddexp (MFN-6) ---------------------------------------------- */
 
 /* One call: operands 0 (input) and 1 (other), contiguous, broadcast to the
- * result's shape; each with its own mask broadcast to the operand. */
+ * result's shape; each with its own dtype and its own mask broadcast to it.
+ * torch.logaddexp promotes the filled operands (torch.result_type: float
+ * with an integer is the float, float16 with bfloat16 float32) and the
+ * result is .to(dtype), the input's dtype by default (MFN-6, MFN-8). */
 typedef struct mt_mfn_lae_par {
-  mt_dtype dt;  /* both operands' dtype */
-  mt_dtype odt; /* the result's (dtype=) */
+  mt_dtype vdt[2]; /* operand j's dtype */
+  mt_dtype ct;     /* the promoted dtype logaddexp computes in (floating) */
+  mt_dtype odt;    /* the result's (dtype=, default the input's) */
   int ndim;
   int64_t shape[MT_MAX_DIMS];      /* the result's */
   int64_t step[2][MT_MAX_DIMS];    /* operand j's step per result dim; 0 where it broadcasts */
@@ -484,7 +488,18 @@ typedef struct mt_mfn_lae_par {
   int64_t mstride[2][MT_MAX_DIMS]; /* mask j's step per dim of operand j */
 } mt_mfn_lae_par;
 
-/* Element i of operand j, where(mask, v, -inf) (MFN-6). */
+/* v of dtype vd converted to the floating dtype ct as torch converts: an
+ * integer goes to float first where ct is float32 or narrower (c10's
+ * static_cast<float>: one rounding of an int64, not two). */
+MT_HD double mt_mfn_to_compute(mt_dtype vd, mt_dtype ct, const void *v, int64_t i, int in,
+                               double fill_f, int64_t fill_i) {
+  if (!mt_mfn_is_intlike(vd)) return mt_hd_round(ct, in ? mt_hd_get_f64(v, vd, i) : fill_f);
+  int64_t vi = in ? mt_hd_ldi(v, vd, i) : fill_i;
+  return ct == MT_float64 ? (double)vi : mt_hd_round(ct, (double)(float)vi);
+}
+
+/* Element i of operand j, where(mask, v, identity) in the compute dtype:
+ * -inf, an integer operand its dtype's min (uint8: 0) (MFN-6). */
 MT_HD double mt__mfn_lae_operand(const mt_mfn_lae_par *p, int j, const void *v, const void *mask,
                                  int64_t i) {
   uint8_t in = 1;
@@ -498,14 +513,20 @@ MT_HD double mt__mfn_lae_operand(const mt_mfn_lae_par *p, int j, const void *v, 
   }
   double fd;
   int64_t fi;
-  mt_mfn_identity_of(MFN_ID_NEG_INF, p->dt, 0.0, &fd, &fi);
-  if (mt_mfn_is_intlike(p->dt)) return in ? (double)mt_hd_ldi(v, p->dt, i) : fd;
-  return in ? mt_hd_get_f64(v, p->dt, i) : fd;
+  mt_mfn_identity_of(MFN_ID_NEG_INF, p->vdt[j], 0.0, &fd, &fi);
+  return mt_mfn_to_compute(p->vdt[j], p->ct, v, i, in, fd, fi);
 }
 
-/* Result element i: torch's logaddexp of the filled operands, equal
- * infinities giving themselves, else max + log1p(exp(-|a-b|)); computed in
- * the input dtype, then .to(dtype) (MFN-8). */
+/* torch's logaddexp of a and b: equal infinities give themselves, else
+ * max + log1p(exp(-|a-b|)). */
+MT_HD double mt_mfn_logaddexp(double a, double b) {
+  if (isinf(a) && a == b) return a;
+  if (isnan(a) || isnan(b)) return NAN;
+  return fmax(a, b) + log1p(exp(-fabs(a - b)));
+}
+
+/* Result element i: the filled operands' logaddexp rounded to the compute
+ * dtype, then .to(dtype) (MFN-8). */
 MT_HD void mt_mfn_lae_out(const mt_mfn_lae_par *p, const void *x, const void *y, const void *mx,
                           const void *my, void *out, int64_t i) {
   int64_t rem = i, ix = 0, iy = 0;
@@ -515,14 +536,8 @@ MT_HD void mt_mfn_lae_out(const mt_mfn_lae_par *p, const void *x, const void *y,
     ix += c * p->step[0][d];
     iy += c * p->step[1][d];
   }
-  double a = mt__mfn_lae_operand(p, 0, x, mx, ix), b = mt__mfn_lae_operand(p, 1, y, my, iy), r;
-  if (isinf(a) && a == b)
-    r = a;
-  else if (isnan(a) || isnan(b))
-    r = NAN;
-  else
-    r = fmax(a, b) + log1p(exp(-fabs(a - b)));
-  mt_hd_set_f64(out, p->odt, i, mt_hd_round(p->dt, r));
+  double a = mt__mfn_lae_operand(p, 0, x, mx, ix), b = mt__mfn_lae_operand(p, 1, y, my, iy);
+  mt_hd_set_f64(out, p->odt, i, mt_hd_round(p->ct, mt_mfn_logaddexp(a, b)));
 }
 
 /* ---- sparse inputs (MFN-9) -------------------------------------------------- */

@@ -36,6 +36,7 @@
 #include "common/binary_ops.h"
 #include "common/exec.h"
 #include "cpu_util.h"
+#include "promote.h"
 
 /* ---- the op table --------------------------------------------------------- */
 
@@ -72,47 +73,7 @@ static int tensors_only(kcode k) {
          k == K_LAE2 || k == K_NEXT;
 }
 
-/* ---- type promotion (BIN-2) -------------------------------------------------- */
-
-#define DT_NONE ((int)-1) /* Undefined */
-#define DT_INT16 ((int)-2) /* a result torch has and mtcs does not */
-
-static int category(int d) {
-  if (d == MT_bool) return 0;
-  if (mt_dtype_is_float((mt_dtype)d)) return 2;
-  return 1;
-}
-static int fwidth(int d) {
-  return d == MT_float16 || d == MT_bfloat16 ? 0 : d == MT_float32 ? 1 : 2;
-}
-static int iwidth(int d) { return d == MT_int8 || d == MT_uint8 ? 1 : d == MT_int32 ? 4 : 8; }
-
-/* torch.promote_types over mtcs's dtypes (int8 with uint8 is int16). */
-static int promote(int a, int b) {
-  if (a == DT_NONE) return b;
-  if (b == DT_NONE || a == b) return a;
-  if (a == DT_INT16 || b == DT_INT16) return DT_INT16;
-  int ca = category(a), cb = category(b);
-  if (ca != cb) return ca > cb ? a : b;
-  /* float16 with bfloat16: neither holds the other, torch gives float32 */
-  if (ca == 2 && fwidth(a) == 0 && fwidth(b) == 0) return MT_float32;
-  if (ca == 2) return fwidth(a) >= fwidth(b) ? a : b;
-  /* integers: uint8 with a signed type needs room for both */
-  if (a == MT_uint8 || b == MT_uint8) {
-    int s = a == MT_uint8 ? b : a;
-    return s == MT_int8 ? DT_INT16 : s;
-  }
-  return iwidth(a) >= iwidth(b) ? a : b;
-}
-
-/* c10's combine_categories(higher, lower). */
-static int combine(int higher, int lower) {
-  if (higher == DT_NONE) return lower;
-  if (category(higher) == 2) return higher;
-  if (higher == MT_bool || (lower != DT_NONE && category(lower) == 2))
-    return promote(higher, lower);
-  return higher;
-}
+/* type promotion (BIN-2): promote.h */
 
 /* ---- operands ----------------------------------------------------------------- */
 
@@ -590,7 +551,7 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, const mt_exec *ex
     return st;
 
   /* BIN-2: torch.result_type over dim tensors, 0-d tensors and numbers. */
-  int dims = DT_NONE, zero = DT_NONE, wrapped = DT_NONE;
+  int dims = MT__DT_NONE, zero = MT__DT_NONE, wrapped = MT__DT_NONE;
   for (int k = 0; k < 2; k++) {
     if (o[k].number) {
       mt_dtype sd = o[k].t->dtype;
@@ -598,17 +559,17 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, const mt_exec *ex
       /* a float number only meets float computation dtypes: no integer value */
       o[k].i = mt_dtype_is_float(sd) ? 0 : mt__cpu_ldi(o[k].t->values, sd, 0);
       /* a float number counts as the default dtype, an int as int64 */
-      wrapped = promote(wrapped, mt_dtype_is_float(sd) ? MT_float32 : sd == MT_bool ? MT_bool
+      wrapped = mt__pr_promote(wrapped, mt_dtype_is_float(sd) ? MT_float32 : sd == MT_bool ? MT_bool
                                                                                      : MT_int64);
       continue;
     }
     o[k].d = o[k].masked ? o[k].t->data : o[k].t;
     if (o[k].d->ndim == 0)
-      zero = promote(zero, (int)o[k].d->dtype);
+      zero = mt__pr_promote(zero, (int)o[k].d->dtype);
     else
-      dims = promote(dims, (int)o[k].d->dtype);
+      dims = mt__pr_promote(dims, (int)o[k].d->dtype);
   }
-  int ct = combine(dims, combine(zero, wrapped));
+  int ct = mt__pr_combine(dims, mt__pr_combine(zero, wrapped));
   if (ct < 0)
     return mt_err(err, MT_NOT_SUPPORTED,
                   "%s: the operands promote to int16, which is not an mtcs dtype", name);
@@ -737,7 +698,7 @@ static mt_status binary_inplace(mt_call *call, mt_op opid, mt_op base, const mt_
     goto fail;
   }
   mt_dtype sd = self->data->dtype, rd = o->data->dtype;
-  if (category((int)rd) > category((int)sd)) {
+  if (mt__pr_category((int)rd) > mt__pr_category((int)sd)) {
     st = mt_err(err, MT_DTYPE_MISMATCH,
                 "%s: result type %s can't be cast to the desired output type %s", name,
                 mt__cpu_torch_type(rd), mt__cpu_torch_type(sd));

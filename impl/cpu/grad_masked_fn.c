@@ -20,6 +20,8 @@
 
 #include "common/exec.h"
 #include "common/grad_masked_fn_math.h"
+#include "common/masked_fn_math.h"
+#include "promote.h"
 #include "sps_util.h"
 
 /* ---- the call: input, mask, dims -------------------------------------------------- */
@@ -167,7 +169,23 @@ static mt_status mfg_compute(mfg *f, mt_mfg_code code, const uint8_t *in1, const
     p.dtype[k] = t->kind == MT_KIND_MASKED ? t->data->dtype : t->dtype;
   }
   switch (code) {
-  case MFG_LOGADDEXP: break;
+  case MFG_LOGADDEXP: {
+    /* MFN-6: the operands promoted (torch.result_type), each filled with
+     * its dtype's identity (the forward refused what has none) */
+    int ct = mt__pr_result_type((const mt_tensor *const *)f->c.in, 2);
+    if (ct < 0 || !mt_dtype_is_float((mt_dtype)ct))
+      return mt_err(err, MT_DTYPE_MISMATCH, "%s backward: inputs/0 (%s) and inputs/1 (%s) "
+                    "promote to no floating dtype", f->c.name, mt_dtype_name(p.dtype[0]),
+                    mt_dtype_name(p.dtype[1]));
+    p.ct = (mt_dtype)ct;
+    for (int k = 0; k < 2; k++) {
+      double fd;
+      int64_t fi;
+      mt_mfn_identity_of(MFN_ID_NEG_INF, p.dtype[k], 0.0, &fd, &fi);
+      p.fill[k] = mt_mfn_to_compute(p.dtype[k], p.ct, NULL, 0, 0, fd, fi);
+    }
+    break;
+  }
   case MFG_MEDIAN:
   case MFG_NORMALIZE:
   case MFG_CUMSUM:

@@ -19,15 +19,18 @@
  * MFN-5  softmax/log_softmax/softmin fill -inf/+inf: masked-out outputs are
  *        0 (log_softmax -inf), fully masked slices NaN; normalize divides
  *        the 0-filled input by max(masked norm, eps): fully masked slices 0.
- * MFN-6  logaddexp fills both operands with -inf; input and other broadcast.
+ * MFN-6  logaddexp fills both operands with -inf (an integer operand with its
+ *        dtype's min; a bool one with a mask: DTYPE_MISMATCH); input and
+ *        other broadcast, promote (torch.result_type) and the result is
+ *        .to(dtype), the input's by default.
  * MFN-7  dtypes: sum/prod of integers and bool give int64, argmax/argmin
  *        give the index in the input's dtype, var/std of integers float32,
  *        logsumexp of integers is computed in float32 and truncated to the
  *        input dtype, median of integers/bool is the float32 median cast
  *        back (a fully masked slice: INVALID_ARGUMENT); mean, norm,
- *        softmax, softmin, log_softmax, normalize and logaddexp refuse
- *        integers (DTYPE_MISMATCH), amax/amin/argmax/argmin refuse bool
- *        with a mask (no identity).
+ *        softmax, softmin, log_softmax and normalize refuse integers
+ *        (DTYPE_MISMATCH), logaddexp operands that promote to an integer,
+ *        amax/amin/argmax/argmin refuse bool with a mask (no identity).
  * MFN-8  dtype=: sum, prod, cumsum, cumprod, mean, norm, normalize, softmax,
  *        log_softmax and softmin fill in the input's dtype, cast the filled
  *        input to dtype and compute in it (float -> int truncates; an
@@ -55,6 +58,7 @@
  * and runs where the mt_exec says (common/exec.h): here for the CPU
  * reference, on the device for the CUDA backend (impl/cuda/masked_fn.cu). */
 #include "cpu_util.h"
+#include "promote.h"
 
 #include "common/exec.h"
 #include "common/masked_fn_math.h"
@@ -301,8 +305,9 @@ static mt_status hook_failed(const char *name, mt_status st, mt_error *err) {
   return st;
 }
 
-/* MFN-6: logaddexp(where(im, a, -inf), where(om, b, -inf)); torch's
- * logaddexp: equal infinities give themselves, else max + log1p(exp(-|a-b|)). */
+/* MFN-6: logaddexp(where(im, a, -inf), where(om, b, -inf)) in the operands'
+ * promoted dtype, .to(dtype); torch's logaddexp: equal infinities give
+ * themselves, else max + log1p(exp(-|a-b|)). */
 static mt_status run_logaddexp(mt_call *call, const mfn_desc *dd, const mt_exec *ex,
                                mt_error *err) {
   const mt_host *h = mt__cpu_host(call);
@@ -321,8 +326,19 @@ static mt_status run_logaddexp(mt_call *call, const mfn_desc *dd, const mt_exec 
     return mt_err(err, MT_NOT_SUPPORTED, "%s: inputs/1 has kind %s; dense only", dd->name,
                   mt_kind_name(y->kind));
   if ((st = mt_tensor_validate(y, "inputs/1", err)) != MT_OK) return st;
-  if (y->dtype != x->dtype)
-    return mt_err(err, MT_DTYPE_MISMATCH, "%s: inputs/0 has dtype %s, inputs/1 %s", dd->name,
+  /* MFN-6/7: an operand with a mask is filled with its dtype's identity,
+   * which bool has none of; then torch.logaddexp promotes the operands and
+   * has only floating kernels */
+  const mt_tensor *opnd[2] = {x, y};
+  for (int j = 0; j < 2; j++)
+    if (call->n_in == 4 && opnd[j]->dtype == MT_bool)
+      return mt_err(err, MT_DTYPE_MISMATCH, "%s: identity of logaddexp on torch.bool input "
+                    "(inputs/%d has a mask)", dd->name, j);
+  int ct = mt__pr_result_type(opnd, 2);
+  if (ct < 0 || !mt__cpu_is_float((mt_dtype)ct))
+    return mt_err(err, MT_DTYPE_MISMATCH, "%s: \"logaddexp_cpu\" not implemented for '%s' "
+                  "(inputs/0 has dtype %s, inputs/1 %s: torch.logaddexp promotes them)", dd->name,
+                  ct == MT__DT_INT16 ? "Short" : mt__cpu_torch_type((mt_dtype)ct),
                   mt_dtype_name(x->dtype), mt_dtype_name(y->dtype));
   /* input and other broadcast to a common shape (torch.logaddexp) */
   mt_mfn_lae_par p;
@@ -343,9 +359,7 @@ static mt_status run_logaddexp(mt_call *call, const mfn_desc *dd, const mt_exec 
   if ((st = mask_strides(dd->name, "inputs/0", &bt, x, p.step[0], err)) != MT_OK) return st;
   if ((st = mask_strides(dd->name, "inputs/1", &bt, y, p.step[1], err)) != MT_OK) return st;
   mt_dtype to;
-  int has_to = kw_dtype(call->kw, x->dtype, &to);
-  if ((st = check_dtype(dd, x->dtype, call->n_in == 4, has_to, to, err)) != MT_OK) return st;
-  const mt_tensor *opnd[2] = {x, y};
+  kw_dtype(call->kw, x->dtype, &to); /* the result .to(dtype), any dtype (MFN-8) */
   for (int j = 0; j < 2; j++) {
     const mt_tensor *m = call->n_in == 4 ? call->in[2 + j] : NULL;
     if ((st = mask_plan(dd->name, 2 + j, opnd[j], m, &mv[j], &tm[j], p.mstride[j], err)) != MT_OK)
@@ -356,7 +370,9 @@ static mt_status run_logaddexp(mt_call *call, const mfn_desc *dd, const mt_exec 
     p.has_mask[j] = m != NULL;
     p.mdt[j] = m ? m->dtype : MT_bool;
   }
-  p.dt = x->dtype;
+  p.vdt[0] = x->dtype;
+  p.vdt[1] = y->dtype;
+  p.ct = (mt_dtype)ct;
   p.odt = to;
   p.ndim = bt.ndim;
   memcpy(p.shape, bt.shape, sizeof(int64_t) * (size_t)bt.ndim);

@@ -95,23 +95,24 @@ extern "C" mt_status MTC(masked_logaddexp_exec)(const struct mt_mfn_lae_par *p, 
                                                 const void *mx, int64_t nmx, const void *my,
                                                 int64_t nmy, void *out, int64_t n,
                                                 mt_error *err) {
-  size_t sv = mt_dtype_size(p->dt), smx = mx ? mt_dtype_size(p->mdt[0]) : 1;
-  size_t smy = my ? mt_dtype_size(p->mdt[1]) : 1, so = mt_dtype_size(p->odt), total = 0;
+  size_t sx = mt_dtype_size(p->vdt[0]), sy = mt_dtype_size(p->vdt[1]);
+  size_t smx = mx ? mt_dtype_size(p->mdt[0]) : 1, smy = my ? mt_dtype_size(p->mdt[1]) : 1;
+  size_t so = mt_dtype_size(p->odt), total = 0;
   mtc_arena a;
   mt_status st;
   if (!mx) nmx = 0;
   if (!my) nmy = 0;
-  if (MTC(arena_add)(&total, nx, sv) || MTC(arena_add)(&total, ny, sv) ||
+  if (MTC(arena_add)(&total, nx, sx) || MTC(arena_add)(&total, ny, sy) ||
       MTC(arena_add)(&total, nmx, smx) || MTC(arena_add)(&total, nmy, smy) ||
       MTC(arena_add)(&total, n, so))
     return mt_err(err, MT_OUT_OF_MEMORY,
                   "masked_logaddexp: %lld elements do not fit one device buffer", (long long)n);
   if ((st = MTC(arena_open)(&a, total, "masked_logaddexp", err)) != MT_OK) return st;
-  void *dx = MTC(arena_take)(&a, nx, sv), *dy = MTC(arena_take)(&a, ny, sv);
+  void *dx = MTC(arena_take)(&a, nx, sx), *dy = MTC(arena_take)(&a, ny, sy);
   void *dmx = MTC(arena_take)(&a, nmx, smx), *dmy = MTC(arena_take)(&a, nmy, smy);
   void *dout = MTC(arena_take)(&a, n, so);
-  if ((st = MTC(upload)(&a, dx, x, (size_t)nx * sv, err)) != MT_OK ||
-      (st = MTC(upload)(&a, dy, y, (size_t)ny * sv, err)) != MT_OK ||
+  if ((st = MTC(upload)(&a, dx, x, (size_t)nx * sx, err)) != MT_OK ||
+      (st = MTC(upload)(&a, dy, y, (size_t)ny * sy, err)) != MT_OK ||
       (st = MTC(upload)(&a, dmx, mx, (size_t)nmx * smx, err)) != MT_OK ||
       (st = MTC(upload)(&a, dmy, my, (size_t)nmy * smy, err)) != MT_OK)
     goto out;

@@ -76,6 +76,8 @@ def refill(op, ins, value):
     """ins with every masked-out element of the masked inputs set to value."""
     ins = list(ins)
     for i, m in masks_of(op, ins):
+        if math.isnan(value) and not ins[i].is_floating_point():
+            continue  # an integer operand holds no NaN
         x = ins[i].clone()
         x[~m] = value
         ins[i] = x
@@ -114,11 +116,15 @@ def poison_invariant(d):
     ins = d.build(case_rng(d.id))
     ref = grads_of(d, ins)
     for i, m in masks_of(d.op, ins):
+        if ref[i] is None and not ins[i].is_floating_point():
+            continue  # an integer operand (logaddexp's other): no gradient
+        if ref[i] is None:
+            return False
         out = ref[i][~m]
         zero = (out == 0) & ~torch.signbit(out)
         if d.op in LEAKY:  # a fully masked slice: NaN (its variance is 0/0)
             zero |= torch.isnan(out)
-        if ref[i] is None or not bool(zero.all()):
+        if not bool(zero.all()):
             return False
     for value in (0.0, 7.0) + (() if d.op in LEAKY else (math.nan,)):
         got = grads_of(d, refill(d.op, ins, value))
@@ -162,6 +168,29 @@ KEEP = {"masked_norm": ("ord_inf_fully_masked_row", "ord_3_fully_masked_row",
                         "ord_0_5_fully_masked_row", "dims0_2_3d"),
         "masked_normalize": ("ord_neginf_fully_masked_row", "ord_neg2_fully_masked_row",
                              "ord_1_fully_masked_row")}
+
+
+# Variants added to an op's pick, outside it (the pick of the others stays
+# as it was): a (4, 8) input, 32 elements, a multiple of the CUDA backend's
+# 256-byte buffer alignment in doubles; logaddexp's operands of two dtypes
+# (an int64 other: no gradient of its own; uint8's fill 0; a float64 other,
+# the float32 input's gradient computed in float64) and a float32 mask
+# (tests/sweep: each a mutant no case told apart); median's equal zeros of
+# both signs (the gradient goes to the element torch's stable sort picks).
+EXTRA = {"masked_sum": ("rows4_cols8",), "masked_median": ("signed_zero_ties",),
+         "masked_logaddexp": ("other_i64", "other_u8", "other_f64", "mask_f32_bool")}
+
+
+def variant_of(c):
+    return ".".join(c.id.split(".")[3:]).removesuffix(".grad")
+
+
+def late(c):
+    """Forward variants added after the picks were settled (logaddexp's
+    operands of two dtypes, masked_fn.MIXED, and EXTRA's): only EXTRA's
+    enter, so the pick of the others stays as it was."""
+    v = variant_of(c)
+    return v.startswith("other_") or any(v in e for e in EXTRA.values())
 
 
 def pick(op_cases):
@@ -209,11 +238,12 @@ def cases():
     out = []
     for op, forward in candidates().items():
         derived = [d for d in (derive(c) for c in forward) if d is not None]
-        out += pick(derived)
+        extra = [d for d in derived if variant_of(d) in EXTRA.get(op, ())]
+        out += pick([d for d in derived if d not in extra and not late(d)]) + extra
     for op, forward in candidates(HALF).items():
         # dtype= (a float32 result of a half input) has no float64 twin to
         # measure torch's error against (mtgen.grad.half_tolerance)
-        forward = [c for c in forward if "dtype" not in c.kwargs]
+        forward = [c for c in forward if "dtype" not in c.kwargs and not late(c)]
         out += half_pick([d for d in (derive(c) for c in forward) if d is not None])
     for d in out:
         if d.error_class is None and d.id.split(".")[1] == "dense" and not poison_invariant(d):

@@ -367,6 +367,23 @@ def corners(op, dt):
         out.append(("fully_masked_flat", build_std(op, dt, 1, p=0.0), {}, (), None))
     if op == "median":
         out.append(("default_dim", build_std(op, dt, 0), {}, (), None))
+        # equal zeros of both signs around the lower median: torch's CPU
+        # sort keeps equal values in input order, so [0.0, -0.0, 1.0] gives
+        # -0.0 (its middle), [-0.0, 0.0, 1.0] 0.0 (tests/sweep: a sort that
+        # swaps equal values survived the random signed_zeros case)
+        def zero_ties(g, dt=dt):
+            return torch.tensor([[0.0, -0.0, 1.0, 0.0], [-0.0, 0.0, 1.0, 0.0],
+                                 [1.0, 0.0, -0.0, -0.0]], dtype=dt)
+        tie_mask = torch.tensor([[True, True, True, False], [True, True, True, False],
+                                 [True, True, True, True]])
+        out.append(("signed_zero_ties",
+                    lambda g, zt=zero_ties: [poison_input(zt(g), tie_mask, op, 0),
+                                             tie_mask.clone()], dim1, (), None))
+    if op == "sum":
+        # 32 elements: a multiple of the CUDA backend's 256-byte buffer
+        # alignment in doubles (tests/sweep: a gradient buffer one byte per
+        # element too long survived every smaller input)
+        out.append(("rows4_cols8", build_std(op, dt, 0, shape=(4, 8)), dim1, (), None))
     if op in ("sum", "prod", "mean", "cumsum", "softmax"):
         out.append(("zero_size", build_std(op, dt, 0, shape=(0, 4)), {**base, "dim": 0}, (),
                     None))
@@ -514,6 +531,108 @@ def u8_large_cases(op):
     return [c]
 
 
+# ---- logaddexp of two dtypes (MFN-6) -----------------------------------------
+
+# (variant, input dtype, other dtype, other's shape (() = 0-d), masks, kwargs,
+#  error): torch.logaddexp promotes the filled operands (torch.result_type:
+# an integer with a float is the float, float16 with bfloat16 float32, a
+# 0-d operand counts only where it is of a higher category) and the result
+# is .to(dtype), the input's by default: an integer input's result is the
+# float result truncated. An integer operand's fill is its dtype's min
+# (uint8: 0, which is not -inf: logaddexp(3, 0) = 3.0486); a bool operand
+# with a mask has none ("identity of logaddexp on torch.bool input"), and
+# operands that promote to an integer have no kernel.
+MIXED = (
+    ("other_i64", "f32", "i64", (3, 4), True, {}, None),
+    ("other_i64_dtype_f64", "f32", "i64", (3, 4), True, {"dtype": F64}, None),
+    ("other_f32", "i64", "f32", (3, 4), True, {}, None),
+    ("other_f32_nomask", "i64", "f32", (3, 4), False, {}, None),
+    ("other_f32", "u8", "f32", (3, 4), True, {}, None),
+    ("other_u8", "f32", "u8", (3, 4), True, {}, None),
+    ("other_f64", "i32", "f64", (3, 4), True, {}, None),
+    ("other_f32", "f16", "f32", (3, 4), True, {}, None),
+    ("other_bf16", "f16", "bf16", (3, 4), True, {}, None),
+    ("other_f64", "f32", "f64", (3, 4), True, {}, None),
+    ("other_f32_0d", "f16", "f32", (), True, {}, None),
+    ("other_f64_0d", "f32", "f64", (), True, {}, None),
+    ("other_f32_0d", "i64", "f32", (), True, {}, None),
+    ("other_f32_nomask", "bool", "f32", (3, 4), False, {}, None),
+    ("other_bool", "f32", "bool", (3, 4), True, {}, "DTYPE_MISMATCH"),
+    ("other_i32", "i64", "i32", (3, 4), False, {}, "DTYPE_MISMATCH"),
+    ("other_u8", "i8", "u8", (3, 4), False, {}, "DTYPE_MISMATCH"),
+)
+
+
+def mixed_build(it, ot, oshape, masks):
+    """[input, other(, input_mask, other_mask)]: random values, masks with
+    a position masked out in both operands (an integer input's result
+    there is its min: float32 -2^63 and -2^31 convert exactly), the other's
+    -inf where the input is a bool (logaddexp(0, -inf) = 0: False)."""
+    def build(g):
+        x, y = rand_x(g, (3, 4), it), rand_x(g, oshape, ot)
+        if it == torch.bool:
+            y[0, 0] = -INF
+            x[0, 0] = False
+        if not masks:
+            return [x, y]
+        mx, my = rand_mask(g, (3, 4)), rand_mask(g, oshape)
+        mx[1, 1] = False
+        if oshape:
+            my[1, 1] = False
+        return [poison_input(x, mx, "logaddexp", 0), poison_input(y, my, "logaddexp", 1), mx, my]
+    return build
+
+
+def mixed_tolerance(it, ot, oshape, kw):
+    """The result's dtype's tolerance, computed in the promoted dtype."""
+    res = kw.get("dtype", it)
+    if not res.is_floating_point:
+        return "exact"  # the promoted result truncated: integers away from its rounding
+    ct = torch.result_type(torch.zeros((3, 4), dtype=it), torch.zeros(oshape, dtype=ot))
+    if res.itemsize == 2 and F32 in (it, ot):
+        # a half result next to a float32 operand: the headroom check
+        # (mtgen.tolerance) measures against float32, so the half's own
+        # rounding (2^-11 relative) is stated relatively, as ulp:1 would be
+        return "rel:1e-3"
+    if ct == res:
+        return tol_for("logaddexp", ct)
+    if torch.finfo(ct).bits > torch.finfo(res).bits:
+        return "ulp:1"  # the promoted result rounded once more (or a tie apart)
+    return "abs:1e-6"  # a float32 result widened: torch's 1 ulp at 3 (2.4e-7) kept
+
+
+def mask_dtype_case():
+    """logaddexp with a float32 input_mask and a bool other_mask: any
+    nonzero mask element (0.5, -2) is masked in (torch.where reads the mask
+    as bool), each mask read in its own dtype."""
+    def build(g):
+        x, y = rand_x(g, (3, 4), F32), rand_x(g, (3, 4), F32)
+        mx = torch.tensor([[1.0, 0.0, 0.5, -2.0]] * 3)
+        mx[1, 1] = 1.0
+        mx[2, 3] = 0.0
+        my = rand_mask(g, (3, 4))
+        mxb = mx != 0
+        return [poison_input(x, mxb, "logaddexp", 0), poison_input(y, my, "logaddexp", 1), mx, my]
+    return Case(id="masked_logaddexp.dense.f32.mask_f32_bool", op="masked_logaddexp",
+                rules=("MFN-6", "MFN-1"), tolerance=tol_for("logaddexp", F32), build=build,
+                run=lambda ins, k: [call("logaddexp", ins, k)],
+                torch_call=torch_call("logaddexp", True, {}), kwargs={}, poison=False)
+
+
+def mixed_cases():
+    out = [mask_dtype_case()]
+    for variant, ti, to, oshape, masks, kw, err in MIXED:
+        it, ot = ALL_DTYPES[ti], ALL_DTYPES[to]
+        rules = ("MFN-6", "MFN-7") + (("MFN-8",) if kw else ())
+        out.append(Case(id=f"masked_logaddexp.dense.{ti}.{variant}", op="masked_logaddexp",
+                        rules=rules, tolerance=mixed_tolerance(it, ot, oshape, kw),
+                        build=mixed_build(it, ot, oshape, masks),
+                        run=lambda ins, k: [call("logaddexp", ins, k)],
+                        torch_call=torch_call("logaddexp", masks, kw), kwargs=dict(kw),
+                        error_class=err, poison=False))
+    return out
+
+
 # ---- sparse inputs (MFN-9) ---------------------------------------------------
 
 def sparse_of(t, lay):
@@ -554,6 +673,33 @@ def sparse_build(op, lay, mask_kind="same", empty_row=None, full_rows=True, nega
 SPARSE_OPS = {"coo": ("sum", "prod", "amax", "amin"), "csr": ("sum", "prod", "amax", "amin", "mean")}
 
 
+def rows32_build(uncoalesced):
+    """A (32, 4) float32 COO input (masked sum over dim 1: 32 outputs, a
+    multiple of the CUDA backend's 256-byte alignment in int64 offsets) and
+    a dense mask that leaves every row one element; uncoalesced: every
+    other stored entry repeated with another value (torch sums duplicates:
+    the input is the coalesced sum)."""
+    def build(g):
+        x = rand_x(g, (32, 4), F32)
+        x[torch.rand((32, 4), generator=g) < 0.4] = 0.0
+        m = rand_mask(g, (32, 4))
+        for r in range(32):
+            m[r, r % 4] = True
+            x[r, r % 4] = 1.0 + r / 8
+        stored = x != 0
+        x = poison_input(x, m, "sum", 1)
+        x[~stored] = 0.0
+        s = x.to_sparse()
+        if uncoalesced:
+            i, v = s.indices(), s.values()
+            extra = rand_x(g, (i.shape[1] + 1) // 2, F32)
+            s = torch.sparse_coo_tensor(torch.cat([i, i[:, ::2]], 1), torch.cat([v, extra]),
+                                        (32, 4))
+            assert not s.is_coalesced()
+        return [s, m]
+    return build
+
+
 def sparse_cases(op):
     """A COO and a CSR case of every op (torch's refusal: LAYOUT_MISMATCH),
     and the variants of the ops torch reduces over sparse layouts."""
@@ -577,9 +723,15 @@ def sparse_cases(op):
                 if op in ("sum", "prod"):
                     variants.append(("fully_masked_row_dim1", {**kw0, "dim": 1, "keepdim": True},
                                      "same", 1))
+        if op == "sum" and lay == "coo":
+            variants += [("rows32_dim1", {**kw0, "dim": 1}, "dense", "rows32"),
+                         ("uncoalesced_rows32_dim1", {**kw0, "dim": 1}, "dense", "rows32u")]
         for variant, kw, mk, empty in variants:
             neg = empty == "negative"
-            build = sparse_build(op, lay, mk, None if neg else empty, negative=neg)
+            if empty in ("rows32", "rows32u"):
+                build = rows32_build(empty == "rows32u")
+            else:
+                build = sparse_build(op, lay, mk, None if neg else empty, negative=neg)
             err = None
             try:
                 call(op, build(torch.Generator().manual_seed(0)), kw)
@@ -600,6 +752,8 @@ def cases():
         out += dtype_cases(op)
         out += sparse_cases(op)
         out += u8_large_cases(op)
+        if op == "logaddexp":
+            out += mixed_cases()
         k0 = 0
         for tok, dt in ALL_DTYPES.items():
             out += opinfo_cases(op, dt, k0)
