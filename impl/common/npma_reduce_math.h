@@ -195,11 +195,14 @@ MT_HD void mt_npr_red2_out(const mt_npr_par *p, const void *x, const uint8_t *ma
   if (half) sq = mt_hd_round(MT_float16, sq);
   int64_t cnt = cn - p->ddof; /* NPMA-17: numpy's count - ddof */
   double v = spec ? sq / (double)cnt : 0.0;
-  if (p->all) { /* numpy scalars: a non-finite variance is np.ma.masked */
-    if (!isfinite(v) || cnt <= 0) spec = 0, v = 0.0;
+  if (p->all) { /* numpy scalars: np.ma.masked only where np.ma.divide masks
+                 * (cnt = 0, a non-finite variance); cnt < 0 is a number <= 0 */
+    if (!isfinite(v)) spec = 0, v = 0.0;
   } else if (spec && cnt <= 0) {
-    spec = 0; /* NPMA-17: mask_or(all masked, cnt <= 0); np.ma.divide's 0 + the sum */
-    v = isfinite(mean) ? sq : 0.0;
+    spec = 0; /* NPMA-17: mask_or(all masked, cnt <= 0), over np.ma.divide's data:
+               * sum / cnt (cnt < 0), the sum where it masked (cnt = 0), a
+               * masked mean's 0 */
+    v = isfinite(mean) ? (isfinite(v) ? v : sq) : 0.0;
   } else if (spec && !isfinite(mean)) {
     v = 0.0; /* the mean was masked (np.ma.true_divide): so are the
               * deviations, their sum is a masked 0, and var's own mask
@@ -208,8 +211,10 @@ MT_HD void mt_npr_red2_out(const mt_npr_par *p, const void *x, const uint8_t *ma
     v = sq; /* np.ma.divide masks it (data 0 + the sum); var's mask wins */
   }
   if (spec && op == MT_OP_std) {
-    if (isfinite(v))
+    if (isfinite(v) && v >= 0.0) /* sqrt(-0.0) = -0.0, specified */
       v = sqrt(v);
+    else if (p->all)
+      spec = 0, v = 0.0; /* np.ma.sqrt's domain: np.ma.masked */
     else
       spec = 0; /* np.ma.sqrt masks it, keeping its input */
   }

@@ -200,14 +200,20 @@ MT_HD void mt_npu_elem(const mt_npu_par *p, const void *in, const uint8_t *mask,
       mt_hd_sti(out, rt, i, x);
     } else {
       double x = mt_hd_round(rt, mt_hd_get_f64(in, p->in, i)), r = x;
-      if (p->kind == NPU_CLIP) { /* np.minimum(np.maximum(x, min), max): NaN propagates */
+      if (p->kind == NPU_CLIP) {
+        /* NaN propagates. Both bounds: np.clip's loop, min(max(x, min), max),
+         * keeps x on a ±0 tie (-0.0 at min 0.0 is -0.0). One bound: numpy's
+         * _clip is np.maximum(x, min) / np.minimum(x, max), whose float32
+         * and float64 loops give the bound on a tie (x86's max/min take the
+         * second operand) and float16's loop gives x. */
+        int tie_b = !(p->has_lo && p->has_hi) && rt != MT_float16;
         if (p->has_lo) {
           double b = mt_hd_round(rt, p->lo_f);
-          r = (isnan(r) || isnan(b)) ? NAN : (r < b ? b : r);
+          r = (isnan(r) || isnan(b)) ? NAN : ((tie_b ? r <= b : r < b) ? b : r);
         }
         if (p->has_hi) {
           double b = mt_hd_round(rt, p->hi_f);
-          r = (isnan(r) || isnan(b)) ? NAN : (r > b ? b : r);
+          r = (isnan(r) || isnan(b)) ? NAN : ((tie_b ? r >= b : r > b) ? b : r);
         }
       } else if (p->kind == NPU_ROUND) {
         r = mt_npu_round_dec(rt, x, p->dec);

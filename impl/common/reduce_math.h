@@ -147,7 +147,9 @@ MT_HD void mt_red_load(const void *vals, mt_dtype dt, int64_t i, double *fv, int
 
 /* (fv, iv) of dtype `from` converted to `to`, as torch's `.to(dtype)`:
  * floats round, floats to integers truncate toward zero and wrap to the
- * width (NaN, inf and values beyond int64 give 0 here: undefined in torch),
+ * width (every double in [-2^63, 2^63) converts exactly, as torch does; NaN,
+ * inf and values beyond int64 give 0 here: undefined in torch, x86 gives
+ * INT64_MIN),
  * integers wrap, anything to bool is `!= 0`. */
 MT_HD void mt_red_convert(mt_dtype from, mt_dtype to, double *fv, int64_t *iv) {
   if (from == to) return;
@@ -160,7 +162,7 @@ MT_HD void mt_red_convert(mt_dtype from, mt_dtype to, double *fv, int64_t *iv) {
   if (to == MT_bool)
     v = mt_hd_is_float(from) ? *fv != 0.0 : *iv != 0;
   else if (mt_hd_is_float(from))
-    v = (isfinite(*fv) && fabs(*fv) < 9.2e18) ? (int64_t)trunc(*fv) : 0;
+    v = (*fv >= -9223372036854775808.0 && *fv < 9223372036854775808.0) ? (int64_t)*fv : 0;
   else
     v = *iv;
   mt_hd_slot tmp;

@@ -10,9 +10,11 @@
  *   mean argmin argmax var std with numpy.ma's result, a masked array where
  *   torch.masked returns a plain tensor: a fully masked slice is masked out,
  *   not an identity or NaN. var/std take torch's unbiased/correction as
- *   numpy's ddof (default unbiased: ddof 1); an output whose count - ddof
- *   is <= 0 is masked (numpy.ma's mask_or(..., cnt <= 0)), holding the sum
- *   of squares; an all-reduce is np.ma.masked there.
+ *   numpy's ddof (default unbiased: ddof 1); over a dim an output whose
+ *   count - ddof is <= 0 is masked (numpy.ma's mask_or(..., cnt <= 0)),
+ *   holding sum / (count - ddof) (the sum where that is 0); an all-reduce
+ *   is np.ma.masked only where count - ddof is 0 (a negative one gives a
+ *   number <= 0; std of a negative variance is masked).
  *   cumsum/cumprod(dim) are m.cumsum(axis=dim): the data filled with 0 (1)
  *   scanned in the result dtype (integers and bool: int64; uint8 would be
  *   uint64: NOT_SUPPORTED; float16/float32 rounded at every step), the

@@ -771,15 +771,39 @@ MFN_ROWS = {
     "npma_mask_broadcast": ((3, 4), {"dim": 1}, "row", None),
     "npma_one_specified_row": ((3, 4), {"dim": 1}, True, "one"),
     "npma_unbiased_false": ((3, 4), {"dim": 1, "unbiased": False}, True, None),
+    # count - ddof at and below 1 (var/std only): an all-reduce is a numpy
+    # scalar, masked only where np.ma.divide masks it (count - ddof = 0, a
+    # non-finite variance): 1 gives a number, 0 np.ma.masked, < 0 the number
+    # sum / (count - ddof) <= 0 (std: masked, np.ma.sqrt's domain); over a dim
+    # every count - ddof <= 0 is masked, holding np.ma.divide's data
+    "npma_all_one_specified_unbiased_false": ((3, 4), {"unbiased": False}, True, "only_1"),
+    "npma_all_two_specified": ((3, 4), {}, True, "only_2"),
+    "npma_all_one_specified": ((3, 4), {}, True, "only_1"),
+    "npma_all_correction_3": ((3, 4), {"correction": 3}, True, "only_2"),
+    "npma_dim1_correction_3": ((4, 4), {"dim": 1, "correction": 3}, True, "counts_4_2_3_1"),
 }
 MFN_MAIN = ("npma_dim1", "npma_fully_masked_row")
+MFN_VAR_ONLY = ("npma_one_specified_row", "npma_unbiased_false",
+                "npma_all_one_specified_unbiased_false", "npma_all_two_specified",
+                "npma_all_one_specified", "npma_all_correction_3", "npma_dim1_correction_3")
+# literal masks of MFN_ROWS (True = specified)
+MFN_MASKS = {"only_1": [[0, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0]],
+             "only_2": [[0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1]],
+             "counts_4_2_3_1": [[1, 1, 1, 1], [0, 1, 0, 1], [1, 1, 0, 1], [0, 0, 1, 0]]}
+
+
+def mfn_ddof(kw):
+    """numpy's ddof of torch's correction / unbiased (default unbiased: 1)."""
+    if "correction" in kw:
+        return kw["correction"]
+    return 0 if kw.get("unbiased") is False else 1
 
 
 def mfn_run(method, kw):
     dim, keepdim = kw.get("dim"), kw.get("keepdim")
     ddof = None
     if method in ("var", "std"):
-        ddof = 0 if kw.get("unbiased") is False else 1
+        ddof = mfn_ddof(kw)
 
     def run(ins, _kw):
         x = ins[0].numpy()
@@ -807,7 +831,7 @@ def mfn_call(method, kw, with_mask):
     if "keepdim" in kw:
         args.append(f"keepdims={py(kw['keepdim'])}")
     if method in ("var", "std"):
-        args.append(f"ddof={0 if kw.get('unbiased') is False else 1}")
+        args.append(f"ddof={mfn_ddof(kw)}")
     return (f"np.ma.masked_array(x, mask=~np.broadcast_to({mask}, x.shape))"
             f".{method}({', '.join(args)})")
 
@@ -828,7 +852,7 @@ def mfn_cases(short):
                 continue  # torch's scans require dim
             if variant == "npma_dim1_keepdim" and (is_scan or method in ("argmin", "argmax")):
                 continue
-            if variant in ("npma_one_specified_row", "npma_unbiased_false") and not is_var:
+            if variant in MFN_VAR_ONLY and not is_var:
                 continue
             if is_scan and variant == "npma_dim0_no_mask" and short == "f32":
                 pass
@@ -844,7 +868,9 @@ def mfn_cases(short):
                 if with_mask == "row":
                     return [x, rand_mask(g, (shape[-1],))]
                 mask = rand_mask(g, shape)
-                if empty == "one":
+                if empty in MFN_MASKS:
+                    mask = torch.tensor(MFN_MASKS[empty], dtype=torch.bool)
+                elif empty == "one":
                     mask[1] = False
                     mask[1, 2] = True
                 elif empty is not None:
@@ -1028,6 +1054,33 @@ def median_cases(short):
 # values, numpy call, f(m))]
 HALVES = {(0, 0): 0.5, (0, 1): 1.5, (0, 2): 2.5, (1, 0): -0.5, (1, 1): -2.5, (2, 2): math.nan}
 SIGNS = {(0, 0): -0.0, (0, 1): 0.0, (1, 0): math.nan, (1, 1): -3.0, (2, 2): math.inf}
+# ±0 ties of clip's bounds (compared exactly: the sign of zero counts). Both
+# bounds: np.clip keeps x on a tie (-0.0 at min 0.0 stays -0.0); one bound:
+# np.ma.clip is np.maximum(x, min) / np.minimum(x, max), whose float32 and
+# float64 loops give the bound on a tie and float16's gives x; an integer
+# tensor with a float bound is float64 (0 at min -0.0 gives -0.0).
+ZERO_TIES = {(0, 0): -0.0, (0, 1): 0.0, (1, 2): -0.0, (2, 3): 0.0}
+
+
+def _clip_row(dt, variant, lo, hi):
+    call = f"np.ma.clip(m, {lo!r}, {hi!r})"
+    kw = {k: v for k, v in (("min", lo), ("max", hi)) if v is not None}
+    return (dt, variant, kw, ZERO_TIES, call, lambda m, lo=lo, hi=hi: ma.clip(m, lo, hi))
+
+
+ZERO_TIE_ROWS = [
+    _clip_row("f32", "npma_zero_ties_both", 0.0, 1.0),
+    _clip_row("f32", "npma_signed_zero_bounds", -0.0, 0.0),
+    _clip_row("f32", "npma_zero_tie_min_only", 0.0, None),
+    _clip_row("f32", "npma_neg_zero_tie_min_only", -0.0, None),
+    _clip_row("f32", "npma_zero_tie_max_only", None, 0.0),
+    _clip_row("f32", "npma_neg_zero_tie_max_only", None, -0.0),
+    _clip_row("f64", "npma_zero_tie_min_only", 0.0, None),
+    _clip_row("f64", "npma_neg_zero_tie_max_only", None, -0.0),
+    _clip_row("f16", "npma_zero_tie_min_only", 0.0, None),
+    _clip_row("f16", "npma_neg_zero_tie_max_only", None, -0.0),
+    _clip_row("i32", "npma_neg_zero_float_min_only", -0.0, None),
+]
 EXTRA = {
     "clamp": [("f32", "npma_both", {"min": -1.0, "max": 1.0}, {(0, 0): math.nan},
                "np.ma.clip(m, -1.0, 1.0)", lambda m: ma.clip(m, -1.0, 1.0)),
@@ -1043,7 +1096,7 @@ EXTRA = {
     "clip": [("f32", "npma_both", {"min": -0.5, "max": 2.0}, None, "np.ma.clip(m, -0.5, 2.0)",
               lambda m: ma.clip(m, -0.5, 2.0)),
              ("i8", "npma_int_bounds", {"min": 0, "max": 5}, None, "np.ma.clip(m, 0, 5)",
-              lambda m: ma.clip(m, 0, 5))],
+              lambda m: ma.clip(m, 0, 5))] + ZERO_TIE_ROWS,
     "round": [("f32", "npma_halves_to_even", {}, HALVES, "m.round()", lambda m: m.round()),
               ("f64", "npma_halves_to_even", {}, HALVES, "m.round()", lambda m: m.round()),
               ("f16", "npma_basic", {}, None, "m.round()", lambda m: m.round()),
@@ -1329,6 +1382,9 @@ RED2_EDGE = {"all": ([[math.nan, 1.0, -0.0], [2.0, -2.0, 0.5], [1.0, 1.0, 1.0]],
                       [3e200, -3e200, 0.0]],
                      [[1, 1, 1], [1, 1, 1], [1, 0, 1], [1, 1, 1]])}
 RED2_EDGE["std"] = RED2_EDGE["var"]
+# var/std over all elements with one element specified: count - ddof = 1
+# (ddof 0), numpy's 0.0, specified (NaN under the mask: never read)
+RED2_ONE_ALL = ([[7.0, -3.0, 1.5], [2.5, math.nan, 4.0]], [[0, 0, 0], [1, 0, 0]])
 
 
 def tol_var(short):
@@ -1381,6 +1437,13 @@ def reduce2_cases(short):
                     run=reduce_run(op, dim, None), torch_call=reduce_call(op, dim, None),
                     kwargs={} if dim is None else {"dim": dim}, check_masked_out=True,
                     tag_rules=with_fills, profile="numpy_ma"))
+        if op in ("var", "std") and short in ("f32", "f64"):
+            out.append(Case(
+                id=f"{op}.masked.{short}.npma_one_specified_all", op=op, rules=rules,
+                tolerance=tol_var(short),
+                build=lambda g: [fixed_m(RED2_ONE_ALL[0], RED2_ONE_ALL[1], short)],
+                run=reduce_run(op, None, None), torch_call=reduce_call(op, None, None),
+                kwargs={}, check_masked_out=True, tag_rules=with_fills, profile="numpy_ma"))
     return out
 
 

@@ -378,6 +378,18 @@ def wide_input(g, dt, op):
     return [masked(uniform(g, (3, 4), dt, -4.0, 4.0), rand_mask(g, (3, 4), 0.65))]
 
 
+def int64_edges(g, dt, op):
+    """Floats that int64 holds exactly near its ends: 9.2e18, the largest
+    float below 2^63 (2^63 - 1024 in float64, 2^63 - 2^39 in float32) and
+    -2^63 convert exactly (torch's `.to(torch.int64)`; values >= 2^63, NaN
+    and inf are undefined in torch and left out). Row 2 sums to -1024 /
+    -2^39: no int64 overflow anywhere."""
+    top = 2.0 ** 63 - (1024.0 if dt == torch.float64 else 2.0 ** 39)
+    rows = [[9.2e18, 1.0, 2.0, 5.0], [-9.2e18, -1.0, 3.5, 5.0], [top, -(2.0 ** 63), 0.5, 5.0]]
+    mask = [[1, 1, 1, 0], [1, 1, 1, 0], [1, 1, 1, 0]]
+    return [masked(torch.tensor(rows, dtype=dt), torch.tensor(mask, dtype=torch.bool))]
+
+
 f32, f64, f16, i8 = torch.float32, torch.float64, torch.float16, torch.int8
 DTYPE_CASES = [
     ("sum", f32, f64, 1, wide_input), ("sum", f32, torch.int32, 1, wide_input),
@@ -390,6 +402,8 @@ DTYPE_CASES = [
     # a bfloat16 result: MaskedTensor refuses to hold it (MASK-2) -> TypeError
     ("sum", f32, torch.bfloat16, 1, wide_input), ("prod", f32, torch.bfloat16, 1, wide_input),
     ("mean", f32, torch.bfloat16, 1, wide_input),
+    # float -> int64 at int64's ends: every value in [-2^63, 2^63) exact
+    ("sum", f64, torch.int64, 1, int64_edges), ("sum", f32, torch.int64, 1, int64_edges),
 ]
 TOKEN = {v: k for k, v in ALL_DTYPES.items()}
 
