@@ -62,6 +62,10 @@ ROWS = (
      lambda v, x: {"p": float("inf")}, tol_norm),
     ("norm", "p0", lambda i, k: [torch.norm(i[0], **k)], "torch.norm(s, p=0)",
      lambda v, x: {"p": 0.0}, tol_norm),
+    # p = 3: no special case (0, 1, 2, inf) of the sum of |v|^p and its p-th root; p = 2
+    # cannot tell sqrt from pow(acc, 1 / p)
+    ("norm", "p3", lambda i, k: [torch.norm(i[0], **k)], "torch.norm(s, p=3)",
+     lambda v, x: {"p": 3.0}, tol_norm),
     ("norm", "dim0", lambda i, k: [torch.norm(i[0], **k)], "torch.norm(s, dim=0)",
      lambda v, x: {"dim": 0}, tol_norm),
 )

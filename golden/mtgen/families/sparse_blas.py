@@ -354,13 +354,16 @@ def mv_(sl, vk=K, cshape=(M,), poison=None):
 
 def sampled(cl="csr", batch=(), k=K, poison=None, m1_layout="dense"):
     """[input, mat1, mat2] of sampled_addmm: input [*batch, M, N] in layout cl
-    (csr, csr_empty, csr_stored_zero, coo, csc, dense)."""
+    (csr, csr_empty, csr_stored_zero, csr_one_entry, coo, csc, dense)."""
     def build(g, dt):
         if batch:
             c = batched_csr(g, (*batch, M, N), dt)
         elif cl == "csr_stored_zero":
             c = torch.sparse_csr_tensor(torch.tensor([0, 1, 1, 2, 2]), torch.tensor([2, 0]),
                                         torch.tensor([0.0, 1.5], dtype=dt), (M, N))
+        elif cl == "csr_one_entry":  # one stored entry, (1, 2)
+            c = torch.sparse_csr_tensor(torch.tensor([0, 0, 1, 1, 1]), torch.tensor([2]),
+                                        vals(g, (1,), dt), (M, N))
         elif cl == "dense":
             c = dense_sparse(g, (M, N), dt)
         else:
@@ -518,6 +521,10 @@ SPECS = [
       for cl, v, o, kw in (
           ("csr", "default", {}, None), ("csr", "beta_alpha", {}, BA),
           ("csr_empty", "empty", {}, BA), ("csr_stored_zero", "stored_zero", {}, None),
+          # one stored entry: a product of one output row, the m = 1 SpGEMM of the
+          # CUDA backend's cuSPARSE form (its row offsets are m + 1 = 2 entries); placed
+          # here, grad_sparse's evenly spaced picks of sampled_addmm stay the same
+          ("csr_one_entry", "one_entry", {}, BA),
           ("csr", "batched", {"batch": (2,)}, BA),
           ("csr", "beta0_nan", {"poison": NAN}, {"beta": 0.0}),
           ("coo", "coo_input", {}, None), ("csc", "csc_input", {}, None),

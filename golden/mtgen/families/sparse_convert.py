@@ -109,6 +109,14 @@ def cancelling(g, dt):
     return torch.sparse_coo_tensor(idx, val, SHAPE)
 
 
+def one_entry_uncoalesced(g, dt):
+    """SPC-6: one stored entry, (2, 3), flagged uncoalesced (is_coalesced=False;
+    torch flags a COO of fewer than 2 entries coalesced otherwise): coalesce
+    keeps the entry and sets the flag."""
+    return torch.sparse_coo_tensor(torch.tensor([[2], [3]]), nonzero_values(g, (1,), dt), SHAPE,
+                                   is_coalesced=False)
+
+
 def empty_coo(dt, shape=SHAPE):
     return torch.sparse_coo_tensor(torch.zeros(2, 0, dtype=torch.int64),
                                    torch.zeros(0, dtype=dt), shape)
@@ -143,6 +151,7 @@ SOURCES = {
     "coo_cancel": ("coo", "uncoalesced_cancelling", cancelling, True),
     "coo_hybrid": ("coo", "hybrid", lambda g, dt: hybrid(g, dt).to_sparse(2), False),
     "coo_empty": ("coo", "empty", lambda g, dt: empty_coo(dt), False),
+    "coo_one_entry": ("coo", "one_entry_uncoalesced", one_entry_uncoalesced, False),
     "coo_3d": ("coo", "3d", lambda g, dt: batched(g, dt).to_sparse(), False),
     "csr": ("csr", "basic", lambda g, dt: dense(g, dt).to_sparse_csr(), False),
     "csr_stored_zero": ("csr", "stored_zero", stored_zero_csr, False),
@@ -158,7 +167,8 @@ SOURCES = {
     "bsr_batched": ("bsr", "batched", lambda g, dt: batched(g, dt).to_sparse_bsr((2, 3)), False),
     "bsc": ("bsc", "basic", lambda g, dt: dense(g, dt).to_sparse_bsc((2, 3)), False),
 }
-CONVERT_SOURCES = tuple(k for k in SOURCES if k != "masked")
+# coo_one_entry is coalesce's source only (COALESCE_SOURCES)
+CONVERT_SOURCES = tuple(k for k in SOURCES if k not in ("masked", "coo_one_entry"))
 # the sparse_convert ops also meet a MaskedTensor (torch.masked's handlers)
 MASKED_OPS = ("to_sparse_coo", "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc", "coalesce")
 
@@ -484,8 +494,11 @@ OTHERS = {k: v for k, v in ALL_DTYPES.items() if k not in MAIN and k != "u8"}
 HOME = {"to_dense": "bsc", "to_sparse": "csr", "to_sparse_coo": "csc",
         "to_sparse_csr": "coo_uncoalesced", "to_sparse_csc": "csr",
         "to_sparse_bsr": "coo_uncoalesced", "to_sparse_bsc": "bsr", "coalesce": "coo_uncoalesced"}
-COALESCE_SOURCES = ("coo", "coo_uncoalesced", "coo_cancel", "coo_hybrid", "coo_empty", "coo_3d",
-                    "dense", "csr")
+# coo_one_entry: one entry flagged uncoalesced, which coalesce must keep (its
+# kernels run on a single entry: the CUDA backend's n > 0 path); placed before
+# coo_hybrid so that grad_sparse's evenly spaced picks of coalesce stay the same
+COALESCE_SOURCES = ("coo", "coo_uncoalesced", "coo_cancel", "coo_one_entry", "coo_hybrid",
+                    "coo_empty", "coo_3d", "dense", "csr")
 # accessor -> the sources of its float32 sweep: its own layouts, then refused ones
 ACCESSOR_SOURCES = {
     "values": ("coo", "coo_uncoalesced", "coo_hybrid", "coo_empty", "csr", "csr_batched",
