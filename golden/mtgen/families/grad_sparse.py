@@ -370,6 +370,16 @@ def half_derived(c):
     return d
 
 
+# A case whose gradient sums terms that cancel, where GRAD_TOL's relative
+# float32 bound measures the rounding against a small result: torch's AVX2
+# kernels give linear's CSR weight gradient 6.9e-5 relative (2.4e-7
+# absolute) off the float64 one at an element of 0.0017, over half of
+# rel:1e-4 (the AVX512 kernels, which made the file first, stay within it).
+# The bound is absolute there: a few float32 roundings of the summed
+# products (|terms| < 2).
+GRAD_TOL_OVERRIDE = {"linear.dense_csr.f32.note.grad": "abs:1e-6"}
+
+
 def derived_cases():
     groups, half = collections.OrderedDict(), collections.OrderedDict()
     for label, forward in forward_sources():
@@ -400,7 +410,10 @@ def derived_cases():
 
 
 def cases():
-    return check_ids(note_cases() + derived_cases())
+    out = note_cases() + derived_cases()
+    for d in out:
+        d.tolerance = GRAD_TOL_OVERRIDE.get(d.id, d.tolerance)
+    return check_ids(out)
 
 
 # ---- the note's column against torch (for the report) ---------------------------

@@ -589,7 +589,7 @@ def mixed_tolerance(it, ot, oshape, kw):
     if not res.is_floating_point:
         return "exact"  # the promoted result truncated: integers away from its rounding
     ct = torch.result_type(torch.zeros((3, 4), dtype=it), torch.zeros(oshape, dtype=ot))
-    if res.itemsize == 2 and F32 in (it, ot):
+    if res in (F16, torch.bfloat16) and F32 in (it, ot):
         # a half result next to a float32 operand: the headroom check
         # (mtgen.tolerance) measures against float32, so the half's own
         # rounding (2^-11 relative) is stated relatively, as ulp:1 would be
