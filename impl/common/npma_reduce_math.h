@@ -30,7 +30,7 @@ typedef struct mt_npr_par {
   int rdim;       /* argmin/argmax over a dim: the reduced dim */
   int ndim;       /* the input's shape */
   int64_t shape[MT_MAX_DIMS];
-  int64_t ddof;   /* var/std: NPMA-17's count - ddof */
+  double ddof;    /* var/std: NPMA-17's count - ddof (numpy takes a float: 0.5) */
 } mt_npr_par;
 
 /* Stores an element: integers from an exact int64 (wrapping), floats from
@@ -193,8 +193,8 @@ MT_HD void mt_npr_red2_out(const mt_npr_par *p, const void *x, const uint8_t *ma
     return;
   }
   if (half) sq = mt_hd_round(MT_float16, sq);
-  int64_t cnt = cn - p->ddof; /* NPMA-17: numpy's count - ddof */
-  double v = spec ? sq / (double)cnt : 0.0;
+  double cnt = (double)cn - p->ddof; /* NPMA-17: numpy's count - ddof */
+  double v = spec ? sq / cnt : 0.0;
   if (p->all) { /* numpy scalars: np.ma.masked only where np.ma.divide masks
                  * (cnt = 0, a non-finite variance); cnt < 0 is a number <= 0 */
     if (!isfinite(v)) spec = 0, v = 0.0;

@@ -187,9 +187,8 @@ static mt_status npma_mfn(mt_call *call, mt_op op, mt_op base, npma_mfn_kind kin
     st = mt__npma_reduce(call, base, name, &a, ex, err);
   } else if (kind == MFN_REDUCE2) {
     /* torch's unbiased / correction as numpy's ddof (default 1) */
-    int64_t ddof = mt_kw_int(call->kw, "unbiased", 1) ? 1 : 0;
-    const mt_kwarg *c = mt_kw_find(call->kw, "correction");
-    if (c) ddof = (int64_t)c->f;
+    double ddof = mt_kw_int(call->kw, "unbiased", 1) ? 1.0 : 0.0;
+    ddof = mt_kw_float(call->kw, "correction", ddof); /* a float, as numpy's ddof (0.5) */
     if (base != MT_OP_var && base != MT_OP_std) ddof = 0;
     st = mt__npma_reduce2(call, base, name, &a, ddof, ex, err);
   } else if (kind == MFN_MEDIAN) {

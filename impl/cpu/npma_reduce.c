@@ -208,7 +208,7 @@ mt_status mt_npma_amax(mt_call *call, mt_error *err) { return mt__npma_reduce_ru
  *   Masked-out outputs hold 0. */
 
 mt_status mt__npma_reduce2(mt_call *call, mt_op op, const char *name, const npma_arg *a_,
-                           int64_t ddof, const mt_exec *ex, mt_error *err) {
+                           double ddof, const mt_exec *ex, mt_error *err) {
   const npma_arg a = *a_;
   void *od = NULL;
   uint8_t *om = NULL;

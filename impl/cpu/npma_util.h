@@ -315,6 +315,6 @@ struct mt_exec;
 mt_status mt__npma_reduce(mt_call *call, mt_op op, const char *name, const npma_arg *a,
                           const struct mt_exec *ex, mt_error *err);
 mt_status mt__npma_reduce2(mt_call *call, mt_op op, const char *name, const npma_arg *a,
-                           int64_t ddof, const struct mt_exec *ex, mt_error *err);
+                           double ddof, const struct mt_exec *ex, mt_error *err);
 
 #endif /* MT_NPMA_UTIL_H */

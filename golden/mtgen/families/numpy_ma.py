@@ -781,11 +781,15 @@ MFN_ROWS = {
     "npma_all_one_specified": ((3, 4), {}, True, "only_1"),
     "npma_all_correction_3": ((3, 4), {"correction": 3}, True, "only_2"),
     "npma_dim1_correction_3": ((4, 4), {"dim": 1, "correction": 3}, True, "counts_4_2_3_1"),
+    # a float ddof (numpy takes it: count - 0.5; truncated to 0 it is count)
+    "npma_dim1_correction_0_5": ((4, 4), {"dim": 1, "correction": 0.5}, True,
+                                 "counts_4_2_3_1"),
 }
 MFN_MAIN = ("npma_dim1", "npma_fully_masked_row")
 MFN_VAR_ONLY = ("npma_one_specified_row", "npma_unbiased_false",
                 "npma_all_one_specified_unbiased_false", "npma_all_two_specified",
-                "npma_all_one_specified", "npma_all_correction_3", "npma_dim1_correction_3")
+                "npma_all_one_specified", "npma_all_correction_3", "npma_dim1_correction_3",
+                "npma_dim1_correction_0_5")
 # literal masks of MFN_ROWS (True = specified)
 MFN_MASKS = {"only_1": [[0, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 0]],
              "only_2": [[0, 1, 0, 0], [0, 0, 0, 0], [0, 0, 0, 1]],
@@ -854,6 +858,8 @@ def mfn_cases(short):
                 continue
             if variant in MFN_VAR_ONLY and not is_var:
                 continue
+            if variant == "npma_dim1_correction_0_5" and method != "var":
+                continue  # torch's masked std types correction as an int (mtcs's kwarg too)
             if is_scan and variant == "npma_dim0_no_mask" and short == "f32":
                 pass
 
