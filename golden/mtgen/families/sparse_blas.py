@@ -509,6 +509,11 @@ SPECS = [
     ("addmv", "dense_csr_dense", "beta0_nan", mv_("csr", poison=NAN), {"beta": 0.0}),
     ("addmv", "dense_csr_dense", "broadcast_scalar", mv_("csr", cshape=(1,)), BA),
     ("addmv", "dense_csr_dense", "vector_mismatch", mv_("csr", vk=K + 1), None),
+    # the input vector one longer than the result, or 2-D: torch's size
+    # mismatch and "vector + matrix @ vector expected" (tests/sweep: a check
+    # whose && became || survived every other case)
+    ("addmv", "dense_csr_dense", "input_mismatch", mv_("csr", cshape=(M + 1,)), None),
+    ("addmv", "dense_csr_dense", "input_2d", mv_("csr", cshape=(M, 1)), None),
     # batched CSR: torch's products refuse it (sampled_addmm below takes it)
     ("mm", "csr_dense", "batched", lambda g, dt: [batched_csr(g, (2, M, K), dt),
                                                   vals(g, (K, N), dt)], None),

@@ -210,7 +210,9 @@ CONVERSIONS = {
                   ("layout_bsr_no_blocksize", {"layout": "sparse_bsr"}),
                   ("layout_strided", {"layout": "strided"}),
                   ("layout_coo_dense_dim1", {"layout": "sparse_coo", "dense_dim": 1}),
-                  ("sparse_dim1_with_layout", {"sparse_dim": 1, "layout": "sparse_coo"})],
+                  ("sparse_dim1_with_layout", {"sparse_dim": 1, "layout": "sparse_coo"}),
+                  # past int32: a range check done after a cast to int would pass
+                  ("sparse_dim_huge", {"sparse_dim": 4294967297})],
     "to_sparse_coo": [("", {})],
     "to_sparse_csr": [("", {}), ("dense_dim1", {"dense_dim": 1})],
     "to_sparse_csc": [("", {}), ("dense_dim1", {"dense_dim": 1})],
@@ -369,6 +371,12 @@ def coo_ctor_inputs(g, dt, variant):
         i, v = T([[2], [3]]), nonzero_values(g, (1,), dt)
     elif variant == "inferred_size":
         del kw["size"]
+    elif variant == "empty_inferred_size":  # no entry: torch infers (0, 0)
+        i, v = torch.zeros(2, 0, dtype=torch.int64), torch.zeros(0, dtype=dt)
+        del kw["size"]
+    elif variant == "empty_hybrid_inferred_size":  # (0, 3): the dense dim from values
+        i, v = torch.zeros(1, 0, dtype=torch.int64), torch.zeros((0, 3), dtype=dt)
+        del kw["size"]
     elif variant == "negative_index":
         i = T([[0, -1, 1, 3], [2, 0, 5, 1]])
     elif variant == "index_past_size":
@@ -388,7 +396,8 @@ COO_CTOR_VARIANTS = ("basic", "hybrid", "sparse_dim1", "uncoalesced", "is_coales
                      "is_coalesced_false", "is_coalesced_true_unsorted",
                      "is_coalesced_true_duplicate", "int32_indices", "empty", "one_entry",
                      "inferred_size", "negative_index", "index_past_size", "col_past_size",
-                     "nnz_mismatch", "indices_1d", "size_too_short")
+                     "nnz_mismatch", "indices_1d", "size_too_short", "empty_inferred_size",
+                     "empty_hybrid_inferred_size")
 
 CTOR_KIND = {"sparse_csr_tensor": (torch.sparse_csr, (1, 1)),
              "sparse_csc_tensor": (torch.sparse_csc, (1, 1)),
