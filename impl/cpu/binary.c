@@ -559,8 +559,8 @@ static mt_status binary(mt_call *call, mt_op opid, mt_op base, const mt_exec *ex
       /* a float number only meets float computation dtypes: no integer value */
       o[k].i = mt_dtype_is_float(sd) ? 0 : mt__cpu_ldi(o[k].t->values, sd, 0);
       /* a float number counts as the default dtype, an int as int64 */
-      wrapped = mt__pr_promote(wrapped, mt_dtype_is_float(sd) ? MT_float32 : sd == MT_bool ? MT_bool
-                                                                                     : MT_int64);
+      int wd = mt_dtype_is_float(sd) ? MT_float32 : sd == MT_bool ? MT_bool : MT_int64;
+      wrapped = mt__pr_promote(wrapped, wd);
       continue;
     }
     o[k].d = o[k].masked ? o[k].t->data : o[k].t;

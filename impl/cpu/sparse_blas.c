@@ -411,7 +411,7 @@ static int64_t bcast_index(const mt_tensor *c, int64_t i, int64_t j, int vec) {
 static mt_status check_bcast(const mt_tensor *c, int64_t m, int64_t n, int vec, const char *op,
                              mt_error *err) {
   int ok;
-  if (vec && c->ndim > 1) /* torch's addmv takes a 0-d or 1-d input only (SPB-3) */
+  if (vec && c->ndim > 1) /* torch's addmv takes a 0-d or 1-d input only (SPB-1) */
     return mt_err(err, MT_INVALID_ARGUMENT,
                   "%s: vector + matrix @ vector expected, got %d, 2, 1 (the input has %d dims)",
                   op, c->ndim, c->ndim);

@@ -201,10 +201,9 @@ def pick(op_cases):
     csr = [c for c in op_cases if c.id.split(".")[1] == "csr"]
     variants = collections.OrderedDict()
     for c in dense:
-        variants.setdefault(".".join(c.id.split(".")[3:]), []).append(c)
+        variants.setdefault(variant_of(c), []).append(c)
     groups = list(variants.values())
-    keep = [v for v in groups
-            if ".".join(v[0].id.split(".")[3:]).removesuffix(".grad") in KEEP.get(v[0].op, ())]
+    keep = [v for v in groups if variant_of(v[0]) in KEEP.get(v[0].op, ())]
     first = [v for v in groups if "fully_masked" in v[0].id and v not in keep][:1]
     rest = [v for v in groups if v not in first and v not in keep]
     chosen = []
