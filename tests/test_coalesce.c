@@ -2,9 +2,11 @@
  * reference (impl/convert.c's mt_coo_coalesce) and the CUDA backend's
  * emulation (impl/cuda/coalesce.cu through the cuda-emu exec: keys, radix
  * sort, run heads, runs) run it: hand-derived small cases (order, sums in
- * input order in double with one rounding, bool or-ed, hybrid rows, empty),
+ * input order in double with one rounding, from the first value as torch's
+ * do, signed zeros, bool or-ed, hybrid rows, empty),
  * and large random inputs with many duplicates held to an independent
  * O(nnz * uniq) reference, bit for bit, on both. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +83,33 @@ TEST(sums_in_double_and_rounds_once_bool_ors) {
   }
 }
 
+/* Signed zeros: float32 1 x 4, entries (0,0)=-0.0 (0,1)=-0.0 (0,1)=-0.0
+ * (0,2)=-0.0 (0,2)=+0.0 (0,3)=+0.0 (0,3)=-0.0. torch 2.15's coalesce sums
+ * each run from its first value: (0,0) -0.0, (0,1) -0.0 + -0.0 = -0.0,
+ * (0,2) -0.0 + 0.0 = +0.0, (0,3) 0.0 + -0.0 = +0.0 (a sum started from
+ * +0.0 would make the first two +0.0). */
+TEST(a_run_of_negative_zeros_stays_negative) {
+  for (int m = 0; m < N_IMPLS; m++) {
+    mt_tensor *x = coo2(MT_float32, 1, 4, 7, (const int64_t[]){0, 0, 0, 0, 0, 0, 0},
+                        (const int64_t[]){0, 1, 1, 2, 2, 3, 3},
+                        VALS(-0.0, -0.0, -0.0, -0.0, 0.0, 0.0, -0.0), 0);
+    mt_tensor *o = NULL;
+    mt_error e;
+    CHECK_STATUS(IMPLS[m].fn(x, &o, &e), MT_OK);
+    const int neg[] = {1, 1, 0, 0};
+    if (o && o->nnz == 4)
+      for (int k = 0; k < 4; k++) {
+        float v = ((const float *)o->values)[k];
+        CHECK(v == 0.0f);
+        CHECK_EQ_INT(!!signbit(v), neg[k]);
+      }
+    else CHECK(0);
+    if (o == NULL || o->nnz != 4) fprintf(stderr, "  (%s)\n", IMPLS[m].name);
+    mt_tensor_free(o);
+    mt_tensor_free(x);
+  }
+}
+
 /* Hybrid: shape (3, 2), sparse_dim 1, entries (2)=[1, 2] (0)=[3, 4]
  * (2)=[5, 6]: rows summed elementwise, (0)=[3, 4] (2)=[6, 8]. And an empty
  * COO (nnz 0) coalesces to nnz 0, flagged coalesced. */
@@ -136,7 +165,7 @@ static mt_tensor *random_coo(mt_dtype dt, int64_t n, uint64_t seed) {
 
 /* The independent reference: for each key 0..104 in order, if any entry
  * has it, one output entry whose row sums (or ors) the entries' rows in
- * input order, in double, rounded once by mt_set_f64. */
+ * input order from the first, in double, rounded once by mt_set_f64. */
 static mt_tensor *naive(const mt_tensor *x) {
   int64_t n = x->nnz, uniq = 0, keyof[105];
   for (int key = 0; key < 105; key++) {
@@ -153,10 +182,12 @@ static mt_tensor *naive(const mt_tensor *x) {
     t->indices[u] = key / 15, t->indices[uniq + u] = key / 3 % 5, t->indices[2 * uniq + u] = key % 3;
     for (int j = 0; j < 2; j++) {
       double acc = 0.0;
+      int first = 1;
       for (int64_t k = 0; k < n; k++)
         if ((x->indices[k] * 5 + x->indices[n + k]) * 3 + x->indices[2 * n + k] == key) {
           double v = mt_get_f64(x->values, x->dtype, k * 2 + j);
-          acc = x->dtype == MT_bool ? (double)(acc != 0 || v != 0) : acc + v;
+          acc = first ? v : x->dtype == MT_bool ? (double)(acc != 0 || v != 0) : acc + v;
+          first = 0;
         }
       mt_set_f64(t->values, x->dtype, u * 2 + j, acc);
     }
@@ -187,5 +218,6 @@ TEST(random_duplicates_match_the_reference_bit_for_bit) {
 }
 
 MT_TEST_MAIN(T(orders_by_linear_key_and_sums_duplicates),
-             T(sums_in_double_and_rounds_once_bool_ors), T(hybrid_rows_and_empty),
+             T(sums_in_double_and_rounds_once_bool_ors), T(a_run_of_negative_zeros_stays_negative),
+             T(hybrid_rows_and_empty),
              T(random_duplicates_match_the_reference_bit_for_bit))

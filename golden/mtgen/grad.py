@@ -75,6 +75,14 @@ def grad_like(out, g):
     return _like(out.detach(), g)
 
 
+def upstream(case, outs, g):
+    """The upstream gradients of case's forward outputs outs: the case's own
+    (Case.grad_outputs) or grad_like of each, seeded from g."""
+    if case.grad_outputs is not None:
+        return list(case.grad_outputs(outs, g))
+    return [grad_like(o, g) for o in outs]
+
+
 def backward(case, inputs, gouts_of=None):
     """(leaves, outputs, grad_outputs, grads) of case on inputs; raises what
     torch's backward raises. gouts_of(outputs): the upstream gradients
@@ -82,8 +90,7 @@ def backward(case, inputs, gouts_of=None):
     leaves = [leaf(x) for x in inputs]
     outs = case.run(leaves, case.kwargs)
     if gouts_of is None:
-        g = case_rng(case.id + "/grad_outputs")
-        gouts = [grad_like(o, g) for o in outs]
+        gouts = upstream(case, outs, case_rng(case.id + "/grad_outputs"))
     else:
         gouts = gouts_of(outs)
     torch.autograd.backward(list(outs), list(gouts))
@@ -111,7 +118,7 @@ def run_backward(case: Case, k: int, torch_error_text) -> Result:
     g = case_rng(case.id + "/grad_outputs")
 
     def poisoned_gouts(outs):
-        gouts = [grad_like(o, g) for o in outs]
+        gouts = upstream(case, outs, g)
         if case.poison:
             gouts, _ = apply_poison(gouts, case.op, k)
         res.grad_outputs = gouts
@@ -214,7 +221,7 @@ def half_tolerance(case):
     box = {}
 
     def gouts_of(outs):
-        box["gouts"] = [grad_like(o, g) for o in outs]
+        box["gouts"] = upstream(case, outs, g)
         return box["gouts"]
     _, _, _, grads = backward(case, inputs, gouts_of)
     for k, (x, gr) in enumerate(zip(inputs, grads)):
@@ -259,26 +266,28 @@ def _probe(case):
             return False, None
         try:
             g = case_rng(case.id + "/grad_outputs")
-            torch.autograd.backward(list(outs), [grad_like(o, g) for o in outs])
+            torch.autograd.backward(list(outs), upstream(case, outs, g))
         except Exception as e:  # noqa: BLE001 - torch's refusal is data
             return True, e
     return True, None
 
 
-def grad_case(c: Case, rules=(), tolerance=None, classify=None, suffix="grad"):
+def grad_case(c: Case, rules=(), tolerance=None, classify=None, suffix="grad",
+              grad_outputs=None):
     """The backward case of forward case c (same inputs, kwargs, call and
     source; id `<c.id>.<suffix>`), or None when c's outputs carry no
     gradient. Its expectation is probed from torch: the gradients, or the
     refusal's error class (classify(e); default mtgen.sparse.error_class).
     tolerance: default GRAD_TOL by the first floating input's dtype
-    (c's own when c is exact and every input is float64)."""
+    (c's own when c is exact and every input is float64). grad_outputs:
+    the case's upstream gradients (Case.grad_outputs; default seeded)."""
     from . import sparse
     if c.error_class is not None or c.profile != "torch":
         return None
     d = Case(id=f"{c.id}.{suffix}", op=c.op, rules=tuple(rules) or c.rules, tolerance="exact",
              build=c.build, run=c.run, torch_call=f"{c.torch_call}; backward",
              kwargs=c.kwargs, poison=c.poison, input_masks=c.input_masks, source=c.source,
-             backward=True)
+             backward=True, grad_outputs=grad_outputs)
     ok, err = _probe(d)
     if not ok:
         return None

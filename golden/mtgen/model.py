@@ -47,6 +47,9 @@ class Case:
     #   mtgen/grad.py): run's outputs are backpropagated with seeded grad_outputs;
     #   what is recorded is each input's .grad (error_class: torch's refusal of
     #   the backward; the forward must succeed)
+    grad_outputs: Callable[[list, torch.Generator], list] | None = None  # backward
+    #   cases: the upstream gradients of run's outputs (default: mtgen.grad.grad_like
+    #   of each, seeded); set where a value matters, e.g. -0.0
 
 
 @dataclass

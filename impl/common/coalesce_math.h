@@ -49,8 +49,9 @@ MT_HD int mt_coal_head(const int64_t *skeys, int64_t i) {
 
 /* Output entry u: the run of sorted positions heads[u] .. heads[u + 1] - 1,
  * entries perm[i]. Its indices are its first entry's; each of its row of
- * values is the run's values summed in run order (in double from +0.0,
- * bool or-ed) and rounded once. */
+ * values is the run's values summed in run order (in double from its first
+ * value, as torch's coalesce does, so a lone -0.0 stays -0.0; bool or-ed)
+ * and rounded once. */
 MT_HD void mt_coal_run(const mt_coal_par *p, const int64_t *indices, const void *values,
                        const int64_t *perm, const int64_t *heads, int64_t uniq, int64_t u,
                        int64_t *out_indices, void *out_values) {
@@ -61,8 +62,8 @@ MT_HD void mt_coal_run(const mt_coal_par *p, const int64_t *indices, const void 
 #endif
   for (int d = 0; d < p->sparse_dim; d++) out_indices[d * uniq + u] = indices[d * p->nnz + perm[lo]];
   for (int64_t j = 0; j < p->row; j++) {
-    double acc = 0.0;
-    for (int64_t i = lo; i < hi; i++) {
+    double acc = mt_hd_get_f64(values, p->dtype, perm[lo] * p->row + j);
+    for (int64_t i = lo + 1; i < hi; i++) {
       double v = mt_hd_get_f64(values, p->dtype, perm[i] * p->row + j);
       acc = is_bool ? (double)(acc != 0 || v != 0) : acc + v;
     }

@@ -9,8 +9,12 @@
  *   GSP_EW       elementwise: f(x[i], go[i]) (sub: GSP_U_*)
  *   GSP_LIST     a list of upstream elements per gradient element (the host
  *                plan's off/src, in the CPU's order): their terms summed
- *                from 0.0 (add), or the last one's term (a gather; 0.0 for
- *                none); sub: GSP_T_* (the term of upstream element s)
+ *                (add: GSP_ADD_ZERO from 0.0, as torch's reductions and
+ *                scatters into zeros do, so -0.0 terms sum to 0.0;
+ *                GSP_ADD_FIRST from the first term, as torch's copies and
+ *                coalesce do, so a lone -0.0 stays -0.0), or the last
+ *                one's term (GSP_ADD_NONE: a gather); 0.0 for none;
+ *                sub: GSP_T_* (the term of upstream element s)
  *   GSP_MM_A/B   mm's gradients: s1 * (go @ B^T), s1 * (A^T @ go), batched
  *   GSP_LIN_X/W/B linear's: go @ W, go^T @ x, go summed over rows
  *   GSP_SOFTMAX  torch.sparse.(log_)softmax's over the stored elements of
@@ -36,6 +40,9 @@ enum {
   GSP_U_S1      /* s1 * go */
 };
 
+/* GSP_LIST's ways of combining an element's terms */
+enum { GSP_ADD_NONE, GSP_ADD_ZERO, GSP_ADD_FIRST };
+
 /* GSP_LIST's terms of upstream element s (gradient element i) */
 enum {
   GSP_T_GO,     /* go[s] */
@@ -50,7 +57,7 @@ enum {
 typedef struct mt_gsp_par {
   int code, sub;
   int k;          /* GSP_T_MUL/DIV: which operand's gradient */
-  int add;        /* GSP_LIST: 1 sums the terms from 0.0, 0 takes the last */
+  int add;        /* GSP_LIST: GSP_ADD_* */
   mt_dtype dtype; /* the gradient's */
   int64_t n;      /* gradient elements */
   double s1, s2;
@@ -137,7 +144,9 @@ MT_HD void mt_gsp_elem(const mt_gsp_par *p, const mt_gsp_bufs *b, double *g, int
     case GSP_EW: v = mt_gsp_ew(p, b->xa ? b->xa[i] : 0.0, b->go[i]); break;
     case GSP_LIST: {
       int64_t a = b->off[i], e = b->off[i + 1];
-      if (p->add)
+      if (p->add == GSP_ADD_FIRST && e > a)
+        v = mt_gsp_term(p, b, i, b->src[a++]);
+      if (p->add != GSP_ADD_NONE)
         for (int64_t t = a; t < e; t++) v += mt_gsp_term(p, b, i, b->src[t]);
       else if (e > a)
         v = mt_gsp_term(p, b, i, b->src[e - 1]);

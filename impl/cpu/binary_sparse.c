@@ -257,10 +257,6 @@ static mt_status recast(const mt_host *h, const mt_exec *ex, mt_tensor **t, mt_d
   return MT_OK;
 }
 
-static int same_shape(const mt_tensor *a, const mt_tensor *b) {
-  return a->ndim == b->ndim && !memcmp(a->shape, b->shape, (size_t)a->ndim * sizeof a->shape[0]);
-}
-
 static mt_status layout_refused(const char *name, const char *why, mt_error *err) {
   return mt_err(err, MT_LAYOUT_MISMATCH, "%s: %s", name, why);
 }
@@ -341,7 +337,7 @@ static mt_status coo_coo_add(const mt_host *h, const mt_exec *ex, const char *na
   char s0[64], s1[64];
   mt_tensor *s = NULL;
   mt_status st;
-  if (!same_shape(a, b))
+  if (!mt_shape_equal(a, b))
     return mt_err(err, MT_SHAPE_MISMATCH,
                   "%s: expected sizes of 'self' and 'other' to match, but %s != %s", name,
                   mt_shape_str(a->ndim, a->shape, s0, sizeof s0),
@@ -372,7 +368,7 @@ static mt_status cmp_add(const mt_host *h, const mt_exec *ex, const char *name, 
   mt_status st;
   mt_dtype dt = a->dtype;
   mt_cgeom ga, gb;
-  if (!same_shape(a, b) || !mt_cgeom_of(a, &ga) || !mt_cgeom_of(b, &gb) || ga.bh != gb.bh ||
+  if (!mt_shape_equal(a, b) || !mt_cgeom_of(a, &ga) || !mt_cgeom_of(b, &gb) || ga.bh != gb.bh ||
       ga.bw != gb.bw || a->dense_dim != b->dense_dim)
     return mt_err(err, MT_SHAPE_MISMATCH,
                   "%s: Expected input tensors to have the same shape, but got tensor `self` with "
@@ -454,7 +450,7 @@ static mt_status dense_add_sparse(const mt_host *h, const mt_exec *ex, const cha
   mt_spv_par p;
   mt_cgeom g;
   mt_status st;
-  if (!same_shape(d, s))
+  if (!mt_shape_equal(d, s))
     return mt_err(err, MT_SHAPE_MISMATCH,
                   "%s: expected 'self' and 'other' to have same size, but self has size %s while "
                   "other has size %s (FYI: dense-sparse addition does not currently support "
@@ -532,7 +528,7 @@ static mt_status coo_mul(const mt_host *h, const mt_exec *ex, const char *name, 
   vplan v = {0};
   mt_spv_par p;
   mt_status st;
-  if (!same_shape(x, y) || x->sparse_dim != y->sparse_dim)
+  if (!mt_shape_equal(x, y) || x->sparse_dim != y->sparse_dim)
     return mt_err(err, MT_SHAPE_MISMATCH,
                   "%s: sparse_binary_op_intersection_cpu(): expects sparse inputs with equal "
                   "dimensionality, number of sparse dimensions, and shape of sparse dimensions",
@@ -707,7 +703,7 @@ static mt_status csr_mul(const mt_host *h, const mt_exec *ex, const char *name, 
   vplan v = {0};
   mt_spv_par p;
   mt_status st = MT_OK;
-  if (!same_shape(a, b))
+  if (!mt_shape_equal(a, b))
     return mt_err(err, MT_SHAPE_MISMATCH,
                   "%s: sparse_binary_op_intersection_cpu(): expects sparse inputs with equal "
                   "dimensionality, number of sparse dimensions, and shape of sparse dimensions",
@@ -751,7 +747,7 @@ static mt_status csr_mul_dense(const mt_host *h, const mt_exec *ex, const char *
   vplan v = {0};
   mt_spv_par p;
   mt_status st;
-  if (!same_shape(s, d))
+  if (!mt_shape_equal(s, d))
     return mt_err(err, MT_SHAPE_MISMATCH,
                   "%s: sparse_mask(): operands have incompatible sizes; self has size %s but mask "
                   "has size %s",

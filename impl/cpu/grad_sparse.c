@@ -522,8 +522,8 @@ static mt_status gs_ew(mt__gs_ctx *c, int k, int sub, double s1, mt_error *err) 
 }
 
 /* Gradient k from the pairs q (bucketed by gradient element, each bucket in
- * q's order): the terms sub of its upstream elements summed from 0.0
- * (add), or the last one's */
+ * q's order): the terms sub of its upstream elements combined as add
+ * says (GSP_ADD_*: summed from 0.0 or from the first, or the last one's) */
 static mt_status gs_list(mt__gs_ctx *c, int k, gs_pairs *q, int sub, int add, double s1,
                          double s2, const int64_t *ia, const int64_t *ib, mt_error *err) {
   int64_t n = c->n[k];
@@ -578,12 +578,15 @@ static void pairs_sum_to(gs_pairs *q, const mt_tensor *x, const mt_tensor *go) {
     pairs_add(q, mt__gs_bcast_src(i, go->ndim, go->shape, x->ndim, x->shape), i);
 }
 
-/* g[k] = the terms sub of go summed over the broadcast to input k's shape */
+/* g[k] = the terms sub of go summed over the broadcast to input k's shape:
+ * torch's sum_to, which copies when the shapes agree (an upstream -0.0
+ * stays -0.0) and reduces from 0.0 when they do not (-0.0 terms give 0.0) */
 static mt_status gs_sum_to(mt__gs_ctx *c, int k, int sub, double s1, double s2,
                            const int64_t *ia, const int64_t *ib, mt_error *err) {
   gs_pairs q = {0};
   pairs_sum_to(&q, c->in[k], c->gt[0]);
-  mt_status st = gs_list(c, k, &q, sub, 1, s1, s2, ia, ib, err);
+  int add = mt_shape_equal(c->in[k], c->gt[0]) ? GSP_ADD_FIRST : GSP_ADD_ZERO;
+  mt_status st = gs_list(c, k, &q, sub, add, s1, s2, ia, ib, err);
   pairs_free(&q);
   return st;
 }
@@ -637,7 +640,7 @@ static mt_status grad_to_sparse_coo(mt__gs_ctx *c, mt_error *err) {
   for (int64_t i = 0; i < c->n[0]; i++)
     if (mt_get_f64(x->mask->values, x->mask->dtype, mt_dense_offset(x->mask, i)) != 0.0)
       pairs_add(&q, i, i);
-  st = gs_list(c, 0, &q, GSP_T_GO, 0, 0.0, 0.0, NULL, NULL, err);
+  st = gs_list(c, 0, &q, GSP_T_GO, GSP_ADD_NONE, 0.0, 0.0, NULL, NULL, err);
   pairs_free(&q);
   return st;
 }
@@ -733,7 +736,7 @@ static mt_status grad_swap(mt__gs_ctx *c, int d0, int d1, mt_error *err) {
     for (int d = 0; d < x->ndim; d++) j = j * gs[d] + co[d];
     pairs_add(&q, i, j);
   }
-  st = gs_list(c, 0, &q, GSP_T_GO, 0, 0.0, 0.0, NULL, NULL, err);
+  st = gs_list(c, 0, &q, GSP_T_GO, GSP_ADD_NONE, 0.0, 0.0, NULL, NULL, err);
   pairs_free(&q);
   return st;
 }
@@ -766,7 +769,7 @@ static mt_status grad_reduce(mt__gs_ctx *c, int l1, mt_error *err) {
   gs_pairs q = {0};
   for (int64_t i = 0; i < c->n[0]; i++)
     pairs_add(&q, i, mt__gs_reduced_index(i, x->ndim, x->shape, red));
-  st = gs_list(c, 0, &q, l1 ? GSP_T_SGN : GSP_T_GO, 0, 0.0, 0.0, NULL, NULL, err);
+  st = gs_list(c, 0, &q, l1 ? GSP_T_SGN : GSP_T_GO, GSP_ADD_NONE, 0.0, 0.0, NULL, NULL, err);
   pairs_free(&q);
   return st;
 }
@@ -939,7 +942,7 @@ static mt_status grad_sparse_mask(mt__gs_ctx *c, mt_error *err) {
       int64_t i = mt_coo_linear(mask, k) * row + j;
       pairs_add(&q, i, i);
     }
-  st = gs_list(c, 0, &q, GSP_T_GO, 1, 0.0, 0.0, NULL, NULL, err);
+  st = gs_list(c, 0, &q, GSP_T_GO, GSP_ADD_ZERO, 0.0, 0.0, NULL, NULL, err);
   pairs_free(&q);
   return st;
 }
@@ -982,7 +985,7 @@ static mt_status grad_cat(mt__gs_ctx *c, mt_error *err) {
       for (int64_t o = 0; o < outer; o++)
         for (int64_t j = 0; j < len * inner; j++)
           pairs_add(&q, o * len * inner + j, (o * go->shape[dim] + off) * inner + j);
-      st = gs_list(c, k, &q, GSP_T_GO, 0, 0.0, 0.0, NULL, NULL, err);
+      st = gs_list(c, k, &q, GSP_T_GO, GSP_ADD_NONE, 0.0, 0.0, NULL, NULL, err);
       pairs_free(&q);
       if (st != MT_OK) return st;
     }
@@ -1013,7 +1016,7 @@ static mt_status grad_values(mt__gs_ctx *c, mt_error *err) {
           pairs_add(&q, ((b * g.rows + row) * g.cols + col) * g.dense + d, at + d);
       }
   }
-  st = gs_list(c, 0, &q, GSP_T_GO, 1, 0.0, 0.0, NULL, NULL, err);
+  st = gs_list(c, 0, &q, GSP_T_GO, GSP_ADD_FIRST, 0.0, 0.0, NULL, NULL, err);
   pairs_free(&q);
   return st;
 }
@@ -1041,7 +1044,7 @@ static mt_status grad_sparse_ctor(mt__gs_ctx *c, mt_error *err) {
           pairs_add(&q, at + d, ((b * g.rows + row) * g.cols + col) * g.dense + d);
       }
   }
-  st = gs_list(c, kv, &q, GSP_T_GO, 0, 0.0, 0.0, NULL, NULL, err);
+  st = gs_list(c, kv, &q, GSP_T_GO, GSP_ADD_NONE, 0.0, 0.0, NULL, NULL, err);
   pairs_free(&q);
   return st;
 }

@@ -26,6 +26,8 @@
  * nonzero hook; a COO input is coalesced by the exec. */
 #include "sparse_convert.h"
 
+#include <math.h>
+
 #include "common/exec.h"
 #include "cpu_util.h"
 #include "mt/kwargs.h"
@@ -475,10 +477,19 @@ out:
 
 /* ---- dense results (SPC-11) ----------------------------------------------- */
 
+/* Output element i of a sparse tensor's dense form from stored element off
+ * of values (dtype): torch adds the stored values into zeros, so a stored
+ * -0.0 comes out +0.0 (the plan's zero) */
+static void plan_stored(spc_plan *p, int64_t i, const void *values, mt_dtype dtype, int64_t off) {
+  double v = mt_get_f64(values, dtype, off);
+  if (!(v == 0.0 && signbit(v))) plan_set(p, i, off);
+}
+
 /* The dense form of plain x (SPC-11; mt_to_dense's) as a copy plan *p
  * over *base (*len elements): a dense tensor's own elements (its strides),
  * a COO tensor's coalesced values (duplicates summed by ex: *tmp, free it
- * with mt_tensor_free), a compressed tensor's values; absent cells zero. */
+ * with mt_tensor_free), a compressed tensor's values; absent cells, and
+ * stored -0.0 (plan_stored), +0.0. */
 static mt_status dense_plan(const mt_exec *ex, const mt_tensor *x, spc_plan *p,
                             const void **base, int64_t *len, mt_tensor **tmp, mt_error *err) {
   mt_status st;
@@ -499,7 +510,7 @@ static mt_status dense_plan(const mt_exec *ex, const mt_tensor *x, spc_plan *p,
     int64_t row = mt_coo_row_numel(c);
     for (int64_t k = 0; k < c->nnz; k++)
       for (int64_t j = 0, lin = mt_coo_linear(c, k); j < row; j++)
-        plan_set(p, lin * row + j, k * row + j);
+        plan_stored(p, lin * row + j, c->values, c->dtype, k * row + j);
     *base = c->values;
     *len = c->nnz * row;
     return MT_OK;
@@ -513,7 +524,7 @@ static mt_status dense_plan(const mt_exec *ex, const mt_tensor *x, spc_plan *p,
   for (int64_t b = 0; b < g.batches; b++)
     MT_CGEOM_FOR_EACH_CELL(x, &g, b, r, c, at)
       for (int64_t j = 0; j < g.dense; j++)
-        plan_set(p, ((b * g.rows + r) * g.cols + c) * g.dense + j, at + j);
+        plan_stored(p, ((b * g.rows + r) * g.cols + c) * g.dense + j, x->values, x->dtype, at + j);
   *len = g.batches * g.nnz * g.entry;
   return MT_OK;
 }

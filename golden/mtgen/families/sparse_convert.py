@@ -117,6 +117,18 @@ def one_entry_uncoalesced(g, dt):
                                    is_coalesced=False)
 
 
+def negzero_coo(g, dt):
+    """SPC-2, SPC-6: signed zeros stored, uncoalesced and out of order: (0, 0)
+    a lone -0.0, (1, 1) -0.0 twice, (2, 2) -0.0 then +0.0, with two nonzero
+    values between. torch's coalesce sums each run from its first value
+    (-0.0, -0.0, +0.0), the compressed conversions copy the coalesced
+    values, and to_dense adds them into zeros (+0.0 everywhere)."""
+    v = nonzero_values(g, (2,), dt).tolist()
+    idx = torch.tensor([[2, 1, 0, 2, 1, 1, 2], [2, 1, 0, 3, 0, 1, 2]])
+    val = torch.tensor([-0.0, -0.0, -0.0, v[0], v[1], -0.0, 0.0], dtype=dt)
+    return torch.sparse_coo_tensor(idx, val, SHAPE)
+
+
 def empty_coo(dt, shape=SHAPE):
     return torch.sparse_coo_tensor(torch.zeros(2, 0, dtype=torch.int64),
                                    torch.zeros(0, dtype=dt), shape)
@@ -152,6 +164,9 @@ SOURCES = {
     "coo_hybrid": ("coo", "hybrid", lambda g, dt: hybrid(g, dt).to_sparse(2), False),
     "coo_empty": ("coo", "empty", lambda g, dt: empty_coo(dt), False),
     "coo_one_entry": ("coo", "one_entry_uncoalesced", one_entry_uncoalesced, False),
+    "coo_negzero": ("coo", "negzero_uncoalesced", negzero_coo, True),
+    "csr_negzero": ("csr", "negzero", lambda g, dt: negzero_coo(g, dt).coalesce().to_sparse_csr(),
+                    True),
     "coo_3d": ("coo", "3d", lambda g, dt: batched(g, dt).to_sparse(), False),
     "csr": ("csr", "basic", lambda g, dt: dense(g, dt).to_sparse_csr(), False),
     "csr_stored_zero": ("csr", "stored_zero", stored_zero_csr, False),
@@ -506,8 +521,8 @@ HOME = {"to_dense": "bsc", "to_sparse": "csr", "to_sparse_coo": "csc",
 # coo_one_entry: one entry flagged uncoalesced, which coalesce must keep (its
 # kernels run on a single entry: the CUDA backend's n > 0 path); placed before
 # coo_hybrid so that grad_sparse's evenly spaced picks of coalesce stay the same
-COALESCE_SOURCES = ("coo", "coo_uncoalesced", "coo_cancel", "coo_one_entry", "coo_hybrid",
-                    "coo_empty", "coo_3d", "dense", "csr")
+COALESCE_SOURCES = ("coo", "coo_uncoalesced", "coo_cancel", "coo_one_entry", "coo_negzero",
+                    "coo_hybrid", "coo_empty", "coo_3d", "dense", "csr")
 # accessor -> the sources of its float32 sweep: its own layouts, then refused ones
 ACCESSOR_SOURCES = {
     "values": ("coo", "coo_uncoalesced", "coo_hybrid", "coo_empty", "csr", "csr_batched",
