@@ -3,10 +3,12 @@
  * impl/cuda/grad_structure.cu): one gradient element (mt_gsc_elem) from
  * the upstream gradient's elements the host plan lists for it, in the
  * order the CPU reference's scatter visited them (increasing upstream
- * index, piece by piece): their sum (a scatter: from 0.0, as the CPU's
- * accumulator started, so a -0.0 alone gives +0.0) or the one element
- * (a gather: its value as it is), rounded once to the gradient's dtype;
- * specified when the list is not empty (GRAD-1), 0 elsewhere. */
+ * index, piece by piece): their sum, rounded once to the gradient's dtype;
+ * specified when the list is not empty (GRAD-1), 0 elsewhere. The sum
+ * starts from 0.0 where torch's backward reduces (add: expand's sum_to,
+ * overlapping unfold windows, a broadcast where operand), so -0.0 terms
+ * give +0.0, and from the first term where it copies (a view, a slice, a
+ * piece of cat, a gather), so a lone -0.0 stays -0.0. */
 #ifndef MT_GRAD_STRUCTURE_MATH_H
 #define MT_GRAD_STRUCTURE_MATH_H
 
@@ -17,7 +19,7 @@ typedef struct mt_gsc_par {
   int64_t n;      /* gradient elements */
   int64_t n_src;  /* upstream gradient values (as doubles) */
   mt_dtype dtype; /* the gradient's */
-  int add;        /* 1: a scatter (sum from 0.0), 0: a gather (the value) */
+  int add;        /* 1: sum from 0.0 (torch reduces), 0: from the first (it copies) */
 } mt_gsc_par;
 
 /* Element i: upstream values vals[src[t]] for t in off[i] .. off[i + 1] - 1. */

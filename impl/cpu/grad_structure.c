@@ -55,7 +55,7 @@ static const char no_new_zeros[] =
  * (common/grad_structure_math.h). */
 typedef struct {
   int64_t n; /* gradient elements */
-  int add;   /* 1: sums (scatter), 0: one value each (gather) */
+  int add;   /* mt_gsc_par's: 1 sums from 0.0 (torch reduces), 0 from the first term */
   int64_t len, cap, *tgt, *src;
   int64_t nv, capv;
   double *vals;
@@ -72,7 +72,7 @@ static mt_status gs_grad_init(gs_grad *gr, const mt_tensor *x, const char *op, m
   (void)op, (void)err;
   memset(gr, 0, sizeof *gr);
   gr->n = mt_numel(x);
-  gr->add = 1;
+  gr->add = 0; /* a copy; the reductions set 1 */
   return MT_OK;
 }
 
@@ -175,7 +175,6 @@ static mt_status gather(const st_view *v, const mt_tensor *g, gs_grad *gr, const
                         mt_error *err) {
   int64_t idx[MT_MAX_DIMS] = {0}, base;
   mt_status st = gs_values(gr, g, op, &base, err);
-  gr->add = 0;
   for (int64_t i = 0; st == MT_OK && i < gr->n; i++, mt__grad_next(idx, v->ndim, v->shape)) {
     int64_t off = view_off(v, idx);
     if (mt__grad_spec(g, off)) st = gs_pair(gr, i, base + off, op, err);
@@ -286,6 +285,16 @@ static mt_status one_input(const mt_call *call, mt_op opid, const mt_tensor **x,
   return mt__grad_out(call, 0, op, g, err);
 }
 
+/* Whether torch's backward of view op opid reduces the upstream gradient
+ * (sums from 0.0, so -0.0 terms give +0.0) rather than copying it:
+ * expand's sum_to when the shape changes, unfold when windows overlap
+ * (step < size: every element, even one in a single window). */
+static int view_reduces(mt_op opid, const mt_call *call, const mt_tensor *x, const mt_tensor *g) {
+  if (opid == MT_OP_expand) return !same_shape(x->ndim, x->shape, g->ndim, g->shape);
+  if (opid == MT_OP_unfold) return mt_kw_int(call->kw, "step", 1) < mt_kw_int(call->kw, "size", 0);
+  return 0;
+}
+
 /* Dense storage: g scattered back through the forward's view of x. */
 static mt_status view_scatter(mt_call *call, mt_op opid, const mt_tensor *x, const mt_tensor *g,
                               const mt_exec *ex, mt_error *err) {
@@ -303,6 +312,7 @@ static mt_status view_scatter(mt_call *call, mt_op opid, const mt_tensor *x, con
                   mt_shape_str(g->ndim, g->shape, a, sizeof a),
                   mt_shape_str(v.ndim, v.shape, b, sizeof b));
   if ((st = gs_grad_init(&gr, x, op, err)) != MT_OK) return st;
+  gr.add = view_reduces(opid, call, x, g);
   if ((st = scatter(&v, g, NULL, &gr, op, err)) == MT_OK)
     st = gs_grad_emit(mt__cpu_host(call), &gr, x, x->data->dtype, &call->out[0], ex, op, err);
   gs_grad_free(&gr);
@@ -578,6 +588,7 @@ static mt_status where_backward(mt_call *call, const mt_exec *ex, mt_error *err)
       sel[j] = (uint8_t)(k == 1 ? c : !c);
     }
     if ((st = gs_grad_init(&gr, x, op, err)) != MT_OK) goto out;
+    gr.add = !same_shape(x->ndim, x->shape, g->ndim, g->shape); /* sum_to over the broadcast */
     if ((st = scatter(&xv, g, sel, &gr, op, err)) == MT_OK)
       st = gs_grad_emit(h, &gr, x, x->kind == MT_KIND_MASKED ? x->data->dtype : x->dtype,
                         &call->out[k], ex, op, err);

@@ -41,6 +41,11 @@ the cases carry, tagged from torch's own result, never declared):
           grad; to_sparse of a strided one: strided grad).
   GRAD-9  a float16 input's grad has its dtype (and values within the
           case's measured tolerance of torch's).
+  GRAD-10 an upstream -0.0 stays -0.0 where a structure op's backward
+          copies it (views, slices, cat/stack/split pieces, where of the
+          output's shape) and gives +0.0 where it reduces (expand's sum_to,
+          overlapping unfold windows, where's broadcast operand): the
+          NEG_ZERO_TWINS below.
 Left out: in-place ops (`<op>_`: torch refuses in-place on a leaf that
 requires grad), ops with no floating output (grad_case returns None) and
 ops whose result is detached; spec/no-gradient-masked.tsv names each op
@@ -334,5 +339,60 @@ def full_cases(by_op):
     return out
 
 
+# ---- upstream gradients holding -0.0 ------------------------------------------
+
+# Structure ops' backward (SEMANTICS.md GRAD-10): chosen derived cases again
+# with an upstream gradient that holds -0.0 (Case.grad_outputs), tolerance
+# exact (the sign is compared). -> the step of its -0.0s: 2 (every other
+# element; the rest seeded) where torch copies each upstream element to one
+# gradient element (a view, a slice, a piece of cat/stack/split, where of
+# the output's shape, to_tensor's gather, to_sparse's conversion back): a
+# lone -0.0 stays -0.0; 1 (every element) where torch reduces (expand's
+# sum_to, unfold's overlapping windows, where's broadcast operands): the
+# sum starts from 0.0, so it is +0.0 even for an element one window covers,
+# and every gradient is a zero, exactly.
+NEG_ZERO_TWINS = {
+    "contiguous.masked.f32.opinfo_0.grad": 2, "reshape.masked.f32.3d.grad": 2,
+    "view.masked.f32.opinfo_0.grad": 2, "select.masked.f32.getitem_0.grad": 2,
+    "slice.masked.f32.end_past_size.grad": 2, "split.masked.f32.by_1.grad": 2,
+    "unfold.masked.f32.windows.grad": 2, "transpose.masked.f32.opinfo_0.grad": 2,
+    "t.masked.f32.opinfo_0.grad": 2, "cat.masked.f32.along_1.grad": 2,
+    "stack.masked.f32.along_0.grad": 2, "where.dense_masked_masked.f32.basic.grad": 2,
+    "clone.masked.f32.opinfo_0.grad": 2, "to_tensor.masked.f32.fill_nan.grad": 2,
+    "to_sparse.masked.f32.basic.grad": 2,
+    "expand.masked.f32.opinfo_1.grad": 1, "unfold.masked.f32.opinfo_1.grad": 1,
+    "where.dense_masked_masked.f32.opinfo_1.grad": 1,
+}
+
+
+def neg_zero_like(out, g, step):
+    """out's seeded upstream gradient (mtgen.grad.grad_like) with -0.0 at
+    every step-th element of its data (stored values of a sparse one), the
+    first among them."""
+    go = grad.grad_like(out, g)
+    data = go.get_data() if isinstance(go, MaskedTensor) else go
+    vals = data._values() if data.layout == torch.sparse_coo else \
+        data if data.layout == torch.strided else data.values()
+    vals.view(-1)[0::step] = -0.0
+    return go
+
+
+def neg_zero_twins(picked):
+    """The NEG_ZERO_TWINS of the picked cases: id `<base id without .grad>
+    .upstream_neg_zero.grad`, tolerance exact, rule GRAD-10 added."""
+    by_id = {d.id: d for d in picked}
+    out = []
+    for cid, step in NEG_ZERO_TWINS.items():
+        d = by_id[cid]  # a KeyError: the picks moved; choose again
+        assert d.error_class is None and cid.endswith(".grad"), cid
+        out.append(dataclasses.replace(
+            d, id=cid[:-len(".grad")] + ".upstream_neg_zero.grad", tolerance="exact",
+            rules=tuple(d.rules) + ("GRAD-10",),
+            torch_call=d.torch_call.replace("; backward", "; backward of -0.0s"),
+            grad_outputs=lambda outs, g, step=step: [neg_zero_like(o, g, step) for o in outs]))
+    return out
+
+
 def cases():
-    return check_ids(overview_cases() + derived_cases())
+    derived = derived_cases()
+    return check_ids(overview_cases() + derived + neg_zero_twins(derived))
