@@ -179,6 +179,31 @@ static mt_status coo_where(const mt_host *h, const mt_tensor *mask, const mt_ten
   return MT_OK;
 }
 
+/* torch's _tensors_match(data.indices(), mask.indices(), exact=True) on
+ * coalesced COO data (after the where) and mask of one sparse_dim: torch.eq
+ * of the two (sparse_dim, nnz) index arrays, which broadcasts. Equal
+ * counts compare entry by entry; a count of 1 is compared with each entry
+ * of the other, so 1 against 0 compares nothing and matches (an accepted
+ * MaskedTensor whose data stores no entry and whose mask stores one);
+ * two other counts are torch.eq's size error. */
+static mt_status coo_indices_match(const mt_tensor *d, const mt_tensor *m, const char *op,
+                                   mt_error *err) {
+  int64_t a = d->nnz, b = m->nnz, n = a == 1 ? b : a;
+  if (a != b && a != 1 && b != 1)
+    return mt_err(err, MT_SHAPE_MISMATCH,
+                  "%s: The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                  "non-singleton dimension 1 (data's and mask's COO indices after coalescing)",
+                  op, (long long)a, (long long)b);
+  for (int64_t j = 0; j < n; j++)
+    for (int dd = 0; dd < d->sparse_dim; dd++)
+      if (d->indices[dd * a + (a == 1 ? 0 : j)] != m->indices[dd * b + (b == 1 ? 0 : j)])
+        return mt_err(err, MT_INVALID_ARGUMENT,
+                      "%s: data and mask are both sparse COO tensors but do not have the same "
+                      "indices (data nnz %lld, mask nnz %lld after coalescing)",
+                      op, (long long)a, (long long)b);
+  return MT_OK;
+}
+
 static mt_status masked_tensor_run(mt_call *call, const mt_exec *ex, mt_error *err) {
   static const char *op = "masked_tensor";
   const mt_host *h = mt__cpu_host(call);
@@ -287,13 +312,7 @@ static mt_status masked_tensor_run(mt_call *call, const mt_exec *ex, mt_error *e
       if ((st = coo_where(h, cmask, cdata, &where, on_ex ? &plan : NULL, err)) != MT_OK) goto out;
       cdata = where;
     }
-    if (!mt__cpu_coo_same_indices(cdata, cmask)) {
-      st = mt_err(err, MT_INVALID_ARGUMENT,
-                  "%s: data and mask are both sparse COO tensors but do not have the same "
-                  "indices (data nnz %lld, mask nnz %lld after coalescing)",
-                  op, (long long)cdata->nnz, (long long)cmask->nnz);
-      goto out;
-    }
+    if ((st = coo_indices_match(cdata, cmask, op, err)) != MT_OK) goto out;
     if (where) {
       out_data = where;
       where = NULL;

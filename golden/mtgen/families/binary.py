@@ -982,6 +982,9 @@ def sparse_cases():
             # mask expanded to it (refused)
             (f"dense_{layout}", "full_shape",
              lambda g, one=one: [torch.ones(3, 4), one(g, f32)], "t, m"),
+            # nothing stored: a dense tensor of 0 elements meets the 0 values
+            (f"{layout}_dense", "empty_other_0",
+             lambda g, lay=layout: [sparse.empty(lay)(g, f32), torch.zeros(0)], "m, t"),
             (f"{layout}_masked", "dense_storage",
              lambda g, one=one: (lambda m: [m, masked(torch.ones(3, 4), m.get_mask().to_dense())])(
                  one(g, f32)), "a, b"),

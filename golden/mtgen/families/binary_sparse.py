@@ -154,6 +154,9 @@ def add_cases():
         ("csr_csr", "plain_alpha", CA, CB, {"alpha": 0.3}),
         ("csr_csr", "plain_cancel", CA, CA, {"alpha": -1}),
         ("csr_csr", "plain_empty", CE, CA, {}),
+        # no csr_csr hybrid add: torch 2.15 returns an inconsistent CSR (shape
+        # (3, 4, 2), dense_dim 0, crow_indices of (3, 4), 6 values flattened;
+        # its own to_dense() refuses it), which no golden can hold
         ("coo_csr", "plain_layout_mix", A, CB, {}),
         ("csr_coo", "plain_layout_mix", CA, B, {}),
         ("dense_coo", "plain", D, A, {}),

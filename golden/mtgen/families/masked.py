@@ -52,6 +52,42 @@ def csr_mismatch(g, dt):
     return [d.to_sparse_csr(), m.to_sparse_csr()]
 
 
+def coo_of(cells, vals, dt, shape=(3, 4)):
+    i = torch.tensor(cells, dtype=torch.int64).reshape(2, -1)
+    return torch.sparse_coo_tensor(i, torch.tensor(vals, dtype=dt), shape).coalesce()
+
+
+# COO data and mask of other nnz: torch restricts data to the mask's true
+# entries (_sparse_coo_where) and compares the result's indices with the
+# mask's with torch.eq, which broadcasts: 0 entries against 1 is an empty
+# comparison (accepted: data nnz 0, mask nnz 1), k >= 2 against another
+# count >= 2 is a size error, 1 against k a plain mismatch
+def coo_restricted(g, dt):
+    """data stores (0, 1); the all-true mask (0, 1), (1, 2): data's value
+    there, 0 at (1, 2)."""
+    return [coo_of([[0], [1]], [1.5], dt),
+            coo_of([[0, 1], [1, 2]], [True, True], torch.bool)]
+
+
+def coo_false_entry_data_empty(g, dt):
+    """data stores nothing; the mask stores (1, 2) false: accepted."""
+    return [coo_of([[], []], [], dt), coo_of([[1], [2]], [False], torch.bool)]
+
+
+def coo_false_entries_other_nnz(g, dt):
+    """data stores (0, 1); the mask (1, 2), (2, 0), both false: 0 against 2
+    entries, torch's size error."""
+    return [coo_of([[0], [1]], [1.5], dt),
+            coo_of([[1, 2], [2, 0]], [False, False], torch.bool)]
+
+
+def coo_one_true_other_nnz(g, dt):
+    """data stores (0, 1), (1, 2); the mask (0, 1), (1, 2), (2, 0), only
+    (1, 2) true: 1 entry against 3, not the same indices."""
+    return [coo_of([[0, 1], [1, 2]], [1.5, 2.5], dt),
+            coo_of([[0, 1, 2], [1, 2, 0]], [False, True, False], torch.bool)]
+
+
 def bad_shape(g, dt):
     return [randn(g, (3, 4), dt), rand_mask(g, (3, 5), 0.6)]
 
@@ -82,6 +118,12 @@ MASKED_TENSOR_CASES = {
     "tutorial": ("coo", coo_pair, None, None),
     "basic_csr": ("csr", csr_pair, None, None),
     "restricted_to_mask": ("csr", csr_restricted, None, None),
+    "restricted_to_mask_coo": ("coo", coo_restricted, None, None),
+    "false_entry_data_empty": ("coo", coo_false_entry_data_empty, None, None),
+    "false_entries_other_nnz": ("coo", coo_false_entries_other_nnz, "SHAPE_MISMATCH",
+                                "must match the size"),
+    "one_true_other_nnz": ("coo", coo_one_true_other_nnz, "INVALID_ARGUMENT",
+                           "do not have the same indices"),
     "structure_mismatch": ("csr", csr_mismatch, "INVALID_ARGUMENT", "do not share"),
     "shape_mismatch": ("dense", bad_shape, "SHAPE_MISMATCH", None),
     "float_mask": ("dense", float_mask, "DTYPE_MISMATCH", None),

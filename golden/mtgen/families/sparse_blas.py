@@ -432,13 +432,17 @@ SPECS = [
     *[("addmm", f"dense_{tok(sl)}_dense", "alpha0_nan", c_s_d(sl, nan_b=True), {"alpha": 0.0})
       for sl in ("coo", "csr")],
     *[("addmm", f"dense_{tok(sl)}_dense", f"broadcast_{n}", c_s_d(sl, cshape=s), BA)
-      for sl in ("coo", "csr") for n, s in (("row", (N,)), ("column", (M, 1)), ("scalar", ()))],
+      for sl in ("coo", "csr") for n, s in (("row", (N,)), ("column", (M, 1)), ("scalar", ()),
+                                            ("row2d", (1, N)))],
     # dense @ sparse
     *[("addmm", f"dense_dense_{tok(sl)}", v, c_d_s(sl), kw) for sl, v, kw in (
         ("csr", "beta_alpha", BA), ("csc", "beta_alpha", BA), ("bsc", "beta_alpha", BA),
         ("bsr", "beta_alpha", BA), ("coo", "beta_alpha", BA))],
     ("addmm", "dense_dense_csr", "beta0_nan_inf", c_d_s("csr", poison=NAN), {"beta": 0.0}),
     ("addmm", "dense_coo_dense", "input_mismatch", c_s_d("coo", cshape=(M, N + 1)), None),
+    # one input too many: torch's argument parser refuses it (TypeError)
+    ("mm", "coo_dense", "three_inputs", lambda g, dt: [
+        sparse("coo", g, (M, K), dt), vals(g, (K, N), dt), vals(g, (K, N), dt)], None),
     ("addmm", "coo_coo_dense", "sparse_input", csp_s_d("coo", "coo"), None),
     ("addmm", "csr_csr_dense", "sparse_input", lambda g, dt: [
         sparse("csr", g, (M, N), dt), sparse("csr", g, (M, K), dt), vals(g, (K, N), dt)], None),
