@@ -74,9 +74,9 @@ function(want what got expected)
 endfunction()
 
 # ---- honest: exactly the CPU backend's verdicts -------------------------------------------
-vrun(0 "90 passed, 0 failed" run --golden "${G}" --require-all --level strict
+vrun(0 "98 passed, 0 failed" run --golden "${G}" --require-all --level strict
            --report-json "${W}/cpu.json")
-vrun(0 "90 passed, 0 failed, 0 skipped"
+vrun(0 "98 passed, 0 failed, 0 skipped"
            validate --adapter "${FX} honest" --golden "${G}" --require-all --level strict ${T}
            --report-json "${W}/honest.json" --junit "${W}/honest.xml")
 if(NOT last_output MATCHES "adapter: fixture honest: started")

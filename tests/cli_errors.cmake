@@ -33,7 +33,7 @@ expect_run(2 "--batch is not an option of mtcs validate" validate --adapter true
 # A batch of one case per worker and one worker for the whole file: the same
 # verdicts (the default, 64, runs in every other test)
 foreach(b 1 65536)
-  expect_run(0 "90 passed, 0 failed" run --batch ${b} --require-all --exact-version
+  expect_run(0 "98 passed, 0 failed" run --batch ${b} --require-all --exact-version
              --level strict --golden "${SRC}/golden/masked.h5")
 endforeach()
 

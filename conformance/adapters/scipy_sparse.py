@@ -210,6 +210,14 @@ def norm(ins, kw):
     return np.asarray(spl.norm(ins[0], "fro"), dtype=ins[0].dtype)
 
 
+def matmul2(ins, kw):
+    """a @ b, which takes two operands: a third is refused as Python would
+    refuse `@` with three (TypeError), not dropped."""
+    if len(ins) != 2:
+        raise TypeError(f"a matrix product takes 2 operands, got {len(ins)}")
+    return ins[0] @ ins[1]
+
+
 def addmm(ins, kw):
     inp, m1, m2 = ins
     beta, alpha = kw.get("beta", 1), kw.get("alpha", 1)
@@ -341,9 +349,7 @@ OPS.update({
     "amax": reduce_max, "max": reduce_max,
     "amin": lambda ins, kw: ins[0].min(axis=kw.get("dim")),
     "norm": norm,
-    "mm": lambda ins, kw: ins[0] @ ins[1], "matmul": lambda ins, kw: ins[0] @ ins[1],
-    "spmm": lambda ins, kw: ins[0] @ ins[1],
-    "sparse_mm": lambda ins, kw: ins[0] @ ins[1], "smm": lambda ins, kw: ins[0] @ ins[1],
+    "mm": matmul2, "matmul": matmul2, "spmm": matmul2, "sparse_mm": matmul2, "smm": matmul2,
     "addmm": addmm, "sparse_addmm": addmm, "sspaddmm": addmm, "addmv": addmv,
     "linear": linear, "hspmm": hspmm, "sparse_sampled_addmm": sampled_addmm,
     "t": lambda ins, kw: ins[0].T, "t_": lambda ins, kw: ins[0].T,

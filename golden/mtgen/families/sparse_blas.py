@@ -254,7 +254,8 @@ def make_case(op, layouts, short, variant, build, kw=None, k=K, extra_rules=(), 
         # itself and records it as unavailable
         return Case(id=cid, op=op, rules=RULES[op], tolerance="exact", build=b, run=RUN[op],
                     torch_call=CALL[op], kwargs=kw, poison=False, source=source)
-    args = ARGS[op] + (", bias" if op == "linear" and len(ins) > 2 else "")
+    args = ARGS[op] + (", bias" if op == "linear" and len(ins) > 2 else "") + \
+        (", mat3" if op == "mm" and len(ins) > 2 else "")
     kws = "".join(f", {n}={py(v)}" for n, v in kw.items())
     # SPB-6: an uncoalesced operand's duplicates are summed
     extra_rules = tuple(extra_rules) + (("SPB-6",) if "uncoalesced" in variant else ())

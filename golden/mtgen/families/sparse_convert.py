@@ -465,6 +465,8 @@ def compressed_ctor_inputs(g, dt, op, variant):
         p[0] = -1
     elif variant == "nnz_mismatch":
         p = p[:-1]
+    elif variant == "ndim_mismatch":  # a batch dim on the plain indices only
+        p = p.unsqueeze(0)
     elif variant == "size_1d":
         size = (size[0] * size[1],)
     elif variant == "blocksize_not_dividing":
@@ -476,7 +478,8 @@ COMPRESSED_CTOR_VARIANTS = ("basic", "batched", "hybrid", "int32_indices", "empt
                             "mixed_index_dtypes", "compressed_not_starting_at_0",
                             "compressed_last_not_nnz", "compressed_decreasing",
                             "compressed_too_long", "plain_unsorted", "plain_duplicate",
-                            "plain_out_of_range", "plain_negative", "nnz_mismatch", "size_1d")
+                            "plain_out_of_range", "plain_negative", "nnz_mismatch",
+                            "ndim_mismatch", "size_1d")
 BLOCKED_ONLY = ("blocksize_not_dividing",)
 
 

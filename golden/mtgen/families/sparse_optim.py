@@ -423,8 +423,8 @@ def sgd_cases():
         out.append(sgd_case("f32", "coo", None, f"invalid_{variant}", over, ("SGD-4",),
                             "INVALID_ARGUMENT", first))
     # integers: a dense gradient is refused (a float alpha with an integral
-    # tensor); a COO gradient leaves the param as it is (torch casts alpha =
-    # -lr to the integer type: 0)
+    # tensor); a COO gradient leaves the param as it is when torch's cast of
+    # alpha = -lr to the integer type gives 0, and adds -2 * grad at lr 2
     for short, dt in REFUSED.items():
         out.append(sgd_case(short, "dense", None, "dtype_refused", {}, ("SGD-4",),
                             "DTYPE_MISMATCH", "argument alpha must not be a floating point"))
@@ -433,6 +433,8 @@ def sgd_cases():
                                 "INVALID_ARGUMENT", "cannot be converted to type uint8_t"))
         else:
             out.append(sgd_case(short, "coo", None, "alpha_truncated", {}, ("SGD-1",)))
+            # lr 2: alpha -2 survives the cast, so the param moves
+            out.append(sgd_case(short, "coo", None, "lr_2", {"lr": 2.0}, ("SGD-1",)))
     return out
 
 

@@ -293,6 +293,7 @@ def corner_cases():
     add("transpose", "coo", "same_dim", one(coo_coalesced), {"dim0": 1, "dim1": 1})
     add("transpose", "coo", "bad_dim", one(coo_coalesced), {"dim0": 0, "dim1": 2})
     add("transpose", "csr", "batch_and_sparse", one(csr_batched), {"dim0": 0, "dim1": 1})
+    add("transpose", "csr", "sparse_and_batch", one(csr_batched), {"dim0": 1, "dim1": 0})
     add("transpose", "bsr", "same_dim", one(bsr), {"dim0": 0, "dim1": 0})
     add("t", "coo", "1d_uncoalesced",
         one(lambda g, dt: torch.sparse_coo_tensor(torch.tensor([[3, 0, 3]]),
