@@ -75,6 +75,18 @@ def grad_like(out, g):
     return _like(out.detach(), g)
 
 
+def neg_zero_like(out, g, step=2):
+    """out's seeded upstream gradient (grad_like) with -0.0 at every step-th
+    element of its data (the stored values of a sparse one), the first among
+    them: a copy of it keeps the sign, a sum started from +0.0 loses it."""
+    go = grad_like(out, g)
+    t = data_of(go)
+    vals = t._values() if t.layout == torch.sparse_coo else \
+        t if t.layout == torch.strided else t.values()
+    vals.view(-1)[0::step] = -0.0
+    return go
+
+
 def upstream(case, outs, g):
     """The upstream gradients of case's forward outputs outs: the case's own
     (Case.grad_outputs) or grad_like of each, seeded from g."""

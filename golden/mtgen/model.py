@@ -85,6 +85,12 @@ def float_tol(dt: torch.dtype, f32: str, f64: str) -> str:
     return f32 if dt == torch.float32 else f64
 
 
+def variant_of(case_id):
+    """The variant of a case id `<op>.<layouts>.<dtype>.<variant>`: all after
+    the third dot (a gradient case's keeps its `.grad`)."""
+    return ".".join(case_id.split(".")[3:])
+
+
 def check_ids(cases):
     ids = [c.id for c in cases]
     dup = {i for i in ids if ids.count(i) > 1}

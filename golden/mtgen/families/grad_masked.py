@@ -63,7 +63,7 @@ from torch.masked import MaskedTensor, masked_tensor
 from .. import grad, sparse
 from ..grad import GRAD_TOL
 from ..inputs import as_dense, rand_mask, randn
-from ..model import DTYPES, Case, Surprise, case_rng, check_ids
+from ..model import DTYPES, Case, Surprise, case_rng, check_ids, variant_of
 from . import binary, masked, reduce, structure, unary
 
 SOURCE_FAMILIES = {"masked": masked, "unary": unary, "binary": binary, "reduce": reduce,
@@ -175,7 +175,7 @@ def candidate(c, inputs, floats=FLOATS):
     inputs, every floating input of one of `floats`."""
     if c.profile != "torch" or c.error_class is not None or c.op.endswith("_"):
         return False
-    if ".".join(c.id.split(".")[3:]) in LATER_VARIANTS:
+    if variant_of(c.id) in LATER_VARIANTS:
         return False
     if not any(isinstance(x, MaskedTensor) for x in inputs):
         return False
@@ -372,18 +372,6 @@ NEG_ZERO_TWINS = {
 }
 
 
-def neg_zero_like(out, g, step):
-    """out's seeded upstream gradient (mtgen.grad.grad_like) with -0.0 at
-    every step-th element of its data (stored values of a sparse one), the
-    first among them."""
-    go = grad.grad_like(out, g)
-    data = go.get_data() if isinstance(go, MaskedTensor) else go
-    vals = data._values() if data.layout == torch.sparse_coo else \
-        data if data.layout == torch.strided else data.values()
-    vals.view(-1)[0::step] = -0.0
-    return go
-
-
 def neg_zero_twins(picked):
     """The NEG_ZERO_TWINS of the picked cases: id `<base id without .grad>
     .upstream_neg_zero.grad`, tolerance exact, rule GRAD-10 added."""
@@ -396,7 +384,7 @@ def neg_zero_twins(picked):
             d, id=cid[:-len(".grad")] + ".upstream_neg_zero.grad", tolerance="exact",
             rules=tuple(d.rules) + ("GRAD-10",),
             torch_call=d.torch_call.replace("; backward", "; backward of -0.0s"),
-            grad_outputs=lambda outs, g, step=step: [neg_zero_like(o, g, step) for o in outs]))
+            grad_outputs=lambda outs, g, step=step: [grad.neg_zero_like(o, g, step) for o in outs]))
     return out
 
 

@@ -47,6 +47,7 @@ import warnings
 import torch
 
 from ..grad import backward, grad_case
+from .. import model
 from ..model import Surprise, case_rng, check_ids
 from . import masked_fn
 from .grad_sparse import error_class  # torch's backward refusals: LAYOUT_MISMATCH
@@ -182,7 +183,7 @@ EXTRA = {"masked_sum": ("rows4_cols8",), "masked_median": ("signed_zero_ties",),
 
 
 def variant_of(c):
-    return ".".join(c.id.split(".")[3:]).removesuffix(".grad")
+    return model.variant_of(c.id).removesuffix(".grad")
 
 
 def late(c):

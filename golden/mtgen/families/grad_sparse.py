@@ -64,8 +64,8 @@ import torch
 import torch.nn.functional as F
 
 from .. import sparse
-from ..grad import grad_case
-from ..model import ALL_DTYPES, Case, check_ids
+from ..grad import grad_case, neg_zero_like
+from ..model import ALL_DTYPES, Case, check_ids, variant_of
 from . import (binary_sparse, reduce_sparse, sparse_blas, sparse_convert, sparse_misc,
                structure_sparse, unary)
 
@@ -296,19 +296,6 @@ def note_cases():
 
 # ---- set upstream gradients -------------------------------------------------------
 
-def _neg_zero_like(out, g, step=2):
-    """out's upstream gradient with -0.0 at every other stored value (the
-    first among them; step 1: at every one) and seeded values between: a
-    copy of it keeps the sign, a sum started from +0.0 loses it."""
-    from ..grad import grad_like
-    go = grad_like(out, g)
-    v = go._values() if go.layout == torch.sparse_coo else \
-        go if go.layout == torch.strided else go.values()
-    flat = v.view(-1)
-    flat[0::step] = -0.0
-    return go
-
-
 # (op, layouts token, layouts, build(layout), run, torch_call, kwargs, id
 # suffix): an upstream gradient with -0.0 in it. Where a gradient element is
 # a copy of one upstream term (a sum's or sparse.sum's broadcast, a
@@ -378,7 +365,7 @@ def signed_zero_cases():
                     d = grad_case(fwd, rules=("SPG-3",), tolerance="exact",
                                   classify=error_class,
                                   grad_outputs=lambda outs, g, step=step: [
-                                      _neg_zero_like(o, g, step) for o in outs])
+                                      neg_zero_like(o, g, step) for o in outs])
                 if d is None and short == "f16":
                     continue  # torch has no float16 kernel for it (add of COO: cadd_sparse)
                 assert d is not None and d.error_class is None, fwd.id
@@ -416,7 +403,7 @@ def pick(group):
     chosen = _spread([d for d in err if token_dtype(d) == "f32"] or err, n_err)
     variants = collections.OrderedDict()
     for d in ok:
-        variants.setdefault(".".join(d.id.split(".")[3:]), []).append(d)
+        variants.setdefault(variant_of(d.id), []).append(d)
     picks = _spread(list(variants.values()), PER_GROUP - len(chosen))
     for i, same in enumerate(picks):
         want = FLOATS[i % 2]
@@ -480,7 +467,7 @@ LATER_VARIANTS = ("negzero_uncoalesced", "negzero", "broadcast_row2d", "three_in
 
 def later(c):
     """Forward case c came after the picks (LATER_VARIANTS)."""
-    return ".".join(c.id.split(".")[3:]) in LATER_VARIANTS
+    return variant_of(c.id) in LATER_VARIANTS
 
 
 def derived_cases():
