@@ -199,11 +199,21 @@ static void fmt_pos(const pos_ctx *p, int64_t i, char *buf, size_t len) {
 static void compare_values(const char *what, const void *ebuf, const void *gbuf, mt_dtype dt,
                            int64_t n, const uint8_t *mask, const mt_compare_opts *o,
                            const pos_ctx *pos, int *equal, char *why, size_t why_len) {
-  int64_t n_cmp = 0, n_diff = 0, first = -1;
+  /* integers and bools exactly, as int64: through a double an int64 beyond
+   * 2^53 would match its neighbours (INT64_MIN + 1 would pass for amax's
+   * fill INT64_MIN) */
+  const int exact_int = !mt_dtype_is_float(dt);
+  int64_t n_cmp = 0, n_diff = 0, first = -1, ie = 0, ig = 0;
   double fe = 0, fg = 0;
   for (int64_t i = 0; i < n; i++) {
     if (mask && !mask[i]) continue;
     n_cmp++;
+    if (exact_int) {
+      int64_t a = mt_get_i64(ebuf, dt, i), b = mt_get_i64(gbuf, dt, i);
+      if (a == b) continue;
+      if (n_diff++ == 0) first = i, ie = a, ig = b;
+      continue;
+    }
     double e = mt_get_f64(ebuf, dt, i), g = mt_get_f64(gbuf, dt, i);
     if (mt_elem_match(e, g, &o->tol, dt)) continue;
     if (n_diff++ == 0) first = i, fe = e, fg = g;
@@ -215,9 +225,16 @@ static void compare_values(const char *what, const void *ebuf, const void *gbuf,
   *equal = 0;
   char at[160], es[48], gs[48], diff[64] = "";
   fmt_pos(pos, first, at, sizeof at);
-  fmt_value(fe, dt, es, sizeof es);
-  fmt_value(fg, dt, gs, sizeof gs);
-  if (isfinite(fe) && isfinite(fg)) snprintf(diff, sizeof diff, "diff %.3g, ", fabs(fg - fe));
+  if (exact_int && dt != MT_bool) {
+    snprintf(es, sizeof es, "%" PRId64, ie);
+    snprintf(gs, sizeof gs, "%" PRId64, ig);
+  } else {
+    if (exact_int) fe = (double)ie, fg = (double)ig;
+    fmt_value(fe, dt, es, sizeof es);
+    fmt_value(fg, dt, gs, sizeof gs);
+    if (!exact_int && isfinite(fe) && isfinite(fg))
+      snprintf(diff, sizeof diff, "diff %.3g, ", fabs(fg - fe));
+  }
   whyf(why, why_len,
        "%s%s: expected %s, got %s (%stolerance %s); %" PRId64 " of %" PRId64
        " compared elements differ%s",

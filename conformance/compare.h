@@ -10,7 +10,8 @@
  *   NaN equals NaN, an infinity equals only the same infinity;
  *   under `exact` and `ulp:N` a zero matches only a zero of the same sign
  *   (-0.0 != +0.0); `abs:X` and `rel:X` ignore the sign of zero;
- *   integer and bool values are compared exactly whatever the tolerance;
+ *   integer and bool values are compared exactly whatever the tolerance,
+ *   as int64 (never through a double, which cannot hold every int64);
  *   COO outputs are compared after coalescing (indices exactly, values
  *   with the tolerance); masked outputs with sparse storage are compared
  *   by densifying data and mask.

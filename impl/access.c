@@ -13,6 +13,7 @@ float mt_bfloat16_to_float(uint16_t b) { return mt_hd_bfloat16_to_float(b); }
 uint16_t mt_float_to_bfloat16(float f) { return mt_hd_float_to_bfloat16(f); }
 double mt_get_f64(const void *buf, mt_dtype dtype, int64_t i) { return mt_hd_get_f64(buf, dtype, i); }
 void mt_set_f64(void *buf, mt_dtype dtype, int64_t i, double v) { mt_hd_set_f64(buf, dtype, i, v); }
+int64_t mt_get_i64(const void *buf, mt_dtype dtype, int64_t i) { return mt_hd_ldi(buf, dtype, i); }
 
 int64_t mt_dense_offset(const mt_tensor *t, int64_t linear) {
   int64_t off = 0;

@@ -85,6 +85,10 @@ mt_status mt_tensor_validate(const mt_tensor *t, const char *what, mt_error *err
 /* ---- element access (any dtype, as double) ------------------------------- */
 double mt_get_f64(const void *buf, mt_dtype dtype, int64_t i);
 void mt_set_f64(void *buf, mt_dtype dtype, int64_t i, double v);
+/* An integer or bool element exactly (bool as 0/1): a double holds only the
+ * int64 values of magnitude <= 2^53, so an int64 compared through
+ * mt_get_f64 cannot tell 2^53 from 2^53 + 1. A float element is truncated. */
+int64_t mt_get_i64(const void *buf, mt_dtype dtype, int64_t i);
 /* Storage offset (elements) of a dense tensor's row-major linear index. */
 int64_t mt_dense_offset(const mt_tensor *t, int64_t linear);
 /* Dense element at a linear row-major index, honouring strides. */

@@ -191,6 +191,38 @@ TEST(dense_mismatch_names_first_index_values_tolerance_and_count) {
   mt_tensor_free(tg);
 }
 
+/* int64 values beyond 2^53 share a double with their neighbours: 2^53 + 1
+ * rounds to 2^53, INT64_MIN + 1 to INT64_MIN (masked amax's fill of a fully
+ * masked int64 row). Compared through doubles, a result off by one there
+ * would pass; they are compared as int64, under any tolerance. */
+TEST(int64_beyond_2_pow_53_is_compared_exactly) {
+  int64_t s[1] = {3};
+  const int64_t e[3] = {(INT64_C(1) << 53), INT64_MIN, INT64_C(9200000000000000003)};
+  const int64_t g[3][3] = {{(INT64_C(1) << 53) + 1, INT64_MIN, INT64_C(9200000000000000003)},
+                           {(INT64_C(1) << 53), INT64_MIN + 1, INT64_C(9200000000000000003)},
+                           {(INT64_C(1) << 53), INT64_MIN, INT64_C(9200000000000000002)}};
+  const char *want[3] = {"values[0]: expected 9007199254740992, got 9007199254740993",
+                         "values[1]: expected -9223372036854775808, got -9223372036854775807",
+                         "values[2]: expected 9200000000000000003, got 9200000000000000002"};
+  mt_tensor *te = NULL, *tg = NULL;
+  mt_error err = {0};
+  char why[512];
+  CHECK_STATUS(mt_dense_new(MT_int64, 1, s, &te, &err), MT_OK);
+  CHECK_STATUS(mt_dense_new(MT_int64, 1, s, &tg, &err), MT_OK);
+  memcpy(te->values, e, sizeof e);
+  memcpy(tg->values, e, sizeof e);
+  CHECK_EQ_INT(cmp(te, tg, "exact", 0, why, sizeof why), 1);
+  for (int k = 0; k < 3; k++) {
+    memcpy(tg->values, g[k], sizeof g[k]);
+    CHECK((double)g[k][k] == (double)e[k]); /* the same double: only int64 tells them apart */
+    CHECK_EQ_INT(cmp(te, tg, "rel:0.5", 0, why, sizeof why), 0);
+    CHECK_HAS(why, want[k]);
+    CHECK_HAS(why, "1 of 3");
+  }
+  mt_tensor_free(te);
+  mt_tensor_free(tg);
+}
+
 TEST(dense_kind_dtype_and_shape_must_match_exactly) {
   int64_t s23[2] = {2, 3}, s32[2] = {3, 2};
   float v[6] = {0};
@@ -501,6 +533,7 @@ MT_TEST_MAIN(T(tolerance_parse_accepts_the_four_forms),
              T(elem_match_sign_of_zero_counts_under_exact_and_ulp_only),
              T(elem_match_integers_and_bools_are_exact_whatever_the_tolerance),
              T(dense_mismatch_names_first_index_values_tolerance_and_count),
+             T(int64_beyond_2_pow_53_is_compared_exactly),
              T(dense_kind_dtype_and_shape_must_match_exactly),
              T(dense_nan_in_both_matches_nan_against_number_does_not),
              T(dense_strided_result_is_read_through_its_strides),
