@@ -9,6 +9,7 @@ output's mask; a sparse one the output's indices), and records each leaf's
 torch gives none. Masked-out data of the upstream gradients is poisoned like
 the inputs' (the runner's MASK-9 re-runs reach them too).
 """
+import dataclasses
 import math
 
 import torch
@@ -85,6 +86,43 @@ def neg_zero_like(out, g, step=2):
         t if t.layout == torch.strided else t.values()
     vals.view(-1)[0::step] = -0.0
     return go
+
+
+# float32/float64's significand: ulp(e) > |e| * 2^-(SIG + 1) for a normal e
+SIG_BITS = {"f32": 23, "f64": 52}
+
+
+def sign_tolerance(tol, d):
+    """A tolerance that accepts what tol accepts and compares the sign of a
+    zero (exact and ulp:N do; abs:X and rel:X do not): rel:X becomes ulp:N
+    with N = ceil(X * 2^(p + 1)), p the significand's bits, since
+    ulp(e) > |e| * 2^-(p + 1) for every normal e (at most twice as loose)."""
+    if tol == "exact" or tol.startswith("ulp:"):
+        return tol
+    short = d.id.split(".")[2]
+    if tol.startswith("rel:") and short in SIG_BITS:
+        return f"ulp:{math.ceil(float(tol[4:]) * 2.0 ** (SIG_BITS[short] + 1))}"
+    raise Surprise(f"{d.id}: tolerance {tol} has no sign-comparing form")
+
+
+def neg_zero_twins(picked, table, keep_tolerance=False):
+    """The twins of the picked cases named in table ({case id: step}): id
+    `<base id without .grad>.upstream_neg_zero.grad`, upstream gradients
+    neg_zero_like(step), rule GRAD-10 added; tolerance exact, or with
+    keep_tolerance the base case's in a form that compares the sign of a
+    zero (sign_tolerance). A KeyError: the picks moved; choose again."""
+    by_id = {d.id: d for d in picked}
+    out = []
+    for cid, step in table.items():
+        d = by_id[cid]
+        assert d.error_class is None and cid.endswith(".grad"), cid
+        tol = sign_tolerance(d.tolerance, d) if keep_tolerance else "exact"
+        out.append(dataclasses.replace(
+            d, id=cid[:-len(".grad")] + ".upstream_neg_zero.grad", tolerance=tol,
+            rules=tuple(d.rules) + ("GRAD-10",),
+            torch_call=d.torch_call.replace("; backward", "; backward of -0.0s"),
+            grad_outputs=lambda outs, g, step=step: [neg_zero_like(o, g, step) for o in outs]))
+    return out
 
 
 def upstream(case, outs, g):

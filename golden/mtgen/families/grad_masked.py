@@ -372,22 +372,6 @@ NEG_ZERO_TWINS = {
 }
 
 
-def neg_zero_twins(picked):
-    """The NEG_ZERO_TWINS of the picked cases: id `<base id without .grad>
-    .upstream_neg_zero.grad`, tolerance exact, rule GRAD-10 added."""
-    by_id = {d.id: d for d in picked}
-    out = []
-    for cid, step in NEG_ZERO_TWINS.items():
-        d = by_id[cid]  # a KeyError: the picks moved; choose again
-        assert d.error_class is None and cid.endswith(".grad"), cid
-        out.append(dataclasses.replace(
-            d, id=cid[:-len(".grad")] + ".upstream_neg_zero.grad", tolerance="exact",
-            rules=tuple(d.rules) + ("GRAD-10",),
-            torch_call=d.torch_call.replace("; backward", "; backward of -0.0s"),
-            grad_outputs=lambda outs, g, step=step: [grad.neg_zero_like(o, g, step) for o in outs]))
-    return out
-
-
 def cases():
     derived = derived_cases()
-    return check_ids(overview_cases() + derived + neg_zero_twins(derived))
+    return check_ids(overview_cases() + derived + grad.neg_zero_twins(derived, NEG_ZERO_TWINS))

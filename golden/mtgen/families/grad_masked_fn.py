@@ -46,7 +46,7 @@ import warnings
 
 import torch
 
-from ..grad import backward, grad_case
+from ..grad import backward, grad_case, neg_zero_twins
 from .. import model
 from ..model import Surprise, case_rng, check_ids
 from . import masked_fn
@@ -179,7 +179,32 @@ KEEP = {"masked_norm": ("ord_inf_fully_masked_row", "ord_3_fully_masked_row",
 # (tests/sweep: each a mutant no case told apart); median's equal zeros of
 # both signs (the gradient goes to the element torch's stable sort picks).
 EXTRA = {"masked_sum": ("rows4_cols8",), "masked_median": ("signed_zero_ties",),
+         "masked_var": ("mean_ties",), "masked_std": ("mean_ties",),
          "masked_logaddexp": ("other_i64", "other_u8", "other_f64", "mask_f32_bool")}
+
+
+# Upstream gradients with -0.0 in them (mtgen.grad.neg_zero_twins, GRAD-10),
+# at every var/std pick and at the mean ties (a deviation of exactly +0.0 or
+# -0.0): var/std's backward is torch's composite formula, op by op (the
+# deviations times the upstream gradient, scaled, masked where), and the
+# sign of each zero it gives depends on that order; the reference's closed
+# form must give the same. Tolerance: the base case's, in a form that
+# compares the sign of a zero (rel:X as ulp:N, mtgen.grad.sign_tolerance).
+NEG_ZERO_TWINS = {
+    f"{op}.dense.{v}.grad": step
+    for op, picks in (
+        ("masked_var", ("f32.mask_broadcast_row", "f32.correction_0_5", "f32.dtype_kw_f64",
+                        "f64.all", "f32.fully_masked_row", "f16.opinfo_0", "bf16.opinfo_0",
+                        "f16.fully_masked_row", "f32.mean_ties")),
+        ("masked_std", ("f32.mask_none", "f32.correction_2", "f32.dtype_kw_f64", "f64.all",
+                        "f32.fully_masked_row", "f16.opinfo_0", "bf16.opinfo_0",
+                        "f16.fully_masked_row", "f32.mean_ties")))
+    for v in picks
+    # step 1 (every upstream element -0.0) where all of it is a zero; 3 on
+    # the ties (3 columns: one -0.0 per row); 2 elsewhere
+    for step in ((1 if v in ("f64.all", "f32.fully_masked_row") else
+                  3 if v == "f32.mean_ties" else 2),)
+}
 
 
 def variant_of(c):
@@ -249,4 +274,4 @@ def cases():
         if d.error_class is None and d.id.split(".")[1] == "dense" and not poison_invariant(d):
             raise Surprise(f"{d.id}: torch's gradient depends on masked-out input data, or is "
                            "not +0 there (MFG-2)")
-    return check_ids(out)
+    return check_ids(out + neg_zero_twins(out, NEG_ZERO_TWINS, keep_tolerance=True))

@@ -397,6 +397,16 @@ def corners(op, dt):
         if op == "var":
             out.append(("correction_0_5", build_std(op, dt, 0), {**dim1, "correction": 0.5}, (),
                         None))
+        if dt.is_floating_point:
+            # rows with an element equal to their mean (a deviation of
+            # exactly +0.0) and a row of zeros: the backward's zeros there
+            # take their sign from how the formula is composed (the
+            # gradient cases' -0.0 upstream twins, GRAD-10)
+            ties = torch.tensor([[1.0, 2.0, 3.0, 7.0], [-0.0, 0.0, -0.0, 7.0],
+                                 [-1.0, 1.0, -0.0, 7.0]], dtype=dt)
+            tie_mask = torch.tensor([[True, True, True, False]] * 3)
+            out.append(("mean_ties", lambda g, t=ties, m=tie_mask: [
+                poison_input(t.clone(), m, op, 0), m.clone()], dim1, (), None))
     if op in ("norm", "normalize"):
         for name, o in (("ord_1", 1.0), ("ord_inf", INF), ("ord_neginf", -INF), ("ord_0", 0.0),
                         ("ord_3", 3.0), ("ord_0_5", 0.5), ("ord_neg2", -2.0)):

@@ -535,6 +535,16 @@ def f32_cases():
             err="INVALID_ARGUMENT", match="step is 0 but must be > 0")
         add("to_sparse_csr", "3d", one((2, 2, 2)), err="INVALID_ARGUMENT",
             match="Only 2D tensors")
+    # a bool index of more dims than m: torch's "too many indices", also
+    # when the extra dim is 0 (tests/sweep: a check that read m's shape one
+    # past its dims found 0 there and let it through). After the loop, so
+    # that the poisons the earlier index cases cycle through stay theirs.
+    for extra in (0, 2):
+        out.append(case("index", "masked_index", "f32", f"bool_more_dims_{extra}",
+                        lambda g, extra=extra: [mk(g, (3,), torch.float32),
+                                                torch.ones((3, extra), dtype=torch.bool)],
+                        err="INDEX_OUT_OF_RANGE", match="IndexError",
+                        text=f"m[torch.ones((3, {extra}), dtype=torch.bool)]"))
     return out
 
 
