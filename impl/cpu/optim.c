@@ -29,6 +29,8 @@
  * update of each path is common/optim_math.h's, run through an mt_exec
  * (common/exec.h): the CPU's loops here, the CUDA kernels of
  * impl/cuda/optim.cu there (mt__optim_run). */
+#include <inttypes.h>
+
 #include "common/exec.h"
 #include "common/optim_math.h"
 #include "cpu_util.h"
@@ -545,10 +547,19 @@ static mt_status adagrad_masked(mt_call *call, const mt_exec *ex, mt_error *err)
      * say which entries are specified. */
     if ((st = mt__exec_coalesced(ex, a.grad->data, &g, &gtmp, err)) != MT_OK) goto out;
     if ((st = mt__exec_coalesced(ex, a.grad->mask, &gm, &gmtmp, err)) != MT_OK) goto out;
-    if (!mt__cpu_coo_same_indices(g, gm) || g->dense_dim != 0) {
+    if (!mt__cpu_coo_same_indices(g, gm)) {
+      /* torch's masked_tensor accepts data of 0 entries with a mask of 1
+       * (MASK-1: torch.eq of their indices broadcasts); the masked path's
+       * first op then fails in where's bitwise_not, which sparse lacks */
+      st = mt_err(err, MT_LAYOUT_MISMATCH,
+                  "%s: inputs/1 (grad) data and mask store other COO indices (%" PRId64
+                  " and %" PRId64 " entries): torch's masked ops refuse them (Could not run "
+                  "'aten::bitwise_not' on SparseCPU)", name, g->nnz, gm->nnz);
+      goto out;
+    }
+    if (g->dense_dim != 0) {
       st = mt_err(err, MT_INVALID_ARGUMENT,
-                  "%s: inputs/1 (grad) data and mask must share their COO indices (no dense dims)",
-                  name);
+                  "%s: inputs/1 (grad) data and mask must have no dense dims", name);
       goto out;
     }
     st = mt__cpu_is_float(a.dt)

@@ -39,6 +39,19 @@ ROWS = [
 ] + [(path, kind, "LAYOUT_MISMATCH", ASSIGN) for kind in COMPRESSED for path in ("dense", "sparse")]
 
 
+def nnz0_nnz1_inputs(g, dt):
+    """A MaskedTensor gradient of COO data with no entry and a COO mask with
+    one (False): torch's masked_tensor accepts the pair (it compares their
+    indices with torch.eq, which broadcasts 0 entries against 1: MASK-1)."""
+    import torch
+    from torch.masked import masked_tensor
+    data = torch.sparse_coo_tensor(torch.zeros((2, 0), dtype=torch.long),
+                                   torch.zeros(0, dtype=dt), SHAPE)
+    mask = torch.sparse_coo_tensor(torch.tensor([[1], [2]]), torch.tensor([False]), SHAPE)
+    param = uniform(g, SHAPE, dt, 1.0, 2.0)
+    return [param, masked_tensor(data, mask), uniform(g, SHAPE, dt, 0.5, 3.0)]
+
+
 def layout_cases():
     from .optim import RANDOM_HP, adagrad_case  # optim imports this module
     out = []
@@ -49,4 +62,10 @@ def layout_cases():
                                     lambda g, k=kind, dt=dt: inputs(k, g, dt), RANDOM_HP,
                                     ("ADA-8",), error_class=err, error_match=match,
                                     compare_forms=False))
+    # the masked path's first op on that pair (pow) is refused: torch's
+    # sparse where has no bitwise_not (Could not run 'aten::bitwise_not')
+    out.append(adagrad_case("masked", "masked", "f32", "grad_masked_data_nnz0_mask_nnz1",
+                            lambda g: nnz0_nnz1_inputs(g, DTYPES["f32"]), RANDOM_HP,
+                            ("ADA-8",), error_class="LAYOUT_MISMATCH",
+                            error_match="Could not run 'aten::", compare_forms=False))
     return out
