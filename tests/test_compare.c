@@ -472,6 +472,32 @@ TEST(compressed_structure_exact_values_by_position) {
   mt_tensor_free(te);
 }
 
+/* A hybrid CSR (a dense dim of 2 per stored entry) and a batched one: the
+ * position in a message is the element's [batch..., row, col, dense...]. */
+TEST(compressed_value_position_names_batch_and_dense_dims) {
+  int64_t shape[4] = {2, 2, 3, 2}; /* 2 batches of 2 x 3, each element 2 values */
+  const int64_t crow[6] = {0, 1, 2, /* batch 1 */ 0, 0, 2}, col[4] = {2, 0, /* b1 */ 1, 2};
+  mt_tensor *te = NULL, *tg = NULL;
+  char why[512];
+  CHECK_STATUS(mt_compressed_new(MT_KIND_CSR, MT_float32, 4, shape, 1, NULL, 2, &te, NULL), MT_OK);
+  CHECK_STATUS(mt_compressed_new(MT_KIND_CSR, MT_float32, 4, shape, 1, NULL, 2, &tg, NULL), MT_OK);
+  for (mt_tensor *t = te; t; t = t == te ? tg : NULL) {
+    memcpy(t->crow_indices, crow, sizeof crow);
+    memcpy(t->col_indices, col, sizeof col);
+    for (int i = 0; i < 8; i++) ((float *)t->values)[i] = (float)(i + 1);
+  }
+  CHECK_EQ_INT(cmp(te, tg, "exact", 0, why, sizeof why), 1);
+  ((float *)tg->values)[3] = 40; /* batch 0, entry 1 (row 1, col 0), dense 1 */
+  CHECK_EQ_INT(cmp(te, tg, "exact", 0, why, sizeof why), 0);
+  CHECK_HAS(why, "values[0, 1, 0, 1]: expected 4, got 40");
+  ((float *)tg->values)[3] = 4;
+  ((float *)tg->values)[6] = 70; /* batch 1, entry 1 (row 1, col 2), dense 0 */
+  CHECK_EQ_INT(cmp(te, tg, "exact", 0, why, sizeof why), 0);
+  CHECK_HAS(why, "values[1, 1, 2, 0]: expected 7, got 70");
+  mt_tensor_free(te);
+  mt_tensor_free(tg);
+}
+
 TEST(compressed_invariants_are_checked_per_batch) {
   mt_tensor *t = bsr_2x4x4();
   mt_error e = {0};
@@ -542,6 +568,7 @@ MT_TEST_MAIN(T(tolerance_parse_accepts_the_four_forms),
              T(masked_masks_must_match_exactly), T(masked_storage_kind_must_match),
              T(coo_is_compared_after_coalescing), T(structure_compares_coo_as_stored),
              T(compressed_structure_exact_values_by_position),
+             T(compressed_value_position_names_batch_and_dense_dims),
              T(compressed_invariants_are_checked_per_batch),
              T(invalid_result_is_a_difference_not_a_crash),
              T(outputs_count_and_index_are_reported))

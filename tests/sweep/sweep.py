@@ -17,7 +17,16 @@ records the last sweep.
 
     tests/sweep/sweep.py --sample 200 --seed 1         # 200 random sites
     tests/sweep/sweep.py --files 'impl/common/*.h' --list   # the sites only
+    tests/sweep/sweep.py --judge --sample 40           # the runner's own code
     tests/sweep/sweep.py --self-test                   # the lexer and operators
+
+--judge turns the question on the judge: it mutates the runner
+(conformance/*.c: the comparison, the poison re-runs, expected errors, the
+case loop) and a mutant is KILLED when the right implementation (the CPU
+reference) fails a golden file or one of the runner's own ctest entries
+fails, cli.mutants.* among them (every hand-written wrong implementation
+must still fail, blaming its rule). A survivor is a change of the judge
+that CI would not notice.
 
 It works on a copy: the tracked files of the checkout are copied to
 WORK/src (default build/sweep/src) and built in WORK/build (Release, only
@@ -42,6 +51,19 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, os.pardir, os.pardir))
 DEFAULT_FILES = ("impl/common/*.h", "impl/cuda/*.cu", "impl/cpu/*.c")
+# --judge: the runner itself (compare, poison, expected errors, the case
+# loop, reports), judged by what CI runs against it
+JUDGE_FILES = ("conformance/*.c",)
+MUTABLE_DIRS = ("impl", "conformance")
+# the ctest entries a judge mutant must get through: every unit and cli test
+# of the runner but those of the emulation, the device, the Python adapters
+# (venv), the Python tools that never run mtcs, and unit.test_byteflip (28 s
+# of corrupted golden files, the reader's test: a sweep of golden_io.c
+# should take it back out of the -E list); cli.mutants.* among them (every wrong
+# implementation must still fail, blaming its rule). About 60 s on 2 cores.
+JUDGE_CTEST = ["-L", "unit", "-LE", "emulation|cuda|pyadapters|libdevice|race",
+               "-E", "^cli\\.(variants_e2e|coverage_report|machine_load|model|verdicts)$"
+               "|^unit\\.(sweep_selftest|test_byteflip)$"]
 
 # -- lexing C/CUDA C: the tokens a mutation may touch, with their offsets.
 #    Comments, string and character literals and preprocessor lines (with
@@ -160,8 +182,9 @@ def sh(cmd, cwd=None, timeout=None, env=None):
     return subprocess.run(cmd, cwd=cwd, timeout=timeout, env=env, capture_output=True, text=True)
 
 
-def prepare(work, root, jobs):
-    """WORK/src: the tracked files of root; WORK/build: mtcs built from them."""
+def prepare(work, root, jobs, judge=False):
+    """WORK/src: the tracked files of root; WORK/build: mtcs built from them
+    (judge: everything the runner's tests need, the mutant plugins too)."""
     src, build = os.path.join(work, "src"), os.path.join(work, "build")
     files = sh(["git", "ls-files", "-z"], cwd=root).stdout.split("\0")
     head = sh(["git", "rev-parse", "HEAD"], cwd=root).stdout.strip()
@@ -181,16 +204,18 @@ def prepare(work, root, jobs):
     print(f"sweep: {src} holds the {len(files) - 1} tracked files ({copied} copied now)",
           flush=True)
     if not os.path.exists(os.path.join(build, "CMakeCache.txt")):
-        print("sweep: configuring the sweep build (Release, mtcs only)", flush=True)
+        print("sweep: configuring the sweep build (Release, "
+              f"{'the runner and its tests' if judge else 'mtcs only'})", flush=True)
         gen = ["-G", "Ninja"] if shutil.which("ninja") else []
         r = sh(["cmake", "-S", src, "-B", build, *gen, "-DCMAKE_BUILD_TYPE=Release",
-                "-DMT_WITH_CUDA=OFF", "-DMT_WITH_BENCH=OFF", "-DMT_WITH_MUTANTS=OFF",
+                "-DMT_WITH_CUDA=OFF", "-DMT_WITH_BENCH=OFF",
+                f"-DMT_WITH_MUTANTS={'ON' if judge else 'OFF'}",
                 "-DMT_WITH_EMU_FAULTS=OFF", "-DMT_WITH_EMU_LIBDEVICE=OFF",
                 "-DMT_WITH_EMU_RACE=OFF"])
         if r.returncode:
             sys.exit(f"sweep: configure failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}")
-    print("sweep: building mtcs (unmutated)", flush=True)
-    r = build_mtcs(build, jobs)
+    print(f"sweep: building {'everything' if judge else 'mtcs'} (unmutated)", flush=True)
+    r = build_mtcs(build, jobs, judge=judge)
     if r.returncode:
         sys.exit(f"sweep: the unmutated build failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}")
     return src, build, head + ("+dirty" if dirty else "")
@@ -208,8 +233,53 @@ def digest(build):
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def build_mtcs(build, jobs, timeout=1800):
-    return sh(["cmake", "--build", build, "--target", "mtcs", "-j", str(jobs)], timeout=timeout)
+def build_mtcs(build, jobs, timeout=1800, judge=False):
+    """mtcs; under --judge every target (the tests link the runner too)."""
+    target = [] if judge else ["--target", "mtcs"]
+    return sh(["cmake", "--build", build, *target, "-j", str(jobs)], timeout=timeout)
+
+
+def run_ctest(build, jobs, timeout):
+    """The runner's own tests (JUDGE_CTEST) in the sweep build:
+    {"ctest: name": "Failed"} of each one that did not pass."""
+    try:
+        # a test runs in seconds unmutated; a mutant that hangs one is
+        # killed by its timeout, so keep that short
+        r = sh(["ctest", "--test-dir", build, *JUDGE_CTEST, "-j", str(jobs),
+                "--timeout", "90"], timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"ctest: (the whole run)": "TIMEOUT"}
+    failed = ctest_failures(r.stdout)
+    if r.returncode and not failed:
+        failed["ctest: (ctest)"] = f"exit {r.returncode}: {(r.stderr or r.stdout)[-200:]}"
+    if not re.search(r"tests passed", r.stdout):
+        failed.setdefault("ctest: (ctest)", "no summary: " + (r.stderr or r.stdout)[-200:])
+    return failed
+
+
+def ctest_failures(out):
+    """{"ctest: name": "Failed"} from ctest's output: its FAILED block only
+    (the "did not run" block lists the SKIPs, exit 77, which are not
+    failures)."""
+    failed, in_failed = {}, False
+    for ln in out.splitlines():
+        if ln.startswith("The following tests"):
+            in_failed = "FAILED" in ln
+            continue
+        m = re.match(r"\s*\d+ - (\S+) \((.+)\)\s*$", ln)
+        if m and in_failed:
+            failed[f"ctest: {m.group(1)}"] = m.group(2)
+    return failed
+
+
+def judge_suite(build, src, jobs, timeout):
+    """A runner mutant: the right implementation (cpu) must still pass every
+    golden file, and the runner's tests (wrong implementations must fail,
+    corrupt files be refused, messages name the case) must pass."""
+    v, failing, ex, rs = run_suite(build, runs_for("", src, ["cpu"]), timeout)
+    t0 = time.time()
+    failing.update(run_ctest(build, jobs, timeout))
+    return ("KILLED" if failing else "SURVIVED"), failing, ex, rs + time.time() - t0
 
 
 def goldens(src):
@@ -280,15 +350,24 @@ def run_suite(build, runs, timeout):
     return ("KILLED" if failing else "SURVIVED"), failing, examples, time.time() - t0
 
 
+def path_match(path, pat):
+    """fnmatch, but a `*` or `?` never crosses a `/` (`conformance/*.c` is not
+    conformance/plugins/mutants/x.c)."""
+    return (path.count("/") == pat.count("/") and
+            all(fnmatch.fnmatchcase(a, b) for a, b in zip(path.split("/"), pat.split("/"))))
+
+
 def collect(src, patterns, operators):
     """{relpath: (text, [site])} of the files matching patterns, in order."""
     out = {}
     for pat in patterns:
         hits = sorted(p for p in (os.path.relpath(os.path.join(dp, f), src)
-                                  for dp, _, fs in os.walk(os.path.join(src, "impl"))
-                                  for f in fs) if fnmatch.fnmatch(p, pat))
+                                  for top in MUTABLE_DIRS
+                                  for dp, _, fs in os.walk(os.path.join(src, top))
+                                  for f in fs) if path_match(p, pat))
         if not hits:
-            sys.exit(f"sweep: --files {pat!r} matches no file under impl/")
+            sys.exit(f"sweep: --files {pat!r} matches no file under "
+                     f"{' or '.join(d + '/' for d in MUTABLE_DIRS)}")
         for p in hits:
             if p not in out:
                 text = open(os.path.join(src, p)).read()
@@ -351,9 +430,21 @@ def self_test():
     if "if (a < b &&" not in mutated:
         print("self-test FAILED: apply")
         return 1
+    if not path_match("conformance/compare.c", "conformance/*.c") or \
+            path_match("conformance/plugins/mutants/x.c", "conformance/*.c"):
+        print("self-test FAILED: path_match (a * must not cross a /)")
+        return 1
+    out = ("The following tests did not run:\n\t 12 - unit.test_cuda_x (Skipped)\n\n"
+           "The following tests FAILED:\n\t125 - cli.mutants.0 (Failed)\n"
+           "\t 83 - unit.test_compare (SEGFAULT)\nErrors while running CTest\n")
+    if ctest_failures(out) != {"ctest: cli.mutants.0": "Failed",
+                               "ctest: unit.test_compare": "SEGFAULT"}:
+        print(f"self-test FAILED: ctest_failures gave {ctest_failures(out)}")
+        return 1
     print(f"self-test passed: {len(got)} sites; comments, strings, characters, "
           "preprocessor lines (continued too), unary minus, template brackets, "
-          "hex and floating literals and array sizes in declarations left alone")
+          "hex and floating literals and array sizes in declarations left alone; "
+          "globs within one directory; ctest's FAILED block, not its SKIPs")
     return 0
 
 
@@ -364,9 +455,16 @@ def main(argv=None):
         epilog="Reads nothing but the checkout; writes only under WORK. "
                "See tests/sweep/README.md for what a survivor means.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--files", nargs="+", default=list(DEFAULT_FILES), metavar="GLOB",
+    ap.add_argument("--files", nargs="+", default=None, metavar="GLOB",
                     help="source files to mutate, globs relative to the root "
-                         f"(default: {' '.join(DEFAULT_FILES)})")
+                         f"(default: {' '.join(DEFAULT_FILES)}; under --judge "
+                         f"{' '.join(JUDGE_FILES)})")
+    ap.add_argument("--judge", action="store_true",
+                    help="sweep the runner, not an implementation: a mutant of the runner is "
+                         "killed when the CPU reference fails a golden file or one of the "
+                         "runner's ctest entries fails (cli.mutants.* among them: every wrong "
+                         "implementation must still fail); builds everything, with the mutant "
+                         "plugins, in WORK (default build/sweep-judge)")
     ap.add_argument("--operators", default=",".join(OPERATORS),
                     help="mutation classes, comma-separated: ror (relational), lcr (&& ||), "
                          "aor (+ -), not (drop a !), const (0->1, 1->0, n->n+1); default all")
@@ -379,8 +477,9 @@ def main(argv=None):
                     help="the backends every golden file runs on, comma-separated (default "
                          "cuda-emu,cpu: as CI runs them; cuda-emu also runs sparse_blas.h5 on "
                          "its own kernels, MTCS_CUSPARSE=0; cpu never runs impl/cuda)")
-    ap.add_argument("--work", default=os.path.join(ROOT, "build", "sweep"),
-                    help="the copy, its build and the results (default build/sweep)")
+    ap.add_argument("--work", default=None,
+                    help="the copy, its build and the results (default build/sweep, "
+                         "build/sweep-judge under --judge)")
     ap.add_argument("--jobs", type=int, default=2, help="build jobs (default 2)")
     ap.add_argument("--timeout", type=int, default=600,
                     help="seconds one mutant's run of one profile may take (default 600)")
@@ -392,6 +491,12 @@ def main(argv=None):
     if a.self_test:
         return self_test()
     ops = tuple(o for o in a.operators.split(",") if o)
+    if a.files is None:
+        a.files = list(JUDGE_FILES if a.judge else DEFAULT_FILES)
+    if a.work is None:
+        a.work = os.path.join(ROOT, "build", "sweep-judge" if a.judge else "sweep")
+    if a.judge:
+        a.backend = "judge:cpu"  # recorded with each result; the runs are judge_suite's
     backends = [b for b in a.backend.split(",") if b]
     bad = [o for o in ops if o not in OPERATORS]
     if bad:
@@ -402,11 +507,16 @@ def main(argv=None):
         src = ROOT
         cands = collect(src, a.files, ops)
     else:
-        src, build, source = prepare(work, ROOT, a.jobs)
+        src, build, source = prepare(work, ROOT, a.jobs, a.judge)
         base = digest(build)
         cands = collect(src, a.files, ops)
+
+        def suite(path):
+            if a.judge:
+                return judge_suite(build, src, a.jobs, a.timeout)
+            return run_suite(build, runs_for(path, src, backends), a.timeout)
         # the unmutated build must pass, or every mutant would look killed
-        v, failing, ex, rs = run_suite(build, runs_for("", src, backends), a.timeout)
+        v, failing, ex, rs = suite("")
         if v != "SURVIVED":
             sys.exit(f"sweep: the unmutated build fails the suite on {a.backend} "
                      f"({failing}; {ex[:1]}): fix that first")
@@ -453,7 +563,7 @@ def main(argv=None):
             with open(path, "w") as f:
                 f.write(apply(text, s))
             t0 = time.time()
-            b = build_mtcs(build, a.jobs)
+            b = build_mtcs(build, a.jobs, judge=a.judge)
             line = text.splitlines()[line_col(text, s[0])[0] - 1]
             rec = {"id": mid, "file": p, "class": s[3], "line": line, "source": source,
                    "backend": a.backend, "tce": True}
@@ -466,7 +576,7 @@ def main(argv=None):
                 rec.update(verdict="INERT", build_s=round(time.time() - t0, 1))
             else:
                 bs = time.time() - t0
-                v, failing, ex, rs = run_suite(build, runs_for(p, src, backends), a.timeout)
+                v, failing, ex, rs = suite(p)
                 rec.update(verdict=v, failing=failing, examples=ex, build_s=round(bs, 1),
                            run_s=round(rs, 1))
             results[mid] = rec
@@ -477,7 +587,7 @@ def main(argv=None):
                   f"{'  (' + kills + ')' if kills else ''}  {time.time() - t0:.0f} s", flush=True)
     if last:
         restore(src, last, cands[last][0])
-        build_mtcs(build, a.jobs)
+        build_mtcs(build, a.jobs, judge=a.judge)
     path, n = report(work, {k: v for k, v in results.items()
                             if k in {mutant_id(p, t, s) for p, t, s in chosen}}, source)
     print(f"sweep: {n['KILLED']} killed, {n['SURVIVED']} survived, {n['INERT']} inert, "
