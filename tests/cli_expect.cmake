@@ -20,10 +20,11 @@ set(RUN run --backend "${M}" --golden "${G}" --filter "neg.*")
 # without expectations: the three failures, exit 1
 expect_run(1 "[0-9]+ passed, 3 failed" ${RUN})
 
-# the three known failures: XFAIL, exit 0, the reason shown with -v
+# the three known failures: XFAIL, exit 0, the reason shown with -v (a leap
+# day and a year's last day are dates)
 file(WRITE "${W}/known.txt" "# the neg mutant's known failures
-neg.masked.f32.signed_zeros     FAIL  2027-01-31  alice  fast path drops the sign of zero
-neg.masked.f32.special_values   FAIL  2027-01-31  alice  the same on inf/nan inputs
+neg.masked.f32.signed_zeros     FAIL  2028-02-29  alice  fast path drops the sign of zero
+neg.masked.f32.special_values   FAIL  2027-12-31  alice  the same on inf/nan inputs
 neg.masked.f64.signed_zeros     FAIL  2026-11-26  bob    expires today: still valid
 ")
 expect_run(0 "XFAIL  neg.masked.f32.signed_zeros .*FAIL as [^ ]*known.txt:2 expects \\(alice: fast path"
@@ -47,6 +48,10 @@ foreach(bad_case
     "expired|neg.masked.f32.signed_zeros FAIL 2026-11-25 alice old|expired.txt:1: the entry for 'neg.masked.f32.signed_zeros' expired on 2026-11-25"
     "status|# comment\nneg.* PASS 2027-01-31 alice no|status.txt:2: status 'PASS' is not one an entry can expect"
     "date|neg.* FAIL 2027-02-30 alice no|date.txt:1: expiry '2027-02-30' is not a date"
+    "date_feb29|neg.* FAIL 2027-02-29 alice no|date_feb29.txt:1: expiry '2027-02-29' is not a date"
+    "date_jan32|neg.* FAIL 2027-01-32 alice no|date_jan32.txt:1: expiry '2027-01-32' is not a date"
+    "date_apr31|neg.* FAIL 2027-04-31 alice no|date_apr31.txt:1: expiry '2027-04-31' is not a date"
+    "date_month13|neg.* FAIL 2027-13-01 alice no|date_month13.txt:1: expiry '2027-13-01' is not a date"
     "reason|neg.* FAIL 2027-01-31 alice|reason.txt:1: no reason"
     "dup|neg.* FAIL 2027-01-31 a x\n\nneg.* FAIL 2027-01-31 b y|dup.txt:3: glob 'neg.\\*' repeats line 1")
   string(REPLACE "|" ";" parts "${bad_case}")
