@@ -65,6 +65,12 @@ endif()
 # An empty golden directory.
 file(MAKE_DIRECTORY "${W}/empty")
 expect_run(2 "no golden files" run --golden-dir "${W}/empty")
+# A golden directory reads its *.h5 but hidden ones (an editor's or a copy's
+# leftovers): a one-letter name is read, a hidden non-HDF5 file is not.
+file(MAKE_DIRECTORY "${W}/dir")
+file(COPY_FILE "${SRC}/golden/masked.h5" "${W}/dir/m.h5")
+file(WRITE "${W}/dir/.m.h5" "a hidden leftover, not an HDF5 file\n")
+expect_run(0 "98 passed, 0 failed" run --golden-dir "${W}/dir" --require-all)
 
 # ---- backends -----------------------------------------------------------------
 # cuda: skipped (77) on a machine without a device or a build without CUDA.
