@@ -58,12 +58,17 @@ MUTABLE_DIRS = ("impl", "conformance")
 # the ctest entries a judge mutant must get through: every unit and cli test
 # of the runner but those of the emulation, the device, the Python adapters
 # (venv), the Python tools that never run mtcs, and unit.test_byteflip (28 s
-# of corrupted golden files, the reader's test: a sweep of golden_io.c
-# should take it back out of the -E list); cli.mutants.* among them (every wrong
+# of corrupted golden files, the reader's test: run when golden_io.c is
+# swept); cli.mutants.* among them (every wrong
 # implementation must still fail, blaming its rule). About 60 s on 2 cores.
-JUDGE_CTEST = ["-L", "unit", "-LE", "emulation|cuda|pyadapters|libdevice|race",
-               "-E", "^cli\\.(variants_e2e|coverage_report|machine_load|model|verdicts)$"
-               "|^unit\\.(sweep_selftest|test_byteflip)$"]
+def judge_ctest(files):
+    """The ctest arguments of a judge sweep of files: unit.test_byteflip
+    only when the golden reader (golden_io.c) is among them."""
+    skip = "sweep_selftest" if any(f.endswith("golden_io.c") for f in files) else \
+        "sweep_selftest|test_byteflip"
+    return ["-L", "unit", "-LE", "emulation|cuda|pyadapters|libdevice|race",
+            "-E", "^cli\\.(variants_e2e|coverage_report|machine_load|model|verdicts)$"
+            f"|^unit\\.({skip})$"]
 
 # -- lexing C/CUDA C: the tokens a mutation may touch, with their offsets.
 #    Comments, string and character literals and preprocessor lines (with
@@ -239,13 +244,13 @@ def build_mtcs(build, jobs, timeout=1800, judge=False):
     return sh(["cmake", "--build", build, *target, "-j", str(jobs)], timeout=timeout)
 
 
-def run_ctest(build, jobs, timeout):
-    """The runner's own tests (JUDGE_CTEST) in the sweep build:
+def run_ctest(build, jobs, timeout, files=()):
+    """The runner's own tests (judge_ctest) in the sweep build:
     {"ctest: name": "Failed"} of each one that did not pass."""
     try:
         # a test runs in seconds unmutated; a mutant that hangs one is
         # killed by its timeout, so keep that short
-        r = sh(["ctest", "--test-dir", build, *JUDGE_CTEST, "-j", str(jobs),
+        r = sh(["ctest", "--test-dir", build, *judge_ctest(files), "-j", str(jobs),
                 "--timeout", "90"], timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"ctest: (the whole run)": "TIMEOUT"}
@@ -272,13 +277,13 @@ def ctest_failures(out):
     return failed
 
 
-def judge_suite(build, src, jobs, timeout):
+def judge_suite(build, src, jobs, timeout, files=()):
     """A runner mutant: the right implementation (cpu) must still pass every
     golden file, and the runner's tests (wrong implementations must fail,
     corrupt files be refused, messages name the case) must pass."""
     v, failing, ex, rs = run_suite(build, runs_for("", src, ["cpu"]), timeout)
     t0 = time.time()
-    failing.update(run_ctest(build, jobs, timeout))
+    failing.update(run_ctest(build, jobs, timeout, files))
     return ("KILLED" if failing else "SURVIVED"), failing, ex, rs + time.time() - t0
 
 
@@ -513,7 +518,7 @@ def main(argv=None):
 
         def suite(path):
             if a.judge:
-                return judge_suite(build, src, a.jobs, a.timeout)
+                return judge_suite(build, src, a.jobs, a.timeout, list(cands))
             return run_suite(build, runs_for(path, src, backends), a.timeout)
         # the unmutated build must pass, or every mutant would look killed
         v, failing, ex, rs = suite("")
