@@ -165,9 +165,10 @@ typedef struct file_opts {
   const char *tolerance;  /* case 1 tolerance */
   int bad_bool;           /* a mask element of 2 */
   int absurd_shape;       /* case 2 output 0 shape [2^40, 2^40] */
+  int kwargs_dataset;     /* case 1's (optional) kwargs a dataset, not a group */
 } file_opts;
 
-static const file_opts DEFAULT_OPTS = {1, 0, 0, 0, "ulp:2", 0, 0};
+static const file_opts DEFAULT_OPTS = {1, 0, 0, 0, "ulp:2", 0, 0, 0};
 
 /* Case "neg.masked.f32.basic": input 0 masked [2, 3] (data float32, mask
  * uint8 bool), no kwargs, output 0 masked, a variant outputs@torch-2.1.
@@ -206,7 +207,13 @@ static void write_file(const char *path, const file_opts *o) {
   tensor_attrs(mg, "dense", "bool", s23, 2, SHAPE_SIMPLE);
   ds_put(mg, "values", H5T_STD_U8LE, H5T_NATIVE_UINT8, 2, d23, mask);
   H5Gclose(dg), H5Gclose(mg), H5Gclose(t), H5Gclose(in);
-  H5Gclose(grp(c, "kwargs")); /* neg takes none */
+  if (o->kwargs_dataset) {
+    hsize_t d1[1] = {1};
+    uint8_t one = 1;
+    ds_put(c, "kwargs", H5T_STD_U8LE, H5T_NATIVE_UINT8, 1, d1, &one);
+  } else {
+    H5Gclose(grp(c, "kwargs")); /* neg takes none */
+  }
   for (int v = 0; v < 2; v++) {
     hid_t out = grp(c, v ? "outputs@torch-2.1" : "outputs"), ot = grp(out, "0");
     tensor_attrs(ot, "masked", "float32", s23, 2, SHAPE_SIMPLE);
@@ -536,6 +543,22 @@ TEST(missing_values_dataset_names_case_and_path) {
   CHECK_STATUS(open_and_load_all(p, &err), MT_INVALID_FORMAT);
   CHECK_HAS(err.msg, "case neg.masked.f32.basic");
   CHECK_HAS(err.msg, "inputs/0/data/values: missing dataset");
+  scratch_done(&s);
+}
+
+/* An optional object of the wrong kind is an error, not an absent object:
+ * a case whose kwargs group is a dataset would otherwise run without its
+ * kwargs. */
+TEST(optional_group_that_is_a_dataset_names_case_and_path) {
+  scratch s = {0};
+  const char *p = scratch_path(&s, "kwargsds.h5");
+  file_opts o = DEFAULT_OPTS;
+  o.kwargs_dataset = 1;
+  write_file(p, &o);
+  mt_error err = {0};
+  CHECK_STATUS(open_and_load_all(p, &err), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, "case neg.masked.f32.basic");
+  CHECK_HAS(err.msg, "kwargs: is not a group");
   scratch_done(&s);
 }
 
@@ -1087,6 +1110,7 @@ MT_TEST_MAIN(T(reads_root_and_case_attributes_in_every_string_and_int_style),
              T(missing_and_unreadable_files_name_the_path),
              T(other_format_version_is_refused_with_both_versions),
              T(hdf5_file_that_is_not_a_golden_file), T(missing_values_dataset_names_case_and_path),
+             T(optional_group_that_is_a_dataset_names_case_and_path),
              T(invalid_coo_input_is_an_error_naming_the_case),
              T(element_count_mismatch_names_dataset_count_and_shape),
              T(absurd_shape_is_refused_before_allocating),
