@@ -163,7 +163,7 @@ typedef struct file_opts {
   int coo_bad_index;      /* the COO input of case 2 has column 9 of 4 */
   int short_values;       /* case 2 output 0 has 11 elements for [3, 4] */
   const char *tolerance;  /* case 1 tolerance */
-  int bad_bool;           /* a mask element of 2 */
+  int bad_bool;           /* a mask element of 2: 1 at element 4, 2 at element 0 */
   int absurd_shape;       /* case 2 output 0 shape [2^40, 2^40] */
   int kwargs_dataset;     /* case 1's (optional) kwargs a dataset, not a group */
 } file_opts;
@@ -198,7 +198,7 @@ static void write_file(const char *path, const file_opts *o) {
   hsize_t d23[2] = {2, 3};
   float data[6] = {1, -2, 3, 4, 5, 6}, neg[6] = {-1, 2, -3, -4, -5, -6};
   uint8_t mask[6] = {1, 0, 1, 1, 0, 1};
-  if (o->bad_bool) mask[4] = 2;
+  if (o->bad_bool) mask[o->bad_bool == 2 ? 0 : 4] = 2;
   hid_t in = grp(c, "inputs"), t = grp(in, "0");
   tensor_attrs(t, "masked", "float32", s23, 2, SHAPE_SIMPLE);
   hid_t dg = grp(t, "data"), mg = grp(t, "mask");
@@ -625,6 +625,10 @@ TEST(bool_element_other_than_0_or_1_is_refused) {
   mt_error err = {0};
   CHECK_STATUS(open_and_load_all(p, &err), MT_INVALID_FORMAT);
   CHECK_HAS(err.msg, "inputs/0/mask/values: element 4 = 2 is not a bool");
+  o.bad_bool = 2; /* the first element: every one is checked */
+  write_file(p, &o);
+  CHECK_STATUS(open_and_load_all(p, &err), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, "inputs/0/mask/values: element 0 = 2 is not a bool");
   scratch_done(&s);
 }
 
@@ -905,7 +909,9 @@ TEST(variant_label_grammar_accepts_torch_versions_only) {
                                "torch-2.5.0rc1",
                                "torch-2.6.0.dev20241112+cpu",
                                "torch-1.13.1.post2",
-                               "torch-2.3.0b1.dev5+rocm6.0"};
+                               "torch-2.3.0b1.dev5+rocm6.0",
+                               "torch-2.9.1+cu129", /* every digit and letter of a local part */
+                               "torch-2.4.0+git9fz"};
   static const char *bad[] = {"",         "torch-",      "torch",        "2.4.1",
                               "v2",       "torch-2.",    "torch-2..1",   "torch-.1",
                               "torch-x",  "torch-2.4 ",  "Torch-2.4",    "torch-2.4+",
