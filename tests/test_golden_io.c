@@ -166,9 +166,12 @@ typedef struct file_opts {
   int bad_bool;           /* a mask element of 2: 1 at element 4, 2 at element 0 */
   int absurd_shape;       /* case 2 output 0 shape [2^40, 2^40] */
   int kwargs_dataset;     /* case 1's (optional) kwargs a dataset, not a group */
+  int drop_mask;          /* case 1's masked input has no mask group */
+  int nested_masked;      /* case 1's masked input's data (1) or mask (2) is itself masked */
+  int no_kind;            /* case 1's masked input's data has no kind attribute */
 } file_opts;
 
-static const file_opts DEFAULT_OPTS = {1, 0, 0, 0, "ulp:2", 0, 0, 0};
+static const file_opts DEFAULT_OPTS = {1, 0, 0, 0, "ulp:2", 0, 0, 0, 0, 0, 0};
 
 /* Case "neg.masked.f32.basic": input 0 masked [2, 3] (data float32, mask
  * uint8 bool), no kwargs, output 0 masked, a variant outputs@torch-2.1.
@@ -201,11 +204,33 @@ static void write_file(const char *path, const file_opts *o) {
   if (o->bad_bool) mask[o->bad_bool == 2 ? 0 : 4] = 2;
   hid_t in = grp(c, "inputs"), t = grp(in, "0");
   tensor_attrs(t, "masked", "float32", s23, 2, SHAPE_SIMPLE);
-  hid_t dg = grp(t, "data"), mg = grp(t, "mask");
-  tensor_attrs(dg, "dense", "float32", s23, 2, SHAPE_SIMPLE);
-  if (!o->drop_values) ds_put(dg, "values", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 2, d23, data);
-  tensor_attrs(mg, "dense", "bool", s23, 2, SHAPE_SIMPLE);
-  ds_put(mg, "values", H5T_STD_U8LE, H5T_NATIVE_UINT8, 2, d23, mask);
+  hid_t dg = grp(t, "data"), mg = grp(t, o->drop_mask ? "not_the_mask" : "mask");
+  /* nested_masked: data (1) or mask (2) a masked tensor of dense data and mask */
+  for (int part = 1; part <= 2; part++) {
+    hid_t pg = part == 1 ? dg : mg;
+    const char *dt = part == 1 ? "float32" : "bool";
+    if (o->nested_masked == part) {
+      tensor_attrs(pg, "masked", dt, s23, 2, SHAPE_SIMPLE);
+      hid_t ndg = grp(pg, "data"), nmg = grp(pg, "mask");
+      tensor_attrs(ndg, "dense", dt, s23, 2, SHAPE_SIMPLE);
+      if (part == 1) ds_put(ndg, "values", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 2, d23, data);
+      else ds_put(ndg, "values", H5T_STD_U8LE, H5T_NATIVE_UINT8, 2, d23, mask);
+      tensor_attrs(nmg, "dense", "bool", s23, 2, SHAPE_SIMPLE);
+      ds_put(nmg, "values", H5T_STD_U8LE, H5T_NATIVE_UINT8, 2, d23, mask);
+      H5Gclose(ndg), H5Gclose(nmg);
+    } else if (part == 1) {
+      if (o->no_kind) { /* tensor_attrs without its "kind" */
+        a_vstr(dg, "dtype", "float32");
+        a_ints(dg, "shape", s23, 2, SHAPE_SIMPLE);
+      } else {
+        tensor_attrs(dg, "dense", "float32", s23, 2, SHAPE_SIMPLE);
+      }
+      if (!o->drop_values) ds_put(dg, "values", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 2, d23, data);
+    } else {
+      tensor_attrs(mg, "dense", "bool", s23, 2, SHAPE_SIMPLE);
+      ds_put(mg, "values", H5T_STD_U8LE, H5T_NATIVE_UINT8, 2, d23, mask);
+    }
+  }
   H5Gclose(dg), H5Gclose(mg), H5Gclose(t), H5Gclose(in);
   if (o->kwargs_dataset) {
     hsize_t d1[1] = {1};
@@ -559,6 +584,37 @@ TEST(optional_group_that_is_a_dataset_names_case_and_path) {
   CHECK_STATUS(open_and_load_all(p, &err), MT_INVALID_FORMAT);
   CHECK_HAS(err.msg, "case neg.masked.f32.basic");
   CHECK_HAS(err.msg, "kwargs: is not a group");
+  scratch_done(&s);
+}
+
+/* A masked tensor's mask group is required, every tensor group names its
+ * kind, and neither the data nor the mask of a masked tensor may be a
+ * masked tensor itself. */
+TEST(masked_tensor_without_mask_or_kind_or_nested_is_refused) {
+  scratch s = {0};
+  const char *p = scratch_path(&s, "masked_bad.h5");
+  file_opts o = DEFAULT_OPTS;
+  o.drop_mask = 1;
+  write_file(p, &o);
+  mt_error err = {0};
+  CHECK_STATUS(open_and_load_all(p, &err), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, "case neg.masked.f32.basic");
+  CHECK_HAS(err.msg, "inputs/0/mask: missing group");
+  o = DEFAULT_OPTS;
+  o.nested_masked = 1;
+  write_file(p, &o);
+  CHECK_STATUS(open_and_load_all(p, &err), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, "inputs/0/data: a masked tensor inside a masked tensor");
+  o.nested_masked = 2; /* the mask likewise */
+  write_file(p, &o);
+  CHECK_STATUS(open_and_load_all(p, &err), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, "inputs/0/mask: a masked tensor inside a masked tensor");
+  o = DEFAULT_OPTS; /* every tensor names its kind */
+  o.no_kind = 1;
+  write_file(p, &o);
+  CHECK_STATUS(open_and_load_all(p, &err), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, "inputs/0/data");
+  CHECK_HAS(err.msg, "kind");
   scratch_done(&s);
 }
 
@@ -1117,6 +1173,7 @@ MT_TEST_MAIN(T(reads_root_and_case_attributes_in_every_string_and_int_style),
              T(other_format_version_is_refused_with_both_versions),
              T(hdf5_file_that_is_not_a_golden_file), T(missing_values_dataset_names_case_and_path),
              T(optional_group_that_is_a_dataset_names_case_and_path),
+             T(masked_tensor_without_mask_or_kind_or_nested_is_refused),
              T(invalid_coo_input_is_an_error_naming_the_case),
              T(element_count_mismatch_names_dataset_count_and_shape),
              T(absurd_shape_is_refused_before_allocating),
