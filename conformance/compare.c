@@ -123,15 +123,17 @@ static void whyf(char *why, size_t len, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* A float value, with the digits that tell its dtype's neighbours apart. */
 static void fmt_value(double v, mt_dtype dt, char *buf, size_t len) {
+  snprintf(buf, len, dt == MT_float64 ? "%.17g" : "%.9g", v);
+}
+
+/* An integer or bool value, exactly. */
+static void fmt_int(int64_t v, mt_dtype dt, char *buf, size_t len) {
   if (dt == MT_bool)
     snprintf(buf, len, "%s", v != 0 ? "true" : "false");
-  else if (!mt_dtype_is_float(dt))
-    snprintf(buf, len, "%.0f", v);
-  else if (dt == MT_float64)
-    snprintf(buf, len, "%.17g", v);
   else
-    snprintf(buf, len, "%.9g", v);
+    snprintf(buf, len, "%" PRId64, v);
 }
 
 /* "[i0, i1, ...]" from a list of coordinates. */
@@ -225,15 +227,13 @@ static void compare_values(const char *what, const void *ebuf, const void *gbuf,
   *equal = 0;
   char at[160], es[48], gs[48], diff[64] = "";
   fmt_pos(pos, first, at, sizeof at);
-  if (exact_int && dt != MT_bool) {
-    snprintf(es, sizeof es, "%" PRId64, ie);
-    snprintf(gs, sizeof gs, "%" PRId64, ig);
+  if (exact_int) {
+    fmt_int(ie, dt, es, sizeof es);
+    fmt_int(ig, dt, gs, sizeof gs);
   } else {
-    if (exact_int) fe = (double)ie, fg = (double)ig;
     fmt_value(fe, dt, es, sizeof es);
     fmt_value(fg, dt, gs, sizeof gs);
-    if (!exact_int && isfinite(fe) && isfinite(fg))
-      snprintf(diff, sizeof diff, "diff %.3g, ", fabs(fg - fe));
+    if (isfinite(fe) && isfinite(fg)) snprintf(diff, sizeof diff, "diff %.3g, ", fabs(fg - fe));
   }
   whyf(why, why_len,
        "%s%s: expected %s, got %s (%stolerance %s); %" PRId64 " of %" PRId64
