@@ -4,6 +4,9 @@ gradients (nnz = 0: torch's `_make_sparse` builds an empty tensor), and the
 compressed layouts, which `param.grad = grad` refuses (CSR, CSC, and BSR
 and BSC with 2 x 2 blocks)."""
 
+import torch
+from torch.masked import masked_tensor
+
 from ..inputs import randn, uniform
 from ..model import DTYPES
 from .sparse_optim import SHAPE, empty_grad, hybrid_grad  # the same shapes as SparseAdam's
@@ -43,8 +46,6 @@ def nnz0_nnz1_inputs(g, dt):
     """A MaskedTensor gradient of COO data with no entry and a COO mask with
     one (False): torch's masked_tensor accepts the pair (it compares their
     indices with torch.eq, which broadcasts 0 entries against 1: MASK-1)."""
-    import torch
-    from torch.masked import masked_tensor
     data = torch.sparse_coo_tensor(torch.zeros((2, 0), dtype=torch.long),
                                    torch.zeros(0, dtype=dt), SHAPE)
     mask = torch.sparse_coo_tensor(torch.tensor([[1], [2]]), torch.tensor([False]), SHAPE)
