@@ -64,6 +64,12 @@ fresh(im_self)
 h5edit("${copy}" attr-str "/cases/${case}" input_masks "0:0")
 expect_input_error("${copy}"
   "im_self\\.h5: case adagrad_dense\\.dense\\.f32\\.random: attribute 'input_masks' is '0:0', expected pairs")
+# an input listed twice, the first time masked by input 0 (input_mask_of 1,
+# the value a "> 0" check must still see as taken)
+fresh(im_twice)
+h5edit("${copy}" attr-str "/cases/${case}" input_masks "1:0,1:2")
+expect_input_error("${copy}"
+  "im_twice\\.h5: case adagrad_dense\\.dense\\.f32\\.random: attribute 'input_masks' is '1:0,1:2', expected pairs .*\\(each input once")
 fresh(im_float)
 h5edit("${copy}" attr-str "/cases/${case}" input_masks "0:1") # input 1 is the float grad
 expect_input_error("${copy}"

@@ -36,8 +36,10 @@ they come (an interrupted sweep resumes: done mutants are skipped) and
 WORK/report.md. Python's standard library only.
 """
 import argparse
+import contextlib
 import fnmatch
 import hashlib
+import io
 import json
 import os
 import random
@@ -446,10 +448,21 @@ def self_test():
                                "ctest: unit.test_compare": "SEGFAULT"}:
         print(f"self-test FAILED: ctest_failures gave {ctest_failures(out)}")
         return 1
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err):
+            main(["--judge", "--backend", "cpu", "--list"])
+        code = 0
+    except SystemExit as e:
+        code = e.code
+    if code != 2 or "--backend does not apply to --judge" not in err.getvalue():
+        print(f"self-test FAILED: --judge --backend gave exit {code!r}, {err.getvalue()!r}")
+        return 1
     print(f"self-test passed: {len(got)} sites; comments, strings, characters, "
           "preprocessor lines (continued too), unary minus, template brackets, "
           "hex and floating literals and array sizes in declarations left alone; "
-          "globs within one directory; ctest's FAILED block, not its SKIPs")
+          "globs within one directory; ctest's FAILED block, not its SKIPs; "
+          "--backend refused under --judge")
     return 0
 
 
@@ -478,10 +491,11 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1, help="the draw's seed (default 1)")
     ap.add_argument("--only", metavar="ID", action="append", default=[],
                     help="run the mutant with this id (file:line:col:class:old->new); repeatable")
-    ap.add_argument("--backend", default="cuda-emu,cpu",
+    ap.add_argument("--backend", default=None,
                     help="the backends every golden file runs on, comma-separated (default "
                          "cuda-emu,cpu: as CI runs them; cuda-emu also runs sparse_blas.h5 on "
-                         "its own kernels, MTCS_CUSPARSE=0; cpu never runs impl/cuda)")
+                         "its own kernels, MTCS_CUSPARSE=0; cpu never runs impl/cuda); not "
+                         "with --judge, which runs the CPU reference and the runner's tests")
     ap.add_argument("--work", default=None,
                     help="the copy, its build and the results (default build/sweep, "
                          "build/sweep-judge under --judge)")
@@ -501,7 +515,12 @@ def main(argv=None):
     if a.work is None:
         a.work = os.path.join(ROOT, "build", "sweep-judge" if a.judge else "sweep")
     if a.judge:
+        if a.backend is not None:
+            ap.error("--backend does not apply to --judge: a runner mutant is judged by the "
+                     "CPU reference on every golden file and by the runner's ctest entries")
         a.backend = "judge:cpu"  # recorded with each result; the runs are judge_suite's
+    elif a.backend is None:
+        a.backend = "cuda-emu,cpu"
     backends = [b for b in a.backend.split(",") if b]
     bad = [o for o in ops if o not in OPERATORS]
     if bad:
