@@ -59,7 +59,8 @@ JUDGE_FILES = ("conformance/*.c",)
 MUTABLE_DIRS = ("impl", "conformance")
 # the ctest entries a judge mutant must get through: every unit and cli test
 # of the runner but those of the emulation, the device, the Python adapters
-# (venv), the Python tools that never run mtcs, and unit.test_byteflip (28 s
+# (venv), the Python tools that never run mtcs, cli.reseed (torch's draws),
+# and unit.test_byteflip (28 s
 # of corrupted golden files, the reader's test: run when golden_io.c is
 # swept); cli.mutants.* among them (every wrong
 # implementation must still fail, blaming its rule). About 60 s on 2 cores.
@@ -69,7 +70,7 @@ def judge_ctest(files):
     skip = "sweep_selftest" if any(f.endswith("golden_io.c") for f in files) else \
         "sweep_selftest|test_byteflip"
     return ["-L", "unit", "-LE", "emulation|cuda|pyadapters|libdevice|race",
-            "-E", "^cli\\.(variants_e2e|coverage_report|machine_load|model|verdicts)$"
+            "-E", "^cli\\.(variants_e2e|coverage_report|machine_load|model|verdicts|reseed)$"
             f"|^unit\\.({skip})$"]
 
 # -- lexing C/CUDA C: the tokens a mutation may touch, with their offsets.
