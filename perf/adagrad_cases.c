@@ -177,25 +177,32 @@ static int cmp_i64(const void *a, const void *b);
 
 /* sparse_coo_dup: given idx, vals (entries) and uidx (specified), the
  * coalesced values as the reference's coalesce makes them (mt_coo_coalesce:
- * each element's values in input order, summed in double from 0.0, rounded
- * once to the dtype) and the CPU step's sort scratch. -1 with why. */
+ * each element's values in input order from the first, in the dtype, each
+ * addition rounded, as torch's coalesce) and the CPU step's sort scratch.
+ * -1 with why. */
 static int dup_finish(bc_grad *g, char *why, size_t len) {
   size_t es = g->f64 ? 8 : 4;
   int64_t u = g->specified;
   mt_dtype dt = g->f64 ? MT_float64 : MT_float32;
   mt_error err = {0};
   double *acc = calloc((size_t)(u ? u : 1), sizeof *acc);
-  if (!acc || !(g->cvals = alloc((size_t)u * es))) {
+  unsigned char *seen = calloc((size_t)(u ? u : 1), 1);
+  if (!acc || !seen || !(g->cvals = alloc((size_t)u * es))) {
     free(acc);
+    free(seen);
     snprintf(why, len, "out of memory for the coalesced values of %lld elements", (long long)u);
     return -1;
   }
   for (int64_t k = 0; k < g->entries; k++) {
     int64_t r = lower_bound(g->uidx, 0, u, g->idx[k]);
-    acc[r] = acc[r] + mt_get_f64(g->vals, dt, k);
+    double v = mt_get_f64(g->vals, dt, k);
+    acc[r] = seen[r] ? acc[r] + v : v;
+    if (!g->f64) acc[r] = (float)acc[r]; /* float32's addition, rounded each time */
+    seen[r] = 1;
   }
   for (int64_t r = 0; r < u; r++) mt_set_f64(g->cvals, dt, r, acc[r]);
   free(acc);
+  free(seen);
   if (mt_adagrad_dup_new(&g->dup, g->n, g->entries, &err) != MT_OK) {
     snprintf(why, len, "%.400s", err.msg);
     return -1;

@@ -381,7 +381,7 @@ TEST(coo_dup_step_sums_each_run_in_input_order) {
   /* f32 param of 4, entries (index: value) in input order
    *   2: 1,  0: 5,  2: 2^60,  2: -2^60
    * The reference coalesces as mt_coo_coalesce does: element 0 gets 5;
-   * element 2 gets, in double from 0.0 in input order, 0 + 1 = 1,
+   * element 2 gets, in float32 in input order from the first, 1,
    * 1 + 2^60 = 2^60 (2^60 + 1 needs 61 bits: rounds to 2^60), 2^60 - 2^60 =
    * 0. So state_sum[2] stays 0.5 + 0 * 0 = 0.5 and param[2] = 1 + (-0.1) *
    * (0 / (sqrt(0.5) + eps)) = 1 exactly; element 0: state_sum = 0.5 + 25 =

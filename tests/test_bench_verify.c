@@ -281,7 +281,7 @@ static int setup_dup(fixture *f, const int64_t *idx, const float *vals, int64_t 
 /* DUP_E entries in input order: 2000 drawn over N (some repeated; none at
  * DUP_AT), 40 of them at element 5 spread through, and at positions 10,
  * 1000 and 2000 element DUP_AT's three, 1, 2^60, -2^60. The reference
- * coalesces them in input order in double from 0.0: 1 + 2^60 rounds to
+ * coalesces them in input order in float32: 1 + 2^60 rounds to
  * 2^60 (it needs 61 bits), minus 2^60 is 0, so DUP_AT is stepped with 0
  * (its state_sum stays as it was). Summed backwards, -2^60 + 2^60 + 1 = 1;
  * with the duplicates dropped, 1: either moves its state_sum by 1. */

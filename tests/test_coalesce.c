@@ -57,29 +57,39 @@ TEST(orders_by_linear_key_and_sums_duplicates) {
   }
 }
 
-/* float32 duplicates 1, 2^-24, 2^-24 at one index: summed in double,
- * 1 + 2^-23, which float32 holds exactly (its ulp at 1 is 2^-23); a sum in
- * float32 would round each 1 + 2^-24 back to 1 (a tie, to even) and give 1.
- * bool duplicates true, false, true are or-ed: true. */
-TEST(sums_in_double_and_rounds_once_bool_ors) {
+/* float32 duplicates 1, 2^-24, 2^-24 at one index: torch 2.15's coalesce
+ * sums them in float32, entry by entry (an axpy of scalar_t): 1 + 2^-24 is
+ * a tie that rounds to even, 1, twice: 1.0 (torch: [1.0]). A sum in double
+ * rounded once would give 1 + 2^-23, which float32 holds. int64 duplicates
+ * 2^62, 2^62, 5 wrap in int64: INT64_MIN + 5 = -9223372036854775803 (torch:
+ * the same; a sum through double saturates or loses the 5). bool
+ * duplicates true, false, true are or-ed: true. */
+TEST(sums_in_the_dtype_rounding_each_addition_integers_wrap_bool_ors) {
   for (int m = 0; m < N_IMPLS; m++) {
     const double tiny = 1.0 / 16777216.0; /* 2^-24 */
     mt_tensor *x = coo2(MT_float32, 1, 2, 3, (const int64_t[]){0, 0, 0},
                         (const int64_t[]){1, 1, 1}, VALS(1, tiny, tiny), 0);
     mt_tensor *b = coo2(MT_bool, 1, 2, 3, (const int64_t[]){0, 0, 0},
                         (const int64_t[]){0, 0, 0}, VALS(1, 0, 1), 0);
-    mt_tensor *o = NULL, *ob = NULL;
+    mt_tensor *i = coo2(MT_int64, 1, 2, 3, (const int64_t[]){0, 0, 0},
+                        (const int64_t[]){1, 1, 1}, VALS(0x1p62, 0x1p62, 5), 0);
+    mt_tensor *o = NULL, *ob = NULL, *oi = NULL;
     mt_error e;
     CHECK_STATUS(IMPLS[m].fn(x, &o, &e), MT_OK);
     CHECK_STATUS(IMPLS[m].fn(b, &ob, &e), MT_OK);
-    if (o && o->nnz == 1) CHECK(((const float *)o->values)[0] == 1.0f + 2 * (float)tiny);
+    CHECK_STATUS(IMPLS[m].fn(i, &oi, &e), MT_OK);
+    if (o && o->nnz == 1) CHECK(((const float *)o->values)[0] == 1.0f);
     else CHECK(0);
     if (ob && ob->nnz == 1) CHECK_EQ_INT(((const uint8_t *)ob->values)[0], 1);
     else CHECK(0);
+    if (oi && oi->nnz == 1) CHECK(((const int64_t *)oi->values)[0] == INT64_MIN + 5);
+    else CHECK(0);
     mt_tensor_free(o);
     mt_tensor_free(ob);
+    mt_tensor_free(oi);
     mt_tensor_free(x);
     mt_tensor_free(b);
+    mt_tensor_free(i);
   }
 }
 
@@ -165,7 +175,8 @@ static mt_tensor *random_coo(mt_dtype dt, int64_t n, uint64_t seed) {
 
 /* The independent reference: for each key 0..104 in order, if any entry
  * has it, one output entry whose row sums (or ors) the entries' rows in
- * input order from the first, in double, rounded once by mt_set_f64. */
+ * input order from the first, each addition rounded to the dtype (a
+ * store and load through mt_set_f64 / mt_get_f64). */
 static mt_tensor *naive(const mt_tensor *x) {
   int64_t n = x->nnz, uniq = 0, keyof[105];
   for (int key = 0; key < 105; key++) {
@@ -187,6 +198,8 @@ static mt_tensor *naive(const mt_tensor *x) {
         if ((x->indices[k] * 5 + x->indices[n + k]) * 3 + x->indices[2 * n + k] == key) {
           double v = mt_get_f64(x->values, x->dtype, k * 2 + j);
           acc = first ? v : x->dtype == MT_bool ? (double)(acc != 0 || v != 0) : acc + v;
+          mt_set_f64(t->values, x->dtype, u * 2 + j, acc); /* rounded to the dtype */
+          acc = mt_get_f64(t->values, x->dtype, u * 2 + j);
           first = 0;
         }
       mt_set_f64(t->values, x->dtype, u * 2 + j, acc);
@@ -218,6 +231,6 @@ TEST(random_duplicates_match_the_reference_bit_for_bit) {
 }
 
 MT_TEST_MAIN(T(orders_by_linear_key_and_sums_duplicates),
-             T(sums_in_double_and_rounds_once_bool_ors), T(a_run_of_negative_zeros_stays_negative),
+             T(sums_in_the_dtype_rounding_each_addition_integers_wrap_bool_ors), T(a_run_of_negative_zeros_stays_negative),
              T(hybrid_rows_and_empty),
              T(random_duplicates_match_the_reference_bit_for_bit))

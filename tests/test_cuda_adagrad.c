@@ -253,7 +253,7 @@ TEST(device_dup_step_matches_cpu_kernel_bitwise) {
 TEST(device_dup_step_sums_each_run_in_input_order) {
   /* as test_adagrad_step's coo_dup_step_sums_each_run_in_input_order: f32
    * entries (index: value) 2: 1, 0: 5, 2: 2^60, 2: -2^60 in input order;
-   * summed in double from 0.0 in that order element 2 gets (1 + 2^60) - 2^60
+   * summed in float32 in that order element 2 gets (1 + 2^60) - 2^60
    * = 2^60 - 2^60 = 0 (2^60 + 1 rounds to 2^60), so its p and s stay 1 and
    * 0.5 exactly; element 0 gets 5: s = 0.5 + 25 = 25.5. The wrong variant,
    * the same entries reversed (the run summed backwards: -2^60 + 2^60 + 1 =

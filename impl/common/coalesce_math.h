@@ -1,6 +1,6 @@
 /* coalesce_math.h - COO coalescing (entries ordered by their row-major
  * linear index over the sparse dims, ties in input order; duplicates summed
- * in double, bool duplicates or-ed, then rounded once to the dtype) in the
+ * in the dtype, one rounding per addition, bool duplicates or-ed) in the
  * pieces both implementations run: impl/convert.c's mt_coo_coalesce on the
  * host and impl/cuda/coalesce.cu with one thread per entry or per output.
  *
@@ -49,9 +49,15 @@ MT_HD int mt_coal_head(const int64_t *skeys, int64_t i) {
 
 /* Output entry u: the run of sorted positions heads[u] .. heads[u + 1] - 1,
  * entries perm[i]. Its indices are its first entry's; each of its row of
- * values is the run's values summed in run order (in double from its first
- * value, as torch's coalesce does, so a lone -0.0 stays -0.0; bool or-ed)
- * and rounded once. */
+ * values is the run's values summed in run order from its first value (so
+ * a lone -0.0 stays -0.0), in the dtype as torch's CPU coalesce does (an
+ * axpy of scalar_t): a float sum rounded to the dtype after every addition
+ * (float32 [v, 1.5, -1.5] is (v + 1.5) - 1.5, not v; float16 [1, 2^-11,
+ * 2^-11] is 1), integers in int64 wrapping to the width (int64 [2^62, 2^62]
+ * is INT64_MIN, [2^62 + 1, 1] exact beyond 2^53), bool or-ed. A double
+ * sum of two values of a narrower float rounds once to it exactly as the
+ * narrower addition does (53 >= 2 * 24 + 2 bits), so mt_hd_round of it is
+ * torch's step. */
 MT_HD void mt_coal_run(const mt_coal_par *p, const int64_t *indices, const void *values,
                        const int64_t *perm, const int64_t *heads, int64_t uniq, int64_t u,
                        int64_t *out_indices, void *out_values) {
@@ -61,12 +67,21 @@ MT_HD void mt_coal_run(const mt_coal_par *p, const int64_t *indices, const void 
   hi = lo + 1; /* duplicates dropped, not summed */
 #endif
   for (int d = 0; d < p->sparse_dim; d++) out_indices[d * uniq + u] = indices[d * p->nnz + perm[lo]];
+  if (!mt_hd_is_float(p->dtype)) {
+    for (int64_t j = 0; j < p->row; j++) {
+      uint64_t acc = (uint64_t)mt_hd_ldi(values, p->dtype, perm[lo] * p->row + j);
+      for (int64_t i = lo + 1; i < hi; i++) {
+        uint64_t v = (uint64_t)mt_hd_ldi(values, p->dtype, perm[i] * p->row + j);
+        acc = is_bool ? (uint64_t)(acc != 0 || v != 0) : acc + v; /* two's complement wrap */
+      }
+      mt_hd_sti(out_values, p->dtype, u * p->row + j, (int64_t)acc);
+    }
+    return;
+  }
   for (int64_t j = 0; j < p->row; j++) {
     double acc = mt_hd_get_f64(values, p->dtype, perm[lo] * p->row + j);
-    for (int64_t i = lo + 1; i < hi; i++) {
-      double v = mt_hd_get_f64(values, p->dtype, perm[i] * p->row + j);
-      acc = is_bool ? (double)(acc != 0 || v != 0) : acc + v;
-    }
+    for (int64_t i = lo + 1; i < hi; i++)
+      acc = mt_hd_round(p->dtype, acc + mt_hd_get_f64(values, p->dtype, perm[i] * p->row + j));
     mt_hd_set_f64(out_values, p->dtype, u * p->row + j, acc);
   }
 }

@@ -18,7 +18,7 @@ typedef enum {
   SPV_CAST,      /* out = a[ia] converted (floats rounded once, integers exact) */
   SPV_MUL,       /* out = a[ia] * b[first term], in the compute type of ot */
   SPV_DIV,       /* out = a[ia] / b[first term] */
-  SPV_MUL_ACC,   /* no term: 0; else a[ia] * (the terms' sum, rounded to ot each step) */
+  SPV_MUL_ACC,   /* sum of a[ia] * each term, from 0 in torch's accumulate type (no term: 0) */
   SPV_COO_ADD,   /* torch's COO merge: a alone, alpha * b alone, fma(alpha, b, a) */
   SPV_CMP_ADD,   /* compressed union: a + round(alpha * b) */
   SPV_DENSE_COO, /* dense a (cast to ot) += alpha * each term (b cast to ot), stored each step */
@@ -110,20 +110,29 @@ MT_HD void mt_spv_out(const mt_spv_par *p, const void *a, const void *b, const i
     mt_spv_put(out, ot, o, p->op == SPV_DIV, a, p->at, ia[o], b, p->bt, ib[off[o]]);
     break;
   case SPV_MUL_ACC: {
-    if (off[o] == off[o + 1]) {
-      mt_hd_set_f64(out, ot, o, 0.0);
-      break;
+    /* torch's intersection kernel with accumulated matches: the products
+     * a * b_t summed from 0 in torch's CPU accumulate type, in b's order,
+     * then rounded to ot: double for float32 and float64 (a float32
+     * product is exact there, a float64 one rounded), float for the half
+     * types (a product of two halves is exact in float; every addition
+     * rounds to float), int64 wrapping for the integers, or for bool.
+     * Starting from +0.0, a lone product -0.0 gives +0.0. */
+    if (mt_hd_is_float(ot)) {
+      double av = mt_hd_get_f64(a, p->at, ia[o]), acc = 0.0;
+      int narrow = ot == MT_float16 || ot == MT_bfloat16;
+      for (int64_t t = off[o]; t < off[o + 1]; t++) {
+        acc += av * mt_hd_get_f64(b, p->bt, ib[t]);
+        if (narrow) acc = (double)(float)acc;
+      }
+      mt_hd_set_f64(out, ot, o, acc);
+    } else {
+      uint64_t av = (uint64_t)mt_hd_ldi(a, p->at, ia[o]), acc = 0;
+      for (int64_t t = off[o]; t < off[o + 1]; t++) {
+        uint64_t prod = av * (uint64_t)mt_hd_ldi(b, p->bt, ib[t]);
+        acc = ot == MT_bool ? (uint64_t)(acc || prod) : acc + prod;
+      }
+      mt_hd_sti(out, ot, o, (int64_t)acc);
     }
-    mt_hd_slot slot; /* the sum, in ot */
-    mt_hd_set_f64(&slot, ot, 0, 0.0);
-    for (int64_t t = off[o]; t < off[o + 1]; t++) {
-      if (mt_hd_is_float(ot))
-        mt_hd_set_f64(&slot, ot, 0,
-                      mt_spv_ct(ot, mt_hd_get_f64(&slot, ot, 0) + mt_hd_get_f64(b, p->bt, ib[t])));
-      else
-        mt_hd_sti(&slot, ot, 0, mt_hd_ldi(&slot, ot, 0) + mt_hd_ldi(b, p->bt, ib[t]));
-    }
-    mt_spv_put(out, ot, o, 0, a, p->at, ia[o], &slot, ot, 0);
     break;
   }
   case SPV_COO_ADD:

@@ -520,8 +520,8 @@ out:
  * with exactly one operand coalesced, pc is that one; else pc is the
  * larger by nnz (x on a tie). Both coalesced: only source entries found in
  * pc are kept (the result is coalesced). Otherwise every source entry is
- * kept, uncoalesced: found ones get source * (sum of pc's matches), the
- * others 0. */
+ * kept, uncoalesced: found ones get the sum of source * each of pc's
+ * matches (torch's accumulated matches, SPV_MUL_ACC), the others 0. */
 static mt_status coo_mul(const mt_host *h, const mt_exec *ex, const char *name, const mt_tensor *x,
                          const mt_tensor *y, mt_dtype rt, mt_tensor **out, mt_error *err) {
   mt_tensor *xc = NULL, *yc = NULL;
@@ -577,7 +577,7 @@ static mt_status coo_mul(const mt_host *h, const mt_exec *ex, const char *name, 
     }
     n++;
   }
-  /* each value: src * (the sum of pc's matches), or 0 when none matches */
+  /* each value: the sum of src * each of pc's matches, or 0 when none matches */
   v.n = n * row;
   vp_par(&p, SPV_MUL_ACC, rt, rt, rt);
   if ((st = vp_run(ex, &p, src->values, pc->values, &v, (*out)->values, err)) != MT_OK) goto out;

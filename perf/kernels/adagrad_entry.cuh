@@ -33,13 +33,14 @@ __device__ inline void mt_ada_entry(T *p, T *s, T v, T nclr, T eps, int max) {
  * sorted entries; perm[r]: entry r's position in v, NULL: v in sorted
  * order), summed as the reference's coalesce sums duplicates
  * (mt_coo_coalesce; perf/kernels/adagrad_step.c's dup_runs): in the entries'
- * input order (the sort is stable), in double from 0.0, rounded once to T. */
+ * input order (the sort is stable) from the first, in T, each addition
+ * rounded (torch's coalesce). */
 template <typename T>
 __device__ inline T mt_run_sum(const int64_t *key, const int32_t *perm, const T *v, int64_t k,
                                int64_t nnz) {
-  double acc = 0.0;
-  for (int64_t r = k; r < nnz && key[r] == key[k]; r++) acc = acc + (double)v[perm ? perm[r] : r];
-  return (T)acc;
+  T acc = v[perm ? perm[k] : k];
+  for (int64_t r = k + 1; r < nnz && key[r] == key[k]; r++) acc = acc + v[perm ? perm[r] : r];
+  return acc;
 }
 
 #endif

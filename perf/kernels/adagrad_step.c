@@ -325,19 +325,18 @@ MT__INLINE int64_t dup_head(const job *jb, int64_t k, int mode) {
   }                                                                                                \
   /* coo_dup: the next up to BATCH runs from sorted entry *k (< hi, hi a run                       \
    * head): each run's index and its values summed as mt_coo_coalesce sums                         \
-   * duplicates (in input order, in double from 0.0, rounded once); the count */                   \
+   * duplicates (in input order from the first, in T: each addition rounded,                       \
+   * as torch's coalesce); the count */                                                            \
   MT__INLINE int dup_runs_##SFX(const job *jb, int64_t *k, int64_t hi, int mode, int64_t *ix,      \
                                 T *v) {                                                            \
     int m = 0;                                                                                     \
     while (m < BATCH && *k < hi) {                                                                 \
       int64_t key = dup_key(jb, *k, mode);                                                         \
-      double acc = 0.0;                                                                            \
-      do {                                                                                         \
-        acc = acc + (double)dup_val_##SFX(jb, *k, mode);                                           \
-        (*k)++;                                                                                    \
-      } while (*k < hi && dup_key(jb, *k, mode) == key);                                           \
+      T acc = dup_val_##SFX(jb, *k, mode);                                                         \
+      for ((*k)++; *k < hi && dup_key(jb, *k, mode) == key; (*k)++)                                \
+        acc = acc + dup_val_##SFX(jb, *k, mode);                                                   \
       ix[m] = key;                                                                                 \
-      v[m++] = (T)acc;                                                                             \
+      v[m++] = acc;                                                                                \
     }                                                                                              \
     return m;                                                                                      \
   }                                                                                                \

@@ -102,8 +102,8 @@ mt_status mt_adagrad_step_coo_f64(double *p, double *s, const int64_t *idx, cons
  * skipped; the payload is an f32 entry's value, an f64 entry's position),
  * then ONE fused pass over the sorted entries: each run of equal indices is
  * summed in its input order (the sort is stable) exactly as the
- * reference's coalesce sums duplicates (mt_coo_coalesce: in double from
- * 0.0, rounded once to the dtype), and ADA-2's update is applied there with
+ * reference's coalesce sums duplicates (mt_coo_coalesce: from the first,
+ * in the dtype, each addition rounded, as torch's), and ADA-2's update is applied there with
  * sparse_coo's arithmetic (batches of 64 runs: gather, vector math,
  * scatter). No coalesced grad is written.
  *

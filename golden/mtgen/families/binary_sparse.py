@@ -428,5 +428,55 @@ def compressed_cases():
     return out
 
 
+# ---- duplicates' products (SPP-4), appended last: the earlier cases keep their places --
+
+DUP_RUNS = ((0, 0), (1, 1), (2, 2), (0, 3))  # each stored 3 times in x, twice in y
+
+
+def dup_runs(copies):
+    """Uncoalesced COO (3, 4): every position of DUP_RUNS stored `copies`
+    times, in turn (the copies of one position apart), random values drawn
+    in float64 (vals' float32 draws multiply exactly in double, where the
+    two orders of a float64 sum then rarely differ)."""
+    def build(g, dt):
+        pos = [p for _ in range(copies) for p in DUP_RUNS]
+        i = torch.tensor(pos, dtype=torch.int64).t()
+        v = torch.randn(len(pos), generator=g, dtype=torch.float64).to(dt)
+        return torch.sparse_coo_tensor(i, v, SHAPE)
+    return build
+
+
+def fixed_coo(idx, values):
+    """Uncoalesced COO (3, 4) of fixed values (cast to the case's dtype)."""
+    def build(g, dt):
+        return torch.sparse_coo_tensor(torch.tensor(idx, dtype=torch.int64),
+                                       torch.tensor(values, dtype=dt), SHAPE)
+    return build
+
+
+def dup_product_cases():
+    """mul of two uncoalesced COO tensors: torch keeps the smaller's entries
+    (x on a tie) and gives each the sum, over the other's matches in their
+    stored order, of entry * match, summed from 0 in its CPU accumulate type
+    (double for float32 and float64, so a float32 result is rounded once;
+    float for the half types) and rounded to the dtype. Summing the matches
+    first and multiplying once is another value (float32: 1 ulp in
+    `dup_products_drawn`, found by golden/reseed.py; float64: most runs of
+    `dup_products`); a lone product -0.0 gives +0.0 (`dup_negzero`)."""
+    x3, y2 = dup_runs(3), dup_runs(2)
+    drawn_x = fixed_coo(IDX_U, [0.500099778175354, 0.31810620427131653, -0.9673891067504883])
+    drawn_y = fixed_coo(IDX_U, [1.1995902061462402, -0.09299962222576141, 1.4549593925476074])
+    nz_x = fixed_coo(((0, 1, 1), (0, 2, 2)), [3.0, 1.0, 2.0])
+    nz_y = fixed_coo(((0, 1), (0, 2)), [-0.0, 4.0])
+    out = [case("mul", "coo_coo", short, "dup_products", x3, y2, {}, ("SPP-4",))
+           for short in ("f32", "f64")]
+    out.append(case("mul", "coo_coo", "f32", "dup_products_drawn", drawn_x, drawn_y, {},
+                    ("SPP-4",)))
+    out += [case("mul", "coo_coo", short, "dup_negzero", nz_x, nz_y, {}, ("SPP-4",))
+            for short in ("f32", "f64")]
+    return out
+
+
 def cases():
-    return add_cases() + mul_cases() + div_cases() + inplace_cases() + compressed_cases()
+    return (add_cases() + mul_cases() + div_cases() + inplace_cases() + compressed_cases()
+            + dup_product_cases())

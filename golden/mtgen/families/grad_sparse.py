@@ -462,7 +462,8 @@ GRAD_TOL_OVERRIDE = {"linear.dense_csr.f32.note.grad": "abs:1e-6"}
 # forward variants added after the picks were made, left out so that the
 # picks stay put (signed_zero_cases holds their backward's point)
 LATER_VARIANTS = ("negzero_uncoalesced", "negzero", "broadcast_row2d", "three_inputs",
-                  "sparse_and_batch")
+                  "sparse_and_batch", "dup_rounding", "dup_products", "dup_products_drawn",
+                  "dup_negzero")
 
 
 def later(c):

@@ -109,6 +109,32 @@ def cancelling(g, dt):
     return torch.sparse_coo_tensor(idx, val, SHAPE)
 
 
+# dtype -> (run at (1, 2), run at (2, 3)) of dup_rounding: each run's
+# in-order sum rounded after every addition differs from its exact sum
+# rounded once (float32 (0.1 + 1.5) - 1.5 = 0.10000002; 1 + 2^-24 is a tie
+# to even, twice; float16 and bfloat16 the same one bit lower), or in
+# int64, from a sum through double (2^62 + 2^62 wraps to INT64_MIN; 2^62 + 1
+# is not a double)
+DUP_ROUNDING = {
+    torch.float32: ([0.1, 1.5, -1.5], [1.0, 2.0**-24, 2.0**-24]),
+    torch.float16: ([1.0, 2.0**-11, 2.0**-11], [0.1, 3.0, -3.0]),
+    torch.bfloat16: ([1.0, 2.0**-8, 2.0**-8], [0.1, 3.0, -3.0]),
+    torch.int64: ([2**62, 2**62], [2**62 + 1, 1]),
+}
+
+
+def dup_rounding(g, dt):
+    """SPC-6: duplicates that torch's coalesce sums in the dtype, entry by
+    entry in stored order (an axpy of scalar_t), rounding after every
+    addition (DUP_ROUNDING); (0, 0) stored once. found by golden/reseed.py:
+    `uncoalesced_cancelling`'s dense value under its 1.5, -1.5."""
+    a, b = DUP_ROUNDING[dt]
+    rows = [0] + [1] * len(a) + [2] * len(b)
+    cols = [0] + [2] * len(a) + [3] * len(b)
+    vals = [7] + a + b
+    return torch.sparse_coo_tensor(torch.tensor([rows, cols]), torch.tensor(vals, dtype=dt), SHAPE)
+
+
 def one_entry_uncoalesced(g, dt):
     """SPC-6: one stored entry, (2, 3), flagged uncoalesced (is_coalesced=False;
     torch flags a COO of fewer than 2 entries coalesced otherwise): coalesce
@@ -164,6 +190,7 @@ SOURCES = {
     "coo_hybrid": ("coo", "hybrid", lambda g, dt: hybrid(g, dt).to_sparse(2), False),
     "coo_empty": ("coo", "empty", lambda g, dt: empty_coo(dt), False),
     "coo_one_entry": ("coo", "one_entry_uncoalesced", one_entry_uncoalesced, False),
+    "coo_dup_rounding": ("coo", "dup_rounding", dup_rounding, False),
     "coo_negzero": ("coo", "negzero_uncoalesced", negzero_coo, True),
     "csr_negzero": ("csr", "negzero", lambda g, dt: negzero_coo(g, dt).coalesce().to_sparse_csr(),
                     True),
@@ -182,8 +209,10 @@ SOURCES = {
     "bsr_batched": ("bsr", "batched", lambda g, dt: batched(g, dt).to_sparse_bsr((2, 3)), False),
     "bsc": ("bsc", "basic", lambda g, dt: dense(g, dt).to_sparse_bsc((2, 3)), False),
 }
-# coo_one_entry is coalesce's source only (COALESCE_SOURCES)
-CONVERT_SOURCES = tuple(k for k in SOURCES if k not in ("masked", "coo_one_entry"))
+# coo_one_entry is coalesce's source only (COALESCE_SOURCES); coo_dup_rounding
+# has cases of its own, appended last (dup_rounding_cases)
+CONVERT_SOURCES = tuple(k for k in SOURCES
+                        if k not in ("masked", "coo_one_entry", "coo_dup_rounding"))
 # the sparse_convert ops also meet a MaskedTensor (torch.masked's handlers)
 MASKED_OPS = ("to_sparse_coo", "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc", "coalesce")
 
@@ -609,4 +638,7 @@ def cases():
         out += [ctor_case(op, "f32", f32, v) for v in variants]
         out += [ctor_case(op, "f64", f64, v) for v in ("basic", variants[-1])]
         out += [ctor_case(op, short, dt, "basic") for short, dt in OTHERS.items()]
+    out += [conversion_case(op, "coo_dup_rounding", short, ALL_DTYPES[short], "", kw)
+            for short in ("f32", "f16", "bf16", "i64")
+            for op, kw in (("coalesce", {}), ("to_dense", {}), ("to_sparse_csr", {}))]
     return check_ids(out)
