@@ -71,6 +71,9 @@ TEST(json_refuses_what_is_not_one_flat_object) {
       {"{\"a\": tru}", "unexpected character 't'"},
       {"{\"a\": 1,}", "expected a string"},
       {"{\"a\": \"\\q\"}", "bad escape"},
+      /* a bad string inside an array stops the parse there too */
+      {"{\"a\": [\"x\", \"\\q\"]}", "bad escape '\\q' at byte 15"},
+      {"{\"a\": [\"\\ud800\"], \"b\": 1}", "lone surrogate"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     mt_json_object o;

@@ -46,7 +46,7 @@ static unsigned char *slurp(const char *path, size_t *n) {
 static void rm_dir(const char *d) {
   DIR *dd = opendir(d);
   struct dirent *e;
-  char p[1024];
+  char p[1536]; /* d (up to 1023) + / + a name (up to 255) */
   while (dd && (e = readdir(dd)))
     if (e->d_name[0] != '.') {
       snprintf(p, sizeof p, "%s/%s", d, e->d_name);
@@ -164,6 +164,50 @@ TEST(malformed_manifest_line_names_manifest_and_line) {
   rm_dir(d);
 }
 
+/* The sha256 in upper case (masked.h5's has an f) and a case count of 0
+ * are a MANIFEST line; a negative count is not. */
+TEST(manifest_hash_in_upper_case_and_count_0_pass_a_negative_count_does_not) {
+  const char *key = "\nmasked.h5 ", *at = strstr(committed_manifest(), key);
+  char hash[65] = "", line[256], p[1024];
+  if (at) sscanf(strchr(at + strlen(key), ' ') + 1, "%64s", hash);
+  CHECK(strlen(hash) == 64 && strchr(hash, 'f'));
+  for (char *c = hash; *c; c++)
+    if (*c >= 'a' && *c <= 'f') *c = (char)(*c - 'a' + 'A');
+  for (int neg = 0; neg <= 1; neg++) {
+    const char *d = tmpdir();
+    mt_error err = {0};
+    snprintf(line, sizeof line, "masked.h5 %d %s\n", neg ? -1 : 0, hash);
+    setup(d, 0, line);
+    snprintf(p, sizeof p, "%s/masked.h5", d);
+    if (neg) {
+      CHECK_STATUS(mt_golden_check(p, 1, d, &err), MT_INVALID_FORMAT);
+      CHECK_HAS(err.msg, "MANIFEST:1: not a MANIFEST line");
+    } else {
+      CHECK_STATUS(mt_golden_check(p, 1, d, &err), MT_OK);
+    }
+    rm_dir(d);
+  }
+}
+
+/* --golden-dir g, a name of one letter relative to the working directory:
+ * g/MANIFEST is the one checked (a changed g/masked.h5 is refused), not
+ * ./MANIFEST as for an empty name. */
+TEST(a_one_letter_golden_dir_is_checked_against_its_own_manifest) {
+  const char *d = tmpdir();
+  char g[1024], cwd[4096];
+  mt_error err = {0};
+  snprintf(g, sizeof g, "%s/g", d);
+  CHECK(getcwd(cwd, sizeof cwd) != NULL);
+  CHECK(mkdir(g, 0700) == 0);
+  setup(g, 1, committed_manifest());
+  CHECK(chdir(d) == 0);
+  CHECK_STATUS(mt_golden_check("g/masked.h5", 1, "g", &err), MT_INVALID_FORMAT);
+  CHECK_HAS(err.msg, "g/masked.h5: corrupt or changed file");
+  CHECK(chdir(cwd) == 0);
+  rm_dir(g);
+  rm_dir(d);
+}
+
 TEST(no_manifest_is_a_warning_and_the_file_is_still_parsed) {
   const char *d = tmpdir();
   char p[1024];
@@ -273,6 +317,10 @@ MT_TEST_MAIN({"committed_goldens_pass_the_manifest_with_its_case_counts",
              {"file_missing_from_manifest_is_an_error", file_missing_from_manifest_is_an_error},
              {"malformed_manifest_line_names_manifest_and_line",
               malformed_manifest_line_names_manifest_and_line},
+             {"manifest_hash_in_upper_case_and_count_0_pass_a_negative_count_does_not",
+              manifest_hash_in_upper_case_and_count_0_pass_a_negative_count_does_not},
+             {"a_one_letter_golden_dir_is_checked_against_its_own_manifest",
+              a_one_letter_golden_dir_is_checked_against_its_own_manifest},
              {"no_manifest_is_a_warning_and_the_file_is_still_parsed",
               no_manifest_is_a_warning_and_the_file_is_still_parsed},
              {"manifest_vouches_for_its_bytes_and_nothing_else",
