@@ -379,7 +379,8 @@ static mt_status gradient_pattern(const mt__gs_ctx *c, int k, mt__gs_pattern p, 
     case MT__GS_NONZERO:
       for (int64_t i = 0; i < n; i++) pat[i] = c->g[k][i] != 0.0;
       return MT_OK;
-    case MT__GS_PROD: {
+    case MT__GS_PROD:
+    case MT__GS_MASK_LIKE: {
       const mt_tensor *a = c->in[0], *b = c->in[1], *go = c->gt[0];
       int64_t m = a->shape[0], q = a->shape[1], nn = b->shape[1];
       int64_t most = m * nn > q * nn ? m * nn : q * nn;
@@ -435,6 +436,25 @@ mt_status mt__gs_emit(mt__gs_ctx *c, const mt__gs_pattern *pattern, mt_error *er
       goto fail;
     }
     if ((st = gradient_pattern(c, k, p, pat, err)) != MT_OK) goto fail;
+    if (p == MT__GS_MASK_LIKE) {
+      /* sparse_mask_like_grad(x, P): P (coalesced) projected on x (P's
+       * pattern, 0 where x stores nothing) when x is uncoalesced or stores
+       * at least as many as P, else P.sparse_mask(x) (x's pattern) */
+      uint8_t *in_pat = malloc((size_t)(c->n[k] ? c->n[k] : 1));
+      if (!in_pat) {
+        st = mt_err(err, MT_OUT_OF_MEMORY, "%s backward: no memory for a pattern", c->name);
+        goto fail;
+      }
+      mt__gs_stored(x, in_pat);
+      int64_t n_prod = 0;
+      for (int64_t i = 0; i < c->n[k]; i++) n_prod += pat[i] != 0;
+      int project = !x->coalesced || x->nnz >= n_prod;
+      for (int64_t i = 0; i < c->n[k]; i++) {
+        if (!in_pat[i]) c->g[k][i] = 0.0;
+        if (!project) pat[i] = in_pat[i];
+      }
+      free(in_pat);
+    }
     /* torch's dense.to_sparse() of a gradient that was dense: every dim sparse */
     int sd = p == MT__GS_NONZERO ? x->ndim : tpl->sparse_dim;
     if (tpl->kind == MT_KIND_COO)
@@ -1159,6 +1179,7 @@ enum {
   GS_L_NONE,     /* piecewise constant: none stored */
   GS_L_DENSE,    /* every gradient dense */
   GS_L_MM,       /* mm/matmul: dense, or the product's pattern for two sparse inputs */
+  GS_L_SPMM,     /* sparse.mm: an input's own; of two COO inputs MT__GS_MASK_LIKE */
   GS_L_TOSPARSE, /* to_sparse*: the conversions' own rules */
   GS_L_COPY      /* copy_: self none, src its own */
 };
@@ -1174,6 +1195,10 @@ static mt__gs_pattern layout_of(const mt__gs_ctx *c, int layout, int k) {
     case GS_L_DENSE: return MT__GS_DENSE;
     case GS_L_MM:
       return is_sparse(c->in[0]) && is_sparse(c->in[1]) ? MT__GS_PROD : MT__GS_DENSE;
+    case GS_L_SPMM:
+      if (c->in[0]->kind == MT_KIND_COO && c->in[1]->kind == MT_KIND_COO)
+        return MT__GS_MASK_LIKE;
+      return sparse ? MT__GS_IN : MT__GS_DENSE;
     case GS_L_COPY: return !sparse ? MT__GS_DENSE : k == 0 ? MT__GS_NONE : MT__GS_IN;
     case GS_L_TOSPARSE: {
       const mt_kwarg *l = mt_kw_find(c->call->kw, "layout");
@@ -1242,7 +1267,7 @@ static mt__gs_pattern layout_of(const mt__gs_ctx *c, int layout, int k) {
   X(matmul, grad_mm, GS_L_MM, GS_CSC_OK)                                      \
   X(spmm, grad_mm, GS_L_MM, GS_CSC_OK)                                        \
   X(bmm, grad_mm, GS_L_DENSE, 0)                                              \
-  X(sparse_mm, grad_mm, GS_L_IN, 0)                                           \
+  X(sparse_mm, grad_mm, GS_L_SPMM, 0)                                           \
   X(addmm, grad_addmm, GS_L_DENSE, GS_CSC_OK)                                 \
   X(addmv, grad_addmm, GS_L_DENSE, GS_CSC_OK)                                 \
   X(sparse_addmm, grad_addmm, GS_L_IN, 0)                                     \

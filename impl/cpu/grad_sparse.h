@@ -46,7 +46,11 @@ typedef enum {
   MT__GS_GO,       /* upstream gradient 0's stored elements */
   MT__GS_NONE,     /* none: an empty sparse tensor */
   MT__GS_NONZERO,  /* the gradient's nonzero elements */
-  MT__GS_PROD      /* the pattern of a sparse product (mm of two sparse inputs) */
+  MT__GS_PROD,     /* the pattern of a sparse product (mm of two sparse inputs) */
+  MT__GS_MASK_LIKE /* torch.sparse.mm of two COO inputs: the product P's gradient
+                      masked like input k (torch's sparse_mask_like_grad): P's
+                      pattern, 0 where k stores nothing, when k is uncoalesced or
+                      stores at least as many as P; else k's pattern */
 } mt__gs_pattern;
 
 typedef struct mt__gs_ctx {

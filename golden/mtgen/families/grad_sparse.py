@@ -502,8 +502,55 @@ def derived_cases():
     return out
 
 
+# torch.sparse.mm of two COO matrices: each gradient is the product P
+# (coalesced) masked like its input x by sparse_mask_like_grad: P projected
+# on x (P's pattern, 0 where x stores nothing) when x is uncoalesced or
+# stores at least as many entries as P, else P.sparse_mask(x) (x's pattern).
+# Fixed patterns, random values; found by golden/reseed.py (a draw of
+# `sparse_mm.coo_coo.f32.coalesced.grad` whose B stored as many as P).
+MASK_LIKE = {
+    # B (9 entries) >= A^T @ G (9, another pattern): B's gradient has P's pattern
+    "mask_like_project": (((0, 1, 1, 1, 3, 3, 3), (1, 0, 1, 5, 0, 1, 5)),
+                          ((0, 1, 1, 2, 2, 3, 4, 4, 5), (2, 2, 3, 0, 2, 2, 2, 3, 1)), True),
+    # the same B stored uncoalesced (one entry twice, 10): projected too
+    "mask_like_uncoalesced": (((0, 1, 1, 1, 3, 3, 3), (1, 0, 1, 5, 0, 1, 5)),
+                              ((0, 1, 1, 2, 2, 3, 4, 4, 5, 0), (2, 2, 3, 0, 2, 2, 2, 3, 1, 2)),
+                              False),
+    # B (3) < A^T @ G (4, another pattern): B's own pattern, its (2, 2) 0;
+    # A (8) = G @ B^T (8): projected, the same pattern
+    "mask_like_mask": (((0, 0, 1, 1, 2, 2, 3, 3), (0, 1, 0, 1, 0, 1, 0, 1)),
+                       ((0, 1, 2), (0, 1, 2)), True),
+}
+
+
+def _mask_like_coo(idx, shape, coalesced):
+    def build(g, dt):
+        i = torch.tensor(idx)
+        v = torch.randn(i.shape[1], generator=g, dtype=torch.float64).to(dt)
+        return torch.sparse_coo_tensor(i, v, shape, is_coalesced=coalesced)
+    return build
+
+
+def mask_like_cases():
+    out = []
+    for name, (ia, ib, coalesced) in MASK_LIKE.items():
+        a, b = _mask_like_coo(ia, (4, 6), True), _mask_like_coo(ib, (6, 4), coalesced)
+        for short in FLOATS:
+            dt = ALL_DTYPES[short]
+            fwd = Case(id=f"sparse_mm.coo_coo.{short}.{name}", op="sparse_mm", rules=(),
+                       tolerance="exact", build=lambda g, dt=dt, a=a, b=b: [a(g, dt), b(g, dt)],
+                       run=lambda ins, kw: [torch.sparse.mm(ins[0], ins[1])],
+                       torch_call="torch.sparse.mm(mat1, mat2)", poison=False)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                d = grad_case(fwd, rules=("SPG-3",), classify=error_class)
+            assert d is not None and d.error_class is None, fwd.id
+            out.append(d)
+    return out
+
+
 def cases():
-    out = note_cases() + derived_cases() + signed_zero_cases()
+    out = note_cases() + derived_cases() + signed_zero_cases() + mask_like_cases()
     for d in out:
         d.tolerance = GRAD_TOL_OVERRIDE.get(d.id, d.tolerance)
     return check_ids(out)
