@@ -49,6 +49,8 @@ typedef struct mt_mfn_par {
   int64_t n_in, L, n_slices;    /* input elements, elements per slice, slices */
   mt_mfn_identity fill;
   int cast;        /* MFN-8 CAST_PRE: the filled input is cast to cast_to */
+  int neg_first;   /* softmin of an integer input: negated in its dtype (wrapping)
+                      before the cast, then a softmax */
   mt_dtype cast_to;
   /* the slice's arithmetic */
   mt_dtype in_dt; /* the dtype computed in (after a CAST_PRE cast) */
@@ -177,6 +179,12 @@ MT_HD void mt_mfn_fill(const mt_mfn_par *p, const void *x, const void *mask, dou
   } else {
     vi = 0;
     vd = in ? mt_hd_get_f64(x, p->xdt, i) : fd;
+  }
+  if (p->neg_first && intl) { /* (-input) in the input's dtype: wraps */
+    mt_hd_slot tmp;
+    mt_hd_sti(&tmp, p->xdt, 0, (int64_t)(0u - (uint64_t)vi));
+    vi = mt_hd_ldi(&tmp, p->xdt, 0);
+    vd = (double)vi;
   }
   if (p->cast) mt__mfn_cast(intl, p->cast_to, &vd, &vi);
   xd[g] = vd;
@@ -428,7 +436,7 @@ MT_HD void mt_mfn_slice(const mt_mfn_par *p, const double *v, const int64_t *vi,
   case MFK_CUMPROD: mt__mfn_scan(p, v, vi, od, oi, 1); break;
   case MFK_SOFTMAX: mt__mfn_soft(p, v, od, 1, 0); break;
   case MFK_LOG_SOFTMAX: mt__mfn_soft(p, v, od, 1, 1); break;
-  case MFK_SOFTMIN: mt__mfn_soft(p, v, od, -1, 0); break;
+  case MFK_SOFTMIN: mt__mfn_soft(p, v, od, p->neg_first ? 1 : -1, 0); break;
   case MFK_NORMALIZE: mt__mfn_normalize(p, v, mk, od); break;
   case MFK_LOGADDEXP: break; /* mt_mfn_lae_out */
   }

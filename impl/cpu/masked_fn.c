@@ -842,6 +842,9 @@ static mt_status run(mt_call *call, mt_op op, const mt_exec *ex, mt_error *err) 
     p.in_dt = to;
     p.is_int = is_intlike(to);
     p.ct = p.is_int ? MT_float32 : to;
+    /* F.softmin is (-input).softmax(dtype=): an integer input is negated
+     * in its own dtype, wrapping (uint8 -3 is 253), before the cast */
+    p.neg_first = op == MT_OP_masked_softmin && is_intlike(x->dtype);
   }
   /* which of the kernel's results is its own: the integer (integer
    * arithmetic, argmax/argmin's index) or the double */
