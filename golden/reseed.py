@@ -81,12 +81,14 @@ def fingerprint(inputs):
     return b"".join(one(x) for x in inputs)
 
 
-class Headroom:
-    """generate.py's headroom checks (mtgen.tolerance.check_headroom,
-    mtgen.grad.check_grad_headroom) made to record their shortfall instead
-    of refusing the draw: a draw on which torch's own float32/half result
-    sits less than half a tolerance from the float64 one still runs, and
-    its id is kept, so that a failure there is reported as such."""
+class DrawFlags:
+    """The draws run although generate.py would have refused them, so that
+    a failure there is reported as such. Creating it makes generate.py's
+    headroom checks (mtgen.tolerance.check_headroom, mtgen.grad.
+    check_grad_headroom) record their shortfall instead of raising: a draw
+    on which torch's own float32/half result sits less than half a
+    tolerance from the float64 one still runs (`low`); run_draw adds the
+    declared-error draws torch accepted (`flipped`)."""
 
     def __init__(self):
         import mtgen.grad
@@ -94,8 +96,6 @@ class Headroom:
         from mtgen.model import Surprise
         self.low = {}         # id -> the shortfall generate.py would have refused
         self.flipped = set()  # ids of declared-error draws torch accepted, run as ok
-        self._mods = ((mtgen.run, "check_headroom"), (mtgen.grad, "check_grad_headroom"))
-        self._orig = [getattr(m, n) for m, n in self._mods]
 
         def lenient(orig):
             def check(case, *args):
@@ -104,11 +104,11 @@ class Headroom:
                 except Surprise as e:
                     self.low[case.id] = str(e)
             return check
-        for (m, n), orig in zip(self._mods, self._orig):
-            setattr(m, n, lenient(orig))
+        for m, n in ((mtgen.run, "check_headroom"), (mtgen.grad, "check_grad_headroom")):
+            setattr(m, n, lenient(getattr(m, n)))
 
 
-def run_draw(case, k, draw, headroom):
+def run_draw(case, k, draw, flags):
     """A Result of draw `draw` of case (the k-th of its op), or a surprise's
     text. A draw that torch accepts where the case declares an error (the
     error depends on values the draw did not repeat) is run as an ok case:
@@ -126,26 +126,24 @@ def run_draw(case, k, draw, headroom):
             res = run_case(ok, k)
         except Surprise as e2:
             return None, f"{e} (and as an ok case: {e2})"
-        headroom.flipped.add(ok.id)
+        flags.flipped.add(ok.id)
         return res, None
     except Exception as e:  # noqa: BLE001 - a build that fails on this draw
         return None, f"{c2.id}: building the inputs raised {type(e).__name__}: {e}"
 
 
-def draws_of(fam_module, draws, pattern, log, headroom):
-    """[(draw, [Result])] and the per-family tallies: each case of the
-    family matching `pattern`, drawn again under each draw's id."""
+def draws_of(fam_module, draws, pattern, log, flags):
+    """([(draw, [Result])], cases matched, cases fixed, [surprise]): each
+    case of the family matching `pattern`, drawn again under each draw's
+    id; a case whose inputs do not depend on the seed ("fixed") is left out."""
     from mtgen.model import case_rng
 
-    tally = {"cases": 0, "fixed": 0, "surprise": 0, "drawn": 0}
-    surprises = []
-    out = []
+    surprises, out = [], []
     cases, seen = [], {}
     for case in fam_module.cases():
         k = seen[case.op] = seen.get(case.op, -1) + 1
         if any(fnmatch.fnmatchcase(case.id, p) for p in pattern):
             cases.append((case, k))
-    tally["cases"] = len(cases)
     fixed = set()
     for case, _ in cases:
         try:
@@ -155,23 +153,20 @@ def draws_of(fam_module, draws, pattern, log, headroom):
             same = False
         if same:
             fixed.add(case.id)
-    tally["fixed"] = len(fixed)
     for d in draws:
         results = []
         t0 = time.time()
         for case, k in cases:
             if case.id in fixed:
                 continue
-            res, why = run_draw(case, k, d, headroom)
+            res, why = run_draw(case, k, d, flags)
             if res is not None:
                 results.append(res)
             else:
                 surprises.append(why)
-        tally["drawn"] += len(results)
         log(f"  draw {d}: {len(results)} cases drawn by torch ({time.time() - t0:.0f} s)")
         out.append((d, results))
-    tally["surprise"] = len(surprises)
-    return out, tally, surprises
+    return out, len(cases), len(fixed), surprises
 
 
 def run_mtcs(mtcs, path, backend, work, timeout):
@@ -192,7 +187,7 @@ def run_mtcs(mtcs, path, backend, work, timeout):
     counts, bad = {}, []
     for c in r["cases"]:
         counts[c["status"]] = counts.get(c["status"], 0) + 1
-        if c["status"] not in ("PASS",):
+        if c["status"] != "PASS":
             bad.append((c["id"], c["status"], c.get("message", "")))
     return counts, bad
 
@@ -268,10 +263,11 @@ def main(argv=None):
     def log(msg):
         print(msg, flush=True)
 
-    headroom = Headroom()
+    flags = DrawFlags()
     for fam in a.only or list(FAMILIES):
         log(f"{fam}:")
-        per_draw, tally, surprises = draws_of(FAMILIES[fam], draws, pattern, log, headroom)
+        per_draw, n_cases, n_fixed, surprises = draws_of(FAMILIES[fam], draws, pattern, log,
+                                                         flags)
         for s in surprises:
             log(f"  surprise: {s}")
         counts = {}
@@ -287,19 +283,19 @@ def main(argv=None):
                 for cid, st, msg in bad_cases:
                     total_bad.append((fam, b, cid))
                     why = (" [torch's own result has less than half the tolerance of "
-                           "headroom here]" if cid in headroom.low else "") + \
+                           "headroom here]" if cid in flags.low else "") + \
                         (" [declared an error; torch accepted this draw]"
-                         if cid in headroom.flipped else "")
+                         if cid in flags.flipped else "")
                     log(f"  {st} {b} {os.path.relpath(path, ROOT)} {cid}: {msg}{why}")
         ids = {r.case.id for _, results in per_draw for r in results}
-        low, flipped = len(ids & set(headroom.low)), len(ids & headroom.flipped)
-        for cid in sorted(ids & set(headroom.low)):
-            log(f"  low headroom (run all the same): {headroom.low[cid]}")
-        for cid in sorted(ids & headroom.flipped):
+        low, flipped = len(ids & set(flags.low)), len(ids & flags.flipped)
+        for cid in sorted(ids & set(flags.low)):
+            log(f"  low headroom (run all the same): {flags.low[cid]}")
+        for cid in sorted(ids & flags.flipped):
             log(f"  declared an error, torch accepted the draw (run as ok): {cid}")
-        line = (f"{fam}: {tally['cases']} cases, {tally['fixed']} fixed (no seed), "
-                f"{tally['drawn']} draws run by torch ({low} of low headroom, {flipped} "
-                f"errors torch did not raise), {tally['surprise']} surprises; " +
+        line = (f"{fam}: {n_cases} cases, {n_fixed} fixed (no seed), "
+                f"{len(ids)} draws run by torch ({low} of low headroom, {flipped} "
+                f"errors torch did not raise), {len(surprises)} surprises; " +
                 "; ".join(f"{b} " + ", ".join(f"{k} {v}" for (bb, k), v in sorted(counts.items())
                                              if bb == b) for b in backends))
         summary.append(line)

@@ -1267,7 +1267,7 @@ static mt__gs_pattern layout_of(const mt__gs_ctx *c, int layout, int k) {
   X(matmul, grad_mm, GS_L_MM, GS_CSC_OK)                                      \
   X(spmm, grad_mm, GS_L_MM, GS_CSC_OK)                                        \
   X(bmm, grad_mm, GS_L_DENSE, 0)                                              \
-  X(sparse_mm, grad_mm, GS_L_SPMM, 0)                                           \
+  X(sparse_mm, grad_mm, GS_L_SPMM, 0)                                         \
   X(addmm, grad_addmm, GS_L_DENSE, GS_CSC_OK)                                 \
   X(addmv, grad_addmm, GS_L_DENSE, GS_CSC_OK)                                 \
   X(sparse_addmm, grad_addmm, GS_L_IN, 0)                                     \
