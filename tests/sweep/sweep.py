@@ -60,9 +60,8 @@ MUTABLE_DIRS = ("impl", "conformance")
 # the ctest entries a judge mutant must get through: every unit and cli test
 # of the runner but those of the emulation, the device, the Python adapters
 # (venv), the Python tools that never run mtcs, cli.reseed (torch's draws),
-# and unit.test_byteflip (28 s
-# of corrupted golden files, the reader's test: run when golden_io.c is
-# swept); cli.mutants.* among them (every wrong
+# and unit.test_byteflip (28 s of corrupted golden files, the reader's test:
+# run when golden_io.c is swept); cli.mutants.* among them (every wrong
 # implementation must still fail, blaming its rule). About 60 s on 2 cores.
 def judge_ctest(files):
     """The ctest arguments of a judge sweep of files: unit.test_byteflip

@@ -126,7 +126,7 @@ DUP_ROUNDING = {
 def dup_rounding(g, dt):
     """SPC-6: duplicates that torch's coalesce sums in the dtype, entry by
     entry in stored order (an axpy of scalar_t), rounding after every
-    addition (DUP_ROUNDING); (0, 0) stored once. found by golden/reseed.py:
+    addition (DUP_ROUNDING); (0, 0) stored once. Found by golden/reseed.py:
     `uncoalesced_cancelling`'s dense value under its 1.5, -1.5."""
     a, b = DUP_ROUNDING[dt]
     rows = [0] + [1] * len(a) + [2] * len(b)
@@ -210,7 +210,7 @@ SOURCES = {
     "bsc": ("bsc", "basic", lambda g, dt: dense(g, dt).to_sparse_bsc((2, 3)), False),
 }
 # coo_one_entry is coalesce's source only (COALESCE_SOURCES); coo_dup_rounding
-# has cases of its own, appended last (dup_rounding_cases)
+# has cases of its own, appended last in cases()
 CONVERT_SOURCES = tuple(k for k in SOURCES
                         if k not in ("masked", "coo_one_entry", "coo_dup_rounding"))
 # the sparse_convert ops also meet a MaskedTensor (torch.masked's handlers)
