@@ -163,7 +163,7 @@ def run_backward(case: Case, k: int, torch_error_text) -> Result:
     poison = "none"
     if case.poison:
         inputs, poison = apply_poison(inputs, case.op, k)
-    res = Result(case, inputs, poison, rules=case.rules)
+    res = Result(case, inputs, poison, rules=case.rules, tolerance=case.tolerance)
     res.requires_grad = tuple(i for i, x in enumerate(inputs) if floating(x))
     g = case_rng(case.id + "/grad_outputs")
 

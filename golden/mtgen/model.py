@@ -26,7 +26,7 @@ class Case:
     id: str
     op: str
     rules: tuple
-    tolerance: str
+    tolerance: str | None                         # None: tolerance_of derives it
     build: Callable[[torch.Generator], Inputs]   # inputs before poisoning
     run: Callable[[Inputs, dict], list]          # the torch call -> outputs
     torch_call: str
@@ -47,6 +47,9 @@ class Case:
     #   mtgen/grad.py): run's outputs are backpropagated with seeded grad_outputs;
     #   what is recorded is each input's .grad (error_class: torch's refusal of
     #   the backward; the forward must succeed)
+    tolerance_of: Callable[[list], str] | None = None  # set: the tolerance is derived
+    #   from torch's outputs on the case's draw (e.g. an absolute bound scaled to the
+    #   result's magnitude), replacing `tolerance` for an ok case
     grad_outputs: Callable[[list, torch.Generator], list] | None = None  # backward
     #   cases: the upstream gradients of run's outputs (default: mtgen.grad.grad_like
     #   of each, seeded); set where a value matters, e.g. -0.0
@@ -60,6 +63,8 @@ class Result:
     outputs: list = field(default_factory=list)
     torch_error: str | None = None
     rules: tuple = ()
+    tolerance: str | None = None                      # what is written: the case's,
+    #   or for a case with tolerance_of the one derived from these outputs
     grad_outputs: list = field(default_factory=list)  # backward cases: upstream gradients
     grads: list = field(default_factory=list)         # backward cases: input k's .grad or None
     requires_grad: tuple = ()                         # backward cases: the leaf inputs

@@ -22,13 +22,14 @@ def run_case(case: Case, k: int) -> Result:
     poison = "none"
     if case.poison:
         inputs, poison = apply_poison(inputs, case.op, k)
-    res = Result(case, inputs, poison, rules=case.rules)
+    res = Result(case, inputs, poison, rules=case.rules, tolerance=case.tolerance)
     try:
         res.outputs = case.run([clone(x) for x in inputs], case.kwargs)
     except Exception as e:  # noqa: BLE001 - any torch exception is data
         if case.error_class is None:
             raise Surprise(f"{case.id}: declared ok, torch raised {torch_error_text(e)}") from e
         res.torch_error = torch_error_text(e)
+        res.tolerance = case.tolerance or "exact"  # no values to compare
         if case.error_match and case.error_match not in res.torch_error:
             raise Surprise(f"{case.id}: torch raised {res.torch_error!r}, expected "
                            f"{case.error_match!r} (the first check torch makes)") from e
@@ -42,5 +43,7 @@ def run_case(case: Case, k: int) -> Result:
         raise Surprise(f"{case.id}: {e}") from e
     if case.tag_rules:
         res.rules = case.tag_rules(case.rules, res.outputs)
-    check_headroom(case, inputs, res.outputs)
+    if case.tolerance_of:
+        res.tolerance = case.tolerance_of(res.outputs)
+    check_headroom(case, inputs, res.outputs, res.tolerance)
     return res

@@ -136,7 +136,9 @@ def write_case(cases_group, res: Result):
     g.attrs["op"] = c.op
     g.attrs["profile"] = c.profile
     g.attrs["rules"] = ",".join(res.rules)
-    g.attrs["tolerance"] = c.tolerance
+    if res.tolerance is None:
+        raise ValueError(f"{c.id}: no tolerance (a tolerance_of case's is set by run_case)")
+    g.attrs["tolerance"] = res.tolerance
     g.attrs["expect"] = "error" if c.error_class else "ok"
     if c.error_class:
         g.attrs["error_class"] = c.error_class
