@@ -258,6 +258,12 @@ foreach(mode_why
     message(SEND_ERROR "${mode}: a report was written for a run that did not start")
   endif()
 endforeach()
+# /bin/sh reports its command's death by signal N (1..64) as status 128 + N:
+# 192 is read as signal 64, 193 and above are plain statuses
+vrun(2 "the adapter exited with status 192 \\(signal 64, as /bin/sh reports it\\) before its hello"
+           validate --adapter "exit 192" --golden "${G}" ${DENSE} ${T})
+vrun(2 "the adapter exited with status 193 before its hello \\(command: exit 193\\)"
+           validate --adapter "exit 193" --golden "${G}" ${DENSE} ${T})
 
 # ---- usage ---------------------------------------------------------------------------------
 vrun(2 "--adapter is required" validate --golden "${G}")
