@@ -24,6 +24,9 @@ demands (half the case's tolerance from the float64 result) is run all
 the same and listed as "low headroom". A draw that torch accepts where the
 case declares an error (the error depends on values this draw did not
 repeat) is run as an ok case: the backend must compute what torch did. A
+half-precision gradient case's tolerance was measured on its committed
+draw (GRAD-9, mtgen.grad.half_tolerance); each draw of it is measured
+again, as generate.py would measure a case with that seed. A
 draw torch refuses where the case declares success is a "surprise": the
 case's description allows inputs the case table did not plan for; it is
 counted and listed, not run. Every FAIL, ERROR, CRASH or TIMEOUT is a divergence
@@ -116,6 +119,15 @@ def run_draw(case, k, draw, flags):
     from mtgen.model import Surprise
     from mtgen.run import run_case
     c2 = dataclasses.replace(case, id=reseed_id(case.id, draw))
+    if c2.measure:  # a tolerance measured on the committed draw: measure this one's
+        try:
+            tol = c2.measure(c2)
+        except Exception as e:  # noqa: BLE001 - torch refusing the draw is a surprise
+            return None, f"{c2.id}: measuring the tolerance raised {type(e).__name__}: {e}"
+        if tol is None:
+            return None, (f"{c2.id}: no tolerance holds torch's gradient on this draw "
+                          "(an overflow or NaN the exact one lacks; generate.py would make no case)")
+        c2 = dataclasses.replace(c2, tolerance=tol)
     try:
         return run_case(c2, k), None
     except Surprise as e:

@@ -118,7 +118,7 @@ def neg_zero_twins(picked, table, keep_tolerance=False):
         assert d.error_class is None and cid.endswith(".grad"), cid
         tol = sign_tolerance(d.tolerance, d) if keep_tolerance else "exact"
         out.append(dataclasses.replace(
-            d, id=cid[:-len(".grad")] + ".upstream_neg_zero.grad", tolerance=tol,
+            d, id=cid[:-len(".grad")] + ".upstream_neg_zero.grad", tolerance=tol, measure=None,
             rules=tuple(d.rules) + ("GRAD-10",),
             torch_call=d.torch_call.replace("; backward", "; backward of -0.0s"),
             grad_outputs=lambda outs, g, step=step: [neg_zero_like(o, g, step) for o in outs]))
@@ -351,6 +351,7 @@ def grad_case(c: Case, rules=(), tolerance=None, classify=None, suffix="grad",
         d.tolerance = half_tolerance(d)
         if d.tolerance is None:
             return None
+        d.measure = half_tolerance
         d.rules = tuple(d.rules) + ("GRAD-9",)
     return d
 

@@ -50,6 +50,9 @@ class Case:
     tolerance_of: Callable[[list], str] | None = None  # set: the tolerance is derived
     #   from torch's outputs on the case's draw (e.g. an absolute bound scaled to the
     #   result's magnitude), replacing `tolerance` for an ok case
+    measure: Callable[["Case"], str | None] | None = None  # set: `tolerance` was
+    #   measured on the case's draw by measure(case) (half gradients, GRAD-9:
+    #   mtgen.grad.half_tolerance); golden/reseed.py measures each fresh draw again
     grad_outputs: Callable[[list, torch.Generator], list] | None = None  # backward
     #   cases: the upstream gradients of run's outputs (default: mtgen.grad.grad_like
     #   of each, seeded); set where a value matters, e.g. -0.0
