@@ -116,7 +116,7 @@ def run_draw(case, k, draw, flags):
     text. A draw that torch accepts where the case declares an error (the
     error depends on values the draw did not repeat) is run as an ok case:
     the backend must then compute what torch did."""
-    from mtgen.model import Surprise
+    from mtgen.model import NotRaised, Surprise
     from mtgen.run import run_case
     c2 = dataclasses.replace(case, id=reseed_id(case.id, draw))
     if c2.measure:  # a tolerance measured on the committed draw: measure this one's
@@ -131,7 +131,7 @@ def run_draw(case, k, draw, flags):
     try:
         return run_case(c2, k), None
     except Surprise as e:
-        if case.error_class is None or "did not raise" not in str(e):
+        if not isinstance(e, NotRaised):
             return None, str(e)
         ok = dataclasses.replace(c2, error_class=None, error_match=None)
         try:
@@ -205,7 +205,7 @@ def run_mtcs(mtcs, path, backend, work, timeout):
 
 
 def self_test():
-    """What needs no torch run: ids and fingerprints."""
+    """What needs no family: ids, fingerprints, and run_draw on a synthetic case."""
     import torch
     from torch.masked import masked_tensor
     assert reseed_id("sum.masked.f32.basic.grad", 2) == "sum.masked.f32.basic.grad.reseed2"
@@ -221,8 +221,37 @@ def self_test():
     assert fingerprint([s]) != fingerprint([s.to_dense()]), "the layout"
     assert fingerprint([torch.zeros(2, dtype=torch.bool)]) != \
         fingerprint([torch.ones(2, dtype=torch.bool)])
-    print("reseed self-test passed: ids, fingerprints of values, signs, masks, layouts")
+    _self_test_draws()
+    print("reseed self-test passed: ids, fingerprints of values, signs, masks, layouts; "
+          "a declared error torch accepts runs as ok, a refusal is a surprise, "
+          "tolerances derived and measured per draw")
     return 0
+
+
+def _self_test_draws():
+    """run_draw's paths on a synthetic case (torch.neg of one drawn value)."""
+    import torch
+    from mtgen.model import Case
+
+    def neg(**kw):
+        base = dict(id="neg.dense.f32.selftest", op="neg", rules=(), tolerance="exact",
+                    build=lambda g: [torch.rand(2, generator=g)],
+                    run=lambda ins, k: [torch.neg(ins[0])], torch_call="torch.neg(x)",
+                    poison=False)
+        return Case(**{**base, **kw})
+    flags = DrawFlags()
+    res, why = run_draw(neg(error_class="INVALID_ARGUMENT"), 0, 1, flags)
+    assert why is None and res.outputs and "neg.dense.f32.selftest.reseed1" in flags.flipped, why
+    res, why = run_draw(neg(run=lambda ins, k: [torch.neg(ins[0], bad=1)]), 0, 1, flags)
+    assert res is None and "declared ok, torch raised TypeError" in why, why
+    res, why = run_draw(neg(tolerance=None, tolerance_of=lambda outs: "abs:0.5"), 0, 1, flags)
+    assert why is None and res.tolerance == "abs:0.5", why
+    seen = []
+    res, why = run_draw(neg(tolerance="ulp:1", measure=lambda c: seen.append(c.id) or "ulp:3"),
+                        0, 2, flags)
+    assert why is None and res.tolerance == "ulp:3" and seen == [reseed_id(neg().id, 2)], why
+    res, why = run_draw(neg(measure=lambda c: None), 0, 1, flags)
+    assert res is None and "no tolerance holds" in why, why
 
 
 def main(argv=None):
@@ -248,7 +277,8 @@ def main(argv=None):
                     help="scratch golden files, reports and replays (default build/reseed)")
     ap.add_argument("--timeout", type=int, default=3600,
                     help="seconds one mtcs run may take (default 3600)")
-    ap.add_argument("--self-test", action="store_true", help="check ids and fingerprints")
+    ap.add_argument("--self-test", action="store_true",
+                    help="check ids, fingerprints and how a draw is run (no family)")
     a = ap.parse_args(argv)
     warnings.filterwarnings("ignore", category=UserWarning)  # MaskedTensor is a prototype
     if a.self_test:

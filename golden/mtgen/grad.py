@@ -16,7 +16,7 @@ import torch
 from torch.masked import MaskedTensor, masked_tensor
 
 from .inputs import as_dense, to_f64
-from .model import Case, Result, Surprise, case_rng
+from .model import Case, NotRaised, Result, Surprise, case_rng
 from .poison import apply_poison
 from .tolerance import within
 
@@ -189,8 +189,8 @@ def run_backward(case: Case, k: int, torch_error_text) -> Result:
                            f"{case.error_match!r}") from e
         return res
     if case.error_class is not None:
-        raise Surprise(f"{case.id}: declared error {case.error_class}, torch's backward did "
-                       "not raise")
+        raise NotRaised(f"{case.id}: declared error {case.error_class}, torch's backward did "
+                        "not raise")
     res.grads = [None if x is None else x.detach() if not isinstance(x, MaskedTensor) else x
                  for x in grads]
     if all(x is None for x in res.grads):

@@ -77,6 +77,10 @@ class Surprise(Exception):
     """torch did not behave as the case table declares."""
 
 
+class NotRaised(Surprise):
+    """torch returned a result where the case declares an error."""
+
+
 def case_rng(case_id: str) -> torch.Generator:
     seed = int(hashlib.sha256(case_id.encode()).hexdigest()[:8], 16)
     return torch.Generator().manual_seed(seed)

@@ -1,6 +1,6 @@
 """Running one case under torch: build, poison, call, check."""
 from .inputs import clone
-from .model import Case, Result, Surprise, case_rng
+from .model import Case, NotRaised, Result, Surprise, case_rng
 from .poison import apply_poison
 from .tolerance import check_headroom
 
@@ -35,7 +35,7 @@ def run_case(case: Case, k: int) -> Result:
                            f"{case.error_match!r} (the first check torch makes)") from e
         return res
     if case.error_class is not None:
-        raise Surprise(f"{case.id}: declared error {case.error_class}, torch did not raise")
+        raise NotRaised(f"{case.id}: declared error {case.error_class}, torch did not raise")
     try:
         if case.check:
             case.check(inputs, res.outputs)
