@@ -115,6 +115,9 @@ MASKED_TENSOR_CASES = {
     "zero_size": ("dense", dense_pair((0, 3), 0.6), None, None),
     "3d": ("dense", dense_pair((2, 3, 2), 0.6), None, None),
     "all_false": ("dense", dense_pair((3, 4), 0.0), None, None),
+    # one element (0-d and 1-d), specified: the CUDA path's copy plan of n = 1
+    "0d": ("dense", dense_pair((), 1.0), None, None),
+    "one_element": ("dense", dense_pair((1,), 1.0), None, None),
     "tutorial": ("coo", coo_pair, None, None),
     "basic_csr": ("csr", csr_pair, None, None),
     "restricted_to_mask": ("csr", csr_restricted, None, None),
