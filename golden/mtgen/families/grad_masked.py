@@ -166,7 +166,9 @@ def storage(x):
 
 # forward variants added after the picks were made, left out so that the
 # picks stay put
-LATER_VARIANTS = ("empty_other_0",)
+LATER_VARIANTS = ("empty_other_0", "default_dim")
+# ... and the gradient cases of some of them, appended after the picks
+LATER_GRADS = ("cat.masked.f32.default_dim", "stack.masked.f32.default_dim")
 
 
 def candidate(c, inputs, floats=FLOATS):
@@ -372,6 +374,13 @@ NEG_ZERO_TWINS = {
 }
 
 
+def later_cases(families=SOURCE_FAMILIES):
+    """The gradient cases of LATER_GRADS' forward cases, in that order."""
+    fwd = {c.id: c for fam in families.values() for c in fam.cases() if c.id in LATER_GRADS}
+    return [_derive(fwd[cid])[0] for cid in LATER_GRADS]
+
+
 def cases():
     derived = derived_cases()
-    return check_ids(overview_cases() + derived + grad.neg_zero_twins(derived, NEG_ZERO_TWINS))
+    return check_ids(overview_cases() + derived + grad.neg_zero_twins(derived, NEG_ZERO_TWINS)
+                     + later_cases())

@@ -545,6 +545,13 @@ def f32_cases():
                                                 torch.ones((3, extra), dtype=torch.bool)],
                         err="INDEX_OUT_OF_RANGE", match="IndexError",
                         text=f"m[torch.ones((3, {extra}), dtype=torch.bool)]"))
+    # cat and stack without dim= (torch's default, 0; every other case names
+    # a dim: tests/sweep found a backward whose default was never read).
+    # Last, for the same reason as above.
+    for op in ("cat", "stack"):
+        out.append(case(op, "masked", "f32", "default_dim",
+                        lambda g: [mk(g, (2, 3), torch.float32), mk(g, (2, 3), torch.float32)],
+                        text=f"torch.{op}([a, b])"))
     return out
 
 
