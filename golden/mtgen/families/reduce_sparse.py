@@ -50,6 +50,12 @@ ROWS = (
      lambda v, x: {"dim": -1, "keepdim": True}, tol_sum),
     ("sum", "dim0_f64", _sum_run, "torch.sum(s, dim, dtype=torch.float64)",
      lambda v, x: {"dim": 0, "dtype": torch.float64}, tol_sum),
+    # keepdim where a dim after the reduced one stays: a hybrid COO's sum
+    # over its sparse dim is dense, and keepdim moves its dense dims right
+    # (tests/sweep: a mutant of that shift survived while only the last dim
+    # was kept)
+    ("sum", "dim0_keepdim", _sum_run, "torch.sum(s, dim, keepdim=True)",
+     lambda v, x: {"dim": 0, "keepdim": True}, tol_sum),
     ("amax", "all", lambda i, k: [torch.amax(i[0], **k)], "torch.amax(s)", lambda v, x: {},
      tol_sum),
     ("amax", "dim0", lambda i, k: [torch.amax(i[0], **k)], "torch.amax(s, dim)",

@@ -434,7 +434,7 @@ SPECS = [
       for sl in ("coo", "csr")],
     *[("addmm", f"dense_{tok(sl)}_dense", f"broadcast_{n}", c_s_d(sl, cshape=s), BA)
       for sl in ("coo", "csr") for n, s in (("row", (N,)), ("column", (M, 1)), ("scalar", ()),
-                                            ("row2d", (1, N)))],
+                                            ("row2d", (1, N)), ("one", (1,)))],
     # dense @ sparse
     *[("addmm", f"dense_dense_{tok(sl)}", v, c_d_s(sl), kw) for sl, v, kw in (
         ("csr", "beta_alpha", BA), ("csc", "beta_alpha", BA), ("bsc", "beta_alpha", BA),
