@@ -550,8 +550,37 @@ def mask_like_cases():
     return out
 
 
+def masked_ends_cases():
+    """to_sparse_coo of a MaskedTensor (dense storage) whose first and last
+    elements are specified: the backward scans the mask (its gradient is the
+    upstream one where the mask is true), and a scan one element too far
+    wraps to the first (tests/sweep: `grad_sparse.c:660`'s `<=` survived
+    while the committed mask's first element was false)."""
+    out = []
+    for short in FLOATS:
+        dt = ALL_DTYPES[short]
+
+        def build(g, dt=dt):
+            from torch.masked import masked_tensor
+            x = torch.randn((4, 6), generator=g, dtype=torch.float64).to(dt)
+            m = torch.rand((4, 6), generator=g) < 0.5
+            m[0, 0] = m[-1, -1] = True
+            return [masked_tensor(x, m)]
+        fwd = Case(id=f"to_sparse_coo.masked.{short}.first_and_last_specified",
+                   op="to_sparse_coo", rules=(), tolerance="exact", build=build,
+                   run=lambda ins, kw: [ins[0].to_sparse_coo()], torch_call="x.to_sparse_coo()",
+                   poison=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            d = grad_case(fwd, rules=("SPG-3",), classify=error_class)
+        assert d is not None and d.error_class is None, fwd.id
+        out.append(d)
+    return out
+
+
 def cases():
-    out = note_cases() + derived_cases() + signed_zero_cases() + mask_like_cases()
+    out = (note_cases() + derived_cases() + signed_zero_cases() + mask_like_cases()
+           + masked_ends_cases())
     for d in out:
         d.tolerance = GRAD_TOL_OVERRIDE.get(d.id, d.tolerance)
     return check_ids(out)
