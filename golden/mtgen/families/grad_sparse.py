@@ -464,7 +464,8 @@ GRAD_TOL_OVERRIDE = {"linear.dense_csr.f32.note.grad": "abs:1e-6"}
 LATER_VARIANTS = ("negzero_uncoalesced", "negzero", "broadcast_row2d", "three_inputs",
                   "sparse_and_batch", "dup_rounding", "dup_products", "dup_products_drawn",
                   "dup_negzero", "broadcast_one", "coalesced_dim0_keepdim", "hybrid_dim0_keepdim",
-                  "nnz0_dim0_keepdim", "uncoalesced_dim0_keepdim", "basic_dim0_keepdim")
+                  "nnz0_dim0_keepdim", "uncoalesced_dim0_keepdim", "basic_dim0_keepdim",
+                  "layout_pair")
 
 
 def later(c):
