@@ -1025,6 +1025,22 @@ def sparse_cases():
     return out
 
 
+def f64_division_cases():
+    """floor_divide, fmod and remainder in float64 (float32 has its own
+    loop) by divisors in (0, 1) and of both signs: floor division moves the
+    quotient down when the remainder's sign differs from the divisor's, and
+    a divisor in (0, 1) is positive (tests/sweep: a mutant of the float64
+    path that read `b < 1` for `b < 0` survived). After every other case,
+    so that the poisons the earlier ones cycle through stay theirs."""
+    vals = (5.0, -5.0, 6.0, -6.0, 1.0, -1.0, 7.5, 1e-300, -1e-300)
+    divs = (3.0, -3.0, 0.5, 0.3, -0.3)
+    return [make_case(c, ALL_OPS[c], "f64",
+                      Spec("masked_masked", "signs_below_1",
+                           lambda g: nan_inf_pair(torch.float64, vals, divs), "a, b",
+                           ("BIN-5",)))
+            for c in INT_DIV]
+
+
 def cases():
     return check_ids(first_slice_cases() + full_cases() + uint8_cases() + inplace_cases()
-                     + sparse_cases() + binary_sparse.cases())
+                     + sparse_cases() + binary_sparse.cases() + f64_division_cases())

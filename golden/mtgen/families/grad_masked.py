@@ -166,7 +166,7 @@ def storage(x):
 
 # forward variants added after the picks were made, left out so that the
 # picks stay put
-LATER_VARIANTS = ("empty_other_0", "default_dim")
+LATER_VARIANTS = ("empty_other_0", "default_dim", "signs_below_1")
 # ... and the gradient cases of some of them, appended after the picks
 LATER_GRADS = ("cat.masked.f32.default_dim", "stack.masked.f32.default_dim")
 
