@@ -1591,6 +1591,31 @@ def opinfo_case(op, short, src, s, k):
                 check=f32_headroom(tol, run, to64))
 
 
+# amin/amax with a NaN specified (numpy's minimum/maximum propagate it) and
+# one masked out (never read), an inf specified and a -inf masked out
+# (tests/sweep: a mutant that let a NaN through only when both values were
+# NaN survived). After the loop below, so that no earlier case moves.
+NAN_MINMAX = ([[1.0, math.nan, -2.0, 3.0], [math.nan, 5.0, -1.0, 2.0],
+               [4.0, 0.5, math.inf, -math.inf]],
+              [[1, 1, 1, 1], [0, 1, 1, 1], [1, 1, 1, 0]])
+
+
+def nan_minmax_cases():
+    out = []
+    for short in ("f32", "f64"):
+        for op in ("amin", "amax"):
+            for variant, dim in (("npma_nan_all", None), ("npma_nan_dim1", 1)):
+                run = reduce_run(op, dim, None)
+                tol = tol_reduce(short, op)
+                out.append(Case(
+                    id=f"{op}.masked.{short}.{variant}", op=op, rules=("NPMA-4", "NPMA-5"),
+                    tolerance=tol, build=lambda g, short=short: [fixed_m(*NAN_MINMAX, short)],
+                    run=run, torch_call=reduce_call(op, dim, None),
+                    kwargs={} if dim is None else {"dim": dim}, check_masked_out=True,
+                    tag_rules=with_fills, profile="numpy_ma", check=f32_headroom(tol, run, to64)))
+    return out
+
+
 def cases():
     out = []
     for short in ALL_DTYPES:
@@ -1615,4 +1640,4 @@ def cases():
         out += reduce_cases(short)
         out += reduce2_cases(short)
         out += opinfo_cases(short)
-    return check_ids(out)
+    return check_ids(out + nan_minmax_cases())
