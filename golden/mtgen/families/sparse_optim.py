@@ -270,6 +270,7 @@ def rnd(g, shape, dt):
 
 
 SGD_GRADS = dict(GRADS, dense=lambda g, dt: rnd(g, SHAPE, dt),
+                 hybrid_int=lambda g, dt: (hybrid_grad(g, torch.float32) * 3).to(dt),
                  coo=lambda g, dt: rand_coo(g, SHAPE, torch.float32, density=0.4).to(dt)
                  if not dt.is_floating_point else rand_coo(g, SHAPE, dt, density=0.4))
 SGD_BUFS = {
@@ -435,6 +436,13 @@ def sgd_cases():
             out.append(sgd_case(short, "coo", None, "alpha_truncated", {}, ("SGD-1",)))
             # lr 2: alpha -2 survives the cast, so the param moves
             out.append(sgd_case(short, "coo", None, "lr_2", {"lr": 2.0}, ("SGD-1",)))
+    # a hybrid integer gradient (rows of values: tests/sweep found a mutant of
+    # the integer step's row offset that no case reached). After the rest, so
+    # that nothing earlier moves
+    for short, dt in REFUSED.items():
+        if dt != torch.uint8:
+            out.append(sgd_case(short, "hybrid_int", None, "hybrid_lr_2", {"lr": 2.0},
+                                ("SGD-1",)))
     return out
 
 
