@@ -552,6 +552,15 @@ def f32_cases():
         out.append(case(op, "masked", "f32", "default_dim",
                         lambda g: [mk(g, (2, 3), torch.float32), mk(g, (2, 3), torch.float32)],
                         text=f"torch.{op}([a, b])"))
+    # copy_ of int64 values beyond 2^53 into int32: wrapped exactly, not
+    # through a double (tests/sweep: the CUDA path's integer conversion)
+    big = torch.tensor([2**53 + 1, -(2**62) - 3, 2**40 + 7, -(2**53) - 5, 2**63 - 1, -(2**63)])
+
+    def big_pair(g):
+        dst, src = superset_pair(g, torch.int32, (2, 3))
+        return [dst, wrap(big.reshape(2, 3), src.get_mask())]
+    out.append(case("copy_", "masked_masked", "i32", "from_i64_beyond_2_53", big_pair,
+                    poison=False))
     return out
 
 

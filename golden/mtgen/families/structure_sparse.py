@@ -342,6 +342,23 @@ def corner_cases():
             out.append(Case(id=cid, op="copy_", rules=("SPS-1",), tolerance="exact", build=b,
                             run=run, torch_call="dst.copy_(src)", kwargs={}, error_class=err,
                             poison=False))
+    # int64 values beyond 2^53 into int32: copy_ wraps them exactly (an
+    # integer conversion through double would round them first; tests/sweep)
+    big = (2**53 + 1, -(2**62) - 3, 2**40 + 7, -(2**53) - 5, 2**63 - 1, -(2**63))
+
+    def big_src(dst):
+        dv = dst._values() if dst.layout == torch.sparse_coo else dst.values()
+        v = torch.tensor([big[k % len(big)] for k in range(dv.numel())],
+                         dtype=torch.int64).reshape(dv.shape)
+        if dst.layout == torch.sparse_coo:
+            return torch.sparse_coo_tensor(dst._indices(), v, dst.shape)
+        return torch.sparse_csr_tensor(dst.crow_indices(), dst.col_indices(), v, dst.shape)
+    for tok, bld in (("coo_coo", coo_uncoalesced), ("csr_csr", csr)):
+        cid = f"copy_.{tok}.i32.from_i64_beyond_2_53"
+        b = (lambda g, bld=bld: (lambda d: [d, big_src(d)])(bld(g, torch.int32)))
+        out.append(Case(id=cid, op="copy_", rules=("SPS-1",), tolerance="exact", build=b,
+                        run=OPS["copy_"][0], torch_call="dst.copy_(src)", kwargs={},
+                        poison=False))
     return out
 
 
