@@ -465,7 +465,8 @@ LATER_VARIANTS = ("negzero_uncoalesced", "negzero", "broadcast_row2d", "three_in
                   "sparse_and_batch", "dup_rounding", "dup_products", "dup_products_drawn",
                   "dup_negzero", "broadcast_one", "coalesced_dim0_keepdim", "hybrid_dim0_keepdim",
                   "nnz0_dim0_keepdim", "uncoalesced_dim0_keepdim", "basic_dim0_keepdim",
-                  "layout_pair")
+                  "layout_pair", "empty_dense_dim", "empty_dense_dim_sparse_dim1",
+                  "empty_dense_dim_sparse_dim2")
 
 
 def later(c):

@@ -184,6 +184,8 @@ SOURCES = {
     "dense_1d": ("dense", "1d", lambda g, dt: dense(g, dt, (6,), p=0.5), False),
     "dense_negzero_nan": ("dense", "negzero_nan_inf", negzero_nan, True),
     "masked": ("masked", "dense_storage", masked_dense, False),
+    "dense_empty_dense_dim": ("dense", "empty_dense_dim",
+                              lambda g, dt: torch.zeros((3, 2, 0), dtype=dt), False),
     "coo": ("coo", "coalesced", lambda g, dt: dense(g, dt).to_sparse(), False),
     "coo_uncoalesced": ("coo", "uncoalesced", uncoalesced, False),
     "coo_cancel": ("coo", "uncoalesced_cancelling", cancelling, True),
@@ -641,4 +643,11 @@ def cases():
     out += [conversion_case(op, "coo_dup_rounding", short, ALL_DTYPES[short], "", kw)
             for short in ("f32", "f16", "bf16", "i64")
             for op, kw in (("coalesce", {}), ("to_dense", {}), ("to_sparse_csr", {}))]
+    # a dense (3, 2, 0) to a hybrid COO: cells whose dense part has no element
+    # (tests/sweep: a mutant of the CUDA nonzero scan that would divide by
+    # that size; the host plan never calls the scan then, which these cases
+    # and the 7 conversions of the same tensor in the sweep above now pin);
+    # torch stores nothing
+    out += [conversion_case("to_sparse", "dense_empty_dense_dim", "f32", f32, tag, kw)
+            for tag, kw in (("sparse_dim1", {"sparse_dim": 1}), ("sparse_dim2", {"sparse_dim": 2}))]
     return check_ids(out)
