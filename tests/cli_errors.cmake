@@ -33,7 +33,7 @@ expect_run(2 "--batch is not an option of mtcs validate" validate --adapter true
 # A batch of one case per worker and one worker for the whole file: the same
 # verdicts (the default, 64, runs in every other test)
 foreach(b 1 65536)
-  expect_run(0 "98 passed, 0 failed" run --batch ${b} --require-all --exact-version
+  expect_run(0 "102 passed, 0 failed" run --batch ${b} --require-all --exact-version
              --level strict --golden "${SRC}/golden/masked.h5")
 endforeach()
 
@@ -70,12 +70,12 @@ expect_run(2 "no golden files" run --golden-dir "${W}/empty")
 file(MAKE_DIRECTORY "${W}/dir")
 file(COPY_FILE "${SRC}/golden/masked.h5" "${W}/dir/m.h5")
 file(WRITE "${W}/dir/.m.h5" "a hidden leftover, not an HDF5 file\n")
-expect_run(0 "98 passed, 0 failed" run --golden-dir "${W}/dir" --require-all)
+expect_run(0 "102 passed, 0 failed" run --golden-dir "${W}/dir" --require-all)
 # mtcs list: one line per case, an op this mtcs knows unmarked, and the
 # count of what it listed, in the singular too
 expect_run(0 "fill_nan +to_tensor +MASK-3 +torch +forward +ok\n1 case in 1 golden file\n"
            list --golden "${W}/dir/m.h5" --filter "to_tensor.masked.f32.fill_nan")
-expect_run(0 "\n98 cases in 1 golden file\n" list --golden "${W}/dir/m.h5")
+expect_run(0 "\n102 cases in 1 golden file\n" list --golden "${W}/dir/m.h5")
 
 # ---- backends -----------------------------------------------------------------
 # cuda: skipped (77) on a machine without a device or a build without CUDA.
