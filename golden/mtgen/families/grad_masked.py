@@ -300,25 +300,30 @@ def fully_masked(c):
     return dataclasses.replace(c, build=build, torch_call=f"{c.torch_call}  # every mask false")
 
 
-def derived_cases(families=SOURCE_FAMILIES):
-    """The gradient cases of the forward families' MaskedTensor cases, per
-    op in the family's order of first appearance, float32/float64 first,
-    then float16 (half_cases). An op none of whose float32/float64 cases
-    has a fully masked input gets one more candidate: its first ok case
-    with every mask false (`<forward id>.fully_masked_grad`)."""
+def forward_cases(families=SOURCE_FAMILIES):
+    """The forward families' cases, in order (building them takes ~20 s:
+    once per generation)."""
+    return [c for fam in families.values() for c in fam.cases()]
+
+
+def derived_cases(forward):
+    """The gradient cases of the forward cases' MaskedTensor cases, per op
+    in the order of first appearance, float32/float64 first, then float16
+    (half_cases). An op none of whose float32/float64 cases has a fully
+    masked input gets one more candidate: its first ok case with every
+    mask false (`<forward id>.fully_masked_grad`)."""
     by_op, half = {}, {}
-    for fam in families.values():
-        for c in fam.cases():
-            ins = c.build(case_rng(c.id))
-            if candidate(c, ins, HALF_FLOATS):
-                got = _derive(c)
-                if got is not None and got[0].error_class is None:
-                    half.setdefault(c.op, []).append(got)
-            if not candidate(c, ins):
-                continue
+    for c in forward:
+        ins = c.build(case_rng(c.id))
+        if candidate(c, ins, HALF_FLOATS):
             got = _derive(c)
-            if got is not None:
-                by_op.setdefault(c.op, []).append((c, *got))
+            if got is not None and got[0].error_class is None:
+                half.setdefault(c.op, []).append(got)
+        if not candidate(c, ins):
+            continue
+        got = _derive(c)
+        if got is not None:
+            by_op.setdefault(c.op, []).append((c, *got))
     return full_cases(by_op) + half_cases(half)
 
 
@@ -374,13 +379,14 @@ NEG_ZERO_TWINS = {
 }
 
 
-def later_cases(families=SOURCE_FAMILIES):
+def later_cases(forward):
     """The gradient cases of LATER_GRADS' forward cases, in that order."""
-    fwd = {c.id: c for fam in families.values() for c in fam.cases() if c.id in LATER_GRADS}
+    fwd = {c.id: c for c in forward if c.id in LATER_GRADS}
     return [_derive(fwd[cid])[0] for cid in LATER_GRADS]
 
 
 def cases():
-    derived = derived_cases()
+    forward = forward_cases()
+    derived = derived_cases(forward)
     return check_ids(overview_cases() + derived + grad.neg_zero_twins(derived, NEG_ZERO_TWINS)
-                     + later_cases())
+                     + later_cases(forward))
