@@ -554,7 +554,7 @@ def f32_cases():
                         text=f"torch.{op}([a, b])"))
     # copy_ of int64 values beyond 2^53 into int32: wrapped exactly, not
     # through a double (tests/sweep: the CUDA path's integer conversion)
-    big = torch.tensor([2**53 + 1, -(2**62) - 3, 2**40 + 7, -(2**53) - 5, 2**63 - 1, -(2**63)])
+    big = torch.tensor(structure_sparse.BEYOND_2_53)
 
     def big_pair(g):
         dst, src = superset_pair(g, torch.int32, (2, 3))

@@ -269,6 +269,11 @@ def _cat_second(g, dt, a):
     return _copy_src(g, dt, a) if a.layout == torch.sparse_coo else a.clone()
 
 
+# int64 values a double cannot hold (or wraps past int32): converting copy_'s
+# sources here and in structure.py
+BEYOND_2_53 = (2**53 + 1, -(2**62) - 3, 2**40 + 7, -(2**53) - 5, 2**63 - 1, -(2**63))
+
+
 def corner_cases():
     """Argument variants beyond each op's one kwargs set (float32 and
     float64), torch's result or refusal."""
@@ -344,7 +349,7 @@ def corner_cases():
                             poison=False))
     # int64 values beyond 2^53 into int32: copy_ wraps them exactly (an
     # integer conversion through double would round them first; tests/sweep)
-    big = (2**53 + 1, -(2**62) - 3, 2**40 + 7, -(2**53) - 5, 2**63 - 1, -(2**63))
+    big = BEYOND_2_53
 
     def big_src(dst):
         dv = dst._values() if dst.layout == torch.sparse_coo else dst.values()
