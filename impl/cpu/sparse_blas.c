@@ -632,7 +632,7 @@ static mt_status mm_common(mt_call *call, mt_op opid, const char *op, int namesp
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
   if ((st = inputs(call, 2, 2, op, in, err)) != MT_OK) return st;
   if ((st = mm_check(in[0], in[1], op, err)) != MT_OK) return st;
-  /* SPB-2: torch.sparse.mm adds the product to zeros in mat2's layout, and
+  /* SPB-1: torch.sparse.mm adds the product to zeros in mat2's layout, and
    * torch's CPU addmm has no CSC + CSR @ CSC */
   if (namespaced && in[0]->kind == MT_KIND_CSR && in[1]->kind == MT_KIND_CSC)
     return mt_err(err, MT_LAYOUT_MISMATCH,
