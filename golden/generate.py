@@ -39,7 +39,7 @@ import torch  # noqa: E402
 
 from mtgen.families import FAMILIES  # noqa: E402
 from mtgen.model import Surprise  # noqa: E402
-from mtgen.run import run_case  # noqa: E402
+from mtgen.run import numbered, run_case  # noqa: E402
 from mtgen.writer import root_attributes, write_family_if_changed, write_manifest  # noqa: E402
 
 warnings.filterwarnings("ignore", category=UserWarning)  # MaskedTensor is a prototype
@@ -48,9 +48,8 @@ warnings.filterwarnings("ignore", category=UserWarning)  # MaskedTensor is a pro
 def run_family(fam):
     """(results, surprises) of one family; the k-th case of an op gets the
     op's k-th poison."""
-    results, surprises, seen = [], [], {}
-    for case in FAMILIES[fam].cases():
-        k = seen[case.op] = seen.get(case.op, -1) + 1
+    results, surprises = [], []
+    for case, k in numbered(FAMILIES[fam].cases()):
         try:
             results.append(run_case(case, k))
         except Surprise as e:

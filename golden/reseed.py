@@ -149,13 +149,11 @@ def draws_of(fam_module, draws, pattern, log, flags):
     case of the family matching `pattern`, drawn again under each draw's
     id; a case whose inputs do not depend on the seed ("fixed") is left out."""
     from mtgen.model import case_rng
+    from mtgen.run import numbered
 
     surprises, out = [], []
-    cases, seen = [], {}
-    for case in fam_module.cases():
-        k = seen[case.op] = seen.get(case.op, -1) + 1
-        if any(fnmatch.fnmatchcase(case.id, p) for p in pattern):
-            cases.append((case, k))
+    cases = [(case, k) for case, k in numbered(fam_module.cases())
+             if any(fnmatch.fnmatchcase(case.id, p) for p in pattern)]
     fixed = set()
     for case, _ in cases:
         try:

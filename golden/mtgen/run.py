@@ -13,6 +13,15 @@ def torch_error_text(e: BaseException) -> str:
     return f"{type(e).__name__}: {msg.split(' This could be because')[0]}"
 
 
+def numbered(cases):
+    """(case, k) for each of a family's cases in order, k its place among
+    the cases of its op: run_case's k, which picks its poison."""
+    seen = {}
+    for case in cases:
+        seen[case.op] = seen.get(case.op, -1) + 1
+        yield case, seen[case.op]
+
+
 def run_case(case: Case, k: int) -> Result:
     """Runs `case`, the k-th case of its op in its family (picks the poison)."""
     if case.backward:
