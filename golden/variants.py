@@ -70,6 +70,7 @@ import mtgen.opinfo  # noqa: E402
 mtgen.opinfo.ALLOW_MISSING_DB = True  # before any family builds its case list
 from golden_read import COMPRESSED_NAMES, compressed_entries, decode, read_tensor  # noqa: E402
 from mtgen.compare import first_difference  # noqa: E402
+from mtgen.h5layout import LIBVER, write_compact  # noqa: E402
 from mtgen.inputs import clone  # noqa: E402
 from mtgen.run import torch_error_text  # noqa: E402
 from mtgen.model import DTYPE_NAMES  # noqa: E402
@@ -390,8 +391,7 @@ def copy_attrs(src, dst, skip=()):
 
 
 def copy_tree(src, dst, name):
-    """src (group or dataset) as dst/name, created the way mtgen/writer.py
-    creates objects (no H5Ocopy: it leaves bytes that differ run to run)."""
+    """src (group or dataset) as dst/name."""
     if isinstance(src, h5py.Dataset):
         d = dst.create_dataset(name, data=src[()], dtype=src.dtype)
         copy_attrs(src, d)
@@ -406,12 +406,13 @@ def rewrite(path, label, results):
     """Rewrites golden file `path` atomically: every case as it was, less
     its earlier outputs@label / error@label, plus the new variants of
     `results` ({case id: Outcome}); a case that was not run (unknown,
-    --skip) keeps the variant it had."""
+    --skip) keeps the variant it had. Built in memory, then written in
+    mtgen/h5layout.py's layout, as golden/generate.py writes."""
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".h5", dir=os.path.dirname(path) or ".")
     os.close(fd)
-    os.chmod(tmp, FILE_MODE)
     try:
-        with h5py.File(path, "r") as src, h5py.File(tmp, "w", libver=("v110", "v110")) as dst:
+        with h5py.File(path, "r") as src, h5py.File(f"{tmp}.mem", "w", driver="core",
+                                                    backing_store=False, libver=LIBVER) as dst:
             copy_attrs(src, dst)
             cases = dst.create_group("cases")
             for cid, cg in src["cases"].items():
@@ -428,27 +429,12 @@ def rewrite(path, label, results):
                     g.attrs[f"error@{label}"] = o.error_class
                 elif o.outputs is not None:
                     copy_tree(o.outputs, g, f"outputs@{label}")
-        repack(tmp)
+            write_compact(dst, tmp)
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
-
-
-def repack(path):
-    """Rewrites `path` with h5repack -L (hdf5-tools, .ci/setup.sh): objects
-    written one by one keep header room they never use; the repacked file
-    holds the same objects in 16% fewer bytes. mtgen/writer.py's
-    write_compact does better (29%) with H5Ocopy, which Debian's HDF5 1.10.8
-    crashes in (h5py 3.7 and h5copy alike); h5repack does not."""
-    tmp = f"{path}.repack"
-    try:
-        subprocess.run(["h5repack", "-L", path, tmp], check=True, stdout=subprocess.DEVNULL)
-        os.chmod(tmp, FILE_MODE)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def recorded(cg, label):

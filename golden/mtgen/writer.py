@@ -10,6 +10,7 @@ import numpy as np
 import torch
 from torch.masked import MaskedTensor
 
+from .h5layout import LIBVER, flatten, same_object, write_compact
 from .model import DTYPE_NAMES, Result
 
 FORMAT_VERSION = 3  # 3: gradient cases (backward, grad_outputs/, grads/)
@@ -199,34 +200,12 @@ def root_attributes(generator="golden/generate.py"):
             "created_utc": created_utc()}
 
 
-LIBVER = ("v110", "v110")  # readable by Debian's HDF5 1.10, which the runner links
-
-
-def write_compact(mem, path):
-    """Copies the HDF5 file `mem` (open), object by object (H5Ocopy), into a
-    new file at `path`. An object written the way write_case writes it, then
-    its attributes and links one by one, keeps the header room HDF5 reserved
-    at creation and grows continuation blocks; its copy gets a header sized
-    once. Same objects, attributes and data (h5diff, cases_differ), 29% fewer
-    bytes: 58.5 -> 41.6 MB for the 15 goldens, room that the device machine's
-    64 MiB working-tree limit needs (spec/gpu-machine.md). Deterministic:
-    the same input gives the same bytes, and a copy of a copy is the copy.
-    (Debian's HDF5 1.10.8 crashes in H5Ocopy, through h5py 3.7 and h5copy
-    alike: golden/variants.py, which runs there, repacks with h5repack.)"""
-    with h5py.File(path, "w", libver=LIBVER) as out:
-        for k in mem.attrs:
-            a = mem.attrs.get_id(k)
-            out.attrs.create(k, mem.attrs[k], dtype=a.dtype)
-        for k in mem:
-            mem.copy(mem[k], out, name=k)
-
-
 def write_family(path, results, meta):
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".h5", dir=os.path.dirname(path))
     os.close(fd)
     os.chmod(tmp, FILE_MODE)
     try:
-        # built in memory, then written compact (write_compact)
+        # built in memory, then written in the layout of mtgen/h5layout.py
         with h5py.File(f"{tmp}.mem", "w", driver="core", backing_store=False,
                        libver=LIBVER) as f:
             for k, v in meta.items():
@@ -248,29 +227,9 @@ def sha256_file(path):
 
 
 def _flatten(obj, prefix, out):
-    """{path: (attributes, dtype, shape, data)} of obj and everything under
-    it, golden/variants.py's outputs@.../error@... left out (a name with @)."""
-    attrs = {k: v for k, v in obj.attrs.items() if "@" not in k}
-    if isinstance(obj, h5py.Dataset):
-        out[prefix] = (attrs, obj.dtype.str, obj.shape, obj[()])
-        return
-    out[prefix] = (attrs, None, None, None)
-    for k in obj:
-        if "@" not in k:
-            _flatten(obj[k], f"{prefix}/{k}", out)
-
-
-def _equal(a, b):
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) or isinstance(a, np.generic):
-        a, b = np.asarray(a), np.asarray(b)
-        return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
-    return type(a) is type(b) and a == b
-
-
-def _same_object(x, y):
-    (xa, xt, xs, xd), (ya, yt, ys, yd) = x, y
-    return ((xt, xs) == (yt, ys) and xa.keys() == ya.keys()
-            and all(_equal(xa[k], ya[k]) for k in xa) and (xd is None or _equal(xd, yd)))
+    """h5layout.flatten, golden/variants.py's outputs@.../error@... left out
+    (a name with @)."""
+    flatten(obj, prefix, out, skip=lambda name: "@" in name)
 
 
 def cases_differ(old_path, new_path):
@@ -298,11 +257,11 @@ def cases_differ(old_path, new_path):
                 return f"{cid}: objects {sorted(set(a) ^ set(b))[:2]} differ"
             loose = set()  # outputs whose float values moved: within tolerance?
             for path, x in a.items():
-                if _same_object(x, b[path]):
+                if same_object(x, b[path]):
                     continue
                 parts = path.split("/")
                 if (len(parts) > 3 and parts[1] in ("outputs", "grads") and x[1] is not None
-                        and x[1][1] == "f" and _same_object(x[:3] + (None,), b[path][:3] + (None,))):
+                        and x[1][1] == "f" and same_object(x[:3] + (None,), b[path][:3] + (None,))):
                     loose.add((parts[1], parts[2]))
                     continue
                 return f"{cid}{path}: differs"
