@@ -29,7 +29,8 @@ The files are rewritten in place (atomically; only cases that differ get a
 variant; earlier variants of the same label are replaced, so re-running is
 idempotent), the sha256 lines of DIR/MANIFEST are updated, the table
 between `<!-- variants:begin -->` and `<!-- variants:end -->` in
-spec/SEMANTICS.md is regenerated, and a summary is printed: cases per
+spec/SEMANTICS.md is regenerated (by a run of every file, not --only's),
+and a summary is printed: cases per
 family, how many differ and why (value, mask, dtype, shape, error), and how
 many this torch cannot run at all (an op, kwarg or layout it does not have:
 counted with the exception, no variant, since "the op does not exist" is
@@ -557,7 +558,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--golden-dir", default=HERE, help="golden files and MANIFEST (default golden/)")
     ap.add_argument("--label", help="variant label (default: torch-<this torch's version>)")
-    ap.add_argument("--only", help="one family (file stem) only")
+    ap.add_argument("--only", help="one family (file stem) only (SEMANTICS.md's table, which "
+                    "covers every file, is then left alone)")
     ap.add_argument("--semantics", default=os.path.join(os.path.dirname(HERE), "spec",
                                                          "SEMANTICS.md"),
                     help="the SEMANTICS.md whose table to regenerate")
@@ -642,9 +644,15 @@ def main(argv=None):
                     rewritten.append(name)
         finally:
             scratch_file.close()
+    # the table covers every file: a run of one family (--only) would replace it
+    # with that family's rows, so it neither writes nor checks the table
+    semantics = not args.no_semantics and not args.only and os.path.exists(args.semantics)
+    if args.only and not args.no_semantics:
+        print(f"variants: --only: {args.semantics}'s table (every golden file) left alone; "
+              f"a run without --only regenerates it", file=sys.stderr)
     if not args.check:
         update_manifest(args.golden_dir, rewritten)
-        if not args.no_semantics and os.path.exists(args.semantics):
+        if semantics:
             write_semantics(args.semantics, table(label, base_versions, rows))
 
     print(f"variants: torch {torch.__version__} as {label}, against the goldens of torch "
@@ -659,7 +667,7 @@ def main(argv=None):
               f"{', '.join(rewritten) or 'no file'}")
     table_stale = False
     if args.check:
-        if not args.no_semantics and os.path.exists(args.semantics):
+        if semantics:
             with open(args.semantics) as f:
                 text = f.read()
             if f"{BEGIN}\n{table(label, base_versions, rows)}\n{END}" not in text:

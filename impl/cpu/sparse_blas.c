@@ -589,8 +589,12 @@ static mt_status product_of(const mt_tensor *a, const mt_tensor *b, const char *
 /* ---- mm, sparse_mm ------------------------------------------------------------------ */
 
 /* The checks of mm(a, b) (SPB-1), in torch's order: layouts, dims, dtypes,
- * inner sizes. */
-static mt_status mm_check(const mt_tensor *a, const mt_tensor *b, const char *op, mt_error *err) {
+ * inner sizes. torch.sparse.mm (`namespaced`) of CSR @ CSC is refused
+ * after the dims and inner sizes and before any dtype: it adds the product
+ * to zeros in mat2's layout, and torch's CPU addmm has no CSC + CSR @ CSC,
+ * which it finds before it looks at a dtype (sparse_mm.csr_csc.*.error_order*). */
+static mt_status mm_check(const mt_tensor *a, const mt_tensor *b, const char *op, int namespaced,
+                          mt_error *err) {
   const mt_tensor *in[2] = {a, b};
   mt_status st;
   if (!is_sparse(a) && !is_sparse(b))
@@ -612,6 +616,13 @@ static mt_status mm_check(const mt_tensor *a, const mt_tensor *b, const char *op
   }
   for (int k = 0; k < 2; k++)
     if ((st = check_matrix(in[k], k, op, err)) != MT_OK) return st;
+  if (namespaced && a->kind == MT_KIND_CSR && b->kind == MT_KIND_CSC) {
+    if (a->shape[1] != b->shape[0]) return inner_mismatch(op, a->shape[1], b->shape[0], err);
+    return mt_err(err, MT_LAYOUT_MISMATCH,
+                  "%s: addmm: computation on CPU is not implemented for SparseCsc + SparseCsr @ "
+                  "SparseCsc (torch.sparse.mm's zero accumulator takes mat2's layout)",
+                  op);
+  }
   int wide = !(is_sparse(a) && is_sparse(b)) && !mt_kind_is_compressed(a->kind) &&
              !mt_kind_is_compressed(b->kind);
   if ((st = check_dtype(a->dtype, wide, op, wide ? "addmm_sparse_dense" : "sparse_matmul", err)) !=
@@ -631,13 +642,7 @@ static mt_status mm_common(mt_call *call, mt_op opid, const char *op, int namesp
   mt__cpu_begin(call);
   if ((st = mt__kw_check(opid, call->kw, err)) != MT_OK) return st;
   if ((st = inputs(call, 2, 2, op, in, err)) != MT_OK) return st;
-  if ((st = mm_check(in[0], in[1], op, err)) != MT_OK) return st;
-  /* SPB-1: torch.sparse.mm adds the product to zeros in mat2's layout, and
-   * torch's CPU addmm has no CSC + CSR @ CSC */
-  if (namespaced && in[0]->kind == MT_KIND_CSR && in[1]->kind == MT_KIND_CSC)
-    return mt_err(err, MT_LAYOUT_MISMATCH,
-                  "%s: addmm: computation on CPU is not implemented for SparseCsc + SparseCsr @ "
-                  "SparseCsc (torch.sparse.mm's zero accumulator takes mat2's layout)", op);
+  if ((st = mm_check(in[0], in[1], op, namespaced, err)) != MT_OK) return st;
   if ((st = product_of(in[0], in[1], op, &p, err)) != MT_OK) goto out;
   mt_dtype dt = in[0]->dtype;
   if (is_sparse(in[0]) && is_sparse(in[1])) {
@@ -681,7 +686,7 @@ static mt_status addmm_common(mt_call *call, mt_op opid, const char *op, const m
                   "%s: expected either 'mat1' to have sparse layout and 'mat2' to have strided "
                   "layout (got %s and %s)",
                   op, mt_kind_name(a->kind), mt_kind_name(b->kind));
-  if ((st = mm_check(a, b, op, err)) != MT_OK) return st;
+  if ((st = mm_check(a, b, op, 0, err)) != MT_OK) return st;
   if ((st = same_dtype(in, 3, op, err)) != MT_OK) return st;
   if ((st = check_bcast(c, a->shape[0], b->shape[1], 0, op, err)) != MT_OK) return st;
   if ((st = product_of(a, b, op, &p, err)) != MT_OK) goto out;

@@ -466,7 +466,8 @@ LATER_VARIANTS = ("negzero_uncoalesced", "negzero", "broadcast_row2d", "three_in
                   "dup_negzero", "broadcast_one", "coalesced_dim0_keepdim", "hybrid_dim0_keepdim",
                   "nnz0_dim0_keepdim", "uncoalesced_dim0_keepdim", "basic_dim0_keepdim",
                   "layout_pair", "empty_dense_dim", "empty_dense_dim_sparse_dim1",
-                  "empty_dense_dim_sparse_dim2")
+                  "empty_dense_dim_sparse_dim2", "error_order", "error_order_dtypes",
+                  "error_order_inner_dtypes", "error_order_batched")
 
 
 def later(c):

@@ -614,6 +614,31 @@ def dtype_mismatch():
     ]
 
 
+def error_order():
+    """torch.sparse.mm(CSR, CSC) where a second error meets its refusal
+    (SPB-1): torch checks the dims, then the inner sizes, then refuses the
+    layouts (its zero accumulator in mat2's layout meets addmm's layout
+    check) and never reaches the dtypes, which torch.mm of the same pair
+    refuses for every dtype but float32/float64. Appended last: the
+    gradient picks leave the variants out (grad_sparse LATER_VARIANTS)."""
+    def pair(shape_b, dt_b=None, batch=()):
+        # batched: every entry stored (torch wants the same nnz in each batch)
+        fill = vals if batch else dense_sparse
+
+        def build(g, dt):
+            a = fill(g, (*batch, M, K), dt).to_sparse_csr()
+            return [a, fill(g, (*batch, *shape_b), dt_b or dt).to_sparse_csc()]
+        return build
+    return [
+        *[make_case("sparse_mm", "csr_csc", short, "error_order", pair((K, N)))
+          for short in OTHERS],
+        make_case("sparse_mm", "csr_csc", "f32", "error_order_dtypes", pair((K, N), torch.float64)),
+        make_case("sparse_mm", "csr_csc", "f32", "error_order_inner_dtypes",
+                  pair((K + 1, N), torch.float64)),
+        make_case("sparse_mm", "csr_csc", "f32", "error_order_batched", pair((K, N), batch=(2,))),
+    ]
+
+
 def opinfo_cases():
     """torch's own sample inputs where its OpInfo yields sparse ones although
     no supports_sparse* flag is set: sparse.sampled_addmm's samples are CSR
@@ -648,4 +673,5 @@ def cases():
         for short in OTHERS:
             out.append(make_case(op, layouts, short, variant, build, kw))
     out += dtype_mismatch()
+    out += error_order()
     return check_ids(out)
