@@ -18,7 +18,7 @@ file) to `path` in three steps:
    the object header up to 64 of them (HDF5 moves more than 8 into a
    fractal heap and a B-tree of their own, about 500 bytes a case group;
    Debian's HDF5 1.10.8 also crashes copying those, H5Ocopy and h5copy
-   alike); datasets under COMPACT_MAX bytes stored in their object header
+   alike); datasets of up to COMPACT_MAX bytes stored in their object header
    (HDF5's compact layout) instead of a block of their own;
 2. the file in memory is copied object by object (H5Ocopy) into the file on
    disk, so each object header is sized once instead of keeping the room it

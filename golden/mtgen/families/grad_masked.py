@@ -166,9 +166,15 @@ def storage(x):
 
 # forward variants added after the picks were made, left out so that the
 # picks stay put
-LATER_VARIANTS = ("empty_other_0", "default_dim", "signs_below_1")
+LATER_VARIANTS = ("empty_other_0", "default_dim", "signs_below_1", "0d_dim0", "0d_dimneg1",
+                  "0d_masked_dim0")
 # ... and the gradient cases of some of them, appended after the picks
-LATER_GRADS = ("cat.masked.f32.default_dim", "stack.masked.f32.default_dim")
+LATER_GRADS = ("cat.masked.f32.default_dim", "stack.masked.f32.default_dim",
+               # a 0-d input reduced along dim 0 / -1 (reduce.zero_dim_cases)
+               *(f"{op}.masked.f32.0d_dim0"
+                 for op in ("sum", "mean", "prod", "amin", "amax", "var", "std")),
+               "sum.masked.f32.0d_dimneg1", "sum.masked.f32.0d_masked_dim0",
+               "amax.masked.f32.0d_masked_dim0")
 
 
 def candidate(c, inputs, floats=FLOATS):

@@ -213,10 +213,12 @@ def variant_of(c):
 
 def late(c):
     """Forward variants added after the picks were settled (logaddexp's
-    operands of two dtypes, masked_fn.MIXED, and EXTRA's): only EXTRA's
+    operands of two dtypes, masked_fn.MIXED, its broadcast_input*, and
+    EXTRA's): only EXTRA's
     enter, so the pick of the others stays as it was."""
     v = variant_of(c)
-    return v.startswith("other_") or any(v in e for e in EXTRA.values())
+    return (v.startswith("other_") or v.startswith("broadcast_input")
+            or any(v in e for e in EXTRA.values()))
 
 
 def pick(op_cases):

@@ -515,6 +515,28 @@ def sparse_cases():
     return out
 
 
+def zero_dim_cases():
+    """float32 0-d inputs reduced along dim 0 and -1 (torch wraps a 0-d
+    tensor's dims as those of a 1-d one, and the result is 0-d), specified
+    and masked out: a backward that wrapped dim against 0 dims survived
+    tests/sweep (seed 6). Appended after every other case of the family;
+    grad_masked leaves the variants out of its picks (LATER_VARIANTS) and
+    derives the gradients of LATER_GRADS."""
+    out, dt = [], torch.float32
+    for op, (dtypes, _) in OPS.items():
+        if dt not in dtypes or op == "norm":
+            continue
+        for variant, spec, dim in (("0d_dim0", True, 0), ("0d_dimneg1", True, -1),
+                                   ("0d_masked_dim0", False, 0)):
+            def build(g, dt, op, spec=spec):
+                return [masked(rand_data(g, (), dt, op), torch.tensor(spec))]
+            run, call, kwargs = reduction(op, dim, None)
+            out.append(make_case(f"{op}.masked.f32.{variant}", op, dt,
+                                 functools.partial(build, dt=dt, op=op), run, call, kwargs,
+                                 tolerance(op, dt), dim=dim))
+    return out
+
+
 def cases():
     out = dtype_cases() + csr_cases() + sparse_cases()
     for short, dt in ALL_DTYPES.items():
@@ -544,6 +566,7 @@ def cases():
                                      tol or tolerance(op, dt), dim=form))
             out += opinfo_cases(op, short, dt)
     out += reduce_sparse.cases()  # plain sparse tensors (SPS-3, SPS-4)
+    out += zero_dim_cases()
     return check_ids(out)
 
 

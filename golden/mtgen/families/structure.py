@@ -615,7 +615,22 @@ def cases():
         out += opinfo_cases(short, dt, limit=3 if short == "f32" else 2)  # under 3 MB
     out += f32_cases()
     out += structure_sparse.cases()  # plain sparse tensors (SPS-*)
+    out += copy_convert_cases()
     return check_ids(out)
+
+
+def copy_convert_cases():
+    """copy_ into COO and CSR storage from a float64 source of the same
+    structure: the values converted to the destination's float32, as torch's
+    copy_ does. The CUDA path converts sparse storage with its own code,
+    which no case reached (tests/sweep seed 6: an allocation check turned
+    into a refusal survived). Last, so that no earlier case moves."""
+    out = []
+    for layout, one in (("coo", mk_coo), ("csr", mk_csr)):
+        out.append(case("copy_", f"masked_{layout}", "f32", "from_f64",
+                        lambda g, one=one: [one(g, torch.float32), one(g, torch.float64)],
+                        rules=(OPS["copy_"], "SP-4")))
+    return out
 
 
 def replay_run(op):
