@@ -302,7 +302,15 @@ vrun(1 "XFAIL  masked_tensor.dense.f32.all_false.*INCOMPLETE: 1 of 8"
 # ---- --repro-dir: the script replays the failure through the adapter --------------------
 file(MAKE_DIRECTORY "${W}/repro")
 vrun(1 "repro: [^\n]*masked_tensor.dense.f32.basic.sh" validate --adapter "${FX} lie"
-           --golden "${G}" --filter "masked_tensor.dense.f32.basic" ${T} --repro-dir "${W}/repro")
+           --golden "${G}" --filter "masked_tensor.dense.f32.basic" ${T} --repro-dir "${W}/repro"
+           --report-json "${W}/repro.json")
+# the report's replay command is the bundle's (its one-case golden in the repro
+# directory), not the command for the whole golden file (tests/sweep: a mutant
+# that replaced the one by the other survived)
+json_get("${W}/repro.json" repro_cmd cases 0 repro_command)
+if(NOT repro_cmd MATCHES "/repro/masked_tensor\\.dense\\.f32\\.basic\\.h5")
+  message(SEND_ERROR "repro_command is not the bundle's: '${repro_cmd}'")
+endif()
 file(READ "${W}/repro/masked_tensor.dense.f32.basic.sh" sh)
 if(NOT sh MATCHES "validate --adapter '[^']*adapter_fixture lie' --case-timeout 2 --golden")
   message(SEND_ERROR "the repro script does not replay through the adapter:\n${sh}")

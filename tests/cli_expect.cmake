@@ -65,6 +65,14 @@ foreach(bad_case
     message(SEND_ERROR "${name}: cases ran despite a bad expectations file")
   endif()
 endforeach()
+# every month's first day past its end (the table of days per month, entry by
+# entry: tests/sweep found August's 32nd accepted; January, February and
+# April are above)
+foreach(d 2027-03-32 2027-05-32 2027-06-31 2027-07-32 2027-08-32 2027-09-31 2027-10-32
+          2027-11-31 2027-12-32)
+  file(WRITE "${W}/date_${d}.txt" "neg.* FAIL ${d} alice no\n")
+  expect_run(2 "date_${d}.txt:1: expiry '${d}' is not a date" ${RUN} --expect "${W}/date_${d}.txt")
+endforeach()
 expect_run(2 "--expect ${W}/none.txt: cannot open it" ${RUN} --expect "${W}/none.txt")
 
 # a stale entry (matches no case of the file) fails an otherwise green run

@@ -160,6 +160,38 @@ TEST(output_that_is_an_input_fails_call_1_and_is_not_freed) {
   fixture_free(&f);
 }
 
+/* An output whose values are the last row offset of a CSR input (2 rows:
+ * crow_indices [0, 1, 1], its last entry at index 2): the span of an input's
+ * crow_indices is all rows + 1 of them (tests/sweep: a span two entries
+ * short let this through). Static: an aliased output is never freed. */
+static mt_tensor k_alias_out;
+static mt_status k_aliases_last_row_offset(mt_call *call, mt_error *err) {
+  (void)err;
+  const mt_tensor *x = call->in[0];
+  memset(&k_alias_out, 0, sizeof k_alias_out);
+  k_alias_out.kind = MT_KIND_DENSE;
+  k_alias_out.dtype = MT_int64;
+  k_alias_out.ndim = 1;
+  k_alias_out.shape[0] = 1;
+  k_alias_out.strides[0] = 1;
+  k_alias_out.values = x->crow_indices + x->shape[0];
+  call->out[0] = &k_alias_out;
+  call->n_out = 1;
+  return MT_OK;
+}
+
+TEST(output_aliasing_the_last_row_offset_of_a_csr_input_fails_call_1) {
+  fixture f;
+  fixture_init(&f);
+  mt_tensor_free(f.in[0]);
+  f.in[0] = csr2(MT_float32, 2, 4, 1, (const int64_t[]){0}, (const int64_t[]){1}, VALS(1));
+  mt_case_result r = run_case(k_aliases_last_row_offset, &f, 0);
+  CHECK_EQ_INT(r.status, MT_CS_FAIL);
+  CHECK(!strcmp(r.rule, "CALL-1"));
+  CHECK_HAS(r.message, "output 0 (values) shares memory with input 0 (crow_indices)");
+  fixture_free(&f);
+}
+
 TEST(blame_names_the_runner_rule_else_the_case_rules) {
   mt_case_result r = {0};
   CHECK(!strcmp(mt_case_blame(&r, "MASK-4"), "MASK-4"));
@@ -238,6 +270,7 @@ MT_TEST_MAIN(T(reference_kernel_passes_every_poison_run),
              T(error_that_depends_on_masked_out_data_fails_mask_9),
              T(kernel_writing_its_input_fails_call_1),
              T(output_that_is_an_input_fails_call_1_and_is_not_freed),
+             T(output_aliasing_the_last_row_offset_of_a_csr_input_fails_call_1),
              T(blame_names_the_runner_rule_else_the_case_rules),
              T(masked_out_output_data_is_compared_at_level_strict_only),
              T(level_names_round_trip),
