@@ -162,9 +162,9 @@ def _gcpl():
 
 
 def _dcpl(nbytes):
-    """A dataset's: no timestamps, compact up to COMPACT_MAX bytes, HDF5's
-    attribute phase change (a dataset carries no attributes: set, it would
-    cost 4 header bytes)."""
+    """A dataset's: no timestamps, compact up to COMPACT_MAX bytes. The
+    attribute phase change stays HDF5's default: a dataset here carries no
+    attributes, and a non-default one costs 4 header bytes."""
     p = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
     p.set_obj_track_times(False)
     if nbytes <= COMPACT_MAX:
@@ -172,10 +172,15 @@ def _dcpl(nbytes):
     return p
 
 
-def _recreate(src, dst):
-    """Everything under h5py group `src` created again under `dst`."""
+def _copy_attrs(src, dst):
+    """src's attributes onto dst, each in its stored HDF5 type."""
     for k in src.attrs:
         dst.attrs.create(k, src.attrs[k], dtype=src.attrs.get_id(k).dtype)
+
+
+def _recreate(src, dst):
+    """Everything under h5py group `src` created again under `dst`."""
+    _copy_attrs(src, dst)
     for k in src:
         obj = src[k]
         if isinstance(obj, h5py.Group):
@@ -190,8 +195,8 @@ def _recreate(src, dst):
                               dcpl=dcpl)
         if obj.size:
             did.write(h5py.h5s.ALL, h5py.h5s.ALL, np.ascontiguousarray(obj[()]))
-        for a in obj.attrs:
-            h5py.Dataset(did).attrs.create(a, obj.attrs[a], dtype=obj.attrs.get_id(a).dtype)
+        if len(obj.attrs):  # (an h5py.Dataset made around did moves bytes: measured)
+            _copy_attrs(obj, h5py.Dataset(did))
 
 
 def _create_file(path):
@@ -218,8 +223,7 @@ def write_compact(src, path):
                    libver=LIBVER) as mem:
         _recreate(src, mem)
         with _create_file(path) as out:
-            for k in mem.attrs:
-                out.attrs.create(k, mem.attrs[k], dtype=mem.attrs.get_id(k).dtype)
+            _copy_attrs(mem, out)
             for k in mem:
                 mem.copy(mem[k], out, name=k)
     zero_extension_times(path)
@@ -254,7 +258,7 @@ def same_object(x, y):
             and (xd is None or equal_values(xd, yd)))
 
 
-def first_difference(path_a, path_b):
+def objects_differ(path_a, path_b):
     """None when the two HDF5 files hold the same objects, attributes and
     data bit for bit (whatever their layout), else the first difference."""
     a, b = {}, {}
@@ -269,20 +273,20 @@ def first_difference(path_a, path_b):
     return None
 
 
-def relayout(path, mode=None):
-    """Rewrites the HDF5 file `path` in this layout, atomically, after
-    checking that the new file holds exactly what the old one did.
-    Returns (bytes before, bytes after)."""
+def relayout(path):
+    """Rewrites the HDF5 file `path` in this layout, atomically and with its
+    permissions, after checking that the new file holds exactly what the old
+    one did. Returns (bytes before, bytes after)."""
     before = os.path.getsize(path)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".h5", dir=os.path.dirname(path) or ".")
     os.close(fd)
     try:
         with h5py.File(path, "r") as src:
             write_compact(src, tmp)
-        why = first_difference(path, tmp)
+        why = objects_differ(path, tmp)
         if why:
             raise RuntimeError(f"{path}: the rewritten file differs: {why}")
-        os.chmod(tmp, mode if mode is not None else os.stat(path).st_mode & 0o777)
+        os.chmod(tmp, os.stat(path).st_mode & 0o777)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)

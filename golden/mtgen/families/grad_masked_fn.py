@@ -217,8 +217,7 @@ def late(c):
     EXTRA's): only EXTRA's
     enter, so the pick of the others stays as it was."""
     v = variant_of(c)
-    return (v.startswith("other_") or v.startswith("broadcast_input")
-            or any(v in e for e in EXTRA.values()))
+    return v.startswith(("other_", "broadcast_input")) or any(v in e for e in EXTRA.values())
 
 
 def pick(op_cases):
