@@ -616,20 +616,20 @@ static mt_status mm_check(const mt_tensor *a, const mt_tensor *b, const char *op
   }
   for (int k = 0; k < 2; k++)
     if ((st = check_matrix(in[k], k, op, err)) != MT_OK) return st;
-  if (namespaced && a->kind == MT_KIND_CSR && b->kind == MT_KIND_CSC) {
-    if (a->shape[1] != b->shape[0]) return inner_mismatch(op, a->shape[1], b->shape[0], err);
+  int refused = namespaced && a->kind == MT_KIND_CSR && b->kind == MT_KIND_CSC;
+  int wide = !(is_sparse(a) && is_sparse(b)) && !mt_kind_is_compressed(a->kind) &&
+             !mt_kind_is_compressed(b->kind);
+  if (!refused &&
+      (st = check_dtype(a->dtype, wide, op, wide ? "addmm_sparse_dense" : "sparse_matmul", err)) !=
+          MT_OK)
+    return st;
+  if (!refused && (st = same_dtype(in, 2, op, err)) != MT_OK) return st;
+  if (a->shape[1] != b->shape[0]) return inner_mismatch(op, a->shape[1], b->shape[0], err);
+  if (refused)
     return mt_err(err, MT_LAYOUT_MISMATCH,
                   "%s: addmm: computation on CPU is not implemented for SparseCsc + SparseCsr @ "
                   "SparseCsc (torch.sparse.mm's zero accumulator takes mat2's layout)",
                   op);
-  }
-  int wide = !(is_sparse(a) && is_sparse(b)) && !mt_kind_is_compressed(a->kind) &&
-             !mt_kind_is_compressed(b->kind);
-  if ((st = check_dtype(a->dtype, wide, op, wide ? "addmm_sparse_dense" : "sparse_matmul", err)) !=
-      MT_OK)
-    return st;
-  if ((st = same_dtype(in, 2, op, err)) != MT_OK) return st;
-  if (a->shape[1] != b->shape[0]) return inner_mismatch(op, a->shape[1], b->shape[0], err);
   return MT_OK;
 }
 
