@@ -172,15 +172,17 @@ def _dcpl(nbytes):
     return p
 
 
-def _copy_attrs(src, dst):
-    """src's attributes onto dst, each in its stored HDF5 type."""
+def copy_attrs(src, dst, skip=()):
+    """src's attributes onto dst, each in its stored HDF5 type, but those
+    named in skip."""
     for k in src.attrs:
-        dst.attrs.create(k, src.attrs[k], dtype=src.attrs.get_id(k).dtype)
+        if k not in skip:
+            dst.attrs.create(k, src.attrs[k], dtype=src.attrs.get_id(k).dtype)
 
 
 def _recreate(src, dst):
     """Everything under h5py group `src` created again under `dst`."""
-    _copy_attrs(src, dst)
+    copy_attrs(src, dst)
     for k in src:
         obj = src[k]
         if isinstance(obj, h5py.Group):
@@ -196,7 +198,7 @@ def _recreate(src, dst):
         if obj.size:
             did.write(h5py.h5s.ALL, h5py.h5s.ALL, np.ascontiguousarray(obj[()]))
         if len(obj.attrs):  # (an h5py.Dataset made around did moves bytes: measured)
-            _copy_attrs(obj, h5py.Dataset(did))
+            copy_attrs(obj, h5py.Dataset(did))
 
 
 def _create_file(path):
@@ -223,7 +225,7 @@ def write_compact(src, path):
                    libver=LIBVER) as mem:
         _recreate(src, mem)
         with _create_file(path) as out:
-            _copy_attrs(mem, out)
+            copy_attrs(mem, out)
             for k in mem:
                 mem.copy(mem[k], out, name=k)
     zero_extension_times(path)
