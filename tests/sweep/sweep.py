@@ -18,6 +18,7 @@ records the last sweep.
     tests/sweep/sweep.py --sample 200 --seed 1         # 200 random sites
     tests/sweep/sweep.py --files 'impl/common/*.h' --list   # the sites only
     tests/sweep/sweep.py --judge --sample 40           # the runner's own code
+    tests/sweep/sweep.py --perf --sample 80            # the steps the benchmarks time
     tests/sweep/sweep.py --self-test                   # the lexer and operators
 
 --judge turns the question on the judge: it mutates the runner
@@ -27,6 +28,14 @@ reference) fails a golden file or one of the runner's own ctest entries
 fails, cli.mutants.* among them (every hand-written wrong implementation
 must still fail, blaming its rule). A survivor is a change of the judge
 that CI would not notice.
+
+--perf asks it of the benchmarks: it mutates the fast steps they time
+(perf/kernels/: the CPU steps, and the device steps built for the host
+through the emulation) and the bench cases' verifier and byte model
+(perf/adagrad_cases*.c), and a mutant is KILLED when their tests fail
+(PERF_CTEST: bit for bit against the reference ops, the verifier refusing
+wrong steps, the byte model's hand-derived values, the race check,
+perf.smoke). mtcs does not link perf/, so no golden file runs.
 
 It works on a copy: the tracked files of the checkout are copied to
 WORK/src (default build/sweep/src) and built in WORK/build (Release, only
@@ -56,7 +65,31 @@ DEFAULT_FILES = ("impl/common/*.h", "impl/cuda/*.cu", "impl/cpu/*.c")
 # --judge: the runner itself (compare, poison, expected errors, the case
 # loop, reports), judged by what CI runs against it
 JUDGE_FILES = ("conformance/*.c",)
-MUTABLE_DIRS = ("impl", "conformance")
+# --perf: the fast steps the benchmarks time (perf/kernels/: the CPU steps
+# and the device steps, built for the host through the emulation) and the
+# bench cases' verifier (perf/adagrad_cases*.c), judged by their own tests.
+# probe.c (the model's probe kernels: a wrong probe is a wrong estimate, not
+# a wrong step) and steps_abi.c (argument checks only, for perf/duel.py)
+# are left out; name them with --files to sweep them anyway.
+PERF_FILES = ("perf/kernels/adagrad_step.c", "perf/kernels/sparse_optim_step.c",
+              "perf/kernels/*.cu", "perf/kernels/*.cuh", "perf/adagrad_cases*.c")
+MUTABLE_DIRS = ("impl", "conformance", "perf")
+# the executables a --perf mutant is rebuilt into (their digests tell an
+# INERT mutant), and the ctest entries it must get through: every step bit
+# for bit equal to the reference op on the CPU (test_adagrad_step) and
+# through the emulated device (test_cuda_adagrad_emu, the cuSPARSE
+# gather/scatter pipeline included), the verifier refusing a wrong step
+# (test_bench_verify, on the CPU and the emulated device), the byte model
+# and size rules derived by hand (test_bench_model), the race check of the
+# emulated launches (.race), and the benchmark's smoke run, which verifies
+# every case's first step before timing it (perf.smoke). A few seconds each.
+PERF_TARGETS = ("test_adagrad_step", "test_bench_verify", "test_bench_model",
+                "test_cuda_adagrad_emu",
+                "test_bench_verify_emu", "test_cuda_adagrad_emu_race",
+                "test_bench_verify_emu_race", "mtcs_bench")
+PERF_EXES = PERF_TARGETS[:-1] + ("perf/mtcs_bench",)  # their paths in the build
+PERF_CTEST = ["-R", r"^(unit\.(test_adagrad_step|test_bench_verify|test_bench_model|"
+              r"test_cuda_adagrad_emu|test_bench_verify_emu)(\.race)?|perf\.smoke)$"]
 # the ctest entries a judge mutant must get through: every unit and cli test
 # of the runner but those of the emulation, the device, the Python adapters
 # (venv), the Python tools that never run mtcs, cli.reseed (torch's draws),
@@ -189,9 +222,14 @@ def sh(cmd, cwd=None, timeout=None, env=None):
     return subprocess.run(cmd, cwd=cwd, timeout=timeout, env=env, capture_output=True, text=True)
 
 
-def prepare(work, root, jobs, judge=False):
-    """WORK/src: the tracked files of root; WORK/build: mtcs built from them
-    (judge: everything the runner's tests need, the mutant plugins too)."""
+WHAT = {"impl": "mtcs only", "judge": "the runner and its tests",
+        "perf": "the fast steps, the bench cases and their tests"}
+
+
+def prepare(work, root, jobs, mode="impl"):
+    """WORK/src: the tracked files of root; WORK/build: what mode's mutants
+    are judged with, built from them (impl: mtcs; judge: everything the
+    runner's tests need, the mutant plugins too; perf: PERF_TARGETS)."""
     src, build = os.path.join(work, "src"), os.path.join(work, "build")
     files = sh(["git", "ls-files", "-z"], cwd=root).stdout.split("\0")
     head = sh(["git", "rev-parse", "HEAD"], cwd=root).stdout.strip()
@@ -211,21 +249,23 @@ def prepare(work, root, jobs, judge=False):
     print(f"sweep: {src} holds the {len(files) - 1} tracked files ({copied} copied now)",
           flush=True)
     if not os.path.exists(os.path.join(build, "CMakeCache.txt")):
-        print("sweep: configuring the sweep build (Release, "
-              f"{'the runner and its tests' if judge else 'mtcs only'})", flush=True)
+        print(f"sweep: configuring the sweep build (Release, {WHAT[mode]})", flush=True)
         gen = ["-G", "Ninja"] if shutil.which("ninja") else []
         r = sh(["cmake", "-S", src, "-B", build, *gen, "-DCMAKE_BUILD_TYPE=Release",
-                "-DMT_WITH_CUDA=OFF", "-DMT_WITH_BENCH=OFF",
-                f"-DMT_WITH_MUTANTS={'ON' if judge else 'OFF'}",
+                "-DMT_WITH_CUDA=OFF", f"-DMT_WITH_BENCH={'ON' if mode == 'perf' else 'OFF'}",
+                f"-DMT_WITH_MUTANTS={'ON' if mode == 'judge' else 'OFF'}",
                 "-DMT_WITH_EMU_FAULTS=OFF", "-DMT_WITH_EMU_LIBDEVICE=OFF",
-                "-DMT_WITH_EMU_RACE=OFF"])
+                f"-DMT_WITH_EMU_RACE={'ON' if mode == 'perf' else 'OFF'}"])
         if r.returncode:
             sys.exit(f"sweep: configure failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}")
-    print(f"sweep: building {'everything' if judge else 'mtcs'} (unmutated)", flush=True)
-    r = build_mtcs(build, jobs, judge=judge)
+    print(f"sweep: building {WHAT[mode]} (unmutated)", flush=True)
+    r = build_mtcs(build, jobs, mode)
     if r.returncode:
         sys.exit(f"sweep: the unmutated build failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}")
-    return src, build, head + ("+dirty" if dirty else "")
+    # a dirty tree is named by its diff too: results of one edit of the
+    # tests are not taken for another's (a resumed sweep skips done mutants)
+    diff = hashlib.sha256(sh(["git", "diff", "HEAD", "--binary"], cwd=root).stdout.encode())
+    return src, build, head + (f"+dirty:{diff.hexdigest()[:12]}" if dirty else "")
 
 
 def same_bytes(a, b):
@@ -235,24 +275,30 @@ def same_bytes(a, b):
         return fa.read() == fb.read()
 
 
-def digest(build):
-    with open(os.path.join(build, "mtcs"), "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
+def digest(build, mode="impl"):
+    """One hash of the executables a mode's mutants are judged with."""
+    h = hashlib.sha256()
+    for exe in (PERF_EXES if mode == "perf" else ("mtcs",)):
+        with open(os.path.join(build, exe), "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()
 
 
-def build_mtcs(build, jobs, timeout=1800, judge=False):
-    """mtcs; under --judge every target (the tests link the runner too)."""
-    target = [] if judge else ["--target", "mtcs"]
+def build_mtcs(build, jobs, mode="impl", timeout=1800):
+    """mtcs; under --judge every target (the tests link the runner too);
+    under --perf PERF_TARGETS."""
+    target = {"impl": ["--target", "mtcs"], "judge": [],
+              "perf": ["--target", *PERF_TARGETS]}[mode]
     return sh(["cmake", "--build", build, *target, "-j", str(jobs)], timeout=timeout)
 
 
-def run_ctest(build, jobs, timeout, files=()):
-    """The runner's own tests (judge_ctest) in the sweep build:
-    {"ctest: name": "Failed"} of each one that did not pass."""
+def run_ctest(build, jobs, timeout, select):
+    """The ctest entries select picks (judge_ctest, PERF_CTEST) in the sweep
+    build: {"ctest: name": "Failed"} of each one that did not pass."""
     try:
         # a test runs in seconds unmutated; a mutant that hangs one is
         # killed by its timeout, so keep that short
-        r = sh(["ctest", "--test-dir", build, *judge_ctest(files), "-j", str(jobs),
+        r = sh(["ctest", "--test-dir", build, *select, "-j", str(jobs),
                 "--timeout", "90"], timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"ctest: (the whole run)": "TIMEOUT"}
@@ -285,8 +331,17 @@ def judge_suite(build, src, jobs, timeout, files=()):
     corrupt files be refused, messages name the case) must pass."""
     v, failing, ex, rs = run_suite(build, runs_for("", src, ["cpu"]), timeout)
     t0 = time.time()
-    failing.update(run_ctest(build, jobs, timeout, files))
+    failing.update(run_ctest(build, jobs, timeout, judge_ctest(files)))
     return ("KILLED" if failing else "SURVIVED"), failing, ex, rs + time.time() - t0
+
+
+def perf_suite(build, jobs, timeout):
+    """A mutant of the fast steps or of the bench cases: their tests
+    (PERF_CTEST) must fail. The golden files are not run: mtcs does not
+    link perf/."""
+    t0 = time.time()
+    failing = run_ctest(build, jobs, timeout, PERF_CTEST)
+    return ("KILLED" if failing else "SURVIVED"), failing, [], time.time() - t0
 
 
 def goldens(src):
@@ -458,11 +513,25 @@ def self_test():
     if code != 2 or "--backend does not apply to --judge" not in err.getvalue():
         print(f"self-test FAILED: --judge --backend gave exit {code!r}, {err.getvalue()!r}")
         return 1
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err):
+            main(["--judge", "--perf", "--list"])
+        code = 0
+    except SystemExit as e:
+        code = e.code
+    if code != 2 or "pick one" not in err.getvalue():
+        print(f"self-test FAILED: --judge --perf gave exit {code!r}, {err.getvalue()!r}")
+        return 1
+    if not path_match("perf/adagrad_cases_cuda.c", "perf/adagrad_cases*.c") or \
+            path_match("perf/kernels/probe.c", PERF_FILES[0]):
+        print("self-test FAILED: PERF_FILES")
+        return 1
     print(f"self-test passed: {len(got)} sites; comments, strings, characters, "
           "preprocessor lines (continued too), unary minus, template brackets, "
           "hex and floating literals and array sizes in declarations left alone; "
           "globs within one directory; ctest's FAILED block, not its SKIPs; "
-          "--backend refused under --judge")
+          "--backend refused under --judge; --judge with --perf refused")
     return 0
 
 
@@ -476,13 +545,19 @@ def main(argv=None):
     ap.add_argument("--files", nargs="+", default=None, metavar="GLOB",
                     help="source files to mutate, globs relative to the root "
                          f"(default: {' '.join(DEFAULT_FILES)}; under --judge "
-                         f"{' '.join(JUDGE_FILES)})")
+                         f"{' '.join(JUDGE_FILES)}; under --perf {' '.join(PERF_FILES)})")
     ap.add_argument("--judge", action="store_true",
                     help="sweep the runner, not an implementation: a mutant of the runner is "
                          "killed when the CPU reference fails a golden file or one of the "
                          "runner's ctest entries fails (cli.mutants.* among them: every wrong "
                          "implementation must still fail); builds everything, with the mutant "
                          "plugins, in WORK (default build/sweep-judge)")
+    ap.add_argument("--perf", action="store_true",
+                    help="sweep the fast steps the benchmarks time (perf/kernels/, the device "
+                         "steps through the emulation) and the bench cases' verifier: a "
+                         "mutant is killed when their tests fail (bit-for-bit against the "
+                         "reference ops, the verifier, the race check, perf.smoke); builds "
+                         "them with the benchmarks in WORK (default build/sweep-perf)")
     ap.add_argument("--operators", default=",".join(OPERATORS),
                     help="mutation classes, comma-separated: ror (relational), lcr (&& ||), "
                          "aor (+ -), not (drop a !), const (0->1, 1->0, n->n+1); default all")
@@ -495,10 +570,11 @@ def main(argv=None):
                     help="the backends every golden file runs on, comma-separated (default "
                          "cuda-emu,cpu: as CI runs them; cuda-emu also runs sparse_blas.h5 on "
                          "its own kernels, MTCS_CUSPARSE=0; cpu never runs impl/cuda); not "
-                         "with --judge, which runs the CPU reference and the runner's tests")
+                         "with --judge, which runs the CPU reference and the runner's tests, "
+                         "nor with --perf, which runs the steps' tests")
     ap.add_argument("--work", default=None,
                     help="the copy, its build and the results (default build/sweep, "
-                         "build/sweep-judge under --judge)")
+                         "build/sweep-judge under --judge, build/sweep-perf under --perf)")
     ap.add_argument("--jobs", type=int, default=2, help="build jobs (default 2)")
     ap.add_argument("--timeout", type=int, default=600,
                     help="seconds one mutant's run of one profile may take (default 600)")
@@ -510,15 +586,24 @@ def main(argv=None):
     if a.self_test:
         return self_test()
     ops = tuple(o for o in a.operators.split(",") if o)
+    if a.judge and a.perf:
+        ap.error("--judge and --perf are two sweeps: the runner's, the fast steps'; pick one")
+    mode = "judge" if a.judge else "perf" if a.perf else "impl"
     if a.files is None:
-        a.files = list(JUDGE_FILES if a.judge else DEFAULT_FILES)
+        a.files = list({"judge": JUDGE_FILES, "perf": PERF_FILES, "impl": DEFAULT_FILES}[mode])
     if a.work is None:
-        a.work = os.path.join(ROOT, "build", "sweep-judge" if a.judge else "sweep")
+        a.work = os.path.join(ROOT, "build", {"judge": "sweep-judge", "perf": "sweep-perf",
+                                              "impl": "sweep"}[mode])
     if a.judge:
         if a.backend is not None:
             ap.error("--backend does not apply to --judge: a runner mutant is judged by the "
                      "CPU reference on every golden file and by the runner's ctest entries")
         a.backend = "judge:cpu"  # recorded with each result; the runs are judge_suite's
+    elif a.perf:
+        if a.backend is not None:
+            ap.error("--backend does not apply to --perf: a mutant of the fast steps is "
+                     "judged by their tests (the device steps through the emulation)")
+        a.backend = "perf"  # recorded with each result; the runs are perf_suite's
     elif a.backend is None:
         a.backend = "cuda-emu,cpu"
     backends = [b for b in a.backend.split(",") if b]
@@ -531,20 +616,23 @@ def main(argv=None):
         src = ROOT
         cands = collect(src, a.files, ops)
     else:
-        src, build, source = prepare(work, ROOT, a.jobs, a.judge)
-        base = digest(build)
+        src, build, source = prepare(work, ROOT, a.jobs, mode)
+        base = digest(build, mode)
         cands = collect(src, a.files, ops)
 
         def suite(path):
             if a.judge:
                 return judge_suite(build, src, a.jobs, a.timeout, list(cands))
+            if a.perf:
+                return perf_suite(build, a.jobs, a.timeout)
             return run_suite(build, runs_for(path, src, backends), a.timeout)
         # the unmutated build must pass, or every mutant would look killed
         v, failing, ex, rs = suite("")
         if v != "SURVIVED":
             sys.exit(f"sweep: the unmutated build fails the suite on {a.backend} "
                      f"({failing}; {ex[:1]}): fix that first")
-        print(f"sweep: the unmutated build passes every golden file on {a.backend} "
+        what = "the steps' tests" if a.perf else f"every golden file on {a.backend}"
+        print(f"sweep: the unmutated build passes {what} "
               f"({rs:.0f} s)", flush=True)
     allm = [(p, text, s) for p, (text, ss) in cands.items() for s in ss]
     ids = {mutant_id(p, text, s): (p, text, s) for p, text, s in allm}
@@ -587,13 +675,13 @@ def main(argv=None):
             with open(path, "w") as f:
                 f.write(apply(text, s))
             t0 = time.time()
-            b = build_mtcs(build, a.jobs, judge=a.judge)
+            b = build_mtcs(build, a.jobs, mode)
             line = text.splitlines()[line_col(text, s[0])[0] - 1]
             rec = {"id": mid, "file": p, "class": s[3], "line": line, "source": source,
                    "backend": a.backend, "tce": True}
             if b.returncode:
                 rec.update(verdict="STILLBORN", build_s=round(time.time() - t0, 1))
-            elif digest(build) == base:
+            elif digest(build, mode) == base:
                 # the compiler made the same executable: the change is dead
                 # code here (an inactive #if branch, a device-only path) or
                 # provably the same computation; nothing to run
@@ -611,7 +699,7 @@ def main(argv=None):
                   f"{'  (' + kills + ')' if kills else ''}  {time.time() - t0:.0f} s", flush=True)
     if last:
         restore(src, last, cands[last][0])
-        build_mtcs(build, a.jobs, judge=a.judge)
+        build_mtcs(build, a.jobs, mode)
     path, n = report(work, {k: v for k, v in results.items()
                             if k in {mutant_id(p, t, s) for p, t, s in chosen}}, source)
     print(f"sweep: {n['KILLED']} killed, {n['SURVIVED']} survived, {n['INERT']} inert, "
