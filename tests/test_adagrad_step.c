@@ -438,6 +438,47 @@ TEST(coo_dup_step_rejects_what_it_cannot_sort) {
   CHECK_HAS(e.msg, "n = 4294967297");
 }
 
+TEST(coo_dup_workspace_takes_every_param_size_from_one) {
+  /* n = 0 has no element an entry could name: refused, saying so. n = 1 is
+   * a param of one element: entries 0: 0.5, 0: 0.25, 0: -1 coalesce in
+   * input order to 0.5 + 0.25 - 1 = -0.25 (exact in float32), and the step
+   * is the coalesced COO step with that one entry, bit for bit. n = 2^32,
+   * the most 32-bit indices can name, is accepted (the scratch depends on
+   * the capacity, not on n). */
+  mt_error e = {0};
+  mt_adagrad_dup *ws = NULL;
+  CHECK_STATUS(mt_adagrad_dup_new(&ws, 0, 4, &e), MT_INVALID_ARGUMENT);
+  CHECK_HAS(e.msg, "n = 0");
+  CHECK(ws == NULL);
+  CHECK_STATUS(mt_adagrad_dup_new(&ws, (int64_t)1 << 32, 4, &e), MT_OK);
+  mt_adagrad_dup_free(ws);
+  ws = NULL;
+  CHECK_STATUS(mt_adagrad_dup_new(&ws, 1, 3, &e), MT_OK);
+  const int64_t idx[3] = {0, 0, 0}, one[1] = {0};
+  const float vals[3] = {0.5f, 0.25f, -1.0f}, sum[1] = {-0.25f};
+  mt_adagrad_hparams hp = {.clr = 0.1, .eps = 1e-10, .nthreads = 1};
+  float p[1] = {0.75f}, s[1] = {0.5f}, q[1] = {0.75f}, t[1] = {0.5f};
+  CHECK_STATUS(mt_adagrad_step_coo_dup_f32(p, s, idx, vals, 3, 0, ws, &hp, &e), MT_OK);
+  CHECK_STATUS(mt_adagrad_step_coo_f32(q, t, one, sum, 1, 1, &hp, &e), MT_OK);
+  CHECK(s[0] == 0.5625f); /* 0.5 + 0.25^2 */
+  CHECK(memcmp(p, q, sizeof p) == 0 && memcmp(s, t, sizeof s) == 0);
+  mt_adagrad_dup_free(ws);
+}
+
+TEST(coo_dup_workspace_reports_its_bytes) {
+  /* two buffers of packed (index << 32 | payload) pairs, 8 bytes each, per
+   * entry of capacity, beside 48 KiB of counts (adagrad_step.h): 1000 more
+   * entries of capacity are 16000 bytes more; no workspace, no bytes */
+  mt_adagrad_dup *a = NULL, *b = NULL;
+  CHECK_STATUS(mt_adagrad_dup_new(&a, 100, 1000, NULL), MT_OK);
+  CHECK_STATUS(mt_adagrad_dup_new(&b, 100, 2000, NULL), MT_OK);
+  CHECK_EQ_INT(mt_adagrad_dup_bytes(b) - mt_adagrad_dup_bytes(a), 16000);
+  CHECK(mt_adagrad_dup_bytes(a) >= 16000 + 3 * 4096 * 4);
+  CHECK_EQ_INT(mt_adagrad_dup_bytes(NULL), 0);
+  mt_adagrad_dup_free(a);
+  mt_adagrad_dup_free(b);
+}
+
 /* ---- CSR: ADA-2 on the same entries -------------------------------------- */
 TEST(csr_step_matches_sparse_reference_bitwise) {
   variant vs[8];
@@ -586,6 +627,8 @@ MT_TEST_MAIN(T(dense_step_matches_reference_bitwise),
              T(coo_dup_sort_passes_cover_every_index_bit),
              T(coo_dup_step_sums_each_run_in_input_order),
              T(coo_dup_step_rejects_what_it_cannot_sort),
+             T(coo_dup_workspace_takes_every_param_size_from_one),
+             T(coo_dup_workspace_reports_its_bytes),
              T(csr_step_matches_sparse_reference_bitwise),
              T(masked_dense_step_matches_reference_bitwise_ignoring_poison),
              T(touch_kernel_updates_exactly_the_entries),

@@ -74,6 +74,26 @@ static void flip(void *a, int f64, int64_t i) {
     ((uint32_t *)a)[i] ^= 1;
 }
 
+/* 1 when a device is there for the device checks. The emulation always has
+ * its one device: there a failed probe fails the test instead of turning
+ * every device check into a quiet pass (a broken probe would). */
+static int have_device(int *mt__failed) {
+  char info[256];
+  if (bc_dev_probe(info, sizeof info) == 0) {
+#ifdef MT_CUDA_EMU
+    CHECK_HAS(info, "cuda-emu (host emulation)");
+#endif
+    return 1;
+  }
+#ifdef MT_CUDA_EMU
+  fprintf(stderr, "  the emulation's device probe failed: %s\n", info);
+  *mt__failed = 1;
+#else
+  printf("  (no device: %s)\n", info);
+#endif
+  return 0;
+}
+
 TEST(verify_accepts_every_fast_path_in_both_forms) {
   static const bc_path paths[] = {BC_STREAM,        BC_DENSE,         BC_SPARSE_COO,
                                   BC_TOUCH,         BC_SPARSE_CSR,    BC_MASKED_DENSE,
@@ -226,20 +246,19 @@ TEST(verify_catches_a_write_to_an_untouched_entry_past_32k) {
 }
 
 TEST(device_check_compares_every_updated_element_of_the_device_step) {
-  /* on a GPU: the device's first step checked as the CPU's is (elsewhere
-   * the device calls say why not, and there is nothing to check) */
-  char info[256], why[512];
-  if (bc_dev_probe(info, sizeof info)) {
-    printf("  (no device: %s)\n", info);
-    return;
-  }
+  /* on a GPU (or the emulation): the device's first step checked as the
+   * CPU's is, in both dtypes the benchmark runs there (elsewhere the device
+   * calls say why not, and there is nothing to check) */
+  char why[512];
+  if (!have_device(mt__failed)) return;
   static const bc_path paths[] = {BC_STREAM,        BC_DENSE,        BC_SPARSE_COO,
                                   BC_MASKED_DENSE,  BC_MASKED_SPARSE, BC_SPARSE_COO_DUP};
-  for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++) {
+  for (size_t k = 0; k < 2 * sizeof paths / sizeof paths[0]; k++) {
     fixture f;
     bc_dev *d = NULL;
     bc_verified v;
-    if (setup(&f, paths[k], 0, N, 0.0001)) {
+    int f64 = k % 2;
+    if (setup(&f, paths[k / 2], f64, N, 0.0001)) {
       CHECK(0);
       continue;
     }
@@ -247,13 +266,15 @@ TEST(device_check_compares_every_updated_element_of_the_device_step) {
     CHECK_EQ_INT(bc_dev_load(&d, &f.b, &f.g, why, sizeof why), 0);
     /* the COO paths twice: the fused step, then the cuSPARSE pipeline (on
      * the state the first left: the check starts from the device's copy) */
-    int coo = paths[k] == BC_SPARSE_COO || paths[k] == BC_MASKED_SPARSE;
+    bc_path path = paths[k / 2];
+    int coo = path == BC_SPARSE_COO || path == BC_MASKED_SPARSE;
     for (int gs = 0; gs <= coo; gs++) {
       CHECK_EQ_INT(bc_dev_check(d, &f.b, &f.g, gs, &v, why, sizeof why), 0);
-      if (why[0]) fprintf(stderr, "  %s%s: %s\n", bc_path_name(paths[k]), gs ? " (gs)" : "", why);
+      if (why[0])
+        fprintf(stderr, "  %s %s%s: %s\n", bc_path_name(path), f64 ? "f64" : "f32",
+                gs ? " (gs)" : "", why);
       CHECK_EQ_INT(v.elements, N);
-      CHECK_EQ_INT(v.touched,
-                   paths[k] == BC_STREAM || paths[k] == BC_DENSE ? N : f.g.specified);
+      CHECK_EQ_INT(v.touched, path == BC_STREAM || path == BC_DENSE ? N : f.g.specified);
     }
     bc_dev_free(d);
     teardown(&f);
@@ -360,7 +381,7 @@ TEST(the_pair_of_sparse_coo_dup_is_sparse_coo_on_its_coalesced_grad) {
   static float vals[DUP_E];
   dup_entries(idx, vals);
   fixture f;
-  char why[512], info[256];
+  char why[512];
   bc_verified v;
   if (setup_dup(&f, idx, vals, DUP_E)) {
     CHECK(0);
@@ -377,7 +398,7 @@ TEST(the_pair_of_sparse_coo_dup_is_sparse_coo_on_its_coalesced_grad) {
   int64_t at = 0;
   while (at < cv.entries && cv.idx[at] != DUP_AT) at++;
   CHECK(at < cv.entries && ((const float *)cv.vals)[at] == 0.0f);
-  if (bc_dev_probe(info, sizeof info) == 0) {
+  if (have_device(mt__failed)) {
     bc_dev *d = NULL;
     CHECK_EQ_INT(bc_dev_load(&d, &f.b, &f.g, why, sizeof why), 0);
     CHECK_EQ_INT(bc_dev_check(d, &f.b, &cv, 0, &v, why, sizeof why), 0);
@@ -391,11 +412,8 @@ TEST(device_check_covers_the_uncoalesced_step) {
   /* the entries above (many duplicates, a run whose order decides its sum)
    * and 3000 entries all at one element, through the device's sort and
    * fused kernel, checked as every device case is */
-  char info[256], why[512];
-  if (bc_dev_probe(info, sizeof info)) {
-    printf("  (no device: %s)\n", info);
-    return;
-  }
+  char why[512];
+  if (!have_device(mt__failed)) return;
   static int64_t idx[DUP_E], one[3000];
   static float vals[DUP_E], ov[3000];
   dup_entries(idx, vals);
@@ -417,6 +435,103 @@ TEST(device_check_covers_the_uncoalesced_step) {
     bc_dev_free(d);
     teardown(&f);
   }
+}
+
+/* ---- the edges: element 0, an untouched CSR element, a failed make ------- */
+
+TEST(verify_checks_element_0_in_both_forms) {
+  /* entries at elements 1, 3, 7, ... N - 1: element 0 is untouched and the
+   * left neighbour of the first entry, so the sampled form holds it (the
+   * neighbours of every stride-th entry; stride 1 here), first in its
+   * sorted sample; the every-element form holds every element. A write to
+   * it fails both. Then a grad with an entry at element 0: an update there
+   * one ulp off fails both as a wrong updated element. */
+  static const int64_t idx[] = {1, 3, 7, 100, 4096, 70000, 700001, N - 1};
+  static const float vals[] = {0.5f, -0.25f, 1, 2, -1, 0.125f, 3, -2};
+  static const int64_t idx0[] = {5, 0, 9};
+  static const float vals0[] = {1, -0.5f, 2};
+  for (int t = 0; t < 2; t++) {
+    fixture f;
+    char why[512];
+    if (t == 0 ? setup_dup(&f, idx, vals, 8) : setup_dup(&f, idx0, vals0, 3)) {
+      CHECK(0);
+      continue;
+    }
+    CHECK(!step(&f, &f.g));
+    const bc_expect *forms[] = {&f.all, &f.sampled};
+    for (int k = 0; k < 2; k++) {
+      CHECK_EQ_INT(verify(&f, forms[k], why, sizeof why), 0);
+      flip(f.b.p, 0, 0);
+      CHECK_EQ_INT(verify(&f, forms[k], why, sizeof why), -1);
+      CHECK_HAS(why, "param[0] =");
+      CHECK_HAS(why, t == 0 ? "an element the step must leave unchanged" : "an updated element");
+      flip(f.b.p, 0, 0);
+      flip(f.b.s, 0, 0);
+      CHECK_EQ_INT(verify(&f, forms[k], why, sizeof why), -1);
+      CHECK_HAS(why, "state_sum[0] =");
+      flip(f.b.s, 0, 0);
+    }
+    teardown(&f);
+  }
+}
+
+TEST(verify_names_an_untouched_csr_element_as_untouched) {
+  /* 1M elements as 1024 x 1024 at 0.01%: about 105 entries, most rows
+   * empty. Element (r, c) of an empty row r whose next row's first entry
+   * lies in column c is untouched (the search for c in row r ends where row
+   * r + 1 begins): a write there is one to an element the step must leave
+   * unchanged, not a wrong update */
+  fixture f;
+  char why[512], want[64];
+  if (setup(&f, BC_SPARSE_CSR, 0, N, 0.0001)) {
+    CHECK(0);
+    return;
+  }
+  CHECK(!step(&f, &f.g));
+  int64_t r = 0;
+  while (r + 2 <= f.g.rows && !(f.g.crow[r] == f.g.crow[r + 1] && f.g.crow[r + 1] < f.g.crow[r + 2]))
+    r++;
+  CHECK(r + 2 <= f.g.rows); /* there is such a row */
+  if (r + 2 <= f.g.rows) {
+    int64_t i = r * f.g.cols + f.g.col[f.g.crow[r + 1]];
+    flip(f.b.p, 0, i);
+    CHECK_EQ_INT(verify(&f, &f.all, why, sizeof why), -1);
+    snprintf(want, sizeof want, "param[%lld] =", (long long)i);
+    CHECK_HAS(why, want);
+    CHECK_HAS(why, "an element the step must leave unchanged");
+    flip(f.b.p, 0, i);
+  }
+  teardown(&f);
+}
+
+TEST(a_failed_expectation_is_left_empty) {
+  /* bc_expect_make refuses a sparse_coo_dup grad with an entry outside its
+   * distinct elements (a grad built wrong), says which, and leaves the
+   * expectation zeroed: freeing it again, as bc_dev_check's cleanup does,
+   * frees nothing twice */
+  static const int64_t idx[] = {4, 8, 4};
+  static const float vals[] = {1, 2, 3};
+  bc_base b;
+  bc_grad g;
+  bc_expect e;
+  char why[512] = "";
+  memset(&b, 0, sizeof b);
+  if (bc_base_make(&b, 16, 0, 7, why, sizeof why) ||
+      bc_grad_dup_from(&g, 0, 16, idx, vals, 3, why, sizeof why)) {
+    fprintf(stderr, "  setup: %s\n", why);
+    CHECK(0);
+    bc_base_free(&b);
+    return;
+  }
+  g.idx[2] = 5; /* not among uidx {4, 8} */
+  CHECK_EQ_INT(bc_expect_make(&e, b.p, b.s, &b, &g, BC_VERIFY_ALL_N, 3, why, sizeof why), -1);
+  CHECK_HAS(why, "sparse_coo_dup entry 2 (element 5) is not among the grad's elements");
+  CHECK(e.ep == NULL && e.eq == NULL && e.sample == NULL && e.em == NULL && e.eb == NULL);
+  CHECK(e.g == NULL && e.n == 0);
+  bc_expect_free(&e);
+  g.idx[2] = 4;
+  bc_grad_free(&g);
+  bc_base_free(&b);
 }
 
 /* ---- SparseAdam and sparse SGD ------------------------------------------- */
@@ -554,21 +669,24 @@ TEST(verify_catches_a_wrong_exp_avg_and_momentum_buffer_value) {
     }
     teardown(&f);
     /* SGD with momentum: one buffer value one ulp off (the hybrid grad's
-     * last row) */
+     * last row's last value, then the first row's first: value 0) */
     if (setup_opt(&f, BC_OPT_SGD_MOMENTUM, BC_HYBRID_COO, f64, N, 0.01)) {
       CHECK(0);
       continue;
     }
     CHECK(!step(&f, &f.g));
     CHECK_EQ_INT(verify(&f, &f.sampled, why, sizeof why), 0);
-    int64_t kb = f.g.specified - 1;
-    flip(f.g.buf, f64, kb);
-    CHECK_EQ_INT(verify(&f, &f.all, why, sizeof why), -1);
-    snprintf(want, sizeof want, "momentum_buffer value %lld", (long long)kb);
-    CHECK_HAS(why, want);
-    CHECK_HAS(why, "reference sgd");
-    CHECK_EQ_INT(verify(&f, &f.sampled, why, sizeof why), -1);
-    flip(f.g.buf, f64, kb);
+    const int64_t kbs[] = {f.g.specified - 1, 0};
+    for (int j = 0; j < 2; j++) {
+      flip(f.g.buf, f64, kbs[j]);
+      CHECK_EQ_INT(verify(&f, &f.all, why, sizeof why), -1);
+      snprintf(want, sizeof want, "momentum_buffer value %lld (", (long long)kbs[j]);
+      CHECK_HAS(why, want);
+      CHECK_HAS(why, "reference sgd");
+      CHECK_EQ_INT(verify(&f, &f.sampled, why, sizeof why), -1);
+      flip(f.g.buf, f64, kbs[j]);
+    }
+    CHECK_EQ_INT(verify(&f, &f.all, why, sizeof why), 0);
     teardown(&f);
   }
 }
@@ -605,6 +723,9 @@ MT_TEST_MAIN(T(verify_accepts_every_fast_path_in_both_forms),
              T(verify_catches_a_dup_step_that_sums_out_of_order_or_drops_duplicates),
              T(the_pair_of_sparse_coo_dup_is_sparse_coo_on_its_coalesced_grad),
              T(device_check_covers_the_uncoalesced_step),
+             T(verify_checks_element_0_in_both_forms),
+             T(verify_names_an_untouched_csr_element_as_untouched),
+             T(a_failed_expectation_is_left_empty),
              T(verify_accepts_the_sparse_optimizer_steps_in_both_forms),
              T(sparse_optimizer_steps_are_the_same_on_every_isa_and_thread_count),
              T(verify_catches_a_wrong_exp_avg_and_momentum_buffer_value),

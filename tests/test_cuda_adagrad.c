@@ -313,6 +313,53 @@ TEST(device_dup_step_rejects_what_it_cannot_sort) {
   CHECK_HAS(err.msg, "weight_decay");
 }
 
+TEST(device_dup_buffers_report_their_bytes) {
+  /* per entry of capacity the keys (8 bytes), the permutation and the
+   * positions (4 each), and beside them the radix sort's own temporary
+   * storage, which is never empty: more than 16 bytes an entry */
+  mt_error err = {0};
+  mt_cuda_dup *dd = NULL;
+  CHECK_STATUS(mt_cuda_dup_new(&dd, 100, 1000, &err), MT_OK);
+  CHECK(mt_cuda_dup_bytes(dd) > 16000);
+  CHECK_EQ_INT(mt_cuda_dup_bytes(NULL), 0);
+  mt_cuda_dup_free(dd);
+}
+
+TEST(device_gs_pipeline_takes_a_single_entry) {
+  /* the cuSPARSE gather/scatter pipeline needs an entry (nnz 0 is refused
+   * below); with exactly one (0.75 at element 3 of 5) it steps that element
+   * as the CPU kernel does, bit for bit, and no other, plain and masked;
+   * then a param of one element (n = 1), its entry at element 0 */
+  for (int t1 = 0; t1 < 4; t1++) {
+    int masked = t1 % 2, one = t1 / 2;
+    const float p0[5] = {1, -0.5f, 0.25f, 2, -1}, s0[5] = {0.5f, 0.25f, 1, 0, 2};
+    const int64_t idx[1] = {one ? 0 : 3}, n = one ? 1 : 5;
+    const float v[1] = {0.75f};
+    float q[5], t[5], dp_h[5], ds_h[5];
+    mt_adagrad_hparams hp = hparams(0);
+    mt_error err = {0};
+    void *dp = NULL, *ds = NULL, *di = NULL, *dv = NULL;
+    memcpy(q, p0, sizeof q), memcpy(t, s0, sizeof t);
+    CHECK_STATUS(masked ? mt_adagrad_step_masked_coo_f32(q, t, idx, v, 1, &hp, &err)
+                        : mt_adagrad_step_coo_f32(q, t, idx, v, 1, 1, &hp, &err),
+                 MT_OK);
+    if (!one) CHECK(t[3] == 0.5625f && q[0] == p0[0] && t[4] == s0[4]); /* 0 + 0.75^2 at 3 only */
+    CHECK_STATUS(mt_cuda_malloc(&dp, sizeof q, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_malloc(&ds, sizeof t, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_malloc(&di, sizeof idx, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_malloc(&dv, sizeof v, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_upload(dp, p0, sizeof p0, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_upload(ds, s0, sizeof s0, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_upload(di, idx, sizeof idx, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_upload(dv, v, sizeof v, &err), MT_OK);
+    CHECK_STATUS(gs_step(dp, ds, n, di, dv, 1, 0, masked, &hp, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_download(dp_h, dp, sizeof dp_h, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_download(ds_h, ds, sizeof ds_h, &err), MT_OK);
+    CHECK(memcmp(dp_h, q, sizeof q) == 0 && memcmp(ds_h, t, sizeof t) == 0);
+    mt_cuda_free(dp), mt_cuda_free(ds), mt_cuda_free(di), mt_cuda_free(dv);
+  }
+}
+
 TEST(device_sparse_paths_reject_weight_decay_like_torch) {
   mt_adagrad_hparams hp = hparams(2); /* weight_decay 0.25 */
   mt_error err = {0};
@@ -378,18 +425,32 @@ TEST(emulation_refuses_host_pointers) {
 #endif
 
 #ifdef MT_CUDA_EMU
-#define EMU_ONLY_TESTS , T(emulation_refuses_host_pointers)
+/* the emulation's one device, as mt_cuda_probe describes it */
+TEST(emulation_probe_names_its_one_device) {
+  char info[256];
+  CHECK_EQ_INT(mt_cuda_probe(info, sizeof info), 0);
+  CHECK_HAS(info, "cuda-emu (host emulation), 1.0 GiB, 1 SMs");
+}
+#define EMU_ONLY_TESTS , T(emulation_refuses_host_pointers), T(emulation_probe_names_its_one_device)
+/* the emulation always has its device: every test runs, and a probe that
+ * fails there fails emulation_probe_names_its_one_device instead of
+ * turning the whole run into a SKIP */
+static int no_device(char *why, size_t len) {
+  snprintf(why, len, "cuda-emu: the host emulation's one device");
+  return 0;
+}
 #else
 #define EMU_ONLY_TESTS
-#endif
-
 /* 0 with the device's facts in why, else the reason */
 static int no_device(char *why, size_t len) { return mt_cuda_probe(why, len) != 0; }
+#endif
 
 MT_TEST_MAIN_UNLESS(no_device, T(device_steps_match_cpu_kernels_bitwise),
                     T(device_dup_step_matches_cpu_kernel_bitwise),
                     T(device_dup_step_sums_each_run_in_input_order),
                     T(device_dup_step_rejects_what_it_cannot_sort),
+                    T(device_dup_buffers_report_their_bytes),
+                    T(device_gs_pipeline_takes_a_single_entry),
                     T(device_sparse_paths_reject_weight_decay_like_torch),
                     T(device_copy_bandwidth_is_measured) EMU_ONLY_TESTS)
 #endif
