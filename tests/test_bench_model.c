@@ -1,6 +1,7 @@
 /* test_bench_model.c - the benchmark's byte model and size rules
  * (perf/adagrad_cases.c: bc_model_bytes*, bc_model_crossover_pct*,
- * bc_size_ok), which turn a measured time into the fraction of the copy
+ * bc_size_ok) and the names that select its cases (bc_path_from_name,
+ * bc_opt_from_name: mtcs_bench --paths, --opts, --case), which turn a measured time into the fraction of the copy
  * bandwidth a step reaches and the density where a sparse step stops paying:
  * a wrong model is a wrong performance verdict with every step right. The
  * expected values are derived by hand from the tables in perf/README.md
@@ -8,6 +9,7 @@
  * comment above its check. */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "adagrad_cases.h"
 #include "mt_test.h"
@@ -152,8 +154,36 @@ TEST(sizes_fit_the_shapes_of_csr_and_hybrid_params) {
   CHECK(!bc_size_ok(BC_SPARSE_COO, -1024));
 }
 
+TEST(every_path_and_optimizer_name_parses_back_and_no_other) {
+  /* each enum value's name parses to that value (the first, "dense", and
+   * the last included); a name of neither table, a prefix or an empty
+   * string is refused and leaves the output as it was */
+  for (int p = 0; p < BC__COUNT; p++) {
+    bc_path got = (bc_path)-1;
+    CHECK_EQ_INT(bc_path_from_name(bc_path_name((bc_path)p), &got), 0);
+    CHECK_EQ_INT(got, p);
+  }
+  for (int o = 0; o < BC_OPT__COUNT; o++) {
+    bc_opt got = (bc_opt)-1;
+    CHECK_EQ_INT(bc_opt_from_name(bc_opt_name((bc_opt)o), &got), 0);
+    CHECK_EQ_INT(got, o);
+  }
+  CHECK(strcmp(bc_path_name(BC_DENSE), "dense") == 0);
+  CHECK(strcmp(bc_opt_name(BC_OPT_SGD_MOMENTUM), "sgd_momentum") == 0);
+  static const char *bad[] = {"", "sparse", "sparse_coo_", "Dense", "adagrad_dense", "sgd "};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    bc_path p = BC_HYBRID_COO;
+    bc_opt o = BC_OPT_SGD;
+    CHECK_EQ_INT(bc_path_from_name(bad[k], &p), -1);
+    CHECK_EQ_INT(bc_opt_from_name(bad[k], &o), -1);
+    CHECK(p == BC_HYBRID_COO && o == BC_OPT_SGD);
+  }
+  CHECK(strcmp(bc_path_name(BC__COUNT), "?") == 0);
+}
+
 MT_TEST_MAIN(T(dense_bytes_are_five_arrays_of_n), T(sparse_bytes_are_entries_and_touched_lines),
              T(optimizer_bytes_follow_their_table),
              T(the_crossover_is_where_the_sparse_bytes_reach_the_dense_bytes),
              T(the_crossovers_perf_readme_quotes),
-             T(sizes_fit_the_shapes_of_csr_and_hybrid_params))
+             T(sizes_fit_the_shapes_of_csr_and_hybrid_params),
+             T(every_path_and_optimizer_name_parses_back_and_no_other))

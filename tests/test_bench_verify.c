@@ -445,7 +445,8 @@ TEST(verify_checks_element_0_in_both_forms) {
    * neighbours of every stride-th entry; stride 1 here), first in its
    * sorted sample; the every-element form holds every element. A write to
    * it fails both. Then a grad with an entry at element 0: an update there
-   * one ulp off fails both as a wrong updated element. */
+   * one ulp off fails both as a wrong updated element. The last entry is
+   * element N - 1, whose right neighbour does not exist. */
   static const int64_t idx[] = {1, 3, 7, 100, 4096, 70000, 700001, N - 1};
   static const float vals[] = {0.5f, -0.25f, 1, 2, -1, 0.125f, 3, -2};
   static const int64_t idx0[] = {5, 0, 9};
@@ -458,6 +459,12 @@ TEST(verify_checks_element_0_in_both_forms) {
       continue;
     }
     CHECK(!step(&f, &f.g));
+    /* the entry at N - 1 has no right neighbour: every sampled element is
+     * one of the N */
+    int in_range = 1;
+    for (int64_t k = 0; k < f.sampled.n_sample; k++)
+      in_range &= f.sampled.sample[k] >= 0 && f.sampled.sample[k] < N;
+    CHECK(in_range);
     const bc_expect *forms[] = {&f.all, &f.sampled};
     for (int k = 0; k < 2; k++) {
       CHECK_EQ_INT(verify(&f, forms[k], why, sizeof why), 0);
