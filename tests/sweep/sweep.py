@@ -469,6 +469,18 @@ def report(work, results, source):
     return path, n
 
 
+def exit_of(argv):
+    """(exit status, stderr) of main(argv), which is expected to refuse it."""
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err):
+            main(argv)
+        code = 0
+    except SystemExit as e:
+        code = e.code
+    return code, err.getvalue()
+
+
 def self_test():
     """The lexer and the operators on a snippet with every trap in it."""
     text = ('#include <stdio.h>\n#define M(a) ((a) < 2 && \\\n  (a) > 0)\n'
@@ -503,26 +515,13 @@ def self_test():
                                "ctest: unit.test_compare": "SEGFAULT"}:
         print(f"self-test FAILED: ctest_failures gave {ctest_failures(out)}")
         return 1
-    err = io.StringIO()
-    try:
-        with contextlib.redirect_stderr(err):
-            main(["--judge", "--backend", "cpu", "--list"])
-        code = 0
-    except SystemExit as e:
-        code = e.code
-    if code != 2 or "--backend does not apply to --judge" not in err.getvalue():
-        print(f"self-test FAILED: --judge --backend gave exit {code!r}, {err.getvalue()!r}")
-        return 1
-    err = io.StringIO()
-    try:
-        with contextlib.redirect_stderr(err):
-            main(["--judge", "--perf", "--list"])
-        code = 0
-    except SystemExit as e:
-        code = e.code
-    if code != 2 or "pick one" not in err.getvalue():
-        print(f"self-test FAILED: --judge --perf gave exit {code!r}, {err.getvalue()!r}")
-        return 1
+    for argv, want in ((["--judge", "--backend", "cpu"], "--backend does not apply to --judge"),
+                       (["--perf", "--backend", "cpu"], "--backend does not apply to --perf"),
+                       (["--judge", "--perf"], "pick one")):
+        code, said = exit_of(argv + ["--list"])
+        if code != 2 or want not in said:
+            print(f"self-test FAILED: {' '.join(argv)} gave exit {code!r}, {said!r}")
+            return 1
     if not path_match("perf/adagrad_cases_cuda.c", "perf/adagrad_cases*.c") or \
             path_match("perf/kernels/probe.c", PERF_FILES[0]):
         print("self-test FAILED: PERF_FILES")
@@ -531,7 +530,7 @@ def self_test():
           "preprocessor lines (continued too), unary minus, template brackets, "
           "hex and floating literals and array sizes in declarations left alone; "
           "globs within one directory; ctest's FAILED block, not its SKIPs; "
-          "--backend refused under --judge; --judge with --perf refused")
+          "--backend refused under --judge and --perf; --judge with --perf refused")
     return 0
 
 
