@@ -425,6 +425,9 @@ TEST(coo_dup_step_rejects_what_it_cannot_sort) {
   CHECK_HAS(e.msg, "idx[1] = 3 is not in [0, 3)");
   CHECK_STATUS(mt_adagrad_step_coo_dup_f32(p, s, neg, v, 2, 0, ws, &hp, &e), MT_INVALID_ARGUMENT);
   CHECK_HAS(e.msg, "idx[1] = -1");
+  int64_t first[2] = {3, 1}; /* the bad index is entry 0 */
+  CHECK_STATUS(mt_adagrad_step_coo_dup_f32(p, s, first, v, 2, 0, ws, &hp, &e), MT_INVALID_ARGUMENT);
+  CHECK_HAS(e.msg, "idx[0] = 3 is not in [0, 3)");
   CHECK_STATUS(mt_adagrad_step_coo_dup_f32(p, s, neg, v, 2, 0, NULL, &hp, &e), MT_INVALID_ARGUMENT);
   CHECK_HAS(e.msg, "ws is NULL");
   hp.weight_decay = 0.5;
@@ -444,13 +447,23 @@ TEST(coo_dup_workspace_takes_every_param_size_from_one) {
    * input order to 0.5 + 0.25 - 1 = -0.25 (exact in float32), and the step
    * is the coalesced COO step with that one entry, bit for bit. n = 2^32,
    * the most 32-bit indices can name, is accepted (the scratch depends on
-   * the capacity, not on n). */
+   * the capacity, not on n); so is a capacity of 0. */
   mt_error e = {0};
   mt_adagrad_dup *ws = NULL;
   CHECK_STATUS(mt_adagrad_dup_new(&ws, 0, 4, &e), MT_INVALID_ARGUMENT);
   CHECK_HAS(e.msg, "n = 0");
   CHECK(ws == NULL);
   CHECK_STATUS(mt_adagrad_dup_new(&ws, (int64_t)1 << 32, 4, &e), MT_OK);
+  mt_adagrad_dup_free(ws);
+  ws = NULL;
+  /* a capacity of 0: a grad of no entry, whose step changes nothing */
+  CHECK_STATUS(mt_adagrad_dup_new(&ws, 3, 0, &e), MT_OK);
+  {
+    float p3[3] = {1, 2, 3}, s3[3] = {0.5f, 0.5f, 0.5f};
+    mt_adagrad_hparams h0 = {.clr = 0.1, .eps = 1e-10, .nthreads = 1};
+    CHECK_STATUS(mt_adagrad_step_coo_dup_f32(p3, s3, NULL, NULL, 0, 0, ws, &h0, &e), MT_OK);
+    CHECK(p3[0] == 1 && p3[2] == 3 && s3[1] == 0.5f);
+  }
   mt_adagrad_dup_free(ws);
   ws = NULL;
   CHECK_STATUS(mt_adagrad_dup_new(&ws, 1, 3, &e), MT_OK);

@@ -316,13 +316,71 @@ TEST(device_dup_step_rejects_what_it_cannot_sort) {
 TEST(device_dup_buffers_report_their_bytes) {
   /* per entry of capacity the keys (8 bytes), the permutation and the
    * positions (4 each), and beside them the radix sort's own temporary
-   * storage, which is never empty: more than 16 bytes an entry */
+   * storage, which is never empty and grows with the items it sorts: more
+   * than 16 bytes an entry, and more than 16000 bytes for 1000 entries
+   * more. A capacity of 0 is refused (the sort needs an item). */
   mt_error err = {0};
-  mt_cuda_dup *dd = NULL;
-  CHECK_STATUS(mt_cuda_dup_new(&dd, 100, 1000, &err), MT_OK);
-  CHECK(mt_cuda_dup_bytes(dd) > 16000);
+  mt_cuda_dup *a = NULL, *b = NULL;
+  CHECK_STATUS(mt_cuda_dup_new(&a, 100, 1000, &err), MT_OK);
+  CHECK_STATUS(mt_cuda_dup_new(&b, 100, 2000, &err), MT_OK);
+  CHECK(mt_cuda_dup_bytes(a) > 16000);
+  CHECK(mt_cuda_dup_bytes(b) - mt_cuda_dup_bytes(a) > 16000);
   CHECK_EQ_INT(mt_cuda_dup_bytes(NULL), 0);
-  mt_cuda_dup_free(dd);
+  mt_cuda_dup_free(a);
+  mt_cuda_dup_free(b);
+  a = NULL;
+  CHECK_STATUS(mt_cuda_dup_new(&a, 100, 0, &err), MT_INVALID_ARGUMENT);
+  CHECK_HAS(err.msg, "capacity 0");
+  CHECK(a == NULL);
+}
+
+/* a and b bit for bit, or both NaN (a GPU's 0/0 and the host's differ in
+ * the NaN's sign bit) */
+static int same_or_nan(const float *a, const float *b, int n) {
+  for (int i = 0; i < n; i++)
+    if (memcmp(&a[i], &b[i], sizeof *a) && !(isnan(a[i]) && isnan(b[i]))) return 0;
+  return 1;
+}
+
+TEST(device_masked_steps_skip_stored_zeros_plain_ones_do_not) {
+  /* with eps = 0, a stored 0 at an element whose state_sum is 0 gives the
+   * plain step 0 / (sqrt(0) + 0), NaN, as torch's sparse Adagrad does; the
+   * masked step skips the entry and leaves the element as it was. The fused
+   * kernel and the cuSPARSE pipeline, float32, against the CPU kernels */
+  const float p0[3] = {1, 2, 3}, s0[3] = {0, 0.5f, 0}, v[3] = {0, 1, 0.5f};
+  const int64_t idx[3] = {0, 1, 2};
+  mt_adagrad_hparams hp = {.clr = 0.01, .eps = 0, .nthreads = 1};
+  for (int t = 0; t < 4; t++) {
+    int masked = t % 2, gs = t / 2;
+    float q[3], u[3], dp_h[3], ds_h[3];
+    mt_error err = {0};
+    void *dp = NULL, *ds = NULL, *di = NULL, *dv = NULL;
+    memcpy(q, p0, sizeof q), memcpy(u, s0, sizeof u);
+    CHECK_STATUS(masked ? mt_adagrad_step_masked_coo_f32(q, u, idx, v, 3, &hp, &err)
+                        : mt_adagrad_step_coo_f32(q, u, idx, v, 3, 1, &hp, &err),
+                 MT_OK);
+    CHECK(masked ? q[0] == 1.0f : isnan(q[0])); /* the CPU kernels, as derived above */
+    CHECK_STATUS(mt_cuda_malloc(&dp, sizeof q, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_malloc(&ds, sizeof u, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_malloc(&di, sizeof idx, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_malloc(&dv, sizeof v, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_upload(dp, p0, sizeof p0, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_upload(ds, s0, sizeof s0, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_upload(di, idx, sizeof idx, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_upload(dv, v, sizeof v, &err), MT_OK);
+    CHECK_STATUS(gs ? gs_step(dp, ds, 3, di, dv, 3, 0, masked, &hp, &err)
+                    : mt_cuda_adagrad_coo_f32(dp, ds, di, dv, 3, masked, &hp, &err),
+                 MT_OK);
+    CHECK_STATUS(mt_cuda_sync(&err), MT_OK);
+    CHECK_STATUS(mt_cuda_download(dp_h, dp, sizeof dp_h, &err), MT_OK);
+    CHECK_STATUS(mt_cuda_download(ds_h, ds, sizeof ds_h, &err), MT_OK);
+    if (!same_or_nan(dp_h, q, 3) || !same_or_nan(ds_h, u, 3)) {
+      fprintf(stderr, "  %s%s: device p %g %g %g, CPU p %g %g %g\n", masked ? "masked " : "",
+              gs ? "cusparse" : "fused", dp_h[0], dp_h[1], dp_h[2], q[0], q[1], q[2]);
+      *mt__failed = 1;
+    }
+    mt_cuda_free(dp), mt_cuda_free(ds), mt_cuda_free(di), mt_cuda_free(dv);
+  }
 }
 
 TEST(device_gs_pipeline_takes_a_single_entry) {
@@ -451,6 +509,7 @@ MT_TEST_MAIN_UNLESS(no_device, T(device_steps_match_cpu_kernels_bitwise),
                     T(device_dup_step_rejects_what_it_cannot_sort),
                     T(device_dup_buffers_report_their_bytes),
                     T(device_gs_pipeline_takes_a_single_entry),
+                    T(device_masked_steps_skip_stored_zeros_plain_ones_do_not),
                     T(device_sparse_paths_reject_weight_decay_like_torch),
                     T(device_copy_bandwidth_is_measured) EMU_ONLY_TESTS)
 #endif
