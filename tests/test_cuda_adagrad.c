@@ -336,10 +336,50 @@ TEST(device_dup_buffers_report_their_bytes) {
 
 /* a and b bit for bit, or both NaN (a GPU's 0/0 and the host's differ in
  * the NaN's sign bit) */
-static int same_or_nan(const float *a, const float *b, int n) {
-  for (int i = 0; i < n; i++)
+static int same_or_nan(const float *a, const float *b, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
     if (memcmp(&a[i], &b[i], sizeof *a) && !(isnan(a[i]) && isnan(b[i]))) return 0;
   return 1;
+}
+
+enum { SMALL = 8 };
+/* One float32 COO step of nnz entries on a param of n (<= SMALL) elements:
+ * the CPU kernel (masked or plain) on q, u, then the device's (the fused
+ * kernel, or with gs the cuSPARSE pipeline) from p0, s0; 1 when the two
+ * agree (same_or_nan), else prints both. q, u: SMALL elements, the CPU's. */
+static int small_coo_agrees(int *mt__failed, const float *p0, const float *s0, int64_t n,
+                            const int64_t *idx, const float *v, int64_t nnz, int masked, int gs,
+                            const mt_adagrad_hparams *hp, float *q, float *u) {
+  float dp_h[SMALL], ds_h[SMALL];
+  mt_error err = {0};
+  void *dp = NULL, *ds = NULL, *di = NULL, *dv = NULL;
+  size_t bytes = (size_t)n * sizeof *q;
+  memcpy(q, p0, bytes), memcpy(u, s0, bytes);
+  CHECK_STATUS(masked ? mt_adagrad_step_masked_coo_f32(q, u, idx, v, nnz, hp, &err)
+                      : mt_adagrad_step_coo_f32(q, u, idx, v, nnz, 1, hp, &err),
+               MT_OK);
+  CHECK_STATUS(mt_cuda_malloc(&dp, bytes, &err), MT_OK);
+  CHECK_STATUS(mt_cuda_malloc(&ds, bytes, &err), MT_OK);
+  CHECK_STATUS(mt_cuda_malloc(&di, (size_t)nnz * 8, &err), MT_OK);
+  CHECK_STATUS(mt_cuda_malloc(&dv, (size_t)nnz * sizeof *v, &err), MT_OK);
+  CHECK_STATUS(mt_cuda_upload(dp, p0, bytes, &err), MT_OK);
+  CHECK_STATUS(mt_cuda_upload(ds, s0, bytes, &err), MT_OK);
+  CHECK_STATUS(mt_cuda_upload(di, idx, (size_t)nnz * 8, &err), MT_OK);
+  CHECK_STATUS(mt_cuda_upload(dv, v, (size_t)nnz * sizeof *v, &err), MT_OK);
+  CHECK_STATUS(gs ? gs_step(dp, ds, n, di, dv, nnz, 0, masked, hp, &err)
+                  : mt_cuda_adagrad_coo_f32(dp, ds, di, dv, nnz, masked, hp, &err),
+               MT_OK);
+  CHECK_STATUS(mt_cuda_sync(&err), MT_OK);
+  CHECK_STATUS(mt_cuda_download(dp_h, dp, bytes, &err), MT_OK);
+  CHECK_STATUS(mt_cuda_download(ds_h, ds, bytes, &err), MT_OK);
+  mt_cuda_free(dp), mt_cuda_free(ds), mt_cuda_free(di), mt_cuda_free(dv);
+  if (same_or_nan(dp_h, q, n) && same_or_nan(ds_h, u, n)) return 1;
+  fprintf(stderr, "  %s%s, n = %lld:", masked ? "masked " : "", gs ? "cusparse" : "fused",
+          (long long)n);
+  for (int64_t i = 0; i < n; i++)
+    fprintf(stderr, " [%lld] device %g %g, CPU %g %g", (long long)i, dp_h[i], ds_h[i], q[i], u[i]);
+  fprintf(stderr, "\n");
+  return 0;
 }
 
 TEST(device_masked_steps_skip_stored_zeros_plain_ones_do_not) {
@@ -351,35 +391,10 @@ TEST(device_masked_steps_skip_stored_zeros_plain_ones_do_not) {
   const int64_t idx[3] = {0, 1, 2};
   mt_adagrad_hparams hp = {.clr = 0.01, .eps = 0, .nthreads = 1};
   for (int t = 0; t < 4; t++) {
+    float q[SMALL], u[SMALL];
     int masked = t % 2, gs = t / 2;
-    float q[3], u[3], dp_h[3], ds_h[3];
-    mt_error err = {0};
-    void *dp = NULL, *ds = NULL, *di = NULL, *dv = NULL;
-    memcpy(q, p0, sizeof q), memcpy(u, s0, sizeof u);
-    CHECK_STATUS(masked ? mt_adagrad_step_masked_coo_f32(q, u, idx, v, 3, &hp, &err)
-                        : mt_adagrad_step_coo_f32(q, u, idx, v, 3, 1, &hp, &err),
-                 MT_OK);
+    CHECK(small_coo_agrees(mt__failed, p0, s0, 3, idx, v, 3, masked, gs, &hp, q, u));
     CHECK(masked ? q[0] == 1.0f : isnan(q[0])); /* the CPU kernels, as derived above */
-    CHECK_STATUS(mt_cuda_malloc(&dp, sizeof q, &err), MT_OK);
-    CHECK_STATUS(mt_cuda_malloc(&ds, sizeof u, &err), MT_OK);
-    CHECK_STATUS(mt_cuda_malloc(&di, sizeof idx, &err), MT_OK);
-    CHECK_STATUS(mt_cuda_malloc(&dv, sizeof v, &err), MT_OK);
-    CHECK_STATUS(mt_cuda_upload(dp, p0, sizeof p0, &err), MT_OK);
-    CHECK_STATUS(mt_cuda_upload(ds, s0, sizeof s0, &err), MT_OK);
-    CHECK_STATUS(mt_cuda_upload(di, idx, sizeof idx, &err), MT_OK);
-    CHECK_STATUS(mt_cuda_upload(dv, v, sizeof v, &err), MT_OK);
-    CHECK_STATUS(gs ? gs_step(dp, ds, 3, di, dv, 3, 0, masked, &hp, &err)
-                    : mt_cuda_adagrad_coo_f32(dp, ds, di, dv, 3, masked, &hp, &err),
-                 MT_OK);
-    CHECK_STATUS(mt_cuda_sync(&err), MT_OK);
-    CHECK_STATUS(mt_cuda_download(dp_h, dp, sizeof dp_h, &err), MT_OK);
-    CHECK_STATUS(mt_cuda_download(ds_h, ds, sizeof ds_h, &err), MT_OK);
-    if (!same_or_nan(dp_h, q, 3) || !same_or_nan(ds_h, u, 3)) {
-      fprintf(stderr, "  %s%s: device p %g %g %g, CPU p %g %g %g\n", masked ? "masked " : "",
-              gs ? "cusparse" : "fused", dp_h[0], dp_h[1], dp_h[2], q[0], q[1], q[2]);
-      *mt__failed = 1;
-    }
-    mt_cuda_free(dp), mt_cuda_free(ds), mt_cuda_free(di), mt_cuda_free(dv);
   }
 }
 
@@ -388,33 +403,14 @@ TEST(device_gs_pipeline_takes_a_single_entry) {
    * below); with exactly one (0.75 at element 3 of 5) it steps that element
    * as the CPU kernel does, bit for bit, and no other, plain and masked;
    * then a param of one element (n = 1), its entry at element 0 */
-  for (int t1 = 0; t1 < 4; t1++) {
-    int masked = t1 % 2, one = t1 / 2;
-    const float p0[5] = {1, -0.5f, 0.25f, 2, -1}, s0[5] = {0.5f, 0.25f, 1, 0, 2};
-    const int64_t idx[1] = {one ? 0 : 3}, n = one ? 1 : 5;
-    const float v[1] = {0.75f};
-    float q[5], t[5], dp_h[5], ds_h[5];
-    mt_adagrad_hparams hp = hparams(0);
-    mt_error err = {0};
-    void *dp = NULL, *ds = NULL, *di = NULL, *dv = NULL;
-    memcpy(q, p0, sizeof q), memcpy(t, s0, sizeof t);
-    CHECK_STATUS(masked ? mt_adagrad_step_masked_coo_f32(q, t, idx, v, 1, &hp, &err)
-                        : mt_adagrad_step_coo_f32(q, t, idx, v, 1, 1, &hp, &err),
-                 MT_OK);
-    if (!one) CHECK(t[3] == 0.5625f && q[0] == p0[0] && t[4] == s0[4]); /* 0 + 0.75^2 at 3 only */
-    CHECK_STATUS(mt_cuda_malloc(&dp, sizeof q, &err), MT_OK);
-    CHECK_STATUS(mt_cuda_malloc(&ds, sizeof t, &err), MT_OK);
-    CHECK_STATUS(mt_cuda_malloc(&di, sizeof idx, &err), MT_OK);
-    CHECK_STATUS(mt_cuda_malloc(&dv, sizeof v, &err), MT_OK);
-    CHECK_STATUS(mt_cuda_upload(dp, p0, sizeof p0, &err), MT_OK);
-    CHECK_STATUS(mt_cuda_upload(ds, s0, sizeof s0, &err), MT_OK);
-    CHECK_STATUS(mt_cuda_upload(di, idx, sizeof idx, &err), MT_OK);
-    CHECK_STATUS(mt_cuda_upload(dv, v, sizeof v, &err), MT_OK);
-    CHECK_STATUS(gs_step(dp, ds, n, di, dv, 1, 0, masked, &hp, &err), MT_OK);
-    CHECK_STATUS(mt_cuda_download(dp_h, dp, sizeof dp_h, &err), MT_OK);
-    CHECK_STATUS(mt_cuda_download(ds_h, ds, sizeof ds_h, &err), MT_OK);
-    CHECK(memcmp(dp_h, q, sizeof q) == 0 && memcmp(ds_h, t, sizeof t) == 0);
-    mt_cuda_free(dp), mt_cuda_free(ds), mt_cuda_free(di), mt_cuda_free(dv);
+  const float p0[5] = {1, -0.5f, 0.25f, 2, -1}, s0[5] = {0.5f, 0.25f, 1, 0, 2}, v[1] = {0.75f};
+  mt_adagrad_hparams hp = hparams(0);
+  for (int t = 0; t < 4; t++) {
+    float q[SMALL], u[SMALL];
+    int masked = t % 2, one = t / 2;
+    const int64_t idx[1] = {one ? 0 : 3};
+    CHECK(small_coo_agrees(mt__failed, p0, s0, one ? 1 : 5, idx, v, 1, masked, 1, &hp, q, u));
+    if (!one) CHECK(u[3] == 0.5625f && q[0] == p0[0] && u[4] == s0[4]); /* 0 + 0.75^2 at 3 only */
   }
 }
 
