@@ -82,14 +82,15 @@ MUTABLE_DIRS = ("impl", "conformance", "perf")
 # (test_bench_verify, on the CPU and the emulated device), the byte model
 # and size rules derived by hand (test_bench_model), the race check of the
 # emulated launches (.race), and the benchmark's smoke run, which verifies
-# every case's first step before timing it (perf.smoke). A few seconds each.
+# every case's first step before timing it (perf.smoke), with every path
+# and dtype among its cases (perf.smoke_cases). A few seconds each.
 PERF_TARGETS = ("test_adagrad_step", "test_bench_verify", "test_bench_model",
                 "test_cuda_adagrad_emu",
                 "test_bench_verify_emu", "test_cuda_adagrad_emu_race",
                 "test_bench_verify_emu_race", "mtcs_bench")
 PERF_EXES = PERF_TARGETS[:-1] + ("perf/mtcs_bench",)  # their paths in the build
 PERF_CTEST = ["-R", r"^(unit\.(test_adagrad_step|test_bench_verify|test_bench_model|"
-              r"test_cuda_adagrad_emu|test_bench_verify_emu)(\.race)?|perf\.smoke)$"]
+              r"test_cuda_adagrad_emu|test_bench_verify_emu)(\.race)?|perf\.smoke(_cases)?)$"]
 # the ctest entries a judge mutant must get through: every unit and cli test
 # of the runner but those of the emulation, the device, the Python adapters
 # (venv), the Python tools that never run mtcs, cli.reseed (torch's draws),
