@@ -83,14 +83,15 @@ MUTABLE_DIRS = ("impl", "conformance", "perf")
 # and size rules derived by hand (test_bench_model), the race check of the
 # emulated launches (.race), and the benchmark's smoke run, which verifies
 # every case's first step before timing it (perf.smoke), with every path
-# and dtype among its cases (perf.smoke_cases). A few seconds each.
+# and dtype among its cases (perf.smoke_cases) and every CPU case timed,
+# none skipped (perf.smoke_runs). A few seconds each.
 PERF_TARGETS = ("test_adagrad_step", "test_bench_verify", "test_bench_model",
                 "test_cuda_adagrad_emu",
                 "test_bench_verify_emu", "test_cuda_adagrad_emu_race",
                 "test_bench_verify_emu_race", "mtcs_bench")
 PERF_EXES = PERF_TARGETS[:-1] + ("perf/mtcs_bench",)  # their paths in the build
 PERF_CTEST = ["-R", r"^(unit\.(test_adagrad_step|test_bench_verify|test_bench_model|"
-              r"test_cuda_adagrad_emu|test_bench_verify_emu)(\.race)?|perf\.smoke(_cases)?)$"]
+              r"test_cuda_adagrad_emu|test_bench_verify_emu)(\.race)?|perf\.smoke(_cases|_runs)?)$"]
 # the ctest entries a judge mutant must get through: every unit and cli test
 # of the runner but those of the emulation, the device, the Python adapters
 # (venv), the Python tools that never run mtcs, cli.reseed (torch's draws),
