@@ -35,7 +35,7 @@ through the emulation) and the bench cases' verifier and byte model
 (perf/adagrad_cases*.c), and a mutant is KILLED when their tests fail
 (PERF_CTEST: bit for bit against the reference ops, the verifier refusing
 wrong steps, the byte model's hand-derived values, the race check,
-perf.smoke). mtcs does not link perf/, so no golden file runs.
+perf.smoke, and perf.cli for the driver's options and selection). mtcs does not link perf/, so no golden file runs.
 
 It works on a copy: the tracked files of the checkout are copied to
 WORK/src (default build/sweep/src) and built in WORK/build (Release, only
@@ -84,14 +84,15 @@ MUTABLE_DIRS = ("impl", "conformance", "perf")
 # emulated launches (.race), and the benchmark's smoke run, which verifies
 # every case's first step before timing it (perf.smoke), with every path
 # and dtype among its cases (perf.smoke_cases) and every CPU case timed,
-# none skipped (perf.smoke_runs). A few seconds each.
+# none skipped (perf.smoke_runs), and mtcs_bench's options, selection and
+# output as perf/README.md gives them (perf.cli). A few seconds each.
 PERF_TARGETS = ("test_adagrad_step", "test_bench_verify", "test_bench_model",
                 "test_cuda_adagrad_emu",
                 "test_bench_verify_emu", "test_cuda_adagrad_emu_race",
                 "test_bench_verify_emu_race", "mtcs_bench")
 PERF_EXES = PERF_TARGETS[:-1] + ("perf/mtcs_bench",)  # their paths in the build
 PERF_CTEST = ["-R", r"^(unit\.(test_adagrad_step|test_bench_verify|test_bench_model|"
-              r"test_cuda_adagrad_emu|test_bench_verify_emu)(\.race)?|perf\.smoke(_cases|_runs)?)$"]
+              r"test_cuda_adagrad_emu|test_bench_verify_emu)(\.race)?|perf\.smoke(_cases|_runs)?|perf\.cli)$"]
 # the ctest entries a judge mutant must get through: every unit and cli test
 # of the runner but those of the emulation, the device, the Python adapters
 # (venv), the Python tools that never run mtcs, cli.reseed (torch's draws),
