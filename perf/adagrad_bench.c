@@ -82,38 +82,76 @@ static int parse_size(const char *s, int64_t *out) {
   errno = 0;
   long long v = strtoll(s, &end, 10);
   if (errno || end == s || v <= 0) return -1;
-  if (*end == 'K' || *end == 'k') v <<= 10, end++;
-  else if (*end == 'M' || *end == 'm') v <<= 20, end++;
-  else if (*end == 'G' || *end == 'g') v <<= 30, end++;
-  if (*end) return -1;
-  *out = v;
+  int shift = 0;
+  if (*end == 'K' || *end == 'k') shift = 10, end++;
+  else if (*end == 'M' || *end == 'm') shift = 20, end++;
+  else if (*end == 'G' || *end == 'g') shift = 30, end++;
+  if (*end || v > (INT64_MAX >> shift)) return -1;
+  *out = (int64_t)v << shift;
   return 0;
 }
 
-/* Splits a comma list into items (in place). */
-static int split_list(char *s, char **items, int max) {
-  int n = 0;
-  for (char *tok = strtok(s, ","); tok && n < max; tok = strtok(NULL, ",")) items[n++] = tok;
-  return n;
-}
-
-/* A comma list of words from names[] (each meaning values[]) into out[];
- * the count, or -1 on an unknown word or an empty list. */
-static int parse_words(const char *v, const char *const *names, const int *values, int n_names,
-                       int *out, int max) {
-  char buf[512], *items[MAX_LIST];
-  snprintf(buf, sizeof buf, "%s", v);
-  int n = split_list(buf, items, max < MAX_LIST ? max : MAX_LIST);
-  for (int i = 0; i < n; i++) {
-    int k = 0;
-    while (k < n_names && strcmp(items[i], names[k])) k++;
-    if (k == n_names) return -1;
-    out[i] = values[k];
+/* Splits v, a comma list, into items (copied to buf): the count, or -1 with
+ * why said for an empty list, more than max items or a value longer than
+ * buf (a cut list could end in a shorter valid item). */
+static int split_list(const char *v, char *buf, size_t cap, char **items, int max, char *why,
+                      size_t len) {
+  if (strlen(v) >= cap) {
+    snprintf(why, len, "longer than %zu characters", cap - 1);
+    return -1;
   }
+  snprintf(buf, cap, "%s", v);
+  int n = 0;
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (n == max) {
+      snprintf(why, len, "more than %d values", max);
+      return -1;
+    }
+    items[n++] = tok;
+  }
+  if (!n) snprintf(why, len, "no value");
   return n ? n : -1;
 }
 
-static int parse_opt(options *o, const char *arg) {
+/* The index of the first value of a[0..n) equal to an earlier one (bit for
+ * bit), or -1: a value given twice would list its cases twice. */
+static int first_repeat(const void *a, int n, size_t size) {
+  const unsigned char *p = a;
+  for (int i = 1; i < n; i++)
+    for (int j = 0; j < i; j++)
+      if (!memcmp(p + (size_t)i * size, p + (size_t)j * size, size)) return i;
+  return -1;
+}
+
+/* A comma list of words from names[] (each meaning values[]) into out[]:
+ * the count, or -1 (why says) on an unknown or repeated word. */
+static int parse_words(const char *v, const char *const *names, const int *values, int n_names,
+                       int *out, int max, char *why, size_t len) {
+  char buf[512], *items[MAX_LIST];
+  int n = split_list(v, buf, sizeof buf, items, max < MAX_LIST ? max : MAX_LIST, why, len);
+  for (int i = 0; i < n; i++) {
+    int k = 0;
+    while (k < n_names && strcmp(items[i], names[k])) k++;
+    if (k == n_names) {
+      char *w = why;
+      size_t left = len;
+      int used = snprintf(w, left, "'%s' is none of", items[i]);
+      for (int j = 0; j < n_names && used >= 0 && (size_t)used < left; j++)
+        w += used, left -= (size_t)used, used = snprintf(w, left, " %s", names[j]);
+      return -1;
+    }
+    out[i] = values[k];
+    if (first_repeat(out, i + 1, sizeof *out) >= 0) {
+      snprintf(why, len, "'%s' given twice", items[i]);
+      return -1;
+    }
+  }
+  return n;
+}
+
+/* One of our options into o: 0, 1 when arg is not ours, -1 (why says) when
+ * it is ours and bad. */
+static int parse_opt(options *o, const char *arg, char *why, size_t len) {
   char buf[512], *items[MAX_LIST];
   int n;
 #define VAL(flag) (strncmp(arg, flag "=", sizeof flag) == 0 ? arg + sizeof flag : NULL)
@@ -135,67 +173,96 @@ static int parse_opt(options *o, const char *arg) {
     return 0;
   }
   if ((v = VAL("--sizes"))) {
-    snprintf(buf, sizeof buf, "%s", v);
-    n = split_list(buf, items, MAX_LIST);
-    o->n_sizes = 0;
+    if ((n = split_list(v, buf, sizeof buf, items, MAX_LIST, why, len)) < 0) return -1;
     for (int i = 0; i < n; i++)
-      if (parse_size(items[i], &o->sizes[o->n_sizes++])) return -1;
-    return n ? 0 : -1;
+      if (parse_size(items[i], &o->sizes[i])) {
+        snprintf(why, len, "'%s' is not a size (a positive integer, K, M or G: 1024, 1024^2, "
+                           "1024^3 times, up to 2^63 - 1)", items[i]);
+        return -1;
+      } else if (first_repeat(o->sizes, i + 1, sizeof *o->sizes) >= 0) {
+        snprintf(why, len, "'%s' is a size given before", items[i]);
+        return -1;
+      }
+    o->n_sizes = n;
+    return 0;
   }
   if ((v = VAL("--dtypes"))) {
     static const char *const names[] = {"f32", "f64"};
     static const int f64[] = {0, 1};
-    return (o->n_dtypes = parse_words(v, names, f64, 2, o->f64, 2)) < 0 ? -1 : 0;
+    return (o->n_dtypes = parse_words(v, names, f64, 2, o->f64, 2, why, len)) < 0 ? -1 : 0;
   }
   if ((v = VAL("--paths"))) {
-    snprintf(buf, sizeof buf, "%s", v);
-    n = split_list(buf, items, MAX_LIST);
+    if ((n = split_list(v, buf, sizeof buf, items, MAX_LIST, why, len)) < 0) return -1;
     o->n_paths = 0;
     o->paths_set = 1;
-    for (int i = 0; i < n && o->n_paths < BC__COUNT; i++) {
+    o->probes = 0; /* the last --paths holds */
+    int probes = 0;
+    for (int i = 0; i < n; i++) {
       bc_path p;
       if (strcmp(items[i], "probe") == 0) {
         o->probes = 1;
+        if (probes++) goto twice;
         continue;
       }
-      if (bc_path_from_name(items[i], &p)) return -1;
-      o->paths[o->n_paths++] = p;
+      if (bc_path_from_name(items[i], &p)) {
+        snprintf(why, len, "'%s' is not a path (perf/README.md, Names)", items[i]);
+        return -1;
+      }
+      for (int k = 0; k < o->n_paths; k++)
+        if (o->paths[k] == (int)p) goto twice;
+      o->paths[o->n_paths++] = p; /* distinct: at most BC__COUNT */
+      continue;
+    twice:
+      snprintf(why, len, "'%s' given twice", items[i]);
+      return -1;
     }
-    return n ? 0 : -1;
+    return 0;
   }
   if ((v = VAL("--opts"))) {
-    snprintf(buf, sizeof buf, "%s", v);
-    n = split_list(buf, items, MAX_LIST);
-    o->n_opts = 0;
-    for (int i = 0; i < n && o->n_opts < BC_OPT__COUNT; i++) {
+    if ((n = split_list(v, buf, sizeof buf, items, BC_OPT__COUNT, why, len)) < 0) return -1;
+    for (int i = 0; i < n; i++) {
       bc_opt op;
-      if (bc_opt_from_name(items[i], &op)) return -1;
-      o->opts[o->n_opts++] = op;
+      if (bc_opt_from_name(items[i], &op)) {
+        snprintf(why, len, "'%s' is not an optimizer", items[i]);
+        return -1;
+      }
+      o->opts[i] = op;
+      if (first_repeat(o->opts, i + 1, sizeof *o->opts) >= 0) {
+        snprintf(why, len, "'%s' given twice", items[i]);
+        return -1;
+      }
     }
-    return n ? 0 : -1;
+    o->n_opts = n;
+    return 0;
   }
   if ((v = VAL("--densities"))) {
-    snprintf(buf, sizeof buf, "%s", v);
-    n = split_list(buf, items, MAX_LIST);
-    o->n_dens = 0;
+    if ((n = split_list(v, buf, sizeof buf, items, MAX_LIST, why, len)) < 0) return -1;
     o->dens_set = 1;
     for (int i = 0; i < n; i++) {
       char *end;
       double d = strtod(items[i], &end);
-      if (*end || !(d > 0 && d <= 100)) return -1;
-      o->dens[o->n_dens++] = d;
+      if (end == items[i] || *end || !(d > 0 && d <= 100)) {
+        snprintf(why, len, "'%s' is not a density (a percentage in (0, 100])", items[i]);
+        return -1;
+      }
+      o->dens[i] = d;
+      if (first_repeat(o->dens, i + 1, sizeof *o->dens) >= 0) {
+        snprintf(why, len, "'%s' is a density given before", items[i]);
+        return -1;
+      }
     }
-    return n ? 0 : -1;
+    o->n_dens = n;
+    return 0;
   }
   if ((v = VAL("--devs"))) {
     static const char *const names[] = {"cpu1", "cpuN", "cuda"};
     static const int threads[] = {1, 0 /* all */, DEV_CUDA};
-    return (o->n_devs = parse_words(v, names, threads, 3, o->threads, 3)) < 0 ? -1 : 0;
+    return (o->n_devs = parse_words(v, names, threads, 3, o->threads, 3, why, len)) < 0 ? -1 : 0;
   }
   if ((v = VAL("--caches"))) {
     static const char *const names[] = {"warm", "cold"};
     static const int cold[] = {0, 1};
-    return (o->n_caches = parse_words(v, names, cold, 2, o->cold, 2)) < 0 ? -1 : 0;
+    return (o->n_caches = parse_words(v, names, cold, 2, o->cold, 2, why, len)) < 0 ? -1 : 0;
   }
 #undef VAL
   return 1; /* not ours */
@@ -880,19 +947,24 @@ __attribute__((noinline)) mt_status mtb_probe_step(const bc_base *b, const bc_gr
   return st;
 }
 
-/* <path>:<dtype>:<n>:<density percent>: setup + one untimed step, then
- * exactly one measured warm step, serial: one call of mtb_probe_step per
- * probe, which perf/callgrind_check.sh dumps after (--dump-after). */
-static int probe(const char *spec) {
+/* [<opt>/]<path>:<dtype>:<n>:<density percent>: setup + one untimed step,
+ * then exactly one measured warm step, serial: one call of mtb_probe_step
+ * per probe, which perf/callgrind_check.sh dumps after (--dump-after).
+ * run 0: only the spec's check (2 when it is bad, else 0). */
+static int probe(const char *spec, int run) {
   char buf[128], *f[4];
   snprintf(buf, sizeof buf, "%s", spec);
-  int k = 0;
-  for (char *tok = strtok(buf, ":"); tok && k < 4; tok = strtok(NULL, ":")) f[k++] = tok;
+  /* the fields; 5 for 5 or more, or a spec longer than buf (refused) */
+  int k = strlen(spec) < sizeof buf ? 0 : 5;
+  for (char *save = NULL, *tok = strtok_r(buf, ":", &save); tok && k < 5;
+       tok = strtok_r(NULL, ":", &save))
+    if (k++ < 4) f[k - 1] = tok;
   bc_path path;
   bc_opt opt = BC_OPT_ADAGRAD;
   int64_t n;
-  char *end;
+  char *end = NULL;
   double dens = k == 4 ? strtod(f[3], &end) : 0;
+  if (k == 4 && (end == f[3] || *end)) dens = 0; /* "1x": not a density */
   char *slash = k == 4 ? strchr(f[0], '/') : NULL; /* <opt>/<path> */
   if (slash) {
     *slash = '\0';
@@ -905,19 +977,23 @@ static int probe(const char *spec) {
             spec);
     return 2;
   }
+  if (!run) return 0;
   int f64 = strcmp(f[1], "f64") == 0;
   bc_base b;
   bc_grad g;
   char why[256];
   mt_error err = {0};
+  int rc = 1;
+  memset(&b, 0, sizeof b);
+  memset(&g, 0, sizeof g);
   if (bc_base_make(&b, n, f64, 0x1234u + (uint64_t)n, why, sizeof why) ||
       bc_grad_make(&g, path, f64, n, dens / 100.0, 42, why, sizeof why) ||
       bc_grad_set_opt(&g, opt, why, sizeof why) ||
       (opt == BC_OPT_SPARSE_ADAM && bc_base_need_m(&b, why, sizeof why))) {
     fprintf(stderr, "mtcs_bench: %s\n", why);
-    return 1;
+    goto done;
   }
-  int rc = 0;
+  rc = 0;
   if (bc_step(&b, &g, 1, &err) != MT_OK || mtb_probe_step(&b, &g, &err) != MT_OK) {
     fprintf(stderr, "mtcs_bench: step failed: %s\n", err.msg);
     rc = 1;
@@ -927,6 +1003,7 @@ static int probe(const char *spec) {
          (long long)g.specified,
          opt == BC_OPT_ADAGRAD ? mt_adagrad_isa_name(MT_ADAGRAD_ISA_AUTO)
                                : mt_sparse_optim_isa_name(MT_ADAGRAD_ISA_AUTO));
+done:
   bc_grad_free(&g);
   bc_base_free(&b);
   return rc;
@@ -957,7 +1034,9 @@ static const char USAGE[] =
     "                        one step under callgrind (perf/callgrind_check.sh), for\n"
     "                        each spec of the list in turn\n"
     "Every case's first step is checked bit for bit against the reference op\n"
-    "before it is timed; a mismatch is an error row and exit status 1.\n"
+    "before it is timed; a mismatch is an error row and exit status 1. A bad\n"
+    "option (an unknown word, a value given twice, a bad size or density) is\n"
+    "exit status 2 with the reason, before anything runs.\n"
     "Names, methods and the report: perf/README.md. Google Benchmark's flags:\n"
     "--benchmark_help.\n";
 
@@ -975,13 +1054,14 @@ int main(int argc, char **argv) {
   if (!rest) return 1;
   rest[n_rest++] = argv[0];
   for (int i = 1; i < argc; i++) {
-    int r = parse_opt(&o, argv[i]);
+    char why[256] = "not an option of mtcs_bench or Google Benchmark";
+    int r = parse_opt(&o, argv[i], why, sizeof why);
     /* not ours: Google Benchmark's only (it would run the cases anyway) */
     if (r > 0 && strncmp(argv[i], "--benchmark_", 12) != 0 && strcmp(argv[i], "--v") != 0 &&
         strncmp(argv[i], "--v=", 4) != 0)
       r = -1;
     if (r < 0) {
-      fprintf(stderr, "mtcs_bench: bad option %s (try --help)\n", argv[i]);
+      fprintf(stderr, "mtcs_bench: bad option %s (%s; try --help)\n", argv[i], why);
       free(rest);
       return 2;
     }
@@ -992,15 +1072,29 @@ int main(int argc, char **argv) {
     }
   }
   if (o.probe) { /* each spec of the comma-separated list, in order, in this process */
-    char *list = strdup(o.probe); /* whole: a cut list could end in a shorter valid spec */
-    int rc = list ? 0 : 1;
-    if (!list) fprintf(stderr, "mtcs_bench: out of memory\n");
-    for (char *save = NULL, *spec = list ? strtok_r(list, ",", &save) : NULL; spec && rc != 2;
-         spec = strtok_r(NULL, ",", &save)) {
-      int r = probe(spec);
-      if (r > rc) rc = r;
+    /* every spec checked before any runs: a bad one late in the list must
+     * not cost the runs before it, nor leave their dumps behind */
+    int rc = 0, specs = 0;
+    for (int run = 0; run < 2 && rc != 2; run++) {
+      char *list = strdup(o.probe); /* whole: a cut list could end in a shorter valid spec */
+      if (!list) {
+        fprintf(stderr, "mtcs_bench: out of memory\n");
+        rc = 1;
+        break;
+      }
+      for (char *save = NULL, *spec = strtok_r(list, ",", &save); spec && rc != 2;
+           spec = strtok_r(NULL, ",", &save)) {
+        int r = probe(spec, run);
+        specs++;
+        if (r > rc) rc = r;
+      }
+      free(list);
     }
-    free(list);
+    if (!specs) {
+      fprintf(stderr, "mtcs_bench: bad option --callgrind-probe=%s (no spec; try --help)\n",
+              o.probe);
+      rc = 2;
+    }
     free(rest);
     return rc;
   }

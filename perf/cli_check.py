@@ -80,12 +80,31 @@ BAD = ["--sizes=0", "--sizes=-4", "--sizes=12Q", "--sizes=1KK", "--sizes=",
        "--densities=100.5", "--densities=nan", "--densities=5%", "--densities=",
        "--densities=1,0", "--devs=gpu", "--devs=", "--devs=cpu1,cpu2", "--caches=hot",
        "--caches=", "--frobnicate", "--quick=1", "--list=yes", "--no-pair=1", "--benchmarkX",
-       "-q", "--callgrind-probe"]
+       "-q", "--callgrind-probe",
+       # a value given twice would list its cases twice
+       "--sizes=1K,1K", "--sizes=1K,1024", "--dtypes=f32,f32", "--paths=dense,dense",
+       "--paths=probe,dense,probe", "--opts=sgd,sgd", "--densities=1,1.0", "--devs=cpu1,cpu1",
+       "--caches=warm,warm",
+       # every path, then one again (one past the paths' table)
+       "--paths=stream,dense,sparse_coo,touch,sparse_csr,masked_dense,masked_sparse,"
+       "hybrid_coo,sparse_coo_dup,dense",
+       # more values than a list holds; a 2^63 size; a value longer than 511
+       "--sizes=" + ",".join(str(k) for k in range(1, 18)), "--dtypes=f32,f64,f32",
+       "--opts=adagrad,sparse_adam,sgd,sgd_momentum,adagrad", "--sizes=8589934592G",
+       "--densities=" + "1" * 512]
 for a in BAD:
     rc, out, err = run("--list", a)
-    check(rc == 2 and f"bad option {a} " in err and out == "",
-          f"{a}: exit 2 (got {rc}), 'bad option {a}' on stderr (got {err.strip()[:120]!r}), "
-          f"nothing listed")
+    check(rc == 2 and f"bad option {a} (" in err and out == "",
+          f"{a[:60]}: exit 2 (got {rc}), 'bad option {a[:60]}' on stderr (got "
+          f"{err.strip()[:120]!r}), nothing listed")
+# ... and the reason said
+for a, why in (("--densities=0", "'0' is not a density"), ("--devs=gpu", "'gpu' is none of cpu1 cpuN cuda"),
+               ("--sizes=1K,1024", "'1024' is a size given before"), ("--frobnicate", "not an option"),
+               ("--sizes=" + ",".join(str(k) for k in range(1, 18)), "more than 16 values"),
+               ("--paths=probe,probe", "'probe' given twice"), ("--opts=", "no value"),
+               ("--paths=tensor", "'tensor' is not a path"), ("--sizes=8589934592G", "not a size")):
+    rc, out, err = run(a)
+    check(rc == 2 and why in err, f"{a[:60]}: the reason '{why}' said (got {err.strip()[:160]!r})")
 
 # Google Benchmark's flags pass through (--benchmark_*, --v)
 for a in ("--benchmark_filter=x", "--v=1", "--benchmark_repetitions=2"):
@@ -154,12 +173,17 @@ expect_list(["--sizes=1000,1024,1088", "--dtypes=f32", "--paths=sparse_csr,hybri
     adagrad/impl:c/path:hybrid_coo{t.format(1088)}
     adagrad/impl:c/path:sparse_coo{t.format(1088)}"""), "sizes a path cannot take left out")
 
-# K, M, G are powers of 1024, either case
-expect_list(["--sizes=1k,1m,1G,3", "--dtypes=f32", "--paths=stream", *ONE], lines("""
+# the last --paths holds (probes included)
+expect_list(["--paths=probe", "--paths=stream", "--sizes=1K", "--dtypes=f32", *ONE],
+            ["stream/impl:c/dev:cpu1/dtype:f32/n:1024/cache:warm"], "the last --paths")
+
+# K, M, G are powers of 1024, either case; the largest G is 2^33 - 1
+expect_list(["--sizes=1k,1m,1G,3,8589934591G", "--dtypes=f32", "--paths=stream", *ONE], lines("""
     stream/impl:c/dev:cpu1/dtype:f32/n:1024/cache:warm
     stream/impl:c/dev:cpu1/dtype:f32/n:1048576/cache:warm
     stream/impl:c/dev:cpu1/dtype:f32/n:1073741824/cache:warm
-    stream/impl:c/dev:cpu1/dtype:f32/n:3/cache:warm"""), "size suffixes")
+    stream/impl:c/dev:cpu1/dtype:f32/n:3/cache:warm
+    stream/impl:c/dev:cpu1/dtype:f32/n:9223372035781033984/cache:warm"""), "size suffixes")
 
 # --quick: cold for dense and stream only; the other optimizers on cpu1 only;
 # sparse_coo_dup not on cpuN
@@ -333,10 +357,17 @@ check(rc == 0 and len(got) == 3 and all(g.startswith(w) for g, w in zip(got, wan
 
 for spec in ("dense:f16:1K:100", "dense:f32:0:100", "dense:f32:1K:0", "dense:f32:1K:101",
              "dense:f32:1K", "bogus:f32:1K:1", "sgd/dense:f32:1K:1", "adam/sparse_coo:f32:1K:1",
-             "sparse_csr:f32:1000:1", "hybrid_coo:f32:1000:1", "dense:f32:1Q:1"):
+             "sparse_csr:f32:1000:1", "hybrid_coo:f32:1000:1", "dense:f32:1Q:1",
+             "dense:f32:1K:1x", "dense:f32:1K:100:1", "dense:f32:1K:" + "1" * 130):
     rc, out, err = run(f"--callgrind-probe={spec}")
     check(rc == 2 and f"bad --callgrind-probe={spec} " in err and out == "",
-          f"--callgrind-probe={spec}: exit 2 (got {rc}) and named ({err.strip()[:120]!r})")
+          f"--callgrind-probe={spec[:40]}: exit 2 (got {rc}) and named ({err.strip()[:120]!r})")
+# every spec is checked before any runs
+rc, out, err = run("--callgrind-probe=dense:f32:1K:100,bogus:f32:1K:1")
+check(rc == 2 and out == "" and "bad --callgrind-probe=bogus:f32:1K:1 " in err,
+      f"a bad spec after a good one: exit 2 (got {rc}), nothing run (stdout {out.strip()[:80]!r})")
+rc, out, err = run("--callgrind-probe=,")
+check(rc == 2 and "no spec" in err, f"--callgrind-probe=,: exit 2 (got {rc}), 'no spec' ({err.strip()!r})")
 
 print(f"cli_check: {len(failures)} failed" if failures else "cli_check: all passed")
 sys.exit(1 if failures else 0)
