@@ -333,6 +333,32 @@ check(rc == 0 and b.get("model_bytes") == 20480 and "model_crossover_density" no
 check(doc["context"].get("mtcs_pairs") == "none (--no-pair)"
       and doc["context"].get("mtcs_selection") == "quick", f"--no-pair --quick context: {doc['context']}")
 
+# touch draws sparse_coo's entries (the same seed: the same access pattern),
+# sparse_coo_dup its elements, 2 entries each (perf/README.md, Names and the
+# uncoalesced grad); a masked_sparse grad is drawn on its own
+rc, doc, err = bench_json("--sizes=64K", "--paths=sparse_coo,touch,sparse_coo_dup,masked_sparse",
+                          "--densities=1", "--no-pair")
+by = {b["name"].split("/")[0] + "/" + b["name"].split("/")[2]: b for b in doc["benchmarks"]
+      if b.get("run_type") == "iteration"}
+coo = by.get("adagrad/path:sparse_coo", {})
+touch = by.get("touch/dev:cpu1", {})
+dup = by.get("adagrad/path:sparse_coo_dup", {})
+ms = by.get("adagrad/path:masked_sparse", {})
+nnz = coo.get("nnz", 0)
+check(rc == 0 and 0 < nnz < 65536 and touch.get("nnz") == nnz and touch.get("entries") == nnz
+      and dup.get("nnz") == nnz and dup.get("entries") == 2 * nnz and ms.get("nnz", nnz) != nnz,
+      f"touch and sparse_coo_dup on sparse_coo's elements, masked_sparse not: exit {rc}, nnz "
+      f"{[(k, b.get('nnz'), b.get('entries')) for k, b in by.items()]}")
+
+# a cold case after its warm one runs on the same data: its first step is
+# not checked again, the progress line names the case that was
+w = "adagrad/impl:c/path:dense/dev:cpu1/dtype:f32/n:1024/density:100/cache:"
+rc, out, err = run("--sizes=1K", "--paths=dense", "--devs=cpu1", "--dtypes=f32", "--opts=adagrad",
+                   "--caches=warm,cold", "--no-pair", "--benchmark_min_time=0.001")
+check(rc == 0 and f"[1/2] {w}warm: verified 1024 elements (all), 1024 updated" in err
+      and f"[2/2] {w}cold: verified by {w}warm " in err,
+      f"the progress lines of a warm and a cold case: exit {rc}, {err.strip()[:400]!r}")
+
 # repetitions: each repetition is a run of the case
 rc, doc, err = bench_json("--sizes=1K", "--paths=stream", "--benchmark_repetitions=3")
 runs = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration"]
