@@ -286,8 +286,9 @@ check(rc == 0 and n == (130 if OPENMP else 80), f"--quick --list: {n} cases, wan
 
 # ---- a run: the JSON's counters and context ---------------------------------
 def bench_json(*args):
-    rc, out, err = run(*args, "--devs=cpu1", "--caches=warm", "--dtypes=f32", "--opts=adagrad",
-                       "--benchmark_min_time=0.001", "--benchmark_format=json")
+    # the caller's options last: the last of an option given twice holds
+    rc, out, err = run("--devs=cpu1", "--caches=warm", "--dtypes=f32", "--opts=adagrad",
+                       "--benchmark_min_time=0.001", "--benchmark_format=json", *args)
     try:
         doc = json.loads(out)
     except ValueError:
@@ -349,6 +350,20 @@ check(rc == 0 and 0 < nnz < 65536 and touch.get("nnz") == nnz and touch.get("ent
       and dup.get("nnz") == nnz and dup.get("entries") == 2 * nnz and ms.get("nnz", nnz) != nnz,
       f"touch and sparse_coo_dup on sparse_coo's elements, masked_sparse not: exit {rc}, nnz "
       f"{[(k, b.get('nnz'), b.get('entries')) for k, b in by.items()]}")
+
+# each row's label is the ISA of the kernel it times: Adagrad's (the context's
+# mtcs_isa), the other optimizers' their own (as --callgrind-probe says)
+rc, doc, err = bench_json("--sizes=1K", "--paths=sparse_coo", "--densities=100", "--no-pair",
+                          "--opts=adagrad,sgd")
+labels = {b["name"].split("/")[0]: b.get("label") for b in doc["benchmarks"]
+          if b.get("run_type") == "iteration"}
+isa = {}
+for opt in ("adagrad", "sgd"):
+    m = re.search(r" isa=(\S+)$", run(f"--callgrind-probe={opt}/sparse_coo:f32:1K:100")[1].strip())
+    isa[opt] = m.group(1) if m else None
+check(rc == 0 and labels.get("adagrad") == doc["context"].get("mtcs_isa") == isa["adagrad"]
+      and labels.get("sgd") == isa["sgd"] and isa["sgd"],
+      f"labels {labels}, context mtcs_isa {doc['context'].get('mtcs_isa')}, the probes' {isa}")
 
 # a cold case after its warm one runs on the same data: its first step is
 # not checked again, the progress line names the case that was
