@@ -113,14 +113,18 @@ static int split_list(const char *v, char *buf, size_t cap, char **items, int ma
   return n ? n : -1;
 }
 
-/* The index of the first value of a[0..n) equal to an earlier one (bit for
- * bit), or -1: a value given twice would list its cases twice. */
-static int first_repeat(const void *a, int n, size_t size) {
-  const unsigned char *p = a;
-  for (int i = 1; i < n; i++)
-    for (int j = 0; j < i; j++)
-      if (!memcmp(p + (size_t)i * size, p + (size_t)j * size, size)) return i;
-  return -1;
+/* -1 (why says) when a[n - 1], just parsed from item, equals an earlier
+ * value of a[0..n) bit for bit: a value given twice would list its cases
+ * twice. Else 0. */
+static int given_twice(const void *a, int n, size_t size, const char *item, char *why,
+                       size_t len) {
+  const unsigned char *p = a, *last = p + (size_t)(n - 1) * size;
+  for (int j = 0; j < n - 1; j++)
+    if (!memcmp(p + (size_t)j * size, last, size)) {
+      snprintf(why, len, "'%s' given twice", item);
+      return -1;
+    }
+  return 0;
 }
 
 /* A comma list of words from names[] (each meaning values[]) into out[]:
@@ -141,10 +145,7 @@ static int parse_words(const char *v, const char *const *names, const int *value
       return -1;
     }
     out[i] = values[k];
-    if (first_repeat(out, i + 1, sizeof *out) >= 0) {
-      snprintf(why, len, "'%s' given twice", items[i]);
-      return -1;
-    }
+    if (given_twice(out, i + 1, sizeof *out, items[i], why, len)) return -1;
   }
   return n;
 }
@@ -179,8 +180,7 @@ static int parse_opt(options *o, const char *arg, char *why, size_t len) {
         snprintf(why, len, "'%s' is not a size (a positive integer, K, M or G: 1024, 1024^2, "
                            "1024^3 times, up to 2^63 - 1)", items[i]);
         return -1;
-      } else if (first_repeat(o->sizes, i + 1, sizeof *o->sizes) >= 0) {
-        snprintf(why, len, "'%s' is a size given before", items[i]);
+      } else if (given_twice(o->sizes, i + 1, sizeof *o->sizes, items[i], why, len)) {
         return -1;
       }
     o->n_sizes = n;
@@ -227,10 +227,7 @@ static int parse_opt(options *o, const char *arg, char *why, size_t len) {
         return -1;
       }
       o->opts[i] = op;
-      if (first_repeat(o->opts, i + 1, sizeof *o->opts) >= 0) {
-        snprintf(why, len, "'%s' given twice", items[i]);
-        return -1;
-      }
+      if (given_twice(o->opts, i + 1, sizeof *o->opts, items[i], why, len)) return -1;
     }
     o->n_opts = n;
     return 0;
@@ -246,10 +243,7 @@ static int parse_opt(options *o, const char *arg, char *why, size_t len) {
         return -1;
       }
       o->dens[i] = d;
-      if (first_repeat(o->dens, i + 1, sizeof *o->dens) >= 0) {
-        snprintf(why, len, "'%s' is a density given before", items[i]);
-        return -1;
-      }
+      if (given_twice(o->dens, i + 1, sizeof *o->dens, items[i], why, len)) return -1;
     }
     o->n_dens = n;
     return 0;

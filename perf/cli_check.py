@@ -99,7 +99,7 @@ for a in BAD:
           f"{err.strip()[:120]!r}), nothing listed")
 # ... and the reason said
 for a, why in (("--densities=0", "'0' is not a density"), ("--devs=gpu", "'gpu' is none of cpu1 cpuN cuda"),
-               ("--sizes=1K,1024", "'1024' is a size given before"), ("--frobnicate", "not an option"),
+               ("--sizes=1K,1024", "'1024' given twice"), ("--frobnicate", "not an option"),
                ("--sizes=" + ",".join(str(k) for k in range(1, 18)), "more than 16 values"),
                ("--paths=probe,probe", "'probe' given twice"), ("--opts=", "no value"),
                ("--paths=tensor", "'tensor' is not a path"), ("--sizes=8589934592G", "not a size")):

@@ -35,7 +35,8 @@ through the emulation) and the bench cases' verifier and byte model
 (perf/adagrad_cases*.c), and a mutant is KILLED when their tests fail
 (PERF_CTEST: bit for bit against the reference ops, the verifier refusing
 wrong steps, the byte model's hand-derived values, the race check,
-perf.smoke, and perf.cli for the driver's options and selection). mtcs does not link perf/, so no golden file runs.
+perf.smoke, perf.cli for the driver's options and selection, test_probe
+for the probes, perf.duel_selftest for libmtcs_steps). mtcs does not link perf/, so no golden file runs.
 
 It works on a copy: the tracked files of the checkout are copied to
 WORK/src (default build/sweep/src) and built in WORK/build (Release, only
@@ -72,7 +73,8 @@ JUDGE_FILES = ("conformance/*.c",)
 # a wrong step) and steps_abi.c (argument checks only, for perf/duel.py)
 # are left out; name them with --files to sweep them anyway.
 PERF_FILES = ("perf/kernels/adagrad_step.c", "perf/kernels/sparse_optim_step.c",
-              "perf/kernels/*.cu", "perf/kernels/*.cuh", "perf/adagrad_cases*.c")
+              "perf/kernels/*.cu", "perf/kernels/*.cuh", "perf/adagrad_cases*.c",
+              "perf/kernels/probe.c", "perf/kernels/steps_abi.c")
 MUTABLE_DIRS = ("impl", "conformance", "perf")
 # the executables a --perf mutant is rebuilt into (their digests tell an
 # INERT mutant), and the ctest entries it must get through: every step bit
@@ -85,14 +87,19 @@ MUTABLE_DIRS = ("impl", "conformance", "perf")
 # every case's first step before timing it (perf.smoke), with every path
 # and dtype among its cases (perf.smoke_cases) and every CPU case timed,
 # none skipped (perf.smoke_runs), and mtcs_bench's options, selection and
-# output as perf/README.md gives them (perf.cli). A few seconds each.
+# output as perf/README.md gives them (perf.cli); the prefetch model's probe
+# patterns and steps (test_probe), and the flat C ABI the duels time
+# (libmtcs_steps, perf.duel_selftest: its calls against numpy's step). A
+# few seconds each.
 PERF_TARGETS = ("test_adagrad_step", "test_bench_verify", "test_bench_model",
                 "test_cuda_adagrad_emu",
                 "test_bench_verify_emu", "test_cuda_adagrad_emu_race",
-                "test_bench_verify_emu_race", "mtcs_bench")
-PERF_EXES = PERF_TARGETS[:-1] + ("perf/mtcs_bench",)  # their paths in the build
+                "test_bench_verify_emu_race", "test_probe", "mtcs_bench", "mtcs_steps")
+# their paths in the build
+PERF_EXES = PERF_TARGETS[:-2] + ("perf/mtcs_bench", "perf/kernels/libmtcs_steps.so")
 PERF_CTEST = ["-R", r"^(unit\.(test_adagrad_step|test_bench_verify|test_bench_model|"
-              r"test_cuda_adagrad_emu|test_bench_verify_emu)(\.race)?|perf\.smoke(_cases|_runs)?|perf\.cli)$"]
+              r"test_cuda_adagrad_emu|test_bench_verify_emu)(\.race)?|unit\.test_probe|"
+              r"perf\.smoke(_cases|_runs)?|perf\.cli|perf\.duel_selftest)$"]
 # the ctest entries a judge mutant must get through: every unit and cli test
 # of the runner but those of the emulation, the device, the Python adapters
 # (venv), the Python tools that never run mtcs, cli.reseed (torch's draws),
