@@ -107,7 +107,8 @@ for a, why in (("--densities=0", "'0' is not a density"), ("--devs=gpu", "'gpu' 
                ("--sizes=1K,1024", "'1024' given twice"), ("--frobnicate", "not an option"),
                ("--sizes=" + ",".join(str(k) for k in range(1, 18)), "more than 16 values"),
                ("--paths=probe,probe", "'probe' given twice"), ("--opts=", "no value"),
-               ("--paths=tensor", "'tensor' is not a path"), ("--sizes=8589934592G", "not a size")):
+               ("--paths=tensor", "'tensor' is not a path"), ("--sizes=8589934592G", "not a size"),
+               ("--densities=" + "1" * 512, "longer than 511 characters")):
     rc, out, err = run("--list", a)  # --list: an option taken by mistake runs nothing
     check(rc == 2 and why in err, f"{a[:60]}: the reason '{why}' said (got {err.strip()[:160]!r})")
 
@@ -378,6 +379,19 @@ rc, out, err = run("--sizes=1K", "--paths=dense", "--devs=cpu1", "--dtypes=f32",
 check(rc == 0 and f"[1/2] {w}warm: verified 1024 elements (all), 1024 updated" in err
       and f"[2/2] {w}cold: verified by {w}warm " in err,
       f"the progress lines of a warm and a cold case: exit {rc}, {err.strip()[:400]!r}")
+
+# a probe's first step is checked on every element; its progress line says
+# how many entries on how many lines: at 64K f32 (16 elements a line, 4096
+# lines) the gap-4 probe has element 0 of every 4th line, 1024 entries on
+# 1024 lines; the entry probe at gap 0.5 two entries on every line, 8192 on
+# 4096
+q = "probe/impl:c/kind:{}/dev:cpu1/dtype:f32/n:65536/gap:{}/cache:warm: checked all 65536 elements, "
+rc, out, err = run("--quick", "--paths=probe", "--sizes=64K", "--dtypes=f32", *ONE,
+                   "--benchmark_filter=kind:(gap/.*/gap:4|entry/.*/gap:0.5)/",
+                   "--benchmark_min_time=0.001")
+check(rc == 0 and q.format("gap", 4) + "1024 entries on 1024 lines" in err
+      and q.format("entry", 0.5) + "8192 entries on 4096 lines" in err,
+      f"the probes' progress lines: exit {rc}, {[ln for ln in err.splitlines() if 'probe/' in ln]}")
 
 # repetitions: each repetition is a run of the case
 rc, doc, err = bench_json("--sizes=1K", "--paths=stream", "--benchmark_repetitions=3")
