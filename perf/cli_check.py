@@ -22,6 +22,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 if len(sys.argv) != 3 or sys.argv[2] not in ("0", "1"):
     sys.exit("usage: cli_check.py <mtcs_bench> <openmp: 1|0>")
@@ -392,6 +393,26 @@ rc, out, err = run("--quick", "--paths=probe", "--sizes=64K", "--dtypes=f32", *O
 check(rc == 0 and q.format("gap", 4) + "1024 entries on 1024 lines" in err
       and q.format("entry", 0.5) + "8192 entries on 4096 lines" in err,
       f"the probes' progress lines: exit {rc}, {[ln for ln in err.splitlines() if 'probe/' in ln]}")
+
+# the in-cache probes (64K: the entry probe at every element, math) time no
+# pair; a probe at the size does (its stream step on the same n); and no
+# row's time per step exceeds the wall time of the whole run (a clock read
+# the wrong way gives days)
+t0 = time.monotonic()
+rc, doc, err = bench_json("--quick", "--paths=probe", "--sizes=1M",
+                          "--benchmark_filter=n:65536|kind:gap/.*/gap:64/")
+wall = time.monotonic() - t0
+rows = {b["name"]: b for b in doc["benchmarks"] if b.get("run_type") == "iteration"}
+p1 = "probe/impl:c/kind:{}/dev:cpu1/dtype:f32/n:{}/gap:{}/cache:warm"
+in_cache = [rows.get(p1.format("entry", 65536, 0.0625)), rows.get(p1.format("math", 65536, 0.0625))]
+gap = rows.get(p1.format("gap", 1048576, 64))
+check(rc == 0 and len(rows) == 3 and gap and all(in_cache)
+      and all("pair_ratio" not in r for r in in_cache) and gap.get("pair_steps", 0) >= 3,
+      f"the probes' pairs: exit {rc}, rows {sorted(rows)}")
+scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+check(all(0 < r["real_time"] * scale[r["time_unit"]] <= wall for r in rows.values()),
+      f"a step's time within the run's {wall:.2f} s: "
+      f"{[(r['real_time'], r['time_unit']) for r in rows.values()]}")
 
 # repetitions: each repetition is a run of the case
 rc, doc, err = bench_json("--sizes=1K", "--paths=stream", "--benchmark_repetitions=3")
