@@ -1044,7 +1044,8 @@ int main(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   /* our flags out, the rest (argv[0] + --benchmark_*) for Google Benchmark */
   char **rest = calloc((size_t)argc + 2, sizeof *rest);
-  int n_rest = 0, user_min_time = 0, reps = 1;
+  int n_rest = 0, reps = 1;
+  const char *user_min_time = NULL; /* --benchmark_min_time's value */
   if (!rest) return 1;
   rest[n_rest++] = argv[0];
   for (int i = 1; i < argc; i++) {
@@ -1060,7 +1061,7 @@ int main(int argc, char **argv) {
       return 2;
     }
     if (r > 0) {
-      if (strncmp(argv[i], "--benchmark_min_time", 20) == 0) user_min_time = 1;
+      if (strncmp(argv[i], "--benchmark_min_time=", 21) == 0) user_min_time = argv[i] + 21;
       if (strncmp(argv[i], "--benchmark_repetitions=", 24) == 0) reps = atoi(argv[i] + 24);
       rest[n_rest++] = argv[i];
     }
@@ -1099,9 +1100,14 @@ int main(int argc, char **argv) {
    * the run takes about as long as one repetition did. */
   if (reps < 1) reps = 1;
   double budget = (o.quick ? 0.05 : 0.25) / reps;
-  char min_time[64];
+  char min_time[64], min_time_ctx[128];
   snprintf(min_time, sizeof min_time, "--benchmark_min_time=%g", budget);
   if (!user_min_time) rest[n_rest++] = min_time;
+  if (user_min_time)
+    snprintf(min_time_ctx, sizeof min_time_ctx, "%.64s (--benchmark_min_time)", user_min_time);
+  else
+    snprintf(min_time_ctx, sizeof min_time_ctx, "%g (default: %g s over %d repetition%s)", budget,
+             o.quick ? 0.05 : 0.25, reps, reps > 1 ? "s" : "");
 
   bench_ctx cx;
   memset(&cx, 0, sizeof cx);
@@ -1158,6 +1164,7 @@ int main(int argc, char **argv) {
   mtb_context("mtcs_evict_bytes", v);
   mtb_context("mtcs_build_type", MTB_BUILD_TYPE);
   mtb_context("mtcs_selection", o.quick ? "quick" : "full");
+  mtb_context("mtcs_min_time", min_time_ctx); /* each case's own steps, seconds */
   mtb_context("mtcs_cuda", cx.dev_ok ? cx.dev_info : "no device");
   if (!cx.dev_ok) mtb_context("mtcs_cuda_why", cx.dev_info);
   if (cx.dev_ok) {

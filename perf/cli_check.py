@@ -414,11 +414,22 @@ check(all(0 < r["real_time"] * scale[r["time_unit"]] <= wall for r in rows.value
       f"a step's time within the run's {wall:.2f} s: "
       f"{[(r['real_time'], r['time_unit']) for r in rows.values()]}")
 
-# repetitions: each repetition is a run of the case
+# repetitions: each repetition is a run of the case; the min time in effect
+# is the one given, else 0.25 s (--quick 0.05 s) shared by the repetitions
 rc, doc, err = bench_json("--sizes=1K", "--paths=stream", "--benchmark_repetitions=3")
 runs = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration"]
-check(rc == 0 and len(runs) == 3 and all(r.get("verified_elements") == 1024 for r in runs),
-      f"--benchmark_repetitions=3: exit {rc}, {len(runs)} runs")
+check(rc == 0 and len(runs) == 3 and all(r.get("verified_elements") == 1024 for r in runs)
+      and doc["context"].get("mtcs_min_time") == "0.001 (--benchmark_min_time)",
+      f"--benchmark_repetitions=3: exit {rc}, {len(runs)} runs, {doc['context'].get('mtcs_min_time')}")
+for args, want in ((["--benchmark_repetitions=5"], "0.05 (default: 0.25 s over 5 repetitions)"),
+                   (["--quick", "--benchmark_repetitions=2"], "0.025 (default: 0.05 s over 2 repetitions)")):
+    rc, out, err = run("--sizes=1K", "--paths=stream", "--dtypes=f32", *ONE, "--no-pair",
+                       "--benchmark_format=json", *args)
+    try:
+        got = json.loads(out)["context"].get("mtcs_min_time")
+    except ValueError:
+        got = None
+    check(rc == 0 and got == want, f"{' '.join(args)}: mtcs_min_time {got!r}, want {want!r}")
 
 # ---- --callgrind-probe: one step a spec, each described on stdout ------------
 def probe_line(opt, path, dtype, n, dens, entries, specified):
