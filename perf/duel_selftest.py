@@ -261,6 +261,50 @@ def test_cstep(lib):
     st = f(None, s.ctypes.data, g.ctypes.data, n, 0.01, 1e-10, 1, msg, 128)
     check(st == 4 and b"p is NULL" in msg.value,
           f"library: NULL p gives status 4 with a message ({st}, {msg.value!r})")
+    # the ABI's message contract (steps_abi.c): NUL-terminated and cut to
+    # msg_len, nothing written with msg_len 0 or msg NULL, "" on success;
+    # NULL is refused from one element, taken with none
+    def filled(k=8):
+        return ctypes.create_string_buffer(b"X" * k, k)
+    one = np.ones(1, np.float32)
+    m = filled()
+    st = f(None, one.ctypes.data, one.ctypes.data, 1, 0.01, 1e-10, 1, m, 8)
+    check(st == 4 and m.raw == b"mtcs_st\0",
+          f"library: a message cut to msg_len 8, NUL-terminated ({st}, {m.raw!r})")
+    m = filled()
+    st = f(None, one.ctypes.data, one.ctypes.data, 1, 0.01, 1e-10, 1, m, 1)
+    check(st == 4 and m.raw == b"\0XXXXXXX", f"library: msg_len 1 holds the NUL alone ({m.raw!r})")
+    m = filled()
+    st = f(None, one.ctypes.data, one.ctypes.data, 1, 0.01, 1e-10, 1, m, 0)
+    check(st == 4 and m.raw == b"X" * 8, f"library: msg_len 0 writes nothing ({m.raw!r})")
+    st = f(None, one.ctypes.data, one.ctypes.data, 1, 0.01, 1e-10, 1, None, 128)
+    check(st == 4, f"library: msg NULL, status alone ({st})")
+    m = filled()
+    st = f(None, None, None, 0, 0.01, 1e-10, 1, m, 8)
+    check(st == 0 and m.raw[0] == 0, f"library: n 0 needs no pointer, message '' ({st}, {m.raw!r})")
+    pp, ss = np.ones(1, np.float32), np.ones(1, np.float32)
+    m = filled()
+    st = f(pp.ctypes.data, ss.ctypes.data, one.ctypes.data, 1, 0.01, 1e-10, 1, m, 8)
+    check(st == 0 and m.raw[0] == 0 and ss[0] == 2, f"library: a good step clears the message ({st}, {m.raw!r})")
+    # every pointer of every entry point is checked, and named
+    fc = lib_.mtcs_steps_adagrad_coo_f64
+    fc.restype = ctypes.c_int
+    fc.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int64, ctypes.c_int64, ctypes.c_double,
+                                           ctypes.c_double, ctypes.c_int, ctypes.c_char_p,
+                                           ctypes.c_size_t]
+    d1, i1 = np.ones(1), np.zeros(1, np.int64)
+    for k, name in enumerate(("p", "s", "idx", "vals")):
+        ptrs = [d1.ctypes.data, d1.ctypes.data, i1.ctypes.data, d1.ctypes.data]
+        ptrs[k] = None
+        st = fc(*ptrs, 1, 1, 0.01, 1e-10, 1, msg, 128)
+        check(st == 4 and f"mtcs_steps_adagrad_coo_f64: {name} is NULL with 1 elements".encode()
+              == msg.value, f"library: coo NULL {name} ({st}, {msg.value!r})")
+    fm = lib_.mtcs_steps_adagrad_masked_dense_f32
+    fm.restype = ctypes.c_int
+    fm.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int64, ctypes.c_double, ctypes.c_double,
+                                           ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+    st = fm(pp.ctypes.data, ss.ctypes.data, one.ctypes.data, None, 1, 0.01, 1e-10, 1, msg, 128)
+    check(st == 4 and b"mask is NULL" in msg.value, f"library: masked_dense NULL mask ({st}, {msg.value!r})")
     # ... and a good step is the formula (ADA-1 in float32, state 1 + 1 = 2)
     cs.dense(p, s, g)
     want = np.float32(np.float32(-0.01) * np.float32(1)) / np.float32(

@@ -5,6 +5,7 @@
  * 2 threads and every code path, leaving every other element's bits alone. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mt_test.h"
 #include "probe.h"
@@ -163,11 +164,69 @@ TEST(math_step_is_adagrad_on_the_entries) {
     }
     CHECK_EQ_INT(bad, 0);
     CHECK_EQ_INT(moved, m);
+    /* a step the Adagrad kernel refuses (a negative count) is -1, nothing moved */
+    CHECK_EQ_INT(f64 ? mt_probe_math_step_f64(pd, sd, idx, vd, -1, 1)
+                     : mt_probe_math_step_f32(pf, sf, idx, vf, -1, 1), -1);
+    CHECK(f64 ? sd[0] == 0.5 + 0x1p-16 : sf[0] == 0.5f + 0x1p-16f);
     free(idx), free(pd), free(sd), free(vd), free(pf), free(sf), free(vf);
   }
 }
 
+/* The bounds of the arguments (probe.h): n from 1; ENTRY's spacing up to a
+ * whole line (gap 1: one entry a line); GAP up to 1e12 lines; an unknown
+ * kind refused. mt_probe_max_count is the exact count for GAP and ENTRY and
+ * the line count for RANDOM (its most: gap 1 draws every line). */
+TEST(pattern_bounds_and_exact_capacities) {
+  int64_t idx[128];
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_GAP, 1, 4, 1, 0, idx), 1);
+  CHECK_EQ_INT(idx[0], 0);
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_ENTRY, 1, 8, 0.125, 0, idx), 1);
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_RANDOM, 1, 4, 1, 5, idx), 1);
+  CHECK_EQ_INT(idx[0], 0); /* the one element of the one (partial) line */
+  /* ENTRY gap 1: 64 / elsize elements apart, element 0 of every line: f64 n = 40, 5 lines */
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_ENTRY, 40, 8, 1, 0, idx), 5);
+  for (int k = 0; k < 5; k++) CHECK_EQ_INT(idx[k], 8 * k);
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_MATH, 40, 4, 1, 0, idx), 3); /* f32: 0 16 32 */
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_GAP, 40, 4, 1e12, 0, idx), 1);
+  CHECK_EQ_INT(mt_probe_indices(MT_PROBE_GAP, 40, 4, 2e12, 0, NULL), -1);
+  CHECK_EQ_INT(mt_probe_indices((mt_probe_kind)7, 40, 4, 2, 0, NULL), -1);
+  CHECK_EQ_INT(mt_probe_max_count((mt_probe_kind)7, 40, 4, 2), 0);
+  CHECK(strcmp(mt_probe_kind_name((mt_probe_kind)7), "?") == 0);
+  CHECK(strcmp(mt_probe_kind_name(MT_PROBE_MATH), "math") == 0);
+  /* exact capacities: f32 n = 1000 is 63 lines (the last partial), f64 125 */
+  static const struct { mt_probe_kind kind; int es; double gap; int64_t want; } cap[] = {
+      {MT_PROBE_GAP, 4, 1, 63},          {MT_PROBE_GAP, 4, 5, 13}, /* lines 0, 5, ..., 60 */
+      {MT_PROBE_GAP, 8, 2, 63},          /* 125 lines: 0, 2, ..., 124 */
+      {MT_PROBE_ENTRY, 4, 0.25, 250},    /* every 4th of 1000 */
+      {MT_PROBE_ENTRY, 4, 0.1875, 334},  /* every 3rd: 0, 3, ..., 999 */
+      {MT_PROBE_MATH, 8, 0.125, 1000},   /* every element */
+      {MT_PROBE_RANDOM, 4, 3, 63},       {MT_PROBE_RANDOM, 8, 1.5, 125}};
+  for (size_t c = 0; c < sizeof cap / sizeof *cap; c++) {
+    CHECK_EQ_INT(mt_probe_max_count(cap[c].kind, 1000, cap[c].es, cap[c].gap), cap[c].want);
+    if (cap[c].kind != MT_PROBE_RANDOM)
+      CHECK_EQ_INT(mt_probe_indices(cap[c].kind, 1000, cap[c].es, cap[c].gap, 0, NULL),
+                   cap[c].want);
+  }
+}
+
+/* RANDOM on a partial last line: its element stays below n, for any draw.
+ * f32 n = 1000: the last line holds elements 992..999, half a line; with
+ * gap 1 every line is drawn, and 64 seeds draw each of its 16 offsets
+ * (offsets 8..15 clamp to 999) with probability 1 - (15/16)^64 = 98%. */
+TEST(random_pattern_stays_below_n_on_a_partial_line) {
+  int64_t idx[63];
+  int clamped = 0;
+  for (uint64_t seed = 0; seed < 64; seed++) {
+    CHECK_EQ_INT(mt_probe_indices(MT_PROBE_RANDOM, 1000, 4, 1, seed, idx), 63);
+    CHECK(idx[62] >= 992 && idx[62] < 1000);
+    clamped += idx[62] == 999;
+  }
+  CHECK(clamped > 0);
+}
+
 MT_TEST_MAIN(T(gap_pattern_is_every_gap_th_line_start),
+             T(pattern_bounds_and_exact_capacities),
+             T(random_pattern_stays_below_n_on_a_partial_line),
              T(random_pattern_is_one_element_on_bernoulli_lines),
              T(entry_pattern_and_bad_arguments), T(step_updates_exactly_the_pattern),
              T(math_step_is_adagrad_on_the_entries))

@@ -33,7 +33,7 @@ static int64_t entry_stride(double gap, int elsize) {
 }
 
 static int bad_args(mt_probe_kind kind, int64_t n, int elsize, double gap) {
-  if (n < 1 || (elsize != 4 && elsize != 8)) return 1;
+  if ((unsigned)kind > MT_PROBE_MATH || n < 1 || (elsize != 4 && elsize != 8)) return 1;
   if (kind == MT_PROBE_ENTRY || kind == MT_PROBE_MATH) return entry_stride(gap, elsize) == 0;
   if (!(gap >= 1) || gap > 1e12) return 1;
   return kind == MT_PROBE_GAP && gap != floor(gap);

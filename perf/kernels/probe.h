@@ -36,13 +36,16 @@ typedef enum { MT_PROBE_GAP, MT_PROBE_RANDOM, MT_PROBE_ENTRY, MT_PROBE_MATH } mt
  * mt_probe_math_step_*: the arithmetic's cost against ENTRY in cache) */
 const char *mt_probe_kind_name(mt_probe_kind kind);
 
-/* An upper bound of mt_probe_indices' count (the size idx must have). */
+/* The size idx must have: mt_probe_indices' count for GAP, ENTRY and MATH,
+ * the number of lines for RANDOM (its most: every line drawn); 0 for bad
+ * arguments. */
 int64_t mt_probe_max_count(mt_probe_kind kind, int64_t n, int elsize, double gap);
 
 /* Writes the pattern's sorted element indices into idx (NULL: count only)
- * and returns their count; -1 for bad arguments (n < 1, elsize not 4 or 8;
- * GAP: gap an integer >= 1; RANDOM: gap >= 1; ENTRY: gap * 64 / elsize an
- * integer from 1 to 64 / elsize). Deterministic from seed (RANDOM only). */
+ * and returns their count; -1 for bad arguments (an unknown kind, n < 1,
+ * elsize not 4 or 8; GAP: gap an integer from 1 to 1e12; RANDOM: gap from 1
+ * to 1e12; ENTRY and MATH: gap * 64 / elsize an integer from 1 to
+ * 64 / elsize). Deterministic from seed (RANDOM only). */
 int64_t mt_probe_indices(mt_probe_kind kind, int64_t n, int elsize, double gap, uint64_t seed,
                          int64_t *idx);
 
