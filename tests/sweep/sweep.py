@@ -74,7 +74,7 @@ JUDGE_FILES = ("conformance/*.c",)
 # are left out; name them with --files to sweep them anyway.
 PERF_FILES = ("perf/kernels/adagrad_step.c", "perf/kernels/sparse_optim_step.c",
               "perf/kernels/*.cu", "perf/kernels/*.cuh", "perf/adagrad_cases*.c",
-              "perf/kernels/probe.c", "perf/kernels/steps_abi.c")
+              "perf/kernels/probe.c", "perf/kernels/steps_abi.c", "perf/adagrad_bench.c")
 MUTABLE_DIRS = ("impl", "conformance", "perf")
 # the executables a --perf mutant is rebuilt into (their digests tell an
 # INERT mutant), and the ctest entries it must get through: every step bit
@@ -563,10 +563,12 @@ def main(argv=None):
                          "plugins, in WORK (default build/sweep-judge)")
     ap.add_argument("--perf", action="store_true",
                     help="sweep the fast steps the benchmarks time (perf/kernels/, the device "
-                         "steps through the emulation) and the bench cases' verifier: a "
+                         "steps through the emulation), the bench cases' verifier and byte "
+                         "model, the probes, the steps ABI and the driver mtcs_bench: a "
                          "mutant is killed when their tests fail (bit-for-bit against the "
-                         "reference ops, the verifier, the race check, perf.smoke); builds "
-                         "them with the benchmarks in WORK (default build/sweep-perf)")
+                         "reference ops, the verifier, the race check, perf.smoke*, perf.cli, "
+                         "test_probe, perf.duel_selftest); builds them with the benchmarks in "
+                         "WORK (default build/sweep-perf)")
     ap.add_argument("--operators", default=",".join(OPERATORS),
                     help="mutation classes, comma-separated: ror (relational), lcr (&& ||), "
                          "aor (+ -), not (drop a !), const (0->1, 1->0, n->n+1); default all")
