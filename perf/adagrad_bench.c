@@ -71,6 +71,7 @@ typedef struct {
   int default_sizes;      /* no --sizes: the device also gets 256M */
   int cold[2], n_caches;
   const char *probe;
+  int64_t copy_bytes; /* the device copy-bandwidth measure's size (--copy-bytes; 0: 1 GiB) */
   int paths_set; /* --paths given */
   int dens_set;  /* --densities given */
   int probes;    /* the probe family (--paths=probe, or no --paths) */
@@ -171,6 +172,13 @@ static int parse_opt(options *o, const char *arg, char *why, size_t len) {
   }
   if ((v = VAL("--callgrind-probe"))) {
     o->probe = v;
+    return 0;
+  }
+  if ((v = VAL("--copy-bytes"))) {
+    if (parse_size(v, &o->copy_bytes)) {
+      snprintf(why, len, "'%s' is not a size in bytes (K, M, G: powers of 1024)", v);
+      return -1;
+    }
     return 0;
   }
   if ((v = VAL("--sizes"))) {
@@ -1023,6 +1031,7 @@ static const char USAGE[] =
     "                        cuSPARSE gather/scatter pipeline, impl:cusparse)\n"
     "  --caches=warm,cold    cold: the caches evicted before each CPU step\n"
     "  --no-pair             do not time each case's paired step (its ratio target)\n"
+    "  --copy-bytes=1G       the device copy-bandwidth measure's size (with a device)\n"
     "  --list                print the selected cases' names and exit\n"
     "  --callgrind-probe=[<opt>/]<path>:<dtype>:<n>:<density>[,...]\n"
     "                        one step under callgrind (perf/callgrind_check.sh), for\n"
@@ -1168,8 +1177,11 @@ int main(int argc, char **argv) {
   mtb_context("mtcs_cuda", cx.dev_ok ? cx.dev_info : "no device");
   if (!cx.dev_ok) mtb_context("mtcs_cuda_why", cx.dev_info);
   if (cx.dev_ok) {
-    snprintf(v, sizeof v, "%.4g", bc_dev_copy_bandwidth((size_t)1 << 30));
-    mtb_context("mtcs_cuda_copy_bytes_per_second", v); /* memcpy D2D, 1 GiB, read + write */
+    size_t copy = o.copy_bytes ? (size_t)o.copy_bytes : (size_t)1 << 30;
+    snprintf(v, sizeof v, "%.4g", bc_dev_copy_bandwidth(copy));
+    mtb_context("mtcs_cuda_copy_bytes_per_second", v); /* memcpy D2D, read + write */
+    snprintf(v, sizeof v, "%zu", copy);
+    mtb_context("mtcs_cuda_copy_bytes", v);
   }
   mtb_context("mtcs_pairs", cx.pair ? "dense:stream sparse_coo:dense sparse_csr:dense "
                                       "masked_dense:dense hybrid_coo:dense "

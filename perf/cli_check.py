@@ -414,6 +414,12 @@ check(all(0 < r["real_time"] * scale[r["time_unit"]] <= wall for r in rows.value
       f"a step's time within the run's {wall:.2f} s: "
       f"{[(r['real_time'], r['time_unit']) for r in rows.values()]}")
 
+# the threads counter (after Google Benchmark's own "threads": 1 in each row,
+# so the last of the two keys, which json.loads keeps) is the step's threads
+rc, doc, err = bench_json("--sizes=1K", "--paths=dense", "--devs=cpu1,cpuN", "--no-pair")
+thr = [b.get("threads") for b in doc["benchmarks"] if b.get("run_type") == "iteration"]
+check(rc == 0 and thr == ([1, 3] if OPENMP else [1]), f"the threads counters {thr}")
+
 # repetitions: each repetition is a run of the case; the min time in effect
 # is the one given, else 0.25 s (--quick 0.05 s) shared by the repetitions
 rc, doc, err = bench_json("--sizes=1K", "--paths=stream", "--benchmark_repetitions=3")

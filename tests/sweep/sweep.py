@@ -87,19 +87,22 @@ MUTABLE_DIRS = ("impl", "conformance", "perf")
 # every case's first step before timing it (perf.smoke), with every path
 # and dtype among its cases (perf.smoke_cases) and every CPU case timed,
 # none skipped (perf.smoke_runs), and mtcs_bench's options, selection and
-# output as perf/README.md gives them (perf.cli); the prefetch model's probe
+# output as perf/README.md gives them (perf.cli), its device flow over the
+# emulated device (perf.smoke_emu: mtcs_bench_emu); the prefetch model's probe
 # patterns and steps (test_probe), and the flat C ABI the duels time
 # (libmtcs_steps, perf.duel_selftest: its calls against numpy's step). A
 # few seconds each.
 PERF_TARGETS = ("test_adagrad_step", "test_bench_verify", "test_bench_model",
                 "test_cuda_adagrad_emu",
                 "test_bench_verify_emu", "test_cuda_adagrad_emu_race",
-                "test_bench_verify_emu_race", "test_probe", "mtcs_bench", "mtcs_steps")
+                "test_bench_verify_emu_race", "test_probe", "mtcs_bench", "mtcs_bench_emu",
+                "mtcs_steps")
 # their paths in the build
-PERF_EXES = PERF_TARGETS[:-2] + ("perf/mtcs_bench", "perf/kernels/libmtcs_steps.so")
+PERF_EXES = PERF_TARGETS[:-3] + ("perf/mtcs_bench", "perf/mtcs_bench_emu",
+                                 "perf/kernels/libmtcs_steps.so")
 PERF_CTEST = ["-R", r"^(unit\.(test_adagrad_step|test_bench_verify|test_bench_model|"
               r"test_cuda_adagrad_emu|test_bench_verify_emu)(\.race)?|unit\.test_probe|"
-              r"perf\.smoke(_cases|_runs)?|perf\.cli|perf\.duel_selftest)$"]
+              r"perf\.smoke(_cases|_runs|_emu)?|perf\.cli|perf\.duel_selftest)$"]
 # the ctest entries a judge mutant must get through: every unit and cli test
 # of the runner but those of the emulation, the device, the Python adapters
 # (venv), the Python tools that never run mtcs, cli.reseed (torch's draws),
