@@ -113,6 +113,24 @@ check(rc == 0 and f"[1/2] {t.format('cpu1')}: verified 65536 elements" in err
       f"the device row after the CPU row checked on its own: exit {rc}, "
       f"{[ln for ln in err.splitlines() if ln.startswith('[')]}")
 
+# a dress rehearsal of the GPU bundle's bench.quick (spec/gpu-machine.md:
+# `mtcs_bench --devs=cuda --quick`), with a 1 MiB copy and a short min time:
+# 1M f32 at 0.1 1 10 100 %, stream and dense 1 row each, sparse_coo 4 x 2
+# (fused, cuSPARSE), masked_dense, masked_sparse, sparse_coo_dup 4 each: 22
+# rows, every one checked on all its 1048576 elements
+rc, out, err = run("--devs=cuda", "--quick", "--copy-bytes=1M", "--benchmark_min_time=0.001",
+                   "--benchmark_format=json")
+try:
+    rows_q = [b for b in json.loads(out)["benchmarks"] if b.get("run_type") == "iteration"]
+except ValueError:
+    rows_q = []
+check(rc == 0 and len(rows_q) == 22 and all(
+    b.get("error_occurred") is None and b.get("verified_elements") == 1048576
+    and b.get("verified_all") == 1 for b in rows_q),
+    f"bench.quick's device rows: exit {rc}, {len(rows_q)} rows of 22, "
+    f"{[b['name'] for b in rows_q if b.get('error_occurred') or b.get('verified_all') != 1][:3]}; "
+    f"{err.strip()[-200:]!r}")
+
 rc, out, err = run(*SEL, "--copy-bytes=1X", "--list")
 check(rc == 2 and "bad option --copy-bytes=1X (" in err, f"--copy-bytes=1X refused: exit {rc}")
 
