@@ -20,31 +20,17 @@ listed without a device. Exit 0 when every check passed, 1 otherwise
 import json
 import os
 import re
-import subprocess
 import sys
 import time
+
+from benchcheck import Checks
 
 if len(sys.argv) != 3 or sys.argv[2] not in ("0", "1"):
     sys.exit("usage: cli_check.py <mtcs_bench> <openmp: 1|0>")
 BENCH, OPENMP = sys.argv[1], sys.argv[2] == "1"
 ENV = dict(os.environ, OMP_NUM_THREADS="3", CUDA_VISIBLE_DEVICES="")
-failures = []
-
-
-def run(*args):
-    """mtcs_bench's exit status, stdout and stderr; 124 after 60 s (every
-    run here takes well under a second: a long one is a failure)."""
-    try:
-        p = subprocess.run([BENCH, *args], env=ENV, capture_output=True, text=True, timeout=60)
-    except subprocess.TimeoutExpired:
-        return 124, "", f"timed out after 60 s: {' '.join(args)[:200]}"
-    return p.returncode, p.stdout, p.stderr
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL " + what, flush=True)
+C = Checks(BENCH, ENV, timeout=60)
+run, check = C.run, C.check
 
 
 def lines(text):
@@ -467,5 +453,4 @@ check(rc == 2 and out == "" and "bad --callgrind-probe=bogus:f32:1K:1 " in err,
 rc, out, err = run("--callgrind-probe=,")
 check(rc == 2 and "no spec" in err, f"--callgrind-probe=,: exit 2 (got {rc}), 'no spec' ({err.strip()!r})")
 
-print(f"cli_check: {len(failures)} failed" if failures else "cli_check: all passed")
-sys.exit(1 if failures else 0)
+C.finish("cli_check", "all passed")

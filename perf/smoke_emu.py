@@ -11,27 +11,15 @@ The emulation's times mean nothing and are not looked at.
 
 Exit 0 when every check passed, 1 otherwise (each failure named)."""
 import json
-import subprocess
 import sys
+
+from benchcheck import Checks
 
 if len(sys.argv) != 2:
     sys.exit("usage: smoke_emu.py <mtcs_bench_emu>")
 BENCH = sys.argv[1]
-failures = []
-
-
-def run(*args):
-    try:
-        p = subprocess.run([BENCH, *args], capture_output=True, text=True, timeout=240)
-    except subprocess.TimeoutExpired:
-        return 124, "", f"timed out after 240 s: {' '.join(args)[:200]}"
-    return p.returncode, p.stdout, p.stderr
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL " + what, flush=True)
+C = Checks(BENCH, timeout=240)
+run, check = C.run, C.check
 
 
 # The device's rows (perf/README.md, "The device"): Adagrad only, warm only,
@@ -134,6 +122,4 @@ check(rc == 0 and len(rows_q) == 22 and all(
 rc, out, err = run(*SEL, "--copy-bytes=1X", "--list")
 check(rc == 2 and "bad option --copy-bytes=1X (" in err, f"--copy-bytes=1X refused: exit {rc}")
 
-print(f"smoke_emu: {len(failures)} failed" if failures else
-      f"smoke_emu: all passed ({len(WANT)} device rows checked)")
-sys.exit(1 if failures else 0)
+C.finish("smoke_emu", f"all passed ({len(WANT)} device rows checked)")
