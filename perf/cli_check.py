@@ -166,6 +166,24 @@ expect_list(["--sizes=1000,1024,1088", "--dtypes=f32", "--paths=sparse_csr,hybri
     adagrad/impl:c/path:hybrid_coo{t.format(1088)}
     adagrad/impl:c/path:sparse_coo{t.format(1088)}"""), "sizes a path cannot take left out")
 
+# the defaults (perf/README.md's selection table): sizes 1M 16M 64M (--quick:
+# 1M), dtypes f32 f64 (--quick: f32), devs cpu1 cpuN cuda, caches warm cold
+# (the device warm only), every optimizer in the order adagrad, sparse_adam,
+# sgd, sgd_momentum
+t = "stream/impl:c/dev:cpu1/dtype:f32/n:{}/cache:warm"
+expect_list(["--paths=stream", "--dtypes=f32", *ONE],
+            [t.format(n) for n in (1048576, 16777216, 67108864)], "the default sizes")
+expect_list(["--quick", "--paths=stream", *ONE], [t.format(1048576)], "--quick's size and dtype")
+t = "stream/impl:c/dev:{}/dtype:{}/n:1024/cache:{}"
+expect_list(["--paths=stream", "--sizes=1K"], lines("\n".join(
+    t.format(dev, dt, cache) for dt in ("f32", "f64")
+    for dev, cache in (("cpu1", "warm"), ("cpu1", "cold"), ("cpuN", "warm"), ("cpuN", "cold"),
+                       ("cuda", "warm")))), "the default dtypes, devs and caches")
+t = "/impl:c/path:sparse_coo/dev:cpu1/dtype:f32/n:1024/density:1/cache:warm"
+expect_list(["--paths=sparse_coo", "--sizes=1K", "--dtypes=f32", "--densities=1", *ONE],
+            [o + t for o in ("adagrad", "sparse_adam", "sgd", "sgd_momentum")],
+            "the default optimizers")
+
 # the last --paths holds (probes included)
 expect_list(["--paths=probe", "--paths=stream", "--sizes=1K", "--dtypes=f32", *ONE],
             ["stream/impl:c/dev:cpu1/dtype:f32/n:1024/cache:warm"], "the last --paths")
