@@ -1111,12 +1111,15 @@ int main(int argc, char **argv) {
   double budget = (o.quick ? 0.05 : 0.25) / reps;
   char min_time[64], min_time_ctx[128];
   snprintf(min_time, sizeof min_time, "--benchmark_min_time=%g", budget);
-  if (!user_min_time) rest[n_rest++] = min_time;
-  if (user_min_time)
-    snprintf(min_time_ctx, sizeof min_time_ctx, "%.64s (--benchmark_min_time)", user_min_time);
-  else
+  /* one decision for what Google Benchmark gets and what the context says */
+  int ours = !user_min_time;
+  if (ours) {
+    rest[n_rest++] = min_time; /* after the user's flags: Google Benchmark takes the last */
     snprintf(min_time_ctx, sizeof min_time_ctx, "%g (default: %g s over %d repetition%s)", budget,
              o.quick ? 0.05 : 0.25, reps, reps > 1 ? "s" : "");
+  } else {
+    snprintf(min_time_ctx, sizeof min_time_ctx, "%.64s (--benchmark_min_time)", user_min_time);
+  }
 
   bench_ctx cx;
   memset(&cx, 0, sizeof cx);
@@ -1127,11 +1130,15 @@ int main(int argc, char **argv) {
   bcase *cases = calloc((size_t)cx.n_cases + 1, sizeof *cases);
   if (!cases) return 1;
   enumerate(&o, cx.max_threads, cx.dev_ok, cases);
-  if (o.list) {
+  if (o.list || !cx.n_cases) {
     for (int i = 0; i < cx.n_cases; i++) printf("%s\n", cases[i].name);
+    if (!o.list) /* a run of nothing is a selection mistake, not a success */
+      fprintf(stderr, "mtcs_bench: the selection holds no case (size rules, the device's "
+                      "paths and warm-only rows, or --caches=cold with only probes can drop "
+                      "every one; --list shows what is selected)\n");
     free(cases);
     free(rest);
-    return 0;
+    return o.list ? 0 : 2;
   }
 
   cx.evict_bytes = 2 * llc_bytes();

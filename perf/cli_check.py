@@ -166,6 +166,13 @@ expect_list(["--sizes=1000,1024,1088", "--dtypes=f32", "--paths=sparse_csr,hybri
     adagrad/impl:c/path:hybrid_coo{t.format(1088)}
     adagrad/impl:c/path:sparse_coo{t.format(1088)}"""), "sizes a path cannot take left out")
 
+# a run of a selection that holds no case is refused (--list of it is empty)
+rc, out, err = run("--paths=probe", "--caches=cold", "--sizes=1K")
+check(rc == 2 and "the selection holds no case" in err and out == "",
+      f"an empty selection run: exit {rc}, {err.strip()[-160:]!r}")
+rc, out, err = run("--paths=sparse_csr", "--sizes=1000", "--list")
+check(rc == 0 and out == "", f"an empty selection listed: exit {rc}, {out!r}")
+
 # the defaults (perf/README.md's selection table): sizes 1M 16M 64M (--quick:
 # 1M), dtypes f32 f64 (--quick: f32), devs cpu1 cpuN cuda, caches warm cold
 # (the device warm only), every optimizer in the order adagrad, sparse_adam,
