@@ -204,25 +204,19 @@ static int parse_opt(options *o, const char *arg, char *why, size_t len) {
     o->n_paths = 0;
     o->paths_set = 1;
     o->probes = 0; /* the last --paths holds */
-    int probes = 0;
+    int got[MAX_LIST]; /* each item's path, BC__COUNT for "probe" */
     for (int i = 0; i < n; i++) {
-      bc_path p;
-      if (strcmp(items[i], "probe") == 0) {
-        o->probes = 1;
-        if (probes++) goto twice;
-        continue;
-      }
-      if (bc_path_from_name(items[i], &p)) {
+      bc_path p = BC__COUNT;
+      if (strcmp(items[i], "probe") != 0 && bc_path_from_name(items[i], &p)) {
         snprintf(why, len, "'%s' is not a path (perf/README.md, Names)", items[i]);
         return -1;
       }
-      for (int k = 0; k < o->n_paths; k++)
-        if (o->paths[k] == (int)p) goto twice;
-      o->paths[o->n_paths++] = p; /* distinct: at most BC__COUNT */
-      continue;
-    twice:
-      snprintf(why, len, "'%s' given twice", items[i]);
-      return -1;
+      got[i] = p;
+      if (given_twice(got, i + 1, sizeof *got, items[i], why, len)) return -1;
+      if (p == BC__COUNT)
+        o->probes = 1;
+      else
+        o->paths[o->n_paths++] = p; /* distinct: at most BC__COUNT */
     }
     return 0;
   }

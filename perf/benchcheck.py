@@ -1,6 +1,7 @@
 """perf/benchcheck.py - what perf's checks of mtcs_bench share (cli_check.py,
-smoke_emu.py): running it under a time limit, and named failures collected
-to the end, each printed as it happens."""
+smoke_emu.py): running it under a time limit, reading its JSON, and named
+failures collected to the end, each printed as it happens."""
+import json
 import subprocess
 import sys
 
@@ -20,6 +21,18 @@ class Checks:
         except subprocess.TimeoutExpired:
             return 124, "", f"timed out after {self.timeout} s: {' '.join(args)[:200]}"
         return p.returncode, p.stdout, p.stderr
+
+    def run_json(self, *args):
+        """A run with --benchmark_format=json: exit status, the JSON's context,
+        its iteration rows (not the aggregates of repetitions) and stderr;
+        an empty context and no row when stdout is not JSON."""
+        rc, out, err = self.run(*args, "--benchmark_format=json")
+        try:
+            doc = json.loads(out)
+        except ValueError:
+            return rc, {}, [], err
+        rows = [b for b in doc.get("benchmarks", []) if b.get("run_type") == "iteration"]
+        return rc, doc.get("context", {}), rows, err
 
     def check(self, ok, what):
         if not ok:

@@ -17,7 +17,6 @@ one thread, and cpuN rows are left out: "<openmp>" says which build this
 is), CUDA_VISIBLE_DEVICES= hides any GPU, so the device rows are those
 listed without a device. Exit 0 when every check passed, 1 otherwise
 (each failure named)."""
-import json
 import os
 import re
 import sys
@@ -304,23 +303,17 @@ check(rc == 0 and n == (130 if OPENMP else 80), f"--quick --list: {n} cases, wan
 
 # ---- a run: the JSON's counters and context ---------------------------------
 def bench_json(*args):
-    # the caller's options last: the last of an option given twice holds
-    rc, out, err = run("--devs=cpu1", "--caches=warm", "--dtypes=f32", "--opts=adagrad",
-                       "--benchmark_min_time=0.001", "--benchmark_format=json", *args)
-    try:
-        doc = json.loads(out)
-    except ValueError:
-        doc = {"context": {}, "benchmarks": []}
-    return rc, doc, err
+    """C.run_json on one thread, warm, f32, Adagrad, a short min time; the
+    caller's options last: the last of an option given twice holds."""
+    return C.run_json("--devs=cpu1", "--caches=warm", "--dtypes=f32", "--opts=adagrad",
+                      "--benchmark_min_time=0.001", *args)
 
 
 # sparse_coo at 100% of 1024: every element an entry; byte model (README,
 # "Byte model"): entries (8 + 4) + p and s lines 4 * 4 * n * (1 - 0^16) =
 # 12288 + 16384 = 28672; the check covers every element (n <= 16M)
-rc, doc, err = bench_json("--sizes=1K", "--paths=sparse_coo", "--densities=100")
-runs = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration"]
+rc, ctx, runs, err = bench_json("--sizes=1K", "--paths=sparse_coo", "--densities=100")
 b = runs[0] if len(runs) == 1 else {}
-ctx = doc["context"]
 name = "adagrad/impl:c/path:sparse_coo/dev:cpu1/dtype:f32/n:1024/density:100/cache:warm"
 check(rc == 0 and b.get("name") == name, f"one sparse_coo run: exit {rc}, runs "
       f"{[r.get('name') for r in runs]}; stderr {err.strip()[-200:]!r}")
@@ -343,22 +336,21 @@ check(re.search(r"mtcs_bench: 1 cases in [0-9.]+ s, 0 failed verification", err)
 
 # dense: 5 * 4 * 1024 = 20480 bytes, no crossover (nothing to cross);
 # --no-pair: no pair counters, the context says so; --quick says so
-rc, doc, err = bench_json("--sizes=1K", "--paths=dense", "--no-pair", "--quick")
-runs = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration"]
+rc, ctx, runs, err = bench_json("--sizes=1K", "--paths=dense", "--no-pair", "--quick")
 b = runs[0] if len(runs) == 1 else {}
 check(rc == 0 and b.get("model_bytes") == 20480 and "model_crossover_density" not in b
       and "pair_ratio" not in b and "pair_steps" not in b,
       f"dense --no-pair run: exit {rc}, {b}")
-check(doc["context"].get("mtcs_pairs") == "none (--no-pair)"
-      and doc["context"].get("mtcs_selection") == "quick", f"--no-pair --quick context: {doc['context']}")
+check(ctx.get("mtcs_pairs") == "none (--no-pair)" and ctx.get("mtcs_selection") == "quick",
+      f"--no-pair --quick context: {ctx}")
 
 # touch draws sparse_coo's entries (the same seed: the same access pattern),
 # sparse_coo_dup its elements, 2 entries each (perf/README.md, Names and the
 # uncoalesced grad); a masked_sparse grad is drawn on its own
-rc, doc, err = bench_json("--sizes=64K", "--paths=sparse_coo,touch,sparse_coo_dup,masked_sparse",
-                          "--densities=1", "--no-pair")
-by = {b["name"].split("/")[0] + "/" + b["name"].split("/")[2]: b for b in doc["benchmarks"]
-      if b.get("run_type") == "iteration"}
+rc, ctx, runs, err = bench_json("--sizes=64K",
+                                "--paths=sparse_coo,touch,sparse_coo_dup,masked_sparse",
+                                "--densities=1", "--no-pair")
+by = {b["name"].split("/")[0] + "/" + b["name"].split("/")[2]: b for b in runs}
 coo = by.get("adagrad/path:sparse_coo", {})
 touch = by.get("touch/dev:cpu1", {})
 dup = by.get("adagrad/path:sparse_coo_dup", {})
@@ -371,17 +363,16 @@ check(rc == 0 and 0 < nnz < 65536 and touch.get("nnz") == nnz and touch.get("ent
 
 # each row's label is the ISA of the kernel it times: Adagrad's (the context's
 # mtcs_isa), the other optimizers' their own (as --callgrind-probe says)
-rc, doc, err = bench_json("--sizes=1K", "--paths=sparse_coo", "--densities=100", "--no-pair",
-                          "--opts=adagrad,sgd")
-labels = {b["name"].split("/")[0]: b.get("label") for b in doc["benchmarks"]
-          if b.get("run_type") == "iteration"}
+rc, ctx, runs, err = bench_json("--sizes=1K", "--paths=sparse_coo", "--densities=100",
+                                "--no-pair", "--opts=adagrad,sgd")
+labels = {b["name"].split("/")[0]: b.get("label") for b in runs}
 isa = {}
 for opt in ("adagrad", "sgd"):
     m = re.search(r" isa=(\S+)$", run(f"--callgrind-probe={opt}/sparse_coo:f32:1K:100")[1].strip())
     isa[opt] = m.group(1) if m else None
-check(rc == 0 and labels.get("adagrad") == doc["context"].get("mtcs_isa") == isa["adagrad"]
+check(rc == 0 and labels.get("adagrad") == ctx.get("mtcs_isa") == isa["adagrad"]
       and labels.get("sgd") == isa["sgd"] and isa["sgd"],
-      f"labels {labels}, context mtcs_isa {doc['context'].get('mtcs_isa')}, the probes' {isa}")
+      f"labels {labels}, context mtcs_isa {ctx.get('mtcs_isa')}, the probes' {isa}")
 
 # a cold case after its warm one runs on the same data: its first step is
 # not checked again, the progress line names the case that was
@@ -410,10 +401,10 @@ check(rc == 0 and q.format("gap", 4) + "1024 entries on 1024 lines" in err
 # row's time per step exceeds the wall time of the whole run (a clock read
 # the wrong way gives days)
 t0 = time.monotonic()
-rc, doc, err = bench_json("--quick", "--paths=probe", "--sizes=1M",
-                          "--benchmark_filter=n:65536|kind:gap/.*/gap:64/")
+rc, ctx, runs, err = bench_json("--quick", "--paths=probe", "--sizes=1M",
+                                "--benchmark_filter=n:65536|kind:gap/.*/gap:64/")
 wall = time.monotonic() - t0
-rows = {b["name"]: b for b in doc["benchmarks"] if b.get("run_type") == "iteration"}
+rows = {b["name"]: b for b in runs}
 p1 = "probe/impl:c/kind:{}/dev:cpu1/dtype:f32/n:{}/gap:{}/cache:warm"
 in_cache = [rows.get(p1.format("entry", 65536, 0.0625)), rows.get(p1.format("math", 65536, 0.0625))]
 gap = rows.get(p1.format("gap", 1048576, 64))
@@ -427,25 +418,21 @@ check(all(0 < r["real_time"] * scale[r["time_unit"]] <= wall for r in rows.value
 
 # the threads counter (after Google Benchmark's own "threads": 1 in each row,
 # so the last of the two keys, which json.loads keeps) is the step's threads
-rc, doc, err = bench_json("--sizes=1K", "--paths=dense", "--devs=cpu1,cpuN", "--no-pair")
-thr = [b.get("threads") for b in doc["benchmarks"] if b.get("run_type") == "iteration"]
+rc, ctx, runs, err = bench_json("--sizes=1K", "--paths=dense", "--devs=cpu1,cpuN", "--no-pair")
+thr = [b.get("threads") for b in runs]
 check(rc == 0 and thr == ([1, 3] if OPENMP else [1]), f"the threads counters {thr}")
 
 # repetitions: each repetition is a run of the case; the min time in effect
 # is the one given, else 0.25 s (--quick 0.05 s) shared by the repetitions
-rc, doc, err = bench_json("--sizes=1K", "--paths=stream", "--benchmark_repetitions=3")
-runs = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration"]
+rc, ctx, runs, err = bench_json("--sizes=1K", "--paths=stream", "--benchmark_repetitions=3")
 check(rc == 0 and len(runs) == 3 and all(r.get("verified_elements") == 1024 for r in runs)
-      and doc["context"].get("mtcs_min_time") == "0.001 (--benchmark_min_time)",
-      f"--benchmark_repetitions=3: exit {rc}, {len(runs)} runs, {doc['context'].get('mtcs_min_time')}")
+      and ctx.get("mtcs_min_time") == "0.001 (--benchmark_min_time)",
+      f"--benchmark_repetitions=3: exit {rc}, {len(runs)} runs, {ctx.get('mtcs_min_time')}")
 for args, want in ((["--benchmark_repetitions=5"], "0.05 (default: 0.25 s over 5 repetitions)"),
                    (["--quick", "--benchmark_repetitions=2"], "0.025 (default: 0.05 s over 2 repetitions)")):
-    rc, out, err = run("--sizes=1K", "--paths=stream", "--dtypes=f32", *ONE, "--no-pair",
-                       "--benchmark_format=json", *args)
-    try:
-        got = json.loads(out)["context"].get("mtcs_min_time")
-    except ValueError:
-        got = None
+    rc, ctx, runs, err = C.run_json("--sizes=1K", "--paths=stream", "--dtypes=f32", *ONE,
+                                    "--no-pair", *args)
+    got = ctx.get("mtcs_min_time")
     check(rc == 0 and got == want, f"{' '.join(args)}: mtcs_min_time {got!r}, want {want!r}")
 
 # ---- --callgrind-probe: one step a spec, each described on stdout ------------

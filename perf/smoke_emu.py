@@ -10,7 +10,6 @@ The emulation's times mean nothing and are not looked at.
     python3 perf/smoke_emu.py <mtcs_bench_emu>
 
 Exit 0 when every check passed, 1 otherwise (each failure named)."""
-import json
 import sys
 
 from benchcheck import Checks
@@ -51,13 +50,8 @@ check(rc == 0 and got == WANT,
 
 # the run: every row's first device step checked (every element: n <= 16M)
 # and timed, none skipped
-rc, out, err = run(*SEL, "--benchmark_min_time=0.001", "--benchmark_format=json")
-try:
-    doc = json.loads(out)
-except ValueError:
-    doc = {"context": {}, "benchmarks": []}
-ctx = doc["context"]
-by = {b["name"]: b for b in doc["benchmarks"] if b.get("run_type") == "iteration"}
+rc, ctx, rows, err = C.run_json(*SEL, "--benchmark_min_time=0.001")
+by = {b["name"]: b for b in rows}
 check(rc == 0 and sorted(by) == sorted(WANT),
       f"the run: exit {rc}, {len(by)} rows timed of {len(WANT)}; {err.strip()[-300:]!r}")
 for name, b in by.items():
@@ -106,12 +100,8 @@ check(rc == 0 and f"[1/2] {t.format('cpu1')}: verified 65536 elements" in err
 # 1M f32 at 0.1 1 10 100 %, stream and dense 1 row each, sparse_coo 4 x 2
 # (fused, cuSPARSE), masked_dense, masked_sparse, sparse_coo_dup 4 each: 22
 # rows, every one checked on all its 1048576 elements
-rc, out, err = run("--devs=cuda", "--quick", "--copy-bytes=1M", "--benchmark_min_time=0.001",
-                   "--benchmark_format=json")
-try:
-    rows_q = [b for b in json.loads(out)["benchmarks"] if b.get("run_type") == "iteration"]
-except ValueError:
-    rows_q = []
+rc, ctx_q, rows_q, err = C.run_json("--devs=cuda", "--quick", "--copy-bytes=1M",
+                                    "--benchmark_min_time=0.001")
 check(rc == 0 and len(rows_q) == 22 and all(
     b.get("error_occurred") is None and b.get("verified_elements") == 1048576
     and b.get("verified_all") == 1 for b in rows_q),
