@@ -177,7 +177,9 @@ MT_HD void mt__mfg_one(const mt_mfg_par *p, const double *x, const uint8_t *in, 
       dot += go[i] * mt__mfg_filled(x, in, i, 0.0);
       cnt += fabs(mt__mfg_filled(x, in, i, nfill)) == nr;
     }
-    double gden = -dot / (den * den), gnr = nr >= eps ? gden : 0.0;
+    /* den = maximum(norm, eps): its backward gives the norm the whole
+     * gradient above eps and half of it at a tie (torch's maximum) */
+    double gden = -dot / (den * den), gnr = nr > eps ? gden : nr == eps ? gden / 2 : 0.0;
     for (int64_t t = a; t < b; t++) {
       int64_t i = idx[t];
       g[i] = in[i] ? go[i] / den + mt__mfg_pnorm_grad(x[i], nr, pp, gnr, cnt) : 0.0;

@@ -177,9 +177,11 @@ KEEP = {"masked_norm": ("ord_inf_fully_masked_row", "ord_3_fully_masked_row",
 # (an int64 other: no gradient of its own; uint8's fill 0; a float64 other,
 # the float32 input's gradient computed in float64) and a float32 mask
 # (tests/sweep: each a mutant no case told apart); median's equal zeros of
-# both signs (the gradient goes to the element torch's stable sort picks).
+# both signs (the gradient goes to the element torch's stable sort picks);
+# normalize's rows of a norm equal to eps (maximum's backward halves it).
 EXTRA = {"masked_sum": ("rows4_cols8",), "masked_median": ("signed_zero_ties",),
          "masked_var": ("mean_ties",), "masked_std": ("mean_ties",),
+         "masked_normalize": ("eps_tie",),
          "masked_logaddexp": ("other_i64", "other_u8", "other_f64", "mask_f32_bool")}
 
 
