@@ -467,7 +467,7 @@ LATER_VARIANTS = ("negzero_uncoalesced", "negzero", "broadcast_row2d", "three_in
                   "nnz0_dim0_keepdim", "uncoalesced_dim0_keepdim", "basic_dim0_keepdim",
                   "layout_pair", "empty_dense_dim", "empty_dense_dim_sparse_dim1",
                   "empty_dense_dim_sparse_dim2", "error_order", "error_order_dtypes",
-                  "error_order_inner_dtypes", "error_order_batched")
+                  "error_order_inner_dtypes", "error_order_batched", "uncoalesced_mat2")
 
 
 def later(c):

@@ -1110,6 +1110,10 @@ EXTRA = {
                lambda m: m.round(2)),
               ("f64", "npma_decimals_m1", {"decimals": -1}, None, "m.round(-1)",
                lambda m: m.round(-1)),
+              # decimals 1: the scale 10^1 (the sweep's npma_unary_math.h:145,
+              # whose `d > 1` for `d > 0` divided there; 2 and -1 agree)
+              ("f64", "npma_decimals_1", {"decimals": 1}, None, "m.round(1)",
+               lambda m: m.round(1)),
               ("i64", "npma_basic", {}, None, "m.round()", lambda m: m.round())],
     "angle": [("f32", "npma_signs", {}, SIGNS, "np.ma.angle(m)", lambda m: ma.angle(m)),
               ("f64", "npma_signs", {}, SIGNS, "np.ma.angle(m)", lambda m: ma.angle(m)),

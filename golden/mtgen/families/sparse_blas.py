@@ -414,6 +414,9 @@ SPECS = [
     # sparse @ sparse -> sparse (structural product)
     *[("mm", f"{tok(a)}_{tok(b)}", v, s_s(a, b), None) for a, b, v in (
         ("coo", "coo", "coalesced"), ("coo_uncoalesced", "coo", "uncoalesced"),
+        # mat2's duplicates too (SpGEMM gathers B's: the sweep's
+        # sparse_blas_math.h:161, which kept only the first of each)
+        ("coo", "coo_uncoalesced", "uncoalesced_mat2"),
         ("coo_empty", "coo", "empty"), ("csr", "csr", "basic"), ("csc", "csc", "basic"),
         ("csr", "csc", "mixed"), ("coo", "csr", "mixed"), ("bsr", "bsr", "blocks_2x2"))],
     ("mm", "coo_coo", "inner_mismatch", s_s("coo", "coo", k2=K + 1), None),
