@@ -8,9 +8,11 @@ the hash of the whole generator (golden/generate.py and every *.py under
 golden/mtgen/, spec/golden-format.md "generator_sha256"), so a generator
 edited without regenerating is caught (regenerating rewrites only the files
 whose cases moved, and always that line); every golden/*.h5 records the
-hash of the generator that wrote it (64 hex digits); and golden/MANIFEST
-lists exactly those files with their sha256 and case counts. Standard
-library only."""
+hash of the generator that wrote it (64 hex digits); golden/MANIFEST
+lists exactly those files with their sha256 and case counts; and as many
+cases hold a torch 1.13 variant as spec/SEMANTICS.md's variants block
+records (generate.py drops a rewritten file's variants; variants.py
+restores them). Standard library only."""
 import glob
 import hashlib
 import os
@@ -50,13 +52,29 @@ def attr(h5dump, path, name):
     return m.group(1) if m else None
 
 
+def variant_cases(h5dump, path):
+    """Ids of the cases of path that hold an older torch's variant
+    (`outputs@torch-V` group or `error@torch-V` attribute, golden/variants.py)."""
+    out = subprocess.run([h5dump, "-n", "1", path], capture_output=True, text=True).stdout
+    return set(re.findall(r"^\s*(?:group|attribute)\s+/cases/([^/\s]+)/(?:outputs|error)@",
+                          out, re.M))
+
+
+def recorded_variants(src):
+    """The "N differ" of spec/SEMANTICS.md's variants block (variants.py
+    writes it when it writes the variants), or None."""
+    text = open(f"{src}/spec/SEMANTICS.md").read()
+    m = re.search(r"<!-- variants:begin -->.*?: (\d+) differ \(a variant each\)", text, re.S)
+    return int(m.group(1)) if m else None
+
+
 def main(mtcs, h5dump, src):
     problems = []
     want = generator_sha256(f"{src}/golden")
     files = sorted(glob.glob(f"{src}/golden/*.h5"))
     if not files:
         problems.append("no golden/*.h5")
-    manifest, recorded = {}, None
+    manifest, recorded, nvar = {}, None, 0
     for line in open(f"{src}/golden/MANIFEST"):
         f = line.split()
         if line.startswith("# generator_sha256 ") and len(f) == 3:
@@ -87,8 +105,17 @@ def main(mtcs, h5dump, src):
             problems.append(f"{name}: sha256 differs from golden/MANIFEST")
         print(f"{name}: {count} cases" + (", written by this generator" if got == want
                                            else ", cases unchanged since generator " + (got or "?")[:12]))
+        nvar += len(variant_cases(h5dump, path))
     for name in manifest:
         problems.append(f"golden/MANIFEST lists {name}, which does not exist")
+    # golden/generate.py rewrites a family's file without the older torch's
+    # variants; golden/variants.py puts them back and records their count
+    want_var = recorded_variants(src)
+    print(f"variants: {nvar} cases hold one, spec/SEMANTICS.md records {want_var}")
+    if want_var is not None and nvar != want_var:
+        problems.append(f"{nvar} golden cases hold a torch variant (outputs@/error@), "
+                        f"spec/SEMANTICS.md's variants block records {want_var}: after "
+                        "regenerating a family, run golden/variants.py (README, step 3)")
     for p in problems:
         print("FAIL:", p)
     return 1 if problems else 0
