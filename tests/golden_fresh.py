@@ -112,7 +112,10 @@ def main(mtcs, h5dump, src):
     # variants; golden/variants.py puts them back and records their count
     want_var = recorded_variants(src)
     print(f"variants: {nvar} cases hold one, spec/SEMANTICS.md records {want_var}")
-    if want_var is not None and nvar != want_var:
+    if want_var is None:
+        problems.append("spec/SEMANTICS.md: no '<N> differ (a variant each)' in its variants "
+                        "block (golden/variants.py writes it), so the variants cannot be counted")
+    elif nvar != want_var:
         problems.append(f"{nvar} golden cases hold a torch variant (outputs@/error@), "
                         f"spec/SEMANTICS.md's variants block records {want_var}: after "
                         "regenerating a family, run golden/variants.py (README, step 3)")
