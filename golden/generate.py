@@ -23,9 +23,12 @@ bit for bit but floating outputs, which may move within their case
 tolerance: torch's kernels differ in the last ulp between CPUs) is not
 rewritten: it keeps its created_utc, generator_sha256 and torch 1.13
 variants. A generator edit that moves no case changes only the MANIFEST's
-generator line, so a commit carries only the golden files whose cases moved
-(run golden/variants.py after a family was written: a new file has no
-variants yet).
+generator line, so a commit carries only the golden files whose cases moved.
+A family that is written gets the variants of its unchanged cases from the
+file it replaces (mtgen/carry.py: a variant is what torch 1.13 computes
+from the case's inputs and kwargs, unchanged too); a new or changed case
+has none until golden/variants.py (torch 1.13) judges it, so run that after
+a family was written.
 """
 
 import argparse

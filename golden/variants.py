@@ -71,7 +71,7 @@ import mtgen.opinfo  # noqa: E402
 mtgen.opinfo.ALLOW_MISSING_DB = True  # before any family builds its case list
 from golden_read import COMPRESSED_NAMES, compressed_entries, decode, read_tensor  # noqa: E402
 from mtgen.compare import first_difference  # noqa: E402
-from mtgen.h5layout import LIBVER, copy_attrs, write_compact  # noqa: E402
+from mtgen.h5layout import LIBVER, copy_attrs, copy_tree, write_compact  # noqa: E402
 from mtgen.inputs import clone  # noqa: E402
 from mtgen.run import torch_error_text  # noqa: E402
 from mtgen.model import DTYPE_NAMES  # noqa: E402
@@ -384,18 +384,6 @@ def by_call(cases):
 
 
 # ---- files ------------------------------------------------------------------------------
-
-def copy_tree(src, dst, name):
-    """src (group or dataset) as dst/name."""
-    if isinstance(src, h5py.Dataset):
-        d = dst.create_dataset(name, data=src[()], dtype=src.dtype)
-        copy_attrs(src, d)
-        return
-    g = dst.create_group(name)
-    copy_attrs(src, g)
-    for k in src:
-        copy_tree(src[k], g, k)
-
 
 def rewrite(path, label, results):
     """Rewrites golden file `path` atomically: every case as it was, less

@@ -180,6 +180,20 @@ def copy_attrs(src, dst, skip=()):
             dst.attrs.create(k, src.attrs[k], dtype=src.attrs.get_id(k).dtype)
 
 
+def copy_tree(src, dst, name):
+    """h5py group or dataset `src` created again as dst/name, attributes
+    and all, through numpy (no H5Ocopy: Debian's HDF5 1.10.8 crashes
+    copying objects with many attributes)."""
+    if isinstance(src, h5py.Dataset):
+        d = dst.create_dataset(name, data=src[()], dtype=src.dtype)
+        copy_attrs(src, d)
+        return
+    g = dst.create_group(name)
+    copy_attrs(src, g)
+    for k in src:
+        copy_tree(src[k], g, k)
+
+
 def _recreate(src, dst):
     """Everything under h5py group `src` created again under `dst`."""
     copy_attrs(src, dst)

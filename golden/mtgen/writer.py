@@ -10,7 +10,8 @@ import numpy as np
 import torch
 from torch.masked import MaskedTensor
 
-from .h5layout import LIBVER, flatten, same_object, write_compact
+from .carry import carry_variants, cases_differ
+from .h5layout import LIBVER, write_compact
 from .model import DTYPE_NAMES, Result
 
 FORMAT_VERSION = 3  # 3: gradient cases (backward, grad_outputs/, grads/)
@@ -226,64 +227,16 @@ def sha256_file(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def _flatten(obj, prefix, out):
-    """h5layout.flatten, golden/variants.py's outputs@.../error@... left out
-    (a name with @)."""
-    flatten(obj, prefix, out, skip=lambda name: "@" in name)
-
-
-def cases_differ(old_path, new_path):
-    """None when new_path holds the same cases as old_path, else the first
-    difference. Everything is compared bit for bit (attributes, inputs,
-    kwargs, output kinds, shapes, indices, masks) except the values of
-    floating outputs, which need only match within the case's tolerance as
-    golden/check_fresh.py compares them (torch's vectorized kernels differ in
-    the last ulp from one CPU to another), and golden/variants.py's
-    torch-version variants, which only the old file has."""
-    from golden_read import read_tensor  # golden/ is on sys.path (generate.py)
-
-    from .compare import first_difference
-
-    with h5py.File(old_path, "r") as fo, h5py.File(new_path, "r") as fn:
-        old, new = fo["cases"], fn["cases"]
-        if set(old) != set(new):
-            moved = sorted(set(old) ^ set(new))
-            return f"{len(moved)} cases added or removed, e.g. {moved[0]}"
-        for cid in old:
-            a, b = {}, {}
-            _flatten(old[cid], "", a)
-            _flatten(new[cid], "", b)
-            if a.keys() != b.keys():
-                return f"{cid}: objects {sorted(set(a) ^ set(b))[:2]} differ"
-            loose = set()  # outputs whose float values moved: within tolerance?
-            for path, x in a.items():
-                if same_object(x, b[path]):
-                    continue
-                parts = path.split("/")
-                if (len(parts) > 3 and parts[1] in ("outputs", "grads") and x[1] is not None
-                        and x[1][1] == "f" and same_object(x[:3] + (None,), b[path][:3] + (None,))):
-                    loose.add((parts[1], parts[2]))
-                    continue
-                return f"{cid}{path}: differs"
-            tol = old[cid].attrs["tolerance"]
-            cmo = bool(old[cid].attrs.get("check_masked_out", 0))
-            for grp, k in sorted(loose):
-                g = old[cid][grp][k]
-                why = first_difference(read_tensor(new[cid][grp][k]), read_tensor(g), tol,
-                                       check_masked_out=cmo, where=f"{grp}/{k}")
-                if why:
-                    return f"{cid}: {why}"
-    return None
-
-
 def write_family_if_changed(path, results, meta):
     """Writes `path` unless the file there holds the same cases
-    (cases_differ). An unchanged family keeps its committed file: its root
-    attributes (created_utc, generator_sha256) and its torch-version
+    (carry.cases_differ). An unchanged family keeps its committed file: its
+    root attributes (created_utc, generator_sha256) and its torch-version
     variants stay, so a generator edit that moves no case rewrites no golden
     file, only the MANIFEST's generator line (spec/golden-format.md,
-    generator_sha256). Returns None when the file was kept, else why it was
-    written."""
+    generator_sha256). A family that is written gets the variants of its
+    unchanged cases from the file it replaces (carry.carry_variants).
+    Returns None when the file was kept, else why it was written and what
+    became of the variants."""
     if not os.path.exists(path):
         write_family(path, results, meta)
         return "new file"
@@ -293,6 +246,13 @@ def write_family_if_changed(path, results, meta):
         write_family(probe, results, meta)
         why = cases_differ(path, probe)
         if why is not None:
+            carried, left = carry_variants(path, probe)
+            if carried or left:
+                why += (f"; the torch-version variants of {len(carried)} unchanged cases "
+                        f"carried over")
+            if left:
+                why += (f", {len(left)} changed or removed cases lost theirs (e.g. {left[0]}):"
+                        f" run golden/variants.py")
             os.replace(probe, path)
         return why
     finally:

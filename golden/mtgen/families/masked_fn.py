@@ -449,19 +449,19 @@ def corners(op, dt):
                         {**dim1, "ord": o}, (), None))
         if op == "normalize":
             out.append(("eps_large", build_std(op, dt, 0), {**dim1, "eps": 2.0}, (), None))
-        if op == "normalize" and dt.is_floating_point:
-            # rows whose 1-norm is exactly eps (every value and sum exact in
-            # each float dtype; the last row's norm is above it): torch's
-            # denominator is maximum(norm, eps), whose backward gives each
-            # side half the gradient at a tie (the sweep's
-            # grad_masked_fn_math.h:180, tests/sweep/README.md)
-            tie = torch.tensor([[0.25, -0.25, 9.0, 9.0], [0.125, 0.375, 9.0, 9.0],
-                                [0.5, 0.0, 9.0, 9.0], [1.0, 0.5, 0.25, 9.0]], dtype=dt)
-            tie_mask = torch.tensor([[True, True, False, False]] * 3
-                                    + [[True, True, True, False]])
-            out.append(("eps_tie", lambda g, t=tie, m=tie_mask: [
-                poison_input(t.clone(), m, op, 0), m.clone()],
-                {**dim1, "ord": 1.0, "eps": 0.5}, (), None))
+            if dt.is_floating_point:
+                # rows whose 1-norm is exactly eps (every value and sum exact in
+                # each float dtype; the last row's norm is above it): torch's
+                # denominator is maximum(norm, eps), whose backward gives each
+                # side half the gradient at a tie (the sweep's
+                # grad_masked_fn_math.h:180, tests/sweep/README.md)
+                tie = torch.tensor([[0.25, -0.25, 9.0, 9.0], [0.125, 0.375, 9.0, 9.0],
+                                    [0.5, 0.0, 9.0, 9.0], [1.0, 0.5, 0.25, 9.0]], dtype=dt)
+                tie_mask = torch.tensor([[True, True, False, False]] * 3
+                                        + [[True, True, True, False]])
+                out.append(("eps_tie", lambda g, t=tie, m=tie_mask: [
+                    poison_input(t.clone(), m, op, 0), m.clone()],
+                    {**dim1, "ord": 1.0, "eps": 0.5}, (), None))
     return out
 
 
