@@ -47,6 +47,24 @@ typedef struct { const char *name; void (*fn)(int *failed); } mt_test_case;
       *mt__failed = 1;                                                       \
     }                                                                        \
   } while (0)
+/* The string s is want, byte for byte (both printed, escapes as \ooo, when not). */
+#define CHECK_STR(s, want)                                                   \
+  do {                                                                       \
+    const char *mt__s = (s), *mt__w = (want);                                \
+    if (!mt__s || strcmp(mt__s, mt__w)) {                                    \
+      fprintf(stderr, "  %s:%d: %s == \"", __FILE__, __LINE__, #s);          \
+      mt__print_escaped(mt__s ? mt__s : "(null)");                           \
+      fputs("\", expected \"", stderr);                                      \
+      mt__print_escaped(mt__w);                                              \
+      fputs("\"\n", stderr);                                                  \
+      *mt__failed = 1;                                                       \
+    }                                                                        \
+  } while (0)
+static inline void mt__print_escaped(const char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s < 32 || *s == 127) fprintf(stderr, "\\%03o", (unsigned char)*s);
+    else fputc(*s, stderr);
+}
 /* The string s contains sub (messages name what they should). */
 #define CHECK_HAS(s, sub)                                                    \
   do {                                                                       \

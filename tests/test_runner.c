@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "console.h"
 #include "mt_core.h"
 #include "mt_test.h"
 #include "report.h"
@@ -448,12 +449,24 @@ TEST(backend_names_resolve_or_explain) {
   CHECK_HAS(err.msg, "unknown backend 'tpu'");
   CHECK_STATUS(mt_backend_open("/nonexistent/plugin.so", &b, &err), MT_INVALID_ARGUMENT);
   CHECK_HAS(err.msg, "/nonexistent/plugin.so");
+  /* a name ending in .so is a plugin in the working directory; ".so" alone is no name */
+  CHECK_STATUS(mt_backend_open("no_such_plugin.so", &b, &err), MT_INVALID_ARGUMENT);
+  CHECK_HAS(err.msg, "plugin no_such_plugin.so: No such file");
+  CHECK_STATUS(mt_backend_open(".so", &b, &err), MT_INVALID_ARGUMENT);
+  CHECK_HAS(err.msg, "unknown backend '.so'");
   const char *example = MT_BINARY_DIR "/plugins/example.so";
   if (access(example, R_OK) == 0) {
     CHECK_STATUS(mt_backend_open(example, &b, &err), MT_OK);
     CHECK(b.impl && !strcmp(b.name, "example") && b.impl->abi_version == MT_ABI_VERSION);
     CHECK_EQ_INT(b.batch, MT_BATCH_DEFAULT);
     mt_backend_close(&b);
+    char cwd[4096];
+    CHECK(getcwd(cwd, sizeof cwd) != NULL);
+    CHECK(chdir(MT_BINARY_DIR "/plugins") == 0);
+    CHECK_STATUS(mt_backend_open("example.so", &b, &err), MT_OK); /* ./example.so */
+    CHECK(b.impl && !strcmp(b.name, "example"));
+    mt_backend_close(&b);
+    CHECK(chdir(cwd) == 0);
   }
 }
 
@@ -617,6 +630,82 @@ TEST(repro_command_replays_one_case_with_the_run_options) {
   free(cmd);
 }
 
+/* ---- the console: durations and the progress line ---------------------------------------- */
+
+/* What mt_console_progress writes to a stream that is not a terminal (its
+ * width is then taken as 80 columns). */
+static char *progress_line(int k, int total, int failed, double elapsed_s, const char *id) {
+  char *buf = NULL;
+  size_t len = 0;
+  mt_session_opts o;
+  memset(&o, 0, sizeof o);
+  o.diag = open_memstream(&buf, &len);
+  mt_console_progress(&o, k, total, failed, elapsed_s, id);
+  fclose(o.diag);
+  return buf;
+}
+
+#define CHECK_DURATION(s, want) \
+  do { char b_[32]; CHECK_STR(mt_console_duration((s), b_, sizeof b_), (want)); } while (0)
+
+TEST(console_durations_and_the_progress_line) {
+  /* rounded to the second; minutes and seconds from 60 s, hours and minutes
+   * from 3600 s; negative, NaN and anything past 99h59m59s shown as its cap */
+  CHECK_DURATION(0, "0s");
+  CHECK_DURATION(59.49, "59s");
+  CHECK_DURATION(59.5, "1m00s");
+  CHECK_DURATION(185, "3m05s");
+  CHECK_DURATION(3599.49, "59m59s");
+  CHECK_DURATION(3599.5, "1h00m");
+  CHECK_DURATION(7325, "2h02m");
+  CHECK_DURATION(359999, "99h59m");
+  CHECK_DURATION(1e12, "99h59m");
+  CHECK_DURATION(-1, "99h59m");
+  CHECK_DURATION(NAN, "99h59m");
+
+  /* the first case: no rate yet, so no ETA; percent done counts finished cases */
+  char *l = progress_line(1, 4, 0, 0.0, "a.case");
+  CHECK_STR(l, "\r\033[K[1/4 0%] 0 cases/s, ETA ?, 0 failed  a.case");
+  free(l);
+  /* 2 cases done in 1 s: 2 cases/s, the 3rd and 4th left: 1 s */
+  l = progress_line(3, 4, 0, 1.0, "a.case");
+  CHECK_STR(l, "\r\033[K[3/4 50%] 2 cases/s, ETA 1s, 0 failed  a.case");
+  free(l);
+  /* 100 done in 50 s, 900 left: 450 s */
+  l = progress_line(101, 1000, 0, 50.0, "x");
+  CHECK_STR(l, "\r\033[K[101/1000 10%] 2 cases/s, ETA 7m30s, 0 failed  x");
+  free(l);
+  /* failures in bold */
+  l = progress_line(3, 4, 2, 1.0, "a.case");
+  CHECK_STR(l, "\r\033[K[3/4 50%] 2 cases/s, ETA 1s, \033[1m2 failed  a.case\033[0m");
+  free(l);
+  /* a long id is cut at 79 visible columns (80 less one), bold or not */
+  char id[201];
+  memset(id, 'x', 200);
+  id[200] = 0;
+  l = progress_line(1, 4, 0, 0.0, id);
+  CHECK_EQ_INT((long)strlen(l), 4 + 79); /* "\r\033[K" and 79 columns */
+  CHECK(!strncmp(l, "\r\033[K[1/4 0%]", 12) && l[strlen(l) - 1] == 'x');
+  free(l);
+  l = progress_line(1, 4, 1, 0.0, id);
+  CHECK_EQ_INT((long)strlen(l), 4 + 79 + 4 + 4); /* and the bold on and off */
+  CHECK(!strcmp(l + strlen(l) - 5, "x\033[0m"));
+  free(l);
+
+  /* the line is cleared only on a terminal */
+  char *buf = NULL;
+  size_t len = 0;
+  mt_session_opts o;
+  memset(&o, 0, sizeof o);
+  o.diag = open_memstream(&buf, &len);
+  mt_console_progress_clear(&o);
+  o.progress_tty = 1;
+  mt_console_progress_clear(&o);
+  fclose(o.diag);
+  CHECK_STR(buf, "\r\033[K");
+  free(buf);
+}
+
 MT_TEST_MAIN(T(matching_outputs_pass_forked_and_in_process),
              T(differing_output_fails_with_index_values_and_tolerance),
              T(matching_a_recorded_variant_is_expected_divergence),
@@ -634,4 +723,5 @@ MT_TEST_MAIN(T(matching_outputs_pass_forked_and_in_process),
              T(json_and_xml_escaping), T(atomic_file_appears_only_on_commit),
              T(report_counts_and_json_summary), T(shell_quoting_leaves_plain_words_alone),
              T(report_json_carries_profile_command_and_repro),
-             T(repro_command_replays_one_case_with_the_run_options))
+             T(repro_command_replays_one_case_with_the_run_options),
+             T(console_durations_and_the_progress_line))
