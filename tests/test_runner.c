@@ -1,12 +1,20 @@
 /* test_runner.c - judging and isolating cases (conformance/runner.c) and
  * writing reports (conformance/report.c), with a fake implementation whose
  * kernels pass, fail, crash, hang, exit or return errors. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* posix_openpt and friends, cfmakeraw: a terminal for the progress line */
+#endif
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "console.h"
@@ -645,6 +653,43 @@ static char *progress_line(int k, int total, int failed, double elapsed_s, const
   return buf;
 }
 
+/* The visible columns of mt_console_progress's line (id long, no failures)
+ * written to a pseudo-terminal of `cols` columns; -1 when the line could not
+ * be read back, -2 when this machine has no pseudo-terminal. */
+static int tty_progress_width(int cols, const char *id) {
+  int m = posix_openpt(O_RDWR | O_NOCTTY), s = -1, n = -1;
+  char *name = NULL;
+  if (m < 0 || grantpt(m) || unlockpt(m) || !(name = ptsname(m)) ||
+      (s = open(name, O_RDWR | O_NOCTTY)) < 0) {
+    fprintf(stderr, "  note: no pseudo-terminal (%s): the terminal width cut is not checked\n",
+            strerror(errno));
+    if (m >= 0) close(m);
+    return -2;
+  }
+  struct termios t;
+  if (tcgetattr(s, &t) == 0) {
+    cfmakeraw(&t); /* the bytes as written */
+    tcsetattr(s, TCSANOW, &t);
+  }
+  struct winsize ws = {.ws_row = 24, .ws_col = (unsigned short)cols};
+  FILE *f = ioctl(s, TIOCSWINSZ, &ws) == 0 ? fdopen(s, "w") : NULL;
+  if (f) {
+    mt_session_opts o;
+    memset(&o, 0, sizeof o);
+    o.diag = f;
+    mt_console_progress(&o, 1, 4, 0, 0.0, id);
+    fclose(f);
+    char buf[512];
+    struct pollfd p = {.fd = m, .events = POLLIN};
+    if (poll(&p, 1, 2000) == 1) n = (int)read(m, buf, sizeof buf);
+    n = n >= 4 ? n - 4 : -1; /* less "\r\033[K" */
+  } else {
+    close(s);
+  }
+  close(m);
+  return n;
+}
+
 #define CHECK_DURATION(s, want) \
   do { char b_[32]; CHECK_STR(mt_console_duration((s), b_, sizeof b_), (want)); } while (0)
 
@@ -675,6 +720,14 @@ TEST(console_durations_and_the_progress_line) {
   l = progress_line(101, 1000, 0, 50.0, "x");
   CHECK_STR(l, "\r\033[K[101/1000 10%] 2 cases/s, ETA 7m30s, 0 failed  x");
   free(l);
+  /* a rate below 1 case/s still gives an ETA: 1 done in 2 s, 3 left */
+  l = progress_line(2, 4, 0, 2.0, "x");
+  CHECK_STR(l, "\r\033[K[2/4 25%] 0 cases/s, ETA 6s, 0 failed  x");
+  free(l);
+  /* no time measured yet (a coarse clock): no rate, no ETA, not infinities */
+  l = progress_line(3, 4, 0, 0.0, "x");
+  CHECK_STR(l, "\r\033[K[3/4 50%] 0 cases/s, ETA ?, 0 failed  x");
+  free(l);
   /* failures in bold */
   l = progress_line(3, 4, 2, 1.0, "a.case");
   CHECK_STR(l, "\r\033[K[3/4 50%] 2 cases/s, ETA 1s, \033[1m2 failed  a.case\033[0m");
@@ -691,6 +744,15 @@ TEST(console_durations_and_the_progress_line) {
   CHECK_EQ_INT((long)strlen(l), 4 + 79 + 4 + 4); /* and the bold on and off */
   CHECK(!strcmp(l + strlen(l) - 5, "x\033[0m"));
   free(l);
+
+  /* on a terminal the line is cut at its width less one; 20 columns or
+   * fewer are taken as 80 */
+  static const struct { int cols, cut; } widths[] = {{100, 99}, {21, 20}, {20, 79}};
+  for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+    int got = tty_progress_width(widths[w].cols, id);
+    if (got == -2) break; /* no pseudo-terminal here: said on stderr */
+    CHECK_EQ_INT(got, widths[w].cut);
+  }
 
   /* the line is cleared only on a terminal */
   char *buf = NULL;
