@@ -768,6 +768,43 @@ TEST(console_durations_and_the_progress_line) {
   free(buf);
 }
 
+/* The summary of an adapter run that lost cases: the first five reasons
+ * listed, the rest counted. */
+static char *incomplete_summary(int n_reasons) {
+  static const char *const reasons[] = {"r0", "r1", "r2", "r3", "r4", "r5"};
+  char *buf = NULL;
+  size_t len = 0;
+  mt_session_opts o;
+  memset(&o, 0, sizeof o);
+  o.out = open_memstream(&buf, &len);
+  mt_report rep;
+  memset(&rep, 0, sizeof rep);
+  rep.incomplete_cases = 7;
+  rep.not_run = 1;
+  rep.reasons = reasons;
+  rep.n_reasons = n_reasons;
+  mt_console_summary(&o, &rep);
+  fclose(o.out);
+  return buf;
+}
+
+TEST(console_summary_lists_five_reasons_and_counts_the_rest) {
+  char *s = incomplete_summary(5);
+  CHECK_HAS(s, "INCOMPLETE: 7 of ");
+  CHECK_HAS(s, "(6 lost to the adapter: CRASH, TIMEOUT or protocol ERROR; 1 not run); first:\n"
+               "    r0\n    r1\n    r2\n    r3\n    r4\n");
+  CHECK(!strstr(s, "more"));
+  free(s);
+  s = incomplete_summary(6);
+  CHECK_HAS(s, "    r4\n    ... and 1 more (the JSON report lists all)\n");
+  CHECK(!strstr(s, "r5"));
+  free(s);
+  s = incomplete_summary(0);
+  CHECK_HAS(s, "1 not run)\n");
+  CHECK(!strstr(s, "first:"));
+  free(s);
+}
+
 MT_TEST_MAIN(T(matching_outputs_pass_forked_and_in_process),
              T(differing_output_fails_with_index_values_and_tolerance),
              T(matching_a_recorded_variant_is_expected_divergence),
@@ -786,4 +823,5 @@ MT_TEST_MAIN(T(matching_outputs_pass_forked_and_in_process),
              T(report_counts_and_json_summary), T(shell_quoting_leaves_plain_words_alone),
              T(report_json_carries_profile_command_and_repro),
              T(repro_command_replays_one_case_with_the_run_options),
-             T(console_durations_and_the_progress_line))
+             T(console_durations_and_the_progress_line),
+             T(console_summary_lists_five_reasons_and_counts_the_rest))
