@@ -29,9 +29,6 @@
 typedef struct mfg {
   mt__gs_ctx c;
   const mt_tensor *x;
-  const double *v;   /* the input, densified */
-  const double *go;  /* upstream gradient 0, densified */
-  double *g;         /* the input's gradient */
   uint8_t *in;       /* 1 = masked-in (the mask broadcast to the input) */
   int64_t n;
   int red[MT_MAX_DIMS]; /* reduced dims (reductions) */
@@ -69,8 +66,6 @@ static mt_status mfg_open(mfg *f, mt_call *call, mt_op op, const mt_exec *ex, mt
   memset(f, 0, sizeof *f);
   if ((st = mt__gs_open_on(&f->c, call, op, ex, err)) != MT_OK) return st;
   f->x = f->c.in[0];
-  f->v = f->c.x[0];
-  f->go = f->c.go[0];
   f->n = f->c.n[0];
   if (!mt__cpu_grad_sparse_takes(call)) {
     st = mt_err(err, MT_NOT_SUPPORTED, "%s backward: a MaskedTensor input is not implemented by "
@@ -89,7 +84,6 @@ static mt_status mfg_open(mfg *f, mt_call *call, mt_op op, const mt_exec *ex, mt
   }
   if ((st = mfg_mask(f, 1, 0, f->in, err)) != MT_OK) goto fail;
   if ((st = mt__gs_want(&f->c, 0, err)) != MT_OK) goto fail;
-  f->g = f->c.g[0];
   return MT_OK;
 fail:
   mfg_close(f);
@@ -146,7 +140,7 @@ static mt_status mfg_groups(const mfg *f, const int *red, int64_t *n_grp, int64_
   return MT_OK;
 }
 
-/* the call's dims and parameters, then the gradient on ex (f->g, and
+/* the call's dims and parameters, then the gradient on ex (f->c.g[0], and
  * g1 for logaddexp's second operand) */
 static mt_status mfg_compute(mfg *f, mt_mfg_code code, const uint8_t *in1, const mt_exec *ex,
                              mt_error *err) {
