@@ -72,7 +72,7 @@ def case_difference(old, new):
                 and x[1][1] == "f" and same_object(x[:3] + (None,), b[path][:3] + (None,))):
             loose.add((parts[1], parts[2]))
             continue
-        return f"{path}: differs"
+        return f"{path}: differs" if path else "the case's attributes differ"
     tol = old.attrs["tolerance"]
     cmo = bool(old.attrs.get("check_masked_out", 0))
     for grp, k in sorted(loose):

@@ -416,6 +416,25 @@ def cases():
                 # COO form's mask (grad != 0) drops them: the forms differ
                 compare_forms=False))
     cases += layout_cases()
+    cases += lr_zero_cases()
     return check_ids(cases)
+
+
+def lr_zero_cases():
+    """ADA-5's boundary: `not 0.0 <= lr` refuses negatives and NaN only, so
+    lr = 0 steps: the param stays, state_sum still accumulates (the sweep's
+    optim.c:55, tests/sweep/README.md); the masked path (the tutorial's
+    code, no Adagrad.__init__) takes it too. Last in the file, so no
+    earlier case changes its poison number."""
+    def check(ins, outs):
+        if not torch.equal(as_dense(outs[0]), as_dense(ins[0])):
+            raise Surprise("lr=0 moved the param")
+        if torch.equal(as_dense(outs[1]), as_dense(ins[2])):
+            raise Surprise("lr=0: state_sum did not accumulate: the case tests nothing")
+    return [adagrad_case(path, "coo" if kind.startswith("coo") else kind, "f32", "random_lr_0",
+                         lambda g, k=kind: random_inputs(k, g, torch.float32),
+                         dict(RANDOM_HP, lr=0.0), ("ADA-5",) if path != "masked" else (),
+                         check=check)
+            for path, kind in GRAD_KINDS]
 
 

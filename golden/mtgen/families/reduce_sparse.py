@@ -56,6 +56,10 @@ ROWS = (
     # was kept)
     ("sum", "dim0_keepdim", _sum_run, "torch.sum(s, dim, keepdim=True)",
      lambda v, x: {"dim": 0, "keepdim": True}, tol_sum),
+    # dim=() reduces nothing on a sparse tensor (a dense one's sum sums
+    # all): torch gives the input back, coalesced (the sweep's
+    # reduce_sparse.c:248)
+    ("sum", "dim_empty", _sum_run, "torch.sum(s, dim=())", lambda v, x: {"dim": ()}, tol_sum),
     ("amax", "all", lambda i, k: [torch.amax(i[0], **k)], "torch.amax(s)", lambda v, x: {},
      tol_sum),
     ("amax", "dim0", lambda i, k: [torch.amax(i[0], **k)], "torch.amax(s, dim)",

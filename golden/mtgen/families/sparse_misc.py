@@ -187,6 +187,13 @@ def corner_cases():
         "torch.sparse.sum(s, dim)", ("SPS-3",))
     add("sparse_sum", "coo", "repeated_dim", one(ss.coo_3d), {"dim": (1, 1)}, ssum,
         "torch.sparse.sum(s, dim)", ("SPS-3",))
+    # dim=() reduces nothing (unlike a dense tensor's sum, which sums all):
+    # the input back, coalesced; CSR has no kernel for it (the sweep's
+    # reduce_sparse.c:248, tests/sweep/README.md)
+    add("sparse_sum", "coo", "dim_empty", one(ss.coo_uncoalesced), {"dim": ()}, ssum,
+        "torch.sparse.sum(s, dim=())", ("SPS-3",))
+    add("sparse_sum", "csr", "dim_empty", one(ss.csr), {"dim": ()}, ssum,
+        "torch.sparse.sum(s, dim=())", ("SPS-3",))
     rs = ROWS["sparse_resize_"][0][1]
     for op_, run_ in (("sparse_resize_", rs), ("sparse_resize_and_clear_",
                                                 ROWS["sparse_resize_and_clear_"][0][1])):
