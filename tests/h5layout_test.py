@@ -24,24 +24,14 @@ import subprocess
 import sys
 import time
 
-try:
-    import h5py
-    import numpy as np
-except ImportError as e:
-    print(f"SKIP: {sys.executable} has no h5py/numpy ({e}); .ci/setup.sh installs python3-h5py")
-    sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import h5check  # noqa: E402
+from h5check import check  # noqa: E402
 
-SRC, WORK = sys.argv[1], sys.argv[2]
-sys.path.insert(0, os.path.join(SRC, "golden"))
+SRC, WORK = h5check.setup()
+import h5py  # noqa: E402
+import numpy as np  # noqa: E402
 from mtgen import h5layout  # noqa: E402
-
-failures = []
-
-
-def check(name, ok, detail=""):
-    print(f"{'ok  ' if ok else 'FAIL'} {name}{': ' + detail if detail and not ok else ''}")
-    if not ok:
-        failures.append(name)
 
 
 def fill(f):
@@ -159,5 +149,4 @@ try:
 except ValueError as e:
     check("a file that is not HDF5 is refused", "not an HDF5 file" in str(e), str(e))
 
-print(f"{len(failures)} failed" if failures else "all passed")
-sys.exit(1 if failures else 0)
+h5check.finish()

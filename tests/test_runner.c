@@ -708,30 +708,32 @@ TEST(console_durations_and_the_progress_line) {
   CHECK_DURATION(-1, "99h59m");
   CHECK_DURATION(NAN, "99h59m");
 
-  /* the first case: no rate yet, so no ETA; percent done counts finished cases */
-  char *l = progress_line(1, 4, 0, 0.0, "a.case");
-  CHECK_STR(l, "\r\033[K[1/4 0%] 0 cases/s, ETA ?, 0 failed  a.case");
-  free(l);
-  /* 2 cases done in 1 s: 2 cases/s, the 3rd and 4th left: 1 s */
-  l = progress_line(3, 4, 0, 1.0, "a.case");
-  CHECK_STR(l, "\r\033[K[3/4 50%] 2 cases/s, ETA 1s, 0 failed  a.case");
-  free(l);
-  /* 100 done in 50 s, 900 left: 450 s */
-  l = progress_line(101, 1000, 0, 50.0, "x");
-  CHECK_STR(l, "\r\033[K[101/1000 10%] 2 cases/s, ETA 7m30s, 0 failed  x");
-  free(l);
-  /* a rate below 1 case/s still gives an ETA: 1 done in 2 s, 3 left */
-  l = progress_line(2, 4, 0, 2.0, "x");
-  CHECK_STR(l, "\r\033[K[2/4 25%] 0 cases/s, ETA 6s, 0 failed  x");
-  free(l);
-  /* no time measured yet (a coarse clock): no rate, no ETA, not infinities */
-  l = progress_line(3, 4, 0, 0.0, "x");
-  CHECK_STR(l, "\r\033[K[3/4 50%] 0 cases/s, ETA ?, 0 failed  x");
-  free(l);
-  /* failures in bold */
-  l = progress_line(3, 4, 2, 1.0, "a.case");
-  CHECK_STR(l, "\r\033[K[3/4 50%] 2 cases/s, ETA 1s, \033[1m2 failed  a.case\033[0m");
-  free(l);
+  /* the line for k of total with `failed` failures after `elapsed` seconds */
+  static const struct {
+    int k, total, failed;
+    double elapsed;
+    const char *id, *want;
+  } lines[] = {
+      /* the first case: no rate yet, so no ETA; percent done counts finished cases */
+      {1, 4, 0, 0.0, "a.case", "\r\033[K[1/4 0%] 0 cases/s, ETA ?, 0 failed  a.case"},
+      /* 2 cases done in 1 s: 2 cases/s, the 3rd and 4th left: 1 s */
+      {3, 4, 0, 1.0, "a.case", "\r\033[K[3/4 50%] 2 cases/s, ETA 1s, 0 failed  a.case"},
+      /* 100 done in 50 s, 900 left: 450 s */
+      {101, 1000, 0, 50.0, "x", "\r\033[K[101/1000 10%] 2 cases/s, ETA 7m30s, 0 failed  x"},
+      /* a rate below 1 case/s still gives an ETA: 1 done in 2 s, 3 left */
+      {2, 4, 0, 2.0, "x", "\r\033[K[2/4 25%] 0 cases/s, ETA 6s, 0 failed  x"},
+      /* no time measured yet (a coarse clock): no rate, no ETA, not infinities */
+      {3, 4, 0, 0.0, "x", "\r\033[K[3/4 50%] 0 cases/s, ETA ?, 0 failed  x"},
+      /* failures in bold */
+      {3, 4, 2, 1.0, "a.case",
+       "\r\033[K[3/4 50%] 2 cases/s, ETA 1s, \033[1m2 failed  a.case\033[0m"},
+  };
+  char *l;
+  for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+    l = progress_line(lines[i].k, lines[i].total, lines[i].failed, lines[i].elapsed, lines[i].id);
+    CHECK_STR(l, lines[i].want);
+    free(l);
+  }
   /* a long id is cut at 79 visible columns (80 less one), bold or not */
   char id[201];
   memset(id, 'x', 200);
