@@ -239,6 +239,12 @@ NOTE = [
     (("todo", "F.linear", "Y"),
      ("linear", "dense_{s}", lambda s: _ins(_d((3, K)), _s(s, (N, K)), _d((N,))),
       lambda i, k: [F.linear(*i)], "torch.nn.functional.linear(x, s, bias)", {}, "bias")),
+    # a one-element bias, broadcast to every output: its gradient sums all
+    # of the upstream gradient (the sweep's grad_sparse_math.h:183, whose
+    # one-element path no case reached)
+    (("todo", "F.linear", "Y"),
+     ("linear", "dense_{s}", lambda s: _ins(_d((3, K)), _s(s, (N, K)), _d((1,))),
+      lambda i, k: [F.linear(*i)], "torch.nn.functional.linear(x, s, bias)", {}, "bias_one")),
     (("todo", "softmax", "N"),
      ("sparse_softmax", "{s}", lambda s: _ins(_s(s)), lambda i, k: [SP.softmax(i[0], **k)],
       "torch.sparse.softmax(s, dim)", {"dim": 1})),
@@ -467,7 +473,8 @@ LATER_VARIANTS = ("negzero_uncoalesced", "negzero", "broadcast_row2d", "three_in
                   "nnz0_dim0_keepdim", "uncoalesced_dim0_keepdim", "basic_dim0_keepdim",
                   "layout_pair", "empty_dense_dim", "empty_dense_dim_sparse_dim1",
                   "empty_dense_dim_sparse_dim2", "error_order", "error_order_dtypes",
-                  "error_order_inner_dtypes", "error_order_batched", "uncoalesced_mat2")
+                  "error_order_inner_dtypes", "error_order_batched", "uncoalesced_mat2",
+                  "dim_empty")
 
 
 def later(c):
