@@ -71,7 +71,7 @@ import mtgen.opinfo  # noqa: E402
 mtgen.opinfo.ALLOW_MISSING_DB = True  # before any family builds its case list
 from golden_read import COMPRESSED_NAMES, compressed_entries, decode, read_tensor  # noqa: E402
 from mtgen.compare import first_difference  # noqa: E402
-from mtgen.h5layout import LIBVER, copy_attrs, copy_tree, write_compact  # noqa: E402
+from mtgen.h5layout import copy_attrs, copy_tree, rewrite_cases  # noqa: E402
 from mtgen.inputs import clone  # noqa: E402
 from mtgen.run import torch_error_text  # noqa: E402
 from mtgen.model import DTYPE_NAMES  # noqa: E402
@@ -391,33 +391,20 @@ def rewrite(path, label, results):
     `results` ({case id: Outcome}); a case that was not run (unknown,
     --skip) keeps the variant it had. Built in memory, then written in
     mtgen/h5layout.py's layout, as golden/generate.py writes."""
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".h5", dir=os.path.dirname(path) or ".")
-    os.close(fd)
-    try:
-        with h5py.File(path, "r") as src, h5py.File(f"{tmp}.mem", "w", driver="core",
-                                                    backing_store=False, libver=LIBVER) as dst:
-            copy_attrs(src, dst)
-            cases = dst.create_group("cases")
-            for cid, cg in src["cases"].items():
-                o = results.get(cid)
-                keep = o is None or o.kind == "unknown"  # not run: its variant stays
-                g = cases.create_group(cid)
-                copy_attrs(cg, g, skip=() if keep else (f"error@{label}",))
-                for name in cg:
-                    if keep or name != f"outputs@{label}":
-                        copy_tree(cg[name], g, name)
-                if o is None or o.kind in ("same", "unavailable", "unknown"):
-                    continue
-                if o.error_class:
-                    g.attrs[f"error@{label}"] = o.error_class
-                elif o.outputs is not None:
-                    copy_tree(o.outputs, g, f"outputs@{label}")
-            write_compact(dst, tmp)
-        os.chmod(tmp, FILE_MODE)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    def fill(cid, cg, g):
+        o = results.get(cid)
+        keep = o is None or o.kind == "unknown"  # not run: its variant stays
+        copy_attrs(cg, g, skip=() if keep else (f"error@{label}",))
+        for name in cg:
+            if keep or name != f"outputs@{label}":
+                copy_tree(cg[name], g, name)
+        if o is None or o.kind in ("same", "unavailable", "unknown"):
+            return
+        if o.error_class:
+            g.attrs[f"error@{label}"] = o.error_class
+        elif o.outputs is not None:
+            copy_tree(o.outputs, g, f"outputs@{label}")
+    rewrite_cases(path, fill, FILE_MODE)
 
 
 def recorded(cg, label):

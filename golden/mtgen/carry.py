@@ -19,12 +19,11 @@ Torch-free (h5py and numpy), like h5layout.py, so it is tested on
 Debian's h5py (tests/carry_test.py).
 """
 import os
-import tempfile
 
 import h5py
 
 from .compare import first_difference
-from .h5layout import LIBVER, copy_attrs, copy_tree, flatten, same_object, write_compact
+from .h5layout import copy_attrs, copy_tree, flatten, rewrite_cases, same_object
 
 
 def is_variant(name):
@@ -105,40 +104,25 @@ def carry_variants(old_path, new_path):
     case that is the same in both (case_difference). Returns (carried,
     left): the ids of the cases whose variants were carried, and of those
     that had variants in old_path but changed or are gone (theirs are
-    dropped: torch V has to judge a changed case again). new_path is not touched when no case carries
-    a variant."""
+    dropped: torch V has to judge a changed case again). new_path is not
+    touched when no case carries a variant."""
     carried, left = [], []
-    with h5py.File(old_path, "r") as fo, h5py.File(new_path, "r") as fn:
-        old, new = fo["cases"], fn["cases"]
-        for cid in new:
-            if cid not in old:
-                continue
-            if not has_variants(old[cid]):
-                continue
-            (left if case_difference(old[cid], new[cid]) else carried).append(cid)
-        left += [cid for cid in old if cid not in new and has_variants(old[cid])]
-        if not carried:
-            return carried, sorted(left)
-        keep = set(carried)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".h5",
-                                   dir=os.path.dirname(new_path) or ".")
-        os.close(fd)
-        try:
-            with h5py.File(f"{tmp}.mem", "w", driver="core", backing_store=False,
-                           libver=LIBVER) as dst:
-                copy_attrs(fn, dst)
-                cases = dst.create_group("cases")
-                for cid, cg in new.items():
-                    g = cases.create_group(cid)
-                    copy_attrs(cg, g)
-                    for name in cg:
-                        copy_tree(cg[name], g, name)
-                    if cid in keep:
-                        copy_variants(old[cid], g)
-                write_compact(dst, tmp)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    os.chmod(tmp, os.stat(new_path).st_mode & 0o7777)
-    os.replace(tmp, new_path)
+    with h5py.File(old_path, "r") as fo:
+        old = fo["cases"]
+        with h5py.File(new_path, "r") as fn:
+            new = fn["cases"]
+            for cid in new:
+                if cid in old and has_variants(old[cid]):
+                    (left if case_difference(old[cid], new[cid]) else carried).append(cid)
+            left += [cid for cid in old if cid not in new and has_variants(old[cid])]
+        if carried:
+            keep = set(carried)
+
+            def fill(cid, cg, g):
+                copy_attrs(cg, g)
+                for name in cg:
+                    copy_tree(cg[name], g, name)
+                if cid in keep:
+                    copy_variants(old[cid], g)
+            rewrite_cases(new_path, fill, os.stat(new_path).st_mode & 0o7777)
     return carried, sorted(left)

@@ -245,6 +245,29 @@ def write_compact(src, path):
     zero_extension_times(path)
 
 
+def rewrite_cases(path, fill, mode):
+    """Rewrites golden file `path` atomically in this layout: its root
+    attributes, then for each group of its /cases an empty group that
+    fill(case id, old case group, new case group) fills; the file gets the
+    permission bits `mode`. Built in memory first (golden/variants.py's
+    variants, golden/mtgen/carry.py's carried ones)."""
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".h5", dir=os.path.dirname(path) or ".")
+    os.close(fd)
+    try:
+        with h5py.File(path, "r") as src, h5py.File(f"{tmp}.mem", "w", driver="core",
+                                                    backing_store=False, libver=LIBVER) as dst:
+            copy_attrs(src, dst)
+            cases = dst.create_group("cases")
+            for cid, cg in src["cases"].items():
+                fill(cid, cg, cases.create_group(cid))
+            write_compact(dst, tmp)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
 # ---- comparing files --------------------------------------------------------------------
 
 def flatten(obj, prefix, out, skip=lambda name: False):

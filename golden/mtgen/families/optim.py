@@ -335,10 +335,15 @@ def int_inputs(grad_kind, g, dt):
     return [param.to(dt), grad, state_sum.to(dt)]
 
 
+def grad_layout(kind):
+    """The layout token of a grad kind of ADAGRAD_RANDOM (coo_uncoalesced: coo)."""
+    return "coo" if kind.startswith("coo") else kind
+
+
 def dtype_cases():
     out = []
     for path, kind, variant, over in ADAGRAD_RANDOM:
-        layout = "coo" if kind.startswith("coo") else kind
+        layout = grad_layout(kind)
         c = adagrad_case(path, layout, "f16", variant,
                          lambda g, k=kind: random_inputs(k, g, torch.float16),
                          dict(RANDOM_HP, **over), ("ADA-7",), compare_forms=False)
@@ -348,7 +353,7 @@ def dtype_cases():
     # rounded); the tutorial's masked path builds a MaskedTensor, which
     # refuses bfloat16 (its case is the refusal)
     for path, kind, variant, over in ADAGRAD_RANDOM:
-        layout = "coo" if kind.startswith("coo") else kind
+        layout = grad_layout(kind)
         if path == "masked" and (kind, variant) != ("coo", "random"):
             continue
         err = "DTYPE_MISMATCH" if path == "masked" else None
@@ -398,7 +403,7 @@ def cases():
         ]
     for short, dt in DTYPES.items():
         for path, kind, variant, over in ADAGRAD_RANDOM:
-            layout = "coo" if kind.startswith("coo") else kind
+            layout = grad_layout(kind)
             cases.append(adagrad_case(
                 path, layout, short, variant,
                 lambda g, k=kind, dt=dt: random_inputs(k, g, dt), dict(RANDOM_HP, **over)))
@@ -431,7 +436,7 @@ def lr_zero_cases():
             raise Surprise("lr=0 moved the param")
         if torch.equal(as_dense(outs[1]), as_dense(ins[2])):
             raise Surprise("lr=0: state_sum did not accumulate: the case tests nothing")
-    return [adagrad_case(path, "coo" if kind.startswith("coo") else kind, "f32", "random_lr_0",
+    return [adagrad_case(path, grad_layout(kind), "f32", "random_lr_0",
                          lambda g, k=kind: random_inputs(k, g, torch.float32),
                          dict(RANDOM_HP, lr=0.0), ("ADA-5",) if path != "masked" else (),
                          check=check)
