@@ -68,12 +68,19 @@ static inline uint64_t next(rng *r) {
   return z ^ (z >> 31);
 }
 static inline double unit(rng *r) { return (double)(next(r) >> 11) * 0x1p-53; }
-/* A gradient value: +-[0.5, 1) * 1e-2, never zero (small, so that warm
- * runs of many steps stay finite and normal). */
+/* A gradient value: [0.5, 1) * 1e-2, never zero, small and positive, so
+ * that warm runs of many steps stay finite and normal. Positive because
+ * the stream and touch kernels add g itself to s (s += g, the bandwidth
+ * of Adagrad's s += g*g) and run thousands of times on the same data, as
+ * cases of their own and as the pairs timed inside the dense and sparse
+ * cases' loops: with signed values s drifted below zero and every later
+ * step took the square root of a negative number (NaN everywhere, unseen
+ * while the CPU's NaNs matched its reference's bit for bit; the first GPU
+ * run, 2026-12-04, gave +nan against the host's -nan). bc_verify now
+ * refuses a non-finite expected value. */
 static inline double grad_value(rng *r) {
   uint64_t x = next(r);
-  double v = (0.5 + 0.5 * (double)(x >> 11) * 0x1p-53) * 1e-2;
-  return (x & 1) ? -v : v;
+  return (0.5 + 0.5 * (double)(x >> 11) * 0x1p-53) * 1e-2;
 }
 static void fill(void *buf, int f64, int64_t n, rng *r, int kind) {
   for (int64_t i = 0; i < n; i++) {
@@ -998,9 +1005,47 @@ static int differs(const bc_expect *e, const void *p, const void *s, int64_t i, 
          (e->m_live && memcmp((const char *)e->m_live + i * es, (const char *)e->em + k * es, es));
 }
 
+/* The first slot of a (n values) that is not finite, or -1. */
+static int64_t first_nonfinite(const void *a, int64_t n, int f64) {
+  for (int64_t i = 0; i < n; i++)
+    if (!isfinite(f64 ? ((const double *)a)[i] : (double)((const float *)a)[i])) return i;
+  return -1;
+}
+
+/* The expected values must be finite: the data is (perf/README.md,
+ * "Verification"), and a step of finite data stays finite. A NaN expected
+ * would compare bit for bit with a kernel that also made one -- on the same
+ * CPU the two NaNs even have the same sign -- and prove nothing; that is how
+ * a drifted state_sum went unnoticed until a device's +nan met the host's
+ * -nan. */
+static int nonfinite(const bc_expect *e, const char *what, char *why, size_t len) {
+  int64_t slots = e->all ? e->n : e->touched + e->n_sample;
+  const void *arr[3] = {e->ep, e->eq, e->em};
+  const char *name[3] = {"param", e->g->opt == BC_OPT_SPARSE_ADAM ? "exp_avg_sq" : "state_sum",
+                         "exp_avg"};
+  for (int a = 0; a < 3; a++) {
+    int64_t k = arr[a] ? first_nonfinite(arr[a], slots, e->f64) : -1;
+    if (k < 0) continue;
+    int64_t i = k; /* the element of slot k */
+    if (!e->all && k >= e->touched) i = e->sample[k - e->touched];
+    else if (!e->all) {
+      walk w = {.g = e->g};
+      for (int64_t t = 0; t <= k; t++) i = walk_next(&w);
+    }
+    snprintf(why, len,
+             "%s: %s gives %s[%lld] = %g: the bench's data is no longer finite, "
+             "so a bitwise match would prove nothing (perf/README.md, Verification)",
+             what, reference_name(e->g->opt, e->g->path), name[a], (long long)i,
+             mt_get_f64(arr[a], e->f64 ? MT_float64 : MT_float32, k));
+    return -1;
+  }
+  return 0;
+}
+
 int bc_verify(const bc_expect *e, const void *p, const void *s, const char *what, char *why,
               size_t len) {
   size_t es = e->f64 ? 8 : 4;
+  if (nonfinite(e, what, why, len)) return -1;
   if (e->all) {
     int64_t bp = first_diff(e->ep, p, e->n, es), bs = first_diff(e->eq, s, e->n, es);
     int64_t bm = e->m_live ? first_diff(e->em, e->m_live, e->n, es) : -1;

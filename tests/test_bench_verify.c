@@ -5,6 +5,7 @@
  * (every element; the touched ones plus a seeded sample of the others). The
  * outputs are the fast kernel's, corrupted by hand or stepped by a
  * deliberately broken variant of it. On a GPU the device's check runs too. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -721,6 +722,77 @@ TEST(verify_catches_sparse_optimizer_kernels_that_drop_their_last_entry) {
   }
 }
 
+TEST(verify_refuses_a_non_finite_expectation_in_both_forms) {
+  /* a state_sum of -1 under one entry: s + g*g stays negative, its square
+   * root is NaN, and the kernel makes the same NaN bit for bit as the
+   * reference (same CPU), so only the finiteness check can refuse it */
+  char why[512], want[64];
+  bc_base b;
+  bc_grad g;
+  bc_expect all, sampled;
+  memset(&all, 0, sizeof all);
+  memset(&sampled, 0, sizeof sampled);
+  int64_t n = 1 << 17;
+  if (bc_base_make(&b, n, 0, 7, why, sizeof why) ||
+      bc_grad_make(&g, BC_SPARSE_COO, 0, n, 0.01, 11, why, sizeof why)) {
+    fprintf(stderr, "  setup: %s\n", why);
+    CHECK(0);
+    return;
+  }
+  int64_t i = g.idx[g.entries / 2];
+  ((float *)b.s)[i] = -1.0f;
+  CHECK_EQ_INT(bc_expect_make(&all, b.p, b.s, &b, &g, BC_VERIFY_ALL_N, 3, why, sizeof why), 0);
+  CHECK_EQ_INT(bc_expect_make(&sampled, b.p, b.s, &b, &g, 0, 3, why, sizeof why), 0);
+  mt_error err = {0};
+  CHECK(bc_step(&b, &g, 2, &err) == MT_OK);
+  CHECK(isnan(((float *)b.p)[i]));
+  snprintf(want, sizeof want, "param[%lld] = ", (long long)i);
+  CHECK_EQ_INT(bc_verify(&all, b.p, b.s, "fast kernel", why, sizeof why), -1);
+  CHECK_HAS(why, want);
+  CHECK_HAS(why, "no longer finite");
+  CHECK_EQ_INT(bc_verify(&sampled, b.p, b.s, "fast kernel", why, sizeof why), -1);
+  CHECK_HAS(why, want);
+  CHECK_HAS(why, "no longer finite");
+  bc_expect_free(&all);
+  bc_expect_free(&sampled);
+  bc_grad_free(&g);
+  bc_base_free(&b);
+}
+
+TEST(the_data_stays_finite_under_many_steps_with_their_pairs) {
+  /* mtcs_bench keeps one base per size for every case and times each case
+   * with its pair in the same loop (dense with stream, sparse_coo with
+   * dense, touch with sparse_coo): thousands of steps of each, all adding
+   * to s. The stream and touch kernels add g itself (s += g); with signed
+   * grad values s drifted below zero, linearly, and every step after took
+   * the square root of a negative number. 20000 rounds here (a 1M case
+   * runs about that many in a second); the checks after them must pass. */
+  enum { ROUNDS = 20000 };
+  static const bc_path paths[] = {BC_STREAM, BC_DENSE, BC_TOUCH, BC_SPARSE_COO};
+  char why[512];
+  bc_base b;
+  bc_grad g[4];
+  memset(g, 0, sizeof g);
+  int64_t n = 4096;
+  CHECK_EQ_INT(bc_base_make(&b, n, 0, 7, why, sizeof why), 0);
+  for (int k = 0; k < 4; k++)
+    CHECK_EQ_INT(bc_grad_make(&g[k], paths[k], 0, n, 0.1, 11, why, sizeof why), 0);
+  mt_error err = {0};
+  mt_status st = MT_OK;
+  for (int r = 0; r < ROUNDS; r++)
+    for (int k = 0; k < 4; k++) st |= bc_step(&b, &g[k], 1, &err);
+  CHECK(st == MT_OK);
+  for (int k = 0; k < 4; k++) {
+    bc_verified v;
+    int rc = bc_check(&b, &g[k], 1, &v, why, sizeof why);
+    CHECK_EQ_INT(rc, 0);
+    if (rc) fprintf(stderr, "  %s: %s\n", bc_path_name(paths[k]), why);
+    CHECK(v.touched > 0);
+  }
+  for (int k = 0; k < 4; k++) bc_grad_free(&g[k]);
+  bc_base_free(&b);
+}
+
 MT_TEST_MAIN(T(verify_accepts_every_fast_path_in_both_forms),
              T(verify_counts_every_updated_element_and_the_sample),
              T(verify_catches_a_wrong_updated_entry_past_32k),
@@ -736,4 +808,6 @@ MT_TEST_MAIN(T(verify_accepts_every_fast_path_in_both_forms),
              T(verify_accepts_the_sparse_optimizer_steps_in_both_forms),
              T(sparse_optimizer_steps_are_the_same_on_every_isa_and_thread_count),
              T(verify_catches_a_wrong_exp_avg_and_momentum_buffer_value),
-             T(verify_catches_sparse_optimizer_kernels_that_drop_their_last_entry))
+             T(verify_catches_sparse_optimizer_kernels_that_drop_their_last_entry),
+             T(verify_refuses_a_non_finite_expectation_in_both_forms),
+             T(the_data_stays_finite_under_many_steps_with_their_pairs))
