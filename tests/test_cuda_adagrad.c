@@ -316,15 +316,20 @@ TEST(device_dup_step_rejects_what_it_cannot_sort) {
 TEST(device_dup_buffers_report_their_bytes) {
   /* per entry of capacity the keys (8 bytes), the permutation and the
    * positions (4 each), and beside them the radix sort's own temporary
-   * storage, which is never empty and grows with the items it sorts: more
-   * than 16 bytes an entry, and more than 16000 bytes for 1000 entries
-   * more. A capacity of 0 is refused (the sort needs an item). */
+   * storage, which is never empty and never shrinks with more items: more
+   * than 16000 bytes for 1000 entries, and at least 16000 more for 1000
+   * entries more. Not "more than": the emulation's storage grows with the
+   * items, the real CUB's need not (on the first H200, 2026-12-04, CUB 13.0
+   * asked for 1 byte at both sizes: 16001 and 32001 in all, printed below).
+   * A capacity of 0 is refused (the sort needs an item). */
   mt_error err = {0};
   mt_cuda_dup *a = NULL, *b = NULL;
   CHECK_STATUS(mt_cuda_dup_new(&a, 100, 1000, &err), MT_OK);
   CHECK_STATUS(mt_cuda_dup_new(&b, 100, 2000, &err), MT_OK);
+  printf("  the sort's bytes: %lld for 1000 entries, %lld for 2000 (16 an entry + its storage)\n",
+         (long long)mt_cuda_dup_bytes(a), (long long)mt_cuda_dup_bytes(b));
   CHECK(mt_cuda_dup_bytes(a) > 16000);
-  CHECK(mt_cuda_dup_bytes(b) - mt_cuda_dup_bytes(a) > 16000);
+  CHECK(mt_cuda_dup_bytes(b) - mt_cuda_dup_bytes(a) >= 16000);
   CHECK_EQ_INT(mt_cuda_dup_bytes(NULL), 0);
   mt_cuda_dup_free(a);
   mt_cuda_dup_free(b);
