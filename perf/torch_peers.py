@@ -696,10 +696,12 @@ def main(argv=None):
                             dict(base, nnz=nnz, model_bytes=mb), warmup=2)
                 del prob, coo
 
-    # CUDA peers: fused and default (= foreach on CUDA) on a dense grad
+    # CUDA peers on a dense grad: fused (which torch 2.11 refuses on CUDA: the row says
+    # so), foreach, and the default (foreach on CUDA)
     for dt, n in sorted(cuda_cfgs):
         base = dict(elements=n, threads=1)
-        for impl, kw in (("torch_fused", {"fused": True}), ("torch_default", {})):
+        for impl, kw in (("torch_fused", {"fused": True}), ("torch_foreach", {"foreach": True}),
+                         ("torch_default", {})):
             name = bench_name(impl, "dense", "cuda", dt, n, 100)
             if not want(name):
                 continue

@@ -297,6 +297,9 @@ endif()
 # The coalescing step on the device at 1%: C 1.5 ms, 3.00x its sparse_coo step (0.5 ms; not
 # paired), torch's on the same uncoalesced grad 6 ms: 4.00x, torch's own coalescing 6 / 5 =
 # 1.20 (no GPU target: none measured).
+# The dense step on the device: C 1 ms at 16M, torch foreach 2 ms (target gpu_foreach,
+# >= 1x): 2.00x, PASS; torch's fused=True refused on CUDA (as torch 2.11 does): the
+# fused target is N/A and quotes torch's error, rather than "no data".
 set(G "${W}/device.json")
 set(G2 "${W}/device_pass.json")
 set(GT "${W}/device_torch.json")
@@ -311,11 +314,16 @@ doc['benchmarks'] = [b for b in doc['benchmarks'] if '/dev:cuda/' not in b['name
 for slow10, out in ((2.8e6, sys.argv[2]), (3.6e6, sys.argv[3])):
     new = rows((('c', 1, 5e5), ('cusparse', 1, 1e6), ('c', 10, 2e6), ('cusparse', 10, slow10)))
     new += rows((('c', 1, 1.5e6),), 'sparse_coo_dup')
+    new += rows((('c', 100, 1e6),), 'dense')
     json.dump(dict(doc, benchmarks=doc['benchmarks'] + new), open(out, 'w'))
 doc = json.load(open(sys.argv[4]))
 doc['benchmarks'] = [b for b in doc['benchmarks'] if '/dev:cuda/' not in b['name']]
 doc['benchmarks'] += rows((('torch_sparse', 1, 5e6), ('torch_sparse', 10, 1e6)))
 doc['benchmarks'] += rows((('torch_sparse', 1, 6e6),), 'sparse_coo_dup')
+doc['benchmarks'] += rows((('torch_foreach', 100, 2e6),), 'dense')
+doc['benchmarks'] += [dict(r, error_occurred=True, error_message='fused=True requires all the '
+                           'params to be floating point Tensors of supported devices')
+                      for r in rows((('torch_fused', 100, 0),), 'dense')]
 json.dump(doc, open(sys.argv[5], 'w'))
 " "${D}/bench_c.json" "${G}" "${G2}" "${D}/bench_torch.json" "${GT}" RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -325,6 +333,9 @@ run_expect(0 "MISS +GPU: C fused sparse_coo vs cuSPARSE gather/scatter" out
   "${PY}" "${RENDER}" --c "${G}" --torch "${GT}" --out "${W}/device" --no-plots)
 expect_in("${W}/device/report.md"
   "| GPU: C sparse_coo vs torch sparse CUDA | >= 1.0x faster | worst 0.50x (cuda f32 n=16M d=10%; 2 configs) | MISS |"
+  "| GPU: C dense vs torch foreach CUDA | >= 1.0x faster | 2.00x (cuda f32 n=16M) | PASS |"
+  "| GPU: C dense vs torch fused CUDA | >= 1.0x faster | N/A | N/A |"
+  "- GPU: C dense vs torch fused CUDA: torch_fused on cuda: fused=True requires all the params to be floating point Tensors of supported devices"
   "| GPU: C fused sparse_coo vs cuSPARSE gather/scatter | >= 1.6x faster | worst 1.40x (cuda f32 n=16M d=10%; 2 configs) | MISS |"
   "| cuda f32 n=16M d=1% | 2.00x |"
   "| cuda f32 n=16M d=10% | 1.40x |"
@@ -337,7 +348,9 @@ expect_in("${W}/device_pass/report.md"
 # the fixture itself has no device: the target says so
 expect_in("${O}/report.md"
   "| GPU: C fused sparse_coo vs cuSPARSE gather/scatter | >= 1.6x faster | no device | no device |"
-  "| GPU: C sparse_coo vs torch sparse CUDA | >= 1.0x faster | no device | no device |")
+  "| GPU: C sparse_coo vs torch sparse CUDA | >= 1.0x faster | no device | no device |"
+  "| GPU: C dense vs torch fused CUDA | >= 1.0x faster | no device | no device |"
+  "| GPU: C dense vs torch foreach CUDA | >= 1.0x faster | no device | no device |")
 
 # ---- bad inputs: exit 2, the file and the problem named, no report ------------------
 file(WRITE "${W}/broken.json" "{\"benchmarks\": [")
