@@ -170,7 +170,7 @@ if [ -f "$dir/bin/mtcs_bench" ]; then
   json='--benchmark_out_format=json --benchmark_out="$OUT'
   bench="  bench bench.quick 200 --devs=cuda --quick $json/bench-quick.json\"
   bench bench.256M 200 --devs=cuda --sizes=256M --dtypes=f32 \\
-    --paths=stream,dense,sparse_coo,sparse_coo_dup --densities=1,100 --caches=warm \\
+    --paths=stream,dense,sparse_coo,touch,sparse_coo_dup --densities=1,100 --caches=warm \\
     --benchmark_filter=-path:sparse_coo_dup/.*density:100/ $json/bench-256M.json\""
 fi
 # the peers in the same job (perf/torch_peers.py on the device's own torch: fused, default

@@ -6,7 +6,7 @@
 #include <string.h>
 
 int bc_dev_path_ok(bc_path path) {
-  return path == BC_STREAM || path == BC_DENSE || path == BC_SPARSE_COO ||
+  return path == BC_STREAM || path == BC_DENSE || path == BC_SPARSE_COO || path == BC_TOUCH ||
          path == BC_MASKED_DENSE || path == BC_MASKED_SPARSE || path == BC_SPARSE_COO_DUP;
 }
 
@@ -133,7 +133,7 @@ int bc_dev_load(bc_dev **dp, const bc_base *b, const bc_grad *g, char *why, size
   if (!same_grad(d, g)) {
     free_grad(d);
     size_t e = (size_t)g->entries;
-    if (g->path == BC_SPARSE_COO || g->path == BC_MASKED_SPARSE ||
+    if (g->path == BC_SPARSE_COO || g->path == BC_MASKED_SPARSE || g->path == BC_TOUCH ||
         g->path == BC_SPARSE_COO_DUP) {
       if (mt_cuda_malloc((void **)&d->idx, e * 8, &err) || mt_cuda_malloc(&d->vals, e * es, &err) ||
           mt_cuda_upload(d->idx, g->idx, e * 8, &err) ||
@@ -202,6 +202,10 @@ static mt_status dev_step_on(bc_dev *d, bc_path path, int gs, void *p, void *s, 
     return f64 ? mt_cuda_adagrad_coo_f64(p, s, idx, vals, entries, masked, &hp, err)
                : mt_cuda_adagrad_coo_f32(p, s, idx, vals, entries, masked, &hp, err);
   }
+  case BC_TOUCH:
+    if (!d->idx) return mt_err(err, MT_INVALID_ARGUMENT, "bench: no COO grad on the device");
+    return f64 ? mt_cuda_touch_f64(p, s, d->idx, d->vals, entries, BC_STREAM_K, err)
+               : mt_cuda_touch_f32(p, s, d->idx, d->vals, entries, (float)BC_STREAM_K, err);
   case BC_SPARSE_COO_DUP:
     if (!d->dup)
       return mt_err(err, MT_INVALID_ARGUMENT, "bench: no sparse_coo_dup grad on the device");

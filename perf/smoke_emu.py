@@ -23,9 +23,10 @@ run, check = C.run, C.check
 
 # The device's rows (perf/README.md, "The device"): Adagrad only, warm only,
 # its paths stream, dense, sparse_coo (twice: the fused step impl:c and the
-# cuSPARSE pipeline impl:cusparse), masked_dense, masked_sparse,
-# sparse_coo_dup; no touch, CSR, hybrid, probe or other optimizer. In the
-# default path order, per dtype: 1 + 1 + 2 x 2 + 2 + 2 + 2 = 12.
+# cuSPARSE pipeline impl:cusparse), touch (the sparse step's access pattern,
+# paired with the fused step), masked_dense, masked_sparse, sparse_coo_dup;
+# no CSR, hybrid, probe or other optimizer. In the default path order, per
+# dtype: 1 + 1 + 2 x 2 + 2 + 2 + 2 + 2 = 14.
 SEL = ["--devs=cuda", "--sizes=64K", "--dtypes=f32,f64", "--densities=1,100",
        "--caches=warm,cold", "--copy-bytes=1M"]
 
@@ -36,6 +37,7 @@ def rows(dt):
     for d in (1, 100):
         out += [f"adagrad/impl:c/path:sparse_coo{t}/density:{d}/cache:warm",
                 f"adagrad/impl:cusparse/path:sparse_coo{t}/density:{d}/cache:warm"]
+    out += [f"touch/impl:c{t}/density:{d}/cache:warm" for d in (1, 100)]
     for path in ("masked_dense", "masked_sparse", "sparse_coo_dup"):
         out += [f"adagrad/impl:c/path:{path}{t}/density:{d}/cache:warm" for d in (1, 100)]
     return out
@@ -60,7 +62,7 @@ for name, b in by.items():
           f"{name}: checked on every element, no error: "
           f"{ {k: b.get(k) for k in ('error_message', 'verified_elements', 'verified_all')} }")
     # the pair runs on the device too: dense's is stream, sparse_coo's dense,
-    # masked_dense's dense, masked_sparse's and sparse_coo_dup's sparse_coo
+    # masked_dense's dense, masked_sparse's, touch's and sparse_coo_dup's sparse_coo
     want_pair = not name.startswith("stream/")
     check(("pair_steps" in b) == want_pair, f"{name}: a pair {'timed' if want_pair else 'none'}")
 for dt in ("f32", "f64"):
@@ -98,14 +100,14 @@ check(rc == 0 and f"[1/2] {t.format('cpu1')}: verified 65536 elements" in err
 # a dress rehearsal of the GPU bundle's bench.quick (spec/gpu-machine.md:
 # `mtcs_bench --devs=cuda --quick`), with a 1 MiB copy and a short min time:
 # 1M f32 at 0.1 1 10 100 %, stream and dense 1 row each, sparse_coo 4 x 2
-# (fused, cuSPARSE), masked_dense, masked_sparse, sparse_coo_dup 4 each: 22
-# rows, every one checked on all its 1048576 elements
+# (fused, cuSPARSE), touch, masked_dense, masked_sparse, sparse_coo_dup 4
+# each: 26 rows, every one checked on all its 1048576 elements
 rc, ctx_q, rows_q, err = C.run_json("--devs=cuda", "--quick", "--copy-bytes=1M",
                                     "--benchmark_min_time=0.001")
-check(rc == 0 and len(rows_q) == 22 and all(
+check(rc == 0 and len(rows_q) == 26 and all(
     b.get("error_occurred") is None and b.get("verified_elements") == 1048576
     and b.get("verified_all") == 1 for b in rows_q),
-    f"bench.quick's device rows: exit {rc}, {len(rows_q)} rows of 22, "
+    f"bench.quick's device rows: exit {rc}, {len(rows_q)} rows of 26, "
     f"{[b['name'] for b in rows_q if b.get('error_occurred') or b.get('verified_all') != 1][:3]}; "
     f"{err.strip()[-200:]!r}")
 

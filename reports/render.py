@@ -663,15 +663,42 @@ def gpu_dense_target(res, t, peer):
 
 def gpu_sparse_target(res, t, other):
     """t judged on the device's sparse_coo configurations: other's time (impl other)
-    over the C fused step's on the same (dtype, n, density)."""
+    over the C fused step's on the same (dtype, n, density). The note says, where the
+    device ran the touch kernel on the same entries (the step's loads and stores
+    alone, perf/README.md), how both compare with it: what no sparse step, fused or
+    not, can beat."""
+    said = []
     for r in res.find(family="adagrad", impl=other, path="sparse_coo", dev="cuda",
                       cache="warm"):
         c = res.find(family="adagrad", impl="c", path="sparse_coo", dev="cuda",
                      dtype=r.dtype, n=r.n, density=r.density, cache="warm")
         if c:
             t.add(combo(r, True), r.time_ns / c[0].time_ns)
+            vs = gpu_vs_touch(res, r, c[0])
+            if vs:
+                said.append(f"{combo(r, True)}: {vs}")
     gpu_status(t, res)
+    if said:
+        t.note += ("; " if t.note else "") + (
+            "against the touch kernel on the same entries (param and state_sum read and "
+            "written at each index as the step does, without its arithmetic; a time over "
+            "it of k means k times the access pattern's own cost): " + ", ".join(said))
     return t
+
+
+def gpu_vs_touch(res, peer, c):
+    """'fused 1.02x touch (paired), cusparse 1.28x' for a device sparse_coo
+    configuration, or '' without a touch row there. The fused step over touch is the
+    touch row's paired ratio where recorded (its pair is sparse_coo), else the two
+    rows' times."""
+    tr = res.find(family="touch", impl="c", dev="cuda", dtype=c.dtype, n=c.n,
+                  density=c.density, cache="warm")
+    if not tr or not tr[0].time_ns:
+        return ""
+    tch = tr[0]
+    fused = tch.pair_ratio() or c.time_ns / tch.time_ns
+    return (f"fused {fmt_ratio(fused)}x{' (paired)' if tch.pair_ratio() else ''}, "
+            f"{peer.impl} {fmt_ratio(peer.time_ns / tch.time_ns)}x")
 
 
 def physics_note(t, res, rows, density):

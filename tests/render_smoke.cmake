@@ -297,6 +297,9 @@ endif()
 # The coalescing step on the device at 1%: C 1.5 ms, 3.00x its sparse_coo step (0.5 ms; not
 # paired), torch's on the same uncoalesced grad 6 ms: 4.00x, torch's own coalescing 6 / 5 =
 # 1.20 (no GPU target: none measured).
+# The touch kernel on the device at 1%: 0.4 ms, its paired sparse_coo step 1.30x: the
+# notes of the two targets read "cuda f32 n=16M d=1%: fused 1.30x (paired), cusparse
+# 2.50x" (1 / 0.4) and "..., torch_sparse 12.5x" (5 / 0.4); 10% (no touch row): nothing.
 # The dense step on the device: C 1 ms at 16M, torch foreach 2 ms (target gpu_foreach,
 # >= 1x): 2.00x, PASS; torch's fused=True refused on CUDA (as torch 2.11 does): the
 # fused target is N/A and quotes torch's error, rather than "no data".
@@ -315,6 +318,8 @@ for slow10, out in ((2.8e6, sys.argv[2]), (3.6e6, sys.argv[3])):
     new = rows((('c', 1, 5e5), ('cusparse', 1, 1e6), ('c', 10, 2e6), ('cusparse', 10, slow10)))
     new += rows((('c', 1, 1.5e6),), 'sparse_coo_dup')
     new += rows((('c', 100, 1e6),), 'dense')
+    new += [dict(r, name=r['name'].replace('adagrad/impl:c/path:sparse_coo/', 'touch/impl:c/'),
+                 pair_ratio=1.3) for r in rows((('c', 1, 4e5),))]
     json.dump(dict(doc, benchmarks=doc['benchmarks'] + new), open(out, 'w'))
 doc = json.load(open(sys.argv[4]))
 doc['benchmarks'] = [b for b in doc['benchmarks'] if '/dev:cuda/' not in b['name']]
@@ -339,6 +344,8 @@ expect_in("${W}/device/report.md"
   "| GPU: C fused sparse_coo vs cuSPARSE gather/scatter | >= 1.6x faster | worst 1.40x (cuda f32 n=16M d=10%; 2 configs) | MISS |"
   "| cuda f32 n=16M d=1% | 2.00x |"
   "| cuda f32 n=16M d=10% | 1.40x |"
+  "without its arithmetic; a time over it of k means k times the access pattern's own cost): cuda f32 n=16M d=1%: fused 1.30x (paired), cusparse 2.50x\n"
+  "own cost): cuda f32 n=16M d=1%: fused 1.30x (paired), torch_sparse 12.5x\n"
   "| adagrad | cusparse | sparse_coo | cuda | f32 | 16M | 10 | warm | 2.8 ms |"
   "| cuda | f32 | 16M | 1 |  | 1.5 ms | 3.00 | 6 ms | 4.00 | 1.20 |")
 run_expect(0 "PASS +GPU: C fused sparse_coo vs cuSPARSE gather/scatter" out

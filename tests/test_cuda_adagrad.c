@@ -53,9 +53,11 @@ static mt_adagrad_hparams hparams(int h) {
   return hp;
 }
 
-enum { P_DENSE, P_COO, P_MCOO, P_MDENSE, P_STREAM, P_GS_COO, P_GS_MCOO, P__N };
-static const char *PNAME[] = {"dense",  "coo",         "masked_coo",         "masked_dense",
-                              "stream", "cusparse coo", "cusparse masked_coo"};
+enum { P_DENSE, P_COO, P_MCOO, P_MDENSE, P_STREAM, P_GS_COO, P_GS_MCOO, P_TOUCH, P__N };
+static const char *PNAME[] = {"dense",        "coo",
+                              "masked_coo",   "masked_dense",
+                              "stream",       "cusparse coo",
+                              "cusparse masked_coo", "touch"};
 
 /* the pipeline on the device arrays: made, stepped, synchronised, freed */
 static mt_status gs_step(void *dp, void *ds, int64_t n, void *di, const void *dv, int64_t nnz,
@@ -122,6 +124,10 @@ static mt_status gs_step(void *dp, void *ds, int64_t n, void *di, const void *dv
                            : mt_adagrad_step_masked_coo_##SFX(p, s, idx, vals, nnz, &hp, &err);    \
       if (nnz > 0) /* the pipeline needs an entry */                                              \
         b = gs_step(dp, ds, n, di, dv, nnz, es == 8, path == P_GS_MCOO, &hp, &err);               \
+      break;                                                                                       \
+    case P_TOUCH:                                                                                  \
+      mt_touch_step_##SFX(p, s, idx, vals, nnz, (T)-0.01, 1, MT_ADAGRAD_ISA_AUTO);                 \
+      b = mt_cuda_touch_##SFX(dp, ds, di, dv, nnz, (T)-0.01, &err);                                \
       break;                                                                                       \
     default:                                                                                       \
       mt_stream_step_##SFX(p, s, g, n, (T)-0.01, 1, MT_ADAGRAD_ISA_AUTO);                          \

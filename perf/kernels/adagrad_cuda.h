@@ -76,6 +76,13 @@ mt_status mt_cuda_stream_f32(float *p, float *s, const float *g, int64_t n, floa
                              mt_error *err);
 mt_status mt_cuda_stream_f64(double *p, double *s, const double *g, int64_t n, double k,
                              mt_error *err);
+/* The touch kernel, as mt_touch_step_* bit for bit: per entry e,
+ * s[idx[e]] += vals[e], p[idx[e]] += vals[e] * k (distinct indices: the
+ * sparse paths' reference pattern, not a step). */
+mt_status mt_cuda_touch_f32(float *p, float *s, const int64_t *idx, const float *vals,
+                            int64_t nnz, float k, mt_error *err);
+mt_status mt_cuda_touch_f64(double *p, double *s, const int64_t *idx, const double *vals,
+                            int64_t nnz, double k, mt_error *err);
 
 /* The uncoalesced element COO step (ADA-2 after torch's grad.coalesce(),
  * as mt_adagrad_step_coo_dup_* on the CPU, bit for bit): nnz entries at

@@ -206,6 +206,19 @@ template <typename T> __global__ void stream_k(T *p, T *s, const T *g, int64_t n
   }
 }
 
+/* The sparse paths' reference (mt_touch_step_* on the CPU): the element COO
+ * step's access pattern (read and write p and s at each entry's index) with
+ * the stream kernel's arithmetic, so that the fused step's time can be set
+ * against the pattern's own cost on the same entries */
+template <typename T>
+__global__ void touch_k(T *p, T *s, const int64_t *idx, const T *v, int64_t nnz, T k) {
+  MT_GRID_STRIDE(e, nnz) {
+    int64_t i = idx[e];
+    s[i] = s[i] + v[e];
+    p[i] = p[i] + v[e] * k;
+  }
+}
+
 /* ---- launches ------------------------------------------------------------ */
 
 static mt_status launched(const char *what, mt_error *err) {
@@ -343,6 +356,12 @@ static mt_status dup_sort(mt_cuda_dup *d, const int64_t *idx, int64_t nnz, const
     if (n <= 0) return MT_OK;                                                                      \
     MT_KLAUNCH(stream_k<T>, mt_grid_for(n), 256, p, s, g, n, k);                                   \
     return launched("stream kernel", err);                                                         \
+  }                                                                                                \
+  extern "C" mt_status mt_cuda_touch_##SFX(T *p, T *s, const int64_t *idx, const T *vals,          \
+                                           int64_t nnz, T k, mt_error *err) {                      \
+    if (nnz <= 0) return MT_OK;                                                                    \
+    MT_KLAUNCH(touch_k<T>, mt_grid_for(nnz), 256, p, s, idx, vals, nnz, k);                        \
+    return launched("touch kernel", err);                                                          \
   }
 
 MT__CUDA_ENTRIES(float, f32)
