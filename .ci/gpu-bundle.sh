@@ -173,7 +173,7 @@ if [ -f "$dir/bin/mtcs_bench" ]; then
     --paths=stream,dense,sparse_coo,touch,sparse_coo_dup --densities=1,100 --caches=warm \\
     --benchmark_filter=-path:sparse_coo_dup/.*density:100/ $json/bench-256M.json\""
 fi
-# the peers in the same job (perf/torch_peers.py on the device's own torch: fused, default
+# the peers in the same job (perf/torch_peers.py on the device's own torch: fused, foreach, default
 # and sparse-gradient Adagrad on the 256M run's device configurations), then the report
 # (reports/render.py, standard library only: --no-plots)
 peers="  check peers.torch_cuda 150 python3 perf/torch_peers.py --c-json \"\$OUT/bench-256M.json\" \\

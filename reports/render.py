@@ -1592,7 +1592,7 @@ def build_blocks(args, c_ctx, t_ctx, res, targets, facts, plots, plot_note, duel
         notes.append("Paired ratios (" + ", ".join(
             f"{t.title}: {t.paired} of {len(t.points)}" for t in paired) +
             "): the benchmark timed its pair's step (dense for the sparse and masked_dense "
-            "paths, stream for dense, sparse_coo for masked_sparse and, on its coalesced "
+            "paths, stream for dense, sparse_coo for masked_sparse and touch and, on its coalesced "
             "grad, for sparse_coo_dup) interleaved with its "
             "own on the same data, or the duel stepped C and the peer alternately in one "
             "process, so load from other tenants hits both alike.")

@@ -252,8 +252,8 @@ TEST(device_check_compares_every_updated_element_of_the_device_step) {
    * calls say why not, and there is nothing to check) */
   char why[512];
   if (!have_device(mt__failed)) return;
-  static const bc_path paths[] = {BC_STREAM,        BC_DENSE,        BC_SPARSE_COO,
-                                  BC_MASKED_DENSE,  BC_MASKED_SPARSE, BC_SPARSE_COO_DUP};
+  static const bc_path paths[] = {BC_STREAM,       BC_DENSE,         BC_SPARSE_COO, BC_TOUCH,
+                                  BC_MASKED_DENSE, BC_MASKED_SPARSE, BC_SPARSE_COO_DUP};
   for (size_t k = 0; k < 2 * sizeof paths / sizeof paths[0]; k++) {
     fixture f;
     bc_dev *d = NULL;
