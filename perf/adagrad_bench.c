@@ -1186,7 +1186,7 @@ int main(int argc, char **argv) {
   }
   mtb_context("mtcs_pairs", cx.pair ? "dense:stream sparse_coo:dense sparse_csr:dense "
                                       "masked_dense:dense hybrid_coo:dense "
-                                      "masked_sparse:sparse_coo sparse_coo_dup:sparse_coo "
+                                      "masked_sparse:sparse_coo touch:sparse_coo sparse_coo_dup:sparse_coo "
                                       "sparse_adam,sgd,sgd_momentum:adagrad dense"
                                     : "none (--no-pair)");
   snprintf(v, sizeof v, "%lld", (long long)BC_VERIFY_ALL_N);

@@ -329,6 +329,7 @@ check(0 < b.get("model_crossover_density", -1) <= 100,
 check(b.get("error_occurred") is None and b.get("iterations", 0) >= 1, "sparse_coo run: no error")
 check(ctx.get("mtcs_selection") == "full" and ctx.get("mtcs_cuda") == "no device"
       and ctx.get("mtcs_cuda_why") and "sparse_coo:dense" in ctx.get("mtcs_pairs", "")
+      and "touch:sparse_coo" in ctx.get("mtcs_pairs", "")
       and ctx.get("mtcs_verify_all_max_n") == "16777216" and ctx.get("mtcs_threads_max")
       == ("3" if OPENMP else "1"), f"the context: {ctx}")
 check(re.search(r"mtcs_bench: 1 cases in [0-9.]+ s, 0 failed verification", err) is not None,
