@@ -1005,6 +1005,14 @@ static int differs(const bc_expect *e, const void *p, const void *s, int64_t i, 
          (e->m_live && memcmp((const char *)e->m_live + i * es, (const char *)e->em + k * es, es));
 }
 
+/* The element of g's k-th updated element (in g's order: the walk's). */
+static int64_t touched_element(const bc_grad *g, int64_t k) {
+  walk w = {.g = g};
+  int64_t i = -1;
+  for (int64_t t = 0; t <= k; t++) i = walk_next(&w);
+  return i;
+}
+
 /* The first slot of a (n values) that is not finite, or -1. */
 static int64_t first_nonfinite(const void *a, int64_t n, int f64) {
   for (int64_t i = 0; i < n; i++)
@@ -1026,12 +1034,8 @@ static int nonfinite(const bc_expect *e, const char *what, char *why, size_t len
   for (int a = 0; a < 3; a++) {
     int64_t k = arr[a] ? first_nonfinite(arr[a], slots, e->f64) : -1;
     if (k < 0) continue;
-    int64_t i = k; /* the element of slot k */
-    if (!e->all && k >= e->touched) i = e->sample[k - e->touched];
-    else if (!e->all) {
-      walk w = {.g = e->g};
-      for (int64_t t = 0; t <= k; t++) i = walk_next(&w);
-    }
+    int64_t i = e->all ? k /* the element of slot k */
+                : k < e->touched ? touched_element(e->g, k) : e->sample[k - e->touched];
     snprintf(why, len,
              "%s: %s gives %s[%lld] = %g: the bench's data is no longer finite, "
              "so a bitwise match would prove nothing (perf/README.md, Verification)",
@@ -1064,9 +1068,7 @@ int bc_verify(const bc_expect *e, const void *p, const void *s, const char *what
     int64_t k = first_diff(e->eb, e->b_live, e->touched, es);
     if (k >= 0) {
       mt_dtype dt = e->f64 ? MT_float64 : MT_float32;
-      walk w = {.g = e->g};
-      int64_t i = -1;
-      for (int64_t t = 0; t <= k; t++) i = walk_next(&w);
+      int64_t i = touched_element(e->g, k);
       snprintf(why, len,
                "%s differs from %s: momentum_buffer value %lld (param element %lld) = %.17g, "
                "expected %.17g (all %lld buffer values checked)",
