@@ -37,6 +37,7 @@ The 15 goldens of 2026-12-03: 49,987,227 bytes written with H5Ocopy alone
 (the layout before this module), 33,947,338 this way (-32%). Every file is
 readable by HDF5 1.10 (shared messages and compact datasets date from 1.8).
 """
+import contextlib
 import ctypes
 import os
 import re
@@ -245,27 +246,38 @@ def write_compact(src, path):
     zero_extension_times(path)
 
 
-def rewrite_cases(path, fill, mode):
-    """Rewrites golden file `path` atomically in this layout: its root
-    attributes, then for each group of its /cases an empty group that
-    fill(case id, old case group, new case group) fills; the file gets the
-    permission bits `mode`. Built in memory first (golden/variants.py's
-    variants, golden/mtgen/carry.py's carried ones)."""
+@contextlib.contextmanager
+def replacing(path, mode):
+    """An empty h5py file in memory to fill; when the with-block ends without
+    an error, its objects replace golden file `path` atomically, in this
+    layout, with the permission bits `mode`. On an error `path` is left as
+    it was and no temporary file stays behind."""
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".h5", dir=os.path.dirname(path) or ".")
     os.close(fd)
     try:
-        with h5py.File(path, "r") as src, h5py.File(f"{tmp}.mem", "w", driver="core",
-                                                    backing_store=False, libver=LIBVER) as dst:
-            copy_attrs(src, dst)
-            cases = dst.create_group("cases")
-            for cid, cg in src["cases"].items():
-                fill(cid, cg, cases.create_group(cid))
+        with h5py.File(f"{tmp}.mem", "w", driver="core", backing_store=False,
+                       libver=LIBVER) as dst:
+            yield dst
             write_compact(dst, tmp)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def rewrite_cases(path, fill, mode):
+    """Rewrites golden file `path` atomically in this layout: its root
+    attributes, then for each group of its /cases an empty group that
+    fill(case id, old case group, new case group) fills; the file gets the
+    permission bits `mode`. Built in memory first (golden/variants.py's
+    variants, golden/mtgen/carry.py's carried ones)."""
+    with replacing(path, mode) as dst:
+        with h5py.File(path, "r") as src:
+            copy_attrs(src, dst)
+            cases = dst.create_group("cases")
+            for cid, cg in src["cases"].items():
+                fill(cid, cg, cases.create_group(cid))
 
 
 # ---- comparing files --------------------------------------------------------------------

@@ -5,13 +5,12 @@ import hashlib
 import os
 import tempfile
 
-import h5py
 import numpy as np
 import torch
 from torch.masked import MaskedTensor
 
 from .carry import carry_variants, cases_differ
-from .h5layout import LIBVER, write_compact
+from .h5layout import replacing
 from .model import DTYPE_NAMES, Result
 
 FORMAT_VERSION = 3  # 3: gradient cases (backward, grad_outputs/, grads/)
@@ -202,24 +201,13 @@ def root_attributes(generator="golden/generate.py"):
 
 
 def write_family(path, results, meta):
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".h5", dir=os.path.dirname(path))
-    os.close(fd)
-    os.chmod(tmp, FILE_MODE)
-    try:
-        # built in memory, then written in the layout of mtgen/h5layout.py
-        with h5py.File(f"{tmp}.mem", "w", driver="core", backing_store=False,
-                       libver=LIBVER) as f:
-            for k, v in meta.items():
-                f.attrs[k] = v
-            cases = f.create_group("cases")
-            for res in results:
-                write_case(cases, res)
-            write_compact(f, tmp)
-        os.chmod(tmp, FILE_MODE)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    # built in memory, then written in the layout of mtgen/h5layout.py
+    with replacing(path, FILE_MODE) as f:
+        for k, v in meta.items():
+            f.attrs[k] = v
+        cases = f.create_group("cases")
+        for res in results:
+            write_case(cases, res)
 
 
 def sha256_file(path):
