@@ -687,18 +687,18 @@ def gpu_sparse_target(res, t, other):
 
 
 def gpu_vs_touch(res, peer, c):
-    """'fused 1.02x touch (paired), cusparse 1.28x' for a device sparse_coo
-    configuration, or '' without a touch row there. The fused step over touch is the
-    touch row's paired ratio where recorded (its pair is sparse_coo), else the two
-    rows' times."""
+    """'fused 1.02x (paired), cusparse 1.28x' (times over the touch kernel's) for a
+    device sparse_coo configuration, or '' without a touch row there. The fused step
+    is the touch row's pair (speedup_over_pair: paired where recorded)."""
     tr = res.find(family="touch", impl="c", dev="cuda", dtype=c.dtype, n=c.n,
                   density=c.density, cache="warm")
     if not tr or not tr[0].time_ns:
         return ""
-    tch = tr[0]
-    fused = tch.pair_ratio() or c.time_ns / tch.time_ns
-    return (f"fused {fmt_ratio(fused)}x{' (paired)' if tch.pair_ratio() else ''}, "
-            f"{peer.impl} {fmt_ratio(peer.time_ns / tch.time_ns)}x")
+    fused, paired, _, _ = speedup_over_pair(res, tr[0])
+    if not fused:
+        return ""
+    return (f"fused {fmt_ratio(fused)}x{' (paired)' if paired else ''}, "
+            f"{peer.impl} {fmt_ratio(peer.time_ns / tr[0].time_ns)}x")
 
 
 def physics_note(t, res, rows, density):
