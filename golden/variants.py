@@ -438,10 +438,16 @@ def update_manifest(golden_dir, names):
         parts = line.split()
         if len(parts) == 3 and not line.startswith("#") and parts[0] in names:
             lines[i] = f"{parts[0]} {parts[1]} {sha256_file(os.path.join(golden_dir, parts[0]))}"
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=golden_dir)
+    write_text(path, "\n".join(lines) + "\n")
+
+
+def write_text(path, text):
+    """Replaces text file `path` atomically (a temporary file beside it,
+    published with the golden files' mode)."""
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path) or ".")
     os.chmod(tmp, FILE_MODE)
     with os.fdopen(fd, "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write(text)
     os.replace(tmp, path)
 
 
@@ -514,11 +520,7 @@ def write_semantics(path, body):
         sec = f"{SECTION}\n\n{block}\n\n"
         at = text.find("## Input validation")
         text = text[:at] + sec + text[at:] if at >= 0 else text + "\n" + sec
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
-    os.chmod(tmp, FILE_MODE)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    write_text(path, text)
 
 
 # ---- main -------------------------------------------------------------------------------
